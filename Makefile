@@ -1,0 +1,28 @@
+# Entry points for people. CI runs .ci/run, which calls `make lint` and `make test`.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/rds-operator/target
+
+.PHONY: run stop test lint crds build
+
+## run: local control plane + moto + the operator, with the Coffee Manage sample database
+run:
+	tests/env/demo.sh start
+
+## stop: stop what `make run` started
+stop:
+	tests/env/demo.sh stop
+
+## test: unit and integration tests (starts moto unless AWS_ENDPOINT_URL is set)
+test:
+	tests/run.sh
+
+## lint: formatting and clippy
+lint:
+	cargo fmt --check
+	cargo clippy --locked --all-targets -- -D warnings
+
+## crds: regenerate crds/dbinstance.yaml from src/crd.rs
+crds:
+	cargo run --quiet --locked -- crd > crds/dbinstance.yaml
+
+build:
+	cargo build --locked

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The AWS emulator for tests and local runs: moto in server mode (pinned in requirements.txt) with the
+# time-faithful RDS extension in moto_ext/.
+#
+#   moto.sh install   create/refresh the virtualenv (${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/moto-venv)
+#   moto.sh start     install if needed, start on 127.0.0.1:${MOTO_PORT:-4566}, wait until it answers,
+#                     create the sample network (init/coffee_network.py)
+#   moto.sh stop      stop it
+#
+# Delays (seconds) of the RDS state machine: MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
+# MOTO_RDS_DELETE_DELAY (default 0: instances are available at once).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
+venv="$cache/moto-venv"
+run="$cache/run"
+port=${MOTO_PORT:-4566}
+stamp="$venv/.requirements"
+
+install() {
+  if [ -x "$venv/bin/python" ] && cmp -s "$here/requirements.txt" "$stamp"; then
+    return 0
+  fi
+  command -v python3 >/dev/null || { echo "localstack/moto.sh: python3 (>= 3.9) is needed to run moto" >&2; exit 1; }
+  echo "installing moto into $venv ..." >&2
+  python3 -m venv "$venv" || { echo "localstack/moto.sh: cannot create a virtualenv; install python3-venv (apt-get install python3-venv)" >&2; exit 1; }
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/requirements.txt" ||
+    { echo "localstack/moto.sh: pip could not install $(grep -v '^#' "$here/requirements.txt"); check access to PyPI" >&2; exit 1; }
+  cp "$here/requirements.txt" "$stamp"
+}
+
+start() {
+  install
+  mkdir -p "$run"
+  if [ -f "$run/moto.pid" ] && kill -0 "$(cat "$run/moto.pid")" 2>/dev/null; then
+    echo "moto already running (pid $(cat "$run/moto.pid")); stop it with: $0 stop" >&2
+    exit 1
+  fi
+  "$venv/bin/python" "$here/run_moto.py" --port "$port" >"$run/moto.log" 2>&1 &
+  echo $! >"$run/moto.pid"
+  for _ in $(seq 300); do
+    if curl -sf "http://127.0.0.1:$port/_rds_ext/config" >/dev/null 2>&1; then
+      echo "moto ready at http://127.0.0.1:$port ($(curl -s "http://127.0.0.1:$port/_rds_ext/config"))" >&2
+      AWS_ENDPOINT_URL="http://127.0.0.1:$port" "$venv/bin/python" "$here/init/coffee_network.py" >&2
+      return 0
+    fi
+    kill -0 "$(cat "$run/moto.pid")" 2>/dev/null || break
+    sleep 0.1
+  done
+  tail -n 20 "$run/moto.log" >&2
+  echo "localstack/moto.sh: moto did not start on port $port (log: $run/moto.log)" >&2
+  exit 1
+}
+
+stop() {
+  [ -f "$run/moto.pid" ] || return 0
+  kill "$(cat "$run/moto.pid")" 2>/dev/null || true
+  rm -f "$run/moto.pid"
+}
+
+case "${1:-}" in
+  install) install ;;
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 install|start|stop" >&2; exit 2 ;;
+esac

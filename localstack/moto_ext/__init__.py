@@ -1,0 +1,314 @@
+"""Time-faithful RDS for moto server.
+
+Out of the box moto makes a DB instance `available` the moment it is created and applies every
+modification at once. Real RDS takes minutes, and an operator has to wait through `creating`,
+`modifying` and `deleting`. This extension, loaded by ``run_moto.py``, makes moto's RDS do the same:
+
+* CreateDBInstance -> ``creating`` for ``create_delay`` seconds (no endpoint yet), then ``available``;
+* ModifyDBInstance -> ``modifying`` for ``modify_delay`` seconds, the changes shown in
+  PendingModifiedValues meanwhile, then applied; a change sent without ApplyImmediately waits in
+  PendingModifiedValues (the maintenance window) until a later immediate modification or
+  ``POST /_rds_ext/apply-pending?identifier=...``;
+* DeleteDBInstance -> ``deleting`` for ``delete_delay`` seconds, then gone;
+* a modification or deletion while the instance is busy is refused with InvalidDBInstanceState,
+  as RDS does.
+
+It also counts the RDS API calls it serves, per action and DB instance identifier, so tests can
+assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``.
+
+Delays come from the environment (MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
+MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running server with
+``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}``.
+
+The patches target moto's internals, so the extension refuses to load on any moto version other
+than the pinned one (see requirements.txt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import Counter
+from typing import Any
+from urllib.parse import parse_qs
+
+PINNED_MOTO = "5.2.5"
+
+LOCK = threading.RLock()
+CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0}
+# (action, identifier) -> count
+CALLS: Counter[tuple[str, str]] = Counter()
+
+# Fields that RDS applies at the next maintenance window unless ApplyImmediately is set, and their
+# names in PendingModifiedValues.
+DEFERRABLE = {
+    "db_instance_class": "DBInstanceClass",
+    "allocated_storage": "AllocatedStorage",
+    "storage_type": "StorageType",
+    "iops": "Iops",
+    "engine_version": "EngineVersion",
+    "multi_az": "MultiAZ",
+    "storage_throughput": "StorageThroughput",
+    "db_subnet_group_name": "DBSubnetGroupName",
+    "license_model": "LicenseModel",
+    "ca_certificate_identifier": "CACertificateIdentifier",
+}
+# Request parameters that steer the call and are not instance attributes to set.
+CONTROL = {"db_instance_identifier", "apply_immediately", "allow_major_version_upgrade"}
+BUSY = {"creating", "modifying", "deleting"}
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def _normalise(key: str, value: Any) -> Any:
+    if key in ("allocated_storage", "iops", "storage_throughput") and value is not None:
+        return int(value)
+    return value
+
+
+def _advance(db: Any) -> None:
+    """Finish a timed phase whose time has come."""
+    d = db.__dict__
+    phase = d.get("_ext_phase")
+    if phase is None or _now() < d.get("_ext_until", 0.0):
+        return
+    d["_ext_phase"] = None
+    if phase == "modifying":
+        inflight = d.pop("_ext_inflight", {})
+        _apply(db, inflight)
+    elif phase == "deleting":
+        backend = d.get("_ext_backend")
+        if backend is not None and backend.databases.get(db.db_instance_identifier) is db:
+            del backend.databases[db.db_instance_identifier]
+
+
+def _apply(db: Any, changes: dict[str, Any]) -> None:
+    for key, value in changes.items():
+        setattr(db, key, _normalise(key, value))
+
+
+def _get_status(self: Any) -> str:
+    with LOCK:
+        _advance(self)
+        phase = self.__dict__.get("_ext_phase")
+        return phase or self.__dict__.get("_ext_status", "available")
+
+
+def _set_status(self: Any, value: str) -> None:
+    self.__dict__["_ext_status"] = value
+
+
+def _pending_modified_values(self: Any) -> dict[str, Any] | None:
+    with LOCK:
+        _advance(self)
+        merged = dict(self.__dict__.get("_ext_pending", {}))
+        merged.update(self.__dict__.get("_ext_inflight", {}))
+        out = {DEFERRABLE[k]: _normalise(k, v) for k, v in merged.items() if k in DEFERRABLE}
+        if self.__dict__.get("_ext_password_change") and self.__dict__.get("_ext_phase") == "modifying":
+            out["MasterUserPassword"] = "****"
+        return out or None
+
+
+def _start_phase(db: Any, phase: str, delay: float) -> None:
+    db.__dict__["_ext_phase"] = phase
+    db.__dict__["_ext_until"] = _now() + delay
+
+
+def _purge_deleted(backend: Any) -> None:
+    for db in list(backend.databases.values()):
+        _advance(db)
+
+
+def install() -> None:
+    import moto
+    from moto.rds import models, responses
+    from moto.rds.exceptions import RDSClientError
+
+    if moto.__version__ != PINNED_MOTO:
+        raise SystemExit(
+            f"moto_ext is written against moto {PINNED_MOTO} but moto {moto.__version__} is installed; "
+            "reinstall with: localstack/moto.sh install"
+        )
+
+    for key, env in (
+        ("create_delay", "MOTO_RDS_CREATE_DELAY"),
+        ("modify_delay", "MOTO_RDS_MODIFY_DELAY"),
+        ("delete_delay", "MOTO_RDS_DELETE_DELAY"),
+    ):
+        CONFIG[key] = float(os.environ.get(env, "0") or 0)
+
+    DBInstance = models.DBInstance
+    DBInstance.status = property(_get_status, _set_status)
+    DBInstance.pending_modified_values = property(_pending_modified_values)
+
+    original_endpoint = DBInstance.endpoint
+
+    def endpoint(self: Any) -> dict[str, Any] | None:
+        # RDS has no endpoint to report until the instance is first up.
+        if self.status == "creating":
+            return None
+        return original_endpoint.fget(self)
+
+    DBInstance.endpoint = property(endpoint)
+
+    Backend = models.RDSBackend
+    orig_create = Backend.create_db_instance
+    orig_modify = Backend.modify_db_instance
+    orig_delete = Backend.delete_db_instance
+    orig_describe = Backend.describe_db_instances
+
+    def busy_error(identifier: str, status: str) -> Exception:
+        return RDSClientError(
+            "InvalidDBInstanceState",
+            f"Instance {identifier} is in {status} state and cannot be modified or deleted now.",
+        )
+
+    def create_db_instance(self: Any, db_kwargs: dict[str, Any]) -> Any:
+        with LOCK:
+            _purge_deleted(self)
+            db = orig_create(self, db_kwargs)
+            db.__dict__["_ext_backend"] = self
+            if CONFIG["create_delay"] > 0:
+                _start_phase(db, "creating", CONFIG["create_delay"])
+            return db
+
+    def describe_db_instances(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with LOCK:
+            _purge_deleted(self)
+            return orig_describe(self, *args, **kwargs)
+
+    def modify_db_instance(self: Any, db_instance_identifier: str, db_kwargs: Any) -> Any:
+        with LOCK:
+            _purge_deleted(self)
+            db = orig_describe(self, db_instance_identifier)[0]
+            if db.status in BUSY:
+                raise busy_error(db.db_instance_identifier, db.status)
+            apply_now = bool(db_kwargs.get("apply_immediately"))
+            deferred = {}
+            for key in list(db_kwargs.keys()):
+                if key in DEFERRABLE and db_kwargs[key] is not None:
+                    deferred[key] = db_kwargs[key]
+                    del db_kwargs[key]
+            immediate = [k for k, v in db_kwargs.items() if k not in CONTROL and v is not None]
+            # Everything else (windows, retention, protection, groups, password...) applies now, and
+            # moto validates it here.
+            db = orig_modify(self, db_instance_identifier, db_kwargs)
+            db.__dict__["_ext_password_change"] = db_kwargs.get("master_user_password") is not None
+            pending = db.__dict__.setdefault("_ext_pending", {})
+            if not apply_now:
+                pending.update(deferred)
+                deferred = {}
+            else:
+                # An immediate modification also applies what was waiting for the window.
+                deferred = {**pending, **deferred}
+                pending.clear()
+            if CONFIG["modify_delay"] > 0 and (immediate or deferred):
+                db.__dict__["_ext_inflight"] = deferred
+                _start_phase(db, "modifying", CONFIG["modify_delay"])
+            else:
+                _apply(db, deferred)
+            return db
+
+    def delete_db_instance(self: Any, db_instance_identifier: str, *args: Any, **kwargs: Any) -> Any:
+        with LOCK:
+            _purge_deleted(self)
+            db = self.databases.get(db_instance_identifier)
+            if db is not None and db.status in ("deleting", "modifying"):
+                raise busy_error(db_instance_identifier, db.status)
+            db = orig_delete(self, db_instance_identifier, *args, **kwargs)
+            if CONFIG["delete_delay"] > 0:
+                db.__dict__["_ext_backend"] = self
+                self.databases[db_instance_identifier] = db
+                _start_phase(db, "deleting", CONFIG["delete_delay"])
+            return db
+
+    Backend.create_db_instance = create_db_instance
+    Backend.describe_db_instances = describe_db_instances
+    Backend.modify_db_instance = modify_db_instance
+    Backend.delete_db_instance = delete_db_instance
+
+    def apply_pending(identifier: str) -> bool:
+        from moto.core import DEFAULT_ACCOUNT_ID  # noqa: F401  (imported for its side effects)
+        from moto.rds.models import rds_backends
+
+        with LOCK:
+            for account in rds_backends.values():
+                for backend in account.values():
+                    db = backend.databases.get(identifier)
+                    if db is not None:
+                        _apply(db, db.__dict__.pop("_ext_pending", {}))
+                        return True
+        return False
+
+    # Count the calls served.
+    Response = responses.RDSResponse
+    orig_call_action = Response.call_action
+
+    def call_action(self: Any) -> Any:
+        try:
+            action = self._get_action()
+            params = getattr(self, "params", None) or {}
+            identifier = params.get("DBInstanceIdentifier") or ""
+            arn = params.get("ResourceName") or ""
+            if not identifier and ":db:" in arn:
+                identifier = arn.split(":db:", 1)[1]
+            with LOCK:
+                CALLS[(action, identifier.lower())] += 1
+        except Exception:  # counting must never break serving
+            pass
+        return orig_call_action(self)
+
+    Response.call_action = call_action
+    globals()["apply_pending"] = apply_pending
+
+
+def apply_pending(identifier: str) -> bool:  # replaced by install()
+    raise RuntimeError("moto_ext is not installed")
+
+
+class ControlMiddleware:
+    """Serves /_rds_ext/* in front of moto's WSGI app."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        path = environ.get("PATH_INFO", "")
+        if not path.startswith("/_rds_ext/"):
+            return self.app(environ, start_response)
+        query = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
+        method = environ.get("REQUEST_METHOD", "GET")
+        status, body = "404 Not Found", {"error": f"unknown path {path}"}
+        if path == "/_rds_ext/config":
+            if method == "POST":
+                size = int(environ.get("CONTENT_LENGTH") or 0)
+                update = json.loads(environ["wsgi.input"].read(size) or b"{}")
+                unknown = set(update) - set(CONFIG)
+                if unknown:
+                    status, body = "400 Bad Request", {"error": f"unknown keys {sorted(unknown)}"}
+                    return _reply(start_response, status, body)
+                with LOCK:
+                    CONFIG.update({k: float(v) for k, v in update.items()})
+            status, body = "200 OK", dict(CONFIG)
+        elif path == "/_rds_ext/calls":
+            wanted = query.get("identifier", "").lower()
+            with LOCK:
+                counts: Counter[str] = Counter()
+                for (action, identifier), n in CALLS.items():
+                    if not wanted or identifier == wanted:
+                        counts[action] += n
+            status, body = "200 OK", dict(counts)
+        elif path == "/_rds_ext/apply-pending" and method == "POST":
+            found = apply_pending(query.get("identifier", "").lower())
+            status, body = ("200 OK", {"applied": True}) if found else ("404 Not Found", {"applied": False})
+        return _reply(start_response, status, body)
+
+
+def _reply(start_response: Any, status: str, body: Any) -> list[bytes]:
+    data = json.dumps(body).encode()
+    start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
+    return [data]

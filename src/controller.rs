@@ -1,0 +1,522 @@
+//! The reconcile shell: read (DBInstance, password Secret, RDS instance) -> plan (pure, in
+//! planner.rs) -> act (one RDS call) -> report (status by server-side apply, Events).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::watcher;
+use kube::{Client, Resource, ResourceExt};
+use secrecy::SecretString;
+use serde_json::json;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::crd::{DBInstance, DBInstanceStatus, FINALIZER};
+use crate::observer::Observer;
+use crate::planner::{self, ApplyStep, CleanupStep, Released};
+use crate::rds::{AwsError, CreateRequest, ErrorClass, Rds};
+
+/// Field manager of the operator's server-side applies.
+pub const MANAGER: &str = "rds-operator";
+
+/// Everything a reconcile needs; no globals.
+pub struct Context {
+    pub client: Client,
+    pub rds: Rds,
+    pub observer: Observer,
+    pub recorder: Recorder,
+    backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
+}
+
+impl Context {
+    pub fn new(client: Client, rds: Rds, observer: Observer, instance: String) -> Self {
+        let reporter = Reporter {
+            controller: MANAGER.into(),
+            instance: Some(instance),
+        };
+        Context {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            rds,
+            observer,
+            backoff: Mutex::default(),
+        }
+    }
+
+    /// Failures in a row for this object at this generation; a new generation starts again at zero,
+    /// so a corrected spec is retried at once.
+    fn next_failure(&self, uid: &str, generation: Option<i64>) -> u32 {
+        let mut map = self.backoff.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = map.entry(uid.to_owned()).or_insert((generation, 0));
+        if entry.0 != generation {
+            *entry = (generation, 0);
+        }
+        entry.1 += 1;
+        entry.1
+    }
+
+    fn reset_failures(&self, uid: &str) {
+        self.backoff
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(uid);
+    }
+}
+
+/// What went wrong in a reconcile.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Aws(#[from] AwsError),
+    #[error("invalid spec: {0}")]
+    InvalidSpec(String),
+    #[error("master password: {0}")]
+    PasswordSecret(String),
+    #[error("kubernetes API, {action}: {source}")]
+    Kube {
+        action: &'static str,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("object has no {0}")]
+    MissingObjectKey(&'static str),
+}
+
+impl Error {
+    /// Stable, low-cardinality label for metrics.
+    pub fn metric_label(&self) -> &'static str {
+        match self {
+            Error::Aws(e) => e.class.label(),
+            Error::InvalidSpec(_) => "InvalidSpec",
+            Error::PasswordSecret(_) => "PasswordSecret",
+            Error::Kube { .. } => "Kubernetes",
+            Error::MissingObjectKey(_) => "MissingObjectKey",
+        }
+    }
+
+    /// The Ready=False reason and message shown to the user, for errors the user can act on.
+    fn user_facing(&self) -> Option<(String, String)> {
+        match self {
+            Error::Aws(e) => {
+                let reason = match e.class {
+                    ErrorClass::InvalidInput => "InvalidRequest",
+                    ErrorClass::Retryable => "AWSUnavailable",
+                    ErrorClass::AlreadyExists => "AlreadyExists",
+                    ErrorClass::NotFound => "NotFound",
+                };
+                Some((
+                    reason.into(),
+                    format!("{} failed: {}: {}", e.operation, e.code, e.message),
+                ))
+            }
+            Error::InvalidSpec(m) => Some(("InvalidSpec".into(), m.clone())),
+            Error::PasswordSecret(m) => Some(("PasswordSecretUnavailable".into(), m.clone())),
+            _ => None,
+        }
+    }
+}
+
+fn kube_err(action: &'static str) -> impl FnOnce(kube::Error) -> Error {
+    move |source| Error::Kube { action, source }
+}
+
+/// Runs the controller until SIGTERM/SIGINT. `namespace` limits it to one namespace.
+pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16) {
+    let api: Api<DBInstance> = match &namespace {
+        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
+        None => Api::all(ctx.client.clone()),
+    };
+    info!(
+        namespace = namespace.as_deref().unwrap_or("*"),
+        "starting DBInstance controller"
+    );
+    Controller::new(api, watcher::Config::default().any_semantic())
+        .with_config(ControllerConfig::default().concurrency(concurrency))
+        .shutdown_on_signal()
+        .run(reconcile, error_policy, ctx)
+        .for_each(|result| async move {
+            match result {
+                Ok((obj, _)) => debug!(dbinstance = %obj, "reconciled"),
+                Err(e) => debug!(error = %e, "reconcile failed"),
+            }
+        })
+        .await;
+    info!("controller stopped");
+}
+
+/// Entry point of a reconcile: a span, then apply or cleanup, then failure reporting.
+pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action, Error> {
+    let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
+    let span = info_span!("reconcile", dbinstance = %format!("{namespace}/{}", db.name_any()));
+    async move {
+        let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
+        let result = if db.metadata.deletion_timestamp.is_some() {
+            cleanup(&db, &ctx).await
+        } else {
+            apply(&db, &ctx).await
+        };
+        match &result {
+            Ok(_) => ctx.reset_failures(&uid),
+            Err(e) => {
+                warn!(error = %e, "reconcile failed");
+                if let Some((reason, message)) = e.user_facing() {
+                    report_failure(&db, &ctx, &reason, &message).await;
+                }
+            }
+        }
+        result
+    }
+    .instrument(span)
+    .await
+}
+
+/// Backoff per object: 2 s, 4 s, 8 s... up to 5 min; invalid specs wait for a new generation.
+pub fn error_policy(db: Arc<DBInstance>, err: &Error, ctx: Arc<Context>) -> Action {
+    if matches!(err, Error::InvalidSpec(_)) {
+        return Action::await_change();
+    }
+    let failures = ctx.next_failure(&db.uid().unwrap_or_default(), db.metadata.generation);
+    Action::requeue(backoff_delay(failures))
+}
+
+/// The delay after `failures` failures in a row.
+pub fn backoff_delay(failures: u32) -> Duration {
+    let secs = 2u64.saturating_pow(failures.clamp(1, 9));
+    Duration::from_secs(secs.min(300))
+}
+
+async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
+    let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
+    let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
+    planner::validate(db).map_err(Error::InvalidSpec)?;
+    ensure_finalizer(db, ctx).await?;
+
+    let identifier = db.identifier();
+    let observed = ctx.observer.observe(&identifier).await?;
+    let intervals = ctx.observer.intervals;
+    match planner::plan_apply(&uid, observed.as_ref()) {
+        ApplyStep::Create => {
+            let password = read_password(db, ctx, &namespace).await?;
+            let tags = planner::creation_tags(&db.spec, &uid, &namespace, &db.name_any());
+            let created = ctx
+                .rds
+                .create(&CreateRequest {
+                    identifier: &identifier,
+                    spec: &db.spec,
+                    password: password.as_ref(),
+                    tags,
+                })
+                .await?;
+            info!(identifier, "created RDS instance");
+            publish(
+                ctx,
+                db,
+                EventType::Normal,
+                "Creating",
+                "Create",
+                format!(
+                    "creating RDS instance {identifier} ({} {}, {})",
+                    db.spec.engine,
+                    db.spec
+                        .engine_version
+                        .as_deref()
+                        .unwrap_or("default version"),
+                    db.spec.db_instance_class
+                ),
+            )
+            .await;
+            report_observed(db, ctx, &identifier, &created).await?;
+            Ok(Action::requeue(intervals.busy))
+        }
+        ApplyStep::Foreign { owner } => {
+            let message = format!(
+                "an RDS instance named {identifier} already exists and is not managed by this DBInstance ({}); \
+                 choose another dbInstanceIdentifier, or delete or re-tag that instance",
+                match owner {
+                    Some(o) => format!("it belongs to {o}"),
+                    None => "it has no rds-operator ownership tag".to_owned(),
+                }
+            );
+            report_failure(db, ctx, "IdentifierInUse", &message).await;
+            Ok(Action::requeue(intervals.settled))
+        }
+        ApplyStep::Observe => {
+            let observed = observed.ok_or(Error::MissingObjectKey("observed instance"))?;
+            let before = db
+                .status
+                .as_ref()
+                .and_then(|s| s.db_instance_status.clone());
+            if before.as_deref() != Some(observed.status.as_str()) {
+                let (ready, _, message) = planner::readiness(&observed.status);
+                if ready {
+                    publish(ctx, db, EventType::Normal, "Available", "Observe", message).await;
+                } else if !crate::observer::is_transitional(&observed.status) {
+                    publish(ctx, db, EventType::Warning, "Failed", "Observe", message).await;
+                }
+            }
+            report_observed(db, ctx, &identifier, &observed).await?;
+            Ok(Action::requeue(intervals.after(&observed.status)))
+        }
+    }
+}
+
+async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
+    if !db.finalizers().iter().any(|f| f == FINALIZER) {
+        return Ok(Action::await_change());
+    }
+    let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
+    let identifier = db.identifier();
+    let observed = ctx.observer.observe(&identifier).await?;
+    let intervals = ctx.observer.intervals;
+    match planner::plan_cleanup(
+        db.spec.deletion_policy,
+        &uid,
+        &identifier,
+        observed.as_ref(),
+    ) {
+        CleanupStep::Release(why) => {
+            let (reason, message) = match why {
+                Released::Gone => ("Deleted", format!("RDS instance {identifier} is gone")),
+                Released::Retained => (
+                    "Retained",
+                    format!("deletionPolicy is Retain: RDS instance {identifier} is left running"),
+                ),
+                Released::NotOurs => (
+                    "Released",
+                    format!(
+                        "RDS instance {identifier} is not managed by this DBInstance and was left alone"
+                    ),
+                ),
+            };
+            publish(ctx, db, EventType::Normal, reason, "Delete", message).await;
+            remove_finalizer(db, ctx).await?;
+            Ok(Action::await_change())
+        }
+        CleanupStep::Wait => {
+            if let Some(o) = &observed {
+                report_observed(db, ctx, &identifier, o).await?;
+            }
+            Ok(Action::requeue(intervals.busy))
+        }
+        CleanupStep::Delete { final_snapshot } => {
+            ctx.rds
+                .delete(&identifier, final_snapshot.as_deref())
+                .await?;
+            let message = match &final_snapshot {
+                Some(s) => format!("deleting RDS instance {identifier} after final snapshot {s}"),
+                None => format!("deleting RDS instance {identifier}"),
+            };
+            info!(identifier, final_snapshot, "deleting RDS instance");
+            publish(ctx, db, EventType::Normal, "Deleting", "Delete", message).await;
+            Ok(Action::requeue(intervals.busy))
+        }
+        CleanupStep::Protected => {
+            let message = format!(
+                "RDS instance {identifier} has deletion protection on; set spec.deletionProtection to false \
+                 (or turn it off in AWS) to let the deletion proceed"
+            );
+            report_failure(db, ctx, "DeletionProtected", &message).await;
+            Ok(Action::requeue(intervals.settled))
+        }
+    }
+}
+
+/// The master password from the referenced Secret, if the spec names one.
+async fn read_password(
+    db: &DBInstance,
+    ctx: &Context,
+    namespace: &str,
+) -> Result<Option<SecretString>, Error> {
+    let Some(reference) = &db.spec.master_user_password else {
+        return Ok(None);
+    };
+    let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), namespace);
+    let secret = secrets
+        .get_opt(&reference.name)
+        .await
+        .map_err(kube_err("read password Secret"))?
+        .ok_or_else(|| {
+            Error::PasswordSecret(format!("Secret {namespace}/{} not found", reference.name))
+        })?;
+    let bytes = secret
+        .data
+        .as_ref()
+        .and_then(|d| d.get(&reference.key))
+        .ok_or_else(|| {
+            Error::PasswordSecret(format!(
+                "Secret {namespace}/{} has no key {:?}",
+                reference.name, reference.key
+            ))
+        })?;
+    let text = String::from_utf8(bytes.0.clone()).map_err(|_| {
+        Error::PasswordSecret(format!(
+            "key {:?} of Secret {namespace}/{} is not UTF-8 text",
+            reference.key, reference.name
+        ))
+    })?;
+    Ok(Some(SecretString::from(text)))
+}
+
+async fn ensure_finalizer(db: &DBInstance, ctx: &Context) -> Result<(), Error> {
+    if db.finalizers().iter().any(|f| f == FINALIZER) {
+        return Ok(());
+    }
+    let mut finalizers = db.finalizers().to_vec();
+    finalizers.push(FINALIZER.to_owned());
+    patch_finalizers(db, ctx, finalizers).await
+}
+
+async fn remove_finalizer(db: &DBInstance, ctx: &Context) -> Result<(), Error> {
+    let finalizers = db
+        .finalizers()
+        .iter()
+        .filter(|f| *f != FINALIZER)
+        .cloned()
+        .collect();
+    patch_finalizers(db, ctx, finalizers).await
+}
+
+/// Sets metadata.finalizers, guarded by resourceVersion so a concurrent change is never overwritten.
+async fn patch_finalizers(
+    db: &DBInstance,
+    ctx: &Context,
+    finalizers: Vec<String>,
+) -> Result<(), Error> {
+    let api: Api<DBInstance> =
+        Api::namespaced(ctx.client.clone(), &db.namespace().unwrap_or_default());
+    let patch = json!({
+        "metadata": { "finalizers": finalizers, "resourceVersion": db.resource_version() }
+    });
+    api.patch(
+        &db.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map_err(kube_err("patch finalizers"))?;
+    Ok(())
+}
+
+/// Writes the observed RDS state with Ready per the RDS status and Synced=True.
+async fn report_observed(
+    db: &DBInstance,
+    ctx: &Context,
+    identifier: &str,
+    observed: &crate::rds::ObservedInstance,
+) -> Result<(), Error> {
+    let generation = db.metadata.generation;
+    let mut status = planner::observed_status(identifier, observed);
+    let (ready, reason, message) = planner::readiness(&observed.status);
+    status.conditions = vec![
+        planner::condition("Ready", ready, &reason, &message, generation),
+        planner::condition(
+            "Synced",
+            true,
+            "Synced",
+            "the last reconcile reached AWS without error",
+            generation,
+        ),
+    ];
+    patch_status(db, ctx, status).await
+}
+
+/// Ready=False and Synced=False with the reason, keeping what was last observed, plus a Warning Event.
+/// Best effort: a failure to report is logged, not raised over the original error.
+async fn report_failure(db: &DBInstance, ctx: &Context, reason: &str, message: &str) {
+    let generation = db.metadata.generation;
+    let mut status = db.status.clone().unwrap_or_default();
+    status.conditions = vec![
+        planner::condition("Ready", false, reason, message, generation),
+        planner::condition("Synced", false, reason, message, generation),
+    ];
+    let changed = db.status.as_ref().is_none_or(|s| {
+        !s.conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.reason == reason && c.message == message)
+    });
+    if changed {
+        publish(
+            ctx,
+            db,
+            EventType::Warning,
+            reason,
+            "Reconcile",
+            message.to_owned(),
+        )
+        .await;
+    }
+    if let Err(e) = patch_status(db, ctx, status).await {
+        warn!(error = %e, "could not report failure in status");
+    }
+}
+
+async fn patch_status(
+    db: &DBInstance,
+    ctx: &Context,
+    mut status: DBInstanceStatus,
+) -> Result<(), Error> {
+    let previous = db
+        .status
+        .as_ref()
+        .map(|s| s.conditions.as_slice())
+        .unwrap_or_default();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    status.conditions = planner::merge_conditions(previous, status.conditions, &now);
+    status.observed_generation = db.metadata.generation;
+    if db.status.as_ref() == Some(&status) {
+        return Ok(());
+    }
+    let api: Api<DBInstance> =
+        Api::namespaced(ctx.client.clone(), &db.namespace().unwrap_or_default());
+    let patch = json!({
+        "apiVersion": DBInstance::api_version(&()),
+        "kind": DBInstance::kind(&()),
+        "status": status,
+    });
+    api.patch_status(
+        &db.name_any(),
+        &PatchParams::apply(MANAGER).force(),
+        &Patch::Apply(&patch),
+    )
+    .await
+    .map_err(kube_err("patch status"))?;
+    Ok(())
+}
+
+async fn publish(
+    ctx: &Context,
+    db: &DBInstance,
+    type_: EventType,
+    reason: &str,
+    action: &str,
+    note: String,
+) {
+    let event = Event {
+        type_,
+        reason: reason.to_owned(),
+        note: Some(note),
+        action: action.to_owned(),
+        secondary: None,
+    };
+    if let Err(e) = ctx.recorder.publish(&event, &db.object_ref(&())).await {
+        warn!(error = %e, reason, "could not publish event");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_caps() {
+        assert_eq!(backoff_delay(1), Duration::from_secs(2));
+        assert_eq!(backoff_delay(2), Duration::from_secs(4));
+        assert_eq!(backoff_delay(5), Duration::from_secs(32));
+        assert_eq!(backoff_delay(30), Duration::from_secs(300));
+    }
+}

@@ -1,0 +1,386 @@
+//! The `DBInstance` custom resource: what a user asks for (spec) and what the operator reports (status).
+//!
+//! Field names follow the RDS API in lowerCamelCase, as ACK's `DBInstance` does, so an ACK manifest
+//! ports by changing its `apiVersion`. Doc comments here become `kubectl explain` text.
+
+use std::collections::BTreeMap;
+
+use kube::{CustomResource, CustomResourceExt, KubeSchema};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// API group of the operator's resources.
+pub const GROUP: &str = "rds.operator.rs";
+/// Finalizer that holds a DBInstance until its RDS instance is gone (or retained).
+pub const FINALIZER: &str = "rds.operator.rs/cleanup";
+/// RDS tag that marks an instance as managed by the DBInstance with this uid: the idempotency key
+/// together with the identifier.
+pub const OWNER_TAG: &str = "rds.operator.rs/owner-uid";
+/// RDS tag with the `namespace/name` of the owning DBInstance, for people reading the RDS console.
+pub const OWNER_NAME_TAG: &str = "rds.operator.rs/owner";
+
+/// Desired state of an RDS DB instance.
+#[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "rds.operator.rs",
+    version = "v1alpha1",
+    kind = "DBInstance",
+    plural = "dbinstances",
+    shortname = "dbi",
+    category = "rds",
+    namespaced,
+    status = "DBInstanceStatus",
+    doc = "An AWS RDS DB instance managed by rds-operator.",
+    printcolumn(
+        name = "Identifier",
+        type_ = "string",
+        json_path = ".status.dbInstanceIdentifier"
+    ),
+    printcolumn(name = "Engine", type_ = "string", json_path = ".spec.engine"),
+    printcolumn(name = "Class", type_ = "string", json_path = ".spec.dbInstanceClass"),
+    printcolumn(
+        name = "Status",
+        type_ = "string",
+        json_path = ".status.dbInstanceStatus"
+    ),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Endpoint",
+        type_ = "string",
+        json_path = ".status.endpoint.address",
+        priority = 1
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(
+    validation = kube::core::Rule::new("self.engine.startsWith('aurora') || has(self.allocatedStorage)").message("allocatedStorage is required for engine other than aurora").reason(kube::core::Reason::FieldValueRequired).field_path(".allocatedStorage"),
+    validation = kube::core::Rule::new("!has(self.maxAllocatedStorage) || !has(self.allocatedStorage) || self.maxAllocatedStorage >= self.allocatedStorage").message("maxAllocatedStorage must not be smaller than allocatedStorage"),
+    validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
+    validation = kube::core::Rule::new("has(self.dbInstanceIdentifier) == has(oldSelf.dbInstanceIdentifier) && (!has(self.dbInstanceIdentifier) || self.dbInstanceIdentifier == oldSelf.dbInstanceIdentifier)").message("dbInstanceIdentifier is immutable").field_path(".dbInstanceIdentifier"),
+    validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
+    validation = kube::core::Rule::new("has(self.masterUsername) == has(oldSelf.masterUsername) && (!has(self.masterUsername) || self.masterUsername == oldSelf.masterUsername)").message("masterUsername is immutable").field_path(".masterUsername"),
+    validation = kube::core::Rule::new("has(self.dbName) == has(oldSelf.dbName) && (!has(self.dbName) || self.dbName == oldSelf.dbName)").message("dbName is immutable").field_path(".dbName"),
+    validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
+    validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DBInstanceSpec {
+    /// Name of the RDS instance (1-63 letters, digits or hyphens, starting with a letter).
+    /// Defaults to metadata.name. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 63))]
+    pub db_instance_identifier: Option<String>,
+
+    /// Database engine, e.g. mysql, postgres, mariadb. Immutable.
+    #[schemars(length(min = 1))]
+    pub engine: String,
+
+    /// Engine version, e.g. "8.0" or "8.0.42". A shorter version matches any newer minor version RDS
+    /// picks or upgrades to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+
+    /// Instance class, e.g. db.t3.micro.
+    #[schemars(regex(pattern = r"^db\.[a-z0-9-]+\.[a-z0-9-]+$"))]
+    pub db_instance_class: String,
+
+    /// Storage in GiB. Required for every engine but Aurora; RDS accepts 20 to 65536 depending on
+    /// engine and storage type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 20, max = 65536))]
+    pub allocated_storage: Option<i32>,
+
+    /// Upper limit in GiB for storage autoscaling; unset disables autoscaling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 20, max = 65536))]
+    pub max_allocated_storage: Option<i32>,
+
+    /// Storage type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_type: Option<StorageType>,
+
+    /// Provisioned IOPS (io1, io2, gp3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub iops: Option<i32>,
+
+    /// Whether the storage is encrypted. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_encrypted: Option<bool>,
+
+    /// KMS key for storage encryption. Immutable.
+    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
+    pub kms_key_id: Option<String>,
+
+    /// Name of the master user. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 63))]
+    pub master_username: Option<String>,
+
+    /// Secret (in the DBInstance's own namespace) and key holding the master password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_user_password: Option<SecretKeyReference>,
+
+    /// Let RDS generate the master password and keep it in AWS Secrets Manager.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manage_master_user_password: Option<bool>,
+
+    /// Name of the database RDS creates in the instance. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_name: Option<String>,
+
+    /// Port the database listens on; defaults to the engine's port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1150, max = 65535))]
+    pub port: Option<i32>,
+
+    /// Run a standby in another availability zone.
+    #[serde(default, rename = "multiAZ", skip_serializing_if = "Option::is_none")]
+    pub multi_az: Option<bool>,
+
+    /// Give the instance a public DNS name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publicly_accessible: Option<bool>,
+
+    /// DB subnet group that places the instance in a VPC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_subnet_group_name: Option<String>,
+
+    /// VPC security groups of the instance.
+    #[serde(
+        default,
+        rename = "vpcSecurityGroupIDs",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vpc_security_group_ids: Option<Vec<String>>,
+
+    /// DB parameter group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_parameter_group_name: Option<String>,
+
+    /// Days to keep automated backups (0 turns them off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 35))]
+    pub backup_retention_period: Option<i32>,
+
+    /// Daily backup window, hh24:mi-hh24:mi in UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_backup_window: Option<String>,
+
+    /// Weekly maintenance window, ddd:hh24:mi-ddd:hh24:mi in UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_maintenance_window: Option<String>,
+
+    /// Apply minor engine upgrades in the maintenance window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_minor_version_upgrade: Option<bool>,
+
+    /// Refuse DeleteDBInstance while true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_protection: Option<bool>,
+
+    /// Copy the instance's tags to its snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_tags_to_snapshot: Option<bool>,
+
+    /// Tags of the RDS instance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 40))]
+    pub tags: Vec<Tag>,
+
+    /// What happens to the RDS instance when this DBInstance is deleted: Delete (default),
+    /// Retain (keep the instance) or Snapshot (delete after a final snapshot).
+    #[serde(default)]
+    pub deletion_policy: DeletionPolicy,
+}
+
+/// A key in a Secret of the DBInstance's namespace.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretKeyReference {
+    /// Name of the Secret.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Key in the Secret.
+    #[schemars(length(min = 1))]
+    pub key: String,
+    /// Namespace of the Secret. Only the DBInstance's own namespace is allowed; kept for manifests
+    /// written for ACK, which carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+/// An RDS tag.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Tag {
+    /// Tag key (not starting with "aws:").
+    #[schemars(length(min = 1, max = 128))]
+    #[x_kube(validation = kube::core::Rule::new("!self.startsWith('aws:')").message("tag keys starting with aws: are reserved by AWS"))]
+    pub key: String,
+    /// Tag value.
+    #[serde(default)]
+    #[schemars(length(max = 256))]
+    pub value: String,
+}
+
+/// RDS storage types.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StorageType {
+    Standard,
+    Gp2,
+    Gp3,
+    Io1,
+    Io2,
+}
+
+impl StorageType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StorageType::Standard => "standard",
+            StorageType::Gp2 => "gp2",
+            StorageType::Gp3 => "gp3",
+            StorageType::Io1 => "io1",
+            StorageType::Io2 => "io2",
+        }
+    }
+}
+
+/// What deleting the DBInstance does to the RDS instance.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum DeletionPolicy {
+    /// Delete the RDS instance without a final snapshot.
+    #[default]
+    Delete,
+    /// Leave the RDS instance running; only the DBInstance goes.
+    Retain,
+    /// Delete the RDS instance after a final snapshot.
+    Snapshot,
+}
+
+/// What the operator observed and did.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DBInstanceStatus {
+    /// Ready: the instance is available and matches the spec. Synced: the last reconcile reached AWS
+    /// without error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// The metadata.generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Identifier of the RDS instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_instance_identifier: Option<String>,
+    /// The instance's state as RDS reports it (creating, available, modifying, deleting...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_instance_status: Option<String>,
+    /// Where to connect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<Endpoint>,
+    /// ARN of the RDS instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    /// Changes RDS has accepted but not applied yet.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending_modified_values: BTreeMap<String, String>,
+}
+
+/// Address and port of an RDS instance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoint {
+    pub address: String,
+    pub port: i32,
+}
+
+/// A status condition, as in metav1.Condition.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    /// Ready or Synced.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// True, False or Unknown.
+    pub status: String,
+    /// One word, CamelCase, why the condition is as it is.
+    pub reason: String,
+    /// What a person needs to know.
+    #[serde(default)]
+    pub message: String,
+    /// When status last changed (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<String>,
+    /// The metadata.generation the condition was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+impl DBInstance {
+    /// The RDS identifier: spec.dbInstanceIdentifier or metadata.name, lower-cased as RDS stores it.
+    pub fn identifier(&self) -> String {
+        self.spec
+            .db_instance_identifier
+            .clone()
+            .or_else(|| self.metadata.name.clone())
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+}
+
+/// The CRD as YAML, as committed in crds/.
+pub fn crd_yaml() -> String {
+    let crd = DBInstance::crd();
+    format!(
+        "# Generated by `rds-operator crd` from src/crd.rs: do not edit (run `make crds`).\n{}",
+        serde_yaml::to_string(&crd).expect("a CRD always serialises")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_crd_is_current() {
+        let committed = include_str!("../crds/dbinstance.yaml");
+        assert!(
+            committed == crd_yaml(),
+            "crds/dbinstance.yaml is stale: run `make crds` and commit the result"
+        );
+    }
+
+    #[test]
+    fn identifier_defaults_to_name_and_is_lower_case() {
+        let mut db = DBInstance::new("Coffee-DB", DBInstanceSpec::default());
+        assert_eq!(db.identifier(), "coffee-db");
+        db.spec.db_instance_identifier = Some("Other".into());
+        assert_eq!(db.identifier(), "other");
+    }
+
+    #[test]
+    fn schema_carries_immutability_rules_and_enums() {
+        let yaml = crd_yaml();
+        for needle in [
+            "engine is immutable",
+            "dbName is immutable",
+            "allocatedStorage is required",
+            "- Retain",
+            "- gp2",
+            "x-kubernetes-list-map-keys",
+        ] {
+            assert!(yaml.contains(needle), "CRD lacks {needle:?}");
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! rds-operator: manages AWS RDS DB instances from `DBInstance` custom resources.
+//!
+//! - [`crd`] holds the DBInstance API (what `kubectl explain` shows);
+//! - [`planner`] holds the pure decisions (create, adopt, delete, what status to report);
+//! - [`observer`] holds every read of RDS state, and the poll intervals;
+//! - [`rds`] holds the aws-sdk-rds calls and AWS error classification;
+//! - [`controller`] holds the reconcile shell (finalizer, status, events, backoff);
+//! - [`telemetry`] holds logging.
+
+pub mod controller;
+pub mod crd;
+pub mod observer;
+pub mod planner;
+pub mod rds;
+pub mod telemetry;

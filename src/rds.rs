@@ -1,0 +1,462 @@
+//! The RDS adapter: every aws-sdk-rds call the operator makes, the mapping between RDS shapes and
+//! ours, and the one place AWS errors are classified.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_rds::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_rds::types::{DbInstance, Tag as RdsTag};
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::crd::DBInstanceSpec;
+
+/// What the operator sees of an RDS instance.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObservedInstance {
+    pub identifier: String,
+    pub status: String,
+    pub arn: Option<String>,
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub db_instance_class: Option<String>,
+    pub allocated_storage: Option<i32>,
+    pub max_allocated_storage: Option<i32>,
+    pub storage_type: Option<String>,
+    pub iops: Option<i32>,
+    pub multi_az: Option<bool>,
+    pub publicly_accessible: Option<bool>,
+    pub backup_retention_period: Option<i32>,
+    pub preferred_backup_window: Option<String>,
+    pub preferred_maintenance_window: Option<String>,
+    pub auto_minor_version_upgrade: Option<bool>,
+    pub deletion_protection: Option<bool>,
+    pub copy_tags_to_snapshot: Option<bool>,
+    pub vpc_security_group_ids: Vec<String>,
+    pub db_parameter_group_name: Option<String>,
+    pub db_subnet_group_name: Option<String>,
+    pub master_username: Option<String>,
+    pub db_name: Option<String>,
+    pub address: Option<String>,
+    pub port: Option<i32>,
+    pub tags: BTreeMap<String, String>,
+    pub pending_modified_values: BTreeMap<String, String>,
+}
+
+impl From<&DbInstance> for ObservedInstance {
+    fn from(db: &DbInstance) -> Self {
+        let s = |v: Option<&str>| v.map(str::to_owned);
+        let pending = db
+            .pending_modified_values()
+            .map(pending_map)
+            .unwrap_or_default();
+        ObservedInstance {
+            identifier: db.db_instance_identifier().unwrap_or_default().to_owned(),
+            status: db.db_instance_status().unwrap_or_default().to_owned(),
+            arn: s(db.db_instance_arn()),
+            engine: s(db.engine()),
+            engine_version: s(db.engine_version()),
+            db_instance_class: s(db.db_instance_class()),
+            allocated_storage: db.allocated_storage(),
+            max_allocated_storage: db.max_allocated_storage(),
+            storage_type: s(db.storage_type()),
+            iops: db.iops(),
+            multi_az: db.multi_az(),
+            publicly_accessible: db.publicly_accessible(),
+            backup_retention_period: db.backup_retention_period(),
+            preferred_backup_window: s(db.preferred_backup_window()),
+            preferred_maintenance_window: s(db.preferred_maintenance_window()),
+            auto_minor_version_upgrade: db.auto_minor_version_upgrade(),
+            deletion_protection: db.deletion_protection(),
+            copy_tags_to_snapshot: db.copy_tags_to_snapshot(),
+            vpc_security_group_ids: db
+                .vpc_security_groups()
+                .iter()
+                .filter_map(|g| g.vpc_security_group_id().map(str::to_owned))
+                .collect(),
+            db_parameter_group_name: db
+                .db_parameter_groups()
+                .first()
+                .and_then(|g| g.db_parameter_group_name().map(str::to_owned)),
+            db_subnet_group_name: db
+                .db_subnet_group()
+                .and_then(|g| g.db_subnet_group_name().map(str::to_owned)),
+            master_username: s(db.master_username()),
+            db_name: s(db.db_name()),
+            address: db.endpoint().and_then(|e| e.address().map(str::to_owned)),
+            port: db
+                .endpoint()
+                .and_then(|e| e.port())
+                .or(db.db_instance_port()),
+            tags: db
+                .tag_list()
+                .iter()
+                .filter_map(|t| {
+                    Some((
+                        t.key()?.to_owned(),
+                        t.value().unwrap_or_default().to_owned(),
+                    ))
+                })
+                .collect(),
+            pending_modified_values: pending,
+        }
+    }
+}
+
+fn pending_map(p: &aws_sdk_rds::types::PendingModifiedValues) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut put = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            out.insert(k.to_owned(), v);
+        }
+    };
+    put("dbInstanceClass", p.db_instance_class().map(str::to_owned));
+    put(
+        "allocatedStorage",
+        p.allocated_storage().map(|v| v.to_string()),
+    );
+    put("storageType", p.storage_type().map(str::to_owned));
+    put("iops", p.iops().map(|v| v.to_string()));
+    put("engineVersion", p.engine_version().map(str::to_owned));
+    put("multiAZ", p.multi_az().map(|v| v.to_string()));
+    put("port", p.port().map(|v| v.to_string()));
+    put(
+        "backupRetentionPeriod",
+        p.backup_retention_period().map(|v| v.to_string()),
+    );
+    put(
+        "dbSubnetGroupName",
+        p.db_subnet_group_name().map(str::to_owned),
+    );
+    // RDS masks the value itself; say only that a change is pending.
+    put(
+        "masterUserPassword",
+        p.master_user_password().map(|_| "****".to_owned()),
+    );
+    out
+}
+
+/// How an AWS error should be handled: decided once, here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// Throttling, server errors, network trouble, an instance busy in another operation: try again soon.
+    Retryable,
+    /// The instance does not exist.
+    NotFound,
+    /// An instance with this identifier exists already.
+    AlreadyExists,
+    /// AWS refuses the request as asked (invalid parameter, quota, missing subnet group...): the spec
+    /// must change before a retry can succeed, so retry with backoff.
+    InvalidInput,
+}
+
+impl ErrorClass {
+    /// Stable, low-cardinality label for metrics and condition reasons.
+    pub fn label(self) -> &'static str {
+        match self {
+            ErrorClass::Retryable => "Retryable",
+            ErrorClass::NotFound => "NotFound",
+            ErrorClass::AlreadyExists => "AlreadyExists",
+            ErrorClass::InvalidInput => "InvalidInput",
+        }
+    }
+}
+
+/// An error from an RDS call, classified, with AWS's code and message (passwords scrubbed).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{operation}: {code}: {message}")]
+pub struct AwsError {
+    pub operation: &'static str,
+    pub class: ErrorClass,
+    pub code: String,
+    pub message: String,
+}
+
+const THROTTLING: &[&str] = &[
+    "Throttling",
+    "ThrottlingException",
+    "ThrottledException",
+    "RequestThrottledException",
+    "TooManyRequestsException",
+    "RequestLimitExceeded",
+    "PriorRequestNotComplete",
+];
+const BUSY: &[&str] = &["InvalidDBInstanceState", "InvalidDBInstanceStateFault"];
+const NOT_FOUND: &[&str] = &["DBInstanceNotFound", "DBInstanceNotFoundFault"];
+const ALREADY_EXISTS: &[&str] = &["DBInstanceAlreadyExists", "DBInstanceAlreadyExistsFault"];
+
+/// Classifies an AWS error code (None: the request never got an AWS answer).
+pub fn classify(code: Option<&str>, http_status: Option<u16>) -> ErrorClass {
+    match code {
+        Some(c) if NOT_FOUND.contains(&c) => ErrorClass::NotFound,
+        Some(c) if ALREADY_EXISTS.contains(&c) => ErrorClass::AlreadyExists,
+        Some(c) if THROTTLING.contains(&c) || BUSY.contains(&c) => ErrorClass::Retryable,
+        _ if http_status.is_some_and(|s| s >= 500) => ErrorClass::Retryable,
+        Some(c) if c.starts_with("InternalFailure") || c == "ServiceUnavailable" => {
+            ErrorClass::Retryable
+        }
+        Some(_) => ErrorClass::InvalidInput,
+        None => ErrorClass::Retryable,
+    }
+}
+
+fn aws_error<E>(
+    operation: &'static str,
+    err: SdkError<E, HttpResponse>,
+    secret: Option<&SecretString>,
+) -> AwsError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    let http_status = err.raw_response().map(|r| r.status().as_u16());
+    let code = err.code().map(str::to_owned);
+    let raw = match (err.message(), &code) {
+        (Some(m), _) => m.to_owned(),
+        (None, Some(_)) => String::new(),
+        (None, None) => describe_transport_error(&err),
+    };
+    AwsError {
+        operation,
+        class: classify(code.as_deref(), http_status),
+        code: code.unwrap_or_else(|| "NoResponse".to_owned()),
+        message: scrub(&raw, secret),
+    }
+}
+
+fn describe_transport_error<E: std::error::Error + 'static, R: std::fmt::Debug>(
+    err: &SdkError<E, R>,
+) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// Removes a secret's value from a message that is about to be shown.
+pub fn scrub(message: &str, secret: Option<&SecretString>) -> String {
+    match secret.map(|s| s.expose_secret()) {
+        Some(s) if !s.is_empty() => message.replace(s, "****"),
+        _ => message.to_owned(),
+    }
+}
+
+/// Counts RDS API calls by operation and outcome; the source of the RDS call metrics.
+#[derive(Debug, Default)]
+pub struct CallCounter {
+    counts: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
+}
+
+impl CallCounter {
+    fn record(&self, operation: &'static str, outcome: &'static str) {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        *counts.entry((operation, outcome)).or_default() += 1;
+    }
+
+    /// (operation, outcome) -> calls so far.
+    pub fn snapshot(&self) -> BTreeMap<(&'static str, &'static str), u64> {
+        self.counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Calls of one operation, whatever their outcome.
+    pub fn total(&self, operation: &str) -> u64 {
+        self.snapshot()
+            .iter()
+            .filter(|((op, _), _)| *op == operation)
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+/// What CreateDBInstance is sent.
+pub struct CreateRequest<'a> {
+    pub identifier: &'a str,
+    pub spec: &'a DBInstanceSpec,
+    pub password: Option<&'a SecretString>,
+    /// Tags to set: the spec's plus the ownership tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// The RDS API as the operator uses it.
+#[derive(Clone)]
+pub struct Rds {
+    client: aws_sdk_rds::Client,
+    calls: Arc<CallCounter>,
+}
+
+impl Rds {
+    pub fn new(client: aws_sdk_rds::Client) -> Self {
+        Rds {
+            client,
+            calls: Arc::default(),
+        }
+    }
+
+    pub fn calls(&self) -> &Arc<CallCounter> {
+        &self.calls
+    }
+
+    fn count<T>(&self, operation: &'static str, result: &Result<T, AwsError>) {
+        let outcome = match result {
+            Ok(_) => "ok",
+            Err(e) if e.class == ErrorClass::Retryable && THROTTLING.contains(&e.code.as_str()) => {
+                "throttled"
+            }
+            Err(e) => match e.class {
+                ErrorClass::Retryable => "retryable_error",
+                ErrorClass::NotFound => "not_found",
+                ErrorClass::AlreadyExists => "already_exists",
+                ErrorClass::InvalidInput => "invalid_input",
+            },
+        };
+        self.calls.record(operation, outcome);
+    }
+
+    /// DescribeDBInstances for one identifier; None when RDS has no such instance.
+    pub async fn describe(&self, identifier: &str) -> Result<Option<ObservedInstance>, AwsError> {
+        let result = self
+            .client
+            .describe_db_instances()
+            .db_instance_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBInstances", e, None));
+        self.count("DescribeDBInstances", &result);
+        match result {
+            Ok(out) => Ok(out.db_instances().first().map(ObservedInstance::from)),
+            Err(e) if e.class == ErrorClass::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// CreateDBInstance with every field the spec sets.
+    pub async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
+        let spec = req.spec;
+        let tags = req
+            .tags
+            .iter()
+            .map(|(k, v)| RdsTag::builder().key(k).value(v).build())
+            .collect();
+        let result = self
+            .client
+            .create_db_instance()
+            .db_instance_identifier(req.identifier)
+            .engine(&spec.engine)
+            .set_engine_version(spec.engine_version.clone())
+            .db_instance_class(&spec.db_instance_class)
+            .set_allocated_storage(spec.allocated_storage)
+            .set_max_allocated_storage(spec.max_allocated_storage)
+            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
+            .set_iops(spec.iops)
+            .set_storage_encrypted(spec.storage_encrypted)
+            .set_kms_key_id(spec.kms_key_id.clone())
+            .set_master_username(spec.master_username.clone())
+            .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
+            .set_manage_master_user_password(spec.manage_master_user_password)
+            .set_db_name(spec.db_name.clone())
+            .set_port(spec.port)
+            .set_multi_az(spec.multi_az)
+            .set_publicly_accessible(spec.publicly_accessible)
+            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
+            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
+            .set_backup_retention_period(spec.backup_retention_period)
+            .set_preferred_backup_window(spec.preferred_backup_window.clone())
+            .set_preferred_maintenance_window(spec.preferred_maintenance_window.clone())
+            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
+            .set_deletion_protection(spec.deletion_protection)
+            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .set_tags(Some(tags))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateDBInstance", e, req.password));
+        self.count("CreateDBInstance", &result);
+        let out = result?;
+        Ok(out
+            .db_instance()
+            .map(ObservedInstance::from)
+            .unwrap_or_else(|| ObservedInstance {
+                identifier: req.identifier.to_owned(),
+                status: "creating".to_owned(),
+                ..Default::default()
+            }))
+    }
+
+    /// DeleteDBInstance, with a final snapshot when one is named. A missing instance is success.
+    pub async fn delete(
+        &self,
+        identifier: &str,
+        final_snapshot: Option<&str>,
+    ) -> Result<(), AwsError> {
+        let result = self
+            .client
+            .delete_db_instance()
+            .db_instance_identifier(identifier)
+            .skip_final_snapshot(final_snapshot.is_none())
+            .set_final_db_snapshot_identifier(final_snapshot.map(str::to_owned))
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteDBInstance", e, None));
+        self.count("DeleteDBInstance", &result);
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) if e.class == ErrorClass::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification() {
+        assert_eq!(
+            classify(Some("DBInstanceNotFound"), None),
+            ErrorClass::NotFound
+        );
+        assert_eq!(
+            classify(Some("DBInstanceAlreadyExists"), None),
+            ErrorClass::AlreadyExists
+        );
+        assert_eq!(classify(Some("Throttling"), None), ErrorClass::Retryable);
+        assert_eq!(
+            classify(Some("InvalidDBInstanceState"), None),
+            ErrorClass::Retryable
+        );
+        assert_eq!(classify(None, None), ErrorClass::Retryable);
+        assert_eq!(
+            classify(Some("InternalFailure"), None),
+            ErrorClass::Retryable
+        );
+        assert_eq!(
+            classify(Some("InvalidParameterValue"), None),
+            ErrorClass::InvalidInput
+        );
+        assert_eq!(
+            classify(Some("InvalidParameterCombination"), None),
+            ErrorClass::InvalidInput
+        );
+        assert_eq!(
+            classify(Some("DBSubnetGroupNotFoundFault"), None),
+            ErrorClass::InvalidInput
+        );
+    }
+
+    #[test]
+    fn scrub_hides_the_secret() {
+        let secret = SecretString::from("hunter2-long");
+        assert_eq!(
+            scrub("password hunter2-long is too weak", Some(&secret)),
+            "password **** is too weak"
+        );
+        assert_eq!(scrub("nothing here", None), "nothing here");
+    }
+}

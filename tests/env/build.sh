@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Makes sure etcd, kube-apiserver and kubectl exist for the test control plane and prints the folder
+# that holds them (the KUBEBUILDER_ASSETS layout used by controller-runtime's envtest).
+#
+# - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
+# - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
+#   ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/k8s-<version>/ and reused from there.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+K8S_VERSION=1.36.3
+cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
+bins=(etcd kube-apiserver kubectl)
+
+fail() {
+  echo "tests/env/build.sh: $*" >&2
+  exit 1
+}
+
+if [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
+  for b in "${bins[@]}"; do
+    [ -x "$KUBEBUILDER_ASSETS/$b" ] ||
+      fail "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable '$b'. Point it at a folder holding etcd, kube-apiserver and kubectl (setup-envtest use -p path), or unset it to build them from source."
+  done
+  echo "$KUBEBUILDER_ASSETS"
+  exit 0
+fi
+
+out="$cache/k8s-$K8S_VERSION"
+mkdir -p "$out"
+
+build() { # build <binary> <module dir> <package>
+  local bin=$1 dir=$2 pkg=$3 log="$out/$1.build.log"
+  [ -x "$out/$bin" ] && return 0
+  command -v go >/dev/null ||
+    fail "cannot build '$bin': no Go toolchain on PATH. Install Go >= 1.26 (https://go.dev/doc/install) or set KUBEBUILDER_ASSETS to a folder with prebuilt binaries."
+  echo "building $bin (Kubernetes $K8S_VERSION) into $out: this takes several minutes the first time..." >&2
+  local v="k8s.io/component-base/version" minor=${K8S_VERSION#1.}
+  minor=${minor%%.*}
+  local ldflags="-X $v.gitVersion=v$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean"
+  if ! (cd "$here/$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg") >"$log" 2>&1; then
+    rm -f "$out/$bin.tmp"
+    echo "---- last lines of $log ----" >&2
+    tail -n 15 "$log" >&2
+    fail "building '$bin' from $here/$dir failed (full log: $log). Check that the Go module proxy is reachable (go env GOPROXY) and that Go is >= 1.26, or set KUBEBUILDER_ASSETS to a folder with prebuilt etcd, kube-apiserver and kubectl."
+  fi
+  mv "$out/$bin.tmp" "$out/$bin"
+}
+
+build kube-apiserver k8s k8s.io/kubernetes/cmd/kube-apiserver
+build kubectl k8s k8s.io/kubernetes/cmd/kubectl
+build etcd etcd .
+
+for b in "${bins[@]}"; do
+  "$out/$b" --version >/dev/null 2>&1 || "$out/$b" version --client >/dev/null 2>&1 ||
+    fail "'$out/$b' exists but does not run; delete it and run this script again to rebuild it."
+done
+echo "$out"

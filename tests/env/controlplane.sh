@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# A real Kubernetes control plane for tests and local runs: etcd + kube-apiserver (no kubelet),
+# as controller-runtime's envtest runs it.
+#
+#   controlplane.sh start [DIR]   start in DIR (default ~/.cache/rds-operator/run/controlplane),
+#                                 write DIR/kubeconfig, wait until the API server is ready
+#   controlplane.sh stop [DIR]    stop what start started
+#
+# CONTROLPLANE_WATCH_PID=<pid>: stop by itself when that process ends (used by the Rust test harness,
+# so a test binary that dies never leaves servers behind).
+# Ports are picked free at start. Authentication: a static admin token (group system:masters) in the
+# kubeconfig; authorization: RBAC, so tests can also act as restricted ServiceAccounts.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cmd=${1:-}
+dir=${2:-${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}/run/controlplane}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+stop() {
+  for name in kube-apiserver etcd watcher; do
+    local pidfile="$dir/$name.pid"
+    [ -f "$pidfile" ] || continue
+    local pid
+    pid=$(cat "$pidfile")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$pidfile"
+  done
+}
+
+start() {
+  local assets
+  assets=$("$here/build.sh")
+  [ -f "$dir/kube-apiserver.pid" ] && kill -0 "$(cat "$dir/kube-apiserver.pid")" 2>/dev/null && {
+    echo "control plane already running in $dir (stop it with: $0 stop $dir)" >&2
+    exit 1
+  }
+  rm -rf "$dir"
+  mkdir -p "$dir/certs" "$dir/etcd"
+  local etcd_port peer_port api_port token
+  etcd_port=$(free_port)
+  peer_port=$(free_port)
+  api_port=$(free_port)
+  token=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
+  echo "$token,admin,admin,system:masters" >"$dir/tokens.csv"
+  openssl genrsa -out "$dir/sa.key" 2048 2>/dev/null
+
+  "$assets/etcd" --name test --data-dir "$dir/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-cluster "test=http://127.0.0.1:$peer_port" --unsafe-no-fsync --log-level warn \
+    >"$dir/etcd.log" 2>&1 &
+  echo $! >"$dir/etcd.pid"
+
+  "$assets/kube-apiserver" --advertise-address 127.0.0.1 --bind-address 127.0.0.1 --secure-port "$api_port" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" --cert-dir "$dir/certs" \
+    --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
+    --authorization-mode RBAC --token-auth-file "$dir/tokens.csv" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file "$dir/sa.key" --service-account-signing-key-file "$dir/sa.key" \
+    --disable-admission-plugins ServiceAccount \
+    >"$dir/kube-apiserver.log" 2>&1 &
+  echo $! >"$dir/kube-apiserver.pid"
+
+  cat >"$dir/kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: https://127.0.0.1:$api_port
+    insecure-skip-tls-verify: true
+users:
+- name: admin
+  user:
+    token: $token
+contexts:
+- name: test
+  context: {cluster: test, user: admin}
+current-context: test
+KUBECONFIG
+  chmod 600 "$dir/kubeconfig"
+  ln -sf "$assets/kubectl" "$dir/kubectl"
+
+  if [ -n "${CONTROLPLANE_WATCH_PID:-}" ]; then
+    (
+      trap '' HUP
+      while kill -0 "$CONTROLPLANE_WATCH_PID" 2>/dev/null; do sleep 1; done
+      "$0" stop "$dir"
+    ) </dev/null >/dev/null 2>&1 &
+    echo $! >"$dir/watcher.pid"
+  fi
+
+  for _ in $(seq 600); do
+    if "$assets/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /readyz >/dev/null 2>&1; then
+      echo "control plane ready: $("$assets/kubectl" --kubeconfig "$dir/kubeconfig" version 2>/dev/null | grep Server) at https://127.0.0.1:$api_port" >&2
+      echo "$dir/kubeconfig"
+      return 0
+    fi
+    for name in etcd kube-apiserver; do
+      kill -0 "$(cat "$dir/$name.pid")" 2>/dev/null || {
+        echo "---- last lines of $dir/$name.log ----" >&2
+        tail -n 20 "$dir/$name.log" >&2
+        stop
+        echo "tests/env/controlplane.sh: $name exited during start-up (log: $dir/$name.log)" >&2
+        exit 1
+      }
+    done
+    sleep 0.1
+  done
+  stop
+  echo "tests/env/controlplane.sh: kube-apiserver not ready after 60 s (log: $dir/kube-apiserver.log)" >&2
+  exit 1
+}
+
+case "$cmd" in
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop [DIR]" >&2; exit 2 ;;
+esac

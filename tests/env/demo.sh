@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `make run`: brings up a local control plane and moto, installs the CRD, runs the operator and
+# creates the Coffee Manage sample database, then prints it. `make stop` tears it all down.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
+run="$cache/run"
+cp_dir="$run/controlplane"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$cache/target}
+export MOTO_PORT=${MOTO_PORT:-4566}
+export AWS_ENDPOINT_URL=${AWS_ENDPOINT_URL:-http://127.0.0.1:$MOTO_PORT}
+export AWS_REGION=${AWS_REGION:-us-east-1} AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-test}
+ns=coffee-manage
+
+stop() {
+  if [ -f "$run/operator.pid" ]; then
+    kill "$(cat "$run/operator.pid")" 2>/dev/null || true
+    rm -f "$run/operator.pid"
+  fi
+  localstack/moto.sh stop
+  tests/env/controlplane.sh stop "$cp_dir"
+  echo "stopped"
+}
+
+start() {
+  mkdir -p "$run"
+  echo "==> building the operator"
+  cargo build --locked --quiet
+  echo "==> starting the control plane (kube-apiserver + etcd; built from source the first time)"
+  kubeconfig=$(tests/env/controlplane.sh start "$cp_dir")
+  export KUBECONFIG=$kubeconfig
+  kubectl="$cp_dir/kubectl"
+  echo "==> starting moto (the AWS emulator)"
+  MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-5} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-3} \
+    MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-3} localstack/moto.sh start
+  sg=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get security_group_id)
+
+  echo "==> installing the CRD"
+  "$kubectl" apply --server-side -f crds/
+  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs --timeout 60s
+
+  echo "==> starting the operator (log: $run/operator.log)"
+  "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s >"$run/operator.log" 2>&1 &
+  echo $! >"$run/operator.pid"
+
+  echo "==> applying the Coffee Manage sample in namespace $ns"
+  "$kubectl" create namespace "$ns" --dry-run=client -o yaml | "$kubectl" apply -f -
+  "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/password-secret.yaml
+  "$kubectl" -n "$ns" patch --local -f deploy/examples/coffee-manage/dbinstance.yaml --type merge \
+    -p "{\"spec\":{\"vpcSecurityGroupIDs\":[\"$sg\"]}}" -o yaml | "$kubectl" -n "$ns" apply -f -
+
+  echo "==> waiting for the database to be Ready"
+  if ! "$kubectl" -n "$ns" wait --for condition=Ready dbi/coffee-db --timeout 180s; then
+    "$kubectl" -n "$ns" get dbi coffee-db -o yaml
+    tail -n 30 "$run/operator.log"
+    exit 1
+  fi
+  "$kubectl" -n "$ns" get dbi -o wide
+  "$kubectl" -n "$ns" get dbi coffee-db -o jsonpath='{.status}' | python3 -m json.tool
+  cat <<MSG
+
+The operator keeps running. Try:
+  export KUBECONFIG=$kubeconfig
+  $kubectl -n $ns get dbi,events
+  $kubectl -n $ns delete dbi coffee-db     # deletes the RDS instance, then the CR
+Stop everything with: make stop
+MSG
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+esac

@@ -1,0 +1,373 @@
+//! The test bed: a real kube-apiserver (tests/env/controlplane.sh) and moto (localstack/moto.sh),
+//! shared by every test in this binary; each test gets its own namespace and RDS identifiers.
+
+#![allow(dead_code)] // each test module uses a different part of the bed
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use rds_operator::crd::DBInstance;
+
+pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
+
+static CONTROL_PLANE: OnceLock<PathBuf> = OnceLock::new();
+static CRD_INSTALLED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+
+/// The kubeconfig of the shared control plane, started on first use. RDS_OPERATOR_TEST_KUBECONFIG
+/// points the tests at a control plane that is already running instead.
+pub fn kubeconfig() -> &'static Path {
+    CONTROL_PLANE.get_or_init(|| {
+        if let Ok(path) = std::env::var("RDS_OPERATOR_TEST_KUBECONFIG") {
+            return PathBuf::from(path);
+        }
+        let dir =
+            std::env::temp_dir().join(format!("rds-operator-controlplane-{}", std::process::id()));
+        let out = Command::new(format!("{REPO}/tests/env/controlplane.sh"))
+            .arg("start")
+            .arg(&dir)
+            .env("CONTROLPLANE_WATCH_PID", std::process::id().to_string())
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run tests/env/controlplane.sh");
+        assert!(
+            out.status.success(),
+            "the test control plane did not start (see above)"
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+}
+
+/// A client of the control plane as its admin.
+pub async fn client() -> Client {
+    let kubeconfig = Kubeconfig::read_from(kubeconfig()).expect("read kubeconfig");
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("kubeconfig is usable");
+    Client::try_from(config).expect("client")
+}
+
+/// A client with the DBInstance CRD (and its admission policy) installed and established.
+pub async fn client_with_crd() -> Client {
+    let client = client().await;
+    CRD_INSTALLED
+        .get_or_init(|| async {
+            let c = self::client().await;
+            install_crd(&c).await;
+        })
+        .await;
+    client
+}
+
+async fn install_crd(client: &Client) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let yaml = std::fs::read_to_string(format!("{REPO}/crds/dbinstance.yaml"))
+        .expect("read crds/dbinstance.yaml");
+    let crd: CustomResourceDefinition = serde_yaml::from_str(&yaml).expect("CRD YAML parses");
+    let name = crd.metadata.name.clone().expect("CRD has a name");
+    crds.patch(
+        &name,
+        &PatchParams::apply("rds-operator-tests").force(),
+        &Patch::Apply(&crd),
+    )
+    .await
+    .expect("apply CRD");
+    wait_for("CRD established", Duration::from_secs(30), || async {
+        let crd = crds.get(&name).await.ok()?;
+        crd.status?
+            .conditions?
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+            .then_some(())
+    })
+    .await;
+    for doc in std::fs::read_to_string(format!("{REPO}/crds/dbinstance-policy.yaml"))
+        .expect("read policy")
+        .split("\n---\n")
+    {
+        let obj: kube::api::DynamicObject = serde_yaml::from_str(doc).expect("policy YAML parses");
+        let gvk =
+            kube::api::GroupVersionKind::try_from(obj.types.as_ref().expect("typed")).expect("gvk");
+        let (ar, _) = kube::discovery::pinned_kind(client, &gvk)
+            .await
+            .expect("policy kind is served");
+        let api: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &ar);
+        api.patch(
+            obj.metadata.name.as_deref().expect("named"),
+            &PatchParams::apply("rds-operator-tests").force(),
+            &Patch::Apply(&obj),
+        )
+        .await
+        .expect("apply admission policy");
+    }
+}
+
+/// A fresh namespace for one test.
+pub async fn namespace(client: &Client, prefix: &str) -> String {
+    let name = unique(prefix);
+    let api: Api<Namespace> = Api::all(client.clone());
+    let ns: Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).expect("namespace");
+    api.create(&PostParams::default(), &ns)
+        .await
+        .expect("create namespace");
+    name
+}
+
+/// A name no other test (or earlier run against the same moto) uses.
+pub fn unique(prefix: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_nanos();
+    format!(
+        "{prefix}-{:06x}",
+        (nanos ^ (std::process::id() as u128) << 20) & 0xff_ffff
+    )
+}
+
+/// A Secret holding one key.
+pub async fn secret(client: &Client, ns: &str, name: &str, key: &str, value: &str) {
+    let api: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let secret: Secret = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "stringData": {key: value},
+    }))
+    .expect("secret");
+    api.create(&PostParams::default(), &secret)
+        .await
+        .expect("create secret");
+}
+
+/// Polls `check` until it returns Some, or panics naming `what` after `timeout`.
+pub async fn wait_for<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The AWS endpoint the tests use (moto from localstack/moto.sh, or LocalStack).
+pub fn aws_endpoint() -> String {
+    std::env::var("AWS_ENDPOINT_URL")
+        .expect("AWS_ENDPOINT_URL must name the AWS emulator: start one with `localstack/moto.sh start` (see README)")
+}
+
+/// An RDS client of the emulator, independent of the operator's (plays the console user).
+pub async fn rds() -> aws_sdk_rds::Client {
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(aws_endpoint())
+        .region(aws_config::Region::new(region()))
+        .credentials_provider(aws_sdk_rds::config::Credentials::new(
+            std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "test".into()),
+            std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "test".into()),
+            None,
+            None,
+            "tests",
+        ))
+        .load()
+        .await;
+    aws_sdk_rds::Client::new(&config)
+}
+
+pub fn region() -> String {
+    std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".into())
+}
+
+/// Whether the endpoint is moto with moto_ext (which counts calls); LocalStack is not.
+pub fn has_moto_ext() -> bool {
+    moto_ext_get("/_rds_ext/config").is_some()
+}
+
+/// RDS API calls the emulator served for one identifier, by action (moto_ext's count).
+pub fn server_calls(identifier: &str) -> BTreeMap<String, u64> {
+    let body = moto_ext_get(&format!("/_rds_ext/calls?identifier={identifier}"))
+        .expect("the emulator counts calls (moto with localstack/moto_ext)");
+    serde_json::from_str(&body).expect("calls JSON")
+}
+
+fn moto_ext_get(path: &str) -> Option<String> {
+    let endpoint = aws_endpoint();
+    let host = endpoint.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(host).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let (head, body) = response.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.0 200")
+        .then(|| body.to_owned())
+        .or_else(|| head.starts_with("HTTP/1.1 200").then(|| body.to_owned()))
+}
+
+/// The operator under test: the real binary, as a local process watching one namespace.
+pub struct Operator {
+    child: Child,
+    pub log: PathBuf,
+}
+
+impl Operator {
+    pub fn start(namespace: &str) -> Operator {
+        Self::start_with(namespace, &[])
+    }
+
+    pub fn start_with(namespace: &str, extra_args: &[&str]) -> Operator {
+        let log = std::env::temp_dir().join(format!("{}.operator.log", unique(namespace)));
+        let file = std::fs::File::create(&log).expect("operator log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_rds-operator"))
+            .args([
+                "--namespace",
+                namespace,
+                "--busy-poll-interval",
+                "1s",
+                "--poll-interval",
+                "5s",
+            ])
+            .args(extra_args)
+            .env("KUBECONFIG", kubeconfig())
+            .env("AWS_ENDPOINT_URL", aws_endpoint())
+            .env("AWS_REGION", region())
+            .env(
+                "AWS_ACCESS_KEY_ID",
+                std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "test".into()),
+            )
+            .env(
+                "AWS_SECRET_ACCESS_KEY",
+                std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "test".into()),
+            )
+            .env("RUST_LOG", "info,rds_operator=debug")
+            .stdout(file.try_clone().expect("log file"))
+            .stderr(file)
+            .spawn()
+            .expect("start the rds-operator binary");
+        Operator { child, log }
+    }
+
+    /// Kills the process at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn logs(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        self.kill();
+        if std::thread::panicking() {
+            let logs = self.logs();
+            let tail: Vec<&str> = logs.lines().rev().take(40).collect();
+            eprintln!("---- last operator log lines ({}) ----", self.log.display());
+            for line in tail.into_iter().rev() {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+/// The DBInstance, once its status satisfies `check`.
+pub async fn wait_dbi(
+    api: &Api<DBInstance>,
+    name: &str,
+    what: &str,
+    timeout: Duration,
+    check: impl Fn(&DBInstance) -> bool,
+) -> DBInstance {
+    wait_for(what, timeout, || async {
+        let db = api.get_opt(name).await.ok()??;
+        check(&db).then_some(db)
+    })
+    .await
+}
+
+/// The status of the named condition, with its reason.
+pub fn condition(db: &DBInstance, type_: &str) -> Option<(String, String, String)> {
+    db.status
+        .as_ref()?
+        .conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+pub fn is_ready(db: &DBInstance) -> bool {
+    condition(db, "Ready").is_some_and(|c| c.0 == "True")
+}
+
+/// Waits until the named object is gone from the API.
+pub async fn wait_gone(api: &Api<DBInstance>, name: &str, timeout: Duration) {
+    wait_for(
+        &format!("DBInstance {name} to be gone"),
+        timeout,
+        || async { matches!(api.get_opt(name).await, Ok(None)).then_some(()) },
+    )
+    .await
+}
+
+pub async fn delete(api: &Api<DBInstance>, name: &str) {
+    api.delete(name, &DeleteParams::default())
+        .await
+        .expect("delete DBInstance");
+}
+
+/// Reasons of the Events recorded for an object.
+pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String> {
+    let api: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client.clone(), ns);
+    api.list(&Default::default())
+        .await
+        .expect("list events")
+        .items
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
+        .filter_map(|e| e.reason)
+        .collect()
+}
+
+/// The instance as RDS reports it, or None.
+pub async fn describe(
+    rds: &aws_sdk_rds::Client,
+    identifier: &str,
+) -> Option<aws_sdk_rds::types::DbInstance> {
+    match rds
+        .describe_db_instances()
+        .db_instance_identifier(identifier)
+        .send()
+        .await
+    {
+        Ok(out) => out.db_instances().first().cloned(),
+        Err(e) => {
+            let code = aws_sdk_rds::error::ProvideErrorMetadata::code(&e).map(str::to_owned);
+            assert_eq!(
+                code.as_deref(),
+                Some("DBInstanceNotFound"),
+                "describe {identifier}: {e:?}"
+            );
+            None
+        }
+    }
+}

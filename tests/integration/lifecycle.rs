@@ -1,0 +1,522 @@
+//! The operator core on the bed: create -> available -> delete, deletion policies, crash safety,
+//! ownership, invalid input.
+
+use std::time::Duration;
+
+use kube::ResourceExt;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::ApiResource;
+use rds_operator::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use serde_json::json;
+
+use crate::common::{self, Operator, condition, is_ready, wait_dbi, wait_for};
+
+const READY_TIMEOUT: Duration = Duration::from_secs(90);
+
+fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
+    let mut spec = json!({
+        "dbInstanceIdentifier": identifier,
+        "engine": "mysql",
+        "engineVersion": "8.0.42",
+        "dbInstanceClass": "db.t3.micro",
+        "allocatedStorage": 20,
+        "storageType": "gp2",
+        "masterUsername": "admin",
+        "masterUserPassword": {"name": "db-password", "key": "password"},
+        "dbName": "COFFEE",
+        "tags": [{"key": "app", "value": "coffee-manage"}],
+    });
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            spec.insert(k.clone(), v.clone());
+        }
+    }
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBInstance",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))
+    .expect("valid DBInstance")
+}
+
+async fn setup(prefix: &str) -> (kube::Client, String, Api<DBInstance>, aws_sdk_rds::Client) {
+    let client = common::client_with_crd().await;
+    let ns = common::namespace(&client, prefix).await;
+    common::secret(
+        &client,
+        &ns,
+        "db-password",
+        "password",
+        "Sup3r-Secret-Passw0rd",
+    )
+    .await;
+    let api = Api::namespaced(client.clone(), &ns);
+    (client, ns, api, common::rds().await)
+}
+
+#[tokio::test]
+async fn create_observe_delete() {
+    let (client, ns, api, rds) = setup("life").await;
+    let id = common::unique("coffee");
+    let operator = Operator::start(&ns);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("coffee", &id, json!({})),
+    )
+    .await
+    .expect("create");
+
+    let db = wait_dbi(&api, "coffee", "Ready=True", READY_TIMEOUT, is_ready).await;
+
+    // What RDS holds.
+    let instance = common::describe(&rds, &id)
+        .await
+        .expect("the RDS instance exists");
+    assert_eq!(instance.db_instance_class(), Some("db.t3.micro"));
+    assert_eq!(instance.allocated_storage(), Some(20));
+    assert_eq!(instance.engine(), Some("mysql"));
+    assert_eq!(instance.storage_type(), Some("gp2"));
+    assert_eq!(instance.master_username(), Some("admin"));
+    let tags: std::collections::BTreeMap<_, _> = instance
+        .tag_list()
+        .iter()
+        .map(|t| (t.key().unwrap_or_default(), t.value().unwrap_or_default()))
+        .collect();
+    assert_eq!(tags.get("app"), Some(&"coffee-manage"));
+    assert_eq!(tags.get(OWNER_TAG).copied(), db.metadata.uid.as_deref());
+    assert_eq!(
+        tags.get(OWNER_NAME_TAG).copied(),
+        Some(format!("{ns}/coffee").as_str())
+    );
+
+    // What Kubernetes reports.
+    let status = db.status.clone().expect("status");
+    assert_eq!(status.db_instance_status.as_deref(), Some("available"));
+    assert_eq!(status.db_instance_identifier.as_deref(), Some(id.as_str()));
+    assert_eq!(status.arn.as_deref(), instance.db_instance_arn());
+    let endpoint = status.endpoint.expect("endpoint in status");
+    assert_eq!(
+        Some(endpoint.address.as_str()),
+        instance.endpoint().and_then(|e| e.address())
+    );
+    assert_eq!(endpoint.port, 3306);
+    assert_eq!(status.observed_generation, db.metadata.generation);
+    assert_eq!(condition(&db, "Synced").map(|c| c.0), Some("True".into()));
+    assert!(
+        db.finalizers()
+            .contains(&"rds.operator.rs/cleanup".to_string())
+    );
+    let reasons = common::event_reasons(&client, &ns, "coffee").await;
+    assert!(reasons.contains(&"Creating".into()), "events: {reasons:?}");
+    assert!(reasons.contains(&"Available".into()), "events: {reasons:?}");
+
+    // Delete: the CR goes only once the instance is gone.
+    common::delete(&api, "coffee").await;
+    common::wait_gone(&api, "coffee", READY_TIMEOUT).await;
+    assert!(
+        common::describe(&rds, &id).await.is_none(),
+        "RDS instance deleted before the CR went"
+    );
+    let reasons = common::event_reasons(&client, &ns, "coffee").await;
+    assert!(
+        reasons.contains(&"Deleting".into()) && reasons.contains(&"Deleted".into()),
+        "events: {reasons:?}"
+    );
+    if common::has_moto_ext() {
+        assert_eq!(common::server_calls(&id).get("CreateDBInstance"), Some(&1));
+    }
+    let logs = operator.logs();
+    assert!(
+        !logs.contains("Sup3r-Secret-Passw0rd"),
+        "password leaked into the operator log"
+    );
+}
+
+#[tokio::test]
+async fn retain_keeps_the_instance_and_snapshot_leaves_a_snapshot() {
+    let (_client, ns, api, rds) = setup("policy").await;
+    let retained = common::unique("retain");
+    let snapped = common::unique("snap");
+    let _operator = Operator::start(&ns);
+    for (name, id, policy) in [
+        ("retained", &retained, "Retain"),
+        ("snapped", &snapped, "Snapshot"),
+    ] {
+        api.create(
+            &PostParams::default(),
+            &dbinstance(name, id, json!({"deletionPolicy": policy})),
+        )
+        .await
+        .expect("create");
+    }
+    for name in ["retained", "snapped"] {
+        let db = wait_dbi(&api, name, "Ready=True", READY_TIMEOUT, is_ready).await;
+        assert!(db.status.is_some());
+        common::delete(&api, name).await;
+    }
+    for name in ["retained", "snapped"] {
+        common::wait_gone(&api, name, READY_TIMEOUT).await;
+    }
+    let kept = common::describe(&rds, &retained)
+        .await
+        .expect("Retain keeps the RDS instance");
+    assert_eq!(kept.db_instance_status(), Some("available"));
+    assert!(
+        common::describe(&rds, &snapped).await.is_none(),
+        "Snapshot deletes the instance"
+    );
+    let snapshots = rds
+        .describe_db_snapshots()
+        .db_instance_identifier(&snapped)
+        .send()
+        .await
+        .expect("DescribeDBSnapshots");
+    let names: Vec<_> = snapshots
+        .db_snapshots()
+        .iter()
+        .filter_map(|s| s.db_snapshot_identifier())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with(&format!("{snapped}-final-"))),
+        "final snapshot missing: {names:?}"
+    );
+    rds.delete_db_instance()
+        .db_instance_identifier(&retained)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("clean up the retained instance");
+}
+
+#[tokio::test]
+async fn crash_right_after_create_does_not_create_a_second_instance() {
+    let (_client, ns, api, rds) = setup("crash").await;
+    if !common::has_moto_ext() {
+        eprintln!("this test needs moto_ext's call counts; the emulator has none");
+    }
+    let id = common::unique("crash");
+    let mut operator = Operator::start(&ns);
+    api.create(&PostParams::default(), &dbinstance("crash", &id, json!({})))
+        .await
+        .expect("create");
+    // Kill the operator the moment the emulator has served CreateDBInstance.
+    wait_for(
+        "CreateDBInstance to reach the emulator",
+        Duration::from_secs(30),
+        || {
+            let id = id.clone();
+            async move {
+                (common::server_calls(&id)
+                    .get("CreateDBInstance")
+                    .copied()
+                    .unwrap_or(0)
+                    >= 1)
+                    .then_some(())
+            }
+        },
+    )
+    .await;
+    operator.kill();
+    drop(operator);
+
+    let _restarted = Operator::start(&ns);
+    let db = wait_dbi(
+        &api,
+        "crash",
+        "Ready=True after restart",
+        READY_TIMEOUT,
+        is_ready,
+    )
+    .await;
+    assert_eq!(
+        common::server_calls(&id).get("CreateDBInstance"),
+        Some(&1),
+        "a second create was sent"
+    );
+    let instance = common::describe(&rds, &id).await.expect("instance");
+    let owner = instance
+        .tag_list()
+        .iter()
+        .find(|t| t.key() == Some(OWNER_TAG))
+        .and_then(|t| t.value());
+    assert_eq!(owner, db.metadata.uid.as_deref());
+    common::delete(&api, "crash").await;
+    common::wait_gone(&api, "crash", READY_TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn instance_created_before_the_status_write_is_adopted() {
+    // The state a crash between CreateDBInstance and the status write leaves: an RDS instance tagged
+    // with the DBInstance's uid, and a DBInstance without status.
+    let (_client, ns, api, rds) = setup("adopt").await;
+    let id = common::unique("adopt");
+    let db = api
+        .create(&PostParams::default(), &dbinstance("adopt", &id, json!({})))
+        .await
+        .expect("create");
+    rds.create_db_instance()
+        .db_instance_identifier(&id)
+        .engine("mysql")
+        .db_instance_class("db.t3.micro")
+        .allocated_storage(20)
+        .tags(
+            aws_sdk_rds::types::Tag::builder()
+                .key(OWNER_TAG)
+                .value(db.metadata.uid.clone().unwrap())
+                .build(),
+        )
+        .send()
+        .await
+        .expect("pre-create");
+    let _operator = Operator::start(&ns);
+    wait_dbi(&api, "adopt", "Ready=True", READY_TIMEOUT, is_ready).await;
+    assert_eq!(
+        common::server_calls(&id).get("CreateDBInstance"),
+        Some(&1),
+        "the operator created again"
+    );
+    common::delete(&api, "adopt").await;
+    common::wait_gone(&api, "adopt", READY_TIMEOUT).await;
+    assert!(common::describe(&rds, &id).await.is_none());
+}
+
+#[tokio::test]
+async fn an_instance_that_is_not_ours_is_never_adopted_or_deleted() {
+    let (client, ns, api, rds) = setup("foreign").await;
+    let id = common::unique("foreign");
+    rds.create_db_instance()
+        .db_instance_identifier(&id)
+        .engine("mysql")
+        .db_instance_class("db.t3.small")
+        .allocated_storage(30)
+        .send()
+        .await
+        .expect("someone else's instance");
+    let _operator = Operator::start(&ns);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("foreign", &id, json!({})),
+    )
+    .await
+    .expect("create");
+    let db = wait_dbi(
+        &api,
+        "foreign",
+        "Ready=False IdentifierInUse",
+        READY_TIMEOUT,
+        |db| condition(db, "Ready").is_some_and(|c| c.0 == "False" && c.1 == "IdentifierInUse"),
+    )
+    .await;
+    let message = condition(&db, "Ready").unwrap().2;
+    assert!(
+        message.contains(&id) && message.contains("not managed"),
+        "{message}"
+    );
+    assert!(
+        common::event_reasons(&client, &ns, "foreign")
+            .await
+            .contains(&"IdentifierInUse".into())
+    );
+    common::delete(&api, "foreign").await;
+    common::wait_gone(&api, "foreign", READY_TIMEOUT).await;
+    let instance = common::describe(&rds, &id)
+        .await
+        .expect("the foreign instance survives");
+    assert_eq!(instance.db_instance_class(), Some("db.t3.small"));
+    assert!(
+        instance
+            .tag_list()
+            .iter()
+            .all(|t| t.key() != Some(OWNER_TAG))
+    );
+    rds.delete_db_instance()
+        .db_instance_identifier(&id)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("clean up");
+}
+
+#[tokio::test]
+async fn invalid_manifests_are_rejected_by_the_api_server() {
+    let client = common::client_with_crd().await;
+    let ns = common::namespace(&client, "invalid").await;
+    let ar = ApiResource::erase::<DBInstance>(&());
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), &ns, &ar);
+    let base = json!({
+        "engine": "mysql", "dbInstanceClass": "db.t3.micro", "allocatedStorage": 20,
+    });
+    let cases = [
+        (
+            "no-class",
+            json!({"dbInstanceClass": null}),
+            "dbInstanceClass",
+        ),
+        ("tiny", json!({"allocatedStorage": 5}), "allocatedStorage"),
+        (
+            "no-storage",
+            json!({"allocatedStorage": null}),
+            "allocatedStorage is required",
+        ),
+        (
+            "policy",
+            json!({"deletionPolicy": "Sometimes"}),
+            "deletionPolicy",
+        ),
+        (
+            "storage-type",
+            json!({"storageType": "floppy"}),
+            "storageType",
+        ),
+        (
+            "cross-ns",
+            json!({"masterUserPassword": {"name": "pw", "key": "password", "namespace": "kube-system"}}),
+            "cross-namespace references are refused",
+        ),
+    ];
+    for (name, change, expected) in cases {
+        let mut spec = base.clone();
+        for (k, v) in change.as_object().unwrap() {
+            if v.is_null() {
+                spec.as_object_mut().unwrap().remove(k);
+            } else {
+                spec[k] = v.clone();
+            }
+        }
+        let obj: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "rds.operator.rs/v1alpha1", "kind": "DBInstance",
+            "metadata": {"name": name}, "spec": spec,
+        }))
+        .unwrap();
+        // The admission policy is compiled asynchronously after install: retry briefly.
+        let message = wait_for(
+            &format!("{name} to be rejected"),
+            Duration::from_secs(20),
+            || {
+                let api = api.clone();
+                let obj = obj.clone();
+                async move {
+                    match api.create(&PostParams::default(), &obj).await {
+                        Err(kube::Error::Api(e)) => Some(e.message),
+                        Ok(_) => {
+                            let _ = api.delete(name, &Default::default()).await;
+                            None
+                        }
+                        Err(e) => panic!("unexpected error {e}"),
+                    }
+                }
+            },
+        )
+        .await;
+        println!("{name}: {message}");
+        assert!(
+            message.contains(expected),
+            "{name}: {message:?} does not name {expected:?}"
+        );
+    }
+
+    // Immutable fields are refused on update, naming the field.
+    let dbi: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
+    dbi.create(
+        &PostParams::default(),
+        &dbinstance("immutable", &common::unique("imm"), json!({})),
+    )
+    .await
+    .expect("create");
+    for (field, value) in [
+        ("engine", json!("postgres")),
+        ("dbName", json!("OTHER")),
+        ("masterUsername", json!("root")),
+    ] {
+        let err = dbi
+            .patch(
+                "immutable",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {field: value}})),
+            )
+            .await
+            .expect_err("immutable field changed");
+        assert!(
+            err.to_string().contains(&format!("{field} is immutable")),
+            "{err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn aws_invalid_input_is_reported_backed_off_and_retried_on_spec_change() {
+    let (client, ns, api, rds) = setup("awsinvalid").await;
+    let id = common::unique("badnet");
+    let _operator = Operator::start(&ns);
+    api.create(
+        &PostParams::default(),
+        &dbinstance(
+            "badnet",
+            &id,
+            json!({"dbSubnetGroupName": "no-such-subnet-group"}),
+        ),
+    )
+    .await
+    .expect("create");
+    let db = wait_dbi(
+        &api,
+        "badnet",
+        "Ready=False InvalidRequest",
+        READY_TIMEOUT,
+        |db| condition(db, "Ready").is_some_and(|c| c.1 == "InvalidRequest"),
+    )
+    .await;
+    let message = condition(&db, "Ready").unwrap().2;
+    assert!(
+        message.contains("no-such-subnet-group"),
+        "AWS's message is shown: {message}"
+    );
+    assert!(!message.contains("Sup3r-Secret-Passw0rd"));
+    assert!(
+        common::event_reasons(&client, &ns, "badnet")
+            .await
+            .contains(&"InvalidRequest".into())
+    );
+
+    // Backoff, not a retry storm: 2+4+8+16 s -> at most 6 attempts in 20 s.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let creates = common::server_calls(&id)
+        .get("CreateDBInstance")
+        .copied()
+        .unwrap_or(0);
+    assert!(
+        (1..=6).contains(&creates),
+        "{creates} CreateDBInstance calls in ~20 s"
+    );
+
+    // A corrected spec is retried at once, whatever the backoff.
+    api.patch(
+        "badnet",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"dbSubnetGroupName": "coffee-manage-db-subnets"}})),
+    )
+    .await
+    .expect("fix spec");
+    wait_dbi(
+        &api,
+        "badnet",
+        "Ready=True after the fix",
+        READY_TIMEOUT,
+        is_ready,
+    )
+    .await;
+    let instance = common::describe(&rds, &id)
+        .await
+        .expect("created after the fix");
+    assert_eq!(
+        instance
+            .db_subnet_group()
+            .and_then(|g| g.db_subnet_group_name()),
+        Some("coffee-manage-db-subnets")
+    );
+    common::delete(&api, "badnet").await;
+    common::wait_gone(&api, "badnet", READY_TIMEOUT).await;
+}

@@ -1,0 +1,7 @@
+//! Integration tests: the real kube-apiserver and the RDS emulator, over the network.
+//! Run them with `make test` (README), which starts the emulator; the control plane is started by
+//! the harness in common/.
+
+mod common;
+mod lifecycle;
+mod smoke;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests, then the integration tests against a real kube-apiserver (started by
+# the test harness from tests/env/) and an RDS emulator.
+#
+# AWS_ENDPOINT_URL set: the tests use that emulator (moto with localstack/moto_ext, or LocalStack).
+# Unset: moto is started here (on MOTO_PORT, default 4566) with a 3 s create and 2 s modify/delete
+# delay, and stopped at the end.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rds-operator/target}
+
+assets=$(tests/env/build.sh)
+echo "control plane binaries: $assets ($("$assets/kube-apiserver" --version))"
+
+if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
+  port=${MOTO_PORT:-4566}
+  if curl -sf "http://127.0.0.1:$port/_rds_ext/config" >/dev/null 2>&1; then
+    echo "using the moto already running on port $port"
+  else
+    MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-3} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-2} \
+      MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-2} localstack/moto.sh start
+    trap 'localstack/moto.sh stop' EXIT
+  fi
+  export AWS_ENDPOINT_URL="http://127.0.0.1:$port"
+fi
+export AWS_REGION=${AWS_REGION:-us-east-1}
+export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-test}
+
+cargo test --locked --all-targets -- --show-output
