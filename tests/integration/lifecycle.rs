@@ -520,3 +520,79 @@ async fn aws_invalid_input_is_reported_backed_off_and_retried_on_spec_change() {
     common::delete(&api, "badnet").await;
     common::wait_gone(&api, "badnet", READY_TIMEOUT).await;
 }
+
+#[tokio::test]
+async fn deletion_protection_holds_the_deletion_without_a_hot_loop() {
+    let (client, ns, api, rds) = setup("protect").await;
+    let id = common::unique("protect");
+    let _operator = Operator::start(&ns);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("protected", &id, json!({"deletionProtection": true})),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "protected", "Ready=True", READY_TIMEOUT, is_ready).await;
+    common::delete(&api, "protected").await;
+    let db = wait_dbi(
+        &api,
+        "protected",
+        "Ready=False DeletionProtected",
+        READY_TIMEOUT,
+        |db| condition(db, "Ready").is_some_and(|c| c.1 == "DeletionProtected"),
+    )
+    .await;
+    assert!(db.metadata.deletion_timestamp.is_some());
+    assert!(
+        common::event_reasons(&client, &ns, "protected")
+            .await
+            .contains(&"DeletionProtected".into())
+    );
+    // No DeleteDBInstance is even tried while protection is on, and no describe storm either
+    // (poll interval 5 s in tests).
+    let before = common::server_calls(&id);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let after = common::server_calls(&id);
+    assert_eq!(after.get("DeleteDBInstance"), None, "{after:?}");
+    let describes = after.get("DescribeDBInstances").unwrap_or(&0)
+        - before.get("DescribeDBInstances").unwrap_or(&0);
+    assert!(describes <= 3, "{describes} describes in 6 s");
+    assert!(common::describe(&rds, &id).await.is_some());
+
+    // A person turns protection off in AWS: the deletion goes through.
+    rds.modify_db_instance()
+        .db_instance_identifier(&id)
+        .deletion_protection(false)
+        .apply_immediately(true)
+        .send()
+        .await
+        .expect("turn protection off");
+    common::wait_gone(&api, "protected", READY_TIMEOUT).await;
+    assert!(common::describe(&rds, &id).await.is_none());
+}
+
+#[tokio::test]
+async fn an_identifier_aws_refuses_is_reported() {
+    let (_client, ns, api, _rds) = setup("badid").await;
+    let _operator = Operator::start(&ns);
+    // Valid for the schema (1-63 characters), invalid for RDS (two hyphens in a row).
+    api.create(
+        &PostParams::default(),
+        &dbinstance("badid", "bad--identifier", json!({})),
+    )
+    .await
+    .expect("create");
+    let db = wait_dbi(
+        &api,
+        "badid",
+        "Ready=False InvalidRequest",
+        READY_TIMEOUT,
+        |db| condition(db, "Ready").is_some_and(|c| c.1 == "InvalidRequest"),
+    )
+    .await;
+    let message = condition(&db, "Ready").unwrap().2;
+    assert!(message.contains("CreateDBInstance failed"), "{message}");
+    // Deleting it is immediate: there is nothing in RDS.
+    common::delete(&api, "badid").await;
+    common::wait_gone(&api, "badid", READY_TIMEOUT).await;
+}
