@@ -10,16 +10,18 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use crate::crd::{DBInstance, DBInstanceStatus, FINALIZER};
-use crate::observer::Observer;
+use crate::crd::{DBInstance, DBInstanceStatus, DriftPolicy, DriftRecord, FINALIZER, FieldDrift};
+use crate::drift;
+use crate::observer::{Observer, PollIntervals, is_transitional};
 use crate::planner::{self, ApplyStep, CleanupStep, Released};
-use crate::rds::{AwsError, CreateRequest, ErrorClass, Rds};
+use crate::rds::{AwsError, CreateRequest, ErrorClass, ObservedInstance, Rds};
 
 /// Field manager of the operator's server-side applies.
 pub const MANAGER: &str = "rds-operator";
@@ -131,12 +133,41 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16)
         Some(ns) => Api::namespaced(ctx.client.clone(), ns),
         None => Api::all(ctx.client.clone()),
     };
+    let secrets: Api<Secret> = match &namespace {
+        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
+        None => Api::all(ctx.client.clone()),
+    };
     info!(
         namespace = namespace.as_deref().unwrap_or("*"),
         "starting DBInstance controller"
     );
-    Controller::new(api, watcher::Config::default().any_semantic())
+    let controller = Controller::new(api, watcher::Config::default().any_semantic());
+    let store = controller.store();
+    controller
         .with_config(ControllerConfig::default().concurrency(concurrency))
+        // A password Secret that changes (rotation) or appears (it was missing) wakes the
+        // DBInstances that refer to it.
+        .watches(
+            secrets,
+            watcher::Config::default().any_semantic(),
+            move |secret: Secret| {
+                let ns = secret.namespace();
+                let name = secret.name_any();
+                store
+                    .state()
+                    .into_iter()
+                    .filter(|db| {
+                        db.namespace() == ns
+                            && db
+                                .spec
+                                .master_user_password
+                                .as_ref()
+                                .is_some_and(|r| r.name == name)
+                    })
+                    .map(|db| ObjectRef::from_obj(&*db))
+                    .collect::<Vec<_>>()
+            },
+        )
         .shutdown_on_signal()
         .run(reconcile, error_policy, ctx)
         .for_each(|result| async move {
@@ -199,8 +230,10 @@ async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
     let identifier = db.identifier();
     let observed = ctx.observer.observe(&identifier).await?;
     let intervals = ctx.observer.intervals;
-    match planner::plan_apply(&uid, observed.as_ref()) {
-        ApplyStep::Create => {
+    let previous = db.status.clone().unwrap_or_default();
+    let existed = previous.arn.is_some();
+    match planner::plan_apply(&uid, observed.as_ref(), existed, db.spec.drift_policy) {
+        step @ (ApplyStep::Create | ApplyStep::Recreate) => {
             let password = read_password(db, ctx, &namespace).await?;
             let tags = planner::creation_tags(&db.spec, &uid, &namespace, &db.name_any());
             let created = ctx
@@ -212,26 +245,69 @@ async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
                     tags,
                 })
                 .await?;
-            info!(identifier, "created RDS instance");
-            publish(
-                ctx,
-                db,
-                EventType::Normal,
-                "Creating",
-                "Create",
-                format!(
-                    "creating RDS instance {identifier} ({} {}, {})",
-                    db.spec.engine,
-                    db.spec
-                        .engine_version
-                        .as_deref()
-                        .unwrap_or("default version"),
-                    db.spec.db_instance_class
-                ),
-            )
-            .await;
-            report_observed(db, ctx, &identifier, &created).await?;
+            info!(
+                identifier,
+                recreate = step == ApplyStep::Recreate,
+                "created RDS instance"
+            );
+            let mut status = planner::observed_status(&identifier, &created);
+            status.master_user_password_hash = password
+                .as_ref()
+                .map(|p| planner::password_hash(&uid, p.expose_secret()));
+            status.last_drift = previous.last_drift.clone();
+            if step == ApplyStep::Recreate {
+                let now = now();
+                status.last_drift = Some(DriftRecord {
+                    time: now,
+                    action: "Recreated".into(),
+                    fields: vec![FieldDrift {
+                        field: "dbInstanceIdentifier".into(),
+                        observed: "(deleted outside the operator)".into(),
+                        desired: identifier.clone(),
+                    }],
+                });
+                publish(
+                    ctx,
+                    db,
+                    EventType::Warning,
+                    "Recreating",
+                    "Create",
+                    format!("RDS instance {identifier} was deleted outside the operator; creating it again from the spec"),
+                )
+                .await;
+            } else {
+                publish(
+                    ctx,
+                    db,
+                    EventType::Normal,
+                    "Creating",
+                    "Create",
+                    format!(
+                        "creating RDS instance {identifier} ({} {}, {})",
+                        db.spec.engine,
+                        db.spec
+                            .engine_version
+                            .as_deref()
+                            .unwrap_or("default version"),
+                        db.spec.db_instance_class
+                    ),
+                )
+                .await;
+            }
+            let synced = (
+                true,
+                "Synced",
+                "the RDS instance is being created from the spec".to_owned(),
+            );
+            write_observed(db, ctx, status, &created.status, synced).await?;
             Ok(Action::requeue(intervals.busy))
+        }
+        ApplyStep::Missing => {
+            let message = format!(
+                "RDS instance {identifier} was deleted outside the operator; driftPolicy is Report, so it is not recreated"
+            );
+            report_failure(db, ctx, "DeletedOutOfBand", &message).await;
+            Ok(Action::requeue(drift_interval(db, &intervals)))
         }
         ApplyStep::Foreign { owner } => {
             let message = format!(
@@ -247,22 +323,223 @@ async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
         }
         ApplyStep::Observe => {
             let observed = observed.ok_or(Error::MissingObjectKey("observed instance"))?;
-            let before = db
-                .status
-                .as_ref()
-                .and_then(|s| s.db_instance_status.clone());
-            if before.as_deref() != Some(observed.status.as_str()) {
-                let (ready, _, message) = planner::readiness(&observed.status);
-                if ready {
-                    publish(ctx, db, EventType::Normal, "Available", "Observe", message).await;
-                } else if !crate::observer::is_transitional(&observed.status) {
-                    publish(ctx, db, EventType::Warning, "Failed", "Observe", message).await;
-                }
-            }
-            report_observed(db, ctx, &identifier, &observed).await?;
-            Ok(Action::requeue(intervals.after(&observed.status)))
+            sync(db, ctx, &uid, &namespace, &identifier, observed, previous).await
         }
     }
+}
+
+/// Our instance exists: report it, and put right what differs from the spec.
+async fn sync(
+    db: &DBInstance,
+    ctx: &Context,
+    uid: &str,
+    namespace: &str,
+    identifier: &str,
+    observed: ObservedInstance,
+    previous: DBInstanceStatus,
+) -> Result<Action, Error> {
+    let intervals = ctx.observer.intervals;
+    if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
+        let (ready, _, message) = planner::readiness(&observed.status);
+        if ready {
+            publish(ctx, db, EventType::Normal, "Available", "Observe", message).await;
+        } else if !is_transitional(&observed.status) {
+            publish(ctx, db, EventType::Warning, "Failed", "Observe", message).await;
+        }
+    }
+
+    let password = if db.spec.master_user_password.is_some() {
+        read_password(db, ctx, namespace).await?
+    } else {
+        None
+    };
+    let hash = password
+        .as_ref()
+        .map(|p| planner::password_hash(uid, p.expose_secret()));
+    // No hash yet (an adopted instance): take the Secret's password as the one RDS has.
+    let rotate =
+        matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
+    let desired_tags = planner::creation_tags(&db.spec, uid, namespace, &db.name_any());
+    let comparison = drift::compare(&db.spec, &observed, &desired_tags, rotate);
+
+    let mut status = planner::observed_status(identifier, &observed);
+    status.master_user_password_hash = previous.master_user_password_hash.clone().or(hash.clone());
+    status.last_drift = previous.last_drift.clone();
+    let spec_changed = db.metadata.generation != previous.observed_generation;
+    let refused = comparison.refused.join("; ");
+    let settled_requeue = Action::requeue(
+        intervals
+            .after(&observed.status)
+            .min(drift_interval(db, &intervals)),
+    );
+
+    if comparison.in_sync() {
+        let synced = if !refused.is_empty() {
+            if spec_changed {
+                publish(
+                    ctx,
+                    db,
+                    EventType::Warning,
+                    "UnsupportedChange",
+                    "Update",
+                    refused.clone(),
+                )
+                .await;
+            }
+            (false, "UnsupportedChange", refused)
+        } else if !observed.pending_modified_values.is_empty() {
+            let pending = observed
+                .pending_modified_values
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            (
+                false,
+                "Pending",
+                format!("RDS holds changes to {pending} until they are applied"),
+            )
+        } else {
+            (
+                true,
+                "Synced",
+                "the RDS instance matches the spec".to_owned(),
+            )
+        };
+        write_observed(db, ctx, status, &observed.status, synced).await?;
+        return Ok(if is_transitional(&observed.status) {
+            Action::requeue(intervals.busy)
+        } else {
+            settled_requeue
+        });
+    }
+
+    let fields = comparison.field_list();
+    let details = planner::describe_diffs(&comparison.diffs);
+    if db.spec.drift_policy == DriftPolicy::Report {
+        let record = planner::drift_record(
+            previous.last_drift.as_ref(),
+            "Reported",
+            &comparison.diffs,
+            &now(),
+        );
+        if previous.last_drift.as_ref() != Some(&record) {
+            publish(
+                ctx,
+                db,
+                EventType::Warning,
+                "DriftDetected",
+                "Observe",
+                format!("RDS differs from the spec (driftPolicy Report, not corrected): {details}"),
+            )
+            .await;
+        }
+        status.last_drift = Some(record);
+        let synced = (
+            false,
+            "Drifted",
+            format!("RDS differs from the spec in {fields}; driftPolicy is Report"),
+        );
+        write_observed(db, ctx, status, &observed.status, synced).await?;
+        return Ok(settled_requeue);
+    }
+    if observed.status != "available" {
+        let synced = (
+            false,
+            "Waiting",
+            format!(
+                "RDS is {}; the change of {fields} waits until the instance is available",
+                observed.status
+            ),
+        );
+        write_observed(db, ctx, status, &observed.status, synced).await?;
+        return Ok(Action::requeue(intervals.busy));
+    }
+
+    let arn = observed.arn.clone().unwrap_or_default();
+    let mut after = observed.clone();
+    if let Some(m) = &comparison.modification {
+        after = ctx.rds.modify(identifier, m, password.as_ref()).await?;
+        if m.rotate_password {
+            status.master_user_password_hash = hash.clone();
+            publish(
+                ctx,
+                db,
+                EventType::Normal,
+                "PasswordRotated",
+                "Update",
+                "sent the new master password from the Secret to RDS".into(),
+            )
+            .await;
+        }
+    }
+    if !comparison.tags_to_add.is_empty() {
+        ctx.rds.add_tags(&arn, &comparison.tags_to_add).await?;
+    }
+    if !comparison.tags_to_remove.is_empty() {
+        ctx.rds
+            .remove_tags(&arn, &comparison.tags_to_remove)
+            .await?;
+    }
+    let changed: Vec<_> = comparison
+        .diffs
+        .iter()
+        .filter(|d| d.field != "masterUserPassword")
+        .cloned()
+        .collect();
+    if !changed.is_empty() {
+        if spec_changed {
+            publish(
+                ctx,
+                db,
+                EventType::Normal,
+                "Updating",
+                "Update",
+                format!(
+                    "applying the spec to RDS: {}",
+                    planner::describe_diffs(&changed)
+                ),
+            )
+            .await;
+        } else {
+            let record = planner::drift_record(None, "Corrected", &changed, &now());
+            publish(
+                ctx,
+                db,
+                EventType::Warning,
+                "DriftCorrected",
+                "Update",
+                format!(
+                    "RDS was changed outside the operator; put back to the spec: {}",
+                    planner::describe_diffs(&changed)
+                ),
+            )
+            .await;
+            status.last_drift = Some(record);
+        }
+    }
+    info!(identifier, fields, "sent changes to RDS");
+    if !after.status.is_empty() {
+        status.db_instance_status = Some(after.status.clone());
+        status.pending_modified_values = after.pending_modified_values.clone();
+    }
+    let state = status.db_instance_status.clone().unwrap_or_default();
+    let synced = (false, "Updating", format!("sent {fields} to RDS"));
+    write_observed(db, ctx, status, &state, synced).await?;
+    Ok(Action::requeue(intervals.busy))
+}
+
+/// The drift interval of this DBInstance: its spec.driftInterval, else the operator's.
+fn drift_interval(db: &DBInstance, intervals: &PollIntervals) -> Duration {
+    db.spec
+        .drift_interval
+        .as_deref()
+        .and_then(|d| planner::parse_duration(d).ok())
+        .unwrap_or(intervals.settled)
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
@@ -299,7 +576,16 @@ async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
         }
         CleanupStep::Wait => {
             if let Some(o) = &observed {
-                report_observed(db, ctx, &identifier, o).await?;
+                let mut status = planner::observed_status(&identifier, o);
+                let previous = db.status.clone().unwrap_or_default();
+                status.master_user_password_hash = previous.master_user_password_hash;
+                status.last_drift = previous.last_drift;
+                let synced = (
+                    true,
+                    "Deleting",
+                    format!("RDS instance {identifier} is being deleted"),
+                );
+                write_observed(db, ctx, status, &o.status, synced).await?;
             }
             Ok(Action::requeue(intervals.busy))
         }
@@ -402,25 +688,19 @@ async fn patch_finalizers(
     Ok(())
 }
 
-/// Writes the observed RDS state with Ready per the RDS status and Synced=True.
-async fn report_observed(
+/// Writes the status with Ready per the RDS state and Synced as given.
+async fn write_observed(
     db: &DBInstance,
     ctx: &Context,
-    identifier: &str,
-    observed: &crate::rds::ObservedInstance,
+    mut status: DBInstanceStatus,
+    rds_state: &str,
+    synced: (bool, &str, String),
 ) -> Result<(), Error> {
     let generation = db.metadata.generation;
-    let mut status = planner::observed_status(identifier, observed);
-    let (ready, reason, message) = planner::readiness(&observed.status);
+    let (ready, reason, message) = planner::readiness(rds_state);
     status.conditions = vec![
         planner::condition("Ready", ready, &reason, &message, generation),
-        planner::condition(
-            "Synced",
-            true,
-            "Synced",
-            "the last reconcile reached AWS without error",
-            generation,
-        ),
+        planner::condition("Synced", synced.0, synced.1, &synced.2, generation),
     ];
     patch_status(db, ctx, status).await
 }
@@ -465,8 +745,7 @@ async fn patch_status(
         .as_ref()
         .map(|s| s.conditions.as_slice())
         .unwrap_or_default();
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    status.conditions = planner::merge_conditions(previous, status.conditions, &now);
+    status.conditions = planner::merge_conditions(previous, status.conditions, &now());
     status.observed_generation = db.metadata.generation;
     if db.status.as_ref() == Some(&status) {
         return Ok(());

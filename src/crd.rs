@@ -201,6 +201,37 @@ pub struct DBInstanceSpec {
     /// Retain (keep the instance) or Snapshot (delete after a final snapshot).
     #[serde(default)]
     pub deletion_policy: DeletionPolicy,
+
+    /// Apply changes now (default) or in the next maintenance window; until then they show in
+    /// status.pendingModifiedValues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply_immediately: Option<bool>,
+
+    /// Allow engineVersion to move to a new major version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_major_version_upgrade: Option<bool>,
+
+    /// What to do when the RDS instance differs from this spec because of a change made outside
+    /// the operator: Correct (default: put it back, recreate a deleted instance) or Report (only
+    /// report it in status and Events).
+    #[serde(default)]
+    pub drift_policy: DriftPolicy,
+
+    /// How often to compare the RDS instance with this spec once it is settled, as a duration such
+    /// as 60s or 5m. Defaults to the operator's --drift-interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('100ms')").message("driftInterval must be a duration of at least 100ms, such as 60s or 5m"))]
+    pub drift_interval: Option<String>,
+}
+
+/// What to do about changes made outside the operator.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum DriftPolicy {
+    /// Put the instance back to the spec.
+    #[default]
+    Correct,
+    /// Only report the difference.
+    Report,
 }
 
 /// A key in a Secret of the DBInstance's namespace.
@@ -295,6 +326,39 @@ pub struct DBInstanceStatus {
     /// Changes RDS has accepted but not applied yet.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending_modified_values: BTreeMap<String, String>,
+    /// Salted hash of the master password last sent to RDS (never the password itself), to notice
+    /// a rotation in the Secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_user_password_hash: Option<String>,
+    /// The last difference found between RDS and the spec that nobody asked the operator to make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_drift: Option<DriftRecord>,
+}
+
+/// Fields found changed outside the operator, and what was done.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DriftRecord {
+    /// When the difference was found (RFC 3339).
+    pub time: String,
+    /// Corrected (put back to the spec), Recreated (the instance was deleted outside the operator)
+    /// or Reported (driftPolicy Report).
+    pub action: String,
+    /// The fields, with what RDS had and what the spec says.
+    #[serde(default)]
+    pub fields: Vec<FieldDrift>,
+}
+
+/// One drifted field.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldDrift {
+    /// Spec field name.
+    pub field: String,
+    /// Value found in RDS.
+    pub observed: String,
+    /// Value in the spec.
+    pub desired: String,
 }
 
 /// Address and port of an RDS instance.

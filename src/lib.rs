@@ -1,6 +1,7 @@
 //! rds-operator: manages AWS RDS DB instances from `DBInstance` custom resources.
 //!
 //! - [`crd`] holds the DBInstance API (what `kubectl explain` shows);
+//! - [`drift`] holds where drift is decided: spec vs observed, with normalisation rules;
 //! - [`planner`] holds the pure decisions (create, adopt, delete, what status to report);
 //! - [`observer`] holds every read of RDS state, and the poll intervals;
 //! - [`rds`] holds the aws-sdk-rds calls and AWS error classification;
@@ -9,6 +10,7 @@
 
 pub mod controller;
 pub mod crd;
+pub mod drift;
 pub mod observer;
 pub mod planner;
 pub mod rds;

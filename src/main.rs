@@ -5,6 +5,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use rds_operator::controller::{self, Context};
 use rds_operator::observer::{Observer, PollIntervals};
+use rds_operator::planner::parse_duration;
 use rds_operator::rds::Rds;
 use rds_operator::telemetry::{self, LogFormat};
 
@@ -31,9 +32,10 @@ struct RunArgs {
     /// Watch only this namespace (default: all namespaces).
     #[arg(long, env = "WATCH_NAMESPACE")]
     namespace: Option<String>,
-    /// How often to look at a settled (e.g. available) instance.
-    #[arg(long, env = "POLL_INTERVAL", default_value = "60s", value_parser = parse_duration)]
-    poll_interval: Duration,
+    /// The drift interval: how often to compare a settled (e.g. available) instance with its spec.
+    /// A DBInstance's spec.driftInterval overrides it.
+    #[arg(long, alias = "poll-interval", env = "DRIFT_INTERVAL", default_value = "60s", value_parser = parse_duration)]
+    drift_interval: Duration,
     /// How often to look at an instance RDS is busy with (creating, modifying, deleting...).
     #[arg(long, env = "BUSY_POLL_INTERVAL", default_value = "5s", value_parser = parse_duration)]
     busy_poll_interval: Duration,
@@ -49,30 +51,6 @@ struct RunArgs {
     /// Log filter when RUST_LOG is unset.
     #[arg(long, env = "LOG_LEVEL", default_value = "info")]
     log_level: String,
-}
-
-/// "90s", "2m", "500ms", "1h" or plain seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration like 30s, 5m or 500ms"))?;
-    let seconds = match unit {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => {
-            return Err(format!(
-                "{text:?}: unknown unit {unit:?} (use ms, s, m or h)"
-            ));
-        }
-    };
-    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[tokio::main]
@@ -103,7 +81,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let rds = Rds::new(aws_sdk_rds::Client::new(&aws));
     let intervals = PollIntervals {
         busy: args.busy_poll_interval,
-        settled: args.poll_interval,
+        settled: args.drift_interval,
     };
     let instance = std::env::var("POD_NAME")
         .or_else(|_| std::env::var("HOSTNAME"))
@@ -119,19 +97,4 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         tracing::info!(operation, outcome, calls = n, "RDS API calls");
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("3d").is_err());
-    }
 }

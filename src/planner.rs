@@ -2,11 +2,15 @@
 //! report. No I/O here; everything is a plain value, so every rule has a unit test.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
 
 use crate::crd::{
-    Condition, DBInstance, DBInstanceSpec, DBInstanceStatus, DeletionPolicy, Endpoint,
-    OWNER_NAME_TAG, OWNER_TAG,
+    Condition, DBInstance, DBInstanceSpec, DBInstanceStatus, DeletionPolicy, DriftPolicy,
+    DriftRecord, Endpoint, FieldDrift, OWNER_NAME_TAG, OWNER_TAG,
 };
+use crate::drift::Diff;
 use crate::observer::is_transitional;
 use crate::rds::ObservedInstance;
 
@@ -15,6 +19,10 @@ use crate::rds::ObservedInstance;
 pub enum ApplyStep {
     /// No instance with the identifier: create it.
     Create,
+    /// Our instance was deleted outside the operator: create it again from the spec.
+    Recreate,
+    /// Our instance was deleted outside the operator and driftPolicy is Report: only say so.
+    Missing,
     /// An instance with the identifier exists but is not ours: never touch it.
     Foreign { owner: Option<String> },
     /// Our instance: report what RDS says.
@@ -50,8 +58,16 @@ pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
     observed.tags.get(OWNER_TAG).map(String::as_str) == Some(uid)
 }
 
-pub fn plan_apply(uid: &str, observed: Option<&ObservedInstance>) -> ApplyStep {
+/// `existed` says an instance was observed for this DBInstance before (its ARN is in status).
+pub fn plan_apply(
+    uid: &str,
+    observed: Option<&ObservedInstance>,
+    existed: bool,
+    policy: DriftPolicy,
+) -> ApplyStep {
     match observed {
+        None if existed && policy == DriftPolicy::Report => ApplyStep::Missing,
+        None if existed => ApplyStep::Recreate,
         None => ApplyStep::Create,
         Some(o) if owned_by(o, uid) => ApplyStep::Observe,
         Some(o) => ApplyStep::Foreign {
@@ -111,6 +127,94 @@ pub fn creation_tags(
     tags.insert(OWNER_TAG.to_owned(), uid.to_owned());
     tags.insert(OWNER_NAME_TAG.to_owned(), format!("{namespace}/{name}"));
     tags
+}
+
+/// A salted hash of the master password, to notice a rotation without keeping the password.
+pub fn password_hash(uid: &str, password: &str) -> String {
+    let digest = Sha256::digest(format!("rds-operator:{uid}:{password}").as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The drift record to show: the previous one (and its time) while the same fields differ the same
+/// way, so an unchanged drift writes nothing new.
+pub fn drift_record(
+    previous: Option<&DriftRecord>,
+    action: &str,
+    diffs: &[Diff],
+    now: &str,
+) -> DriftRecord {
+    let fields: Vec<FieldDrift> = diffs
+        .iter()
+        .map(|d| FieldDrift {
+            field: d.field.to_owned(),
+            observed: d.observed.clone(),
+            desired: d.desired.clone(),
+        })
+        .collect();
+    match previous {
+        Some(p) if p.action == action && p.fields == fields => p.clone(),
+        _ => DriftRecord {
+            time: now.to_owned(),
+            action: action.to_owned(),
+            fields,
+        },
+    }
+}
+
+/// "dbInstanceClass: db.t3.small -> db.t3.micro; tags: a=b -> (none)"
+pub fn describe_diffs(diffs: &[Diff]) -> String {
+    diffs
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: {} -> {}",
+                d.field,
+                or_none(&d.observed),
+                or_none(&d.desired)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn or_none(s: &str) -> &str {
+    if s.is_empty() { "(none)" } else { s }
+}
+
+/// Parses a Go-style duration as the CRD accepts it: "60s", "5m", "1m30s", "500ms", "1h".
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text:?} is not a duration such as 60s, 5m, 1m30s or 500ms");
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(seconds) = rest.parse::<f64>() {
+        return Ok(Duration::from_secs_f64(seconds));
+    }
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let split = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .ok_or_else(bad)?;
+        let (number, tail) = rest.split_at(split);
+        let value: f64 = number.parse().map_err(|_| bad())?;
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        total += value
+            * match unit {
+                "ns" => 1e-9,
+                "us" | "µs" => 1e-6,
+                "ms" => 1e-3,
+                "s" => 1.0,
+                "m" => 60.0,
+                "h" => 3600.0,
+                _ => return Err(bad()),
+            };
+        rest = tail;
+    }
+    Ok(Duration::from_secs_f64(total))
 }
 
 /// Checks the schema cannot make: returns a message for the user when the spec is unusable.
@@ -251,20 +355,72 @@ mod tests {
         }
     }
 
+    const C: DriftPolicy = DriftPolicy::Correct;
+
     #[test]
     fn absent_instance_is_created() {
-        assert_eq!(plan_apply(UID, None), ApplyStep::Create);
+        assert_eq!(plan_apply(UID, None, false, C), ApplyStep::Create);
+    }
+
+    #[test]
+    fn instance_deleted_out_of_band_is_recreated_or_reported() {
+        assert_eq!(plan_apply(UID, None, true, C), ApplyStep::Recreate);
+        assert_eq!(
+            plan_apply(UID, None, true, DriftPolicy::Report),
+            ApplyStep::Missing
+        );
     }
 
     #[test]
     fn our_tagged_instance_is_adopted_not_created_again() {
-        assert_eq!(plan_apply(UID, Some(&ours("creating"))), ApplyStep::Observe);
+        assert_eq!(
+            plan_apply(UID, Some(&ours("creating")), false, C),
+            ApplyStep::Observe
+        );
+    }
+
+    #[test]
+    fn durations_in_go_syntax() {
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3d").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn password_hash_is_salted_and_hides_the_password() {
+        let h = password_hash(UID, "hunter2");
+        assert_eq!(h.len(), 64);
+        assert!(!h.contains("hunter2"));
+        assert_ne!(h, password_hash("other-uid", "hunter2"));
+        assert_eq!(h, password_hash(UID, "hunter2"));
+    }
+
+    #[test]
+    fn unchanged_drift_keeps_its_record() {
+        let diffs = vec![Diff {
+            field: "multiAZ",
+            observed: "true".into(),
+            desired: "false".into(),
+        }];
+        let first = drift_record(None, "Reported", &diffs, "t1");
+        assert_eq!(first.time, "t1");
+        assert_eq!(drift_record(Some(&first), "Reported", &diffs, "t2"), first);
+        assert_eq!(
+            drift_record(Some(&first), "Corrected", &diffs, "t3").time,
+            "t3"
+        );
+        assert_eq!(describe_diffs(&diffs), "multiAZ: true -> false");
     }
 
     #[test]
     fn foreign_instance_is_never_adopted() {
         assert_eq!(
-            plan_apply(UID, Some(&theirs())),
+            plan_apply(UID, Some(&theirs()), false, C),
             ApplyStep::Foreign {
                 owner: Some("other/db".into())
             }
@@ -274,7 +430,7 @@ mod tests {
             .tags
             .insert(OWNER_TAG.into(), "another-uid".into());
         assert!(matches!(
-            plan_apply(UID, Some(&other_uid)),
+            plan_apply(UID, Some(&other_uid), true, C),
             ApplyStep::Foreign { .. }
         ));
     }

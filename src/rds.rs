@@ -10,6 +10,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::crd::DBInstanceSpec;
+use crate::drift::Modification;
 
 /// What the operator sees of an RDS instance.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -386,6 +387,86 @@ impl Rds {
                 status: "creating".to_owned(),
                 ..Default::default()
             }))
+    }
+
+    /// ModifyDBInstance carrying exactly the fields set in `m`.
+    pub async fn modify(
+        &self,
+        identifier: &str,
+        m: &Modification,
+        password: Option<&SecretString>,
+    ) -> Result<ObservedInstance, AwsError> {
+        let password = if m.rotate_password { password } else { None };
+        let result = self
+            .client
+            .modify_db_instance()
+            .db_instance_identifier(identifier)
+            .apply_immediately(m.apply_immediately)
+            .set_allow_major_version_upgrade(m.allow_major_version_upgrade.then_some(true))
+            .set_db_instance_class(m.db_instance_class.clone())
+            .set_allocated_storage(m.allocated_storage)
+            .set_max_allocated_storage(m.max_allocated_storage)
+            .set_storage_type(m.storage_type.clone())
+            .set_iops(m.iops)
+            .set_engine_version(m.engine_version.clone())
+            .set_backup_retention_period(m.backup_retention_period)
+            .set_preferred_backup_window(m.preferred_backup_window.clone())
+            .set_preferred_maintenance_window(m.preferred_maintenance_window.clone())
+            .set_multi_az(m.multi_az)
+            .set_publicly_accessible(m.publicly_accessible)
+            .set_deletion_protection(m.deletion_protection)
+            .set_db_parameter_group_name(m.db_parameter_group_name.clone())
+            .set_vpc_security_group_ids(m.vpc_security_group_ids.clone())
+            .set_db_port_number(m.port)
+            .set_auto_minor_version_upgrade(m.auto_minor_version_upgrade)
+            .set_copy_tags_to_snapshot(m.copy_tags_to_snapshot)
+            .set_master_user_password(password.map(|p| p.expose_secret().to_owned()))
+            .send()
+            .await
+            .map_err(|e| aws_error("ModifyDBInstance", e, password));
+        self.count("ModifyDBInstance", &result);
+        Ok(result?
+            .db_instance()
+            .map(ObservedInstance::from)
+            .unwrap_or_default())
+    }
+
+    /// AddTagsToResource.
+    pub async fn add_tags(
+        &self,
+        arn: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let tags = tags
+            .iter()
+            .map(|(k, v)| RdsTag::builder().key(k).value(v).build())
+            .collect();
+        let result = self
+            .client
+            .add_tags_to_resource()
+            .resource_name(arn)
+            .set_tags(Some(tags))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_error("AddTagsToResource", e, None));
+        self.count("AddTagsToResource", &result);
+        result
+    }
+
+    /// RemoveTagsFromResource.
+    pub async fn remove_tags(&self, arn: &str, keys: &[String]) -> Result<(), AwsError> {
+        let result = self
+            .client
+            .remove_tags_from_resource()
+            .resource_name(arn)
+            .set_tag_keys(Some(keys.to_vec()))
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_error("RemoveTagsFromResource", e, None));
+        self.count("RemoveTagsFromResource", &result);
+        result
     }
 
     /// DeleteDBInstance, with a final snapshot when one is named. A missing instance is success.

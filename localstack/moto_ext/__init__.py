@@ -187,6 +187,10 @@ def install() -> None:
             db = orig_describe(self, db_instance_identifier)[0]
             if db.status in BUSY:
                 raise busy_error(db.db_instance_identifier, db.status)
+            # moto takes the port as DBPortNumber but never applies it; RDS changes it at once.
+            if db_kwargs.get("db_port_number") is not None:
+                db_kwargs["port"] = int(db_kwargs["db_port_number"])
+                del db_kwargs["db_port_number"]
             apply_now = bool(db_kwargs.get("apply_immediately"))
             deferred = {}
             for key in list(db_kwargs.keys()):

@@ -1,0 +1,687 @@
+//! Where drift is decided: the spec compared with the observed RDS instance, field by field, with
+//! the rules that keep values RDS normalises from looking like drift. Pure; every rule has a test.
+//!
+//! A field the spec leaves unset is not managed: whatever RDS has (its default, or a person's
+//! choice) is in sync. A change RDS already holds in PendingModifiedValues is not sent again.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Display;
+
+use crate::crd::DBInstanceSpec;
+use crate::rds::ObservedInstance;
+
+/// One field whose observed value differs from the spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diff {
+    pub field: &'static str,
+    pub observed: String,
+    pub desired: String,
+}
+
+/// What one ModifyDBInstance must carry: exactly the fields that differ.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Modification {
+    pub db_instance_class: Option<String>,
+    pub allocated_storage: Option<i32>,
+    pub max_allocated_storage: Option<i32>,
+    pub storage_type: Option<String>,
+    pub iops: Option<i32>,
+    pub engine_version: Option<String>,
+    pub allow_major_version_upgrade: bool,
+    pub backup_retention_period: Option<i32>,
+    pub preferred_backup_window: Option<String>,
+    pub preferred_maintenance_window: Option<String>,
+    pub multi_az: Option<bool>,
+    pub publicly_accessible: Option<bool>,
+    pub deletion_protection: Option<bool>,
+    pub db_parameter_group_name: Option<String>,
+    pub vpc_security_group_ids: Option<Vec<String>>,
+    pub port: Option<i32>,
+    pub auto_minor_version_upgrade: Option<bool>,
+    pub copy_tags_to_snapshot: Option<bool>,
+    /// Send the master password from the Secret (it changed there).
+    pub rotate_password: bool,
+    pub apply_immediately: bool,
+}
+
+/// Everything that differs, and the calls that would put it right.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    pub diffs: Vec<Diff>,
+    /// None when no ModifyDBInstance is needed.
+    pub modification: Option<Modification>,
+    pub tags_to_add: BTreeMap<String, String>,
+    pub tags_to_remove: Vec<String>,
+    /// Differences RDS cannot apply (storage shrink, version downgrade, major upgrade not allowed).
+    pub refused: Vec<String>,
+}
+
+impl Comparison {
+    /// True when RDS matches the spec and nothing is to be sent.
+    pub fn in_sync(&self) -> bool {
+        self.diffs.is_empty() && self.modification.is_none()
+    }
+
+    /// The fields that differ, for messages: "dbInstanceClass, tags".
+    pub fn field_list(&self) -> String {
+        self.diffs
+            .iter()
+            .map(|d| d.field)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Compares the spec with the observed instance. `desired_tags` are the spec's tags plus the
+/// ownership tags; `rotate_password` says the Secret's password differs from the one last sent.
+pub fn compare(
+    spec: &DBInstanceSpec,
+    observed: &ObservedInstance,
+    desired_tags: &BTreeMap<String, String>,
+    rotate_password: bool,
+) -> Comparison {
+    let mut c = Comparison::default();
+    let mut m = Modification {
+        apply_immediately: spec.apply_immediately.unwrap_or(true),
+        allow_major_version_upgrade: spec.allow_major_version_upgrade.unwrap_or(false),
+        rotate_password,
+        ..Default::default()
+    };
+    let pending = &observed.pending_modified_values;
+    let mut f = Fields {
+        diffs: &mut c.diffs,
+        pending,
+    };
+
+    f.field(
+        "dbInstanceClass",
+        &spec.db_instance_class,
+        observed.db_instance_class.as_ref(),
+        eq_ignore_case,
+        &mut m.db_instance_class,
+    );
+
+    if let Some(want) = spec.allocated_storage {
+        let have = observed.allocated_storage.unwrap_or_default();
+        let autoscaled = spec.max_allocated_storage.is_some_and(|max| have <= max);
+        match want.cmp(&have) {
+            Ordering::Greater => f.field(
+                "allocatedStorage",
+                &want,
+                observed.allocated_storage.as_ref(),
+                |a, b| a == b,
+                &mut m.allocated_storage,
+            ),
+            Ordering::Less if !autoscaled => c.refused.push(format!(
+                "allocatedStorage cannot shrink from {have} to {want} GiB: RDS storage only grows"
+            )),
+            _ => {}
+        }
+    }
+
+    f.opt(
+        "maxAllocatedStorage",
+        spec.max_allocated_storage.as_ref(),
+        observed.max_allocated_storage.as_ref(),
+        |a, b| a == b,
+        &mut m.max_allocated_storage,
+    );
+    let storage_type = spec.storage_type.map(|t| t.as_str().to_owned());
+    f.opt(
+        "storageType",
+        storage_type.as_ref(),
+        observed.storage_type.as_ref(),
+        eq_ignore_case,
+        &mut m.storage_type,
+    );
+    f.opt(
+        "iops",
+        spec.iops.as_ref(),
+        observed.iops.as_ref(),
+        |a, b| a == b,
+        &mut m.iops,
+    );
+
+    if let (Some(want), Some(have)) = (&spec.engine_version, &observed.engine_version) {
+        match engine_version_change(&spec.engine, want, have, m.allow_major_version_upgrade) {
+            VersionChange::None => {}
+            VersionChange::Upgrade => f.field(
+                "engineVersion",
+                want,
+                Some(have),
+                |a, b| a == b,
+                &mut m.engine_version,
+            ),
+            VersionChange::Refused(why) => c.refused.push(why),
+        }
+    }
+
+    f.opt(
+        "backupRetentionPeriod",
+        spec.backup_retention_period.as_ref(),
+        observed.backup_retention_period.as_ref(),
+        |a, b| a == b,
+        &mut m.backup_retention_period,
+    );
+    f.opt(
+        "preferredBackupWindow",
+        spec.preferred_backup_window.as_ref(),
+        observed.preferred_backup_window.as_ref(),
+        eq_ignore_case,
+        &mut m.preferred_backup_window,
+    );
+    f.opt(
+        "preferredMaintenanceWindow",
+        spec.preferred_maintenance_window.as_ref(),
+        observed.preferred_maintenance_window.as_ref(),
+        eq_ignore_case,
+        &mut m.preferred_maintenance_window,
+    );
+    f.opt(
+        "multiAZ",
+        spec.multi_az.as_ref(),
+        observed.multi_az.as_ref(),
+        |a, b| a == b,
+        &mut m.multi_az,
+    );
+    f.opt(
+        "publiclyAccessible",
+        spec.publicly_accessible.as_ref(),
+        observed.publicly_accessible.as_ref(),
+        |a, b| a == b,
+        &mut m.publicly_accessible,
+    );
+    f.opt(
+        "deletionProtection",
+        spec.deletion_protection.as_ref(),
+        observed.deletion_protection.as_ref(),
+        |a, b| a == b,
+        &mut m.deletion_protection,
+    );
+    f.opt(
+        "dbParameterGroupName",
+        spec.db_parameter_group_name.as_ref(),
+        observed.db_parameter_group_name.as_ref(),
+        eq_ignore_case,
+        &mut m.db_parameter_group_name,
+    );
+    f.opt(
+        "port",
+        spec.port.as_ref(),
+        observed.port.as_ref(),
+        |a, b| a == b,
+        &mut m.port,
+    );
+    f.opt(
+        "autoMinorVersionUpgrade",
+        spec.auto_minor_version_upgrade.as_ref(),
+        observed.auto_minor_version_upgrade.as_ref(),
+        |a, b| a == b,
+        &mut m.auto_minor_version_upgrade,
+    );
+    f.opt(
+        "copyTagsToSnapshot",
+        spec.copy_tags_to_snapshot.as_ref(),
+        observed.copy_tags_to_snapshot.as_ref(),
+        |a, b| a == b,
+        &mut m.copy_tags_to_snapshot,
+    );
+
+    if let Some(want) = &spec.vpc_security_group_ids {
+        let want_set: BTreeSet<&String> = want.iter().collect();
+        let have_set: BTreeSet<&String> = observed.vpc_security_group_ids.iter().collect();
+        if want_set != have_set {
+            c.diffs.push(Diff {
+                field: "vpcSecurityGroupIDs",
+                observed: observed.vpc_security_group_ids.join(","),
+                desired: want.join(","),
+            });
+            m.vpc_security_group_ids = Some(want.clone());
+        }
+    }
+
+    if rotate_password && !pending.contains_key("masterUserPassword") {
+        c.diffs.push(Diff {
+            field: "masterUserPassword",
+            observed: "(previous password)".into(),
+            desired: "(password in the Secret)".into(),
+        });
+    } else {
+        m.rotate_password = false;
+    }
+
+    for (key, value) in desired_tags {
+        if observed.tags.get(key) != Some(value) {
+            c.tags_to_add.insert(key.clone(), value.clone());
+        }
+    }
+    c.tags_to_remove = observed
+        .tags
+        .keys()
+        .filter(|k| !k.starts_with("aws:") && !desired_tags.contains_key(*k))
+        .cloned()
+        .collect();
+    if !c.tags_to_add.is_empty() || !c.tags_to_remove.is_empty() {
+        c.diffs.push(Diff {
+            field: "tags",
+            observed: format_tags(observed.tags.iter().filter(|(k, _)| !k.starts_with("aws:"))),
+            desired: format_tags(desired_tags.iter()),
+        });
+    }
+
+    let template = Modification {
+        apply_immediately: m.apply_immediately,
+        allow_major_version_upgrade: m.allow_major_version_upgrade,
+        ..Default::default()
+    };
+    if m != template {
+        if m.engine_version.is_none() {
+            m.allow_major_version_upgrade = false;
+        }
+        c.modification = Some(m);
+    }
+    c
+}
+
+struct Fields<'a> {
+    diffs: &'a mut Vec<Diff>,
+    pending: &'a BTreeMap<String, String>,
+}
+
+impl Fields<'_> {
+    /// A field the spec sets: differs when the observed value is not equal and RDS does not
+    /// already hold the desired value as pending.
+    fn field<T: Clone + Display>(
+        &mut self,
+        name: &'static str,
+        want: &T,
+        have: Option<&T>,
+        eq: impl Fn(&T, &T) -> bool,
+        slot: &mut Option<T>,
+    ) {
+        if have.is_some_and(|h| eq(want, h)) {
+            return;
+        }
+        if self
+            .pending
+            .get(name)
+            .is_some_and(|p| p.eq_ignore_ascii_case(&want.to_string()))
+        {
+            return;
+        }
+        self.diffs.push(Diff {
+            field: name,
+            observed: have
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "(unset)".into()),
+            desired: want.to_string(),
+        });
+        *slot = Some(want.clone());
+    }
+
+    /// A field the spec may leave unset (then it is not managed).
+    fn opt<T: Clone + Display>(
+        &mut self,
+        name: &'static str,
+        want: Option<&T>,
+        have: Option<&T>,
+        eq: impl Fn(&T, &T) -> bool,
+        slot: &mut Option<T>,
+    ) {
+        if let Some(want) = want {
+            self.field(name, want, have, eq, slot);
+        }
+    }
+}
+
+#[allow(clippy::ptr_arg)] // passed where Fn(&String, &String) is expected
+fn eq_ignore_case(a: &String, b: &String) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+fn format_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> String {
+    tags.map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// What a spec engine version asks of the observed one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VersionChange {
+    /// In sync: equal, a prefix ("8.0" of "8.0.42"), or older within the same major version
+    /// (RDS upgraded the minor version itself).
+    None,
+    Upgrade,
+    Refused(String),
+}
+
+pub fn engine_version_change(
+    engine: &str,
+    want: &str,
+    have: &str,
+    allow_major: bool,
+) -> VersionChange {
+    if want == have || have.starts_with(&format!("{want}.")) {
+        return VersionChange::None;
+    }
+    let same_major = major_version(engine, want) == major_version(engine, have);
+    match compare_versions(want, have) {
+        Ordering::Equal => VersionChange::None,
+        Ordering::Less if same_major => VersionChange::None,
+        Ordering::Less => VersionChange::Refused(format!(
+            "engineVersion {want} is older than the running {have}: RDS cannot downgrade"
+        )),
+        Ordering::Greater if same_major || allow_major => VersionChange::Upgrade,
+        Ordering::Greater => VersionChange::Refused(format!(
+            "engineVersion {want} is a major upgrade from {have}: set allowMajorVersionUpgrade: true to allow it"
+        )),
+    }
+}
+
+/// The major version: "8.0" for MySQL 8.0.42, "16" for PostgreSQL 16.3, "9.6" for PostgreSQL 9.6.
+pub fn major_version(engine: &str, version: &str) -> String {
+    let parts: Vec<&str> = version.split('.').collect();
+    let first_is_major =
+        engine.starts_with("postgres") && parts[0].parse::<u32>().is_ok_and(|v| v >= 10);
+    let n = if first_is_major { 1 } else { 2 };
+    parts.iter().take(n).copied().collect::<Vec<_>>().join(".")
+}
+
+/// Numeric comparison component by component; a missing component counts as 0.
+pub fn compare_versions(a: &str, b: &str) -> Ordering {
+    let parse = |v: &str| -> Vec<u64> {
+        v.split(['.', '-', '_'])
+            .map(|p| p.trim_start_matches(|c: char| !c.is_ascii_digit()))
+            .map(|p| {
+                p.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse()
+                    .unwrap_or(0)
+            })
+            .collect()
+    };
+    let (a, b) = (parse(a), parse(b));
+    for i in 0..a.len().max(b.len()) {
+        match a.get(i).unwrap_or(&0).cmp(b.get(i).unwrap_or(&0)) {
+            Ordering::Equal => continue,
+            other => return other,
+        }
+    }
+    Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crd::StorageType;
+
+    fn spec() -> DBInstanceSpec {
+        DBInstanceSpec {
+            engine: "mysql".into(),
+            engine_version: Some("8.0".into()),
+            db_instance_class: "db.t3.micro".into(),
+            allocated_storage: Some(20),
+            storage_type: Some(StorageType::Gp2),
+            backup_retention_period: Some(1),
+            multi_az: Some(false),
+            deletion_protection: Some(false),
+            ..Default::default()
+        }
+    }
+
+    fn observed() -> ObservedInstance {
+        ObservedInstance {
+            identifier: "db".into(),
+            status: "available".into(),
+            engine: Some("mysql".into()),
+            engine_version: Some("8.0.42".into()),
+            db_instance_class: Some("db.t3.micro".into()),
+            allocated_storage: Some(20),
+            storage_type: Some("gp2".into()),
+            backup_retention_period: Some(1),
+            multi_az: Some(false),
+            deletion_protection: Some(false),
+            // Defaults RDS fills in for fields the spec leaves unset:
+            preferred_backup_window: Some("03:00-03:30".into()),
+            preferred_maintenance_window: Some("sun:05:00-sun:05:30".into()),
+            auto_minor_version_upgrade: Some(true),
+            port: Some(3306),
+            vpc_security_group_ids: vec!["sg-default".into()],
+            db_parameter_group_name: Some("default.mysql8.0".into()),
+            tags: tags(&[("owner", "uid"), ("aws:cloudformation:stack-name", "x")]),
+            ..Default::default()
+        }
+    }
+
+    fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn desired_tags() -> BTreeMap<String, String> {
+        tags(&[("owner", "uid")])
+    }
+
+    #[test]
+    fn in_sync_instance_needs_nothing() {
+        let c = compare(&spec(), &observed(), &desired_tags(), false);
+        assert!(c.in_sync(), "{c:?}");
+        assert!(c.tags_to_add.is_empty() && c.tags_to_remove.is_empty());
+    }
+
+    #[test]
+    fn short_engine_version_matches_the_full_one() {
+        assert_eq!(
+            engine_version_change("mysql", "8.0", "8.0.42", false),
+            VersionChange::None
+        );
+        assert_eq!(
+            engine_version_change("mysql", "8.0.42", "8.0.42", false),
+            VersionChange::None
+        );
+    }
+
+    #[test]
+    fn minor_upgrade_done_by_rds_is_not_drift() {
+        assert_eq!(
+            engine_version_change("mysql", "8.0.40", "8.0.42", false),
+            VersionChange::None
+        );
+    }
+
+    #[test]
+    fn engine_upgrades_and_refusals() {
+        assert_eq!(
+            engine_version_change("mysql", "8.0.43", "8.0.42", false),
+            VersionChange::Upgrade
+        );
+        assert!(
+            matches!(engine_version_change("mysql", "8.4.3", "8.0.42", false), VersionChange::Refused(m) if m.contains("allowMajorVersionUpgrade"))
+        );
+        assert_eq!(
+            engine_version_change("mysql", "8.4.3", "8.0.42", true),
+            VersionChange::Upgrade
+        );
+        assert!(
+            matches!(engine_version_change("mysql", "5.7", "8.0.42", true), VersionChange::Refused(m) if m.contains("downgrade"))
+        );
+        assert_eq!(
+            engine_version_change("postgres", "16.4", "16.3", false),
+            VersionChange::Upgrade
+        );
+        assert!(matches!(
+            engine_version_change("postgres", "17.1", "16.3", false),
+            VersionChange::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn major_versions_by_engine() {
+        assert_eq!(major_version("mysql", "8.0.42"), "8.0");
+        assert_eq!(major_version("postgres", "16.3"), "16");
+        assert_eq!(major_version("postgres", "9.6.22"), "9.6");
+        assert_eq!(compare_versions("8.0.42", "8.0.9"), Ordering::Greater);
+        assert_eq!(compare_versions("8.0", "8.0.0"), Ordering::Equal);
+    }
+
+    #[test]
+    fn class_and_type_case_is_not_drift() {
+        let mut o = observed();
+        o.db_instance_class = Some("DB.T3.MICRO".into());
+        o.storage_type = Some("GP2".into());
+        assert!(compare(&spec(), &o, &desired_tags(), false).in_sync());
+    }
+
+    #[test]
+    fn unset_fields_are_not_managed() {
+        let mut o = observed();
+        o.preferred_maintenance_window = Some("mon:01:00-mon:01:30".into());
+        o.port = Some(3307);
+        o.copy_tags_to_snapshot = Some(true);
+        assert!(compare(&spec(), &o, &desired_tags(), false).in_sync());
+    }
+
+    #[test]
+    fn window_case_is_not_drift() {
+        let mut s = spec();
+        s.preferred_maintenance_window = Some("Sun:05:00-Sun:05:30".into());
+        assert!(compare(&s, &observed(), &desired_tags(), false).in_sync());
+    }
+
+    #[test]
+    fn changed_fields_and_only_those_are_sent() {
+        let mut s = spec();
+        s.db_instance_class = "db.t3.small".into();
+        s.backup_retention_period = Some(7);
+        let c = compare(&s, &observed(), &desired_tags(), false);
+        let m = c.modification.clone().expect("a modification");
+        assert_eq!(m.db_instance_class.as_deref(), Some("db.t3.small"));
+        assert_eq!(m.backup_retention_period, Some(7));
+        assert_eq!(
+            Modification {
+                db_instance_class: None,
+                backup_retention_period: None,
+                ..m.clone()
+            },
+            Modification {
+                apply_immediately: true,
+                ..Default::default()
+            }
+        );
+        assert_eq!(c.field_list(), "dbInstanceClass, backupRetentionPeriod");
+    }
+
+    #[test]
+    fn pending_change_is_not_sent_again() {
+        let mut s = spec();
+        s.db_instance_class = "db.t3.small".into();
+        s.apply_immediately = Some(false);
+        let mut o = observed();
+        o.pending_modified_values
+            .insert("dbInstanceClass".into(), "db.t3.small".into());
+        let c = compare(&s, &o, &desired_tags(), false);
+        assert!(c.in_sync(), "{c:?}");
+    }
+
+    #[test]
+    fn storage_grows_but_never_shrinks() {
+        let mut s = spec();
+        s.allocated_storage = Some(30);
+        assert_eq!(
+            compare(&s, &observed(), &desired_tags(), false)
+                .modification
+                .unwrap()
+                .allocated_storage,
+            Some(30)
+        );
+        s.allocated_storage = Some(10);
+        let c = compare(&s, &observed(), &desired_tags(), false);
+        assert!(c.modification.is_none());
+        assert!(c.refused[0].contains("cannot shrink"), "{:?}", c.refused);
+    }
+
+    #[test]
+    fn storage_grown_by_autoscaling_is_not_drift() {
+        let mut s = spec();
+        s.max_allocated_storage = Some(100);
+        let mut o = observed();
+        o.allocated_storage = Some(40);
+        o.max_allocated_storage = Some(100);
+        let c = compare(&s, &o, &desired_tags(), false);
+        assert!(c.in_sync() && c.refused.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn tags_sync_leaves_aws_tags_alone() {
+        let mut o = observed();
+        o.tags.insert("added-in-console".into(), "x".into());
+        let mut want = desired_tags();
+        want.insert("team".into(), "coffee".into());
+        let c = compare(&spec(), &o, &want, false);
+        assert_eq!(c.tags_to_add, tags(&[("team", "coffee")]));
+        assert_eq!(c.tags_to_remove, vec!["added-in-console".to_string()]);
+        assert!(c.modification.is_none(), "tags need no ModifyDBInstance");
+        assert_eq!(c.field_list(), "tags");
+    }
+
+    #[test]
+    fn security_groups_compare_as_sets() {
+        let mut s = spec();
+        s.vpc_security_group_ids = Some(vec!["sg-b".into(), "sg-a".into()]);
+        let mut o = observed();
+        o.vpc_security_group_ids = vec!["sg-a".into(), "sg-b".into()];
+        assert!(compare(&s, &o, &desired_tags(), false).in_sync());
+        o.vpc_security_group_ids = vec!["sg-a".into()];
+        let m = compare(&s, &o, &desired_tags(), false)
+            .modification
+            .unwrap();
+        assert_eq!(
+            m.vpc_security_group_ids,
+            Some(vec!["sg-b".into(), "sg-a".into()])
+        );
+    }
+
+    #[test]
+    fn password_rotation_is_a_modification_unless_pending() {
+        let c = compare(&spec(), &observed(), &desired_tags(), true);
+        assert!(c.modification.unwrap().rotate_password);
+        let mut o = observed();
+        o.pending_modified_values
+            .insert("masterUserPassword".into(), "****".into());
+        assert!(compare(&spec(), &o, &desired_tags(), true).in_sync());
+    }
+
+    #[test]
+    fn major_upgrade_flag_is_sent_only_with_a_version_change() {
+        let mut s = spec();
+        s.allow_major_version_upgrade = Some(true);
+        s.multi_az = Some(true);
+        let m = compare(&s, &observed(), &desired_tags(), false)
+            .modification
+            .unwrap();
+        assert!(!m.allow_major_version_upgrade);
+        s.engine_version = Some("8.4.3".into());
+        let m = compare(&s, &observed(), &desired_tags(), false)
+            .modification
+            .unwrap();
+        assert!(m.allow_major_version_upgrade);
+        assert_eq!(m.engine_version.as_deref(), Some("8.4.3"));
+    }
+
+    #[test]
+    fn apply_immediately_false_is_carried() {
+        let mut s = spec();
+        s.apply_immediately = Some(false);
+        s.multi_az = Some(true);
+        assert!(
+            !compare(&s, &observed(), &desired_tags(), false)
+                .modification
+                .unwrap()
+                .apply_immediately
+        );
+    }
+}
