@@ -13,7 +13,7 @@ use crate::common::{self, Operator, condition, is_ready, wait_dbi, wait_for};
 
 const READY_TIMEOUT: Duration = Duration::from_secs(90);
 
-fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
+pub fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
     let mut spec = json!({
         "dbInstanceIdentifier": identifier,
         "engine": "mysql",
@@ -40,7 +40,7 @@ fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBInsta
     .expect("valid DBInstance")
 }
 
-async fn setup(prefix: &str) -> (kube::Client, String, Api<DBInstance>, aws_sdk_rds::Client) {
+pub async fn setup(prefix: &str) -> (kube::Client, String, Api<DBInstance>, aws_sdk_rds::Client) {
     let client = common::client_with_crd().await;
     let ns = common::namespace(&client, prefix).await;
     common::secret(
@@ -430,6 +430,9 @@ async fn invalid_manifests_are_rejected_by_the_api_server() {
         ("engine", json!("postgres")),
         ("dbName", json!("OTHER")),
         ("masterUsername", json!("root")),
+        ("dbInstanceIdentifier", json!("another-name")),
+        ("storageEncrypted", json!(true)),
+        ("kmsKeyID", json!("alias/other")),
     ] {
         let err = dbi
             .patch(

@@ -5,3 +5,4 @@
 mod common;
 mod lifecycle;
 mod smoke;
+mod updates;

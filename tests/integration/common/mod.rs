@@ -236,15 +236,12 @@ impl Operator {
     pub fn start_with(namespace: &str, extra_args: &[&str]) -> Operator {
         let log = std::env::temp_dir().join(format!("{}.operator.log", unique(namespace)));
         let file = std::fs::File::create(&log).expect("operator log file");
+        let mut args = vec!["--namespace", namespace, "--busy-poll-interval", "1s"];
+        if !extra_args.contains(&"--drift-interval") {
+            args.extend(["--drift-interval", "5s"]);
+        }
         let child = Command::new(env!("CARGO_BIN_EXE_rds-operator"))
-            .args([
-                "--namespace",
-                namespace,
-                "--busy-poll-interval",
-                "1s",
-                "--poll-interval",
-                "5s",
-            ])
+            .args(args)
             .args(extra_args)
             .env("KUBECONFIG", kubeconfig())
             .env("AWS_ENDPOINT_URL", aws_endpoint())
@@ -346,6 +343,42 @@ pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String>
         .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
         .filter_map(|e| e.reason)
         .collect()
+}
+
+/// Sum of the calls to these actions the emulator served for an identifier.
+pub fn mutating_calls(identifier: &str) -> u64 {
+    let calls = server_calls(identifier);
+    [
+        "ModifyDBInstance",
+        "AddTagsToResource",
+        "RemoveTagsFromResource",
+        "CreateDBInstance",
+        "DeleteDBInstance",
+    ]
+    .iter()
+    .map(|a| calls.get(*a).copied().unwrap_or(0))
+    .sum()
+}
+
+/// POST to moto_ext's control API.
+pub fn moto_ext_post(path: &str) -> bool {
+    let endpoint = aws_endpoint();
+    let host = endpoint.trim_start_matches("http://").trim_end_matches('/');
+    let Ok(mut stream) = TcpStream::connect(host) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    if write!(
+        stream,
+        "POST {path} HTTP/1.0\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n"
+    )
+    .is_err()
+    {
+        return false;
+    }
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    response.contains(" 200 ")
 }
 
 /// The instance as RDS reports it, or None.

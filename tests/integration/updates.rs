@@ -1,0 +1,608 @@
+//! Spec updates and drift: the spec wins, visibly and without loops.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use rds_operator::crd::DBInstance;
+use serde_json::json;
+
+use crate::common::{self, Operator, condition, is_ready, wait_dbi, wait_for};
+use crate::lifecycle::{dbinstance, setup};
+
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+fn synced(db: &DBInstance) -> bool {
+    condition(db, "Synced").is_some_and(|c| c.0 == "True")
+        && db.status.as_ref().and_then(|s| s.observed_generation) == db.metadata.generation
+        && is_ready(db)
+}
+
+fn tags_of(instance: &aws_sdk_rds::types::DbInstance) -> BTreeMap<String, String> {
+    instance
+        .tag_list()
+        .iter()
+        .map(|t| {
+            (
+                t.key().unwrap_or_default().to_owned(),
+                t.value().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn calls(identifier: &str, action: &str) -> u64 {
+    common::server_calls(identifier)
+        .get(action)
+        .copied()
+        .unwrap_or(0)
+}
+
+async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Value) {
+    api.patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "spec": spec })),
+    )
+    .await
+    .expect("patch spec");
+}
+
+async fn network_security_group() -> String {
+    let out = std::process::Command::new(format!(
+        "{}/moto-venv/bin/python",
+        std::env::var("RDS_OPERATOR_CACHE")
+            .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()))
+    ))
+    .args([
+        &format!("{}/localstack/init/coffee_network.py", common::REPO),
+        "--get",
+        "security_group_id",
+    ])
+    .env("AWS_ENDPOINT_URL", common::aws_endpoint())
+    .output()
+    .expect("run coffee_network.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[tokio::test]
+async fn every_updatable_field_reaches_rds_in_one_modification() {
+    let (_client, ns, api, rds) = setup("update").await;
+    let id = common::unique("update");
+    let group = common::unique("params");
+    rds.create_db_parameter_group()
+        .db_parameter_group_name(&group)
+        .db_parameter_group_family("mysql8.0")
+        .description("test")
+        .send()
+        .await
+        .expect("parameter group");
+    let sg = network_security_group().await;
+    let _operator = Operator::start(&ns);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("update", &id, json!({})),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "update", "in sync", TIMEOUT, synced).await;
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        0,
+        "a new instance in sync needs no modification"
+    );
+
+    patch_spec(
+        &api,
+        "update",
+        json!({
+            "dbInstanceClass": "db.t3.small",
+            "allocatedStorage": 30,
+            "maxAllocatedStorage": 100,
+            "storageType": "gp3",
+            "iops": 3000,
+            "engineVersion": "8.0.43",
+            "backupRetentionPeriod": 7,
+            "preferredBackupWindow": "04:00-04:30",
+            "preferredMaintenanceWindow": "mon:05:00-mon:05:30",
+            "multiAZ": true,
+            "publiclyAccessible": true,
+            "dbParameterGroupName": group,
+            "vpcSecurityGroupIDs": [sg],
+            "port": 3307,
+            "autoMinorVersionUpgrade": false,
+            "copyTagsToSnapshot": true,
+            "tags": [{"key": "team", "value": "baristas"}],
+        }),
+    )
+    .await;
+    let db = wait_dbi(&api, "update", "the update in sync", TIMEOUT, synced).await;
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(i.db_instance_class(), Some("db.t3.small"));
+    assert_eq!(i.allocated_storage(), Some(30));
+    assert_eq!(i.max_allocated_storage(), Some(100));
+    assert_eq!(i.storage_type(), Some("gp3"));
+    assert_eq!(i.iops(), Some(3000));
+    assert_eq!(i.engine_version(), Some("8.0.43"));
+    assert_eq!(i.backup_retention_period(), Some(7));
+    assert_eq!(i.preferred_backup_window(), Some("04:00-04:30"));
+    assert_eq!(
+        i.preferred_maintenance_window(),
+        Some("mon:05:00-mon:05:30")
+    );
+    assert_eq!(i.multi_az(), Some(true));
+    assert_eq!(i.publicly_accessible(), Some(true));
+    assert_eq!(
+        i.db_parameter_groups()
+            .first()
+            .and_then(|g| g.db_parameter_group_name()),
+        Some(group.as_str())
+    );
+    let sgs: Vec<_> = i
+        .vpc_security_groups()
+        .iter()
+        .filter_map(|g| g.vpc_security_group_id())
+        .collect();
+    assert_eq!(sgs, vec![sg.as_str()]);
+    assert_eq!(i.endpoint().and_then(|e| e.port()), Some(3307));
+    assert_eq!(
+        db.status
+            .as_ref()
+            .and_then(|s| s.endpoint.as_ref())
+            .map(|e| e.port),
+        Some(3307)
+    );
+    assert_eq!(i.auto_minor_version_upgrade(), Some(false));
+    assert_eq!(i.copy_tags_to_snapshot(), Some(true));
+    let tags = tags_of(&i);
+    assert_eq!(tags.get("team").map(String::as_str), Some("baristas"));
+    assert!(
+        !tags.contains_key("app"),
+        "the removed spec tag is gone from RDS: {tags:?}"
+    );
+    assert!(tags.contains_key(rds_operator::crd::OWNER_TAG));
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        1,
+        "one spec change, one ModifyDBInstance"
+    );
+    assert_eq!(calls(&id, "AddTagsToResource"), 1);
+    assert_eq!(calls(&id, "RemoveTagsFromResource"), 1);
+
+    // Shrinking storage is refused with a clear condition and nothing is sent. (With
+    // maxAllocatedStorage set, a smaller allocatedStorage is what autoscaling grew past: no drift.)
+    patch_spec(
+        &api,
+        "update",
+        json!({"allocatedStorage": 25, "maxAllocatedStorage": null}),
+    )
+    .await;
+    let db = wait_dbi(
+        &api,
+        "update",
+        "Synced=False UnsupportedChange",
+        TIMEOUT,
+        |db| condition(db, "Synced").is_some_and(|c| c.1 == "UnsupportedChange"),
+    )
+    .await;
+    assert!(
+        condition(&db, "Synced")
+            .unwrap()
+            .2
+            .contains("cannot shrink from 30 to 25")
+    );
+    assert_eq!(calls(&id, "ModifyDBInstance"), 1);
+    // A major upgrade needs allowMajorVersionUpgrade.
+    patch_spec(
+        &api,
+        "update",
+        json!({"allocatedStorage": 30, "engineVersion": "8.4.3"}),
+    )
+    .await;
+    let db = wait_dbi(&api, "update", "major upgrade refused", TIMEOUT, |db| {
+        condition(db, "Synced").is_some_and(|c| c.2.contains("allowMajorVersionUpgrade"))
+    })
+    .await;
+    assert!(db.status.is_some());
+    patch_spec(&api, "update", json!({"allowMajorVersionUpgrade": true})).await;
+    wait_dbi(&api, "update", "major upgrade in sync", TIMEOUT, synced).await;
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(i.engine_version(), Some("8.4.3"));
+    common::delete(&api, "update").await;
+    common::wait_gone(&api, "update", TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn a_change_without_apply_immediately_waits_in_pending_and_is_not_resent() {
+    let (_client, ns, api, rds) = setup("pending").await;
+    let id = common::unique("pending");
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "1s"]);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("pending", &id, json!({})),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "pending", "in sync", TIMEOUT, synced).await;
+    patch_spec(
+        &api,
+        "pending",
+        json!({"dbInstanceClass": "db.t3.small", "applyImmediately": false}),
+    )
+    .await;
+    let db = wait_dbi(&api, "pending", "the class pending", TIMEOUT, |db| {
+        db.status.as_ref().is_some_and(|s| {
+            s.pending_modified_values
+                .get("dbInstanceClass")
+                .map(String::as_str)
+                == Some("db.t3.small")
+        }) && condition(db, "Synced").is_some_and(|c| c.1 == "Pending")
+    })
+    .await;
+    assert!(is_ready(&db));
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(
+        i.db_instance_class(),
+        Some("db.t3.micro"),
+        "not applied before the window"
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        1,
+        "a pending change is not sent again every poll"
+    );
+
+    // The maintenance window comes.
+    assert!(common::moto_ext_post(&format!(
+        "/_rds_ext/apply-pending?identifier={id}"
+    )));
+    let db = wait_dbi(&api, "pending", "in sync after the window", TIMEOUT, |db| {
+        synced(db)
+            && db
+                .status
+                .as_ref()
+                .is_some_and(|s| s.pending_modified_values.is_empty())
+    })
+    .await;
+    assert!(db.status.is_some());
+    assert_eq!(
+        common::describe(&rds, &id)
+            .await
+            .unwrap()
+            .db_instance_class(),
+        Some("db.t3.small")
+    );
+    assert_eq!(calls(&id, "ModifyDBInstance"), 1);
+    common::delete(&api, "pending").await;
+    common::wait_gone(&api, "pending", TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn changes_made_behind_the_operators_back_are_put_back() {
+    let (client, ns, api, rds) = setup("drift").await;
+    let id = common::unique("drift");
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    api.create(
+        &PostParams::default(),
+        &dbinstance(
+            "drift",
+            &id,
+            json!({"maxAllocatedStorage": 100, "backupRetentionPeriod": 1, "multiAZ": false, "deletionProtection": false}),
+        ),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "drift", "in sync", TIMEOUT, synced).await;
+
+    // A console user changes class, storage type and autoscaling limit, backup retention,
+    // multiAZ, deletion protection and tags.
+    rds.modify_db_instance()
+        .db_instance_identifier(&id)
+        .db_instance_class("db.t3.large")
+        .storage_type("gp3")
+        .max_allocated_storage(200)
+        .backup_retention_period(5)
+        .multi_az(true)
+        .deletion_protection(true)
+        .apply_immediately(true)
+        .send()
+        .await
+        .expect("out-of-band modify");
+    let arn = common::describe(&rds, &id)
+        .await
+        .unwrap()
+        .db_instance_arn()
+        .unwrap()
+        .to_owned();
+    rds.add_tags_to_resource()
+        .resource_name(&arn)
+        .tags(
+            aws_sdk_rds::types::Tag::builder()
+                .key("rogue")
+                .value("1")
+                .build(),
+        )
+        .send()
+        .await
+        .expect("out-of-band tag");
+    rds.remove_tags_from_resource()
+        .resource_name(&arn)
+        .tag_keys("app")
+        .send()
+        .await
+        .expect("untag");
+
+    let db = wait_dbi(&api, "drift", "a drift correction record", TIMEOUT, |db| {
+        db.status
+            .as_ref()
+            .and_then(|s| s.last_drift.as_ref())
+            .is_some_and(|d| d.action == "Corrected")
+    })
+    .await;
+    let record = db.status.unwrap().last_drift.unwrap();
+    let fields: Vec<&str> = record.fields.iter().map(|f| f.field.as_str()).collect();
+    for field in [
+        "dbInstanceClass",
+        "storageType",
+        "maxAllocatedStorage",
+        "backupRetentionPeriod",
+        "multiAZ",
+        "deletionProtection",
+        "tags",
+    ] {
+        assert!(
+            fields.contains(&field),
+            "{field} missing from the drift record {record:?}"
+        );
+    }
+    let class = record
+        .fields
+        .iter()
+        .find(|f| f.field == "dbInstanceClass")
+        .unwrap();
+    assert_eq!(
+        (class.observed.as_str(), class.desired.as_str()),
+        ("db.t3.large", "db.t3.micro")
+    );
+    assert!(!record.time.is_empty());
+    assert!(
+        common::event_reasons(&client, &ns, "drift")
+            .await
+            .contains(&"DriftCorrected".into())
+    );
+
+    wait_for("RDS back to the spec", TIMEOUT, || {
+        let rds = rds.clone();
+        let id = id.clone();
+        async move {
+            let i = common::describe(&rds, &id).await?;
+            let tags = tags_of(&i);
+            (i.db_instance_class() == Some("db.t3.micro")
+                && i.storage_type() == Some("gp2")
+                && i.max_allocated_storage() == Some(100)
+                && i.backup_retention_period() == Some(1)
+                && i.multi_az() == Some(false)
+                && i.deletion_protection() == Some(false)
+                && tags.get("app").map(String::as_str) == Some("coffee-manage")
+                && !tags.contains_key("rogue"))
+            .then_some(())
+        }
+    })
+    .await;
+    wait_dbi(&api, "drift", "in sync again", TIMEOUT, synced).await;
+    common::delete(&api, "drift").await;
+    common::wait_gone(&api, "drift", TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn an_instance_deleted_behind_the_operators_back_comes_back() {
+    let (client, ns, api, rds) = setup("recreate").await;
+    let id = common::unique("recreate");
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("recreate", &id, json!({})),
+    )
+    .await
+    .expect("create");
+    let before = wait_dbi(&api, "recreate", "in sync", TIMEOUT, synced).await;
+    rds.delete_db_instance()
+        .db_instance_identifier(&id)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("out-of-band delete");
+    let db = wait_dbi(&api, "recreate", "recreated and ready", TIMEOUT, |db| {
+        is_ready(db)
+            && db
+                .status
+                .as_ref()
+                .and_then(|s| s.last_drift.as_ref())
+                .is_some_and(|d| d.action == "Recreated")
+    })
+    .await;
+    assert_eq!(calls(&id, "CreateDBInstance"), 2);
+    assert!(
+        common::event_reasons(&client, &ns, "recreate")
+            .await
+            .contains(&"Recreating".into())
+    );
+    let i = common::describe(&rds, &id).await.expect("instance is back");
+    assert_eq!(i.db_instance_class(), Some("db.t3.micro"));
+    assert_eq!(
+        tags_of(&i).get(rds_operator::crd::OWNER_TAG),
+        before.metadata.uid.as_ref(),
+        "the new instance carries the ownership tag"
+    );
+    assert!(db.status.unwrap().endpoint.is_some());
+    common::delete(&api, "recreate").await;
+    common::wait_gone(&api, "recreate", TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn drift_policy_report_only_reports() {
+    let (client, ns, api, rds) = setup("report").await;
+    let id = common::unique("report");
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "1s"]);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("report", &id, json!({"driftPolicy": "Report"})),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "report", "in sync", TIMEOUT, synced).await;
+    rds.modify_db_instance()
+        .db_instance_identifier(&id)
+        .db_instance_class("db.t3.large")
+        .apply_immediately(true)
+        .send()
+        .await
+        .expect("out-of-band modify");
+    let db = wait_dbi(&api, "report", "a drift report", TIMEOUT, |db| {
+        condition(db, "Synced").is_some_and(|c| c.1 == "Drifted")
+    })
+    .await;
+    let record = db.status.unwrap().last_drift.expect("drift record");
+    assert_eq!(record.action, "Reported");
+    assert_eq!(record.fields[0].field, "dbInstanceClass");
+    assert!(
+        common::event_reasons(&client, &ns, "report")
+            .await
+            .contains(&"DriftDetected".into())
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        1,
+        "only the out-of-band change itself"
+    );
+    assert_eq!(
+        common::describe(&rds, &id)
+            .await
+            .unwrap()
+            .db_instance_class(),
+        Some("db.t3.large")
+    );
+
+    // Deleted out of band: reported, not recreated.
+    rds.delete_db_instance()
+        .db_instance_identifier(&id)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("out-of-band delete");
+    wait_dbi(
+        &api,
+        "report",
+        "Ready=False DeletedOutOfBand",
+        TIMEOUT,
+        |db| condition(db, "Ready").is_some_and(|c| c.1 == "DeletedOutOfBand"),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(calls(&id, "CreateDBInstance"), 1);
+    common::delete(&api, "report").await;
+    common::wait_gone(&api, "report", TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn an_instance_in_sync_costs_no_mutating_calls() {
+    let (_client, ns, api, _rds) = setup("quiet").await;
+    let id = common::unique("quiet");
+    // 200 ms drift interval: 20 s of polling is 100 drift checks, the same count as 100 minutes
+    // at the default interval.
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "200ms"]);
+    api.create(
+        &PostParams::default(),
+        &dbinstance(
+            "quiet",
+            &id,
+            json!({"engineVersion": "8.0", "multiAZ": false, "publiclyAccessible": false, "backupRetentionPeriod": 1,
+                   "deletionProtection": false, "copyTagsToSnapshot": false, "autoMinorVersionUpgrade": true}),
+        ),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "quiet", "in sync", TIMEOUT, synced).await;
+    let mutating_before = common::mutating_calls(&id);
+    let describes_before = calls(&id, "DescribeDBInstances");
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let describes = calls(&id, "DescribeDBInstances") - describes_before;
+    println!(
+        "in sync for 20 s at a 200 ms drift interval: {describes} DescribeDBInstances, 0 expected mutating calls"
+    );
+    assert!(
+        describes >= 40,
+        "the operator kept polling ({describes} describes)"
+    );
+    assert_eq!(
+        common::mutating_calls(&id),
+        mutating_before,
+        "{:?}",
+        common::server_calls(&id)
+    );
+    assert_eq!(calls(&id, "ModifyDBInstance"), 0);
+    common::delete(&api, "quiet").await;
+    common::wait_gone(&api, "quiet", TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn changing_the_password_in_the_secret_rotates_it() {
+    let (client, ns, api, _rds) = setup("rotate").await;
+    let id = common::unique("rotate");
+    let operator = Operator::start(&ns);
+    api.create(
+        &PostParams::default(),
+        &dbinstance("rotate", &id, json!({})),
+    )
+    .await
+    .expect("create");
+    let before = wait_dbi(&api, "rotate", "in sync", TIMEOUT, synced).await;
+    let hash_before = before
+        .status
+        .unwrap()
+        .master_user_password_hash
+        .expect("hash recorded");
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    secrets
+        .patch(
+            "db-password",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"stringData": {"password": "Rotated-Passw0rd-2026"}})),
+        )
+        .await
+        .expect("rotate the Secret");
+    let db = wait_dbi(&api, "rotate", "a new password hash", TIMEOUT, |db| {
+        db.status
+            .as_ref()
+            .and_then(|s| s.master_user_password_hash.as_ref())
+            .is_some_and(|h| *h != hash_before)
+    })
+    .await;
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        1,
+        "the new password went to RDS"
+    );
+    assert!(
+        common::event_reasons(&client, &ns, "rotate")
+            .await
+            .contains(&"PasswordRotated".into())
+    );
+    let status = serde_json::to_string(&db.status).unwrap();
+    assert!(!status.contains("Rotated-Passw0rd-2026") && !status.contains("Sup3r-Secret-Passw0rd"));
+    wait_dbi(&api, "rotate", "in sync after rotation", TIMEOUT, synced).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(calls(&id, "ModifyDBInstance"), 1, "rotated once");
+    let logs = operator.logs();
+    assert!(!logs.contains("Rotated-Passw0rd-2026") && !logs.contains("Sup3r-Secret-Passw0rd"));
+    common::delete(&api, "rotate").await;
+    common::wait_gone(&api, "rotate", TIMEOUT).await;
+}
