@@ -13,7 +13,7 @@ use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::ExposeSecret;
 use serde_json::json;
 use tracing::{Instrument, debug, info, info_span, warn};
 
@@ -22,6 +22,7 @@ use crate::drift;
 use crate::observer::{Observer, PollIntervals, is_transitional};
 use crate::planner::{self, ApplyStep, CleanupStep, Released};
 use crate::rds::{AwsError, CreateRequest, ErrorClass, ObservedInstance, Rds};
+use crate::secrets;
 
 /// Field manager of the operator's server-side applies.
 pub const MANAGER: &str = "rds-operator";
@@ -123,7 +124,8 @@ impl Error {
     }
 }
 
-fn kube_err(action: &'static str) -> impl FnOnce(kube::Error) -> Error {
+/// Wraps a Kubernetes API error with what was being done.
+pub(crate) fn kube_err(action: &'static str) -> impl FnOnce(kube::Error) -> Error {
     move |source| Error::Kube { action, source }
 }
 
@@ -153,7 +155,17 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16)
             move |secret: Secret| {
                 let ns = secret.namespace();
                 let name = secret.name_any();
-                store
+                // Secrets the operator wrote (connection, generated password) wake their owner...
+                let owners = secret
+                    .owner_references()
+                    .iter()
+                    .filter(|o| {
+                        o.kind == "DBInstance" && o.api_version == DBInstance::api_version(&())
+                    })
+                    .filter_map(|o| ns.as_deref().map(|ns| ObjectRef::new(&o.name).within(ns)))
+                    .collect::<Vec<_>>();
+                // ...and a password Secret wakes the DBInstances that refer to it.
+                let referrers = store
                     .state()
                     .into_iter()
                     .filter(|db| {
@@ -164,8 +176,8 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16)
                                 .as_ref()
                                 .is_some_and(|r| r.name == name)
                     })
-                    .map(|db| ObjectRef::from_obj(&*db))
-                    .collect::<Vec<_>>()
+                    .map(|db| ObjectRef::from_obj(&*db));
+                owners.into_iter().chain(referrers).collect::<Vec<_>>()
             },
         )
         .shutdown_on_signal()
@@ -234,7 +246,7 @@ async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
     let existed = previous.arn.is_some();
     match planner::plan_apply(&uid, observed.as_ref(), existed, db.spec.drift_policy) {
         step @ (ApplyStep::Create | ApplyStep::Recreate) => {
-            let password = read_password(db, ctx, &namespace).await?;
+            let password = secrets::master_password(db, ctx, &namespace, None).await?;
             let tags = planner::creation_tags(&db.spec, &uid, &namespace, &db.name_any());
             let created = ctx
                 .rds
@@ -253,6 +265,7 @@ async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
             let mut status = planner::observed_status(&identifier, &created);
             status.master_user_password_hash = password
                 .as_ref()
+                .filter(|_| secrets::operator_sends_password(db))
                 .map(|p| planner::password_hash(&uid, p.expose_secret()));
             status.last_drift = previous.last_drift.clone();
             if step == ApplyStep::Recreate {
@@ -348,13 +361,10 @@ async fn sync(
         }
     }
 
-    let password = if db.spec.master_user_password.is_some() {
-        read_password(db, ctx, namespace).await?
-    } else {
-        None
-    };
+    let password = secrets::master_password(db, ctx, namespace, Some(&observed)).await?;
     let hash = password
         .as_ref()
+        .filter(|_| secrets::operator_sends_password(db))
         .map(|p| planner::password_hash(uid, p.expose_secret()));
     // No hash yet (an adopted instance): take the Secret's password as the one RDS has.
     let rotate =
@@ -365,6 +375,29 @@ async fn sync(
     let mut status = planner::observed_status(identifier, &observed);
     status.master_user_password_hash = previous.master_user_password_hash.clone().or(hash.clone());
     status.last_drift = previous.last_drift.clone();
+    status.connection_secret = previous.connection_secret.clone();
+    // The connection Secret follows what RDS holds: while a new password is still to be sent, it
+    // keeps the one RDS has.
+    if let Some(password) = password.as_ref().filter(|_| !rotate) {
+        if secrets::sync_connection_secret(db, ctx, namespace, &observed, password).await? {
+            let name = db
+                .spec
+                .connection_secret
+                .as_ref()
+                .map(|c| c.name.clone())
+                .unwrap_or_default();
+            publish(
+                ctx,
+                db,
+                EventType::Normal,
+                "ConnectionSecretWritten",
+                "Update",
+                format!("wrote the connection details to Secret {name}"),
+            )
+            .await;
+        }
+        status.connection_secret = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
+    }
     let spec_changed = db.metadata.generation != previous.observed_generation;
     let refused = comparison.refused.join("; ");
     let settled_requeue = Action::requeue(
@@ -570,6 +603,8 @@ async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
                     ),
                 ),
             };
+            let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
+            secrets::release(db, ctx, &namespace, why == Released::Retained).await?;
             publish(ctx, db, EventType::Normal, reason, "Delete", message).await;
             remove_finalizer(db, ctx).await?;
             Ok(Action::await_change())
@@ -610,42 +645,6 @@ async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
             Ok(Action::requeue(intervals.settled))
         }
     }
-}
-
-/// The master password from the referenced Secret, if the spec names one.
-async fn read_password(
-    db: &DBInstance,
-    ctx: &Context,
-    namespace: &str,
-) -> Result<Option<SecretString>, Error> {
-    let Some(reference) = &db.spec.master_user_password else {
-        return Ok(None);
-    };
-    let secrets: Api<Secret> = Api::namespaced(ctx.client.clone(), namespace);
-    let secret = secrets
-        .get_opt(&reference.name)
-        .await
-        .map_err(kube_err("read password Secret"))?
-        .ok_or_else(|| {
-            Error::PasswordSecret(format!("Secret {namespace}/{} not found", reference.name))
-        })?;
-    let bytes = secret
-        .data
-        .as_ref()
-        .and_then(|d| d.get(&reference.key))
-        .ok_or_else(|| {
-            Error::PasswordSecret(format!(
-                "Secret {namespace}/{} has no key {:?}",
-                reference.name, reference.key
-            ))
-        })?;
-    let text = String::from_utf8(bytes.0.clone()).map_err(|_| {
-        Error::PasswordSecret(format!(
-            "key {:?} of Secret {namespace}/{} is not UTF-8 text",
-            reference.key, reference.name
-        ))
-    })?;
-    Ok(Some(SecretString::from(text)))
 }
 
 async fn ensure_finalizer(db: &DBInstance, ctx: &Context) -> Result<(), Error> {

@@ -126,11 +126,14 @@ pub struct DBInstanceSpec {
     #[schemars(length(min = 1, max = 63))]
     pub master_username: Option<String>,
 
-    /// Secret (in the DBInstance's own namespace) and key holding the master password.
+    /// Secret (in the DBInstance's own namespace) and key holding the master password. With neither
+    /// this nor manageMasterUserPassword, the operator generates a strong password and keeps it in
+    /// the Secret `<name>-master-password`, which it owns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_user_password: Option<SecretKeyReference>,
 
-    /// Let RDS generate the master password and keep it in AWS Secrets Manager.
+    /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator copies
+    /// the current value (rotations included) into the connection Secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manage_master_user_password: Option<bool>,
 
@@ -202,6 +205,10 @@ pub struct DBInstanceSpec {
     #[serde(default)]
     pub deletion_policy: DeletionPolicy,
 
+    /// Secret to write the connection details to, for applications to consume with envFrom.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<ConnectionSecretSpec>,
+
     /// Apply changes now (default) or in the next maintenance window; until then they show in
     /// status.pendingModifiedValues.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -222,6 +229,22 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('100ms')").message("driftInterval must be a duration of at least 100ms, such as 60s or 5m"))]
     pub drift_interval: Option<String>,
+}
+
+/// The connection Secret: standard keys host, port, username, password, dbname, engine and uri,
+/// plus extra keys rendered from templates.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionSecretSpec {
+    /// Name of the Secret, in the DBInstance's namespace. The operator owns it: it is written when
+    /// the instance is available, kept up to date, restored when changed, and deleted with the
+    /// DBInstance.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+    /// Extra keys and their templates over the standard keys, e.g.
+    /// `APP_DB_HOST: "{{ host }}"` or `JDBC_URL: "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}"`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra_keys: BTreeMap<String, String>,
 }
 
 /// What to do about changes made outside the operator.
@@ -330,6 +353,9 @@ pub struct DBInstanceStatus {
     /// a rotation in the Secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_user_password_hash: Option<String>,
+    /// Name of the connection Secret last written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<String>,
     /// The last difference found between RDS and the spec that nobody asked the operator to make.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<DriftRecord>,

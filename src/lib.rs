@@ -5,13 +5,17 @@
 //! - [`planner`] holds the pure decisions (create, adopt, delete, what status to report);
 //! - [`observer`] holds every read of RDS state, and the poll intervals;
 //! - [`rds`] holds the aws-sdk-rds calls and AWS error classification;
+//! - [`connection`] holds the connection Secret's keys and templates (pure);
+//! - [`secrets`] holds the Kubernetes Secrets read and written (passwords, connection);
 //! - [`controller`] holds the reconcile shell (finalizer, status, events, backoff);
 //! - [`telemetry`] holds logging.
 
+pub mod connection;
 pub mod controller;
 pub mod crd;
 pub mod drift;
 pub mod observer;
 pub mod planner;
 pub mod rds;
+pub mod secrets;
 pub mod telemetry;

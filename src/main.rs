@@ -78,7 +78,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     if aws.region().is_none() {
         anyhow::bail!("no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION)");
     }
-    let rds = Rds::new(aws_sdk_rds::Client::new(&aws));
+    let rds = Rds::new(&aws);
     let intervals = PollIntervals {
         busy: args.busy_poll_interval,
         settled: args.drift_interval,

@@ -228,6 +228,25 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
             "masterUserPassword refers to a Secret in namespace {ns:?}; only the DBInstance's own namespace {namespace:?} is allowed"
         ));
     }
+    if let Some(c) = &db.spec.connection_secret {
+        crate::connection::validate_templates(&c.extra_keys).map_err(|e| e.to_string())?;
+        let clashes = [
+            db.spec
+                .master_user_password
+                .as_ref()
+                .map(|r| r.name.clone()),
+            Some(format!(
+                "{}-master-password",
+                db.metadata.name.as_deref().unwrap_or_default()
+            )),
+        ];
+        if clashes.iter().flatten().any(|n| *n == c.name) {
+            return Err(format!(
+                "connectionSecret.name {:?} is the master password Secret; choose another name",
+                c.name
+            ));
+        }
+    }
     if !db.spec.engine.starts_with("aurora") && db.spec.allocated_storage.is_none() {
         return Err(format!(
             "allocatedStorage is required for engine {}",

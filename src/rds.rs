@@ -42,6 +42,8 @@ pub struct ObservedInstance {
     pub port: Option<i32>,
     pub tags: BTreeMap<String, String>,
     pub pending_modified_values: BTreeMap<String, String>,
+    /// The Secrets Manager secret of an RDS-managed master password.
+    pub master_user_secret_arn: Option<String>,
 }
 
 impl From<&DbInstance> for ObservedInstance {
@@ -100,6 +102,9 @@ impl From<&DbInstance> for ObservedInstance {
                 })
                 .collect(),
             pending_modified_values: pending,
+            master_user_secret_arn: db
+                .master_user_secret()
+                .and_then(|s| s.secret_arn().map(str::to_owned)),
         }
     }
 }
@@ -288,15 +293,39 @@ pub struct CreateRequest<'a> {
 #[derive(Clone)]
 pub struct Rds {
     client: aws_sdk_rds::Client,
+    secrets: aws_sdk_secretsmanager::Client,
     calls: Arc<CallCounter>,
 }
 
 impl Rds {
-    pub fn new(client: aws_sdk_rds::Client) -> Self {
+    pub fn new(config: &aws_config::SdkConfig) -> Self {
         Rds {
-            client,
+            client: aws_sdk_rds::Client::new(config),
+            secrets: aws_sdk_secretsmanager::Client::new(config),
             calls: Arc::default(),
         }
+    }
+
+    /// The current password of an RDS-managed master user secret (Secrets Manager
+    /// GetSecretValue; RDS stores `{"username": ..., "password": ...}`).
+    pub async fn managed_password(&self, secret_arn: &str) -> Result<SecretString, AwsError> {
+        let result = self
+            .secrets
+            .get_secret_value()
+            .secret_id(secret_arn)
+            .send()
+            .await
+            .map_err(|e| aws_error("GetSecretValue", e, None));
+        self.count("GetSecretValue", &result);
+        let text = result?.secret_string().unwrap_or_default().to_owned();
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let password = parsed["password"].as_str().ok_or_else(|| AwsError {
+            operation: "GetSecretValue",
+            class: ErrorClass::InvalidInput,
+            code: "UnexpectedSecretFormat".into(),
+            message: format!("secret {secret_arn} has no \"password\" field"),
+        })?;
+        Ok(SecretString::from(password.to_owned()))
     }
 
     pub fn calls(&self) -> &Arc<CallCounter> {

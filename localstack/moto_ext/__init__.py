@@ -14,7 +14,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   as RDS does.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier, so tests can
-assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``.
+assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``; and it shows the master
+password an instance was last given (``GET /_rds_ext/master-password?identifier=ID``), which real
+RDS never would, so tests can check that the password an application gets is the database's.
 
 Delays come from the environment (MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running server with
@@ -270,6 +272,18 @@ def install() -> None:
     globals()["apply_pending"] = apply_pending
 
 
+def master_password(identifier: str) -> str | None:
+    from moto.rds.models import rds_backends
+
+    with LOCK:
+        for account in rds_backends.values():
+            for backend in account.values():
+                db = backend.databases.get(identifier)
+                if db is not None:
+                    return db.__dict__.get("_master_user_password")
+    return None
+
+
 def apply_pending(identifier: str) -> bool:  # replaced by install()
     raise RuntimeError("moto_ext is not installed")
 
@@ -306,6 +320,11 @@ class ControlMiddleware:
                     if not wanted or identifier == wanted:
                         counts[action] += n
             status, body = "200 OK", dict(counts)
+        elif path == "/_rds_ext/master-password":
+            # Test introspection: the master password RDS was last given, so a test can check that
+            # the connection Secret carries the password the database really has.
+            password = master_password(query.get("identifier", "").lower())
+            status, body = ("200 OK", {"password": password}) if password is not None else ("404 Not Found", {})
         elif path == "/_rds_ext/apply-pending" and method == "POST":
             found = apply_pending(query.get("identifier", "").lower())
             status, body = ("200 OK", {"applied": True}) if found else ("404 Not Found", {"applied": False})

@@ -30,9 +30,13 @@ start() {
   kubeconfig=$(tests/env/controlplane.sh start "$cp_dir")
   export KUBECONFIG=$kubeconfig
   kubectl="$cp_dir/kubectl"
-  echo "==> starting moto (the AWS emulator)"
-  MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-5} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-3} \
-    MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-3} localstack/moto.sh start
+  if curl -sf "http://127.0.0.1:$MOTO_PORT/_rds_ext/config" >/dev/null 2>&1; then
+    echo "==> using the moto already running on port $MOTO_PORT"
+  else
+    echo "==> starting moto (the AWS emulator)"
+    MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-5} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-3} \
+      MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-3} localstack/moto.sh start
+  fi
   sg=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get security_group_id)
 
   echo "==> installing the CRD"
@@ -57,6 +61,9 @@ start() {
   fi
   "$kubectl" -n "$ns" get dbi -o wide
   "$kubectl" -n "$ns" get dbi coffee-db -o jsonpath='{.status}' | python3 -m json.tool
+  "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/deployment.yaml
+  echo "==> the connection Secret the Coffee Manage Deployment reads (keys only):"
+  "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath='{.data}' | python3 -c 'import json,sys; print("  " + ", ".join(sorted(json.load(sys.stdin))))'
   cat <<MSG
 
 The operator keeps running. Try:

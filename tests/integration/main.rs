@@ -3,6 +3,7 @@
 //! the harness in common/.
 
 mod common;
+mod connection;
 mod lifecycle;
 mod smoke;
 mod updates;

@@ -404,3 +404,44 @@ pub async fn describe(
         }
     }
 }
+
+/// A Secret's data as text, or None when it does not exist.
+pub async fn secret_data(
+    client: &Client,
+    ns: &str,
+    name: &str,
+) -> Option<BTreeMap<String, String>> {
+    let api: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let secret = api.get_opt(name).await.expect("read Secret")?;
+    Some(
+        secret
+            .data
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, String::from_utf8(v.0).expect("UTF-8 Secret value")))
+            .collect(),
+    )
+}
+
+/// The master password the emulator's instance was last given (moto_ext introspection).
+pub fn rds_master_password(identifier: &str) -> Option<String> {
+    let body = moto_ext_get(&format!(
+        "/_rds_ext/master-password?identifier={identifier}"
+    ))?;
+    let value: serde_json::Value = serde_json::from_str(&body).ok()?;
+    value["password"].as_str().map(str::to_owned)
+}
+
+/// Every Event note for an object, joined.
+pub async fn event_notes(client: &Client, ns: &str, name: &str) -> String {
+    let api: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client.clone(), ns);
+    api.list(&Default::default())
+        .await
+        .expect("list events")
+        .items
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
+        .filter_map(|e| e.note)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

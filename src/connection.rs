@@ -1,0 +1,281 @@
+//! The connection Secret an application consumes as is: the standard keys (host, port, username,
+//! password, dbname, engine, uri) and extra keys rendered from templates such as
+//! `APP_DB_HOST: "{{ host }}"`. Pure: values in, Secret data out.
+
+use std::collections::BTreeMap;
+
+use secrecy::{ExposeSecret, SecretString};
+
+/// The placeholders a template may use, which are also the standard keys.
+pub const KEYS: [&str; 7] = [
+    "host", "port", "username", "password", "dbname", "engine", "uri",
+];
+
+/// What a connection needs.
+pub struct ConnectionInfo<'a> {
+    pub host: &'a str,
+    pub port: i32,
+    pub username: &'a str,
+    pub password: &'a SecretString,
+    pub dbname: &'a str,
+    pub engine: &'a str,
+}
+
+/// A template that cannot be rendered.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("connectionSecret.extraKeys.{key}: {problem}")]
+pub struct TemplateError {
+    pub key: String,
+    pub problem: String,
+}
+
+/// Checks every template before anything is rendered, so a bad one is refused whole.
+pub fn validate_templates(templates: &BTreeMap<String, String>) -> Result<(), TemplateError> {
+    for (key, template) in templates {
+        parse(template).map_err(|problem| TemplateError {
+            key: key.clone(),
+            problem,
+        })?;
+        if KEYS.contains(&key.as_str()) {
+            return Err(TemplateError {
+                key: key.clone(),
+                problem: "is a standard key the operator writes itself; choose another name".into(),
+            });
+        }
+        if !key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(TemplateError {
+                key: key.clone(),
+                problem: "is not a valid Secret key (letters, digits, '-', '_' and '.')".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+enum Piece<'a> {
+    Text(&'a str),
+    Value(&'static str),
+}
+
+fn parse(template: &str) -> Result<Vec<Piece<'_>>, String> {
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        pieces.push(Piece::Text(&rest[..start]));
+        let after = &rest[start + 2..];
+        let end = after
+            .find("}}")
+            .ok_or_else(|| format!("{template:?} has a '{{{{' without its '}}}}'"))?;
+        let name = after[..end].trim();
+        let known = KEYS.iter().find(|k| **k == name).ok_or_else(|| {
+            format!(
+                "unknown placeholder {{{{ {name} }}}}; known: {}",
+                KEYS.join(", ")
+            )
+        })?;
+        pieces.push(Piece::Value(known));
+        rest = &after[end + 2..];
+    }
+    pieces.push(Piece::Text(rest));
+    Ok(pieces)
+}
+
+/// The Secret data: standard keys plus the rendered extra keys.
+pub fn render(
+    info: &ConnectionInfo<'_>,
+    templates: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, SecretString>, TemplateError> {
+    validate_templates(templates)?;
+    let port = info.port.to_string();
+    let uri = uri(info);
+    let value = |k: &str| -> String {
+        match k {
+            "host" => info.host.to_owned(),
+            "port" => port.clone(),
+            "username" => info.username.to_owned(),
+            "password" => info.password.expose_secret().to_owned(),
+            "dbname" => info.dbname.to_owned(),
+            "engine" => info.engine.to_owned(),
+            _ => uri.expose_secret().to_owned(),
+        }
+    };
+    let mut data: BTreeMap<String, SecretString> = KEYS
+        .iter()
+        .map(|k| (k.to_string(), SecretString::from(value(k))))
+        .collect();
+    for (key, template) in templates {
+        let rendered: String = parse(template)
+            .map_err(|problem| TemplateError {
+                key: key.clone(),
+                problem,
+            })?
+            .into_iter()
+            .map(|p| match p {
+                Piece::Text(t) => t.to_owned(),
+                Piece::Value(k) => value(k),
+            })
+            .collect();
+        data.insert(key.clone(), SecretString::from(rendered));
+    }
+    Ok(data)
+}
+
+/// `mysql://user:pass@host:port/db`, with user and password percent-encoded.
+pub fn uri(info: &ConnectionInfo<'_>) -> SecretString {
+    let scheme = scheme(info.engine);
+    let mut uri = format!(
+        "{scheme}://{}:{}@{}:{}",
+        encode(info.username),
+        encode(info.password.expose_secret()),
+        info.host,
+        info.port
+    );
+    if !info.dbname.is_empty() {
+        uri.push('/');
+        uri.push_str(&encode(info.dbname));
+    }
+    SecretString::from(uri)
+}
+
+fn scheme(engine: &str) -> &'static str {
+    match engine {
+        e if e.contains("postgres") => "postgresql",
+        e if e.contains("mysql") || e.contains("mariadb") => "mysql",
+        e if e.starts_with("sqlserver") => "sqlserver",
+        e if e.starts_with("oracle") => "oracle",
+        e if e.starts_with("db2") => "db2",
+        _ => "mysql",
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A strong password RDS accepts (no '/', '@', '"' or spaces): 32 letters and digits, ~190 bits.
+pub fn generate_password() -> SecretString {
+    use rand::RngExt;
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    let mut rng = rand::rng();
+    let password: String = (0..32)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect();
+    SecretString::from(password)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(password: &SecretString) -> ConnectionInfo<'_> {
+        ConnectionInfo {
+            host: "coffee.abc.us-east-1.rds.amazonaws.com",
+            port: 3306,
+            username: "admin",
+            password,
+            dbname: "COFFEE",
+            engine: "mysql",
+        }
+    }
+
+    fn expose(data: &BTreeMap<String, SecretString>) -> BTreeMap<&str, &str> {
+        data.iter()
+            .map(|(k, v)| (k.as_str(), v.expose_secret()))
+            .collect()
+    }
+
+    #[test]
+    fn standard_keys_and_coffee_manage_keys() {
+        let password = SecretString::from("p@ss:w/rd");
+        let templates: BTreeMap<String, String> = [
+            ("APP_DB_HOST", "{{ host }}"),
+            ("APP_DB_USER", "{{username}}"),
+            ("APP_DB_PASSWORD", "{{ password }}"),
+            ("APP_DB_NAME", "{{ dbname }}"),
+            (
+                "JDBC_URL",
+                "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}",
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let data = render(&info(&password), &templates).unwrap();
+        let data = expose(&data);
+        assert_eq!(data["host"], "coffee.abc.us-east-1.rds.amazonaws.com");
+        assert_eq!(data["port"], "3306");
+        assert_eq!(data["username"], "admin");
+        assert_eq!(data["password"], "p@ss:w/rd");
+        assert_eq!(data["dbname"], "COFFEE");
+        assert_eq!(data["engine"], "mysql");
+        assert_eq!(
+            data["uri"],
+            "mysql://admin:p%40ss%3Aw%2Frd@coffee.abc.us-east-1.rds.amazonaws.com:3306/COFFEE"
+        );
+        assert_eq!(data["APP_DB_HOST"], data["host"]);
+        assert_eq!(data["APP_DB_USER"], "admin");
+        assert_eq!(data["APP_DB_PASSWORD"], "p@ss:w/rd");
+        assert_eq!(data["APP_DB_NAME"], "COFFEE");
+        assert_eq!(
+            data["JDBC_URL"],
+            "jdbc:mysql://coffee.abc.us-east-1.rds.amazonaws.com:3306/COFFEE"
+        );
+    }
+
+    #[test]
+    fn postgres_uri_scheme() {
+        let password = SecretString::from("pw");
+        let mut i = info(&password);
+        i.engine = "postgres";
+        i.port = 5432;
+        assert_eq!(
+            uri(&i).expose_secret(),
+            "postgresql://admin:pw@coffee.abc.us-east-1.rds.amazonaws.com:5432/COFFEE"
+        );
+    }
+
+    #[test]
+    fn unknown_placeholder_is_refused_whole() {
+        let templates: BTreeMap<String, String> = [("A", "{{ host }}"), ("B", "{{ hostname }}")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        let err = validate_templates(&templates).unwrap_err();
+        assert_eq!(err.key, "B");
+        assert!(
+            err.problem.contains("unknown placeholder {{ hostname }}"),
+            "{err}"
+        );
+        let password = SecretString::from("pw");
+        assert!(render(&info(&password), &templates).is_err());
+    }
+
+    #[test]
+    fn unclosed_placeholder_and_bad_keys_are_refused() {
+        let one = |k: &str, v: &str| BTreeMap::from([(k.to_owned(), v.to_owned())]);
+        assert!(validate_templates(&one("A", "{{ host")).is_err());
+        assert!(validate_templates(&one("host", "{{ host }}")).is_err());
+        assert!(validate_templates(&one("bad key", "x")).is_err());
+        assert!(validate_templates(&one("plain", "no placeholders")).is_ok());
+    }
+
+    #[test]
+    fn generated_passwords_are_long_and_different() {
+        let a = generate_password();
+        let b = generate_password();
+        assert_eq!(a.expose_secret().len(), 32);
+        assert_ne!(a.expose_secret(), b.expose_secret());
+        assert!(a.expose_secret().chars().all(|c| c.is_ascii_alphanumeric()));
+    }
+}
