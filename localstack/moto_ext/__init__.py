@@ -93,9 +93,13 @@ def _apply(db: Any, changes: dict[str, Any]) -> None:
         setattr(db, key, _normalise(key, value))
 
 
+# Phases advance only when a request comes in (see _purge_deleted in every entry point), never while
+# a response is being serialised: otherwise a phase ending half-way through a response would show
+# some fields before the change and some after.
+
+
 def _get_status(self: Any) -> str:
     with LOCK:
-        _advance(self)
         phase = self.__dict__.get("_ext_phase")
         return phase or self.__dict__.get("_ext_status", "available")
 
@@ -106,7 +110,6 @@ def _set_status(self: Any, value: str) -> None:
 
 def _pending_modified_values(self: Any) -> dict[str, Any] | None:
     with LOCK:
-        _advance(self)
         merged = dict(self.__dict__.get("_ext_pending", {}))
         merged.update(self.__dict__.get("_ext_inflight", {}))
         out = {DEFERRABLE[k]: _normalise(k, v) for k, v in merged.items() if k in DEFERRABLE}
