@@ -1,7 +1,7 @@
 # Entry points for people. CI runs .ci/run, which calls `make lint` and `make test`.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/rds-operator/target
 
-.PHONY: run stop test lint crds build
+.PHONY: run stop test lint crds manifests build
 
 ## run: local control plane + moto + the operator, with the Coffee Manage sample database
 run:
@@ -20,9 +20,15 @@ lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 
-## crds: regenerate crds/dbinstance.yaml from src/crd.rs
+## crds: regenerate crds/dbinstance.yaml (and the chart's copy) from src/crd.rs, then deploy/
 crds:
 	cargo run --quiet --locked -- crd > crds/dbinstance.yaml
+	cp crds/dbinstance.yaml helm/rds-operator/crds/dbinstance.yaml
+	$(MAKE) manifests
+
+## manifests: render deploy/*.yaml from the Helm chart
+manifests:
+	helm/render-deploy.sh
 
 build:
 	cargo build --locked

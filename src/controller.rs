@@ -10,15 +10,18 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
-use kube::runtime::reflector::ObjectRef;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
 use secrecy::ExposeSecret;
 use serde_json::json;
+use tokio::sync::watch;
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::crd::{DBInstance, DBInstanceStatus, DriftPolicy, DriftRecord, FINALIZER, FieldDrift};
 use crate::drift;
+use crate::http::Health;
+use crate::metrics::Metrics;
 use crate::observer::{Observer, PollIntervals, is_transitional};
 use crate::planner::{self, ApplyStep, CleanupStep, Released};
 use crate::rds::{AwsError, CreateRequest, ErrorClass, ObservedInstance, Rds};
@@ -33,11 +36,18 @@ pub struct Context {
     pub rds: Rds,
     pub observer: Observer,
     pub recorder: Recorder,
+    pub metrics: Arc<Metrics>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
 }
 
 impl Context {
-    pub fn new(client: Client, rds: Rds, observer: Observer, instance: String) -> Self {
+    pub fn new(
+        client: Client,
+        rds: Rds,
+        observer: Observer,
+        instance: String,
+        metrics: Arc<Metrics>,
+    ) -> Self {
         let reporter = Reporter {
             controller: MANAGER.into(),
             instance: Some(instance),
@@ -47,6 +57,7 @@ impl Context {
             client,
             rds,
             observer,
+            metrics,
             backoff: Mutex::default(),
         }
     }
@@ -129,26 +140,72 @@ pub(crate) fn kube_err(action: &'static str) -> impl FnOnce(kube::Error) -> Erro
     move |source| Error::Kube { action, source }
 }
 
-/// Runs the controller until SIGTERM/SIGINT. `namespace` limits it to one namespace.
-pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16) {
-    let api: Api<DBInstance> = match &namespace {
-        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
-        None => Api::all(ctx.client.clone()),
+/// Runs one controller per watched namespace (or one for all namespaces when `namespaces` is
+/// empty) until `shutdown` turns true; marks `health` ready once every cache has synced.
+pub async fn run(
+    ctx: Arc<Context>,
+    namespaces: Vec<String>,
+    concurrency: u16,
+    shutdown: watch::Receiver<bool>,
+    health: Arc<Health>,
+) {
+    let scopes: Vec<Option<String>> = if namespaces.is_empty() {
+        vec![None]
+    } else {
+        namespaces.into_iter().map(Some).collect()
     };
-    let secrets: Api<Secret> = match &namespace {
-        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
-        None => Api::all(ctx.client.clone()),
+    let mut stores = Vec::new();
+    let mut controllers = Vec::new();
+    for namespace in scopes {
+        let (controller, store) =
+            controller(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
+        stores.push(store);
+        controllers.push(
+            controller
+                .run(reconcile, error_policy, ctx.clone())
+                .for_each(|result| async move {
+                    match result {
+                        Ok((obj, _)) => debug!(dbinstance = %obj, "reconciled"),
+                        Err(e) => debug!(error = %e, "reconcile failed"),
+                    }
+                }),
+        );
+    }
+    let readiness = async move {
+        for store in stores {
+            if store.wait_until_ready().await.is_err() {
+                return;
+            }
+        }
+        info!("caches synced");
+        health.set_ready(true);
+    };
+    tokio::join!(futures::future::join_all(controllers), readiness);
+    info!("controllers stopped");
+}
+
+fn controller(
+    ctx: &Context,
+    namespace: Option<&str>,
+    concurrency: u16,
+    mut shutdown: watch::Receiver<bool>,
+) -> (Controller<DBInstance>, Store<DBInstance>) {
+    let (api, secrets): (Api<DBInstance>, Api<Secret>) = match namespace {
+        Some(ns) => (
+            Api::namespaced(ctx.client.clone(), ns),
+            Api::namespaced(ctx.client.clone(), ns),
+        ),
+        None => (Api::all(ctx.client.clone()), Api::all(ctx.client.clone())),
     };
     info!(
-        namespace = namespace.as_deref().unwrap_or("*"),
+        namespace = namespace.unwrap_or("*"),
         "starting DBInstance controller"
     );
     let controller = Controller::new(api, watcher::Config::default().any_semantic());
     let store = controller.store();
-    controller
+    let mapper_store = store.clone();
+    let controller = controller
         .with_config(ControllerConfig::default().concurrency(concurrency))
-        // A password Secret that changes (rotation) or appears (it was missing) wakes the
-        // DBInstances that refer to it.
         .watches(
             secrets,
             watcher::Config::default().any_semantic(),
@@ -164,8 +221,9 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16)
                     })
                     .filter_map(|o| ns.as_deref().map(|ns| ObjectRef::new(&o.name).within(ns)))
                     .collect::<Vec<_>>();
-                // ...and a password Secret wakes the DBInstances that refer to it.
-                let referrers = store
+                // ...and a password Secret (rotated, or appearing at last) wakes the DBInstances that
+                // refer to it.
+                let referrers = mapper_store
                     .state()
                     .into_iter()
                     .filter(|db| {
@@ -180,16 +238,10 @@ pub async fn run(ctx: Arc<Context>, namespace: Option<String>, concurrency: u16)
                 owners.into_iter().chain(referrers).collect::<Vec<_>>()
             },
         )
-        .shutdown_on_signal()
-        .run(reconcile, error_policy, ctx)
-        .for_each(|result| async move {
-            match result {
-                Ok((obj, _)) => debug!(dbinstance = %obj, "reconciled"),
-                Err(e) => debug!(error = %e, "reconcile failed"),
-            }
-        })
-        .await;
-    info!("controller stopped");
+        .graceful_shutdown_on(async move {
+            let _ = shutdown.wait_for(|stop| *stop).await;
+        });
+    (controller, store)
 }
 
 /// Entry point of a reconcile: a span, then apply or cleanup, then failure reporting.
@@ -198,11 +250,16 @@ pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action,
     let span = info_span!("reconcile", dbinstance = %format!("{namespace}/{}", db.name_any()));
     async move {
         let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
+        let started = std::time::Instant::now();
         let result = if db.metadata.deletion_timestamp.is_some() {
             cleanup(&db, &ctx).await
         } else {
             apply(&db, &ctx).await
         };
+        let label = result
+            .as_ref()
+            .map_or_else(Error::metric_label, |_| "success");
+        ctx.metrics.reconciled(label, started.elapsed());
         match &result {
             Ok(_) => ctx.reset_failures(&uid),
             Err(e) => {
@@ -536,6 +593,7 @@ async fn sync(
             .await;
         } else {
             let record = planner::drift_record(None, "Corrected", &changed, &now());
+            ctx.metrics.drift_corrected(changed.iter().map(|d| d.field));
             publish(
                 ctx,
                 db,
@@ -605,6 +663,7 @@ async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
             };
             let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
             secrets::release(db, ctx, &namespace, why == Released::Retained).await?;
+            ctx.metrics.set_state(&uid, None);
             publish(ctx, db, EventType::Normal, reason, "Delete", message).await;
             remove_finalizer(db, ctx).await?;
             Ok(Action::await_change())
@@ -696,6 +755,9 @@ async fn write_observed(
     synced: (bool, &str, String),
 ) -> Result<(), Error> {
     let generation = db.metadata.generation;
+    if let Some(uid) = db.uid() {
+        ctx.metrics.set_state(&uid, Some(rds_state));
+    }
     let (ready, reason, message) = planner::readiness(rds_state);
     status.conditions = vec![
         planner::condition("Ready", ready, &reason, &message, generation),

@@ -8,12 +8,16 @@
 //! - [`connection`] holds the connection Secret's keys and templates (pure);
 //! - [`secrets`] holds the Kubernetes Secrets read and written (passwords, connection);
 //! - [`controller`] holds the reconcile shell (finalizer, status, events, backoff);
+//! - [`metrics`], [`http`] and [`leader`] hold the metrics, the HTTP endpoints and leader election;
 //! - [`telemetry`] holds logging.
 
 pub mod connection;
 pub mod controller;
 pub mod crd;
 pub mod drift;
+pub mod http;
+pub mod leader;
+pub mod metrics;
 pub mod observer;
 pub mod planner;
 pub mod rds;

@@ -1,17 +1,23 @@
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use rds_operator::controller::{self, Context};
+use rds_operator::http::{self, Health};
+use rds_operator::leader::LeaderElection;
+use rds_operator::metrics::Metrics;
 use rds_operator::observer::{Observer, PollIntervals};
 use rds_operator::planner::parse_duration;
 use rds_operator::rds::Rds;
 use rds_operator::telemetry::{self, LogFormat};
+use tokio::sync::watch;
+use tracing::{error, info};
 
 /// Kubernetes operator for AWS RDS DB instances.
 #[derive(Parser)]
-#[command(version, about)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -22,16 +28,16 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the controller (the default).
-    Run,
+    Run(RunArgs),
     /// Print the DBInstance CustomResourceDefinition as YAML.
     Crd,
 }
 
 #[derive(clap::Args, Clone)]
 struct RunArgs {
-    /// Watch only this namespace (default: all namespaces).
-    #[arg(long, env = "WATCH_NAMESPACE")]
-    namespace: Option<String>,
+    /// Watch only these namespaces (repeat the flag or separate with commas; default: all).
+    #[arg(long = "namespace", env = "WATCH_NAMESPACES", value_delimiter = ',')]
+    namespaces: Vec<String>,
     /// The drift interval: how often to compare a settled (e.g. available) instance with its spec.
     /// A DBInstance's spec.driftInterval overrides it.
     #[arg(long, alias = "poll-interval", env = "DRIFT_INTERVAL", default_value = "60s", value_parser = parse_duration)]
@@ -45,6 +51,18 @@ struct RunArgs {
     /// RDS endpoint (moto, LocalStack); by default the SDK's (AWS_ENDPOINT_URL or AWS itself).
     #[arg(long, env = "AWS_ENDPOINT_URL")]
     aws_endpoint_url: Option<String>,
+    /// Where to serve /metrics, /healthz and /readyz.
+    #[arg(long, env = "METRICS_ADDR", default_value = "0.0.0.0:8080")]
+    metrics_addr: SocketAddr,
+    /// Elect a leader among replicas through a Lease, so exactly one reconciles.
+    #[arg(long, env = "LEADER_ELECT", default_value_t = false)]
+    leader_elect: bool,
+    /// Namespace of the leader election Lease (in a cluster: the operator's own, POD_NAMESPACE).
+    #[arg(long, env = "POD_NAMESPACE", default_value = "default")]
+    leader_election_namespace: String,
+    /// How long a leader's lease lasts without renewal before another replica takes over.
+    #[arg(long, env = "LEADER_ELECTION_LEASE_DURATION", default_value = "15s", value_parser = parse_duration)]
+    leader_election_lease_duration: Duration,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -61,7 +79,8 @@ async fn main() -> anyhow::Result<()> {
             print!("{}", rds_operator::crd::crd_yaml());
             Ok(())
         }
-        Some(Command::Run) | None => run(cli.run).await,
+        Some(Command::Run(args)) => run(args).await,
+        None => run(cli.run).await,
     }
 }
 
@@ -79,22 +98,108 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         anyhow::bail!("no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION)");
     }
     let rds = Rds::new(&aws);
+    let metrics = Arc::new(Metrics::new(rds.calls().clone()));
+    let health = Arc::new(Health::default());
+    let server = tokio::spawn(http::serve(
+        args.metrics_addr,
+        metrics.clone(),
+        health.clone(),
+    ));
+
+    let (stop, stopped) = watch::channel(false);
+    let on_signal = stop.clone();
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        info!("shutting down");
+        let _ = on_signal.send(true);
+    });
+
+    let identity = std::env::var("POD_NAME")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
+    let election = args.leader_elect.then(|| {
+        LeaderElection::new(
+            client.clone(),
+            &args.leader_election_namespace,
+            "rds-operator-leader",
+            &identity,
+            args.leader_election_lease_duration,
+        )
+    });
+    let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(election) = &election {
+        // A standby replica is healthy and ready to take over.
+        health.set_ready(true);
+        let mut stopped = stopped.clone();
+        tokio::select! {
+            _ = election.acquire() => {}
+            _ = stopped.wait_for(|s| *s) => return Ok(()),
+        }
+        health.set_ready(false);
+    }
+    let holder = election.map(Arc::new);
+    if let Some(election) = holder.clone() {
+        let stop = stop.clone();
+        let lost = lost.clone();
+        tokio::spawn(async move {
+            election.hold().await;
+            lost.store(true, std::sync::atomic::Ordering::SeqCst);
+            let _ = stop.send(true);
+        });
+    }
+
     let intervals = PollIntervals {
         busy: args.busy_poll_interval,
         settled: args.drift_interval,
     };
-    let instance = std::env::var("POD_NAME")
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
     let ctx = Arc::new(Context::new(
         client,
         rds.clone(),
         Observer::new(rds, intervals),
-        instance,
+        identity,
+        metrics,
     ));
-    controller::run(ctx.clone(), args.namespace, args.concurrency).await;
+    controller::run(
+        ctx.clone(),
+        args.namespaces,
+        args.concurrency,
+        stopped,
+        health,
+    )
+    .await;
     for ((operation, outcome), n) in ctx.rds.calls().snapshot() {
-        tracing::info!(operation, outcome, calls = n, "RDS API calls");
+        info!(operation, outcome, calls = n, "RDS API calls");
+    }
+    server.abort();
+    if lost.load(std::sync::atomic::Ordering::SeqCst) {
+        error!("exiting: leadership lost");
+        std::process::exit(1);
+    }
+    if let Some(election) = holder {
+        election.release().await;
     }
     Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure etcd, kube-apiserver and kubectl exist for the test control plane and prints the folder
-# that holds them (the KUBEBUILDER_ASSETS layout used by controller-runtime's envtest).
+# that holds them (the KUBEBUILDER_ASSETS layout used by controller-runtime's envtest). It also
+# builds helm, for the chart tests, into ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/;
+# `build.sh helm` prints that folder instead.
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
 # - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
@@ -9,6 +11,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 K8S_VERSION=1.36.3
+HELM_VERSION=3.22.0
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
 bins=(etcd kube-apiserver kubectl)
 
@@ -16,6 +19,32 @@ fail() {
   echo "tests/env/build.sh: $*" >&2
   exit 1
 }
+
+build() { # build <binary> <module dir> <package> <out dir> <ldflags>
+  local bin=$1 dir=$2 pkg=$3 out=$4 ldflags=$5 log="$4/$1.build.log"
+  [ -x "$out/$bin" ] && return 0
+  command -v go >/dev/null ||
+    fail "cannot build '$bin': no Go toolchain on PATH. Install Go >= 1.26 (https://go.dev/doc/install) or set KUBEBUILDER_ASSETS to a folder with prebuilt binaries."
+  echo "building $bin into $out: this takes several minutes the first time..." >&2
+  if ! (cd "$here/$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg") >"$log" 2>&1; then
+    rm -f "$out/$bin.tmp"
+    echo "---- last lines of $log ----" >&2
+    tail -n 15 "$log" >&2
+    fail "building '$bin' from $here/$dir failed (full log: $log). Check that the Go module proxy is reachable (go env GOPROXY) and that Go is >= 1.26, or set KUBEBUILDER_ASSETS to a folder with prebuilt etcd, kube-apiserver and kubectl."
+  fi
+  mv "$out/$bin.tmp" "$out/$bin"
+}
+
+helm_out="$cache/helm-$HELM_VERSION"
+mkdir -p "$helm_out"
+build helm helm helm.sh/helm/v3/cmd/helm "$helm_out" \
+  "-X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37"
+"$helm_out/helm" version --short >/dev/null 2>&1 ||
+  fail "'$helm_out/helm' exists but does not run; delete it and run this script again to rebuild it."
+if [ "${1:-}" = helm ]; then
+  echo "$helm_out"
+  exit 0
+fi
 
 if [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
   for b in "${bins[@]}"; do
@@ -29,27 +58,13 @@ fi
 out="$cache/k8s-$K8S_VERSION"
 mkdir -p "$out"
 
-build() { # build <binary> <module dir> <package>
-  local bin=$1 dir=$2 pkg=$3 log="$out/$1.build.log"
-  [ -x "$out/$bin" ] && return 0
-  command -v go >/dev/null ||
-    fail "cannot build '$bin': no Go toolchain on PATH. Install Go >= 1.26 (https://go.dev/doc/install) or set KUBEBUILDER_ASSETS to a folder with prebuilt binaries."
-  echo "building $bin (Kubernetes $K8S_VERSION) into $out: this takes several minutes the first time..." >&2
-  local v="k8s.io/component-base/version" minor=${K8S_VERSION#1.}
-  minor=${minor%%.*}
-  local ldflags="-X $v.gitVersion=v$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean"
-  if ! (cd "$here/$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg") >"$log" 2>&1; then
-    rm -f "$out/$bin.tmp"
-    echo "---- last lines of $log ----" >&2
-    tail -n 15 "$log" >&2
-    fail "building '$bin' from $here/$dir failed (full log: $log). Check that the Go module proxy is reachable (go env GOPROXY) and that Go is >= 1.26, or set KUBEBUILDER_ASSETS to a folder with prebuilt etcd, kube-apiserver and kubectl."
-  fi
-  mv "$out/$bin.tmp" "$out/$bin"
-}
-
-build kube-apiserver k8s k8s.io/kubernetes/cmd/kube-apiserver
-build kubectl k8s k8s.io/kubernetes/cmd/kubectl
-build etcd etcd .
+v="k8s.io/component-base/version"
+minor=${K8S_VERSION#1.}
+minor=${minor%%.*}
+k8s_ldflags="-X $v.gitVersion=v$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean"
+build kube-apiserver k8s k8s.io/kubernetes/cmd/kube-apiserver "$out" "$k8s_ldflags"
+build kubectl k8s k8s.io/kubernetes/cmd/kubectl "$out" "$k8s_ldflags"
+build etcd etcd . "$out" ""
 
 for b in "${bins[@]}"; do
   "$out/$b" --version >/dev/null 2>&1 || "$out/$b" version --client >/dev/null 2>&1 ||

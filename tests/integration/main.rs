@@ -5,5 +5,6 @@
 mod common;
 mod connection;
 mod lifecycle;
+mod ship;
 mod smoke;
 mod updates;

@@ -226,6 +226,8 @@ fn moto_ext_get(path: &str) -> Option<String> {
 pub struct Operator {
     child: Child,
     pub log: PathBuf,
+    /// Where it serves /metrics, /healthz and /readyz.
+    pub http: String,
 }
 
 impl Operator {
@@ -234,16 +236,30 @@ impl Operator {
     }
 
     pub fn start_with(namespace: &str, extra_args: &[&str]) -> Operator {
-        let log = std::env::temp_dir().join(format!("{}.operator.log", unique(namespace)));
-        let file = std::fs::File::create(&log).expect("operator log file");
-        let mut args = vec!["--namespace", namespace, "--busy-poll-interval", "1s"];
+        let mut args: Vec<String> = ["--namespace", namespace, "--busy-poll-interval", "1s"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
         if !extra_args.contains(&"--drift-interval") {
-            args.extend(["--drift-interval", "5s"]);
+            args.extend(["--drift-interval".to_string(), "5s".to_string()]);
         }
-        let child = Command::new(env!("CARGO_BIN_EXE_rds-operator"))
+        args.extend(extra_args.iter().map(|a| a.to_string()));
+        Self::spawn(&args, kubeconfig(), &[])
+    }
+
+    /// The operator binary with exactly these arguments (plus --metrics-addr on a free port), this
+    /// kubeconfig, and the emulator's AWS settings.
+    pub fn spawn(args: &[String], kubeconfig: &Path, env: &[(&str, &str)]) -> Operator {
+        let name = unique("operator");
+        let log = std::env::temp_dir().join(format!("{name}.log"));
+        let file = std::fs::File::create(&log).expect("operator log file");
+        let http = format!("127.0.0.1:{}", free_port());
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rds-operator"));
+        command
             .args(args)
-            .args(extra_args)
-            .env("KUBECONFIG", kubeconfig())
+            .args(["--metrics-addr", &http])
+            .env("KUBECONFIG", kubeconfig)
+            .env("POD_NAME", &name)
             .env("AWS_ENDPOINT_URL", aws_endpoint())
             .env("AWS_REGION", region())
             .env(
@@ -256,16 +272,43 @@ impl Operator {
             )
             .env("RUST_LOG", "info,rds_operator=debug")
             .stdout(file.try_clone().expect("log file"))
-            .stderr(file)
-            .spawn()
-            .expect("start the rds-operator binary");
-        Operator { child, log }
+            .stderr(file);
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let child = command.spawn().expect("start the rds-operator binary");
+        Operator { child, log, http }
     }
 
     /// Kills the process at once (SIGKILL), as a crash would.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// GET one of the operator's HTTP endpoints: (status code, body), None while it does not answer.
+    pub fn get(&self, path: &str) -> Option<(u16, String)> {
+        let mut stream = TcpStream::connect(&self.http).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.http
+        )
+        .ok()?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response).ok()?;
+        let code = response.split_whitespace().nth(1)?.parse().ok()?;
+        let body = response
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_owned())
+            .unwrap_or_default();
+        Some((code, body))
+    }
+
+    /// Whether the process is still running.
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     pub fn logs(&self) -> String {
@@ -285,6 +328,14 @@ impl Drop for Operator {
             }
         }
     }
+}
+
+/// A TCP port nothing listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
 }
 
 /// The DBInstance, once its status satisfies `check`.
@@ -444,4 +495,35 @@ pub async fn event_notes(client: &Client, ns: &str, name: &str) -> String {
         .filter_map(|e| e.note)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Path of a test tool: "helm", or one of the control plane binaries ("kubectl"...), as built (and
+/// cached) by tests/env/build.sh.
+pub fn tool(name: &str) -> PathBuf {
+    let mut cmd = Command::new(format!("{REPO}/tests/env/build.sh"));
+    if name == "helm" {
+        cmd.arg("helm");
+    }
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run tests/env/build.sh");
+    assert!(
+        out.status.success(),
+        "tests/env/build.sh failed (see above)"
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join(name)
+}
+
+/// Runs a command, returning (success, stdout, stderr).
+pub fn run(program: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .expect("run command");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

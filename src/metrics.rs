@@ -1,0 +1,198 @@
+//! Prometheus metrics, in the text exposition format. Every label value comes from a fixed set
+//! (results, RDS operations and outcomes, RDS states, spec field names): no object names, no error
+//! strings.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::rds::CallCounter;
+
+const BUCKETS: [f64; 10] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
+
+/// The operator's metrics.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    reconciles: Mutex<BTreeMap<&'static str, u64>>,
+    durations: Mutex<Histogram>,
+    drift_corrections: Mutex<BTreeMap<String, u64>>,
+    states: Mutex<HashMap<String, String>>,
+    rds_calls: Arc<CallCounter>,
+}
+
+#[derive(Debug, Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    sum: f64,
+    count: u64,
+}
+
+impl Metrics {
+    pub fn new(rds_calls: Arc<CallCounter>) -> Self {
+        Metrics {
+            rds_calls,
+            ..Default::default()
+        }
+    }
+
+    /// A reconcile ended with `result` ("success" or an error's metric label) after `elapsed`.
+    pub fn reconciled(&self, result: &'static str, elapsed: Duration) {
+        *lock(&self.reconciles).entry(result).or_default() += 1;
+        let mut h = lock(&self.durations);
+        let secs = elapsed.as_secs_f64();
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            if secs <= *bound {
+                h.counts[i] += 1;
+            }
+        }
+        h.sum += secs;
+        h.count += 1;
+    }
+
+    /// Fields put back to the spec after a change outside the operator.
+    pub fn drift_corrected<'a>(&self, fields: impl IntoIterator<Item = &'a str>) {
+        let mut map = lock(&self.drift_corrections);
+        for field in fields {
+            *map.entry(field.to_owned()).or_default() += 1;
+        }
+    }
+
+    /// The RDS state of the instance managed for the DBInstance with this uid (None: no instance).
+    pub fn set_state(&self, uid: &str, state: Option<&str>) {
+        let mut states = lock(&self.states);
+        match state {
+            Some(s) => {
+                states.insert(uid.to_owned(), s.to_owned());
+            }
+            None => {
+                states.remove(uid);
+            }
+        }
+    }
+
+    /// The metrics page.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        header(
+            &mut out,
+            "rds_operator_reconciles_total",
+            "counter",
+            "Reconciles by result (success, or what failed).",
+        );
+        for (result, n) in lock(&self.reconciles).iter() {
+            let _ = writeln!(
+                out,
+                "rds_operator_reconciles_total{{result=\"{result}\"}} {n}"
+            );
+        }
+        header(
+            &mut out,
+            "rds_operator_reconcile_duration_seconds",
+            "histogram",
+            "Time spent in one reconcile.",
+        );
+        {
+            let h = lock(&self.durations);
+            for (i, bound) in BUCKETS.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "rds_operator_reconcile_duration_seconds_bucket{{le=\"{bound}\"}} {}",
+                    h.counts[i]
+                );
+            }
+            let _ = writeln!(
+                out,
+                "rds_operator_reconcile_duration_seconds_bucket{{le=\"+Inf\"}} {}",
+                h.count
+            );
+            let _ = writeln!(out, "rds_operator_reconcile_duration_seconds_sum {}", h.sum);
+            let _ = writeln!(
+                out,
+                "rds_operator_reconcile_duration_seconds_count {}",
+                h.count
+            );
+        }
+        header(
+            &mut out,
+            "rds_operator_rds_api_calls_total",
+            "counter",
+            "RDS and Secrets Manager API calls by operation and outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input).",
+        );
+        for ((operation, outcome), n) in self.rds_calls.snapshot() {
+            let _ = writeln!(
+                out,
+                "rds_operator_rds_api_calls_total{{operation=\"{operation}\",outcome=\"{outcome}\"}} {n}"
+            );
+        }
+        header(
+            &mut out,
+            "rds_operator_managed_instances",
+            "gauge",
+            "Managed RDS instances by RDS state.",
+        );
+        let mut by_state: BTreeMap<String, u64> = BTreeMap::new();
+        for state in lock(&self.states).values() {
+            *by_state.entry(state.clone()).or_default() += 1;
+        }
+        for (state, n) in by_state {
+            let _ = writeln!(
+                out,
+                "rds_operator_managed_instances{{state=\"{state}\"}} {n}"
+            );
+        }
+        header(
+            &mut out,
+            "rds_operator_drift_corrections_total",
+            "counter",
+            "Fields put back to the spec after a change made outside the operator.",
+        );
+        for (field, n) in lock(&self.drift_corrections).iter() {
+            let _ = writeln!(
+                out,
+                "rds_operator_drift_corrections_total{{field=\"{field}\"}} {n}"
+            );
+        }
+        out
+    }
+}
+
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counters_histogram_and_gauges() {
+        let m = Metrics::default();
+        m.reconciled("success", Duration::from_millis(20));
+        m.reconciled("success", Duration::from_millis(700));
+        m.reconciled("InvalidInput", Duration::from_millis(3));
+        m.set_state("a", Some("available"));
+        m.set_state("b", Some("available"));
+        m.set_state("c", Some("creating"));
+        m.set_state("c", None);
+        m.drift_corrected(["dbInstanceClass", "tags"]);
+        let text = m.render();
+        assert!(
+            text.contains("rds_operator_reconciles_total{result=\"success\"} 2"),
+            "{text}"
+        );
+        assert!(text.contains("rds_operator_reconciles_total{result=\"InvalidInput\"} 1"));
+        assert!(text.contains("rds_operator_reconcile_duration_seconds_bucket{le=\"0.025\"} 2"));
+        assert!(text.contains("rds_operator_reconcile_duration_seconds_bucket{le=\"+Inf\"} 3"));
+        assert!(text.contains("rds_operator_reconcile_duration_seconds_count 3"));
+        assert!(text.contains("rds_operator_managed_instances{state=\"available\"} 2"));
+        assert!(!text.contains("state=\"creating\""));
+        assert!(text.contains("rds_operator_drift_corrections_total{field=\"tags\"} 1"));
+        assert!(text.contains("# TYPE rds_operator_rds_api_calls_total counter"));
+    }
+}
