@@ -5,7 +5,7 @@
 #   moto.sh install   create/refresh the virtualenv (${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/moto-venv)
 #   moto.sh start     install if needed, start on 127.0.0.1:${MOTO_PORT:-4566}, wait until it answers,
 #                     create the sample network (init/coffee_network.py)
-#   moto.sh stop      stop it
+#   moto.sh stop      stop the one on ${MOTO_PORT:-4566}
 #
 # Delays (seconds) of the RDS state machine: MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 # MOTO_RDS_DELETE_DELAY (default 0: instances are available at once).
@@ -17,6 +17,7 @@ venv="$cache/moto-venv"
 run="$cache/run"
 port=${MOTO_PORT:-4566}
 stamp="$venv/.requirements"
+pidfile="$run/moto-$port.pid"
 
 install() {
   if [ -x "$venv/bin/python" ] && cmp -s "$here/requirements.txt" "$stamp"; then
@@ -33,30 +34,30 @@ install() {
 start() {
   install
   mkdir -p "$run"
-  if [ -f "$run/moto.pid" ] && kill -0 "$(cat "$run/moto.pid")" 2>/dev/null; then
-    echo "moto already running (pid $(cat "$run/moto.pid")); stop it with: $0 stop" >&2
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    echo "moto already running on port $port (pid $(cat "$pidfile")); stop it with: $0 stop" >&2
     exit 1
   fi
-  "$venv/bin/python" "$here/run_moto.py" --port "$port" >"$run/moto.log" 2>&1 &
-  echo $! >"$run/moto.pid"
+  "$venv/bin/python" "$here/run_moto.py" --port "$port" >"$run/moto-$port.log" 2>&1 &
+  echo $! >"$pidfile"
   for _ in $(seq 300); do
     if curl -sf "http://127.0.0.1:$port/_rds_ext/config" >/dev/null 2>&1; then
       echo "moto ready at http://127.0.0.1:$port ($(curl -s "http://127.0.0.1:$port/_rds_ext/config"))" >&2
       AWS_ENDPOINT_URL="http://127.0.0.1:$port" "$venv/bin/python" "$here/init/coffee_network.py" >&2
       return 0
     fi
-    kill -0 "$(cat "$run/moto.pid")" 2>/dev/null || break
+    kill -0 "$(cat "$pidfile")" 2>/dev/null || break
     sleep 0.1
   done
-  tail -n 20 "$run/moto.log" >&2
-  echo "localstack/moto.sh: moto did not start on port $port (log: $run/moto.log)" >&2
+  tail -n 20 "$run/moto-$port.log" >&2
+  echo "localstack/moto.sh: moto did not start on port $port (log: $run/moto-$port.log)" >&2
   exit 1
 }
 
 stop() {
-  [ -f "$run/moto.pid" ] || return 0
-  kill "$(cat "$run/moto.pid")" 2>/dev/null || true
-  rm -f "$run/moto.pid"
+  [ -f "$pidfile" ] || return 0
+  kill "$(cat "$pidfile")" 2>/dev/null || true
+  rm -f "$pidfile"
 }
 
 case "${1:-}" in

@@ -34,7 +34,7 @@ pub const MANAGER: &str = "rds-operator";
 pub struct Context {
     pub client: Client,
     pub rds: Rds,
-    pub observer: Observer,
+    pub observer: Arc<Observer>,
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
@@ -44,7 +44,7 @@ impl Context {
     pub fn new(
         client: Client,
         rds: Rds,
-        observer: Observer,
+        observer: Arc<Observer>,
         instance: String,
         metrics: Arc<Metrics>,
     ) -> Self {
@@ -238,6 +238,12 @@ fn controller(
                 owners.into_iter().chain(referrers).collect::<Vec<_>>()
             },
         )
+        .reconcile_on({
+            let namespace = namespace.map(str::to_owned);
+            ctx.observer.changes().filter(move |r| {
+                futures::future::ready(namespace.is_none() || r.namespace == namespace)
+            })
+        })
         .graceful_shutdown_on(async move {
             let _ = shutdown.wait_for(|stop| *stop).await;
         });
@@ -297,14 +303,18 @@ async fn apply(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
     ensure_finalizer(db, ctx).await?;
 
     let identifier = db.identifier();
-    let observed = ctx.observer.observe(&identifier).await?;
     let intervals = ctx.observer.intervals;
+    let observed = ctx
+        .observer
+        .observe(&identifier, drift_interval(db, &intervals))
+        .await?;
     let previous = db.status.clone().unwrap_or_default();
     let existed = previous.arn.is_some();
     match planner::plan_apply(&uid, observed.as_ref(), existed, db.spec.drift_policy) {
         step @ (ApplyStep::Create | ApplyStep::Recreate) => {
             let password = secrets::master_password(db, ctx, &namespace, None).await?;
             let tags = planner::creation_tags(&db.spec, &uid, &namespace, &db.name_any());
+            ctx.observer.mutated(&identifier);
             let created = ctx
                 .rds
                 .create(&CreateRequest {
@@ -549,6 +559,7 @@ async fn sync(
     let arn = observed.arn.clone().unwrap_or_default();
     let mut after = observed.clone();
     if let Some(m) = &comparison.modification {
+        ctx.observer.mutated(identifier);
         after = ctx.rds.modify(identifier, m, password.as_ref()).await?;
         if m.rotate_password {
             status.master_user_password_hash = hash.clone();
@@ -564,9 +575,11 @@ async fn sync(
         }
     }
     if !comparison.tags_to_add.is_empty() {
+        ctx.observer.mutated(identifier);
         ctx.rds.add_tags(&arn, &comparison.tags_to_add).await?;
     }
     if !comparison.tags_to_remove.is_empty() {
+        ctx.observer.mutated(identifier);
         ctx.rds
             .remove_tags(&arn, &comparison.tags_to_remove)
             .await?;
@@ -639,8 +652,11 @@ async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
     }
     let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
     let identifier = db.identifier();
-    let observed = ctx.observer.observe(&identifier).await?;
     let intervals = ctx.observer.intervals;
+    let observed = ctx
+        .observer
+        .observe(&identifier, drift_interval(db, &intervals))
+        .await?;
     match planner::plan_cleanup(
         db.spec.deletion_policy,
         &uid,
@@ -684,6 +700,7 @@ async fn cleanup(db: &DBInstance, ctx: &Context) -> Result<Action, Error> {
             Ok(Action::requeue(intervals.busy))
         }
         CleanupStep::Delete { final_snapshot } => {
+            ctx.observer.mutated(&identifier);
             ctx.rds
                 .delete(&identifier, final_snapshot.as_deref())
                 .await?;

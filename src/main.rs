@@ -152,13 +152,13 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         busy: args.busy_poll_interval,
         settled: args.drift_interval,
     };
-    let ctx = Arc::new(Context::new(
-        client,
-        rds.clone(),
-        Observer::new(rds, intervals),
-        identity,
-        metrics,
-    ));
+    let observer = Arc::new(Observer::new(rds.clone(), intervals));
+    let poller = tokio::spawn({
+        let observer = observer.clone();
+        let stopped = stopped.clone();
+        async move { observer.run(stopped).await }
+    });
+    let ctx = Arc::new(Context::new(client, rds, observer, identity, metrics));
     controller::run(
         ctx.clone(),
         args.namespaces,
@@ -170,6 +170,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     for ((operation, outcome), n) in ctx.rds.calls().snapshot() {
         info!(operation, outcome, calls = n, "RDS API calls");
     }
+    poller.abort();
     server.abort();
     if lost.load(std::sync::atomic::Ordering::SeqCst) {
         error!("exiting: leadership lost");

@@ -1,9 +1,18 @@
-//! How the operator learns what RDS holds. Every read of RDS state goes through [`Observer`], so the
-//! strategy (today a targeted DescribeDBInstances per reconcile, later one shared paginated poll)
-//! can change without touching the planner or the reconciler.
+//! How the operator learns what RDS holds. Every read of RDS state goes through [`Observer`]: one
+//! shared, paginated poll per drift interval (ceil(N/100) DescribeDBInstances for N instances),
+//! which wakes exactly the DBInstances whose instance changed, and targeted describes only where
+//! the snapshot cannot be trusted.
 
-use std::time::Duration;
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
+use futures::Stream;
+use kube::runtime::reflector::ObjectRef;
+use tokio::sync::{broadcast, watch};
+use tracing::{debug, warn};
+
+use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::rds::{AwsError, ObservedInstance, Rds};
 
 /// RDS states in which the instance is changing by itself and worth looking at again soon.
@@ -61,27 +70,325 @@ impl PollIntervals {
     }
 }
 
-/// Reads RDS state for the reconciler.
-#[derive(Clone)]
+/// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift
+/// interval for the whole account and region, and a targeted describe only where the snapshot
+/// cannot be trusted (right after a mutation, while RDS is busy, for an identifier it lacks, or
+/// when the snapshot is older than the caller accepts).
 pub struct Observer {
     rds: Rds,
     pub intervals: PollIntervals,
+    state: Mutex<State>,
+    loaded: watch::Sender<bool>,
+    wake: broadcast::Sender<ObjectRef<DBInstance>>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Every instance of the account and region by identifier, ours or not (a foreign one must be
+    /// seen to be refused).
+    snapshot: HashMap<String, Entry>,
+    /// When the last full poll started.
+    polled_at: Option<Instant>,
+    /// Identifiers mutated since their last targeted describe: the snapshot is stale for them.
+    dirty: HashSet<String>,
+}
+
+struct Entry {
+    instance: ObservedInstance,
+    /// When this entry was read (a poll's start, or a targeted describe).
+    read_at: Instant,
 }
 
 impl Observer {
     pub fn new(rds: Rds, intervals: PollIntervals) -> Self {
-        Observer { rds, intervals }
+        Observer {
+            rds,
+            intervals,
+            state: Mutex::default(),
+            loaded: watch::channel(false).0,
+            wake: broadcast::channel(WAKE_CAPACITY).0,
+        }
     }
 
-    /// The instance with this identifier, or None when RDS has none.
-    pub async fn observe(&self, identifier: &str) -> Result<Option<ObservedInstance>, AwsError> {
-        self.rds.describe(identifier).await
+    /// The DBInstances to reconcile because what RDS holds for them changed, as the polls find them.
+    pub fn changes(&self) -> impl Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
+        futures::stream::unfold(self.wake.subscribe(), |mut rx| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(r) => return Some((r, rx)),
+                    // Missed wakes are caught by the periodic requeue.
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
     }
+
+    /// The instance with this identifier, or None when RDS has none. `max_age` is how old a
+    /// snapshot entry may be (a DBInstance's own drift interval).
+    pub async fn observe(
+        &self,
+        identifier: &str,
+        max_age: Duration,
+    ) -> Result<Option<ObservedInstance>, AwsError> {
+        self.wait_loaded().await;
+        {
+            let state = lock(&self.state);
+            // The shared poll keeps entries as fresh as the drift interval; a DBInstance asking for
+            // a shorter one, or a poll that stopped coming, needs a direct read.
+            let polls_alive = state
+                .polled_at
+                .is_some_and(|t| t.elapsed() <= self.intervals.settled * 3);
+            let fresh_enough = |entry: &Entry| {
+                max_age >= self.intervals.settled || entry.read_at.elapsed() <= max_age
+            };
+            if !state.dirty.contains(identifier)
+                && polls_alive
+                && let Some(entry) = state.snapshot.get(identifier)
+                && fresh_enough(entry)
+                && !is_transitional(&entry.instance.status)
+            {
+                return Ok(Some(entry.instance.clone()));
+            }
+        }
+        let read_at = Instant::now();
+        let fresh = self.rds.describe(identifier).await?;
+        let mut state = lock(&self.state);
+        match &fresh {
+            Some(instance) => {
+                if !is_transitional(&instance.status) {
+                    state.dirty.remove(identifier);
+                }
+                state.snapshot.insert(
+                    identifier.to_owned(),
+                    Entry {
+                        instance: instance.clone(),
+                        read_at,
+                    },
+                );
+            }
+            None => {
+                state.dirty.remove(identifier);
+                state.snapshot.remove(identifier);
+            }
+        }
+        Ok(fresh)
+    }
+
+    /// The operator changed this instance: read it directly until it settles.
+    pub fn mutated(&self, identifier: &str) {
+        lock(&self.state).dirty.insert(identifier.to_owned());
+    }
+
+    /// Waits for the first poll (at most one drift interval), so a start with N DBInstances costs
+    /// ceil(N/100) calls rather than N.
+    async fn wait_loaded(&self) {
+        let mut loaded = self.loaded.subscribe();
+        let _ = tokio::time::timeout(self.intervals.settled, loaded.wait_for(|l| *l)).await;
+    }
+
+    /// Polls every drift interval until `shutdown` turns true.
+    pub async fn run(&self, mut shutdown: watch::Receiver<bool>) {
+        loop {
+            let started = Instant::now();
+            match self.rds.describe_all().await {
+                Ok(all) => self.absorb(all, started),
+                Err(e) => warn!(error = %e, "polling RDS failed; trying again next interval"),
+            }
+            let next = self.intervals.settled.saturating_sub(started.elapsed());
+            tokio::select! {
+                _ = tokio::time::sleep(next) => {}
+                _ = shutdown.wait_for(|s| *s) => return,
+            }
+        }
+    }
+
+    /// Takes a poll's result, and wakes the DBInstances whose instance changed.
+    fn absorb(&self, all: Vec<ObservedInstance>, started: Instant) {
+        let mut state = lock(&self.state);
+        let mut fresh: HashMap<String, Entry> = HashMap::with_capacity(all.len());
+        let mut changed = Vec::new();
+        for instance in all {
+            let id = instance.identifier.clone();
+            match state.snapshot.remove(&id) {
+                // A targeted describe newer than this poll wins.
+                Some(old) if old.read_at > started => {
+                    fresh.insert(id, old);
+                }
+                Some(old) => {
+                    if old.instance != instance {
+                        changed.push(instance.clone());
+                    }
+                    fresh.insert(
+                        id,
+                        Entry {
+                            instance,
+                            read_at: started,
+                        },
+                    );
+                }
+                None => {
+                    changed.push(instance.clone());
+                    fresh.insert(
+                        id,
+                        Entry {
+                            instance,
+                            read_at: started,
+                        },
+                    );
+                }
+            }
+        }
+        // Gone since the last poll (unless read directly after the poll started).
+        for (id, old) in state.snapshot.drain() {
+            if old.read_at > started {
+                fresh.insert(id, old);
+            } else {
+                changed.push(old.instance);
+            }
+        }
+        state.snapshot = fresh;
+        state.polled_at = Some(started);
+        drop(state);
+        self.loaded.send_replace(true);
+        let mut woken = 0;
+        for instance in changed {
+            if let Some(target) = owner(&instance) {
+                woken += 1;
+                let _ = self.wake.send(target);
+            }
+        }
+        debug!(woken, "RDS poll absorbed");
+    }
+}
+
+/// The DBInstance an instance belongs to, from its ownership tags.
+fn owner(instance: &ObservedInstance) -> Option<ObjectRef<DBInstance>> {
+    instance.tags.get(OWNER_TAG)?;
+    let (namespace, name) = instance.tags.get(OWNER_NAME_TAG)?.split_once('/')?;
+    Some(ObjectRef::new(name).within(namespace))
+}
+
+const WAKE_CAPACITY: usize = 16 * 1024;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn instance(id: &str, status: &str, owner: Option<&str>) -> ObservedInstance {
+        let mut tags = std::collections::BTreeMap::new();
+        if let Some(o) = owner {
+            tags.insert(OWNER_TAG.to_owned(), "uid".to_owned());
+            tags.insert(OWNER_NAME_TAG.to_owned(), o.to_owned());
+        }
+        ObservedInstance {
+            identifier: id.into(),
+            status: status.into(),
+            tags,
+            ..Default::default()
+        }
+    }
+
+    fn observer() -> Observer {
+        let config = aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .build();
+        Observer::new(Rds::new(&config), PollIntervals::default())
+    }
+
+    fn drain(rx: &mut broadcast::Receiver<ObjectRef<DBInstance>>) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(r) = rx.try_recv() {
+            out.push(format!("{}/{}", r.namespace.unwrap_or_default(), r.name));
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn polls_wake_exactly_the_changed_instances_of_ours() {
+        let o = observer();
+        let mut rx = o.wake.subscribe();
+        let t0 = Instant::now();
+        o.absorb(
+            vec![
+                instance("a", "available", Some("shop/a")),
+                instance("b", "available", Some("shop/b")),
+                instance("foreign", "available", None),
+            ],
+            t0,
+        );
+        assert_eq!(
+            drain(&mut rx),
+            vec!["shop/a", "shop/b"],
+            "first sight wakes ours only"
+        );
+        let mut b = instance("b", "available", Some("shop/b"));
+        b.db_instance_class = Some("db.t3.large".into());
+        o.absorb(
+            vec![
+                instance("a", "available", Some("shop/a")),
+                b,
+                instance("foreign", "stopped", None),
+            ],
+            Instant::now(),
+        );
+        assert_eq!(drain(&mut rx), vec!["shop/b"], "only the changed one");
+        o.absorb(
+            vec![instance("b", "available", Some("shop/b"))],
+            Instant::now(),
+        );
+        assert_eq!(
+            drain(&mut rx),
+            vec!["shop/a", "shop/b"],
+            "a disappeared, b changed back"
+        );
+        o.absorb(
+            vec![instance("b", "available", Some("shop/b"))],
+            Instant::now(),
+        );
+        assert!(drain(&mut rx).is_empty(), "nothing changed, nobody woken");
+    }
+
+    #[tokio::test]
+    async fn settled_snapshot_entries_are_served_without_a_call() {
+        let o = observer();
+        o.absorb(
+            vec![instance("a", "available", Some("shop/a"))],
+            Instant::now(),
+        );
+        let got = o
+            .observe("a", Duration::from_secs(60))
+            .await
+            .expect("no AWS call needed");
+        assert_eq!(got.map(|i| i.status), Some("available".into()));
+        assert_eq!(o.rds.calls().total("DescribeDBInstances"), 0);
+    }
+
+    #[test]
+    fn a_targeted_read_newer_than_the_poll_wins() {
+        let o = observer();
+        let poll_started = Instant::now();
+        {
+            let mut state = lock(&o.state);
+            state.snapshot.insert(
+                "a".into(),
+                Entry {
+                    instance: instance("a", "modifying", Some("shop/a")),
+                    read_at: Instant::now() + Duration::from_millis(5),
+                },
+            );
+        }
+        o.absorb(
+            vec![instance("a", "available", Some("shop/a"))],
+            poll_started,
+        );
+        assert_eq!(lock(&o.state).snapshot["a"].instance.status, "modifying");
+    }
 
     #[test]
     fn busy_states_poll_fast_and_settled_ones_slow() {

@@ -365,6 +365,29 @@ impl Rds {
         }
     }
 
+    /// Every instance of the account and region: paginated DescribeDBInstances, 100 a page.
+    pub async fn describe_all(&self) -> Result<Vec<ObservedInstance>, AwsError> {
+        let mut all = Vec::new();
+        let mut marker: Option<String> = None;
+        loop {
+            let result = self
+                .client
+                .describe_db_instances()
+                .max_records(100)
+                .set_marker(marker.take())
+                .send()
+                .await
+                .map_err(|e| aws_error("DescribeDBInstances", e, None));
+            self.count("DescribeDBInstances", &result);
+            let page = result?;
+            all.extend(page.db_instances().iter().map(ObservedInstance::from));
+            match page.marker() {
+                Some(m) if !m.is_empty() => marker = Some(m.to_owned()),
+                _ => return Ok(all),
+            }
+        }
+    }
+
     /// CreateDBInstance with every field the spec sets.
     pub async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
         let spec = req.spec;

@@ -14,7 +14,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   as RDS does.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier, so tests can
-assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``; and it shows the master
+assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``, with the time of every
+mutating call (``GET /_rds_ext/mutations?since=EPOCH``, for latency figures); and it shows the master
 password an instance was last given (``GET /_rds_ext/master-password?identifier=ID``), which real
 RDS never would, so tests can check that the password an application gets is the database's.
 
@@ -32,7 +33,7 @@ import json
 import os
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -42,6 +43,10 @@ LOCK = threading.RLock()
 CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0}
 # (action, identifier) -> count
 CALLS: Counter[tuple[str, str]] = Counter()
+# (time.time(), action, identifier) of every call that is not a read, for latency measurements;
+# bounded so a long benchmark cannot eat the memory.
+MUTATIONS: deque[tuple[float, str, str]] = deque(maxlen=200_000)
+READS = ("Describe", "List")
 
 # Fields that RDS applies at the next maintenance window unless ApplyImmediately is set, and their
 # names in PendingModifiedValues.
@@ -267,6 +272,8 @@ def install() -> None:
                 identifier = arn.split(":db:", 1)[1]
             with LOCK:
                 CALLS[(action, identifier.lower())] += 1
+                if not action.startswith(READS):
+                    MUTATIONS.append((time.time(), action, identifier.lower()))
         except Exception:  # counting must never break serving
             pass
         return orig_call_action(self)
@@ -323,6 +330,11 @@ class ControlMiddleware:
                     if not wanted or identifier == wanted:
                         counts[action] += n
             status, body = "200 OK", dict(counts)
+        elif path == "/_rds_ext/mutations":
+            since = float(query.get("since", "0") or 0)
+            with LOCK:
+                rows = [list(m) for m in MUTATIONS if m[0] >= since]
+            status, body = "200 OK", rows
         elif path == "/_rds_ext/master-password":
             # Test introspection: the master password RDS was last given, so a test can check that
             # the connection Secret carries the password the database really has.

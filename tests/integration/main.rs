@@ -2,6 +2,7 @@
 //! Run them with `make test` (README), which starts the emulator; the control plane is started by
 //! the harness in common/.
 
+mod bench;
 mod common;
 mod connection;
 mod lifecycle;

@@ -206,7 +206,7 @@ pub fn server_calls(identifier: &str) -> BTreeMap<String, u64> {
     serde_json::from_str(&body).expect("calls JSON")
 }
 
-fn moto_ext_get(path: &str) -> Option<String> {
+pub fn moto_ext_get(path: &str) -> Option<String> {
     let endpoint = aws_endpoint();
     let host = endpoint.trim_start_matches("http://").trim_end_matches('/');
     let mut stream = TcpStream::connect(host).ok()?;
@@ -304,6 +304,10 @@ impl Operator {
             .map(|(_, b)| b.to_owned())
             .unwrap_or_default();
         Some((code, body))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Whether the process is still running.

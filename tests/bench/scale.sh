@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Scale benchmark: runs the operator (release build) on the test bed against a moto at zero delays
+# with N DBInstances for each N given (default: 100 1000), and prints
+#   time from applying all N to all Ready; the operator's peak RSS; RDS calls per operation over a
+#   steady-state window and per instance-hour; drift detection-to-correction latency p50/p99; spec
+#   change to ModifyDBInstance latency p50/p99; CPU spent in the operator and in moto.
+#
+#   tests/bench/scale.sh [N...]
+# Environment: BENCH_DRIFT_INTERVAL (10s), BENCH_SAMPLES (50), BENCH_CONCURRENCY (8),
+# BENCH_PROFILE (release | debug), BENCH_MOTO_PORT (4590).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rds-operator/target}
+port=${BENCH_MOTO_PORT:-4590}
+profile=${BENCH_PROFILE:-release}
+tests/env/build.sh >/dev/null
+MOTO_PORT=$port MOTO_RDS_CREATE_DELAY=0 MOTO_RDS_MODIFY_DELAY=0 MOTO_RDS_DELETE_DELAY=0 localstack/moto.sh start
+trap 'MOTO_PORT=$port localstack/moto.sh stop' EXIT
+export BENCH_MOTO_PID
+BENCH_MOTO_PID=$(cat "${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}/run/moto-$port.pid")
+export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
+export BENCH_SIZES="${*:-100 1000}"
+flags=(--locked --test integration)
+[ "$profile" = release ] && flags+=(--release)
+cargo test "${flags[@]}" -- --ignored --nocapture --test-threads 1 scale_benchmark
