@@ -467,11 +467,7 @@ async fn sync(
     }
     let spec_changed = db.metadata.generation != previous.observed_generation;
     let refused = comparison.refused.join("; ");
-    let settled_requeue = Action::requeue(
-        intervals
-            .after(&observed.status)
-            .min(drift_interval(db, &intervals)),
-    );
+    let settled_requeue = Action::requeue(settled_requeue(db, &intervals));
 
     if comparison.in_sync() {
         let synced = if !refused.is_empty() {
@@ -631,6 +627,19 @@ async fn sync(
     let synced = (false, "Updating", format!("sent {fields} to RDS"));
     write_observed(db, ctx, status, &state, synced).await?;
     Ok(Action::requeue(intervals.busy))
+}
+
+/// When to look again at a settled instance without being woken. The shared poll wakes a
+/// DBInstance whose instance changes, the watches wake it when its spec or Secrets change, so this
+/// is a safety net (ten drift intervals), except where only a timer notices: a drift interval
+/// shorter than the operator's, or a password RDS rotates in Secrets Manager.
+fn settled_requeue(db: &DBInstance, intervals: &PollIntervals) -> Duration {
+    let own = drift_interval(db, intervals);
+    if own < intervals.settled || db.spec.manage_master_user_password == Some(true) {
+        own
+    } else {
+        intervals.settled * 10
+    }
 }
 
 /// The drift interval of this DBInstance: its spec.driftInterval, else the operator's.
