@@ -20,6 +20,8 @@ export BENCH_MOTO_PID
 BENCH_MOTO_PID=$(cat "${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}/run/moto-$port.pid")
 export AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
 export BENCH_SIZES="${*:-100 1000}"
-flags=(--locked --test integration)
-[ "$profile" = release ] && flags+=(--release)
-cargo test "${flags[@]}" -- --ignored --nocapture --test-threads 1 scale_benchmark
+if [ "$profile" = release ]; then
+  cargo bench --locked --bench scale
+else
+  cargo test --locked --bench scale -- --bench
+fi

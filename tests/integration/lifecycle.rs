@@ -9,36 +9,9 @@ use kube::core::ApiResource;
 use rds_operator::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use serde_json::json;
 
-use crate::common::{self, Operator, condition, is_ready, wait_dbi, wait_for};
+use crate::common::{self, Operator, condition, dbinstance, is_ready, wait_dbi, wait_for};
 
 const READY_TIMEOUT: Duration = Duration::from_secs(90);
-
-pub fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
-    let mut spec = json!({
-        "dbInstanceIdentifier": identifier,
-        "engine": "mysql",
-        "engineVersion": "8.0.42",
-        "dbInstanceClass": "db.t3.micro",
-        "allocatedStorage": 20,
-        "storageType": "gp2",
-        "masterUsername": "admin",
-        "masterUserPassword": {"name": "db-password", "key": "password"},
-        "dbName": "COFFEE",
-        "tags": [{"key": "app", "value": "coffee-manage"}],
-    });
-    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
-        for (k, v) in extra {
-            spec.insert(k.clone(), v.clone());
-        }
-    }
-    serde_json::from_value(json!({
-        "apiVersion": "rds.operator.rs/v1alpha1",
-        "kind": "DBInstance",
-        "metadata": {"name": name},
-        "spec": spec,
-    }))
-    .expect("valid DBInstance")
-}
 
 pub async fn setup(prefix: &str) -> (kube::Client, String, Api<DBInstance>, aws_sdk_rds::Client) {
     let client = common::client_with_crd().await;

@@ -2,7 +2,6 @@
 //! Run them with `make test` (README), which starts the emulator; the control plane is started by
 //! the harness in common/.
 
-mod bench;
 mod common;
 mod connection;
 mod lifecycle;

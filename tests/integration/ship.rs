@@ -13,8 +13,8 @@ use kube::{Client, Config};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
+use crate::common::dbinstance;
 use crate::common::{self, Operator, is_ready, wait_dbi, wait_for};
-use crate::lifecycle::dbinstance;
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 

@@ -531,3 +531,32 @@ pub fn run(program: &Path, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// A DBInstance like the Coffee Manage one (MySQL 8.0.42, db.t3.micro, 20 GiB gp2, password from the
+/// Secret `db-password`), with `extra` merged into its spec.
+pub fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
+    let mut spec = serde_json::json!({
+        "dbInstanceIdentifier": identifier,
+        "engine": "mysql",
+        "engineVersion": "8.0.42",
+        "dbInstanceClass": "db.t3.micro",
+        "allocatedStorage": 20,
+        "storageType": "gp2",
+        "masterUsername": "admin",
+        "masterUserPassword": {"name": "db-password", "key": "password"},
+        "dbName": "COFFEE",
+        "tags": [{"key": "app", "value": "coffee-manage"}],
+    });
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            spec.insert(k.clone(), v.clone());
+        }
+    }
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBInstance",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))
+    .expect("valid DBInstance")
+}

@@ -1,5 +1,6 @@
-//! The scale benchmark (ignored by `cargo test`; run it with `tests/bench/scale.sh`): N DBInstances
-//! against moto at zero delays, printing figures, asserting nothing about time.
+//! The scale benchmark: N DBInstances against moto at zero delays, printing figures, asserting
+//! nothing about time. A `cargo bench` target (run it with `tests/bench/scale.sh`); `cargo test`
+//! builds it but does not run it.
 //!
 //! Environment: BENCH_SIZES ("100 1000"), BENCH_DRIFT_INTERVAL ("10s"), BENCH_SAMPLES (50),
 //! BENCH_CONCURRENCY (operator reconcile concurrency, 8), BENCH_MOTO_PID (to report moto's CPU).
@@ -12,8 +13,10 @@ use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
-use crate::common::{self, Operator, is_ready};
-use crate::lifecycle::dbinstance;
+#[path = "../integration/common/mod.rs"]
+mod common;
+
+use common::{Operator, dbinstance, is_ready};
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -109,9 +112,14 @@ async fn modify_latencies(samples: &[(String, f64)], timeout: Duration) -> Vec<f
     }
 }
 
-#[tokio::test]
-#[ignore = "a benchmark: run tests/bench/scale.sh"]
-async fn scale_benchmark() {
+#[tokio::main]
+async fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!(
+            "the scale benchmark runs under `cargo bench` (tests/bench/scale.sh), not `cargo test`"
+        );
+        return;
+    }
     let sizes: Vec<usize> = env_or("BENCH_SIZES", "100")
         .split_whitespace()
         .map(|s| s.parse().expect("BENCH_SIZES: numbers"))
