@@ -9,24 +9,9 @@ use kube::core::ApiResource;
 use rds_operator::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use serde_json::json;
 
-use crate::common::{self, Operator, condition, dbinstance, is_ready, wait_dbi, wait_for};
+use crate::common::{self, Operator, condition, dbinstance, is_ready, setup, wait_dbi, wait_for};
 
 const READY_TIMEOUT: Duration = Duration::from_secs(90);
-
-pub async fn setup(prefix: &str) -> (kube::Client, String, Api<DBInstance>, aws_sdk_rds::Client) {
-    let client = common::client_with_crd().await;
-    let ns = common::namespace(&client, prefix).await;
-    common::secret(
-        &client,
-        &ns,
-        "db-password",
-        "password",
-        "Sup3r-Secret-Passw0rd",
-    )
-    .await;
-    let api = Api::namespaced(client.clone(), &ns);
-    (client, ns, api, common::rds().await)
-}
 
 #[tokio::test]
 async fn create_observe_delete() {

@@ -396,16 +396,7 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
 
 #[tokio::test]
 async fn leader_election_lets_exactly_one_replica_reconcile() {
-    let client = common::client_with_crd().await;
-    let ns = common::namespace(&client, "leader").await;
-    common::secret(
-        &client,
-        &ns,
-        "db-password",
-        "password",
-        "Sup3r-Secret-Passw0rd",
-    )
-    .await;
+    let (client, ns, api, _rds) = common::setup("leader").await;
     let args = |ns: &str| -> Vec<String> {
         [
             "--namespace",
@@ -438,7 +429,6 @@ async fn leader_election_lets_exactly_one_replica_reconcile() {
     })
     .await;
 
-    let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
     let id1 = common::unique("leader");
     api.create(&PostParams::default(), &dbinstance("one", &id1, json!({})))
         .await

@@ -9,8 +9,8 @@ use rds_operator::crd::DBInstance;
 use serde_json::json;
 
 use crate::common::dbinstance;
+use crate::common::setup;
 use crate::common::{self, Operator, condition, is_ready, wait_dbi, wait_for};
-use crate::lifecycle::setup;
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 

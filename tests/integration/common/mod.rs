@@ -207,19 +207,40 @@ pub fn server_calls(identifier: &str) -> BTreeMap<String, u64> {
 }
 
 pub fn moto_ext_get(path: &str) -> Option<String> {
-    let endpoint = aws_endpoint();
-    let host = endpoint.trim_start_matches("http://").trim_end_matches('/');
+    match http(&emulator_host(), "GET", path)? {
+        (200, body) => Some(body),
+        _ => None,
+    }
+}
+
+/// POST to moto_ext's (or moto's) control API; true on 200.
+pub fn moto_ext_post(path: &str) -> bool {
+    matches!(http(&emulator_host(), "POST", path), Some((200, _)))
+}
+
+fn emulator_host() -> String {
+    aws_endpoint()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// A bodyless HTTP/1.0 request: (status code, body), or None when nothing answers.
+fn http(host: &str, method: &str, path: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(host).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {host}\r\n\r\n").ok()?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.0\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n"
+    )
+    .ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
     let (head, body) = response.split_once("\r\n\r\n")?;
-    head.starts_with("HTTP/1.0 200")
-        .then(|| body.to_owned())
-        .or_else(|| head.starts_with("HTTP/1.1 200").then(|| body.to_owned()))
+    let code = head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((code, body.to_owned()))
 }
 
 /// The operator under test: the real binary, as a local process watching one namespace.
@@ -288,22 +309,7 @@ impl Operator {
 
     /// GET one of the operator's HTTP endpoints: (status code, body), None while it does not answer.
     pub fn get(&self, path: &str) -> Option<(u16, String)> {
-        let mut stream = TcpStream::connect(&self.http).ok()?;
-        stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.http
-        )
-        .ok()?;
-        let mut response = String::new();
-        stream.read_to_string(&mut response).ok()?;
-        let code = response.split_whitespace().nth(1)?.parse().ok()?;
-        let body = response
-            .split_once("\r\n\r\n")
-            .map(|(_, b)| b.to_owned())
-            .unwrap_or_default();
-        Some((code, body))
+        http(&self.http, "GET", path)
     }
 
     pub fn pid(&self) -> u32 {
@@ -387,8 +393,12 @@ pub async fn delete(api: &Api<DBInstance>, name: &str) {
         .expect("delete DBInstance");
 }
 
-/// Reasons of the Events recorded for an object.
-pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String> {
+/// The Events recorded for an object.
+pub async fn events(
+    client: &Client,
+    ns: &str,
+    name: &str,
+) -> Vec<k8s_openapi::api::events::v1::Event> {
     let api: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client.clone(), ns);
     api.list(&Default::default())
         .await
@@ -396,44 +406,16 @@ pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String>
         .items
         .into_iter()
         .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
-        .filter_map(|e| e.reason)
         .collect()
 }
 
-/// Sum of the calls to these actions the emulator served for an identifier.
-pub fn mutating_calls(identifier: &str) -> u64 {
-    let calls = server_calls(identifier);
-    [
-        "ModifyDBInstance",
-        "AddTagsToResource",
-        "RemoveTagsFromResource",
-        "CreateDBInstance",
-        "DeleteDBInstance",
-    ]
-    .iter()
-    .map(|a| calls.get(*a).copied().unwrap_or(0))
-    .sum()
-}
-
-/// POST to moto_ext's control API.
-pub fn moto_ext_post(path: &str) -> bool {
-    let endpoint = aws_endpoint();
-    let host = endpoint.trim_start_matches("http://").trim_end_matches('/');
-    let Ok(mut stream) = TcpStream::connect(host) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    if write!(
-        stream,
-        "POST {path} HTTP/1.0\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n"
-    )
-    .is_err()
-    {
-        return false;
-    }
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    response.contains(" 200 ")
+/// Reasons of the Events recorded for an object.
+pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String> {
+    events(client, ns, name)
+        .await
+        .into_iter()
+        .filter_map(|e| e.reason)
+        .collect()
 }
 
 /// The instance as RDS reports it, or None.
@@ -489,16 +471,12 @@ pub fn rds_master_password(identifier: &str) -> Option<String> {
 
 /// Every Event note for an object, joined.
 pub async fn event_notes(client: &Client, ns: &str, name: &str) -> String {
-    let api: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client.clone(), ns);
-    api.list(&Default::default())
+    let notes: Vec<String> = events(client, ns, name)
         .await
-        .expect("list events")
-        .items
         .into_iter()
-        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
         .filter_map(|e| e.note)
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    notes.join("\n")
 }
 
 /// Path of a test tool: "helm", or one of the control plane binaries ("kubectl"...), as built (and
@@ -559,4 +537,21 @@ pub fn dbinstance(name: &str, identifier: &str, extra: serde_json::Value) -> DBI
         "spec": spec,
     }))
     .expect("valid DBInstance")
+}
+
+/// A fresh namespace holding the password Secret `db-password`, with clients of the API server
+/// and the emulator.
+pub async fn setup(prefix: &str) -> (Client, String, Api<DBInstance>, aws_sdk_rds::Client) {
+    let client = client_with_crd().await;
+    let ns = namespace(&client, prefix).await;
+    secret(
+        &client,
+        &ns,
+        "db-password",
+        "password",
+        "Sup3r-Secret-Passw0rd",
+    )
+    .await;
+    let api = Api::namespaced(client.clone(), &ns);
+    (client, ns, api, rds().await)
 }
