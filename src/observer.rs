@@ -214,30 +214,18 @@ impl Observer {
                 // A targeted describe newer than this poll wins.
                 Some(old) if old.read_at > started => {
                     fresh.insert(id, old);
+                    continue;
                 }
-                Some(old) => {
-                    if old.instance != instance {
-                        changed.push(instance.clone());
-                    }
-                    fresh.insert(
-                        id,
-                        Entry {
-                            instance,
-                            read_at: started,
-                        },
-                    );
-                }
-                None => {
-                    changed.push(instance.clone());
-                    fresh.insert(
-                        id,
-                        Entry {
-                            instance,
-                            read_at: started,
-                        },
-                    );
-                }
+                Some(old) if old.instance == instance => {}
+                _ => changed.push(instance.clone()),
             }
+            fresh.insert(
+                id,
+                Entry {
+                    instance,
+                    read_at: started,
+                },
+            );
         }
         // Gone since the last poll (unless read directly after the poll started).
         for (id, old) in state.snapshot.drain() {
