@@ -21,6 +21,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 use crate::crd::{DBInstance, DBInstanceStatus, DriftPolicy, DriftRecord, FINALIZER, FieldDrift};
 use crate::drift;
 use crate::http::Health;
+use crate::lock;
 use crate::metrics::Metrics;
 use crate::observer::{Observer, PollIntervals, is_transitional};
 use crate::planner::{self, ApplyStep, CleanupStep, Released};
@@ -65,7 +66,7 @@ impl Context {
     /// Failures in a row for this object at this generation; a new generation starts again at zero,
     /// so a corrected spec is retried at once.
     fn next_failure(&self, uid: &str, generation: Option<i64>) -> u32 {
-        let mut map = self.backoff.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = lock(&self.backoff);
         let entry = map.entry(uid.to_owned()).or_insert((generation, 0));
         if entry.0 != generation {
             *entry = (generation, 0);
@@ -75,10 +76,7 @@ impl Context {
     }
 
     fn reset_failures(&self, uid: &str) {
-        self.backoff
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(uid);
+        lock(&self.backoff).remove(uid);
     }
 }
 

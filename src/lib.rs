@@ -23,3 +23,9 @@ pub mod planner;
 pub mod rds;
 pub mod secrets;
 pub mod telemetry;
+
+/// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the
+/// operator keeps behind a mutex (counters, snapshots, backoff state) stays usable after a panic.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

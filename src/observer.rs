@@ -13,6 +13,7 @@ use tokio::sync::{broadcast, watch};
 use tracing::{debug, warn};
 
 use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use crate::lock;
 use crate::rds::{AwsError, ObservedInstance, Rds};
 
 /// RDS states in which the instance is changing by itself and worth looking at again soon.
@@ -258,10 +259,6 @@ fn owner(instance: &ObservedInstance) -> Option<ObjectRef<DBInstance>> {
 }
 
 const WAKE_CAPACITY: usize = 16 * 1024;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::crd::DBInstanceSpec;
 use crate::drift::Modification;
+use crate::lock;
 
 /// What the operator sees of an RDS instance.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -258,16 +259,13 @@ pub struct CallCounter {
 
 impl CallCounter {
     fn record(&self, operation: &'static str, outcome: &'static str) {
-        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counts = lock(&self.counts);
         *counts.entry((operation, outcome)).or_default() += 1;
     }
 
     /// (operation, outcome) -> calls so far.
     pub fn snapshot(&self) -> BTreeMap<(&'static str, &'static str), u64> {
-        self.counts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.counts).clone()
     }
 
     /// Calls of one operation, whatever their outcome.
