@@ -225,8 +225,7 @@ async fn secret_reference_password_and_a_secret_that_follows_reality() {
         &["Sup3r-Secret-Passw0rd", "N3w-Passw0rd/with@chars"],
     )
     .await;
-    common::delete(&api, "conn").await;
-    common::wait_gone(&api, "conn", TIMEOUT).await;
+    common::delete_and_wait(&api, "conn").await;
     assert!(
         common::secret_data(&client, &ns, "db-connection")
             .await
@@ -280,8 +279,7 @@ async fn generated_password() {
         db.metadata.uid.clone().unwrap()
     );
     assert_no_leak(&client, &ns, "genpw", &operator, &[&generated]).await;
-    common::delete(&api, "genpw").await;
-    common::wait_gone(&api, "genpw", TIMEOUT).await;
+    common::delete_and_wait(&api, "genpw").await;
     assert!(
         common::secret_data(&client, &ns, "genpw-master-password")
             .await
@@ -372,8 +370,7 @@ async fn rds_managed_password() {
     )
     .await;
     assert_no_leak(&client, &ns, "managed", &operator, &[&password, rotated]).await;
-    common::delete(&api, "managed").await;
-    common::wait_gone(&api, "managed", TIMEOUT).await;
+    common::delete_and_wait(&api, "managed").await;
 }
 
 #[tokio::test]
@@ -416,8 +413,7 @@ async fn a_template_with_an_unknown_placeholder_is_refused() {
     .await
     .unwrap();
     wait_dbi(&api, "template", "Ready after the fix", TIMEOUT, is_ready).await;
-    common::delete(&api, "template").await;
-    common::wait_gone(&api, "template", TIMEOUT).await;
+    common::delete_and_wait(&api, "template").await;
 }
 
 #[tokio::test]
@@ -492,6 +488,5 @@ async fn the_coffee_manage_example_gets_every_variable_it_reads() {
     assert_eq!(data["APP_DB_PASSWORD"], "Coffee-Manage-Demo-2026");
     assert_eq!(data["APP_DB_NAME"], "COFFEE");
     assert_eq!(data["APP_DB_USER"], "admin");
-    common::delete(&api, "coffee-db").await;
-    common::wait_gone(&api, "coffee-db", TIMEOUT).await;
+    common::delete_and_wait(&api, "coffee-db").await;
 }

@@ -70,8 +70,7 @@ async fn create_observe_delete() {
     assert!(reasons.contains(&"Available".into()), "events: {reasons:?}");
 
     // Delete: the CR goes only once the instance is gone.
-    common::delete(&api, "coffee").await;
-    common::wait_gone(&api, "coffee", READY_TIMEOUT).await;
+    common::delete_and_wait(&api, "coffee").await;
     assert!(
         common::describe(&rds, &id).await.is_none(),
         "RDS instance deleted before the CR went"
@@ -201,8 +200,7 @@ async fn crash_right_after_create_does_not_create_a_second_instance() {
         .find(|t| t.key() == Some(OWNER_TAG))
         .and_then(|t| t.value());
     assert_eq!(owner, db.metadata.uid.as_deref());
-    common::delete(&api, "crash").await;
-    common::wait_gone(&api, "crash", READY_TIMEOUT).await;
+    common::delete_and_wait(&api, "crash").await;
 }
 
 #[tokio::test]
@@ -236,8 +234,7 @@ async fn instance_created_before_the_status_write_is_adopted() {
         Some(&1),
         "the operator created again"
     );
-    common::delete(&api, "adopt").await;
-    common::wait_gone(&api, "adopt", READY_TIMEOUT).await;
+    common::delete_and_wait(&api, "adopt").await;
     assert!(common::describe(&rds, &id).await.is_none());
 }
 
@@ -278,8 +275,7 @@ async fn an_instance_that_is_not_ours_is_never_adopted_or_deleted() {
             .await
             .contains(&"IdentifierInUse".into())
     );
-    common::delete(&api, "foreign").await;
-    common::wait_gone(&api, "foreign", READY_TIMEOUT).await;
+    common::delete_and_wait(&api, "foreign").await;
     let instance = common::describe(&rds, &id)
         .await
         .expect("the foreign instance survives");
@@ -478,8 +474,7 @@ async fn aws_invalid_input_is_reported_backed_off_and_retried_on_spec_change() {
             .and_then(|g| g.db_subnet_group_name()),
         Some("coffee-manage-db-subnets")
     );
-    common::delete(&api, "badnet").await;
-    common::wait_gone(&api, "badnet", READY_TIMEOUT).await;
+    common::delete_and_wait(&api, "badnet").await;
 }
 
 #[tokio::test]
@@ -554,6 +549,5 @@ async fn an_identifier_aws_refuses_is_reported() {
     let message = condition(&db, "Ready").unwrap().2;
     assert!(message.contains("CreateDBInstance failed"), "{message}");
     // Deleting it is immediate: there is nothing in RDS.
-    common::delete(&api, "badid").await;
-    common::wait_gone(&api, "badid", READY_TIMEOUT).await;
+    common::delete_and_wait(&api, "badid").await;
 }

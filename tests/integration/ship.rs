@@ -323,8 +323,7 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
         async move { common::secret_data(&client, &watched, "db-connection").await }
     })
     .await;
-    common::delete(&api, "helm").await;
-    common::wait_gone(&api, "helm", TIMEOUT).await;
+    common::delete_and_wait(&api, "helm").await;
     let rds = common::rds().await;
     assert!(common::describe(&rds, &id).await.is_none());
 
@@ -483,7 +482,6 @@ async fn leader_election_lets_exactly_one_replica_reconcile() {
         .unwrap();
     assert_ne!(new_holder, holder);
     for name in ["one", "two"] {
-        common::delete(&api, name).await;
-        common::wait_gone(&api, name, TIMEOUT).await;
+        common::delete_and_wait(&api, name).await;
     }
 }

@@ -226,8 +226,7 @@ async fn every_updatable_field_reaches_rds_in_one_modification() {
     wait_dbi(&api, "update", "major upgrade in sync", TIMEOUT, synced).await;
     let i = common::describe(&rds, &id).await.expect("instance");
     assert_eq!(i.engine_version(), Some("8.4.3"));
-    common::delete(&api, "update").await;
-    common::wait_gone(&api, "update", TIMEOUT).await;
+    common::delete_and_wait(&api, "update").await;
 }
 
 #[tokio::test]
@@ -292,8 +291,7 @@ async fn a_change_without_apply_immediately_waits_in_pending_and_is_not_resent()
         Some("db.t3.small")
     );
     assert_eq!(calls(&id, "ModifyDBInstance"), 1);
-    common::delete(&api, "pending").await;
-    common::wait_gone(&api, "pending", TIMEOUT).await;
+    common::delete_and_wait(&api, "pending").await;
 }
 
 #[tokio::test]
@@ -409,8 +407,7 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
     })
     .await;
     wait_dbi(&api, "drift", "in sync again", TIMEOUT, synced).await;
-    common::delete(&api, "drift").await;
-    common::wait_gone(&api, "drift", TIMEOUT).await;
+    common::delete_and_wait(&api, "drift").await;
 }
 
 #[tokio::test]
@@ -454,8 +451,7 @@ async fn an_instance_deleted_behind_the_operators_back_comes_back() {
         "the new instance carries the ownership tag"
     );
     assert!(db.status.unwrap().endpoint.is_some());
-    common::delete(&api, "recreate").await;
-    common::wait_gone(&api, "recreate", TIMEOUT).await;
+    common::delete_and_wait(&api, "recreate").await;
 }
 
 #[tokio::test]
@@ -520,8 +516,7 @@ async fn drift_policy_report_only_reports() {
     .await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(calls(&id, "CreateDBInstance"), 1);
-    common::delete(&api, "report").await;
-    common::wait_gone(&api, "report", TIMEOUT).await;
+    common::delete_and_wait(&api, "report").await;
 }
 
 #[tokio::test]
@@ -574,8 +569,7 @@ async fn an_instance_in_sync_costs_no_mutating_calls() {
         other, 1,
         "the operator's only mutating call was the creation"
     );
-    common::delete(&api, "quiet").await;
-    common::wait_gone(&api, "quiet", TIMEOUT).await;
+    common::delete_and_wait(&api, "quiet").await;
 }
 
 #[tokio::test]
@@ -628,6 +622,5 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     assert_eq!(calls(&id, "ModifyDBInstance"), 1, "rotated once");
     let logs = operator.logs();
     assert!(!logs.contains("Rotated-Passw0rd-2026") && !logs.contains("Sup3r-Secret-Passw0rd"));
-    common::delete(&api, "rotate").await;
-    common::wait_gone(&api, "rotate", TIMEOUT).await;
+    common::delete_and_wait(&api, "rotate").await;
 }

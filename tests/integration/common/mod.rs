@@ -387,6 +387,12 @@ pub async fn wait_gone(api: &Api<DBInstance>, name: &str, timeout: Duration) {
     .await
 }
 
+/// Deletes the DBInstance and waits (90 s at most) until the operator has let it go.
+pub async fn delete_and_wait(api: &Api<DBInstance>, name: &str) {
+    delete(api, name).await;
+    wait_gone(api, name, Duration::from_secs(90)).await;
+}
+
 pub async fn delete(api: &Api<DBInstance>, name: &str) {
     api.delete(name, &DeleteParams::default())
         .await
