@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Display;
 
 use crate::crd::DBInstanceSpec;
-use crate::rds::ObservedInstance;
+use crate::observed::ObservedInstance;
 
 /// One field whose observed value differs from the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,187 +88,19 @@ pub fn compare(
         rotate_password,
         ..Default::default()
     };
-    let pending = &observed.pending_modified_values;
     let mut f = Fields {
         diffs: &mut c.diffs,
-        pending,
+        refused: &mut c.refused,
+        pending: &observed.pending_modified_values,
     };
-
-    f.field(
-        "dbInstanceClass",
-        &spec.db_instance_class,
-        observed.db_instance_class.as_ref(),
-        eq_ignore_case,
-        &mut m.db_instance_class,
-    );
-
-    if let Some(want) = spec.allocated_storage {
-        let have = observed.allocated_storage.unwrap_or_default();
-        let autoscaled = spec.max_allocated_storage.is_some_and(|max| have <= max);
-        match want.cmp(&have) {
-            Ordering::Greater => f.field(
-                "allocatedStorage",
-                &want,
-                observed.allocated_storage.as_ref(),
-                |a, b| a == b,
-                &mut m.allocated_storage,
-            ),
-            Ordering::Less if !autoscaled => c.refused.push(format!(
-                "allocatedStorage cannot shrink from {have} to {want} GiB: RDS storage only grows"
-            )),
-            _ => {}
-        }
-    }
-
-    f.opt(
-        "maxAllocatedStorage",
-        spec.max_allocated_storage.as_ref(),
-        observed.max_allocated_storage.as_ref(),
-        |a, b| a == b,
-        &mut m.max_allocated_storage,
-    );
-    let storage_type = spec.storage_type.map(|t| t.as_str().to_owned());
-    f.opt(
-        "storageType",
-        storage_type.as_ref(),
-        observed.storage_type.as_ref(),
-        eq_ignore_case,
-        &mut m.storage_type,
-    );
-    f.opt(
-        "iops",
-        spec.iops.as_ref(),
-        observed.iops.as_ref(),
-        |a, b| a == b,
-        &mut m.iops,
-    );
-
-    if let (Some(want), Some(have)) = (&spec.engine_version, &observed.engine_version) {
-        match engine_version_change(&spec.engine, want, have, m.allow_major_version_upgrade) {
-            VersionChange::None => {}
-            VersionChange::Upgrade => f.field(
-                "engineVersion",
-                want,
-                Some(have),
-                |a, b| a == b,
-                &mut m.engine_version,
-            ),
-            VersionChange::Refused(why) => c.refused.push(why),
-        }
-    }
-
-    f.opt(
-        "backupRetentionPeriod",
-        spec.backup_retention_period.as_ref(),
-        observed.backup_retention_period.as_ref(),
-        |a, b| a == b,
-        &mut m.backup_retention_period,
-    );
-    f.opt(
-        "preferredBackupWindow",
-        spec.preferred_backup_window.as_ref(),
-        observed.preferred_backup_window.as_ref(),
-        eq_ignore_case,
-        &mut m.preferred_backup_window,
-    );
-    f.opt(
-        "preferredMaintenanceWindow",
-        spec.preferred_maintenance_window.as_ref(),
-        observed.preferred_maintenance_window.as_ref(),
-        eq_ignore_case,
-        &mut m.preferred_maintenance_window,
-    );
-    f.opt(
-        "multiAZ",
-        spec.multi_az.as_ref(),
-        observed.multi_az.as_ref(),
-        |a, b| a == b,
-        &mut m.multi_az,
-    );
-    f.opt(
-        "publiclyAccessible",
-        spec.publicly_accessible.as_ref(),
-        observed.publicly_accessible.as_ref(),
-        |a, b| a == b,
-        &mut m.publicly_accessible,
-    );
-    f.opt(
-        "deletionProtection",
-        spec.deletion_protection.as_ref(),
-        observed.deletion_protection.as_ref(),
-        |a, b| a == b,
-        &mut m.deletion_protection,
-    );
-    f.opt(
-        "dbParameterGroupName",
-        spec.db_parameter_group_name.as_ref(),
-        observed.db_parameter_group_name.as_ref(),
-        eq_ignore_case,
-        &mut m.db_parameter_group_name,
-    );
-    f.opt(
-        "port",
-        spec.port.as_ref(),
-        observed.port.as_ref(),
-        |a, b| a == b,
-        &mut m.port,
-    );
-    f.opt(
-        "autoMinorVersionUpgrade",
-        spec.auto_minor_version_upgrade.as_ref(),
-        observed.auto_minor_version_upgrade.as_ref(),
-        |a, b| a == b,
-        &mut m.auto_minor_version_upgrade,
-    );
-    f.opt(
-        "copyTagsToSnapshot",
-        spec.copy_tags_to_snapshot.as_ref(),
-        observed.copy_tags_to_snapshot.as_ref(),
-        |a, b| a == b,
-        &mut m.copy_tags_to_snapshot,
-    );
-
-    if let Some(want) = &spec.vpc_security_group_ids {
-        let want_set: BTreeSet<&String> = want.iter().collect();
-        let have_set: BTreeSet<&String> = observed.vpc_security_group_ids.iter().collect();
-        if want_set != have_set {
-            c.diffs.push(Diff {
-                field: "vpcSecurityGroupIDs",
-                observed: observed.vpc_security_group_ids.join(","),
-                desired: want.join(","),
-            });
-            m.vpc_security_group_ids = Some(want.clone());
-        }
-    }
-
-    if rotate_password && !pending.contains_key("masterUserPassword") {
-        c.diffs.push(Diff {
-            field: "masterUserPassword",
-            observed: "(previous password)".into(),
-            desired: "(password in the Secret)".into(),
-        });
-    } else {
-        m.rotate_password = false;
-    }
-
-    for (key, value) in desired_tags {
-        if observed.tags.get(key) != Some(value) {
-            c.tags_to_add.insert(key.clone(), value.clone());
-        }
-    }
-    c.tags_to_remove = observed
-        .tags
-        .keys()
-        .filter(|k| !k.starts_with("aws:") && !desired_tags.contains_key(*k))
-        .cloned()
-        .collect();
-    if !c.tags_to_add.is_empty() || !c.tags_to_remove.is_empty() {
-        c.diffs.push(Diff {
-            field: "tags",
-            observed: format_tags(observed.tags.iter().filter(|(k, _)| !k.starts_with("aws:"))),
-            desired: format_tags(desired_tags.iter()),
-        });
-    }
+    storage(spec, observed, &mut f, &mut m);
+    version(spec, observed, &mut f, &mut m);
+    backups(spec, observed, &mut f, &mut m);
+    availability(spec, observed, &mut f, &mut m);
+    configuration(spec, observed, &mut f, &mut m);
+    security_groups(spec, observed, &mut f, &mut m);
+    password(observed, &mut f, &mut m);
+    tags(observed, desired_tags, &mut c);
 
     let template = Modification {
         apply_immediately: m.apply_immediately,
@@ -284,8 +116,220 @@ pub fn compare(
     c
 }
 
+/// Class and storage: size (grows, never shrinks), autoscaling limit, type, IOPS.
+fn storage(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    let class = &spec.db_instance_class;
+    f.field(
+        "dbInstanceClass",
+        class,
+        o.db_instance_class.as_ref(),
+        eq_ignore_case,
+        &mut m.db_instance_class,
+    );
+    if let Some(want) = spec.allocated_storage {
+        let have = o.allocated_storage.unwrap_or_default();
+        let autoscaled = spec.max_allocated_storage.is_some_and(|max| have <= max);
+        match want.cmp(&have) {
+            Ordering::Greater => f.field(
+                "allocatedStorage",
+                &want,
+                o.allocated_storage.as_ref(),
+                |a, b| a == b,
+                &mut m.allocated_storage,
+            ),
+            Ordering::Less if !autoscaled => f.refused.push(format!(
+                "allocatedStorage cannot shrink from {have} to {want} GiB: RDS storage only grows"
+            )),
+            _ => {}
+        }
+    }
+    f.opt(
+        "maxAllocatedStorage",
+        spec.max_allocated_storage.as_ref(),
+        o.max_allocated_storage.as_ref(),
+        |a, b| a == b,
+        &mut m.max_allocated_storage,
+    );
+    let storage_type = spec.storage_type.map(|t| t.as_str().to_owned());
+    f.opt(
+        "storageType",
+        storage_type.as_ref(),
+        o.storage_type.as_ref(),
+        eq_ignore_case,
+        &mut m.storage_type,
+    );
+    f.opt(
+        "iops",
+        spec.iops.as_ref(),
+        o.iops.as_ref(),
+        |a, b| a == b,
+        &mut m.iops,
+    );
+}
+
+/// Engine version: upgrades within what the spec allows; downgrades and unallowed major upgrades
+/// are refused.
+fn version(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    let (Some(want), Some(have)) = (&spec.engine_version, &o.engine_version) else {
+        return;
+    };
+    match engine_version_change(&spec.engine, want, have, m.allow_major_version_upgrade) {
+        VersionChange::None => {}
+        VersionChange::Upgrade => f.field(
+            "engineVersion",
+            want,
+            Some(have),
+            |a, b| a == b,
+            &mut m.engine_version,
+        ),
+        VersionChange::Refused(why) => f.refused.push(why),
+    }
+}
+
+/// Backups: retention and the backup and maintenance windows.
+fn backups(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    f.opt(
+        "backupRetentionPeriod",
+        spec.backup_retention_period.as_ref(),
+        o.backup_retention_period.as_ref(),
+        |a, b| a == b,
+        &mut m.backup_retention_period,
+    );
+    f.opt(
+        "preferredBackupWindow",
+        spec.preferred_backup_window.as_ref(),
+        o.preferred_backup_window.as_ref(),
+        eq_ignore_case,
+        &mut m.preferred_backup_window,
+    );
+    f.opt(
+        "preferredMaintenanceWindow",
+        spec.preferred_maintenance_window.as_ref(),
+        o.preferred_maintenance_window.as_ref(),
+        eq_ignore_case,
+        &mut m.preferred_maintenance_window,
+    );
+}
+
+/// Availability and access: Multi-AZ, public access, deletion protection.
+fn availability(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    f.opt(
+        "multiAZ",
+        spec.multi_az.as_ref(),
+        o.multi_az.as_ref(),
+        |a, b| a == b,
+        &mut m.multi_az,
+    );
+    f.opt(
+        "publiclyAccessible",
+        spec.publicly_accessible.as_ref(),
+        o.publicly_accessible.as_ref(),
+        |a, b| a == b,
+        &mut m.publicly_accessible,
+    );
+    f.opt(
+        "deletionProtection",
+        spec.deletion_protection.as_ref(),
+        o.deletion_protection.as_ref(),
+        |a, b| a == b,
+        &mut m.deletion_protection,
+    );
+}
+
+/// Configuration: parameter group, port, minor upgrades, tags copied to snapshots.
+fn configuration(
+    spec: &DBInstanceSpec,
+    o: &ObservedInstance,
+    f: &mut Fields,
+    m: &mut Modification,
+) {
+    f.opt(
+        "dbParameterGroupName",
+        spec.db_parameter_group_name.as_ref(),
+        o.db_parameter_group_name.as_ref(),
+        eq_ignore_case,
+        &mut m.db_parameter_group_name,
+    );
+    f.opt(
+        "port",
+        spec.port.as_ref(),
+        o.port.as_ref(),
+        |a, b| a == b,
+        &mut m.port,
+    );
+    f.opt(
+        "autoMinorVersionUpgrade",
+        spec.auto_minor_version_upgrade.as_ref(),
+        o.auto_minor_version_upgrade.as_ref(),
+        |a, b| a == b,
+        &mut m.auto_minor_version_upgrade,
+    );
+    f.opt(
+        "copyTagsToSnapshot",
+        spec.copy_tags_to_snapshot.as_ref(),
+        o.copy_tags_to_snapshot.as_ref(),
+        |a, b| a == b,
+        &mut m.copy_tags_to_snapshot,
+    );
+}
+
+/// Security groups, compared as sets.
+fn security_groups(
+    spec: &DBInstanceSpec,
+    o: &ObservedInstance,
+    f: &mut Fields,
+    m: &mut Modification,
+) {
+    if let Some(want) = &spec.vpc_security_group_ids {
+        let want_set: BTreeSet<&String> = want.iter().collect();
+        let have_set: BTreeSet<&String> = o.vpc_security_group_ids.iter().collect();
+        if want_set != have_set {
+            f.diffs.push(Diff {
+                field: "vpcSecurityGroupIDs",
+                observed: o.vpc_security_group_ids.join(","),
+                desired: want.join(","),
+            });
+            m.vpc_security_group_ids = Some(want.clone());
+        }
+    }
+}
+
+/// The master password: sent when the Secret's changed, unless RDS already holds a change.
+fn password(o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    if m.rotate_password && !o.pending_modified_values.contains_key("masterUserPassword") {
+        f.diffs.push(Diff {
+            field: "masterUserPassword",
+            observed: "(previous password)".into(),
+            desired: "(password in the Secret)".into(),
+        });
+    } else {
+        m.rotate_password = false;
+    }
+}
+
+/// Tags: the desired ones added or updated, every other non-`aws:` tag removed.
+fn tags(o: &ObservedInstance, desired: &BTreeMap<String, String>, c: &mut Comparison) {
+    for (key, value) in desired {
+        if o.tags.get(key) != Some(value) {
+            c.tags_to_add.insert(key.clone(), value.clone());
+        }
+    }
+    c.tags_to_remove = (o.tags.keys())
+        .filter(|k| !k.starts_with("aws:") && !desired.contains_key(*k))
+        .cloned()
+        .collect();
+    if !c.tags_to_add.is_empty() || !c.tags_to_remove.is_empty() {
+        c.diffs.push(Diff {
+            field: "tags",
+            observed: format_tags(o.tags.iter().filter(|(k, _)| !k.starts_with("aws:"))),
+            desired: format_tags(desired.iter()),
+        });
+    }
+}
+
 struct Fields<'a> {
     diffs: &'a mut Vec<Diff>,
+    refused: &'a mut Vec<String>,
     pending: &'a BTreeMap<String, String>,
 }
 

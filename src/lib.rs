@@ -1,26 +1,34 @@
 //! rds-operator: manages AWS RDS DB instances from `DBInstance` custom resources.
 //!
-//! - [`crd`] holds the DBInstance API (what `kubectl explain` shows);
-//! - [`drift`] holds where drift is decided: spec vs observed, with normalisation rules;
-//! - [`planner`] holds the pure decisions (create, adopt, delete, what status to report);
-//! - [`observer`] holds every read of RDS state, and the poll intervals;
-//! - [`rds`] holds the aws-sdk-rds calls and AWS error classification;
-//! - [`connection`] holds the connection Secret's keys and templates (pure);
-//! - [`secrets`] holds the Kubernetes Secrets read and written (passwords, connection);
-//! - [`controller`] holds the reconcile shell (finalizer, status, events, backoff);
-//! - [`metrics`], [`http`] and [`leader`] hold the metrics, the HTTP endpoints and leader election;
-//! - [`telemetry`] holds logging.
+//! Every reconcile is four steps, each in its own place:
+//! 1. **read** ([`read`]): the DBInstance, its Secrets and the observed RDS instance, into
+//!    [`plan::Facts`]; every read of RDS goes through [`observer`];
+//! 2. **plan** ([`plan`], pure): the steps to take, the status and Events to report, when to look
+//!    again; drift is decided in [`drift`];
+//! 3. **act** ([`act`]): runs the steps through the adapters ([`rds`], [`secrets`]);
+//! 4. **report** ([`report`]): status and Events, amended by what the act step achieved.
+//!
+//! Around them: [`controller`] (watches and the reconcile shell), [`context`], [`error`], the CRD
+//! in [`crd`], the pure connection Secret renderer in [`connection`], [`observed`] (what is seen
+//! of an instance), [`duration`], and [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
+pub mod act;
 pub mod connection;
+pub mod context;
 pub mod controller;
 pub mod crd;
 pub mod drift;
+pub mod duration;
+pub mod error;
 pub mod http;
 pub mod leader;
 pub mod metrics;
+pub mod observed;
 pub mod observer;
-pub mod planner;
+pub mod plan;
 pub mod rds;
+pub mod read;
+pub mod report;
 pub mod secrets;
 pub mod telemetry;
 

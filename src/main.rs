@@ -4,12 +4,14 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use rds_operator::controller::{self, Context};
+use rds_operator::context::Context;
+use rds_operator::controller;
+use rds_operator::duration::parse_duration;
 use rds_operator::http::{self, Health};
 use rds_operator::leader::LeaderElection;
 use rds_operator::metrics::Metrics;
-use rds_operator::observer::{Observer, PollIntervals};
-use rds_operator::planner::parse_duration;
+use rds_operator::observed::PollIntervals;
+use rds_operator::observer::Observer;
 use rds_operator::rds::Rds;
 use rds_operator::telemetry::{self, LogFormat};
 use tokio::sync::watch;
@@ -89,15 +91,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let client = kube::Client::try_default()
         .await
         .context("no Kubernetes API to talk to (set KUBECONFIG or run in a cluster)")?;
-    let mut aws = aws_config::defaults(aws_config::BehaviorVersion::latest());
-    if let Some(url) = &args.aws_endpoint_url {
-        aws = aws.endpoint_url(url);
-    }
-    let aws = aws.load().await;
-    if aws.region().is_none() {
-        anyhow::bail!("no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION)");
-    }
-    let rds = Rds::new(&aws);
+    let rds = Rds::new(&aws_config(&args).await?);
     let metrics = Arc::new(Metrics::new(rds.calls().clone()));
     let health = Arc::new(Health::default());
     let server = tokio::spawn(http::serve(
@@ -117,37 +111,10 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let identity = std::env::var("POD_NAME")
         .or_else(|_| std::env::var("HOSTNAME"))
         .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
-    let election = args.leader_elect.then(|| {
-        LeaderElection::new(
-            client.clone(),
-            &args.leader_election_namespace,
-            "rds-operator-leader",
-            &identity,
-            args.leader_election_lease_duration,
-        )
-    });
-    let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    if let Some(election) = &election {
-        // A standby replica is healthy and ready to take over.
-        health.set_ready(true);
-        let mut stopped = stopped.clone();
-        tokio::select! {
-            _ = election.acquire() => {}
-            _ = stopped.wait_for(|s| *s) => return Ok(()),
-        }
-        health.set_ready(false);
-    }
-    let holder = election.map(Arc::new);
-    if let Some(election) = holder.clone() {
-        let stop = stop.clone();
-        let lost = lost.clone();
-        tokio::spawn(async move {
-            election.hold().await;
-            lost.store(true, std::sync::atomic::Ordering::SeqCst);
-            let _ = stop.send(true);
-        });
-    }
-
+    let Some(leadership) = lead(&args, &client, &identity, &health, &stop, stopped.clone()).await
+    else {
+        return Ok(());
+    };
     let intervals = PollIntervals {
         busy: args.busy_poll_interval,
         settled: args.drift_interval,
@@ -172,14 +139,76 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     poller.abort();
     server.abort();
-    if lost.load(std::sync::atomic::Ordering::SeqCst) {
+    if leadership.lost.load(std::sync::atomic::Ordering::SeqCst) {
         error!("exiting: leadership lost");
         std::process::exit(1);
     }
-    if let Some(election) = holder {
+    if let Some(election) = leadership.holder {
         election.release().await;
     }
     Ok(())
+}
+
+/// The AWS configuration: the SDK's defaults, with the endpoint override; a region is required.
+async fn aws_config(args: &RunArgs) -> anyhow::Result<aws_config::SdkConfig> {
+    let mut aws = aws_config::defaults(aws_config::BehaviorVersion::latest());
+    if let Some(url) = &args.aws_endpoint_url {
+        aws = aws.endpoint_url(url);
+    }
+    let aws = aws.load().await;
+    if aws.region().is_none() {
+        anyhow::bail!("no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION)");
+    }
+    Ok(aws)
+}
+
+/// This replica's leadership: the election it holds (None without --leader-elect), and whether it
+/// was lost (which stops the controllers).
+struct Leadership {
+    holder: Option<Arc<LeaderElection>>,
+    lost: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// With --leader-elect, waits to become leader (None: shut down while waiting), then keeps the
+/// lease and stops everything when it is lost.
+async fn lead(
+    args: &RunArgs,
+    client: &kube::Client,
+    identity: &str,
+    health: &Health,
+    stop: &watch::Sender<bool>,
+    mut stopped: watch::Receiver<bool>,
+) -> Option<Leadership> {
+    let election = args.leader_elect.then(|| {
+        LeaderElection::new(
+            client.clone(),
+            &args.leader_election_namespace,
+            "rds-operator-leader",
+            identity,
+            args.leader_election_lease_duration,
+        )
+    });
+    let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(election) = &election {
+        // A standby replica is healthy and ready to take over.
+        health.set_ready(true);
+        tokio::select! {
+            _ = election.acquire() => {}
+            _ = stopped.wait_for(|s| *s) => return None,
+        }
+        health.set_ready(false);
+    }
+    let holder = election.map(Arc::new);
+    if let Some(election) = holder.clone() {
+        let stop = stop.clone();
+        let lost = lost.clone();
+        tokio::spawn(async move {
+            election.hold().await;
+            lost.store(true, std::sync::atomic::Ordering::SeqCst);
+            let _ = stop.send(true);
+        });
+    }
+    Some(Leadership { holder, lost })
 }
 
 async fn shutdown_signal() {

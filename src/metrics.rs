@@ -87,33 +87,7 @@ impl Metrics {
                 "rds_operator_reconciles_total{{result=\"{result}\"}} {n}"
             );
         }
-        header(
-            &mut out,
-            "rds_operator_reconcile_duration_seconds",
-            "histogram",
-            "Time spent in one reconcile.",
-        );
-        {
-            let h = lock(&self.durations);
-            for (i, bound) in BUCKETS.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "rds_operator_reconcile_duration_seconds_bucket{{le=\"{bound}\"}} {}",
-                    h.counts[i]
-                );
-            }
-            let _ = writeln!(
-                out,
-                "rds_operator_reconcile_duration_seconds_bucket{{le=\"+Inf\"}} {}",
-                h.count
-            );
-            let _ = writeln!(out, "rds_operator_reconcile_duration_seconds_sum {}", h.sum);
-            let _ = writeln!(
-                out,
-                "rds_operator_reconcile_duration_seconds_count {}",
-                h.count
-            );
-        }
+        self.render_durations(&mut out);
         header(
             &mut out,
             "rds_operator_rds_api_calls_total",
@@ -155,6 +129,36 @@ impl Metrics {
             );
         }
         out
+    }
+
+    fn render_durations(&self, out: &mut String) {
+        header(
+            out,
+            "rds_operator_reconcile_duration_seconds",
+            "histogram",
+            "Time spent in one reconcile.",
+        );
+        {
+            let h = lock(&self.durations);
+            for (i, bound) in BUCKETS.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "rds_operator_reconcile_duration_seconds_bucket{{le=\"{bound}\"}} {}",
+                    h.counts[i]
+                );
+            }
+            let _ = writeln!(
+                out,
+                "rds_operator_reconcile_duration_seconds_bucket{{le=\"+Inf\"}} {}",
+                h.count
+            );
+            let _ = writeln!(out, "rds_operator_reconcile_duration_seconds_sum {}", h.sum);
+            let _ = writeln!(
+                out,
+                "rds_operator_reconcile_duration_seconds_count {}",
+                h.count
+            );
+        }
     }
 }
 

@@ -14,62 +14,8 @@ use tracing::{debug, warn};
 
 use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::lock;
-use crate::rds::{AwsError, ObservedInstance, Rds};
-
-/// RDS states in which the instance is changing by itself and worth looking at again soon.
-const TRANSITIONAL: &[&str] = &[
-    "creating",
-    "modifying",
-    "backing-up",
-    "deleting",
-    "rebooting",
-    "renaming",
-    "resetting-master-credentials",
-    "upgrading",
-    "configuring-enhanced-monitoring",
-    "configuring-iam-database-auth",
-    "configuring-log-exports",
-    "converting-to-vpc",
-    "maintenance",
-    "moving-to-vpc",
-    "starting",
-    "stopping",
-    "storage-optimization",
-];
-
-/// Whether RDS is in the middle of something with this instance.
-pub fn is_transitional(status: &str) -> bool {
-    TRANSITIONAL.contains(&status)
-}
-
-/// The poll intervals: AWS has no watch, so the requeue interval is the poll.
-#[derive(Clone, Copy, Debug)]
-pub struct PollIntervals {
-    /// While RDS is creating, modifying, deleting...
-    pub busy: Duration,
-    /// Once the instance is settled (available, stopped, failed...).
-    pub settled: Duration,
-}
-
-impl Default for PollIntervals {
-    fn default() -> Self {
-        PollIntervals {
-            busy: Duration::from_secs(5),
-            settled: Duration::from_secs(60),
-        }
-    }
-}
-
-impl PollIntervals {
-    /// When to look again at an instance in this RDS state.
-    pub fn after(&self, status: &str) -> Duration {
-        if is_transitional(status) {
-            self.busy
-        } else {
-            self.settled
-        }
-    }
-}
+use crate::observed::{Observation, ObservedInstance, PollIntervals, is_transitional};
+use crate::rds::{AwsError, Rds};
 
 /// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift
 /// interval for the whole account and region, and a targeted describe only where the snapshot
@@ -131,7 +77,7 @@ impl Observer {
         &self,
         identifier: &str,
         max_age: Duration,
-    ) -> Result<Option<ObservedInstance>, AwsError> {
+    ) -> Result<Observation, AwsError> {
         self.wait_loaded().await;
         {
             let state = lock(&self.state);
@@ -149,7 +95,10 @@ impl Observer {
                 && fresh_enough(entry)
                 && !is_transitional(&entry.instance.status)
             {
-                return Ok(Some(entry.instance.clone()));
+                return Ok(Observation {
+                    instance: Some(entry.instance.clone()),
+                    direct: false,
+                });
             }
         }
         let read_at = Instant::now();
@@ -173,7 +122,10 @@ impl Observer {
                 state.snapshot.remove(identifier);
             }
         }
-        Ok(fresh)
+        Ok(Observation {
+            instance: fresh,
+            direct: true,
+        })
     }
 
     /// The operator changed this instance: read it directly until it settles.
@@ -350,7 +302,8 @@ mod tests {
             .observe("a", Duration::from_secs(60))
             .await
             .expect("no AWS call needed");
-        assert_eq!(got.map(|i| i.status), Some("available".into()));
+        assert_eq!(got.instance.map(|i| i.status), Some("available".into()));
+        assert!(!got.direct);
         assert_eq!(o.rds.calls().total("DescribeDBInstances"), 0);
     }
 
@@ -373,15 +326,5 @@ mod tests {
             poll_started,
         );
         assert_eq!(lock(&o.state).snapshot["a"].instance.status, "modifying");
-    }
-
-    #[test]
-    fn busy_states_poll_fast_and_settled_ones_slow() {
-        let p = PollIntervals::default();
-        assert_eq!(p.after("creating"), p.busy);
-        assert_eq!(p.after("backing-up"), p.busy);
-        assert_eq!(p.after("deleting"), p.busy);
-        assert_eq!(p.after("available"), p.settled);
-        assert_eq!(p.after("failed"), p.settled);
     }
 }

@@ -12,40 +12,7 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::crd::DBInstanceSpec;
 use crate::drift::Modification;
 use crate::lock;
-
-/// What the operator sees of an RDS instance.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ObservedInstance {
-    pub identifier: String,
-    pub status: String,
-    pub arn: Option<String>,
-    pub engine: Option<String>,
-    pub engine_version: Option<String>,
-    pub db_instance_class: Option<String>,
-    pub allocated_storage: Option<i32>,
-    pub max_allocated_storage: Option<i32>,
-    pub storage_type: Option<String>,
-    pub iops: Option<i32>,
-    pub multi_az: Option<bool>,
-    pub publicly_accessible: Option<bool>,
-    pub backup_retention_period: Option<i32>,
-    pub preferred_backup_window: Option<String>,
-    pub preferred_maintenance_window: Option<String>,
-    pub auto_minor_version_upgrade: Option<bool>,
-    pub deletion_protection: Option<bool>,
-    pub copy_tags_to_snapshot: Option<bool>,
-    pub vpc_security_group_ids: Vec<String>,
-    pub db_parameter_group_name: Option<String>,
-    pub db_subnet_group_name: Option<String>,
-    pub master_username: Option<String>,
-    pub db_name: Option<String>,
-    pub address: Option<String>,
-    pub port: Option<i32>,
-    pub tags: BTreeMap<String, String>,
-    pub pending_modified_values: BTreeMap<String, String>,
-    /// The Secrets Manager secret of an RDS-managed master password.
-    pub master_user_secret_arn: Option<String>,
-}
+use crate::observed::ObservedInstance;
 
 impl From<&DbInstance> for ObservedInstance {
     fn from(db: &DbInstance) -> Self {

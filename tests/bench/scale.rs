@@ -125,7 +125,7 @@ async fn main() {
         .map(|s| s.parse().expect("BENCH_SIZES: numbers"))
         .collect();
     let interval_text = env_or("BENCH_DRIFT_INTERVAL", "10s");
-    let interval = rds_operator::planner::parse_duration(&interval_text).unwrap();
+    let interval = rds_operator::duration::parse_duration(&interval_text).unwrap();
     let samples: usize = env_or("BENCH_SAMPLES", "50").parse().unwrap();
     let concurrency = env_or("BENCH_CONCURRENCY", "8");
     let moto_pid: Option<u32> = std::env::var("BENCH_MOTO_PID")

@@ -1,0 +1,152 @@
+//! Step 3 of a reconcile, act: runs the plan's steps in order through the adapters (`rds.rs`,
+//! `secrets.rs`, the DBInstance's finalizers), stopping at the first failure. It decides nothing.
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::json;
+use tracing::info;
+
+use crate::context::Context;
+use crate::crd::{DBInstance, FINALIZER};
+use crate::error::{Error, kube_err};
+use crate::plan::Response;
+use crate::plan::Step;
+use crate::rds::CreateRequest;
+use crate::secrets::{self, GENERATED_KEY};
+
+/// What the act step achieved.
+#[derive(Debug, Default)]
+pub struct Achieved {
+    /// Steps that succeeded, from the first.
+    pub completed: usize,
+    /// RDS's answer to the last create or modify, which amends the planned status.
+    pub response: Option<Response>,
+    /// Why the step after `completed` failed (the rest did not run).
+    pub error: Option<Error>,
+}
+
+/// Runs the steps in order until one fails.
+pub async fn run(ctx: &Context, db: &DBInstance, steps: &[Step]) -> Achieved {
+    let mut achieved = Achieved::default();
+    for step in steps {
+        match execute(ctx, db, step).await {
+            Ok(response) => {
+                achieved.response = response.or(achieved.response.take());
+                achieved.completed += 1;
+            }
+            Err(e) => {
+                achieved.error = Some(e);
+                break;
+            }
+        }
+    }
+    achieved
+}
+
+async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<Response>, Error> {
+    let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
+    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+    if let Some(identifier) = mutated_instance(step) {
+        ctx.observer.mutated(identifier);
+    }
+    match step {
+        Step::AddFinalizer => set_finalizer(db, ctx, true).await?,
+        Step::RemoveFinalizer => set_finalizer(db, ctx, false).await?,
+        Step::WritePasswordSecret {
+            name,
+            password,
+            replace,
+        } => {
+            let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
+            let secret = secrets::owned_secret(db, name, &data);
+            if *replace {
+                secrets::apply(&api, &secret).await?;
+            } else {
+                secrets::create(&api, &secret).await?;
+            }
+        }
+        Step::WriteConnectionSecret { name, data } => {
+            secrets::apply(&api, &secrets::owned_secret(db, name, data)).await?;
+        }
+        Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
+        Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
+        Step::CreateInstance {
+            identifier,
+            spec,
+            password,
+            tags,
+        } => {
+            let request = CreateRequest {
+                identifier,
+                spec,
+                password: password.as_ref().map(|p| &p.0),
+                tags: tags.clone(),
+            };
+            let created = ctx.rds.create(&request).await?;
+            info!(identifier, "created RDS instance");
+            return Ok(Some(Response::Created(created)));
+        }
+        Step::ModifyInstance {
+            identifier,
+            modification,
+            password,
+        } => {
+            let password = password.as_ref().map(|p| &p.0);
+            let after = ctx.rds.modify(identifier, modification, password).await?;
+            info!(identifier, "sent changes to RDS");
+            return Ok(Some(Response::Modified(after)));
+        }
+        Step::AddTags { arn, tags, .. } => ctx.rds.add_tags(arn, tags).await?,
+        Step::RemoveTags { arn, keys, .. } => ctx.rds.remove_tags(arn, keys).await?,
+        Step::DeleteInstance {
+            identifier,
+            final_snapshot,
+        } => {
+            ctx.rds
+                .delete(identifier, final_snapshot.as_deref())
+                .await?;
+            info!(identifier, final_snapshot, "deleting RDS instance");
+        }
+    }
+    Ok(None)
+}
+
+/// The RDS instance a step changes: the observer reads it directly until it settles.
+fn mutated_instance(step: &Step) -> Option<&str> {
+    match step {
+        Step::CreateInstance { identifier, .. }
+        | Step::ModifyInstance { identifier, .. }
+        | Step::AddTags { identifier, .. }
+        | Step::RemoveTags { identifier, .. }
+        | Step::DeleteInstance { identifier, .. } => Some(identifier),
+        _ => None,
+    }
+}
+
+/// Adds or removes the cleanup finalizer, guarded by resourceVersion so a concurrent change is
+/// never overwritten.
+async fn set_finalizer(db: &DBInstance, ctx: &Context, present: bool) -> Result<(), Error> {
+    let mut finalizers: Vec<String> = db
+        .finalizers()
+        .iter()
+        .filter(|f| *f != FINALIZER)
+        .cloned()
+        .collect();
+    if present {
+        finalizers.push(FINALIZER.to_owned());
+    }
+    let api: Api<DBInstance> =
+        Api::namespaced(ctx.client.clone(), &db.namespace().unwrap_or_default());
+    let patch = json!({
+        "metadata": { "finalizers": finalizers, "resourceVersion": db.resource_version() }
+    });
+    api.patch(
+        &db.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map_err(kube_err("patch finalizers"))?;
+    Ok(())
+}

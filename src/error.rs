@@ -1,0 +1,54 @@
+//! What can go wrong in a reconcile, classified once: each variant names what failed, carries a
+//! stable metric label, and says what the user is shown.
+
+use crate::rds::{AwsError, ErrorClass};
+
+/// What went wrong in a reconcile.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Aws(#[from] AwsError),
+    #[error("kubernetes API, {action}: {source}")]
+    Kube {
+        action: &'static str,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("object has no {0}")]
+    MissingObjectKey(&'static str),
+}
+
+impl Error {
+    /// Stable, low-cardinality label for metrics.
+    pub fn metric_label(&self) -> &'static str {
+        match self {
+            Error::Aws(e) => e.class.label(),
+            Error::Kube { .. } => "Kubernetes",
+            Error::MissingObjectKey(_) => "MissingObjectKey",
+        }
+    }
+
+    /// The condition reason and message shown to the user, for errors the user can act on.
+    pub fn user_facing(&self) -> Option<(String, String)> {
+        match self {
+            Error::Aws(e) => {
+                let reason = match e.class {
+                    ErrorClass::InvalidInput => "InvalidRequest",
+                    ErrorClass::Retryable => "AWSUnavailable",
+                    ErrorClass::AlreadyExists => "AlreadyExists",
+                    ErrorClass::NotFound => "NotFound",
+                };
+                Some((
+                    reason.into(),
+                    format!("{} failed: {}: {}", e.operation, e.code, e.message),
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Wraps a Kubernetes API error with what was being done.
+pub(crate) fn kube_err(action: &'static str) -> impl FnOnce(kube::Error) -> Error {
+    move |source| Error::Kube { action, source }
+}

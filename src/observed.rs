@@ -1,0 +1,118 @@
+//! What the operator sees of an RDS instance: a plain value, read by the RDS adapter (`rds.rs`),
+//! kept by the observer and compared by the plan. No I/O and no SDK types here.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// What the operator sees of an RDS instance.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObservedInstance {
+    pub identifier: String,
+    pub status: String,
+    pub arn: Option<String>,
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub db_instance_class: Option<String>,
+    pub allocated_storage: Option<i32>,
+    pub max_allocated_storage: Option<i32>,
+    pub storage_type: Option<String>,
+    pub iops: Option<i32>,
+    pub multi_az: Option<bool>,
+    pub publicly_accessible: Option<bool>,
+    pub backup_retention_period: Option<i32>,
+    pub preferred_backup_window: Option<String>,
+    pub preferred_maintenance_window: Option<String>,
+    pub auto_minor_version_upgrade: Option<bool>,
+    pub deletion_protection: Option<bool>,
+    pub copy_tags_to_snapshot: Option<bool>,
+    pub vpc_security_group_ids: Vec<String>,
+    pub db_parameter_group_name: Option<String>,
+    pub db_subnet_group_name: Option<String>,
+    pub master_username: Option<String>,
+    pub db_name: Option<String>,
+    pub address: Option<String>,
+    pub port: Option<i32>,
+    pub tags: BTreeMap<String, String>,
+    pub pending_modified_values: BTreeMap<String, String>,
+    /// The Secrets Manager secret of an RDS-managed master password.
+    pub master_user_secret_arn: Option<String>,
+}
+
+/// What the observer returned for one identifier, and how it knows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Observation {
+    /// The instance, or None when RDS has none with the identifier.
+    pub instance: Option<ObservedInstance>,
+    /// Read by a DescribeDBInstances made for this call (not served from the shared poll).
+    pub direct: bool,
+}
+
+/// RDS states in which the instance is changing by itself and worth looking at again soon.
+const TRANSITIONAL: &[&str] = &[
+    "creating",
+    "modifying",
+    "backing-up",
+    "deleting",
+    "rebooting",
+    "renaming",
+    "resetting-master-credentials",
+    "upgrading",
+    "configuring-enhanced-monitoring",
+    "configuring-iam-database-auth",
+    "configuring-log-exports",
+    "converting-to-vpc",
+    "maintenance",
+    "moving-to-vpc",
+    "starting",
+    "stopping",
+    "storage-optimization",
+];
+
+/// Whether RDS is in the middle of something with this instance.
+pub fn is_transitional(status: &str) -> bool {
+    TRANSITIONAL.contains(&status)
+}
+
+/// The poll intervals: AWS has no watch, so the requeue interval is the poll.
+#[derive(Clone, Copy, Debug)]
+pub struct PollIntervals {
+    /// While RDS is creating, modifying, deleting...
+    pub busy: Duration,
+    /// Once the instance is settled (available, stopped, failed...).
+    pub settled: Duration,
+}
+
+impl Default for PollIntervals {
+    fn default() -> Self {
+        PollIntervals {
+            busy: Duration::from_secs(5),
+            settled: Duration::from_secs(60),
+        }
+    }
+}
+
+impl PollIntervals {
+    /// When to look again at an instance in this RDS state.
+    pub fn after(&self, status: &str) -> Duration {
+        if is_transitional(status) {
+            self.busy
+        } else {
+            self.settled
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busy_states_poll_fast_and_settled_ones_slow() {
+        let p = PollIntervals::default();
+        assert_eq!(p.after("creating"), p.busy);
+        assert_eq!(p.after("backing-up"), p.busy);
+        assert_eq!(p.after("deleting"), p.busy);
+        assert_eq!(p.after("available"), p.settled);
+        assert_eq!(p.after("failed"), p.settled);
+    }
+}

@@ -1,0 +1,154 @@
+//! Rules for a DBInstance that is being deleted: what its deletion policy does to the RDS instance,
+//! when to wait, and when to let the DBInstance go.
+
+use kube::runtime::events::EventType;
+
+use crate::crd::{DeletionPolicy, FINALIZER};
+use crate::observed::ObservedInstance;
+
+use super::spec::{final_snapshot_identifier, owned_by};
+use super::status::{observed_status, refuse};
+use super::types::{ConditionPlan, Facts, Gauge, Plan, Requeue, StatusPlan, Step};
+
+/// What deletion does to the RDS instance.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Nothing (more) to do in RDS: release the finalizer.
+    Release(Released),
+    /// RDS is deleting: look again later.
+    Wait,
+    /// Send DeleteDBInstance, with a final snapshot when named.
+    Delete { final_snapshot: Option<String> },
+    /// The instance has deletion protection on: report it and wait for a person.
+    Protected,
+}
+
+/// Why the finalizer may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Released {
+    /// The instance is gone.
+    Gone,
+    /// deletionPolicy Retain.
+    Retained,
+    /// The instance with the identifier belongs to someone else.
+    NotOurs,
+}
+
+pub fn decide(
+    policy: DeletionPolicy,
+    uid: &str,
+    identifier: &str,
+    observed: Option<&ObservedInstance>,
+) -> Decision {
+    let Some(o) = observed else {
+        return Decision::Release(Released::Gone);
+    };
+    if !owned_by(o, uid) {
+        return Decision::Release(Released::NotOurs);
+    }
+    match policy {
+        DeletionPolicy::Retain => Decision::Release(Released::Retained),
+        _ if o.status == "deleting" => Decision::Wait,
+        _ if o.deletion_protection == Some(true) => Decision::Protected,
+        DeletionPolicy::Delete => Decision::Delete {
+            final_snapshot: None,
+        },
+        DeletionPolicy::Snapshot => Decision::Delete {
+            final_snapshot: Some(final_snapshot_identifier(identifier, uid)),
+        },
+    }
+}
+
+/// The plan for a DBInstance that is being deleted.
+pub fn plan(f: &Facts) -> Plan {
+    let db = &f.db;
+    if !db
+        .metadata
+        .finalizers
+        .iter()
+        .flatten()
+        .any(|x| x == FINALIZER)
+    {
+        return Plan::idle(Requeue::AwaitChange);
+    }
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let identifier = db.identifier();
+    let observed = f.observed.as_ref();
+    match decide(db.spec.deletion_policy, uid, &identifier, observed) {
+        Decision::Release(why) => release(f, why),
+        Decision::Wait => {
+            let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+            if let Some(o) = observed {
+                let previous = db.status.clone().unwrap_or_default();
+                let mut fields = observed_status(&identifier, o);
+                fields.master_user_password_hash = previous.master_user_password_hash;
+                fields.last_drift = previous.last_drift;
+                let message = format!("RDS instance {identifier} is being deleted");
+                plan.status = Some(StatusPlan {
+                    fields,
+                    ready: None,
+                    synced: ConditionPlan::new(true, "Deleting", message),
+                });
+            }
+            plan
+        }
+        Decision::Delete { final_snapshot } => {
+            let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+            let note = match &final_snapshot {
+                Some(s) => format!("deleting RDS instance {identifier} after final snapshot {s}"),
+                None => format!("deleting RDS instance {identifier}"),
+            };
+            plan.step(Step::DeleteInstance {
+                identifier,
+                final_snapshot,
+            });
+            plan.event(EventType::Normal, "Deleting", "Delete", note);
+            plan
+        }
+        Decision::Protected => {
+            let message = format!(
+                "RDS instance {identifier} has deletion protection on; set spec.deletionProtection to false \
+                 (or turn it off in AWS) to let the deletion proceed"
+            );
+            let plan = Plan::idle(Requeue::After(f.intervals.settled));
+            refuse(plan, f, "DeletionProtected", &message, None)
+        }
+    }
+}
+
+/// Lets the DBInstance go: its Secrets are deleted, or kept without owner when the database is
+/// retained (so it stays reachable), then the finalizer is removed.
+fn release(f: &Facts, why: Released) -> Plan {
+    let identifier = f.db.identifier();
+    let mut plan = Plan::idle(Requeue::AwaitChange);
+    let uid = f.db.metadata.uid.as_ref();
+    let owned = f
+        .release_candidates
+        .iter()
+        .filter(|s| (s.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid));
+    for secret in owned {
+        let name = secret.metadata.name.clone().unwrap_or_default();
+        plan.step(if why == Released::Retained {
+            Step::OrphanSecret { name }
+        } else {
+            Step::DeleteSecret { name }
+        });
+    }
+    let (reason, note) = match why {
+        Released::Gone => ("Deleted", format!("RDS instance {identifier} is gone")),
+        Released::Retained => (
+            "Retained",
+            format!("deletionPolicy is Retain: RDS instance {identifier} is left running"),
+        ),
+        Released::NotOurs => (
+            "Released",
+            format!(
+                "RDS instance {identifier} is not managed by this DBInstance and was left alone"
+            ),
+        ),
+    };
+    plan.event(EventType::Normal, reason, "Delete", note);
+    plan.step(Step::RemoveFinalizer);
+    plan.gauge = Gauge::Remove;
+    plan
+}

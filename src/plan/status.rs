@@ -1,0 +1,231 @@
+//! What the status says: conditions, readiness by RDS state, the observed fields, drift records,
+//! and the status written once the act step has run (amended by RDS's answers).
+
+use kube::runtime::events::EventType;
+
+use crate::crd::{Condition, DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
+use crate::drift::Diff;
+use crate::observed::{ObservedInstance, is_transitional};
+
+use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Response, StatusPlan};
+
+/// The status to write: the plan's, amended by RDS's answer, with conditions merged into the
+/// previous ones (an unchanged condition keeps its lastTransitionTime).
+pub fn finish(
+    plan: &StatusPlan,
+    previous: Option<&DBInstanceStatus>,
+    response: Option<&Response>,
+    generation: Option<i64>,
+    now: &str,
+) -> DBInstanceStatus {
+    let mut status = plan.fields.clone();
+    match response {
+        Some(Response::Created(created)) => {
+            let observed = observed_status(&created.identifier, created);
+            status.db_instance_identifier = observed.db_instance_identifier;
+            status.db_instance_status = observed.db_instance_status;
+            status.endpoint = observed.endpoint;
+            status.arn = observed.arn;
+            status.pending_modified_values = observed.pending_modified_values;
+        }
+        Some(Response::Modified(after)) if !after.status.is_empty() => {
+            status.db_instance_status = Some(after.status.clone());
+            status.pending_modified_values = after.pending_modified_values.clone();
+        }
+        _ => {}
+    }
+    let ready = plan.ready.clone().unwrap_or_else(|| {
+        let (ok, reason, message) = readiness(status.db_instance_status.as_deref().unwrap_or(""));
+        ConditionPlan::new(ok, &reason, message)
+    });
+    let conditions = vec![
+        condition("Ready", &ready, generation),
+        condition("Synced", &plan.synced, generation),
+    ];
+    let before = previous
+        .map(|p| p.conditions.as_slice())
+        .unwrap_or_default();
+    status.conditions = merge_conditions(before, conditions, now);
+    status.observed_generation = generation;
+    status
+}
+
+/// Ready=False and Synced=False with this reason, keeping what was last observed, plus a Warning
+/// Event when Ready did not already say so.
+pub fn failure(
+    previous: Option<&DBInstanceStatus>,
+    reason: &str,
+    message: &str,
+) -> (StatusPlan, Option<PlannedEvent>) {
+    let failed = ConditionPlan::new(false, reason, message);
+    let status = StatusPlan {
+        fields: previous.cloned().unwrap_or_default(),
+        ready: Some(failed.clone()),
+        synced: failed,
+    };
+    let already = previous.is_some_and(|s| {
+        s.conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.reason == reason && c.message == message)
+    });
+    let event = (!already).then(|| PlannedEvent {
+        type_: EventType::Warning,
+        reason: reason.to_owned(),
+        action: "Reconcile",
+        note: message.to_owned(),
+        after: 0,
+    });
+    (status, event)
+}
+
+/// The status fields that come from the observed instance.
+pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInstanceStatus {
+    DBInstanceStatus {
+        db_instance_identifier: Some(identifier.to_owned()),
+        db_instance_status: Some(observed.status.clone()),
+        endpoint: match (&observed.address, observed.port) {
+            (Some(address), Some(port)) => Some(Endpoint {
+                address: address.clone(),
+                port,
+            }),
+            _ => None,
+        },
+        arn: observed.arn.clone(),
+        pending_modified_values: observed.pending_modified_values.clone(),
+        ..Default::default()
+    }
+}
+
+/// The Ready condition for an instance of ours in this RDS state.
+pub fn readiness(status: &str) -> (bool, String, String) {
+    match status {
+        "available" => (
+            true,
+            "Available".into(),
+            "the RDS instance is available".into(),
+        ),
+        s if is_transitional(s) => (
+            false,
+            camel_case(s),
+            format!("RDS reports the instance as {s}; waiting for it to become available"),
+        ),
+        s => (
+            false,
+            camel_case(s),
+            format!("RDS reports the instance as {s}, which needs attention in AWS"),
+        ),
+    }
+}
+
+/// `backing-up` -> `BackingUp`: RDS states as condition reasons.
+pub fn camel_case(s: &str) -> String {
+    s.split(['-', '_', ' '])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Builds a condition.
+pub fn condition(type_: &str, plan: &ConditionPlan, generation: Option<i64>) -> Condition {
+    Condition {
+        type_: type_.to_owned(),
+        status: if plan.ok { "True" } else { "False" }.to_owned(),
+        reason: plan.reason.clone(),
+        message: plan.message.clone(),
+        last_transition_time: None,
+        observed_generation: generation,
+    }
+}
+
+/// Merges new conditions into the previous ones: a condition whose status did not change keeps its
+/// lastTransitionTime, so an unchanged status writes nothing new (no hot loop).
+pub fn merge_conditions(previous: &[Condition], new: Vec<Condition>, now: &str) -> Vec<Condition> {
+    let mut merged: Vec<Condition> = previous
+        .iter()
+        .filter(|p| !new.iter().any(|n| n.type_ == p.type_))
+        .cloned()
+        .collect();
+    for mut c in new {
+        let before = previous.iter().find(|p| p.type_ == c.type_);
+        c.last_transition_time = match before {
+            Some(p) if p.status == c.status => p
+                .last_transition_time
+                .clone()
+                .or_else(|| Some(now.to_owned())),
+            _ => Some(now.to_owned()),
+        };
+        merged.push(c);
+    }
+    merged.sort_by(|a, b| a.type_.cmp(&b.type_));
+    merged
+}
+
+/// The drift record to show: the previous one (and its time) while the same fields differ the same
+/// way, so an unchanged drift writes nothing new.
+pub fn drift_record(
+    previous: Option<&DriftRecord>,
+    action: &str,
+    diffs: &[Diff],
+    now: &str,
+) -> DriftRecord {
+    let fields: Vec<FieldDrift> = diffs
+        .iter()
+        .map(|d| FieldDrift {
+            field: d.field.to_owned(),
+            observed: d.observed.clone(),
+            desired: d.desired.clone(),
+        })
+        .collect();
+    match previous {
+        Some(p) if p.action == action && p.fields == fields => p.clone(),
+        _ => DriftRecord {
+            time: now.to_owned(),
+            action: action.to_owned(),
+            fields,
+        },
+    }
+}
+
+/// "dbInstanceClass: db.t3.small -> db.t3.micro; tags: a=b -> (none)"
+pub fn describe_diffs(diffs: &[Diff]) -> String {
+    diffs
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: {} -> {}",
+                d.field,
+                or_none(&d.observed),
+                or_none(&d.desired)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn or_none(s: &str) -> &str {
+    if s.is_empty() { "(none)" } else { s }
+}
+
+/// Reports `reason` as Ready=False and Synced=False (keeping what was last observed), after the
+/// steps already planned. `refusal` is the metric label when this counts as a failed reconcile.
+pub fn refuse(
+    mut plan: Plan,
+    f: &Facts,
+    reason: &str,
+    message: &str,
+    refusal: Option<&'static str>,
+) -> Plan {
+    let (status, event) = failure(f.db.status.as_ref(), reason, message);
+    plan.status = Some(status);
+    plan.events.extend(event.map(|mut e| {
+        e.after = plan.steps.len();
+        e
+    }));
+    plan.refusal = refusal;
+    plan
+}

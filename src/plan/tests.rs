@@ -1,0 +1,1299 @@
+//! Table tests of the plan: each row states the facts and the full plan expected from them.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
+use kube::runtime::events::EventType::{self, Normal, Warning};
+
+use super::status::observed_status;
+use super::*;
+use crate::crd::{
+    Condition, ConnectionSecretSpec, DBInstance, DBInstanceSpec, DBInstanceStatus, DeletionPolicy,
+    DriftPolicy, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG, OWNER_TAG, SecretKeyReference,
+    StorageType, Tag,
+};
+use crate::drift::Modification;
+use crate::error::Error;
+use crate::observed::{ObservedInstance, PollIntervals};
+use crate::rds::{AwsError, ErrorClass};
+
+const UID: &str = "6b0f1c2e-1111-2222-3333-444455556666";
+const NOW: &str = "2026-11-30T10:00:00Z";
+const ARN: &str = "arn:aws:rds:us-east-1:123456789012:db:coffee";
+const BUSY: Requeue = Requeue::After(Duration::from_secs(5));
+const SETTLED: Requeue = Requeue::After(Duration::from_secs(60));
+/// Ten drift intervals: the safety net behind the shared poll's wakes.
+const SAFETY_NET: Requeue = Requeue::After(Duration::from_secs(600));
+
+fn pw(s: &str) -> Sensitive {
+    Sensitive::new(s)
+}
+
+/// The Coffee Manage DBInstance: shop/coffee, finalizer on, generation 1, password from a Secret.
+fn db() -> DBInstance {
+    let mut db = DBInstance::new(
+        "coffee",
+        DBInstanceSpec {
+            engine: "mysql".into(),
+            engine_version: Some("8.0".into()),
+            db_instance_class: "db.t3.micro".into(),
+            allocated_storage: Some(20),
+            storage_type: Some(StorageType::Gp2),
+            master_username: Some("admin".into()),
+            db_name: Some("COFFEE".into()),
+            master_user_password: Some(SecretKeyReference {
+                name: "coffee-db-password".into(),
+                key: "password".into(),
+                namespace: None,
+            }),
+            ..Default::default()
+        },
+    );
+    db.metadata.namespace = Some("shop".into());
+    db.metadata.uid = Some(UID.into());
+    db.metadata.generation = Some(1);
+    db.metadata.finalizers = Some(vec![FINALIZER.into()]);
+    db
+}
+
+/// Facts with nothing in RDS yet.
+fn facts() -> Facts {
+    Facts {
+        db: db(),
+        observed: None,
+        observed_directly: false,
+        password: PasswordFacts::Referenced(Ok(pw("Sup3r-Secret"))),
+        connection_secret: None,
+        release_candidates: Vec::new(),
+        intervals: PollIntervals::default(),
+        now: NOW.into(),
+    }
+}
+
+/// Our instance, available and matching the spec.
+fn ours() -> ObservedInstance {
+    ObservedInstance {
+        identifier: "coffee".into(),
+        status: "available".into(),
+        arn: Some(ARN.into()),
+        engine: Some("mysql".into()),
+        engine_version: Some("8.0.42".into()),
+        db_instance_class: Some("db.t3.micro".into()),
+        allocated_storage: Some(20),
+        storage_type: Some("gp2".into()),
+        master_username: Some("admin".into()),
+        db_name: Some("COFFEE".into()),
+        address: Some("coffee.rds.local".into()),
+        port: Some(3306),
+        tags: [
+            (OWNER_TAG.to_owned(), UID.to_owned()),
+            (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
+        ]
+        .into(),
+        ..Default::default()
+    }
+}
+
+/// Facts for our instance, last seen available at generation 1 with this password.
+fn synced() -> Facts {
+    let mut f = facts();
+    f.observed = Some(ours());
+    let mut status = observed_status("coffee", &ours());
+    status.observed_generation = Some(1);
+    status.master_user_password_hash = Some(spec::password_hash(UID, "Sup3r-Secret"));
+    f.db.status = Some(status);
+    f
+}
+
+fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
+    change(&mut f);
+    f
+}
+
+fn event(
+    type_: EventType,
+    reason: &str,
+    action: &'static str,
+    note: &str,
+    after: usize,
+) -> PlannedEvent {
+    PlannedEvent {
+        type_,
+        reason: reason.into(),
+        action,
+        note: note.into(),
+        after,
+    }
+}
+
+fn plan_of(
+    requeue: Requeue,
+    steps: Vec<Step>,
+    status: Option<StatusPlan>,
+    events: Vec<PlannedEvent>,
+) -> Plan {
+    Plan {
+        steps,
+        status,
+        events,
+        ..Plan::idle(requeue)
+    }
+}
+
+/// A status that reports the RDS state, with Synced as given.
+fn observed(fields: DBInstanceStatus, ok: bool, reason: &str, message: &str) -> Option<StatusPlan> {
+    Some(StatusPlan {
+        fields,
+        ready: None,
+        synced: ConditionPlan::new(ok, reason, message),
+    })
+}
+
+/// Ready=False and Synced=False with the reason, over the previous status.
+fn failed(previous: Option<&DBInstanceStatus>, reason: &str, message: &str) -> Option<StatusPlan> {
+    let c = ConditionPlan::new(false, reason, message);
+    Some(StatusPlan {
+        fields: previous.cloned().unwrap_or_default(),
+        ready: Some(c.clone()),
+        synced: c,
+    })
+}
+
+/// The status fields reported for our instance as `synced()` leaves it.
+fn synced_fields(f: &Facts) -> DBInstanceStatus {
+    let mut fields = observed_status("coffee", f.observed.as_ref().unwrap());
+    let previous = f.db.status.clone().unwrap_or_default();
+    fields.master_user_password_hash = previous.master_user_password_hash;
+    fields.last_drift = previous.last_drift;
+    fields.connection_secret = previous.connection_secret;
+    fields
+}
+
+fn creating_fields(hash: Option<&str>) -> DBInstanceStatus {
+    let mut fields = DBInstanceStatus {
+        db_instance_identifier: Some("coffee".into()),
+        db_instance_status: Some("creating".into()),
+        ..Default::default()
+    };
+    fields.master_user_password_hash = hash.map(|p| spec::password_hash(UID, p));
+    fields
+}
+
+fn create_step(password: Option<&str>) -> Step {
+    Step::CreateInstance {
+        identifier: "coffee".into(),
+        spec: Box::new(db().spec),
+        password: password.map(pw),
+        tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
+    }
+}
+
+fn modification(change: impl FnOnce(&mut Modification)) -> Box<Modification> {
+    let mut m = Modification {
+        apply_immediately: true,
+        ..Default::default()
+    };
+    change(&mut m);
+    Box::new(m)
+}
+
+const CREATING_NOTE: &str = "creating RDS instance coffee (mysql 8.0, db.t3.micro)";
+const CREATING_SYNCED: &str = "the RDS instance is being created from the spec";
+const MATCHES: &str = "the RDS instance matches the spec";
+
+fn check(cases: Vec<(&str, Facts, Plan)>) {
+    for (name, facts, expected) in cases {
+        assert_eq!(plan(&facts), expected, "case: {name}");
+    }
+}
+
+#[test]
+fn creation_and_ownership() {
+    let no_finalizer = with(facts(), |f| f.db.metadata.finalizers = None);
+    let generated = with(facts(), |f| {
+        f.db.spec.master_user_password = None;
+        f.password = PasswordFacts::Generated {
+            existing: None,
+            secret_exists: false,
+            candidate: pw("Gen3rated"),
+        };
+    });
+    let mut generated_spec = db().spec;
+    generated_spec.master_user_password = None;
+    let foreign = with(facts(), |f| {
+        let mut o = ours();
+        o.tags = [(OWNER_NAME_TAG.to_owned(), "other/db".to_owned())].into();
+        f.observed = Some(o);
+    });
+    let untagged = with(facts(), |f| {
+        let mut o = ours();
+        o.tags.clear();
+        f.observed = Some(o);
+    });
+    let foreign_message = "an RDS instance named coffee already exists and is not managed by this DBInstance (it belongs to other/db); \
+                 choose another dbInstanceIdentifier, or delete or re-tag that instance";
+    let untagged_message = "an RDS instance named coffee already exists and is not managed by this DBInstance (it has no rds-operator ownership tag); \
+                 choose another dbInstanceIdentifier, or delete or re-tag that instance";
+    // A crash after CreateDBInstance: the instance carries our tag, status knows nothing yet.
+    let crashed = with(facts(), |f| {
+        let mut o = ours();
+        o.status = "creating".into();
+        f.observed = Some(o);
+    });
+    let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
+    crashed_fields.master_user_password_hash = Some(spec::password_hash(UID, "Sup3r-Secret"));
+    check(vec![
+        (
+            "absent instance is created, with the finalizer first",
+            no_finalizer,
+            plan_of(
+                BUSY,
+                vec![Step::AddFinalizer, create_step(Some("Sup3r-Secret"))],
+                observed(
+                    creating_fields(Some("Sup3r-Secret")),
+                    true,
+                    "Synced",
+                    CREATING_SYNCED,
+                ),
+                vec![event(Normal, "Creating", "Create", CREATING_NOTE, 2)],
+            ),
+        ),
+        (
+            "a generated password is stored before the create that uses it",
+            generated,
+            plan_of(
+                BUSY,
+                vec![
+                    Step::WritePasswordSecret {
+                        name: "coffee-master-password".into(),
+                        password: pw("Gen3rated"),
+                        replace: false,
+                    },
+                    Step::CreateInstance {
+                        identifier: "coffee".into(),
+                        spec: Box::new(generated_spec.clone()),
+                        password: Some(pw("Gen3rated")),
+                        tags: spec::creation_tags(&generated_spec, UID, "shop", "coffee"),
+                    },
+                ],
+                observed(
+                    creating_fields(Some("Gen3rated")),
+                    true,
+                    "Synced",
+                    CREATING_SYNCED,
+                ),
+                vec![event(Normal, "Creating", "Create", CREATING_NOTE, 2)],
+            ),
+        ),
+        (
+            "crash then adopt: our tagged instance is observed, never created again",
+            crashed,
+            plan_of(
+                BUSY,
+                vec![],
+                observed(crashed_fields, true, "Synced", MATCHES),
+                vec![],
+            ),
+        ),
+        (
+            "a foreign instance is never touched",
+            foreign,
+            plan_of(
+                SETTLED,
+                vec![],
+                failed(None, "IdentifierInUse", foreign_message),
+                vec![event(
+                    Warning,
+                    "IdentifierInUse",
+                    "Reconcile",
+                    foreign_message,
+                    0,
+                )],
+            ),
+        ),
+        (
+            "an untagged instance is foreign too",
+            untagged,
+            plan_of(
+                SETTLED,
+                vec![],
+                failed(None, "IdentifierInUse", untagged_message),
+                vec![event(
+                    Warning,
+                    "IdentifierInUse",
+                    "Reconcile",
+                    untagged_message,
+                    0,
+                )],
+            ),
+        ),
+    ]);
+}
+
+#[test]
+fn out_of_band_deletion() {
+    let gone = with(synced(), |f| f.observed = None);
+    let gone_report = with(gone.clone(), |f| {
+        f.db.spec.drift_policy = DriftPolicy::Report
+    });
+    let mut recreated = creating_fields(Some("Sup3r-Secret"));
+    recreated.last_drift = Some(DriftRecord {
+        time: NOW.into(),
+        action: "Recreated".into(),
+        fields: vec![FieldDrift {
+            field: "dbInstanceIdentifier".into(),
+            observed: "(deleted outside the operator)".into(),
+            desired: "coffee".into(),
+        }],
+    });
+    let recreating =
+        "RDS instance coffee was deleted outside the operator; creating it again from the spec";
+    let missing = "RDS instance coffee was deleted outside the operator; driftPolicy is Report, so it is not recreated";
+    check(vec![
+        (
+            "driftPolicy Correct recreates it",
+            gone,
+            plan_of(
+                BUSY,
+                vec![create_step(Some("Sup3r-Secret"))],
+                observed(recreated, true, "Synced", CREATING_SYNCED),
+                vec![event(Warning, "Recreating", "Create", recreating, 1)],
+            ),
+        ),
+        (
+            "driftPolicy Report only says so, at the drift interval",
+            gone_report.clone(),
+            plan_of(
+                SETTLED,
+                vec![],
+                failed(gone_report.db.status.as_ref(), "DeletedOutOfBand", missing),
+                vec![event(Warning, "DeletedOutOfBand", "Reconcile", missing, 0)],
+            ),
+        ),
+    ]);
+}
+
+#[test]
+fn our_instance_in_sync_pending_refused_or_busy() {
+    let in_sync = synced();
+    let pending = with(synced(), |f| {
+        let mut o = ours();
+        o.pending_modified_values =
+            [("dbInstanceClass".to_owned(), "db.t3.small".to_owned())].into();
+        f.observed = Some(o);
+        f.db.spec.db_instance_class = "db.t3.small".into();
+        f.db.spec.apply_immediately = Some(false);
+    });
+    let shrink = with(synced(), |f| {
+        f.db.spec.allocated_storage = Some(20);
+        let mut o = ours();
+        o.allocated_storage = Some(50);
+        f.observed = Some(o);
+        f.db.metadata.generation = Some(2);
+    });
+    let shrink_message = "allocatedStorage cannot shrink from 50 to 20 GiB: RDS storage only grows";
+    let busy = with(synced(), |f| {
+        let mut o = ours();
+        o.status = "backing-up".into();
+        o.db_instance_class = Some("db.t3.large".into());
+        f.observed = Some(o);
+    });
+    let became_available = with(synced(), |f| {
+        f.db.status.as_mut().unwrap().db_instance_status = Some("creating".into());
+    });
+    check(vec![
+        (
+            "in sync: nothing to do, look again at the safety net",
+            in_sync.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(synced_fields(&in_sync), true, "Synced", MATCHES),
+                vec![],
+            ),
+        ),
+        (
+            "a change RDS holds as pending is not sent again",
+            pending.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(
+                    synced_fields(&pending),
+                    false,
+                    "Pending",
+                    "RDS holds changes to dbInstanceClass until they are applied",
+                ),
+                vec![],
+            ),
+        ),
+        (
+            "a change RDS cannot make is refused, with an Event when the spec asked for it",
+            shrink.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(
+                    synced_fields(&shrink),
+                    false,
+                    "UnsupportedChange",
+                    shrink_message,
+                ),
+                vec![event(
+                    Warning,
+                    "UnsupportedChange",
+                    "Update",
+                    shrink_message,
+                    0,
+                )],
+            ),
+        ),
+        (
+            "a difference waits while RDS is busy",
+            busy.clone(),
+            plan_of(
+                BUSY,
+                vec![],
+                observed(
+                    synced_fields(&busy),
+                    false,
+                    "Waiting",
+                    "RDS is backing-up; the change of dbInstanceClass waits until the instance is available",
+                ),
+                vec![],
+            ),
+        ),
+        (
+            "becoming available is announced once",
+            became_available.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(synced_fields(&became_available), true, "Synced", MATCHES),
+                vec![event(
+                    Normal,
+                    "Available",
+                    "Observe",
+                    "the RDS instance is available",
+                    0,
+                )],
+            ),
+        ),
+    ]);
+}
+
+#[test]
+fn spec_edits_drift_tags_and_rotation() {
+    let edited = with(synced(), |f| {
+        f.db.spec.db_instance_class = "db.t3.small".into();
+        f.db.metadata.generation = Some(2);
+    });
+    let drifted = with(synced(), |f| {
+        let mut o = ours();
+        o.db_instance_class = Some("db.t3.large".into());
+        f.observed = Some(o);
+    });
+    let mut corrected = synced_fields(&drifted);
+    corrected.last_drift = Some(DriftRecord {
+        time: NOW.into(),
+        action: "Corrected".into(),
+        fields: vec![FieldDrift {
+            field: "dbInstanceClass".into(),
+            observed: "db.t3.large".into(),
+            desired: "db.t3.micro".into(),
+        }],
+    });
+    let reported = with(drifted.clone(), |f| {
+        f.db.spec.drift_policy = DriftPolicy::Report
+    });
+    let mut reported_fields = synced_fields(&reported);
+    reported_fields.last_drift = Some(DriftRecord {
+        action: "Reported".into(),
+        ..corrected.last_drift.clone().unwrap()
+    });
+    let tagged = with(synced(), |f| {
+        f.db.spec.tags = vec![Tag {
+            key: "team".into(),
+            value: "coffee".into(),
+        }];
+        let mut o = ours();
+        o.tags.insert("stale".into(), "x".into());
+        f.observed = Some(o);
+    });
+    let rotated = with(synced(), |f| {
+        f.password = PasswordFacts::Referenced(Ok(pw("Rotated-2026")));
+    });
+    let mut rotated_fields = synced_fields(&rotated);
+    rotated_fields.master_user_password_hash = Some(spec::password_hash(UID, "Rotated-2026"));
+    check(vec![
+        (
+            "a spec edit is sent in one ModifyDBInstance",
+            edited.clone(),
+            plan_of(
+                BUSY,
+                vec![Step::ModifyInstance {
+                    identifier: "coffee".into(),
+                    modification: modification(|m| {
+                        m.db_instance_class = Some("db.t3.small".into())
+                    }),
+                    password: None,
+                }],
+                observed(
+                    synced_fields(&edited),
+                    false,
+                    "Updating",
+                    "sent dbInstanceClass to RDS",
+                ),
+                vec![event(
+                    Normal,
+                    "Updating",
+                    "Update",
+                    "applying the spec to RDS: dbInstanceClass: db.t3.micro -> db.t3.small",
+                    1,
+                )],
+            ),
+        ),
+        (
+            "drift is put back and recorded",
+            drifted,
+            Plan {
+                drift_corrected: vec!["dbInstanceClass"],
+                ..plan_of(
+                    BUSY,
+                    vec![Step::ModifyInstance {
+                        identifier: "coffee".into(),
+                        modification: modification(|m| {
+                            m.db_instance_class = Some("db.t3.micro".into())
+                        }),
+                        password: None,
+                    }],
+                    observed(corrected, false, "Updating", "sent dbInstanceClass to RDS"),
+                    vec![event(
+                        Warning,
+                        "DriftCorrected",
+                        "Update",
+                        "RDS was changed outside the operator; put back to the spec: dbInstanceClass: db.t3.large -> db.t3.micro",
+                        1,
+                    )],
+                )
+            },
+        ),
+        (
+            "driftPolicy Report only reports",
+            reported,
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(
+                    reported_fields,
+                    false,
+                    "Drifted",
+                    "RDS differs from the spec in dbInstanceClass; driftPolicy is Report",
+                ),
+                vec![event(
+                    Warning,
+                    "DriftDetected",
+                    "Observe",
+                    "RDS differs from the spec (driftPolicy Report, not corrected): dbInstanceClass: db.t3.large -> db.t3.micro",
+                    0,
+                )],
+            ),
+        ),
+        (
+            "tags: missing ones added, others removed",
+            tagged.clone(),
+            Plan {
+                drift_corrected: vec!["tags"],
+                ..plan_of(
+                    BUSY,
+                    vec![
+                        Step::AddTags {
+                            identifier: "coffee".into(),
+                            arn: ARN.into(),
+                            tags: [("team".to_owned(), "coffee".to_owned())].into(),
+                        },
+                        Step::RemoveTags {
+                            identifier: "coffee".into(),
+                            arn: ARN.into(),
+                            keys: vec!["stale".into()],
+                        },
+                    ],
+                    observed(
+                        DBInstanceStatus {
+                            last_drift: Some(DriftRecord {
+                                time: NOW.into(),
+                                action: "Corrected".into(),
+                                fields: vec![FieldDrift {
+                                    field: "tags".into(),
+                                    observed: format!(
+                                        "{OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},stale=x"
+                                    ),
+                                    desired: format!(
+                                        "{OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},team=coffee"
+                                    ),
+                                }],
+                            }),
+                            ..synced_fields(&tagged)
+                        },
+                        false,
+                        "Updating",
+                        "sent tags to RDS",
+                    ),
+                    vec![event(
+                        Warning,
+                        "DriftCorrected",
+                        "Update",
+                        &format!(
+                            "RDS was changed outside the operator; put back to the spec: tags: {OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},stale=x -> {OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},team=coffee"
+                        ),
+                        2,
+                    )],
+                )
+            },
+        ),
+        (
+            "a new password in the Secret is sent to RDS, and only then hashed",
+            rotated,
+            plan_of(
+                BUSY,
+                vec![Step::ModifyInstance {
+                    identifier: "coffee".into(),
+                    modification: modification(|m| m.rotate_password = true),
+                    password: Some(pw("Rotated-2026")),
+                }],
+                observed(
+                    rotated_fields,
+                    false,
+                    "Updating",
+                    "sent masterUserPassword to RDS",
+                ),
+                vec![event(
+                    Normal,
+                    "PasswordRotated",
+                    "Update",
+                    "sent the new master password from the Secret to RDS",
+                    1,
+                )],
+            ),
+        ),
+    ]);
+}
+
+fn connection_secret(owner: &str, password: &str) -> Secret {
+    let data = [
+        ("host", "coffee.rds.local"),
+        ("port", "3306"),
+        ("username", "admin"),
+        ("password", password),
+        ("dbname", "COFFEE"),
+        ("engine", "mysql"),
+        (
+            "uri",
+            &format!("mysql://admin:{password}@coffee.rds.local:3306/COFFEE"),
+        ),
+    ];
+    Secret {
+        metadata: kube::api::ObjectMeta {
+            name: Some("coffee-db".into()),
+            owner_references: Some(vec![OwnerReference {
+                uid: owner.into(),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        },
+        data: Some(
+            data.iter()
+                .map(|(k, v)| (k.to_string(), ByteString(v.as_bytes().to_vec())))
+                .collect(),
+        ),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn connection_secret_follows_rds() {
+    let wants = |f: &mut Facts| {
+        f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+            name: "coffee-db".into(),
+            extra_keys: BTreeMap::new(),
+        });
+    };
+    let missing = with(synced(), wants);
+    let current = with(synced(), |f| {
+        wants(f);
+        f.connection_secret = Some(connection_secret(UID, "Sup3r-Secret"));
+    });
+    let edited = with(synced(), |f| {
+        wants(f);
+        f.connection_secret = Some(connection_secret(UID, "edited"));
+    });
+    let rotating = with(edited.clone(), |f| {
+        f.password = PasswordFacts::Referenced(Ok(pw("Rotated-2026")));
+    });
+    let expected_data: BTreeMap<String, Sensitive> = connection_secret(UID, "Sup3r-Secret")
+        .data
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| (k, pw(std::str::from_utf8(&v.0).unwrap())))
+        .collect();
+    let write = Step::WriteConnectionSecret {
+        name: "coffee-db".into(),
+        data: expected_data,
+    };
+    let written = event(
+        Normal,
+        "ConnectionSecretWritten",
+        "Update",
+        "wrote the connection details to Secret coffee-db",
+        1,
+    );
+    let with_name = |f: &Facts| DBInstanceStatus {
+        connection_secret: Some("coffee-db".into()),
+        ..synced_fields(f)
+    };
+    let mut rotating_fields = synced_fields(&rotating);
+    rotating_fields.master_user_password_hash = Some(spec::password_hash(UID, "Rotated-2026"));
+    check(vec![
+        (
+            "a missing connection Secret is written",
+            missing.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![write.clone()],
+                observed(with_name(&missing), true, "Synced", MATCHES),
+                vec![written.clone()],
+            ),
+        ),
+        (
+            "an up-to-date one is left alone",
+            current.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(with_name(&current), true, "Synced", MATCHES),
+                vec![],
+            ),
+        ),
+        (
+            "an edited one is put back",
+            edited.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![write],
+                observed(with_name(&edited), true, "Synced", MATCHES),
+                vec![written],
+            ),
+        ),
+        (
+            "while a new password is still to be sent, the Secret keeps the one RDS has",
+            rotating,
+            plan_of(
+                BUSY,
+                vec![Step::ModifyInstance {
+                    identifier: "coffee".into(),
+                    modification: modification(|m| m.rotate_password = true),
+                    password: Some(pw("Rotated-2026")),
+                }],
+                observed(
+                    rotating_fields,
+                    false,
+                    "Updating",
+                    "sent masterUserPassword to RDS",
+                ),
+                vec![event(
+                    Normal,
+                    "PasswordRotated",
+                    "Update",
+                    "sent the new master password from the Secret to RDS",
+                    1,
+                )],
+            ),
+        ),
+    ]);
+}
+
+#[test]
+fn refusals_before_any_call() {
+    let cross_namespace = with(facts(), |f| {
+        f.db.metadata.finalizers = None;
+        f.db.spec.master_user_password.as_mut().unwrap().namespace = Some("elsewhere".into());
+    });
+    let invalid = "masterUserPassword refers to a Secret in namespace \"elsewhere\"; only the DBInstance's own namespace \"shop\" is allowed";
+    let no_secret = with(facts(), |f| {
+        f.password =
+            PasswordFacts::Referenced(Err("Secret shop/coffee-db-password not found".into()));
+    });
+    let no_secret_message = "Secret shop/coffee-db-password not found";
+    check(vec![
+        (
+            "an invalid spec is refused until it changes, before the finalizer",
+            cross_namespace,
+            Plan {
+                refusal: Some("InvalidSpec"),
+                ..plan_of(
+                    Requeue::AwaitChange,
+                    vec![],
+                    failed(None, "InvalidSpec", invalid),
+                    vec![event(Warning, "InvalidSpec", "Reconcile", invalid, 0)],
+                )
+            },
+        ),
+        (
+            "a missing password Secret backs off, nothing is created",
+            no_secret,
+            Plan {
+                refusal: Some("PasswordSecret"),
+                ..plan_of(
+                    Requeue::Backoff,
+                    vec![],
+                    failed(None, "PasswordSecretUnavailable", no_secret_message),
+                    vec![event(
+                        Warning,
+                        "PasswordSecretUnavailable",
+                        "Reconcile",
+                        no_secret_message,
+                        0,
+                    )],
+                )
+            },
+        ),
+    ]);
+    assert!(!wants_observation(
+        &with(facts(), |f| f.db.spec.allocated_storage = None).db
+    ));
+    assert!(wants_observation(&facts().db));
+}
+
+fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts {
+    with(synced(), |f| {
+        f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
+        f.db.spec.deletion_policy = policy;
+        f.observed = observed;
+        f.password = PasswordFacts::NotRead;
+        f.release_candidates = vec![
+            Secret {
+                metadata: kube::api::ObjectMeta {
+                    name: Some("coffee-db".into()),
+                    owner_references: Some(vec![OwnerReference {
+                        uid: UID.into(),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            // Someone else's Secret of the same name as the generated one: never released.
+            Secret {
+                metadata: kube::api::ObjectMeta {
+                    name: Some("coffee-master-password".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        ];
+    })
+}
+
+#[test]
+fn deletion_policies() {
+    let protected = {
+        let mut o = ours();
+        o.deletion_protection = Some(true);
+        o
+    };
+    let protected_message = "RDS instance coffee has deletion protection on; set spec.deletionProtection to false \
+                 (or turn it off in AWS) to let the deletion proceed";
+    let theirs = {
+        let mut o = ours();
+        o.tags.insert(OWNER_TAG.into(), "another-uid".into());
+        o
+    };
+    let in_progress = {
+        let mut o = ours();
+        o.status = "deleting".into();
+        o
+    };
+    let waiting = deleting(DeletionPolicy::Delete, Some(in_progress.clone()));
+    let mut waiting_fields = observed_status("coffee", &in_progress);
+    waiting_fields.master_user_password_hash = Some(spec::password_hash(UID, "Sup3r-Secret"));
+    let released = |reason: &str, note: &str, secret_step: Step| Plan {
+        gauge: Gauge::Remove,
+        ..plan_of(
+            Requeue::AwaitChange,
+            vec![secret_step, Step::RemoveFinalizer],
+            None,
+            vec![event(Normal, reason, "Delete", note, 1)],
+        )
+    };
+    let delete_secret = Step::DeleteSecret {
+        name: "coffee-db".into(),
+    };
+    let let_go = with(deleting(DeletionPolicy::Delete, None), |f| {
+        f.db.metadata.finalizers = None
+    });
+    let protected_facts = deleting(DeletionPolicy::Snapshot, Some(protected));
+    check(vec![
+        (
+            "Delete deletes without a final snapshot",
+            deleting(DeletionPolicy::Delete, Some(ours())),
+            plan_of(
+                BUSY,
+                vec![Step::DeleteInstance {
+                    identifier: "coffee".into(),
+                    final_snapshot: None,
+                }],
+                None,
+                vec![event(
+                    Normal,
+                    "Deleting",
+                    "Delete",
+                    "deleting RDS instance coffee",
+                    1,
+                )],
+            ),
+        ),
+        (
+            "Snapshot deletes after a final snapshot named after the uid",
+            deleting(DeletionPolicy::Snapshot, Some(ours())),
+            plan_of(
+                BUSY,
+                vec![Step::DeleteInstance {
+                    identifier: "coffee".into(),
+                    final_snapshot: Some("coffee-final-6b0f1c2e".into()),
+                }],
+                None,
+                vec![event(
+                    Normal,
+                    "Deleting",
+                    "Delete",
+                    "deleting RDS instance coffee after final snapshot coffee-final-6b0f1c2e",
+                    1,
+                )],
+            ),
+        ),
+        (
+            "Retain keeps the instance and our Secrets, without owner",
+            deleting(DeletionPolicy::Retain, Some(ours())),
+            released(
+                "Retained",
+                "deletionPolicy is Retain: RDS instance coffee is left running",
+                Step::OrphanSecret {
+                    name: "coffee-db".into(),
+                },
+            ),
+        ),
+        (
+            "a gone instance lets the DBInstance go, with our Secrets",
+            deleting(DeletionPolicy::Delete, None),
+            released(
+                "Deleted",
+                "RDS instance coffee is gone",
+                delete_secret.clone(),
+            ),
+        ),
+        (
+            "a foreign instance is left alone",
+            deleting(DeletionPolicy::Delete, Some(theirs)),
+            released(
+                "Released",
+                "RDS instance coffee is not managed by this DBInstance and was left alone",
+                delete_secret,
+            ),
+        ),
+        (
+            "RDS deleting: wait",
+            waiting,
+            plan_of(
+                BUSY,
+                vec![],
+                observed(
+                    waiting_fields,
+                    true,
+                    "Deleting",
+                    "RDS instance coffee is being deleted",
+                ),
+                vec![],
+            ),
+        ),
+        (
+            "deletion protection holds the deletion, reported once",
+            protected_facts.clone(),
+            plan_of(
+                SETTLED,
+                vec![],
+                failed(
+                    protected_facts.db.status.as_ref(),
+                    "DeletionProtected",
+                    protected_message,
+                ),
+                vec![event(
+                    Warning,
+                    "DeletionProtected",
+                    "Reconcile",
+                    protected_message,
+                    0,
+                )],
+            ),
+        ),
+        (
+            "without our finalizer there is nothing left to do",
+            let_go,
+            Plan::idle(Requeue::AwaitChange),
+        ),
+    ]);
+}
+
+#[test]
+fn aws_errors_are_reported_by_class() {
+    let reasons = [
+        (ErrorClass::InvalidInput, "InvalidRequest"),
+        (ErrorClass::Retryable, "AWSUnavailable"),
+        (ErrorClass::AlreadyExists, "AlreadyExists"),
+        (ErrorClass::NotFound, "NotFound"),
+    ];
+    for (class, reason) in reasons {
+        let error = Error::Aws(AwsError {
+            operation: "CreateDBInstance",
+            class,
+            code: "Code".into(),
+            message: "AWS says no".into(),
+        });
+        let (got_reason, message) = error.user_facing().expect("user-facing");
+        assert_eq!(got_reason, reason);
+        assert_eq!(message, "CreateDBInstance failed: Code: AWS says no");
+        let previous = synced().db.status;
+        let (status, event) = status::failure(previous.as_ref(), &got_reason, &message);
+        assert_eq!(Some(status), failed(previous.as_ref(), reason, &message));
+        assert_eq!(event.map(|e| e.reason), Some(reason.to_owned()));
+    }
+    // The same failure again publishes no second Event.
+    let mut previous = synced().db.status.unwrap();
+    previous.conditions = vec![Condition {
+        type_: "Ready".into(),
+        status: "False".into(),
+        reason: "AWSUnavailable".into(),
+        message: "m".into(),
+        ..Default::default()
+    }];
+    assert_eq!(
+        status::failure(Some(&previous), "AWSUnavailable", "m").1,
+        None
+    );
+}
+
+#[test]
+fn the_written_status_takes_rds_answers() {
+    let planned = StatusPlan {
+        fields: creating_fields(Some("pw")),
+        ready: None,
+        synced: ConditionPlan::new(true, "Synced", CREATING_SYNCED),
+    };
+    let mut created = ours();
+    created.status = "creating".into();
+    let written = status::finish(
+        &planned,
+        None,
+        Some(&Response::Created(created)),
+        Some(1),
+        NOW,
+    );
+    assert_eq!(written.arn.as_deref(), Some(ARN));
+    assert_eq!(
+        written.master_user_password_hash,
+        Some(spec::password_hash(UID, "pw"))
+    );
+    assert_eq!(written.observed_generation, Some(1));
+    let ready = written
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .unwrap();
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "Creating")
+    );
+    assert_eq!(ready.last_transition_time.as_deref(), Some(NOW));
+
+    let mut modifying = ours();
+    modifying.status = "modifying".into();
+    let after = status::finish(
+        &planned,
+        Some(&written),
+        Some(&Response::Modified(modifying)),
+        Some(1),
+        "later",
+    );
+    assert_eq!(after.db_instance_status.as_deref(), Some("modifying"));
+    let ready = after
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .unwrap();
+    assert_eq!(
+        ready.last_transition_time.as_deref(),
+        Some(NOW),
+        "unchanged status keeps its time"
+    );
+}
+
+#[test]
+fn reads_follow_ownership() {
+    let f = synced();
+    assert_eq!(
+        reads(&f.db, f.observed.as_ref()).password,
+        PasswordRead::Referenced {
+            name: "coffee-db-password".into(),
+            key: "password".into()
+        }
+    );
+    let mut theirs = ours();
+    theirs.tags.clear();
+    theirs.master_user_secret_arn = Some("arn:secret".into());
+    let managed = with(facts(), |f| {
+        f.db.spec.master_user_password = None;
+        f.db.spec.manage_master_user_password = Some(true);
+    });
+    assert_eq!(
+        reads(&managed.db, Some(&theirs)).password,
+        PasswordRead::None,
+        "never another's secret"
+    );
+    let mut mine = ours();
+    mine.master_user_secret_arn = Some("arn:secret".into());
+    assert_eq!(
+        reads(&managed.db, Some(&mine)).password,
+        PasswordRead::Managed {
+            secret_arn: Some("arn:secret".into())
+        }
+    );
+    let d = deleting(DeletionPolicy::Delete, None);
+    assert_eq!(
+        reads(&d.db, None).release_candidates,
+        vec!["coffee-master-password".to_owned()]
+    );
+}
+
+#[test]
+fn backoff_grows_and_caps() {
+    assert_eq!(backoff_delay(1), Duration::from_secs(2));
+    assert_eq!(backoff_delay(2), Duration::from_secs(4));
+    assert_eq!(backoff_delay(5), Duration::from_secs(32));
+    assert_eq!(backoff_delay(30), Duration::from_secs(300));
+}
+
+#[test]
+fn ownership_tags_win_over_spec_tags() {
+    let mut spec = db().spec;
+    spec.tags = vec![
+        Tag {
+            key: "team".into(),
+            value: "coffee".into(),
+        },
+        Tag {
+            key: OWNER_TAG.into(),
+            value: "forged".into(),
+        },
+    ];
+    let tags = spec::creation_tags(&spec, UID, "shop", "db");
+    assert_eq!(tags["team"], "coffee");
+    assert_eq!(tags[OWNER_TAG], UID);
+    assert_eq!(tags[OWNER_NAME_TAG], "shop/db");
+}
+
+#[test]
+fn password_hash_is_salted_and_hides_the_password() {
+    let h = spec::password_hash(UID, "hunter2");
+    assert_eq!(h.len(), 64);
+    assert!(!h.contains("hunter2"));
+    assert_ne!(h, spec::password_hash("other-uid", "hunter2"));
+}
+
+#[test]
+fn readiness_by_state() {
+    assert!(status::readiness("available").0);
+    assert_eq!(status::readiness("backing-up").1, "BackingUp");
+    assert_eq!(
+        status::readiness("incompatible-parameters").1,
+        "IncompatibleParameters"
+    );
+}
+
+#[test]
+fn unchanged_drift_keeps_its_record() {
+    let diffs = vec![crate::drift::Diff {
+        field: "multiAZ",
+        observed: "true".into(),
+        desired: "false".into(),
+    }];
+    let first = status::drift_record(None, "Reported", &diffs, "t1");
+    assert_eq!(first.time, "t1");
+    assert_eq!(
+        status::drift_record(Some(&first), "Reported", &diffs, "t2"),
+        first
+    );
+    assert_eq!(
+        status::drift_record(Some(&first), "Corrected", &diffs, "t3").time,
+        "t3"
+    );
+    assert_eq!(status::describe_diffs(&diffs), "multiAZ: true -> false");
+}
+
+#[test]
+fn unchanged_condition_keeps_its_transition_time() {
+    let first = status::merge_conditions(
+        &[],
+        vec![status::condition(
+            "Ready",
+            &ConditionPlan::new(false, "Creating", "m"),
+            Some(1),
+        )],
+        "t1",
+    );
+    assert_eq!(first[0].last_transition_time.as_deref(), Some("t1"));
+    let same = status::merge_conditions(
+        &first,
+        vec![status::condition(
+            "Ready",
+            &ConditionPlan::new(false, "Creating", "m"),
+            Some(1),
+        )],
+        "t2",
+    );
+    assert_eq!(same, first);
+    let flipped = status::merge_conditions(
+        &same,
+        vec![status::condition(
+            "Ready",
+            &ConditionPlan::new(true, "Available", "m"),
+            Some(1),
+        )],
+        "t3",
+    );
+    assert_eq!(flipped[0].last_transition_time.as_deref(), Some("t3"));
+}
+
+#[test]
+fn observed_status_reports_endpoint_only_when_known() {
+    let mut o = {
+        let mut o = ours();
+        o.status = "creating".into();
+        o.address = None;
+        o.port = None;
+        o
+    };
+    assert_eq!(status::observed_status("coffee", &o).endpoint, None);
+    o.address = Some("coffee.example".into());
+    o.port = Some(3306);
+    let s = status::observed_status("coffee", &o);
+    assert_eq!(
+        s.endpoint,
+        Some(crate::crd::Endpoint {
+            address: "coffee.example".into(),
+            port: 3306
+        })
+    );
+    assert_eq!(s.db_instance_status.as_deref(), Some("creating"));
+}

@@ -1,0 +1,66 @@
+//! Step 1 of a reconcile, read: everything a decision needs, gathered into [`Facts`]. What to read
+//! beyond the DBInstance is itself decided by the plan ([`plan::wants_observation`],
+//! [`plan::reads`]); a failure here is a failure to learn, never a decision.
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use kube::api::Api;
+
+use crate::context::Context;
+use crate::crd::DBInstance;
+use crate::error::Error;
+use crate::observed::Observation;
+use crate::plan::{self, Facts, PasswordFacts, PasswordRead, Sensitive, spec};
+use crate::{connection, secrets};
+
+/// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.
+pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
+    let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
+    db.uid().ok_or(Error::MissingObjectKey("uid"))?;
+    let intervals = ctx.observer.intervals;
+    let observation = if plan::wants_observation(db) {
+        let max_age = spec::drift_interval(&db.spec, &intervals);
+        ctx.observer.observe(&db.identifier(), max_age).await?
+    } else {
+        Observation::default()
+    };
+    let observed = observation.instance;
+    let reads = plan::reads(db, observed.as_ref());
+    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+    let password = match reads.password {
+        PasswordRead::None => PasswordFacts::NotRead,
+        PasswordRead::Referenced { name, key } => PasswordFacts::Referenced(
+            secrets::read_referenced(&api, &namespace, &name, &key).await?,
+        ),
+        PasswordRead::Managed { secret_arn: None } => PasswordFacts::Managed(None),
+        PasswordRead::Managed {
+            secret_arn: Some(arn),
+        } => PasswordFacts::Managed(Some(Sensitive(ctx.rds.managed_password(&arn).await?))),
+        PasswordRead::Generated { name } => {
+            let existing = secrets::get(&api, &name).await?;
+            PasswordFacts::Generated {
+                secret_exists: existing.is_some(),
+                existing: existing.and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
+                candidate: Sensitive(connection::generate_password()),
+            }
+        }
+    };
+    let connection_secret = match &reads.connection_secret {
+        Some(name) => secrets::get(&api, name).await?,
+        None => None,
+    };
+    let mut release_candidates = Vec::new();
+    for name in &reads.release_candidates {
+        release_candidates.extend(secrets::get_metadata(&api, name).await?);
+    }
+    Ok(Facts {
+        db: db.clone(),
+        observed,
+        observed_directly: observation.direct,
+        password,
+        connection_secret,
+        release_candidates,
+        intervals,
+        now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    })
+}
