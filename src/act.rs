@@ -47,9 +47,6 @@ pub async fn run(ctx: &Context, db: &DBInstance, steps: &[Step]) -> Achieved {
 async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<Response>, Error> {
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    if let Some(identifier) = mutated_instance(step) {
-        ctx.observer.mutated(identifier);
-    }
     match step {
         Step::AddFinalizer => set_finalizer(db, ctx, true).await?,
         Step::RemoveFinalizer => set_finalizer(db, ctx, false).await?,
@@ -71,6 +68,17 @@ async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<R
         }
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
+        _ => return execute_rds(ctx, step).await,
+    }
+    Ok(None)
+}
+
+/// The steps that call RDS (the observer reads their instance directly until it settles).
+async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Error> {
+    if let Some(identifier) = mutated_instance(step) {
+        ctx.observer.mutated(identifier);
+    }
+    match step {
         Step::CreateInstance {
             identifier,
             spec,
@@ -99,15 +107,33 @@ async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<R
         }
         Step::AddTags { arn, tags, .. } => ctx.rds.add_tags(arn, tags).await?,
         Step::RemoveTags { arn, keys, .. } => ctx.rds.remove_tags(arn, keys).await?,
+        Step::RestoreInstance {
+            identifier,
+            snapshot,
+            spec,
+            tags,
+        } => {
+            let restored = ctx.rds.restore(identifier, snapshot, spec, tags).await?;
+            info!(
+                identifier,
+                snapshot, "restoring RDS instance from a snapshot"
+            );
+            return Ok(Some(Response::Created(restored)));
+        }
         Step::DeleteInstance {
             identifier,
             final_snapshot,
+            delete_automated_backups,
         } => {
-            ctx.rds
-                .delete(identifier, final_snapshot.as_deref())
-                .await?;
-            info!(identifier, final_snapshot, "deleting RDS instance");
+            let (snapshot, backups) = (final_snapshot.as_deref(), *delete_automated_backups);
+            ctx.rds.delete(identifier, snapshot, backups).await?;
+            info!(
+                identifier,
+                final_snapshot, delete_automated_backups, "deleting RDS instance"
+            );
         }
+        // Kubernetes steps are executed by `execute`.
+        _ => {}
     }
     Ok(None)
 }
@@ -119,6 +145,7 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::ModifyInstance { identifier, .. }
         | Step::AddTags { identifier, .. }
         | Step::RemoveTags { identifier, .. }
+        | Step::RestoreInstance { identifier, .. }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }

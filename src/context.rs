@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex};
 use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
 
+use crate::http::Health;
 use crate::lock;
 use crate::metrics::Metrics;
+use crate::observed::AwsIdentity;
 use crate::observer::Observer;
-use crate::rds::Rds;
+use crate::rds::{AwsError, Rds};
 use crate::secrets::MANAGER;
 
 /// Everything a reconcile needs.
@@ -20,7 +22,9 @@ pub struct Context {
     pub observer: Arc<Observer>,
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
+    pub health: Arc<Health>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
+    identity: tokio::sync::OnceCell<AwsIdentity>,
 }
 
 impl Context {
@@ -30,6 +34,7 @@ impl Context {
         observer: Arc<Observer>,
         instance: String,
         metrics: Arc<Metrics>,
+        health: Arc<Health>,
     ) -> Self {
         let reporter = Reporter {
             controller: MANAGER.into(),
@@ -41,8 +46,18 @@ impl Context {
             rds,
             observer,
             metrics,
+            health,
             backoff: Mutex::default(),
+            identity: tokio::sync::OnceCell::new(),
         }
+    }
+
+    /// The operator's AWS account and region, asked of STS once (again after a failure).
+    pub async fn identity(&self) -> Result<AwsIdentity, AwsError> {
+        (self.identity)
+            .get_or_try_init(|| self.rds.identity())
+            .await
+            .cloned()
     }
 
     /// Failures in a row for this object at this generation; a new generation starts again at zero,

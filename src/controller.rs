@@ -139,6 +139,7 @@ pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action,
     async move {
         let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
         let started = std::time::Instant::now();
+        let _running = ctx.health.reconcile_started();
         let result = once(&db, &ctx).await;
         let label = match &result {
             Ok((_, refusal)) => refusal.unwrap_or("success"),

@@ -200,10 +200,38 @@ pub struct DBInstanceSpec {
     #[schemars(length(max = 40))]
     pub tags: Vec<Tag>,
 
-    /// What happens to the RDS instance when this DBInstance is deleted: Delete (default),
-    /// Retain (keep the instance) or Snapshot (delete after a final snapshot).
+    /// What happens to the RDS instance when this DBInstance is deleted, whatever deletes it (kubectl,
+    /// a GitOps prune, its namespace being deleted, the CRD being deleted while the operator runs):
+    /// Snapshot (default: delete after a final snapshot), Retain (keep the instance) or Delete
+    /// (delete without a final snapshot). Automated backups are kept unless deleteAutomatedBackups.
     #[serde(default)]
     pub deletion_policy: DeletionPolicy,
+
+    /// Name of the final snapshot deletionPolicy Snapshot takes. Defaults to
+    /// `<identifier>-final-<uid prefix>-<deletion time>`, unique per deletion.
+    #[serde(
+        default,
+        rename = "finalDBSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(
+        length(min = 1, max = 255),
+        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
+    )]
+    pub final_db_snapshot_identifier: Option<String>,
+
+    /// Delete the instance's automated backups with it. Default false: RDS keeps them for their
+    /// retention period, so the database can still be restored to a point in time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_automated_backups: Option<bool>,
+
+    /// What to do when the RDS instance is deleted outside the operator (driftPolicy Correct):
+    /// Restore (default: restore it from the newest snapshot of its identifier; with none, report
+    /// DeletedOutOfBand and wait) or RestoreOrCreateEmpty (with no snapshot, create a new, empty
+    /// instance). Nothing is created when the operator's AWS account or region differs from the
+    /// instance's ARN.
+    #[serde(default)]
+    pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
 
     /// Secret to write the connection details to, for applications to consume with envFrom.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,10 +253,10 @@ pub struct DBInstanceSpec {
     pub drift_policy: DriftPolicy,
 
     /// How often to compare the RDS instance with this spec once it is settled, as a duration such
-    /// as 60s or 5m. Defaults to the operator's --drift-interval.
+    /// as 60s or 5m (at least 10s). Defaults to the operator's --drift-interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('100ms')").message("driftInterval must be a duration of at least 100ms, such as 60s or 5m"))]
-    pub drift_interval: Option<String>,
+    #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('10s')").message("driftInterval must be a duration of at least 10s, such as 60s or 5m"))]
+    pub drift_interval: Option<kube::core::Duration>,
 }
 
 /// The connection Secret: standard keys host, port, username, password, dbname, engine and uri,
@@ -313,13 +341,23 @@ impl StorageType {
 /// What deleting the DBInstance does to the RDS instance.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub enum DeletionPolicy {
-    /// Delete the RDS instance without a final snapshot.
+    /// Delete the RDS instance after a final snapshot.
     #[default]
-    Delete,
+    Snapshot,
     /// Leave the RDS instance running; only the DBInstance goes.
     Retain,
-    /// Delete the RDS instance after a final snapshot.
-    Snapshot,
+    /// Delete the RDS instance without a final snapshot.
+    Delete,
+}
+
+/// What to do when the RDS instance is deleted outside the operator.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum OutOfBandDeletionPolicy {
+    /// Restore from the newest snapshot of the identifier; with none, report and wait.
+    #[default]
+    Restore,
+    /// Restore from the newest snapshot; with none, create a new, empty instance.
+    RestoreOrCreateEmpty,
 }
 
 /// What the operator observed and did.
@@ -359,6 +397,29 @@ pub struct DBInstanceStatus {
     /// The last difference found between RDS and the spec that nobody asked the operator to make.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<DriftRecord>,
+    /// The tag keys the operator applied from spec.tags: the only ones it removes when they leave
+    /// the spec. Tags others set (AWS Backup plans, cost allocation) are left alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tag_keys: Vec<String>,
+    /// Recent corrections of drift, per field, at the current generation: a field corrected three
+    /// times within an hour is no longer corrected (Synced=False, reason Fighting) until the spec
+    /// changes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["field".into()]))]
+    pub corrections: Vec<Corrections>,
+}
+
+/// When a field was put back to the spec.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Corrections {
+    /// Spec field name.
+    pub field: String,
+    /// The metadata.generation the corrections were made at.
+    pub generation: i64,
+    /// When (RFC 3339), the last three at most.
+    #[serde(default)]
+    pub times: Vec<String>,
 }
 
 /// Fields found changed outside the operator, and what was done.
@@ -367,8 +428,9 @@ pub struct DBInstanceStatus {
 pub struct DriftRecord {
     /// When the difference was found (RFC 3339).
     pub time: String,
-    /// Corrected (put back to the spec), Recreated (the instance was deleted outside the operator)
-    /// or Reported (driftPolicy Report).
+    /// Corrected (put back to the spec), Kept (more protective in AWS than in the spec, so left as
+    /// it is), Restored or Recreated (the instance was deleted outside the operator), or Reported
+    /// (driftPolicy Report).
     pub action: String,
     /// The fields, with what RDS had and what the spec says.
     #[serde(default)]

@@ -55,6 +55,8 @@ pub struct Comparison {
     pub tags_to_remove: Vec<String>,
     /// Differences RDS cannot apply (storage shrink, version downgrade, major upgrade not allowed).
     pub refused: Vec<String>,
+    /// Differences the plan chose to leave as they are (see [`Comparison::leave`]).
+    pub left: Vec<Diff>,
 }
 
 impl Comparison {
@@ -65,20 +67,83 @@ impl Comparison {
 
     /// The fields that differ, for messages: "dbInstanceClass, tags".
     pub fn field_list(&self) -> String {
-        self.diffs
-            .iter()
-            .map(|d| d.field)
-            .collect::<Vec<_>>()
-            .join(", ")
+        field_list(&self.diffs)
+    }
+
+    /// Stops putting this field right: its difference moves to `left` and its value leaves the
+    /// ModifyDBInstance (which is dropped when nothing else is in it). Tags and the password are
+    /// never left this way.
+    pub fn leave(&mut self, field: &str) {
+        let Some(at) = self.diffs.iter().position(|d| d.field == field) else {
+            return;
+        };
+        self.left.push(self.diffs.remove(at));
+        let Some(m) = self.modification.as_mut() else {
+            return;
+        };
+        match field {
+            "dbInstanceClass" => m.db_instance_class = None,
+            "allocatedStorage" => m.allocated_storage = None,
+            "maxAllocatedStorage" => m.max_allocated_storage = None,
+            "storageType" => m.storage_type = None,
+            "iops" => m.iops = None,
+            "engineVersion" => m.engine_version = None,
+            "backupRetentionPeriod" => m.backup_retention_period = None,
+            "preferredBackupWindow" => m.preferred_backup_window = None,
+            "preferredMaintenanceWindow" => m.preferred_maintenance_window = None,
+            "multiAZ" => m.multi_az = None,
+            "publiclyAccessible" => m.publicly_accessible = None,
+            "deletionProtection" => m.deletion_protection = None,
+            "dbParameterGroupName" => m.db_parameter_group_name = None,
+            "port" => m.port = None,
+            "autoMinorVersionUpgrade" => m.auto_minor_version_upgrade = None,
+            "copyTagsToSnapshot" => m.copy_tags_to_snapshot = None,
+            "vpcSecurityGroupIDs" => m.vpc_security_group_ids = None,
+            _ => {}
+        }
+        let empty = Modification {
+            apply_immediately: m.apply_immediately,
+            allow_major_version_upgrade: m.allow_major_version_upgrade,
+            ..Default::default()
+        };
+        if *m == empty {
+            self.modification = None;
+        } else if m.engine_version.is_none() {
+            m.allow_major_version_upgrade = false;
+        }
+    }
+}
+
+/// "dbInstanceClass, tags"
+pub fn field_list(diffs: &[Diff]) -> String {
+    diffs.iter().map(|d| d.field).collect::<Vec<_>>().join(", ")
+}
+
+impl Diff {
+    /// Whether RDS is more protective than the spec here: deletion protection on, a longer backup
+    /// retention, or a Multi-AZ standby that the spec does not ask for. Putting such a field back
+    /// would weaken the database's protection.
+    pub fn strengthens_protection(&self) -> bool {
+        match self.field {
+            "deletionProtection" | "multiAZ" => self.observed == "true" && self.desired == "false",
+            "backupRetentionPeriod" => {
+                let (have, want) = (self.observed.parse::<i32>(), self.desired.parse::<i32>());
+                matches!((have, want), (Ok(h), Ok(w)) if h > w)
+            }
+            _ => false,
+        }
     }
 }
 
 /// Compares the spec with the observed instance. `desired_tags` are the spec's tags plus the
-/// ownership tags; `rotate_password` says the Secret's password differs from the one last sent.
+/// ownership tags; `managed_tag_keys` are the keys the operator applied before (only those are
+/// removed when they leave the spec); `rotate_password` says the Secret's password differs from
+/// the one last sent.
 pub fn compare(
     spec: &DBInstanceSpec,
     observed: &ObservedInstance,
     desired_tags: &BTreeMap<String, String>,
+    managed_tag_keys: &[String],
     rotate_password: bool,
 ) -> Comparison {
     let mut c = Comparison::default();
@@ -100,7 +165,7 @@ pub fn compare(
     configuration(spec, observed, &mut f, &mut m);
     security_groups(spec, observed, &mut f, &mut m);
     password(observed, &mut f, &mut m);
-    tags(observed, desired_tags, &mut c);
+    tags(observed, desired_tags, managed_tag_keys, &mut c);
 
     let template = Modification {
         apply_immediately: m.apply_immediately,
@@ -307,8 +372,14 @@ fn password(o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
     }
 }
 
-/// Tags: the desired ones added or updated, every other non-`aws:` tag removed.
-fn tags(o: &ObservedInstance, desired: &BTreeMap<String, String>, c: &mut Comparison) {
+/// Tags: the desired ones added or updated; of the others, only those the operator applied itself
+/// are removed. Tags set by others (AWS Backup selections, cost allocation, `aws:`) stay.
+fn tags(
+    o: &ObservedInstance,
+    desired: &BTreeMap<String, String>,
+    managed: &[String],
+    c: &mut Comparison,
+) {
     for (key, value) in desired {
         if o.tags.get(key) != Some(value) {
             c.tags_to_add.insert(key.clone(), value.clone());
@@ -316,6 +387,7 @@ fn tags(o: &ObservedInstance, desired: &BTreeMap<String, String>, c: &mut Compar
     }
     c.tags_to_remove = (o.tags.keys())
         .filter(|k| !k.starts_with("aws:") && !desired.contains_key(*k))
+        .filter(|k| managed.contains(k))
         .cloned()
         .collect();
     if !c.tags_to_add.is_empty() || !c.tags_to_remove.is_empty() {
@@ -512,7 +584,7 @@ mod tests {
 
     #[test]
     fn in_sync_instance_needs_nothing() {
-        let c = compare(&spec(), &observed(), &desired_tags(), false);
+        let c = compare(&spec(), &observed(), &desired_tags(), &[], false);
         assert!(c.in_sync(), "{c:?}");
         assert!(c.tags_to_add.is_empty() && c.tags_to_remove.is_empty());
     }
@@ -577,7 +649,7 @@ mod tests {
         let mut o = observed();
         o.db_instance_class = Some("DB.T3.MICRO".into());
         o.storage_type = Some("GP2".into());
-        assert!(compare(&spec(), &o, &desired_tags(), false).in_sync());
+        assert!(compare(&spec(), &o, &desired_tags(), &[], false).in_sync());
     }
 
     #[test]
@@ -586,14 +658,14 @@ mod tests {
         o.preferred_maintenance_window = Some("mon:01:00-mon:01:30".into());
         o.port = Some(3307);
         o.copy_tags_to_snapshot = Some(true);
-        assert!(compare(&spec(), &o, &desired_tags(), false).in_sync());
+        assert!(compare(&spec(), &o, &desired_tags(), &[], false).in_sync());
     }
 
     #[test]
     fn window_case_is_not_drift() {
         let mut s = spec();
         s.preferred_maintenance_window = Some("Sun:05:00-Sun:05:30".into());
-        assert!(compare(&s, &observed(), &desired_tags(), false).in_sync());
+        assert!(compare(&s, &observed(), &desired_tags(), &[], false).in_sync());
     }
 
     #[test]
@@ -601,7 +673,7 @@ mod tests {
         let mut s = spec();
         s.db_instance_class = "db.t3.small".into();
         s.backup_retention_period = Some(7);
-        let c = compare(&s, &observed(), &desired_tags(), false);
+        let c = compare(&s, &observed(), &desired_tags(), &[], false);
         let m = c.modification.clone().expect("a modification");
         assert_eq!(m.db_instance_class.as_deref(), Some("db.t3.small"));
         assert_eq!(m.backup_retention_period, Some(7));
@@ -627,7 +699,7 @@ mod tests {
         let mut o = observed();
         o.pending_modified_values
             .insert("dbInstanceClass".into(), "db.t3.small".into());
-        let c = compare(&s, &o, &desired_tags(), false);
+        let c = compare(&s, &o, &desired_tags(), &[], false);
         assert!(c.in_sync(), "{c:?}");
     }
 
@@ -636,14 +708,14 @@ mod tests {
         let mut s = spec();
         s.allocated_storage = Some(30);
         assert_eq!(
-            compare(&s, &observed(), &desired_tags(), false)
+            compare(&s, &observed(), &desired_tags(), &[], false)
                 .modification
                 .unwrap()
                 .allocated_storage,
             Some(30)
         );
         s.allocated_storage = Some(10);
-        let c = compare(&s, &observed(), &desired_tags(), false);
+        let c = compare(&s, &observed(), &desired_tags(), &[], false);
         assert!(c.modification.is_none());
         assert!(c.refused[0].contains("cannot shrink"), "{:?}", c.refused);
     }
@@ -655,7 +727,7 @@ mod tests {
         let mut o = observed();
         o.allocated_storage = Some(40);
         o.max_allocated_storage = Some(100);
-        let c = compare(&s, &o, &desired_tags(), false);
+        let c = compare(&s, &o, &desired_tags(), &[], false);
         assert!(c.in_sync() && c.refused.is_empty(), "{c:?}");
     }
 
@@ -665,8 +737,12 @@ mod tests {
         o.tags.insert("added-in-console".into(), "x".into());
         let mut want = desired_tags();
         want.insert("team".into(), "coffee".into());
-        let c = compare(&spec(), &o, &want, false);
+        // A tag someone else set is left alone (it used to be removed)...
+        let c = compare(&spec(), &o, &want, &[], false);
         assert_eq!(c.tags_to_add, tags(&[("team", "coffee")]));
+        assert!(c.tags_to_remove.is_empty());
+        // ...and one the operator applied is removed once it leaves the spec.
+        let c = compare(&spec(), &o, &want, &["added-in-console".into()], false);
         assert_eq!(c.tags_to_remove, vec!["added-in-console".to_string()]);
         assert!(c.modification.is_none(), "tags need no ModifyDBInstance");
         assert_eq!(c.field_list(), "tags");
@@ -678,9 +754,9 @@ mod tests {
         s.vpc_security_group_ids = Some(vec!["sg-b".into(), "sg-a".into()]);
         let mut o = observed();
         o.vpc_security_group_ids = vec!["sg-a".into(), "sg-b".into()];
-        assert!(compare(&s, &o, &desired_tags(), false).in_sync());
+        assert!(compare(&s, &o, &desired_tags(), &[], false).in_sync());
         o.vpc_security_group_ids = vec!["sg-a".into()];
-        let m = compare(&s, &o, &desired_tags(), false)
+        let m = compare(&s, &o, &desired_tags(), &[], false)
             .modification
             .unwrap();
         assert_eq!(
@@ -691,12 +767,12 @@ mod tests {
 
     #[test]
     fn password_rotation_is_a_modification_unless_pending() {
-        let c = compare(&spec(), &observed(), &desired_tags(), true);
+        let c = compare(&spec(), &observed(), &desired_tags(), &[], true);
         assert!(c.modification.unwrap().rotate_password);
         let mut o = observed();
         o.pending_modified_values
             .insert("masterUserPassword".into(), "****".into());
-        assert!(compare(&spec(), &o, &desired_tags(), true).in_sync());
+        assert!(compare(&spec(), &o, &desired_tags(), &[], true).in_sync());
     }
 
     #[test]
@@ -704,12 +780,12 @@ mod tests {
         let mut s = spec();
         s.allow_major_version_upgrade = Some(true);
         s.multi_az = Some(true);
-        let m = compare(&s, &observed(), &desired_tags(), false)
+        let m = compare(&s, &observed(), &desired_tags(), &[], false)
             .modification
             .unwrap();
         assert!(!m.allow_major_version_upgrade);
         s.engine_version = Some("8.4.3".into());
-        let m = compare(&s, &observed(), &desired_tags(), false)
+        let m = compare(&s, &observed(), &desired_tags(), &[], false)
             .modification
             .unwrap();
         assert!(m.allow_major_version_upgrade);
@@ -722,10 +798,42 @@ mod tests {
         s.apply_immediately = Some(false);
         s.multi_az = Some(true);
         assert!(
-            !compare(&s, &observed(), &desired_tags(), false)
+            !compare(&s, &observed(), &desired_tags(), &[], false)
                 .modification
                 .unwrap()
                 .apply_immediately
         );
+    }
+
+    #[test]
+    fn protective_differences_are_recognised() {
+        let diff = |field, observed: &str, desired: &str| Diff {
+            field,
+            observed: observed.into(),
+            desired: desired.into(),
+        };
+        assert!(diff("deletionProtection", "true", "false").strengthens_protection());
+        assert!(!diff("deletionProtection", "false", "true").strengthens_protection());
+        assert!(diff("multiAZ", "true", "false").strengthens_protection());
+        assert!(diff("backupRetentionPeriod", "7", "1").strengthens_protection());
+        assert!(!diff("backupRetentionPeriod", "1", "7").strengthens_protection());
+        assert!(!diff("dbInstanceClass", "db.t3.large", "db.t3.micro").strengthens_protection());
+    }
+
+    #[test]
+    fn a_left_field_leaves_the_modification() {
+        let mut o = observed();
+        o.deletion_protection = Some(true);
+        o.db_instance_class = Some("db.t3.large".into());
+        let mut c = compare(&spec(), &o, &desired_tags(), &[], false);
+        c.leave("deletionProtection");
+        let m = c.modification.clone().expect("the class is still sent");
+        assert_eq!(m.deletion_protection, None);
+        assert_eq!(m.db_instance_class.as_deref(), Some("db.t3.micro"));
+        assert_eq!(c.field_list(), "dbInstanceClass");
+        assert_eq!(c.left[0].field, "deletionProtection");
+        c.leave("dbInstanceClass");
+        assert_eq!(c.modification, None, "nothing left to send");
+        assert!(c.in_sync());
     }
 }

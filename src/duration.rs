@@ -1,41 +1,39 @@
-//! Durations as the operator's flags and the CRD write them (Go syntax: "60s", "5m", "1m30s").
+//! Durations as the operator's flags and the CRD write them: Go syntax ("60s", "5m", "1m30s"),
+//! parsed by `kube::core::Duration`, refusing what would make no sense as an interval.
 
 use std::time::Duration;
 
-/// Parses a Go-style duration as the CRD accepts it: "60s", "5m", "1m30s", "500ms", "1h".
+/// The shortest spec.driftInterval honoured (the CRD refuses less; older objects are raised to it),
+/// so one tenant cannot make the operator throttle the whole account's RDS API.
+pub const MIN_SPEC_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Parses a positive Go-style duration: "60s", "5m", "1m30s", "500ms", "1h". Zero, negative,
+/// unit-less and absurdly large values are refused with a message saying why.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("{text:?} is not a duration such as 60s, 5m, 1m30s or 500ms");
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err(bad());
+    let bad = |why: &str| {
+        format!(
+            "{text:?} is not a usable duration ({why}); write one such as 60s, 5m, 1m30s or 500ms"
+        )
+    };
+    let text = text.trim();
+    // kube's parser multiplies floats into a std Duration, which panics past its range: refuse
+    // numbers no interval needs (over a billion of any unit) before it sees them.
+    let huge = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|n| !n.is_empty())
+        .any(|n| n.parse::<f64>().map_or(true, |v| !v.is_finite() || v > 1e9));
+    if text.len() > 64 || huge {
+        return Err(bad("too large"));
     }
-    if let Ok(seconds) = rest.parse::<f64>() {
-        return Ok(Duration::from_secs_f64(seconds));
+    let parsed: kube::core::Duration = text.parse().map_err(|e| bad(&format!("{e}")))?;
+    if parsed.is_negative() {
+        return Err(bad("negative"));
     }
-    let mut total = 0.0;
-    while !rest.is_empty() {
-        let split = rest
-            .find(|c: char| !c.is_ascii_digit() && c != '.')
-            .ok_or_else(bad)?;
-        let (number, tail) = rest.split_at(split);
-        let value: f64 = number.parse().map_err(|_| bad())?;
-        let unit_len = tail
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(tail.len());
-        let (unit, tail) = tail.split_at(unit_len);
-        total += value
-            * match unit {
-                "ns" => 1e-9,
-                "us" | "µs" => 1e-6,
-                "ms" => 1e-3,
-                "s" => 1.0,
-                "m" => 60.0,
-                "h" => 3600.0,
-                _ => return Err(bad()),
-            };
-        rest = tail;
+    let duration = Duration::from(parsed);
+    if duration.is_zero() {
+        return Err(bad("zero would poll without pause"));
     }
-    Ok(Duration::from_secs_f64(total))
+    Ok(duration)
 }
 
 #[cfg(test)]
@@ -48,9 +46,28 @@ mod tests {
         assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
-        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("3d").is_err());
-        assert!(parse_duration("").is_err());
+        assert_eq!(parse_duration(" 5s "), Ok(Duration::from_secs(5)));
+    }
+
+    #[test]
+    fn nonsense_is_refused_without_a_panic() {
+        for (text, why) in [
+            ("0s", "zero"),
+            ("0", "zero"),
+            ("-1s", "negative"),
+            ("-1", "unit"),
+            ("7", "unit"),
+            ("inf", "number"),
+            ("NaN", "number"),
+            ("1e30s", "unit"),
+            ("99999999999999999999h", "too large"),
+            ("1e400", "unit"),
+            ("soon", "number"),
+            ("3d", "unit"),
+            ("", "zero"),
+        ] {
+            let err = parse_duration(text).expect_err(text);
+            assert!(err.contains(why), "{text:?}: {err}");
+        }
     }
 }

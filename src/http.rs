@@ -1,9 +1,12 @@
-//! The operator's HTTP endpoints: `/metrics` (Prometheus), `/healthz` (the process is alive) and
-//! `/readyz` (the controller's caches are synced, or the replica is a ready standby).
+//! The operator's HTTP endpoints: `/metrics` (Prometheus), `/healthz` (the process is alive: the
+//! shared RDS poll keeps succeeding and no reconcile is stuck) and `/readyz` (the controller's
+//! caches are synced, or the replica is a ready standby).
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::State;
@@ -11,15 +14,113 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
+use crate::lock;
 use crate::metrics::Metrics;
 
-/// Readiness, set by the process as it starts, syncs its caches, gains or loses leadership.
+/// When the process counts as stuck.
+#[derive(Clone, Copy, Debug)]
+pub struct Liveness {
+    /// The drift interval: how often the shared poll runs.
+    pub poll_interval: Duration,
+    /// Polls in a row that may fail (or hang) before /healthz fails.
+    pub stale_polls: u32,
+    /// How long one reconcile may run before /healthz fails.
+    pub reconcile_limit: Duration,
+}
+
+impl Default for Liveness {
+    fn default() -> Self {
+        Liveness {
+            poll_interval: Duration::from_secs(60),
+            stale_polls: 3,
+            reconcile_limit: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Readiness, set by the process as it starts, syncs its caches, gains or loses leadership; and
+/// liveness, from the shared poll's successes and the reconciles under way.
 #[derive(Debug, Default)]
 pub struct Health {
     ready: AtomicBool,
+    liveness: Liveness,
+    state: Mutex<LiveState>,
+}
+
+#[derive(Debug, Default)]
+struct LiveState {
+    polling_since: Option<Instant>,
+    poll_ok_at: Option<Instant>,
+    reconciles: HashMap<u64, Instant>,
+    next: u64,
+}
+
+/// A reconcile under way; dropping it ends it.
+pub struct Running<'a> {
+    health: &'a Health,
+    id: u64,
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        lock(&self.health.state).reconciles.remove(&self.id);
+    }
 }
 
 impl Health {
+    pub fn new(liveness: Liveness) -> Self {
+        Health {
+            liveness,
+            ..Default::default()
+        }
+    }
+
+    /// The shared poll starts (a standby replica does not poll).
+    pub fn polling_started(&self) {
+        lock(&self.state)
+            .polling_since
+            .get_or_insert_with(Instant::now);
+    }
+
+    pub fn poll_succeeded(&self) {
+        lock(&self.state).poll_ok_at = Some(Instant::now());
+    }
+
+    /// A reconcile starts; it counts until the returned value is dropped.
+    pub fn reconcile_started(&self) -> Running<'_> {
+        let mut state = lock(&self.state);
+        state.next += 1;
+        let id = state.next;
+        state.reconciles.insert(id, Instant::now());
+        Running { health: self, id }
+    }
+
+    /// Ok while the process works; else what is stuck.
+    pub fn live(&self) -> Result<(), String> {
+        let state = lock(&self.state);
+        // The polls that may fail, plus the interval of the one under way.
+        let limit = self.liveness.poll_interval * (self.liveness.stale_polls + 1);
+        if let Some(since) = state.polling_since {
+            let last = state.poll_ok_at.unwrap_or(since);
+            if last.elapsed() > limit {
+                return Err(format!(
+                    "the RDS poll has not succeeded for {}s ({} drift intervals or more)",
+                    last.elapsed().as_secs(),
+                    self.liveness.stale_polls
+                ));
+            }
+        }
+        if let Some(oldest) = state.reconciles.values().min()
+            && oldest.elapsed() > self.liveness.reconcile_limit
+        {
+            return Err(format!(
+                "a reconcile has been running for {}s",
+                oldest.elapsed().as_secs()
+            ));
+        }
+        Ok(())
+    }
+
     pub fn set_ready(&self, ready: bool) {
         self.ready.store(ready, Ordering::SeqCst);
     }
@@ -43,7 +144,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let app = Router::new()
         .route("/metrics", get(metrics_page))
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .with_state(AppState { metrics, health });
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -69,5 +170,43 @@ async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
             StatusCode::SERVICE_UNAVAILABLE,
             "not ready: caches not synced yet",
         )
+    }
+}
+
+async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
+    match state.health.live() {
+        Ok(()) => (StatusCode::OK, "ok".to_owned()),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("unhealthy: {why}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poll_that_stops_succeeding_or_a_stuck_reconcile_fails_liveness() {
+        let health = Health::new(Liveness {
+            poll_interval: Duration::from_millis(3),
+            stale_polls: 1,
+            reconcile_limit: Duration::from_millis(30),
+        });
+        assert!(
+            health.live().is_ok(),
+            "a standby that does not poll is live"
+        );
+        health.polling_started();
+        health.poll_succeeded();
+        assert!(health.live().is_ok());
+        std::thread::sleep(Duration::from_millis(12));
+        assert!(health.live().unwrap_err().contains("poll"));
+        health.poll_succeeded();
+        let running = health.reconcile_started();
+        assert!(health.live().is_ok());
+        std::thread::sleep(Duration::from_millis(40));
+        health.poll_succeeded();
+        assert!(health.live().unwrap_err().contains("reconcile"));
+        drop(running);
+        assert!(health.live().is_ok());
     }
 }

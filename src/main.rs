@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use rds_operator::context::Context;
 use rds_operator::controller;
 use rds_operator::duration::parse_duration;
-use rds_operator::http::{self, Health};
+use rds_operator::http::{self, Health, Liveness};
 use rds_operator::leader::LeaderElection;
 use rds_operator::metrics::Metrics;
 use rds_operator::observed::PollIntervals;
@@ -30,7 +30,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the controller (the default).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Print the DBInstance CustomResourceDefinition as YAML.
     Crd,
 }
@@ -65,6 +65,18 @@ struct RunArgs {
     /// How long a leader's lease lasts without renewal before another replica takes over.
     #[arg(long, env = "LEADER_ELECTION_LEASE_DURATION", default_value = "15s", value_parser = parse_duration)]
     leader_election_lease_duration: Duration,
+    /// How long one attempt of an AWS call may take (connect, send, answer) before it is retried.
+    #[arg(long, env = "AWS_ATTEMPT_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
+    aws_attempt_timeout: Duration,
+    /// How long an AWS call may take with its retries before it fails.
+    #[arg(long, env = "AWS_OPERATION_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    aws_operation_timeout: Duration,
+    /// /healthz fails when this many drift intervals pass without a successful RDS poll.
+    #[arg(long, env = "UNHEALTHY_AFTER_POLLS", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    unhealthy_after_polls: u32,
+    /// /healthz fails when one reconcile runs longer than this.
+    #[arg(long, env = "RECONCILE_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
+    reconcile_timeout: Duration,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -81,7 +93,7 @@ async fn main() -> anyhow::Result<()> {
             print!("{}", rds_operator::crd::crd_yaml());
             Ok(())
         }
-        Some(Command::Run(args)) => run(args).await,
+        Some(Command::Run(args)) => run(*args).await,
         None => run(cli.run).await,
     }
 }
@@ -93,7 +105,11 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         .context("no Kubernetes API to talk to (set KUBECONFIG or run in a cluster)")?;
     let rds = Rds::new(&aws_config(&args).await?);
     let metrics = Arc::new(Metrics::new(rds.calls().clone()));
-    let health = Arc::new(Health::default());
+    let health = Arc::new(Health::new(Liveness {
+        poll_interval: args.drift_interval,
+        stale_polls: args.unhealthy_after_polls,
+        reconcile_limit: args.reconcile_timeout,
+    }));
     let server = tokio::spawn(http::serve(
         args.metrics_addr,
         metrics.clone(),
@@ -123,9 +139,17 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let poller = tokio::spawn({
         let observer = observer.clone();
         let stopped = stopped.clone();
-        async move { observer.run(stopped).await }
+        let health = health.clone();
+        async move { observer.run(stopped, health).await }
     });
-    let ctx = Arc::new(Context::new(client, rds, observer, identity, metrics));
+    let ctx = Arc::new(Context::new(
+        client,
+        rds,
+        observer,
+        identity,
+        metrics,
+        health.clone(),
+    ));
     controller::run(
         ctx.clone(),
         args.namespaces,
@@ -149,9 +173,16 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The AWS configuration: the SDK's defaults, with the endpoint override; a region is required.
+/// The AWS configuration: the SDK's defaults, with the endpoint override and every call bounded in
+/// time; a region is required.
 async fn aws_config(args: &RunArgs) -> anyhow::Result<aws_config::SdkConfig> {
-    let mut aws = aws_config::defaults(aws_config::BehaviorVersion::latest());
+    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(args.aws_attempt_timeout.min(Duration::from_secs(5)))
+        .operation_attempt_timeout(args.aws_attempt_timeout)
+        .operation_timeout(args.aws_operation_timeout)
+        .build();
+    let mut aws =
+        aws_config::defaults(aws_config::BehaviorVersion::latest()).timeout_config(timeouts);
     if let Some(url) = &args.aws_endpoint_url {
         aws = aws.endpoint_url(url);
     }

@@ -38,6 +38,26 @@ pub struct ObservedInstance {
     pub master_user_secret_arn: Option<String>,
 }
 
+/// A DB snapshot of an instance, as far as choosing one to restore needs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SnapshotInfo {
+    pub identifier: String,
+    /// manual or automated.
+    pub kind: String,
+    /// available, creating...
+    pub status: String,
+    /// When it was taken: RFC 3339, and seconds since the epoch (for ordering).
+    pub created: String,
+    pub created_epoch: i64,
+}
+
+/// The AWS account and region the operator works in.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AwsIdentity {
+    pub account: String,
+    pub region: String,
+}
+
 /// What the observer returned for one identifier, and how it knows.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Observation {

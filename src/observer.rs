@@ -4,7 +4,7 @@
 //! the snapshot cannot be trusted.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
@@ -13,6 +13,7 @@ use tokio::sync::{broadcast, watch};
 use tracing::{debug, warn};
 
 use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use crate::http::Health;
 use crate::lock;
 use crate::observed::{Observation, ObservedInstance, PollIntervals, is_transitional};
 use crate::rds::{AwsError, Rds};
@@ -38,6 +39,8 @@ struct State {
     polled_at: Option<Instant>,
     /// Identifiers mutated since their last targeted describe: the snapshot is stale for them.
     dirty: HashSet<String>,
+    /// Identifiers direct reads have found absent, since when (cleared when one is found).
+    absent_since: HashMap<String, Instant>,
 }
 
 struct Entry {
@@ -101,6 +104,12 @@ impl Observer {
                 });
             }
         }
+        self.observe_directly(identifier).await
+    }
+
+    /// The instance with this identifier, read by a DescribeDBInstances of its own: what a
+    /// destructive decision is made on.
+    pub async fn observe_directly(&self, identifier: &str) -> Result<Observation, AwsError> {
         let read_at = Instant::now();
         let fresh = self.rds.describe(identifier).await?;
         let mut state = lock(&self.state);
@@ -109,6 +118,7 @@ impl Observer {
                 if !is_transitional(&instance.status) {
                     state.dirty.remove(identifier);
                 }
+                state.absent_since.remove(identifier);
                 state.snapshot.insert(
                     identifier.to_owned(),
                     Entry {
@@ -120,12 +130,33 @@ impl Observer {
             None => {
                 state.dirty.remove(identifier);
                 state.snapshot.remove(identifier);
+                state
+                    .absent_since
+                    .entry(identifier.to_owned())
+                    .or_insert(read_at);
             }
         }
         Ok(Observation {
             instance: fresh,
             direct: true,
         })
+    }
+
+    /// How long direct reads have found no instance with this identifier.
+    pub fn absent_for(&self, identifier: &str) -> Option<Duration> {
+        lock(&self.state)
+            .absent_since
+            .get(identifier)
+            .map(Instant::elapsed)
+    }
+
+    /// Whether RDS reports any instance of the account and region as renaming.
+    pub fn rename_in_progress(&self) -> bool {
+        let state = lock(&self.state);
+        state
+            .snapshot
+            .values()
+            .any(|e| e.instance.status == "renaming")
     }
 
     /// The operator changed this instance: read it directly until it settles.
@@ -140,13 +171,23 @@ impl Observer {
         let _ = tokio::time::timeout(self.intervals.settled, loaded.wait_for(|l| *l)).await;
     }
 
-    /// Polls every drift interval until `shutdown` turns true.
-    pub async fn run(&self, mut shutdown: watch::Receiver<bool>) {
+    /// Polls every drift interval until `shutdown` turns true; each poll is bounded by the drift
+    /// interval (and each call by the SDK's timeouts), and `health` hears of each that succeeds.
+    pub async fn run(&self, mut shutdown: watch::Receiver<bool>, health: Arc<Health>) {
+        health.polling_started();
         loop {
             let started = Instant::now();
-            match self.rds.describe_all().await {
-                Ok(all) => self.absorb(all, started),
-                Err(e) => warn!(error = %e, "polling RDS failed; trying again next interval"),
+            let bound = self.intervals.settled.max(POLL_BOUND_FLOOR);
+            match tokio::time::timeout(bound, self.rds.describe_all()).await {
+                Ok(Ok(all)) => {
+                    self.absorb(all, started);
+                    health.poll_succeeded();
+                }
+                Ok(Err(e)) => warn!(error = %e, "polling RDS failed; trying again next interval"),
+                Err(_) => warn!(
+                    ?bound,
+                    "polling RDS did not finish in time; trying again next interval"
+                ),
             }
             let next = self.intervals.settled.saturating_sub(started.elapsed());
             tokio::select! {
@@ -163,6 +204,7 @@ impl Observer {
         let mut changed = Vec::new();
         for instance in all {
             let id = instance.identifier.clone();
+            state.absent_since.remove(&id);
             match state.snapshot.remove(&id) {
                 // A targeted describe newer than this poll wins.
                 Some(old) if old.read_at > started => {
@@ -211,6 +253,8 @@ fn owner(instance: &ObservedInstance) -> Option<ObjectRef<DBInstance>> {
 }
 
 const WAKE_CAPACITY: usize = 16 * 1024;
+/// The least time one poll may take, however short the drift interval (tests use 200 ms).
+const POLL_BOUND_FLOOR: Duration = Duration::from_secs(10);
 
 #[cfg(test)]
 mod tests {

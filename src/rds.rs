@@ -12,7 +12,7 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::crd::DBInstanceSpec;
 use crate::drift::Modification;
 use crate::lock;
-use crate::observed::ObservedInstance;
+use crate::observed::{AwsIdentity, ObservedInstance, SnapshotInfo};
 
 impl From<&DbInstance> for ObservedInstance {
     fn from(db: &DbInstance) -> Self {
@@ -245,6 +245,24 @@ impl CallCounter {
     }
 }
 
+/// RDS's tags.
+fn rds_tags(tags: &BTreeMap<String, String>) -> Vec<RdsTag> {
+    (tags.iter())
+        .map(|(k, v)| RdsTag::builder().key(k).value(v).build())
+        .collect()
+}
+
+/// The instance a create or restore answered with, or one just being created.
+fn creating(answer: Option<&DbInstance>, identifier: &str) -> ObservedInstance {
+    answer
+        .map(ObservedInstance::from)
+        .unwrap_or_else(|| ObservedInstance {
+            identifier: identifier.to_owned(),
+            status: "creating".to_owned(),
+            ..Default::default()
+        })
+}
+
 /// What CreateDBInstance is sent.
 pub struct CreateRequest<'a> {
     pub identifier: &'a str,
@@ -259,6 +277,8 @@ pub struct CreateRequest<'a> {
 pub struct Rds {
     client: aws_sdk_rds::Client,
     secrets: aws_sdk_secretsmanager::Client,
+    sts: aws_sdk_sts::Client,
+    region: String,
     calls: Arc<CallCounter>,
 }
 
@@ -267,8 +287,79 @@ impl Rds {
         Rds {
             client: aws_sdk_rds::Client::new(config),
             secrets: aws_sdk_secretsmanager::Client::new(config),
+            sts: aws_sdk_sts::Client::new(config),
+            region: config.region().map(ToString::to_string).unwrap_or_default(),
             calls: Arc::default(),
         }
+    }
+
+    /// The account (STS GetCallerIdentity) and region the operator works in.
+    pub async fn identity(&self) -> Result<AwsIdentity, AwsError> {
+        let result = (self.sts.get_caller_identity().send().await)
+            .map_err(|e| aws_error("GetCallerIdentity", e, None));
+        self.count("GetCallerIdentity", &result);
+        Ok(AwsIdentity {
+            account: result?.account().unwrap_or_default().to_owned(),
+            region: self.region.clone(),
+        })
+    }
+
+    /// The DB snapshots (manual and automated) of an instance identifier: DescribeDBSnapshots,
+    /// through the SDK's paginator, each page counted.
+    pub async fn snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = (self.client.describe_db_snapshots())
+            .db_instance_identifier(identifier)
+            .into_paginator()
+            .page_size(100)
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
+            self.count("DescribeDBSnapshots", &page);
+            all.extend(page?.db_snapshots().iter().map(|s| {
+                let created = s.snapshot_create_time();
+                SnapshotInfo {
+                    identifier: s.db_snapshot_identifier().unwrap_or_default().to_owned(),
+                    kind: s.snapshot_type().unwrap_or_default().to_owned(),
+                    status: s.status().unwrap_or_default().to_owned(),
+                    created: created.map(ToString::to_string).unwrap_or_default(),
+                    created_epoch: created.map(|t| t.secs()).unwrap_or_default(),
+                }
+            }));
+        }
+        Ok(all)
+    }
+
+    /// RestoreDBInstanceFromDBSnapshot with the spec's settings RDS takes at restore time.
+    pub async fn restore(
+        &self,
+        identifier: &str,
+        snapshot: &str,
+        spec: &DBInstanceSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ObservedInstance, AwsError> {
+        let tags = rds_tags(tags);
+        let result = (self.client.restore_db_instance_from_db_snapshot())
+            .db_instance_identifier(identifier)
+            .db_snapshot_identifier(snapshot)
+            .db_instance_class(&spec.db_instance_class)
+            .set_port(spec.port)
+            .set_multi_az(spec.multi_az)
+            .set_publicly_accessible(spec.publicly_accessible)
+            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
+            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
+            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
+            .set_iops(spec.iops)
+            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
+            .set_deletion_protection(spec.deletion_protection)
+            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .set_tags(Some(tags))
+            .send()
+            .await
+            .map_err(|e| aws_error("RestoreDBInstanceFromDBSnapshot", e, None));
+        self.count("RestoreDBInstanceFromDBSnapshot", &result);
+        Ok(creating(result?.db_instance(), identifier))
     }
 
     /// The current password of an RDS-managed master user secret (Secrets Manager
@@ -330,37 +421,26 @@ impl Rds {
         }
     }
 
-    /// Every instance of the account and region: paginated DescribeDBInstances, 100 a page.
+    /// Every instance of the account and region: DescribeDBInstances through the SDK's paginator,
+    /// 100 a page, each page counted.
     pub async fn describe_all(&self) -> Result<Vec<ObservedInstance>, AwsError> {
         let mut all = Vec::new();
-        let mut marker: Option<String> = None;
-        loop {
-            let result = self
-                .client
-                .describe_db_instances()
-                .max_records(100)
-                .set_marker(marker.take())
-                .send()
-                .await
-                .map_err(|e| aws_error("DescribeDBInstances", e, None));
-            self.count("DescribeDBInstances", &result);
-            let page = result?;
-            all.extend(page.db_instances().iter().map(ObservedInstance::from));
-            match page.marker() {
-                Some(m) if !m.is_empty() => marker = Some(m.to_owned()),
-                _ => return Ok(all),
-            }
+        let mut pages = (self.client.describe_db_instances())
+            .into_paginator()
+            .page_size(100)
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBInstances", e, None));
+            self.count("DescribeDBInstances", &page);
+            all.extend(page?.db_instances().iter().map(ObservedInstance::from));
         }
+        Ok(all)
     }
 
     /// CreateDBInstance with every field the spec sets.
     pub async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
         let spec = req.spec;
-        let tags = req
-            .tags
-            .iter()
-            .map(|(k, v)| RdsTag::builder().key(k).value(v).build())
-            .collect();
+        let tags = rds_tags(&req.tags);
         let result = self
             .client
             .create_db_instance()
@@ -396,14 +476,7 @@ impl Rds {
             .map_err(|e| aws_error("CreateDBInstance", e, req.password));
         self.count("CreateDBInstance", &result);
         let out = result?;
-        Ok(out
-            .db_instance()
-            .map(ObservedInstance::from)
-            .unwrap_or_else(|| ObservedInstance {
-                identifier: req.identifier.to_owned(),
-                status: "creating".to_owned(),
-                ..Default::default()
-            }))
+        Ok(creating(out.db_instance(), req.identifier))
     }
 
     /// ModifyDBInstance carrying exactly the fields set in `m`.
@@ -454,10 +527,7 @@ impl Rds {
         arn: &str,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
-        let tags = tags
-            .iter()
-            .map(|(k, v)| RdsTag::builder().key(k).value(v).build())
-            .collect();
+        let tags = rds_tags(tags);
         let result = self
             .client
             .add_tags_to_resource()
@@ -486,11 +556,13 @@ impl Rds {
         result
     }
 
-    /// DeleteDBInstance, with a final snapshot when one is named. A missing instance is success.
+    /// DeleteDBInstance, with a final snapshot when one is named; automated backups are deleted
+    /// only when asked. A missing instance is success.
     pub async fn delete(
         &self,
         identifier: &str,
         final_snapshot: Option<&str>,
+        delete_automated_backups: bool,
     ) -> Result<(), AwsError> {
         let result = self
             .client
@@ -498,6 +570,7 @@ impl Rds {
             .db_instance_identifier(identifier)
             .skip_final_snapshot(final_snapshot.is_none())
             .set_final_db_snapshot_identifier(final_snapshot.map(str::to_owned))
+            .delete_automated_backups(delete_automated_backups)
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBInstance", e, None));

@@ -1,6 +1,6 @@
 //! Step 1 of a reconcile, read: everything a decision needs, gathered into [`Facts`]. What to read
-//! beyond the DBInstance is itself decided by the plan ([`plan::wants_observation`],
-//! [`plan::reads`]); a failure here is a failure to learn, never a decision.
+//! beyond the DBInstance is itself decided by the plan ([`plan::look`], [`plan::reads`]); a
+//! failure here is a failure to learn, never a decision.
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::crd::DBInstance;
 use crate::error::Error;
 use crate::observed::Observation;
-use crate::plan::{self, Facts, PasswordFacts, PasswordRead, Sensitive, spec};
+use crate::plan::{self, Facts, Look, PasswordFacts, PasswordRead, Sensitive, spec};
 use crate::{connection, secrets};
 
 /// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.
@@ -18,13 +18,19 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     db.uid().ok_or(Error::MissingObjectKey("uid"))?;
     let intervals = ctx.observer.intervals;
-    let observation = if plan::wants_observation(db) {
-        let max_age = spec::drift_interval(&db.spec, &intervals);
-        ctx.observer.observe(&db.identifier(), max_age).await?
-    } else {
-        Observation::default()
+    let identifier = db.identifier();
+    let observation = match plan::look(db) {
+        Look::None => Observation::default(),
+        Look::Shared => {
+            let max_age = spec::drift_interval(&db.spec, &intervals);
+            ctx.observer.observe(&identifier, max_age).await?
+        }
+        Look::Direct => ctx.observer.observe_directly(&identifier).await?,
     };
     let observed = observation.instance;
+    let absent_for = (observed.is_none() && observation.direct)
+        .then(|| ctx.observer.absent_for(&identifier))
+        .flatten();
     let reads = plan::reads(db, observed.as_ref());
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let password = match reads.password {
@@ -49,6 +55,14 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         Some(name) => secrets::get(&api, name).await?,
         None => None,
     };
+    let identity = match reads.identity {
+        true => Some(ctx.identity().await?),
+        false => None,
+    };
+    let snapshots = match &reads.snapshots_of {
+        Some(identifier) => ctx.rds.snapshots_of(identifier).await?,
+        None => Vec::new(),
+    };
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
         release_candidates.extend(secrets::get_metadata(&api, name).await?);
@@ -57,6 +71,10 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         db: db.clone(),
         observed,
         observed_directly: observation.direct,
+        absent_for,
+        rename_in_progress: ctx.observer.rename_in_progress(),
+        identity,
+        snapshots,
         password,
         connection_secret,
         release_candidates,

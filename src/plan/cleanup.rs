@@ -3,7 +3,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DeletionPolicy, FINALIZER};
+use crate::crd::{DBInstance, DeletionPolicy, FINALIZER};
 use crate::observed::ObservedInstance;
 
 use super::spec::{final_snapshot_identifier, owned_by};
@@ -34,19 +34,15 @@ pub enum Released {
     NotOurs,
 }
 
-pub fn decide(
-    policy: DeletionPolicy,
-    uid: &str,
-    identifier: &str,
-    observed: Option<&ObservedInstance>,
-) -> Decision {
+pub fn decide(db: &DBInstance, observed: Option<&ObservedInstance>) -> Decision {
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
     let Some(o) = observed else {
         return Decision::Release(Released::Gone);
     };
     if !owned_by(o, uid) {
         return Decision::Release(Released::NotOurs);
     }
-    match policy {
+    match db.spec.deletion_policy {
         DeletionPolicy::Retain => Decision::Release(Released::Retained),
         _ if o.status == "deleting" => Decision::Wait,
         _ if o.deletion_protection == Some(true) => Decision::Protected,
@@ -54,7 +50,7 @@ pub fn decide(
             final_snapshot: None,
         },
         DeletionPolicy::Snapshot => Decision::Delete {
-            final_snapshot: Some(final_snapshot_identifier(identifier, uid)),
+            final_snapshot: Some(final_snapshot_identifier(db)),
         },
     }
 }
@@ -71,10 +67,13 @@ pub fn plan(f: &Facts) -> Plan {
     {
         return Plan::idle(Requeue::AwaitChange);
     }
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
     let identifier = db.identifier();
     let observed = f.observed.as_ref();
-    match decide(db.spec.deletion_policy, uid, &identifier, observed) {
+    match decide(db, observed) {
+        // Destruction is decided on a read made in this reconcile, never on the shared snapshot.
+        Decision::Delete { .. } if !f.observed_directly => {
+            Plan::idle(Requeue::After(f.intervals.busy))
+        }
         Decision::Release(why) => release(f, why),
         Decision::Wait => {
             let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
@@ -101,6 +100,7 @@ pub fn plan(f: &Facts) -> Plan {
             plan.step(Step::DeleteInstance {
                 identifier,
                 final_snapshot,
+                delete_automated_backups: db.spec.delete_automated_backups == Some(true),
             });
             plan.event(EventType::Normal, "Deleting", "Delete", note);
             plan

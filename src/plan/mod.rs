@@ -10,10 +10,12 @@
 //! - [`status`]: conditions, readiness and the status written after the act step;
 //! - `crate::drift`: which fields differ and the ModifyDBInstance that puts them right.
 
+pub mod absence;
 pub mod apply;
 pub mod cleanup;
 pub mod spec;
 pub mod status;
+pub mod sync;
 #[cfg(test)]
 mod tests;
 pub mod types;
@@ -34,17 +36,27 @@ pub fn plan(facts: &Facts) -> Plan {
     }
 }
 
-/// Whether the read step needs to look at RDS at all: not for a DBInstance the operator has let go
-/// of, nor for a spec the plan refuses before looking.
-pub fn wants_observation(db: &DBInstance) -> bool {
-    if db.metadata.deletion_timestamp.is_some() {
-        db.metadata
-            .finalizers
-            .iter()
-            .flatten()
-            .any(|f| f == FINALIZER)
+/// How the read step looks at RDS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// Not at all: a DBInstance the operator has let go of, or a spec refused before looking.
+    None,
+    /// Through the shared poll's snapshot where it is fresh enough.
+    Shared,
+    /// A DescribeDBInstances of its own: a destructive step may follow (deletion).
+    Direct,
+}
+
+/// How the read step must look at RDS for this DBInstance.
+pub fn look(db: &DBInstance) -> Look {
+    let deleting = db.metadata.deletion_timestamp.is_some();
+    let ours = (db.metadata.finalizers.iter().flatten()).any(|f| f == FINALIZER);
+    if deleting && ours {
+        Look::Direct
+    } else if deleting || spec::validate(db).is_err() {
+        Look::None
     } else {
-        spec::validate(db).is_ok()
+        Look::Shared
     }
 }
 
@@ -57,6 +69,8 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
             password: PasswordRead::None,
             connection_secret: None,
             release_candidates: candidates.collect(),
+            snapshots_of: None,
+            identity: false,
         };
     }
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
@@ -66,12 +80,18 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
             password: PasswordRead::None,
             connection_secret: None,
             release_candidates: Vec::new(),
+            snapshots_of: None,
+            identity: false,
         };
     }
+    let existed = db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    let gone = observed.is_none() && existed;
     Reads {
         password: password_read(db, observed),
         connection_secret: connection.filter(|_| observed.is_some()),
         release_candidates: Vec::new(),
+        snapshots_of: gone.then(|| db.identifier()),
+        identity: gone,
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::crd::{DBInstance, DBInstanceSpec, OWNER_NAME_TAG, OWNER_TAG};
-use crate::duration::parse_duration;
+use crate::duration::MIN_SPEC_INTERVAL;
 use crate::observed::{ObservedInstance, PollIntervals};
 
 /// Is this observed instance the one created for the DBInstance with this uid?
@@ -28,15 +28,23 @@ pub fn operator_sends_password(spec: &DBInstanceSpec) -> bool {
     spec.manage_master_user_password != Some(true)
 }
 
-/// The final snapshot's identifier: derived from the instance and the DBInstance's uid, so a retry
-/// after a crash names the same snapshot.
-pub fn final_snapshot_identifier(identifier: &str, uid: &str) -> String {
+/// The final snapshot's identifier: spec.finalDBSnapshotIdentifier, else one derived from the
+/// instance, the DBInstance's uid and its deletion time: unique per deletion, and the same on every
+/// retry of one deletion (after a crash too).
+pub fn final_snapshot_identifier(db: &DBInstance) -> String {
+    if let Some(name) = &db.spec.final_db_snapshot_identifier {
+        return name.clone();
+    }
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
     let suffix: String = uid
         .chars()
         .filter(char::is_ascii_alphanumeric)
         .take(8)
         .collect();
-    format!("{identifier}-final-{suffix}")
+    let when = (db.metadata.deletion_timestamp.as_ref())
+        .map(|t| t.0.strftime("%Y%m%d%H%M%S").to_string())
+        .unwrap_or_default();
+    format!("{}-final-{suffix}-{when}", db.identifier())
 }
 
 /// Tags to create the instance with: the spec's, then the ownership tags (which win).
@@ -54,6 +62,14 @@ pub fn creation_tags(
     tags.insert(OWNER_TAG.to_owned(), uid.to_owned());
     tags.insert(OWNER_NAME_TAG.to_owned(), format!("{namespace}/{name}"));
     tags
+}
+
+/// The keys of spec.tags, sorted: the tags the operator manages.
+pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
+    let mut keys: Vec<String> = spec.tags.iter().map(|t| t.key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// A salted hash of the master password, to notice a rotation without keeping the password.
@@ -98,12 +114,14 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
     Ok(())
 }
 
-/// The drift interval of this DBInstance: its spec.driftInterval, else the operator's.
+/// The drift interval of this DBInstance: its spec.driftInterval (never under 10 s), else the
+/// operator's.
 pub fn drift_interval(spec: &DBInstanceSpec, intervals: &PollIntervals) -> Duration {
-    spec.drift_interval
-        .as_deref()
-        .and_then(|d| parse_duration(d).ok())
-        .unwrap_or(intervals.settled)
+    match spec.drift_interval {
+        Some(d) if d.is_negative() => MIN_SPEC_INTERVAL,
+        Some(d) => Duration::from(d).max(MIN_SPEC_INTERVAL),
+        None => intervals.settled,
+    }
 }
 
 /// When to look again at a settled instance without being woken. The shared poll wakes a

@@ -11,17 +11,19 @@ use kube::runtime::events::EventType::{self, Normal, Warning};
 use super::status::observed_status;
 use super::*;
 use crate::crd::{
-    Condition, ConnectionSecretSpec, DBInstance, DBInstanceSpec, DBInstanceStatus, DeletionPolicy,
-    DriftPolicy, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG, OWNER_TAG, SecretKeyReference,
-    StorageType, Tag,
+    Condition, ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
+    DeletionPolicy, DriftPolicy, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG, OWNER_TAG,
+    OutOfBandDeletionPolicy, SecretKeyReference, StorageType, Tag,
 };
 use crate::drift::Modification;
 use crate::error::Error;
-use crate::observed::{ObservedInstance, PollIntervals};
+use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 use crate::rds::{AwsError, ErrorClass};
 
 const UID: &str = "6b0f1c2e-1111-2222-3333-444455556666";
 const NOW: &str = "2026-11-30T10:00:00Z";
+/// The default final snapshot of the DBInstance below, deleted at the epoch.
+const FINAL: &str = "coffee-final-6b0f1c2e-19700101000000";
 const ARN: &str = "arn:aws:rds:us-east-1:123456789012:db:coffee";
 const BUSY: Requeue = Requeue::After(Duration::from_secs(5));
 const SETTLED: Requeue = Requeue::After(Duration::from_secs(60));
@@ -65,6 +67,13 @@ fn facts() -> Facts {
         db: db(),
         observed: None,
         observed_directly: false,
+        absent_for: None,
+        rename_in_progress: false,
+        identity: Some(AwsIdentity {
+            account: "123456789012".into(),
+            region: "us-east-1".into(),
+        }),
+        snapshots: Vec::new(),
         password: PasswordFacts::Referenced(Ok(pw("Sup3r-Secret"))),
         connection_secret: None,
         release_candidates: Vec::new(),
@@ -169,6 +178,11 @@ fn synced_fields(f: &Facts) -> DBInstanceStatus {
     fields.master_user_password_hash = previous.master_user_password_hash;
     fields.last_drift = previous.last_drift;
     fields.connection_secret = previous.connection_secret;
+    fields.applied_tag_keys = spec::tag_keys(&f.db.spec);
+    let generation = f.db.metadata.generation.unwrap_or_default();
+    fields.corrections = (previous.corrections.into_iter())
+        .filter(|c| c.generation == generation)
+        .collect();
     fields
 }
 
@@ -333,11 +347,69 @@ fn creation_and_ownership() {
     ]);
 }
 
+/// The plan that only reports `reason` (Ready=False, Synced=False, a Warning Event).
+fn refused(f: &Facts, requeue: Requeue, reason: &str, message: &str) -> Plan {
+    plan_of(
+        requeue,
+        vec![],
+        failed(f.db.status.as_ref(), reason, message),
+        vec![event(Warning, reason, "Reconcile", message, 0)],
+    )
+}
+
+fn snapshot(identifier: &str, kind: &str, status: &str, epoch: i64) -> SnapshotInfo {
+    SnapshotInfo {
+        identifier: identifier.into(),
+        kind: kind.into(),
+        status: status.into(),
+        created: format!("t{epoch}"),
+        created_epoch: epoch,
+    }
+}
+
 #[test]
 fn out_of_band_deletion() {
-    let gone = with(synced(), |f| f.observed = None);
-    let gone_report = with(gone.clone(), |f| {
+    // Gone, confirmed by direct reads for a busy interval, same account and region, no snapshot.
+    let gone = with(synced(), |f| {
+        f.observed = None;
+        f.observed_directly = true;
+        f.absent_for = Some(Duration::from_secs(5));
+    });
+    let report = with(gone.clone(), |f| {
         f.db.spec.drift_policy = DriftPolicy::Report
+    });
+    let first_sight = with(gone.clone(), |f| {
+        f.absent_for = Some(Duration::from_secs(1))
+    });
+    let renaming = with(gone.clone(), |f| f.rename_in_progress = true);
+    let was_renaming = with(gone.clone(), |f| {
+        f.db.status.as_mut().unwrap().db_instance_status = Some("renaming".into());
+    });
+    let other_region = with(gone.clone(), |f| {
+        f.identity.as_mut().unwrap().region = "eu-west-1".into()
+    });
+    let other_account = with(gone.clone(), |f| {
+        f.identity.as_mut().unwrap().account = "999".into()
+    });
+    let with_snapshots = with(gone.clone(), |f| {
+        f.snapshots = vec![
+            snapshot("coffee-manual", "manual", "available", 100),
+            snapshot("rds:coffee-2026-11-30", "automated", "available", 300),
+            snapshot("coffee-final-new", "manual", "creating", 400),
+        ];
+    });
+    let opted_in = with(gone.clone(), |f| {
+        f.db.spec.out_of_band_deletion_policy = OutOfBandDeletionPolicy::RestoreOrCreateEmpty;
+    });
+    let mut restored = creating_fields(Some("Sup3r-Secret"));
+    restored.last_drift = Some(DriftRecord {
+        time: NOW.into(),
+        action: "Restored".into(),
+        fields: vec![FieldDrift {
+            field: "dbInstanceIdentifier".into(),
+            observed: "(deleted outside the operator)".into(),
+            desired: "restored from snapshot rds:coffee-2026-11-30".into(),
+        }],
     });
     let mut recreated = creating_fields(Some("Sup3r-Secret"));
     recreated.last_drift = Some(DriftRecord {
@@ -349,28 +421,109 @@ fn out_of_band_deletion() {
             desired: "coffee".into(),
         }],
     });
-    let recreating =
-        "RDS instance coffee was deleted outside the operator; creating it again from the spec";
-    let missing = "RDS instance coffee was deleted outside the operator; driftPolicy is Report, so it is not recreated";
+    let confirming =
+        "RDS has no instance coffee; confirming with another direct read before acting";
+    let mismatch = |account: &str, region: &str| {
+        format!(
+            "the instance was in account 123456789012, region us-east-1, but the operator now works in account {account}, \
+             region {region}; nothing is created"
+        )
+    };
+    let no_snapshot = "RDS instance coffee was deleted outside the operator and no snapshot of it exists, so nothing \
+         is created; restore it, or set outOfBandDeletionPolicy: RestoreOrCreateEmpty to create an empty instance";
+    let restoring = "RDS instance coffee was deleted outside the operator; restoring it from its newest snapshot \
+         rds:coffee-2026-11-30 (automated, created t300)";
     check(vec![
         (
-            "driftPolicy Correct recreates it",
-            gone,
-            plan_of(
-                BUSY,
-                vec![create_step(Some("Sup3r-Secret"))],
-                observed(recreated, true, "Synced", CREATING_SYNCED),
-                vec![event(Warning, "Recreating", "Create", recreating, 1)],
+            "driftPolicy Report only says so, at the drift interval",
+            report.clone(),
+            refused(
+                &report,
+                SETTLED,
+                "DeletedOutOfBand",
+                "RDS instance coffee was deleted outside the operator; driftPolicy is Report, so it is not recreated",
             ),
         ),
         (
-            "driftPolicy Report only says so, at the drift interval",
-            gone_report.clone(),
-            plan_of(
+            "an absence seen for less than a busy interval is read again first",
+            first_sight.clone(),
+            refused(&first_sight, BUSY, "ConfirmingAbsence", confirming),
+        ),
+        (
+            "nothing is decided while RDS reports a rename",
+            renaming.clone(),
+            refused(
+                &renaming,
+                BUSY,
+                "RenameInProgress",
+                "RDS has no instance coffee while it reports a rename in progress; waiting for the rename to finish",
+            ),
+        ),
+        (
+            "an instance last seen renaming is looked for a whole drift interval",
+            was_renaming.clone(),
+            refused(&was_renaming, BUSY, "ConfirmingAbsence", confirming),
+        ),
+        (
+            "another region: nothing is created anywhere",
+            other_region.clone(),
+            refused(
+                &other_region,
                 SETTLED,
-                vec![],
-                failed(gone_report.db.status.as_ref(), "DeletedOutOfBand", missing),
-                vec![event(Warning, "DeletedOutOfBand", "Reconcile", missing, 0)],
+                "AccountOrRegionMismatch",
+                &mismatch("123456789012", "eu-west-1"),
+            ),
+        ),
+        (
+            "another account: nothing is created anywhere",
+            other_account.clone(),
+            refused(
+                &other_account,
+                SETTLED,
+                "AccountOrRegionMismatch",
+                &mismatch("999", "us-east-1"),
+            ),
+        ),
+        (
+            "restored from the newest available snapshot",
+            with_snapshots,
+            plan_of(
+                BUSY,
+                vec![Step::RestoreInstance {
+                    identifier: "coffee".into(),
+                    snapshot: "rds:coffee-2026-11-30".into(),
+                    spec: Box::new(db().spec),
+                    tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
+                }],
+                observed(restored, true, "Synced", CREATING_SYNCED),
+                vec![event(Warning, "Restoring", "Create", restoring, 1)],
+            ),
+        ),
+        (
+            "no snapshot: nothing is created, and the reason says why",
+            gone.clone(),
+            refused(&gone, SETTLED, "DeletedOutOfBand", no_snapshot),
+        ),
+        (
+            "an empty instance only with the opt-in",
+            opted_in.clone(),
+            plan_of(
+                BUSY,
+                vec![Step::CreateInstance {
+                    identifier: "coffee".into(),
+                    spec: Box::new(opted_in.db.spec.clone()),
+                    password: Some(pw("Sup3r-Secret")),
+                    tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
+                }],
+                observed(recreated, true, "Synced", CREATING_SYNCED),
+                vec![event(
+                    Warning,
+                    "Recreating",
+                    "Create",
+                    "RDS instance coffee was deleted outside the operator and no snapshot of it exists; \
+                 creating an empty instance (outOfBandDeletionPolicy RestoreOrCreateEmpty)",
+                    1,
+                )],
             ),
         ),
     ]);
@@ -497,6 +650,11 @@ fn spec_edits_drift_tags_and_rotation() {
         f.observed = Some(o);
     });
     let mut corrected = synced_fields(&drifted);
+    corrected.corrections = vec![Corrections {
+        field: "dbInstanceClass".into(),
+        generation: 1,
+        times: vec![NOW.into()],
+    }];
     corrected.last_drift = Some(DriftRecord {
         time: NOW.into(),
         action: "Corrected".into(),
@@ -521,6 +679,13 @@ fn spec_edits_drift_tags_and_rotation() {
         }];
         let mut o = ours();
         o.tags.insert("stale".into(), "x".into());
+        f.observed = Some(o);
+        // The operator applied "stale" itself, from an earlier spec.
+        f.db.status.as_mut().unwrap().applied_tag_keys = vec!["stale".into()];
+    });
+    let foreign_tag = with(synced(), |f| {
+        let mut o = ours();
+        o.tags.insert("backup-plan".into(), "daily".into());
         f.observed = Some(o);
     });
     let rotated = with(synced(), |f| {
@@ -603,7 +768,7 @@ fn spec_edits_drift_tags_and_rotation() {
             ),
         ),
         (
-            "tags: missing ones added, others removed",
+            "tags: missing ones added, ones the operator applied and the spec dropped removed",
             tagged.clone(),
             Plan {
                 drift_corrected: vec!["tags"],
@@ -636,6 +801,7 @@ fn spec_edits_drift_tags_and_rotation() {
                                     ),
                                 }],
                             }),
+                            applied_tag_keys: vec!["team".into()],
                             ..synced_fields(&tagged)
                         },
                         false,
@@ -653,6 +819,16 @@ fn spec_edits_drift_tags_and_rotation() {
                     )],
                 )
             },
+        ),
+        (
+            "a tag someone else set is left alone (an AWS Backup selection, say)",
+            foreign_tag.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(synced_fields(&foreign_tag), true, "Synced", MATCHES),
+                vec![],
+            ),
         ),
         (
             "a new password in the Secret is sent to RDS, and only then hashed",
@@ -861,10 +1037,15 @@ fn refusals_before_any_call() {
             },
         ),
     ]);
-    assert!(!wants_observation(
-        &with(facts(), |f| f.db.spec.allocated_storage = None).db
-    ));
-    assert!(wants_observation(&facts().db));
+    assert_eq!(
+        Look::None,
+        look(&with(facts(), |f| f.db.spec.allocated_storage = None).db)
+    );
+    assert_eq!(look(&facts().db), Look::Shared);
+    assert_eq!(
+        look(&deleting(DeletionPolicy::Delete, None).db),
+        Look::Direct
+    );
 }
 
 fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts {
@@ -872,6 +1053,7 @@ fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts
         f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
         f.db.spec.deletion_policy = policy;
         f.observed = observed;
+        f.observed_directly = true;
         f.password = PasswordFacts::NotRead;
         f.release_candidates = vec![
             Secret {
@@ -944,6 +1126,7 @@ fn deletion_policies() {
                 vec![Step::DeleteInstance {
                     identifier: "coffee".into(),
                     final_snapshot: None,
+                    delete_automated_backups: false,
                 }],
                 None,
                 vec![event(
@@ -962,14 +1145,15 @@ fn deletion_policies() {
                 BUSY,
                 vec![Step::DeleteInstance {
                     identifier: "coffee".into(),
-                    final_snapshot: Some("coffee-final-6b0f1c2e".into()),
+                    final_snapshot: Some(FINAL.into()),
+                    delete_automated_backups: false,
                 }],
                 None,
                 vec![event(
                     Normal,
                     "Deleting",
                     "Delete",
-                    "deleting RDS instance coffee after final snapshot coffee-final-6b0f1c2e",
+                    &format!("deleting RDS instance coffee after final snapshot {FINAL}"),
                     1,
                 )],
             ),
@@ -1296,4 +1480,194 @@ fn observed_status_reports_endpoint_only_when_known() {
         })
     );
     assert_eq!(s.db_instance_status.as_deref(), Some("creating"));
+}
+
+#[test]
+fn protection_stronger_in_aws_is_kept_and_fights_stop() {
+    // Someone turned deletion protection on, raised the retention and added a standby in AWS.
+    let stronger = |f: &mut Facts| {
+        f.db.spec.deletion_protection = Some(false);
+        f.db.spec.backup_retention_period = Some(1);
+        f.db.spec.multi_az = Some(false);
+        let mut o = ours();
+        o.deletion_protection = Some(true);
+        o.backup_retention_period = Some(7);
+        o.multi_az = Some(true);
+        f.observed = Some(o);
+    };
+    let kept = with(synced(), stronger);
+    let kept_diffs = vec![
+        FieldDrift {
+            field: "backupRetentionPeriod".into(),
+            observed: "7".into(),
+            desired: "1".into(),
+        },
+        FieldDrift {
+            field: "multiAZ".into(),
+            observed: "true".into(),
+            desired: "false".into(),
+        },
+        FieldDrift {
+            field: "deletionProtection".into(),
+            observed: "true".into(),
+            desired: "false".into(),
+        },
+    ];
+    let kept_fields = DBInstanceStatus {
+        last_drift: Some(DriftRecord {
+            time: NOW.into(),
+            action: "Kept".into(),
+            fields: kept_diffs,
+        }),
+        ..synced_fields(&kept)
+    };
+    let kept_again = with(kept.clone(), |f| {
+        f.db.status.as_mut().unwrap().last_drift = kept_fields.last_drift.clone();
+    });
+    let kept_message = "RDS is more protective than the spec in backupRetentionPeriod, multiAZ, deletionProtection; \
+         kept as it is (edit the spec to apply it)";
+    let kept_note = "RDS differs from the spec and is left as it is: backupRetentionPeriod: 7 -> 1; multiAZ: true -> false; \
+         deletionProtection: true -> false";
+    // The user edits the spec: what it says is applied, weakening included.
+    let edited = with(kept.clone(), |f| f.db.metadata.generation = Some(2));
+    // A field put back three times within the hour at this generation.
+    let fought = |times: &[&str], generation: i64| {
+        with(synced(), |f| {
+            let mut o = ours();
+            o.db_instance_class = Some("db.t3.large".into());
+            f.observed = Some(o);
+            f.db.status.as_mut().unwrap().corrections = vec![Corrections {
+                field: "dbInstanceClass".into(),
+                generation,
+                times: times.iter().map(|t| t.to_string()).collect(),
+            }];
+        })
+    };
+    let three = [
+        "2026-11-30T09:20:00Z",
+        "2026-11-30T09:40:00Z",
+        "2026-11-30T09:59:00Z",
+    ];
+    let fighting = fought(&three, 1);
+    let fight_message = "stopped correcting dbInstanceClass: it was changed back outside the operator 3 times within an hour; \
+         the operator resumes when the spec changes";
+    let fight_fields = DBInstanceStatus {
+        last_drift: Some(DriftRecord {
+            time: NOW.into(),
+            action: "Kept".into(),
+            fields: vec![FieldDrift {
+                field: "dbInstanceClass".into(),
+                observed: "db.t3.large".into(),
+                desired: "db.t3.micro".into(),
+            }],
+        }),
+        ..synced_fields(&fighting)
+    };
+    let class_back = |_: &Facts| Step::ModifyInstance {
+        identifier: "coffee".into(),
+        modification: modification(|m| m.db_instance_class = Some("db.t3.micro".into())),
+        password: None,
+    };
+    let an_hour_ago = fought(
+        &[
+            "2026-11-30T08:00:00Z",
+            "2026-11-30T08:30:00Z",
+            "2026-11-30T09:59:00Z",
+        ],
+        1,
+    );
+    let older_generation = fought(&three, 0);
+    let corrected_again = |f: &Facts| {
+        let Plan { steps, .. } = plan(f);
+        steps
+    };
+    check(vec![
+        (
+            "protection stronger in AWS is reported, not weakened",
+            kept.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(kept_fields.clone(), false, "ProtectionKept", kept_message),
+                vec![event(Warning, "DriftDetected", "Observe", kept_note, 0)],
+            ),
+        ),
+        (
+            "and reported once",
+            kept_again.clone(),
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(kept_fields, false, "ProtectionKept", kept_message),
+                vec![],
+            ),
+        ),
+        (
+            "a field put back three times within the hour is no longer corrected",
+            fighting,
+            plan_of(
+                SAFETY_NET,
+                vec![],
+                observed(fight_fields, false, "Fighting", fight_message),
+                vec![event(
+                    Warning,
+                    "DriftDetected",
+                    "Observe",
+                    "RDS differs from the spec and is left as it is: dbInstanceClass: db.t3.large -> db.t3.micro",
+                    0,
+                )],
+            ),
+        ),
+    ]);
+    // A spec edit applies what the spec says.
+    let edit_steps = corrected_again(&edited);
+    assert_eq!(edit_steps.len(), 1, "one ModifyDBInstance");
+    let Step::ModifyInstance { modification, .. } = &edit_steps[0] else {
+        panic!("{edit_steps:?}")
+    };
+    assert_eq!(modification.deletion_protection, Some(false));
+    assert_eq!(modification.backup_retention_period, Some(1));
+    assert_eq!(modification.multi_az, Some(false));
+    // Corrections older than an hour, or made at an earlier generation, do not count.
+    assert_eq!(
+        corrected_again(&an_hour_ago),
+        vec![class_back(&an_hour_ago)]
+    );
+    assert_eq!(
+        corrected_again(&older_generation),
+        vec![class_back(&older_generation)]
+    );
+    // The third correction is made, and recorded.
+    let two = fought(&three[1..], 1);
+    let third = plan(&two);
+    assert_eq!(third.steps, vec![class_back(&two)]);
+    let recorded = third.status.unwrap().fields.corrections;
+    assert_eq!(recorded[0].times, vec![three[1], three[2], NOW]);
+}
+
+#[test]
+fn deletion_defaults_keep_a_snapshot_and_the_backups() {
+    let default_policy = with(deleting(DeletionPolicy::default(), Some(ours())), |_| {});
+    let named = with(deleting(DeletionPolicy::Snapshot, Some(ours())), |f| {
+        f.db.spec.final_db_snapshot_identifier = Some("coffee-before-migration".into());
+        f.db.spec.delete_automated_backups = Some(true);
+    });
+    let cached = with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {
+        f.observed_directly = false;
+    });
+    let delete = |snapshot: &str, backups: bool| Step::DeleteInstance {
+        identifier: "coffee".into(),
+        final_snapshot: Some(snapshot.into()),
+        delete_automated_backups: backups,
+    };
+    assert_eq!(plan(&default_policy).steps, vec![delete(FINAL, false)]);
+    assert_eq!(
+        plan(&named).steps,
+        vec![delete("coffee-before-migration", true)]
+    );
+    assert_eq!(
+        plan(&cached),
+        Plan::idle(BUSY),
+        "never delete on the shared poll's knowledge"
+    );
 }

@@ -10,7 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::crd::{DBInstance, DBInstanceSpec, DBInstanceStatus};
 use crate::drift::Modification;
-use crate::observed::{ObservedInstance, PollIntervals};
+use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 /// Everything a decision needs, gathered by the read step (`crate::read`). Not Debug: it holds
 /// Secrets.
@@ -23,6 +23,15 @@ pub struct Facts {
     /// Whether `observed` comes from a DescribeDBInstances made in this reconcile (not the shared
     /// poll's snapshot).
     pub observed_directly: bool,
+    /// How long direct reads have found no instance with the identifier (None: found, or not
+    /// read directly).
+    pub absent_for: Option<Duration>,
+    /// Whether RDS reports any instance of the account and region as renaming.
+    pub rename_in_progress: bool,
+    /// The operator's AWS account and region, when the decision needs them.
+    pub identity: Option<AwsIdentity>,
+    /// The snapshots of the identifier, when the decision needs them.
+    pub snapshots: Vec<SnapshotInfo>,
     /// The master password, as far as the read step needed to know it.
     pub password: PasswordFacts,
     /// The connection Secret as it is now (None: absent, or the spec asks for none).
@@ -140,10 +149,19 @@ pub enum Step {
         name: String,
         data: BTreeMap<String, Sensitive>,
     },
-    /// DeleteDBInstance, with a final snapshot when named.
+    /// RestoreDBInstanceFromDBSnapshot, with the spec's settings and our tags.
+    RestoreInstance {
+        identifier: String,
+        snapshot: String,
+        spec: Box<DBInstanceSpec>,
+        tags: BTreeMap<String, String>,
+    },
+    /// DeleteDBInstance, with a final snapshot when named; automated backups are kept unless
+    /// `delete_automated_backups`.
     DeleteInstance {
         identifier: String,
         final_snapshot: Option<String>,
+        delete_automated_backups: bool,
     },
     /// Keep an owned Secret, without its owner reference (the database is retained).
     OrphanSecret { name: String },
@@ -164,6 +182,7 @@ impl Step {
             Step::AddTags { .. } => "AddTags",
             Step::RemoveTags { .. } => "RemoveTags",
             Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
+            Step::RestoreInstance { .. } => "RestoreInstance",
             Step::DeleteInstance { .. } => "DeleteInstance",
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
@@ -263,6 +282,10 @@ pub struct Reads {
     pub connection_secret: Option<String>,
     /// At deletion: Secrets that may be this DBInstance's to delete or keep.
     pub release_candidates: Vec<String>,
+    /// Our instance is gone: the snapshots of this identifier, and the operator's account and
+    /// region, to decide whether and from what to restore it.
+    pub snapshots_of: Option<String>,
+    pub identity: bool,
 }
 
 /// One condition to report.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure etcd, kube-apiserver and kubectl exist for the test control plane and prints the folder
+# Makes sure etcd, kube-apiserver, kube-controller-manager and kubectl exist for the test control plane and prints the folder
 # that holds them (the KUBEBUILDER_ASSETS layout used by controller-runtime's envtest). It also
 # builds helm, for the chart tests, into ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/;
 # `build.sh helm` prints that folder instead.
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 K8S_VERSION=1.36.3
 HELM_VERSION=3.22.0
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
-bins=(etcd kube-apiserver kubectl)
+bins=(etcd kube-apiserver kube-controller-manager kubectl)
 
 fail() {
   echo "tests/env/build.sh: $*" >&2
@@ -49,7 +49,7 @@ fi
 if [ -n "${KUBEBUILDER_ASSETS:-}" ]; then
   for b in "${bins[@]}"; do
     [ -x "$KUBEBUILDER_ASSETS/$b" ] ||
-      fail "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable '$b'. Point it at a folder holding etcd, kube-apiserver and kubectl (setup-envtest use -p path), or unset it to build them from source."
+      fail "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS has no executable '$b'. Point it at a folder holding etcd, kube-apiserver, kube-controller-manager and kubectl (setup-envtest gives the first three; add kube-controller-manager v$K8S_VERSION), or unset it to build them from source."
   done
   echo "$KUBEBUILDER_ASSETS"
   exit 0
@@ -63,6 +63,7 @@ minor=${K8S_VERSION#1.}
 minor=${minor%%.*}
 k8s_ldflags="-X $v.gitVersion=v$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean"
 build kube-apiserver k8s k8s.io/kubernetes/cmd/kube-apiserver "$out" "$k8s_ldflags"
+build kube-controller-manager k8s k8s.io/kubernetes/cmd/kube-controller-manager "$out" "$k8s_ldflags"
 build kubectl k8s k8s.io/kubernetes/cmd/kubectl "$out" "$k8s_ldflags"
 build etcd etcd . "$out" ""
 

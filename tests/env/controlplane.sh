@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A real Kubernetes control plane for tests and local runs: etcd + kube-apiserver (no kubelet),
-# as controller-runtime's envtest runs it.
+# A real Kubernetes control plane for tests and local runs: etcd + kube-apiserver (no kubelet), as
+# controller-runtime's envtest runs it, plus kube-controller-manager with the garbage collector and
+# namespace controllers, so owner references and namespace deletion work as in a cluster.
 #
 #   controlplane.sh start [DIR]   start in DIR (default ~/.cache/rds-operator/run/controlplane),
 #                                 write DIR/kubeconfig, wait until the API server is ready
@@ -19,7 +20,7 @@ dir=${2:-${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}/run/controlplane}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 stop() {
-  for name in kube-apiserver etcd watcher; do
+  for name in kube-controller-manager kube-apiserver etcd watcher; do
     local pidfile="$dir/$name.pid"
     [ -f "$pidfile" ] || continue
     local pid
@@ -96,6 +97,11 @@ KUBECONFIG
 
   for _ in $(seq 600); do
     if "$assets/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /readyz >/dev/null 2>&1; then
+      "$assets/kube-controller-manager" --kubeconfig "$dir/kubeconfig" \
+        --controllers=garbagecollector,namespace --leader-elect=false \
+        --bind-address 127.0.0.1 --secure-port 0 \
+        >"$dir/kube-controller-manager.log" 2>&1 &
+      echo $! >"$dir/kube-controller-manager.pid"
       echo "control plane ready: $("$assets/kubectl" --kubeconfig "$dir/kubeconfig" version 2>/dev/null | grep Server) at https://127.0.0.1:$api_port" >&2
       echo "$dir/kubeconfig"
       return 0

@@ -5,6 +5,7 @@
 mod common;
 mod connection;
 mod lifecycle;
+mod safety;
 mod ship;
 mod smoke;
 mod updates;

@@ -311,16 +311,15 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
     .expect("create");
     wait_dbi(&api, "drift", "in sync", TIMEOUT, synced).await;
 
-    // A console user changes class, storage type and autoscaling limit, backup retention,
-    // multiAZ, deletion protection and tags.
+    // A console user changes class, storage type and autoscaling limit, and the tags: removes the
+    // spec's "app" and adds one of their own. (Changes that strengthen protection are kept, not
+    // corrected: see safety.rs. This test used to flip backup retention, Multi-AZ and deletion
+    // protection too, and to expect the foreign tag removed.)
     rds.modify_db_instance()
         .db_instance_identifier(&id)
         .db_instance_class("db.t3.large")
         .storage_type("gp3")
         .max_allocated_storage(200)
-        .backup_retention_period(5)
-        .multi_az(true)
-        .deletion_protection(true)
         .apply_immediately(true)
         .send()
         .await
@@ -362,9 +361,6 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
         "dbInstanceClass",
         "storageType",
         "maxAllocatedStorage",
-        "backupRetentionPeriod",
-        "multiAZ",
-        "deletionProtection",
         "tags",
     ] {
         assert!(
@@ -400,58 +396,24 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
                 && i.backup_retention_period() == Some(1)
                 && i.multi_az() == Some(false)
                 && i.deletion_protection() == Some(false)
-                && tags.get("app").map(String::as_str) == Some("coffee-manage")
-                && !tags.contains_key("rogue"))
+                && tags.get("app").map(String::as_str) == Some("coffee-manage"))
             .then_some(())
         }
     })
     .await;
     wait_dbi(&api, "drift", "in sync again", TIMEOUT, synced).await;
-    common::delete_and_wait(&api, "drift").await;
-}
-
-#[tokio::test]
-async fn an_instance_deleted_behind_the_operators_back_comes_back() {
-    let (client, ns, api, rds) = setup("recreate").await;
-    let id = common::unique("recreate");
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
-    api.create(
-        &PostParams::default(),
-        &dbinstance("recreate", &id, json!({})),
-    )
-    .await
-    .expect("create");
-    let before = wait_dbi(&api, "recreate", "in sync", TIMEOUT, synced).await;
-    rds.delete_db_instance()
-        .db_instance_identifier(&id)
-        .skip_final_snapshot(true)
-        .send()
-        .await
-        .expect("out-of-band delete");
-    let db = wait_dbi(&api, "recreate", "recreated and ready", TIMEOUT, |db| {
-        is_ready(db)
-            && db
-                .status
-                .as_ref()
-                .and_then(|s| s.last_drift.as_ref())
-                .is_some_and(|d| d.action == "Recreated")
-    })
-    .await;
-    assert_eq!(calls(&id, "CreateDBInstance"), 2);
-    assert!(
-        common::event_reasons(&client, &ns, "recreate")
-            .await
-            .contains(&"Recreating".into())
-    );
-    let i = common::describe(&rds, &id).await.expect("instance is back");
-    assert_eq!(i.db_instance_class(), Some("db.t3.micro"));
+    let i = common::describe(&rds, &id).await.unwrap();
     assert_eq!(
-        tags_of(&i).get(rds_operator::crd::OWNER_TAG),
-        before.metadata.uid.as_ref(),
-        "the new instance carries the ownership tag"
+        tags_of(&i).get("rogue").map(String::as_str),
+        Some("1"),
+        "a tag someone else set survives"
     );
-    assert!(db.status.unwrap().endpoint.is_some());
-    common::delete_and_wait(&api, "recreate").await;
+    assert_eq!(
+        calls(&id, "RemoveTagsFromResource"),
+        1,
+        "only the test's own untag"
+    );
+    common::delete_and_wait(&api, "drift").await;
 }
 
 #[tokio::test]

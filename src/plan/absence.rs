@@ -1,0 +1,104 @@
+//! Rules for our instance when RDS no longer has it: deleted (or renamed) outside the operator, or
+//! the operator pointed at another account or region. Nothing is created on doubt: the absence is
+//! confirmed by direct reads a busy interval apart, never while RDS reports a rename, only in the
+//! account and region the instance was in; then the newest snapshot is restored, and an empty
+//! instance is created only when the spec opts in.
+
+use crate::crd::{DriftPolicy, OutOfBandDeletionPolicy};
+use crate::observed::SnapshotInfo;
+
+use super::apply::{Creation, create};
+use super::spec;
+use super::status::refuse;
+use super::types::{Facts, Plan, Requeue};
+
+/// The plan for a DBInstance whose instance (once observed: its ARN is in status) is gone.
+pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
+    let db = &f.db;
+    let identifier = db.identifier();
+    let drift_interval = spec::drift_interval(&db.spec, &f.intervals);
+    let previous = db.status.clone().unwrap_or_default();
+    if db.spec.drift_policy == DriftPolicy::Report {
+        plan.requeue = Requeue::After(drift_interval);
+        let message = format!(
+            "RDS instance {identifier} was deleted outside the operator; driftPolicy is Report, so it is not recreated"
+        );
+        return refuse(plan, f, "DeletedOutOfBand", &message, None);
+    }
+    plan.requeue = Requeue::After(f.intervals.busy);
+    if f.rename_in_progress {
+        let message = format!(
+            "RDS has no instance {identifier} while it reports a rename in progress; waiting for the rename to finish"
+        );
+        return refuse(plan, f, "RenameInProgress", &message, None);
+    }
+    // Seen renaming last: the instance may live on under another name; look for longer.
+    let renamed = previous.db_instance_status.as_deref() == Some("renaming");
+    let confirm_for = if renamed {
+        drift_interval
+    } else {
+        f.intervals.busy
+    };
+    if !f.observed_directly || f.absent_for.is_none_or(|d| d < confirm_for) {
+        let message = format!(
+            "RDS has no instance {identifier}; confirming with another direct read before acting"
+        );
+        return refuse(plan, f, "ConfirmingAbsence", &message, None);
+    }
+    plan.requeue = Requeue::After(drift_interval);
+    let arn = previous.arn.as_deref().unwrap_or_default();
+    if let Err(message) = same_account_and_region(arn, f) {
+        return refuse(plan, f, "AccountOrRegionMismatch", &message, None);
+    }
+    if let Some(snapshot) = newest(&f.snapshots) {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        let note = format!(
+            "RDS instance {identifier} was deleted outside the operator; restoring it from its newest snapshot {} ({}, created {})",
+            snapshot.identifier, snapshot.kind, snapshot.created
+        );
+        let snapshot = snapshot.identifier.clone();
+        return create(f, plan, Creation::Restore { snapshot, note });
+    }
+    if db.spec.out_of_band_deletion_policy == OutOfBandDeletionPolicy::RestoreOrCreateEmpty {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        return create(f, plan, Creation::EmptyInPlaceOfDeleted);
+    }
+    let message = format!(
+        "RDS instance {identifier} was deleted outside the operator and no snapshot of it exists, so nothing \
+         is created; restore it, or set outOfBandDeletionPolicy: RestoreOrCreateEmpty to create an empty instance"
+    );
+    refuse(plan, f, "DeletedOutOfBand", &message, None)
+}
+
+/// The account and region of the instance's ARN must be the operator's own: otherwise the
+/// operator is looking at another account or region, and absence there proves nothing.
+fn same_account_and_region(arn: &str, f: &Facts) -> Result<(), String> {
+    let parts: Vec<&str> = arn.split(':').collect();
+    let (region, account) = match parts.as_slice() {
+        ["arn", _, "rds", region, account, ..] => (*region, *account),
+        _ => {
+            return Err(format!(
+                "the instance's ARN {arn:?} cannot be read; nothing is created"
+            ));
+        }
+    };
+    let Some(me) = &f.identity else {
+        return Err("the operator's AWS account is unknown; nothing is created".into());
+    };
+    if me.region != region || me.account != account {
+        return Err(format!(
+            "the instance was in account {account}, region {region}, but the operator now works in account {}, \
+             region {}; nothing is created",
+            me.account, me.region
+        ));
+    }
+    Ok(())
+}
+
+/// The newest available snapshot.
+fn newest(snapshots: &[SnapshotInfo]) -> Option<&SnapshotInfo> {
+    snapshots
+        .iter()
+        .filter(|s| s.status == "available")
+        .max_by_key(|s| s.created_epoch)
+}

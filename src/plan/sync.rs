@@ -1,0 +1,391 @@
+//! Rules for our own instance: report what RDS says, and put right what differs from the spec
+//! (drift, tags, password rotation, the connection Secret), except what is safer left as it is:
+//! protection stronger in AWS than in the spec, and a field someone keeps changing back.
+
+use kube::runtime::events::EventType;
+
+use crate::connection::{self, ConnectionInfo};
+use crate::crd::{Corrections, DBInstanceStatus, DriftPolicy};
+use crate::drift::{self, Comparison, Diff, field_list};
+use crate::observed::{ObservedInstance, is_transitional};
+
+use super::apply::{hash_of, password, password_unavailable};
+use super::spec;
+use super::status::{describe_diffs, drift_record, observed_status, readiness, refuse};
+use super::types::{ConditionPlan, Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
+
+/// A field corrected this many times within [`FIGHT_WINDOW`] is no longer corrected.
+pub const FIGHT_LIMIT: usize = 3;
+/// One hour.
+pub const FIGHT_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(1);
+
+/// Our instance exists: report it, and put right what differs from the spec.
+pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
+    let db = &f.db;
+    let previous = db.status.clone().unwrap_or_default();
+    if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
+        let (ready, _, message) = readiness(&observed.status);
+        if ready {
+            plan.event(EventType::Normal, "Available", "Observe", message);
+        } else if !is_transitional(&observed.status) {
+            plan.event(EventType::Warning, "Failed", "Observe", message);
+        }
+    }
+    let password = match password(f, &mut plan) {
+        Ok(p) => p,
+        Err(m) => return password_unavailable(plan, f, &m),
+    };
+    let hash = hash_of(f, password.as_ref());
+    // No hash yet (an adopted instance): take the Secret's password as the one RDS has.
+    let rotate =
+        matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    let desired_tags = spec::creation_tags(&db.spec, uid, namespace, name);
+    let managed = &previous.applied_tag_keys;
+    let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
+    let spec_changed = db.metadata.generation != previous.observed_generation;
+    let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
+
+    let identifier = db.identifier();
+    let mut fields = observed_status(&identifier, observed);
+    fields.master_user_password_hash = previous.master_user_password_hash.clone().or(hash.clone());
+    fields.last_drift = previous.last_drift.clone();
+    fields.connection_secret = previous.connection_secret.clone();
+    fields.applied_tag_keys = spec::tag_keys(&db.spec);
+    fields.corrections = current_corrections(f);
+    // The connection Secret follows what RDS holds: while a new password is still to be sent, it
+    // keeps the one RDS has.
+    if let Some(password) = password.as_ref().filter(|_| !rotate) {
+        if let Err(message) = connection_secret(f, &mut plan, observed, password) {
+            plan.requeue = Requeue::AwaitChange;
+            return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
+        }
+        fields.connection_secret = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
+    }
+    let sync = Sync {
+        f,
+        observed,
+        comparison: &comparison,
+        spec_changed,
+        fighting,
+    };
+    if comparison.in_sync() {
+        return sync.in_sync(plan, fields);
+    }
+    if db.spec.drift_policy == DriftPolicy::Report {
+        return sync.report_only(plan, fields);
+    }
+    if observed.status != "available" {
+        let message = format!(
+            "RDS is {}; the change of {} waits until the instance is available",
+            observed.status,
+            comparison.field_list()
+        );
+        plan.status = Some(observed_plan(fields, false, "Waiting", message));
+        return plan;
+    }
+    sync.correct(plan, fields, password, hash)
+}
+
+fn observed_plan(
+    fields: crate::crd::DBInstanceStatus,
+    ok: bool,
+    reason: &str,
+    message: String,
+) -> StatusPlan {
+    StatusPlan {
+        fields,
+        ready: None,
+        synced: ConditionPlan::new(ok, reason, message),
+    }
+}
+
+/// Plans the connection Secret's write when its content differs from what it should be (missing,
+/// edited, endpoint or password changed). Err: a template cannot be rendered.
+fn connection_secret(
+    f: &Facts,
+    plan: &mut Plan,
+    observed: &ObservedInstance,
+    password: &Sensitive,
+) -> Result<(), String> {
+    let db = &f.db;
+    let Some(wanted) = &db.spec.connection_secret else {
+        return Ok(());
+    };
+    let (Some(host), Some(port)) = (observed.address.as_deref(), observed.port) else {
+        return Ok(());
+    };
+    let info = ConnectionInfo {
+        host,
+        port,
+        username: (observed.master_username.as_deref())
+            .or(db.spec.master_username.as_deref())
+            .unwrap_or_default(),
+        password: &password.0,
+        dbname: (observed.db_name.as_deref())
+            .or(db.spec.db_name.as_deref())
+            .unwrap_or_default(),
+        engine: &db.spec.engine,
+    };
+    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
+    let data: std::collections::BTreeMap<String, Sensitive> =
+        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
+    let up_to_date = f.connection_secret.as_ref().is_some_and(|s| {
+        let owned = (s.metadata.owner_references.iter().flatten())
+            .any(|o| Some(&o.uid) == db.metadata.uid.as_ref());
+        let values = s.data.as_ref();
+        owned
+            && data.iter().all(|(k, v)| {
+                values
+                    .and_then(|d| d.get(k))
+                    .is_some_and(|b| b.0 == v.expose().as_bytes())
+            })
+    });
+    if !up_to_date {
+        plan.step(Step::WriteConnectionSecret {
+            name: wanted.name.clone(),
+            data,
+        });
+        let note = format!("wrote the connection details to Secret {}", wanted.name);
+        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+    }
+    Ok(())
+}
+
+/// The rules for our instance once the comparison is made.
+struct Sync<'a> {
+    f: &'a Facts,
+    observed: &'a ObservedInstance,
+    comparison: &'a Comparison,
+    /// The spec changed since the last status (a user's edit rather than drift).
+    spec_changed: bool,
+    /// Fields no longer corrected because they keep being changed back.
+    fighting: Vec<&'static str>,
+}
+
+impl Sync<'_> {
+    /// Reports the differences left as they are: a drift record and, when it is new, an Event.
+    fn kept(&self, plan: &mut Plan, mut fields: DBInstanceStatus) -> DBInstanceStatus {
+        let left = &self.comparison.left;
+        let previous = self
+            .f
+            .db
+            .status
+            .as_ref()
+            .and_then(|s| s.last_drift.as_ref());
+        let record = drift_record(previous, "Kept", left, &self.f.now);
+        if previous != Some(&record) {
+            let note = format!(
+                "RDS differs from the spec and is left as it is: {}",
+                describe_diffs(left)
+            );
+            plan.event(EventType::Warning, "DriftDetected", "Observe", note);
+        }
+        fields.last_drift = Some(record);
+        fields
+    }
+
+    fn settled(&self) -> Requeue {
+        Requeue::After(spec::settled_requeue(&self.f.db.spec, &self.f.intervals))
+    }
+
+    fn in_sync(&self, mut plan: Plan, fields: crate::crd::DBInstanceStatus) -> Plan {
+        let refused = self.comparison.refused.join("; ");
+        let pending = &self.observed.pending_modified_values;
+        plan.status = Some(if !refused.is_empty() {
+            if self.spec_changed {
+                plan.event(
+                    EventType::Warning,
+                    "UnsupportedChange",
+                    "Update",
+                    refused.clone(),
+                );
+            }
+            observed_plan(fields, false, "UnsupportedChange", refused)
+        } else if !self.fighting.is_empty() {
+            let message = format!(
+                "stopped correcting {}: it was changed back outside the operator {FIGHT_LIMIT} times within an hour; \
+                 the operator resumes when the spec changes",
+                self.fighting.join(", ")
+            );
+            observed_plan(self.kept(&mut plan, fields), false, "Fighting", message)
+        } else if !self.comparison.left.is_empty() {
+            let message = format!(
+                "RDS is more protective than the spec in {}; kept as it is (edit the spec to apply it)",
+                field_list(&self.comparison.left)
+            );
+            observed_plan(
+                self.kept(&mut plan, fields),
+                false,
+                "ProtectionKept",
+                message,
+            )
+        } else if !pending.is_empty() {
+            let keys = pending.keys().cloned().collect::<Vec<_>>().join(", ");
+            let message = format!("RDS holds changes to {keys} until they are applied");
+            observed_plan(fields, false, "Pending", message)
+        } else {
+            let message = "the RDS instance matches the spec".to_owned();
+            observed_plan(fields, true, "Synced", message)
+        });
+        if !is_transitional(&self.observed.status) {
+            plan.requeue = self.settled();
+        }
+        plan
+    }
+
+    fn report_only(&self, mut plan: Plan, mut fields: crate::crd::DBInstanceStatus) -> Plan {
+        let c = self.comparison;
+        let previous = self
+            .f
+            .db
+            .status
+            .as_ref()
+            .and_then(|s| s.last_drift.as_ref());
+        let record = drift_record(previous, "Reported", &c.diffs, &self.f.now);
+        if previous != Some(&record) {
+            let note = format!(
+                "RDS differs from the spec (driftPolicy Report, not corrected): {}",
+                describe_diffs(&c.diffs)
+            );
+            plan.event(EventType::Warning, "DriftDetected", "Observe", note);
+        }
+        fields.last_drift = Some(record);
+        let message = format!(
+            "RDS differs from the spec in {}; driftPolicy is Report",
+            c.field_list()
+        );
+        plan.status = Some(observed_plan(fields, false, "Drifted", message));
+        plan.requeue = self.settled();
+        plan
+    }
+
+    fn correct(
+        &self,
+        mut plan: Plan,
+        mut fields: crate::crd::DBInstanceStatus,
+        password: Option<Sensitive>,
+        hash: Option<String>,
+    ) -> Plan {
+        let c = self.comparison;
+        let identifier = self.f.db.identifier();
+        let arn = self.observed.arn.clone().unwrap_or_default();
+        if let Some(m) = &c.modification {
+            plan.step(Step::ModifyInstance {
+                identifier: identifier.clone(),
+                modification: Box::new(m.clone()),
+                password: password.filter(|_| m.rotate_password),
+            });
+            if m.rotate_password {
+                fields.master_user_password_hash = hash;
+                let note = "sent the new master password from the Secret to RDS".to_owned();
+                plan.event(EventType::Normal, "PasswordRotated", "Update", note);
+            }
+        }
+        if !c.tags_to_add.is_empty() {
+            plan.step(Step::AddTags {
+                identifier: identifier.clone(),
+                arn: arn.clone(),
+                tags: c.tags_to_add.clone(),
+            });
+        }
+        if !c.tags_to_remove.is_empty() {
+            plan.step(Step::RemoveTags {
+                identifier,
+                arn,
+                keys: c.tags_to_remove.clone(),
+            });
+        }
+        let changed: Vec<_> = (c.diffs.iter())
+            .filter(|d| d.field != "masterUserPassword")
+            .cloned()
+            .collect();
+        if !changed.is_empty() && self.spec_changed {
+            let note = format!("applying the spec to RDS: {}", describe_diffs(&changed));
+            plan.event(EventType::Normal, "Updating", "Update", note);
+        } else if !changed.is_empty() {
+            fields.last_drift = Some(drift_record(None, "Corrected", &changed, &self.f.now));
+            record_corrections(&mut fields.corrections, &changed, self.f);
+            plan.drift_corrected = changed.iter().map(|d| d.field).collect();
+            let note = format!(
+                "RDS was changed outside the operator; put back to the spec: {}",
+                describe_diffs(&changed)
+            );
+            plan.event(EventType::Warning, "DriftCorrected", "Update", note);
+        }
+        let message = format!("sent {} to RDS", c.field_list());
+        plan.status = Some(observed_plan(fields, false, "Updating", message));
+        plan
+    }
+}
+
+/// Leaves as they are the differences that are safer left: protection stronger in RDS than in the
+/// spec (unless the spec just changed: an edit applies what the spec says), and fields corrected
+/// [`FIGHT_LIMIT`] times within the hour at this generation. Returns the fighting fields.
+fn leave_what_is_safer_left(
+    f: &Facts,
+    comparison: &mut Comparison,
+    spec_changed: bool,
+) -> Vec<&'static str> {
+    if spec_changed {
+        return Vec::new();
+    }
+    let protective: Vec<&'static str> = (comparison.diffs.iter())
+        .filter(|d| d.strengthens_protection())
+        .map(|d| d.field)
+        .collect();
+    for field in protective {
+        comparison.leave(field);
+    }
+    let now = chrono::DateTime::parse_from_rfc3339(&f.now).ok();
+    let corrections = current_corrections(f);
+    let fighting: Vec<&'static str> = (comparison.diffs.iter())
+        .map(|d| d.field)
+        .filter(|field| {
+            let times = corrections.iter().find(|c| c.field == *field);
+            let recent = times.iter().flat_map(|c| c.times.iter()).filter(|t| {
+                let t = chrono::DateTime::parse_from_rfc3339(t).ok();
+                matches!((t, now), (Some(t), Some(now)) if now - t < FIGHT_WINDOW)
+            });
+            recent.count() >= FIGHT_LIMIT
+        })
+        .collect();
+    for field in &fighting {
+        comparison.leave(field);
+    }
+    fighting
+}
+
+/// The correction records of the current generation (a spec change starts them again).
+fn current_corrections(f: &Facts) -> Vec<Corrections> {
+    let generation = f.db.metadata.generation.unwrap_or_default();
+    (f.db.status.iter().flat_map(|s| s.corrections.iter()))
+        .filter(|c| c.generation == generation)
+        .cloned()
+        .collect()
+}
+
+/// Adds this reconcile's corrections, keeping the last [`FIGHT_LIMIT`] times per field.
+fn record_corrections(records: &mut Vec<Corrections>, changed: &[Diff], f: &Facts) {
+    let generation = f.db.metadata.generation.unwrap_or_default();
+    for diff in changed.iter().filter(|d| d.field != "tags") {
+        let at = match records.iter().position(|c| c.field == diff.field) {
+            Some(at) => at,
+            None => {
+                records.push(Corrections {
+                    field: diff.field.to_owned(),
+                    generation,
+                    times: Vec::new(),
+                });
+                records.len() - 1
+            }
+        };
+        let times = &mut records[at].times;
+        times.push(f.now.clone());
+        let excess = times.len().saturating_sub(FIGHT_LIMIT);
+        times.drain(..excess);
+    }
+    records.sort_by(|a, b| a.field.cmp(&b.field));
+}
