@@ -63,8 +63,12 @@ async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<R
                 secrets::create(&api, &secret).await?;
             }
         }
-        Step::WriteConnectionSecret { name, data } => {
-            secrets::apply(&api, &secrets::owned_secret(db, name, data)).await?;
+        Step::WriteConnectionSecret { name, data, create } => {
+            let secret = secrets::owned_secret(db, name, data);
+            match create {
+                true => secrets::create(&api, &secret).await?,
+                false => secrets::apply(&api, &secret).await?,
+            }
         }
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,

@@ -151,6 +151,59 @@ fn scheme(engine: &str) -> &'static str {
     }
 }
 
+/// Length of generated passwords.
+pub const GENERATED_LENGTH: usize = 30;
+
+/// The master password lengths an engine accepts, in characters.
+pub fn password_lengths(engine: &str) -> (usize, usize) {
+    match engine {
+        e if e.starts_with("oracle") => (8, 30),
+        e if e.contains("postgres") || e.starts_with("sqlserver") => (8, 128),
+        e if e.starts_with("db2") => (8, 255),
+        // MySQL, MariaDB, Aurora MySQL, and anything unknown: the strictest common limit.
+        _ => (8, 41),
+    }
+}
+
+/// Checks a master password against what RDS accepts for the engine, before any AWS call. The
+/// message names the rule, never the password.
+pub fn validate_password(engine: &str, password: &str) -> Result<(), String> {
+    if password.ends_with('\n') || password.ends_with('\r') {
+        return Err(
+            "the master password ends with a line break (a Secret made with --from-file from a \
+                    file with a trailing newline?); remove it"
+                .into(),
+        );
+    }
+    if let Some(c) = password
+        .chars()
+        .find(|c| matches!(c, '/' | '"' | '@' | ' '))
+    {
+        let name = match c {
+            '/' => "a slash (/)",
+            '"' => "a double quote (\")",
+            '@' => "an at sign (@)",
+            _ => "a space",
+        };
+        return Err(format!(
+            "the master password contains {name}, which RDS refuses"
+        ));
+    }
+    if password.chars().any(|c| !c.is_ascii_graphic()) {
+        return Err(
+            "the master password contains a character RDS refuses: use printable ASCII only".into(),
+        );
+    }
+    let (min, max) = password_lengths(engine);
+    let len = password.chars().count();
+    if len < min || len > max {
+        return Err(format!(
+            "the master password has {len} characters; {engine} takes {min} to {max}"
+        ));
+    }
+    Ok(())
+}
+
 /// Percent-encodes everything but RFC 3986 unreserved characters.
 pub fn encode(text: &str) -> String {
     text.bytes()
@@ -163,12 +216,13 @@ pub fn encode(text: &str) -> String {
         .collect()
 }
 
-/// A strong password RDS accepts (no '/', '@', '"' or spaces): 32 letters and digits, ~190 bits.
+/// A strong password every engine accepts (no '/', '@', '"' or spaces, and within Oracle's 30
+/// characters): 30 letters and digits, about 175 bits.
 pub fn generate_password() -> SecretString {
     use rand::RngExt;
     const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
     let mut rng = rand::rng();
-    let password: String = (0..32)
+    let password: String = (0..GENERATED_LENGTH)
         .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
         .collect();
     SecretString::from(password)
@@ -274,8 +328,46 @@ mod tests {
     fn generated_passwords_are_long_and_different() {
         let a = generate_password();
         let b = generate_password();
-        assert_eq!(a.expose_secret().len(), 32);
+        assert_eq!(a.expose_secret().len(), 30);
+        for engine in [
+            "mysql",
+            "mariadb",
+            "postgres",
+            "oracle-ee",
+            "sqlserver-ex",
+            "db2-se",
+        ] {
+            assert_eq!(
+                validate_password(engine, a.expose_secret()),
+                Ok(()),
+                "{engine}"
+            );
+        }
         assert_ne!(a.expose_secret(), b.expose_secret());
         assert!(a.expose_secret().chars().all(|c| c.is_ascii_alphanumeric()));
+    }
+
+    #[test]
+    fn passwords_rds_would_refuse_are_refused_first() {
+        for (engine, password, why) in [
+            ("mysql", "Sup3r-Secret\n", "line break"),
+            ("mysql", "with/slash1", "slash"),
+            ("mysql", "with\"quote1", "double quote"),
+            ("mysql", "with@at1234", "at sign"),
+            ("mysql", "with space1", "space"),
+            ("mysql", "héllo-wörld", "printable ASCII"),
+            ("mysql", "short", "5 characters"),
+            ("mysql", &"x".repeat(42), "8 to 41"),
+            ("oracle-se2", &"x".repeat(31), "8 to 30"),
+        ] {
+            let err = validate_password(engine, password).expect_err(password);
+            assert!(err.contains(why), "{password:?}: {err}");
+            assert!(
+                !err.contains(password.trim()),
+                "the message shows no password"
+            );
+        }
+        assert_eq!(validate_password("postgres", &"x".repeat(100)), Ok(()));
+        assert_eq!(validate_password("mysql", "Sup3r-Secret-Passw0rd"), Ok(()));
     }
 }

@@ -2,10 +2,14 @@
 //! metrics. No globals.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::reflector::Store;
+
+use crate::crd::DBInstance;
+use crate::plan::Sensitive;
 
 use crate::http::Health;
 use crate::lock;
@@ -23,6 +27,10 @@ pub struct Context {
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
     pub health: Arc<Health>,
+    /// The key of the password hashes in status (see `secrets::hash_key`).
+    pub hash_key: Sensitive,
+    /// The watches' caches of DBInstances, one per watched namespace (or one for all).
+    stores: RwLock<Vec<Store<DBInstance>>>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
     identity: tokio::sync::OnceCell<AwsIdentity>,
 }
@@ -35,6 +43,7 @@ impl Context {
         instance: String,
         metrics: Arc<Metrics>,
         health: Arc<Health>,
+        hash_key: Sensitive,
     ) -> Self {
         let reporter = Reporter {
             controller: MANAGER.into(),
@@ -47,9 +56,28 @@ impl Context {
             observer,
             metrics,
             health,
+            hash_key,
+            stores: RwLock::default(),
             backoff: Mutex::default(),
             identity: tokio::sync::OnceCell::new(),
         }
+    }
+
+    /// Registers a watch's cache of DBInstances.
+    pub fn add_store(&self, store: Store<DBInstance>) {
+        self.stores
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(store);
+    }
+
+    /// The DBInstances of a namespace, as the watches know them.
+    pub fn peers(&self, namespace: &str) -> Vec<DBInstance> {
+        let stores = self.stores.read().unwrap_or_else(|e| e.into_inner());
+        (stores.iter().flat_map(|s| s.state()))
+            .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
+            .map(|db| (*db).clone())
+            .collect()
     }
 
     /// The operator's AWS account and region, asked of STS once (again after a failure).

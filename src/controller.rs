@@ -7,9 +7,10 @@ use std::sync::Arc;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
+use kube::api::PartialObjectMeta;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use tokio::sync::watch;
 use tracing::{Instrument, debug, info, info_span, warn};
@@ -40,6 +41,7 @@ pub async fn run(
     for namespace in scopes {
         let (controller, store) =
             controller(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
+        ctx.add_store(store.clone());
         stores.push(store);
         controllers.push(
             controller
@@ -71,7 +73,7 @@ fn controller(
     concurrency: u16,
     mut shutdown: watch::Receiver<bool>,
 ) -> (Controller<DBInstance>, Store<DBInstance>) {
-    let (api, secrets): (Api<DBInstance>, Api<Secret>) = match namespace {
+    let (api, secrets): (Api<DBInstance>, Api<PartialObjectMeta<Secret>>) = match namespace {
         Some(ns) => (
             Api::namespaced(ctx.client.clone(), ns),
             Api::namespaced(ctx.client.clone(), ns),
@@ -87,10 +89,12 @@ fn controller(
     let mapper_store = store.clone();
     let controller = controller
         .with_config(ControllerConfig::default().concurrency(concurrency))
-        .watches(
-            secrets,
-            watcher::Config::default().any_semantic(),
-            move |secret: Secret| {
+        // Secrets are watched by their metadata only (the name and owners are all a wake needs):
+        // the operator never holds the data of the cluster's Secrets, only of those a reconcile
+        // reads.
+        .watches_stream(
+            watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
+            move |secret: PartialObjectMeta<Secret>| {
                 let ns = secret.namespace();
                 let name = secret.name_any();
                 // Secrets the operator wrote (connection, generated password) wake their owner...

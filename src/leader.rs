@@ -1,6 +1,12 @@
 //! Leader election with a coordination.k8s.io Lease: of several replicas exactly one reconciles;
 //! when it stops (or stops renewing) another takes over once the lease expires.
+//!
+//! As client-go does it: the leader gives up when it has not renewed for a renew deadline shorter
+//! than the lease, every call is bounded in time (a connection that hangs cannot keep it believing
+//! it leads), and a follower judges expiry by its own clock: a lease whose record it has seen
+//! unchanged for a whole lease duration is free, whatever the other node's clock wrote in it.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
@@ -16,6 +22,8 @@ pub struct LeaderElection {
     name: String,
     identity: String,
     lease_duration: Duration,
+    /// The other holder's record (holder, resourceVersion) as last seen, and when, locally.
+    observed: Mutex<Option<(String, String, tokio::time::Instant)>>,
 }
 
 impl LeaderElection {
@@ -31,6 +39,22 @@ impl LeaderElection {
             name: name.to_owned(),
             identity: identity.to_owned(),
             lease_duration,
+            observed: Mutex::new(None),
+        }
+    }
+
+    /// How long the leader keeps leading without a successful renewal: two thirds of the lease, so
+    /// it stops before any follower may take over.
+    pub fn renew_deadline(&self) -> Duration {
+        self.lease_duration * 2 / 3
+    }
+
+    /// One bounded round of [`Self::try_acquire_or_renew`]: a call that hangs counts as failed.
+    async fn attempt(&self) -> Result<bool, String> {
+        match tokio::time::timeout(self.renew_interval(), self.try_acquire_or_renew()).await {
+            Ok(Ok(held)) => Ok(held),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the API server did not answer in time".to_owned()),
         }
     }
 
@@ -42,7 +66,7 @@ impl LeaderElection {
     /// Waits until this contender holds the lease.
     pub async fn acquire(&self) {
         loop {
-            match self.try_acquire_or_renew().await {
+            match self.attempt().await {
                 Ok(true) => {
                     info!(lease = %self.name, identity = %self.identity, "became leader");
                     return;
@@ -54,13 +78,13 @@ impl LeaderElection {
         }
     }
 
-    /// Renews the lease until it is lost (another holder, or renewals failing for a whole lease
-    /// duration); then returns.
+    /// Renews the lease until it is lost (another holder, or no successful renewal within the
+    /// renew deadline); then returns, and the caller must stop at once.
     pub async fn hold(&self) {
         let mut last_renewal = tokio::time::Instant::now();
         loop {
             tokio::time::sleep(self.renew_interval()).await;
-            match self.try_acquire_or_renew().await {
+            match self.attempt().await {
                 Ok(true) => last_renewal = tokio::time::Instant::now(),
                 Ok(false) => {
                     warn!(lease = %self.name, "leadership lost to another replica");
@@ -68,11 +92,28 @@ impl LeaderElection {
                 }
                 Err(e) => {
                     warn!(error = %e, "leader election: renewal failed");
-                    if last_renewal.elapsed() >= self.lease_duration {
-                        warn!(lease = %self.name, "leadership lost: no renewal for a whole lease duration");
+                    if last_renewal.elapsed() >= self.renew_deadline() {
+                        warn!(lease = %self.name, "leadership lost: no renewal within the renew deadline");
                         return;
                     }
                 }
+            }
+        }
+    }
+
+    /// Whether the other holder's record has stayed the same for a whole lease duration of this
+    /// process's own clock (the other node's clock, in renewTime, is never compared with ours).
+    fn expired_locally(&self, holder: &str, version: &str, held_for: Duration) -> bool {
+        let mut observed = crate::lock(&self.observed);
+        match observed.as_ref() {
+            Some((h, v, since)) if h == holder && v == version => since.elapsed() >= held_for,
+            _ => {
+                *observed = Some((
+                    holder.to_owned(),
+                    version.to_owned(),
+                    tokio::time::Instant::now(),
+                ));
+                false
             }
         }
     }
@@ -112,15 +153,13 @@ impl LeaderElection {
             });
             return conflict_is_false(self.api.create(&PostParams::default(), &lease).await);
         };
+        let version = lease.resource_version().unwrap_or_default();
         let spec = lease.spec.get_or_insert_with(Default::default);
         let holder = spec.holder_identity.clone().unwrap_or_default();
         if holder != self.identity {
-            let expires = spec.renew_time.as_ref().map(|t| {
-                let held_for = spec.lease_duration_seconds.unwrap_or(duration_secs).max(1);
-                t.0.as_second() + i64::from(held_for)
-            });
-            let free = holder.is_empty() || expires.is_none_or(|e| e < now.as_second());
-            if !free {
+            let held_for = spec.lease_duration_seconds.unwrap_or(duration_secs).max(1);
+            let held_for = Duration::from_secs(held_for as u64);
+            if !holder.is_empty() && !self.expired_locally(&holder, &version, held_for) {
                 return Ok(false);
             }
             info!(lease = %self.name, previous = %holder, "taking over an expired lease");

@@ -59,9 +59,18 @@ struct RunArgs {
     /// Elect a leader among replicas through a Lease, so exactly one reconciles.
     #[arg(long, env = "LEADER_ELECT", default_value_t = false)]
     leader_elect: bool,
-    /// Namespace of the leader election Lease (in a cluster: the operator's own, POD_NAMESPACE).
+    /// The operator's own namespace (POD_NAMESPACE): where its leader election Lease and hash key
+    /// Secret live.
     #[arg(long, env = "POD_NAMESPACE", default_value = "default")]
     leader_election_namespace: String,
+    /// Name of the leader election Lease: one per release, so two releases in one namespace do not
+    /// share a leader.
+    #[arg(
+        long,
+        env = "LEADER_ELECTION_LEASE_NAME",
+        default_value = "rds-operator-leader"
+    )]
+    leader_election_lease_name: String,
     /// How long a leader's lease lasts without renewal before another replica takes over.
     #[arg(long, env = "LEADER_ELECTION_LEASE_DURATION", default_value = "15s", value_parser = parse_duration)]
     leader_election_lease_duration: Duration,
@@ -77,6 +86,10 @@ struct RunArgs {
     /// /healthz fails when one reconcile runs longer than this.
     #[arg(long, env = "RECONCILE_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
     reconcile_timeout: Duration,
+    /// The Secret, in the operator's own namespace (POD_NAMESPACE), holding the key of the password
+    /// hashes in DBInstance status; created when absent.
+    #[arg(long, env = "HASH_KEY_SECRET", default_value = "rds-operator-hash-key")]
+    hash_key_secret: String,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -142,6 +155,11 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         let health = health.clone();
         async move { observer.run(stopped, health).await }
     });
+    let own: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), &args.leader_election_namespace);
+    let hash_key = rds_operator::secrets::hash_key(&own, &args.hash_key_secret)
+        .await
+        .context("cannot read or create the hash key Secret in the operator's namespace")?;
     let ctx = Arc::new(Context::new(
         client,
         rds,
@@ -149,6 +167,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         identity,
         metrics,
         health.clone(),
+        hash_key,
     ));
     controller::run(
         ctx.clone(),
@@ -214,7 +233,7 @@ async fn lead(
         LeaderElection::new(
             client.clone(),
             &args.leader_election_namespace,
-            "rds-operator-leader",
+            &args.leader_election_lease_name,
             identity,
             args.leader_election_lease_duration,
         )
@@ -235,8 +254,12 @@ async fn lead(
         let lost = lost.clone();
         tokio::spawn(async move {
             election.hold().await;
+            // Stop at once: reconciles under way must not go on calling RDS while another replica
+            // may already lead. The process exits; its supervisor starts it again as a follower.
             lost.store(true, std::sync::atomic::Ordering::SeqCst);
             let _ = stop.send(true);
+            error!("exiting: leadership lost");
+            std::process::exit(1);
         });
     }
     Some(Leadership { holder, lost })

@@ -44,9 +44,14 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         } => PasswordFacts::Managed(Some(Sensitive(ctx.rds.managed_password(&arn).await?))),
         PasswordRead::Generated { name } => {
             let existing = secrets::get(&api, &name).await?;
+            let controlled =
+                (existing.as_ref()).is_some_and(|s| spec::controlled_by(&s.metadata, db));
             PasswordFacts::Generated {
                 secret_exists: existing.is_some(),
-                existing: existing.and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
+                controlled,
+                // The value of a Secret that is not this DBInstance's is never used.
+                existing: (existing.filter(|_| controlled))
+                    .and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
                 candidate: Sensitive(connection::generate_password()),
             }
         }
@@ -78,6 +83,8 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         password,
         connection_secret,
         release_candidates,
+        peers: ctx.peers(&namespace),
+        hash_key: ctx.hash_key.clone(),
         intervals,
         now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     })

@@ -25,6 +25,9 @@ pub async fn report(
     achieved: &Achieved,
     now: &str,
 ) -> Result<(), Error> {
+    if let Some(line) = &plan.log {
+        tracing::info!("{line}");
+    }
     for event in plan.events.iter().filter(|e| e.after <= achieved.completed) {
         publish(ctx, db, event).await;
     }

@@ -116,3 +116,42 @@ pub async fn delete(api: &Api<Secret>, name: &str) -> Result<(), Error> {
         Err(e) => Err(kube_err("delete owned Secret")(e)),
     }
 }
+
+/// Key of the hash key in its Secret.
+pub const HASH_KEY: &str = "key";
+
+/// The key of the password hashes in DBInstance status: read from the Secret `name` in the
+/// operator's own namespace, or created there (32 random bytes) when absent. Only the operator
+/// reads it, so the hashes reveal nothing to readers of DBInstances.
+pub async fn hash_key(api: &Api<Secret>, name: &str) -> Result<Sensitive, Error> {
+    if let Some(secret) = get(api, name).await?
+        && let Some(key) = value_of(&secret, HASH_KEY)
+    {
+        return Ok(key);
+    }
+    let key = {
+        use rand::RngExt;
+        let mut rng = rand::rng();
+        let bytes: Vec<u8> = (0..32).map(|_| rng.random()).collect();
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let secret: Secret = serde_json::from_value(json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {"name": name, "labels": { MANAGED_BY.0: MANAGED_BY.1 }},
+        "stringData": { HASH_KEY: key },
+    }))
+    .expect("a static Secret shape");
+    match api.create(&PostParams::default(), &secret).await {
+        Ok(_) => Ok(Sensitive::new(key)),
+        // Another replica created it first: use theirs.
+        Err(kube::Error::Api(e)) if e.code == 409 => {
+            let secret = get(api, name)
+                .await?
+                .ok_or(Error::MissingObjectKey("hash key Secret"))?;
+            value_of(&secret, HASH_KEY).ok_or(Error::MissingObjectKey("hash key"))
+        }
+        Err(e) => Err(kube_err("create hash key Secret")(e)),
+    }
+}

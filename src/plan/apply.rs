@@ -46,7 +46,8 @@ pub fn ownership<'a>(
 /// The plan for a DBInstance that is not being deleted.
 pub fn plan(f: &Facts) -> Plan {
     let db = &f.db;
-    if let Err(message) = spec::validate(db) {
+    let valid = spec::validate(db).and_then(|()| spec::validate_against(db, &f.peers));
+    if let Err(message) = valid {
         let plan = Plan::idle(Requeue::AwaitChange);
         return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
     }
@@ -68,13 +69,16 @@ pub fn plan(f: &Facts) -> Plan {
         Ownership::Gone => absence::plan(f, plan),
         Ownership::Foreign { owner } => {
             plan.requeue = Requeue::After(f.intervals.settled);
+            // Who owns it is for the operator's log, not for every tenant who can read status.
+            plan.log = Some(format!(
+                "RDS instance {identifier} is not this DBInstance's: {}",
+                owner
+                    .as_deref()
+                    .unwrap_or("it has no rds-operator ownership tag")
+            ));
             let message = format!(
-                "an RDS instance named {identifier} already exists and is not managed by this DBInstance ({}); \
-                 choose another dbInstanceIdentifier, or delete or re-tag that instance",
-                match owner {
-                    Some(o) => format!("it belongs to {o}"),
-                    None => "it has no rds-operator ownership tag".to_owned(),
-                }
+                "an RDS instance named {identifier} already exists and is not managed by this DBInstance; \
+                 choose another dbInstanceIdentifier"
             );
             refuse(plan, f, "IdentifierInUse", &message, None)
         }
@@ -82,13 +86,40 @@ pub fn plan(f: &Facts) -> Plan {
     }
 }
 
-/// The password to send or write; plans the write of a newly generated one. Err: why the
-/// referenced password cannot be had.
-pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, String> {
+/// Why the plan cannot use the master password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PasswordProblem {
+    /// The referenced Secret or key is missing: it may appear, so look again with backoff.
+    Unavailable(String),
+    /// The password is one RDS would refuse: wait for the Secret to change.
+    Invalid(String),
+    /// A Secret named like the generated one exists and is not this DBInstance's: never use or
+    /// overwrite it.
+    Conflict(String),
+}
+
+/// The password to send or write; plans the write of a newly generated one.
+pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, PasswordProblem> {
     match &f.password {
         PasswordFacts::NotRead => Ok(None),
-        PasswordFacts::Referenced(result) => result.clone().map(Some),
+        PasswordFacts::Referenced(Err(message)) => {
+            Err(PasswordProblem::Unavailable(message.clone()))
+        }
+        PasswordFacts::Referenced(Ok(p)) => {
+            crate::connection::validate_password(&f.db.spec.engine, p.expose())
+                .map_err(PasswordProblem::Invalid)?;
+            Ok(Some(p.clone()))
+        }
         PasswordFacts::Managed(value) => Ok(value.clone()),
+        PasswordFacts::Generated {
+            secret_exists: true,
+            controlled: false,
+            ..
+        } => Err(PasswordProblem::Conflict(format!(
+            "a Secret named {} exists and is not this DBInstance's; the operator neither uses nor \
+             overwrites it: delete or rename it, or set masterUserPassword",
+            spec::generated_secret_name(&f.db)
+        ))),
         PasswordFacts::Generated {
             existing: Some(p), ..
         } => Ok(Some(p.clone())),
@@ -96,6 +127,7 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
             existing: None,
             secret_exists,
             candidate,
+            ..
         } => {
             plan.step(Step::WritePasswordSecret {
                 name: spec::generated_secret_name(&f.db),
@@ -107,12 +139,12 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
     }
 }
 
-/// The hash of a password the operator sends itself (None for RDS-managed ones).
+/// The keyed hash of a password the operator sends itself (None for RDS-managed ones).
 pub(super) fn hash_of(f: &Facts, password: Option<&Sensitive>) -> Option<String> {
     let uid = f.db.metadata.uid.as_deref().unwrap_or_default();
     password
         .filter(|_| spec::operator_sends_password(&f.db.spec))
-        .map(|p| spec::password_hash(uid, p.expose()))
+        .map(|p| spec::password_hash(&f.hash_key, uid, p.expose()))
 }
 
 /// Why an instance is created.
@@ -159,7 +191,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
     let db = &f.db;
     let password = match password(f, &mut plan) {
         Ok(p) => p,
-        Err(m) => return password_unavailable(plan, f, &m),
+        Err(problem) => return password_refused(plan, f, problem),
     };
     let identifier = db.identifier();
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
@@ -234,14 +266,21 @@ fn create_step(
     }
 }
 
-pub(super) fn password_unavailable(plan: Plan, f: &Facts, message: &str) -> Plan {
-    let mut plan = refuse(
-        plan,
-        f,
-        "PasswordSecretUnavailable",
-        message,
-        Some("PasswordSecret"),
-    );
-    plan.requeue = Requeue::Backoff;
+pub(super) fn password_refused(plan: Plan, f: &Facts, problem: PasswordProblem) -> Plan {
+    let (reason, message, requeue, label) = match problem {
+        PasswordProblem::Unavailable(m) => (
+            "PasswordSecretUnavailable",
+            m,
+            Requeue::Backoff,
+            "PasswordSecret",
+        ),
+        PasswordProblem::Invalid(m) => ("InvalidSpec", m, Requeue::AwaitChange, "InvalidSpec"),
+        PasswordProblem::Conflict(m) => {
+            let drift = Requeue::After(spec::drift_interval(&f.db.spec, &f.intervals));
+            ("PasswordSecretConflict", m, drift, "SecretConflict")
+        }
+    };
+    let mut plan = refuse(plan, f, reason, &message, Some(label));
+    plan.requeue = requeue;
     plan
 }

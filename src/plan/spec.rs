@@ -4,11 +4,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use hmac::{Hmac, KeyInit, Mac};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use sha2::{Digest, Sha256};
 
 use crate::crd::{DBInstance, DBInstanceSpec, OWNER_NAME_TAG, OWNER_TAG};
 use crate::duration::MIN_SPEC_INTERVAL;
 use crate::observed::{ObservedInstance, PollIntervals};
+
+use super::types::Sensitive;
 
 /// Is this observed instance the one created for the DBInstance with this uid?
 pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
@@ -72,10 +76,72 @@ pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
     keys
 }
 
-/// A salted hash of the master password, to notice a rotation without keeping the password.
-pub fn password_hash(uid: &str, password: &str) -> String {
-    let digest = Sha256::digest(format!("rds-operator:{uid}:{password}").as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+/// A keyed hash of the master password (HMAC-SHA256 under the operator's own key), to notice a
+/// rotation without keeping the password. Without the key, which only the operator reads, nothing
+/// in it can be checked against a guess.
+pub fn password_hash(key: &Sensitive, uid: &str, password: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key.expose().as_bytes())
+        .expect("HMAC takes a key of any length");
+    mac.update(uid.as_bytes());
+    mac.update(&[0]);
+    mac.update(password.as_bytes());
+    hex(&mac.finalize().into_bytes())
+}
+
+/// The unkeyed hash earlier versions kept in status (readable by anyone who can read the
+/// DBInstance, so guessable): recognised only to replace it without a rotation.
+pub fn legacy_password_hash(uid: &str, password: &str) -> String {
+    hex(&Sha256::digest(
+        format!("rds-operator:{uid}:{password}").as_bytes(),
+    ))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether this DBInstance controls the object (a controller ownerReference with its uid): the
+/// only objects the operator updates.
+pub fn controlled_by(meta: &ObjectMeta, db: &DBInstance) -> bool {
+    let uid = db.metadata.uid.as_deref();
+    (meta.owner_references.iter().flatten())
+        .any(|o| o.controller == Some(true) && Some(o.uid.as_str()) == uid)
+}
+
+/// The Secrets a DBInstance uses: its referenced or generated password Secret, and its connection
+/// Secret.
+pub fn secrets_of(db: &DBInstance) -> Vec<(String, &'static str)> {
+    let password = match &db.spec.master_user_password {
+        Some(r) => (r.name.clone(), "master password Secret"),
+        None => (
+            generated_secret_name(db),
+            "generated master password Secret",
+        ),
+    };
+    let connection =
+        (db.spec.connection_secret.as_ref()).map(|c| (c.name.clone(), "connection Secret"));
+    std::iter::once(password).chain(connection).collect()
+}
+
+/// Checks against the other DBInstances of the namespace: the connection Secret may not be a
+/// Secret another one uses (its password, generated password or connection Secret).
+pub fn validate_against(db: &DBInstance, peers: &[DBInstance]) -> Result<(), String> {
+    let Some(wanted) = &db.spec.connection_secret else {
+        return Ok(());
+    };
+    for peer in peers.iter().filter(|p| p.metadata.uid != db.metadata.uid) {
+        if let Some((_, what)) = secrets_of(peer)
+            .into_iter()
+            .find(|(n, _)| *n == wanted.name)
+        {
+            return Err(format!(
+                "connectionSecret.name {:?} is the {what} of DBInstance {}; choose another name",
+                wanted.name,
+                peer.metadata.name.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks the schema cannot make: returns a message for the user when the spec is unusable.

@@ -9,7 +9,7 @@ use crate::crd::{Corrections, DBInstanceStatus, DriftPolicy};
 use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
-use super::apply::{hash_of, password, password_unavailable};
+use super::apply::{hash_of, password, password_refused};
 use super::spec;
 use super::status::{describe_diffs, drift_record, observed_status, readiness, refuse};
 use super::types::{ConditionPlan, Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
@@ -23,6 +23,7 @@ pub const FIGHT_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(1);
 pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let db = &f.db;
     let previous = db.status.clone().unwrap_or_default();
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
     if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
         let (ready, _, message) = readiness(&observed.status);
         if ready {
@@ -33,13 +34,17 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     }
     let password = match password(f, &mut plan) {
         Ok(p) => p,
-        Err(m) => return password_unavailable(plan, f, &m),
+        Err(problem) => return password_refused(plan, f, problem),
     };
     let hash = hash_of(f, password.as_ref());
+    // A hash from before the keyed one, of the same password, is no rotation: it is replaced.
+    let legacy = match (&password, &previous.master_user_password_hash) {
+        (Some(p), Some(h)) => *h == spec::legacy_password_hash(uid, p.expose()),
+        _ => false,
+    };
     // No hash yet (an adopted instance): take the Secret's password as the one RDS has.
-    let rotate =
-        matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let rotate = !legacy
+        && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
     let name = db.metadata.name.as_deref().unwrap_or_default();
     let desired_tags = spec::creation_tags(&db.spec, uid, namespace, name);
@@ -50,7 +55,10 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
 
     let identifier = db.identifier();
     let mut fields = observed_status(&identifier, observed);
-    fields.master_user_password_hash = previous.master_user_password_hash.clone().or(hash.clone());
+    fields.master_user_password_hash = match legacy {
+        true => hash.clone(),
+        false => previous.master_user_password_hash.clone().or(hash.clone()),
+    };
     fields.last_drift = previous.last_drift.clone();
     fields.connection_secret = previous.connection_secret.clone();
     fields.applied_tag_keys = spec::tag_keys(&db.spec);
@@ -58,9 +66,18 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
     if let Some(password) = password.as_ref().filter(|_| !rotate) {
-        if let Err(message) = connection_secret(f, &mut plan, observed, password) {
-            plan.requeue = Requeue::AwaitChange;
-            return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
+        match connection_secret(f, &mut plan, observed, password) {
+            Ok(()) => {}
+            Err(SecretProblem::Template(message)) => {
+                plan.requeue = Requeue::AwaitChange;
+                return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
+            }
+            Err(SecretProblem::NotOurs(message)) => {
+                let drift = spec::drift_interval(&db.spec, &f.intervals);
+                plan.requeue = Requeue::After(drift);
+                let label = Some("SecretConflict");
+                return refuse(plan, f, "ConnectionSecretConflict", &message, label);
+            }
         }
         fields.connection_secret = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
     }
@@ -102,14 +119,23 @@ fn observed_plan(
     }
 }
 
+/// Why the connection Secret cannot be written.
+enum SecretProblem {
+    /// A template cannot be rendered.
+    Template(String),
+    /// A Secret of that name exists and is not controlled by this DBInstance.
+    NotOurs(String),
+}
+
 /// Plans the connection Secret's write when its content differs from what it should be (missing,
-/// edited, endpoint or password changed). Err: a template cannot be rendered.
+/// edited, endpoint or password changed). Only a Secret this DBInstance controls is ever updated;
+/// a missing one is created, never applied over someone else's.
 fn connection_secret(
     f: &Facts,
     plan: &mut Plan,
     observed: &ObservedInstance,
     password: &Sensitive,
-) -> Result<(), String> {
+) -> Result<(), SecretProblem> {
     let db = &f.db;
     let Some(wanted) = &db.spec.connection_secret else {
         return Ok(());
@@ -129,24 +155,31 @@ fn connection_secret(
             .unwrap_or_default(),
         engine: &db.spec.engine,
     };
-    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
+    let data = (connection::render(&info, &wanted.extra_keys))
+        .map_err(|e| SecretProblem::Template(e.to_string()))?;
     let data: std::collections::BTreeMap<String, Sensitive> =
         data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
-    let up_to_date = f.connection_secret.as_ref().is_some_and(|s| {
-        let owned = (s.metadata.owner_references.iter().flatten())
-            .any(|o| Some(&o.uid) == db.metadata.uid.as_ref());
+    let current = f.connection_secret.as_ref();
+    if current.is_some_and(|s| !spec::controlled_by(&s.metadata, db)) {
+        return Err(SecretProblem::NotOurs(format!(
+            "a Secret named {} exists and is not this DBInstance's; the operator does not write to it: \
+             choose another connectionSecret.name, or delete that Secret",
+            wanted.name
+        )));
+    }
+    let up_to_date = current.is_some_and(|s| {
         let values = s.data.as_ref();
-        owned
-            && data.iter().all(|(k, v)| {
-                values
-                    .and_then(|d| d.get(k))
-                    .is_some_and(|b| b.0 == v.expose().as_bytes())
-            })
+        data.iter().all(|(k, v)| {
+            values
+                .and_then(|d| d.get(k))
+                .is_some_and(|b| b.0 == v.expose().as_bytes())
+        })
     });
     if !up_to_date {
         plan.step(Step::WriteConnectionSecret {
             name: wanted.name.clone(),
             data,
+            create: current.is_none(),
         });
         let note = format!("wrote the connection details to Secret {}", wanted.name);
         plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);

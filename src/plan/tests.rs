@@ -30,6 +30,11 @@ const SETTLED: Requeue = Requeue::After(Duration::from_secs(60));
 /// Ten drift intervals: the safety net behind the shared poll's wakes.
 const SAFETY_NET: Requeue = Requeue::After(Duration::from_secs(600));
 
+/// The operator's hash key in these tests.
+fn key() -> Sensitive {
+    Sensitive::new("0123456789abcdef")
+}
+
 fn pw(s: &str) -> Sensitive {
     Sensitive::new(s)
 }
@@ -77,6 +82,8 @@ fn facts() -> Facts {
         password: PasswordFacts::Referenced(Ok(pw("Sup3r-Secret"))),
         connection_secret: None,
         release_candidates: Vec::new(),
+        peers: Vec::new(),
+        hash_key: key(),
         intervals: PollIntervals::default(),
         now: NOW.into(),
     }
@@ -112,7 +119,7 @@ fn synced() -> Facts {
     f.observed = Some(ours());
     let mut status = observed_status("coffee", &ours());
     status.observed_generation = Some(1);
-    status.master_user_password_hash = Some(spec::password_hash(UID, "Sup3r-Secret"));
+    status.master_user_password_hash = Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     f.db.status = Some(status);
     f
 }
@@ -192,7 +199,7 @@ fn creating_fields(hash: Option<&str>) -> DBInstanceStatus {
         db_instance_status: Some("creating".into()),
         ..Default::default()
     };
-    fields.master_user_password_hash = hash.map(|p| spec::password_hash(UID, p));
+    fields.master_user_password_hash = hash.map(|p| spec::password_hash(&key(), UID, p));
     fields
 }
 
@@ -232,6 +239,7 @@ fn creation_and_ownership() {
         f.password = PasswordFacts::Generated {
             existing: None,
             secret_exists: false,
+            controlled: false,
             candidate: pw("Gen3rated"),
         };
     });
@@ -247,10 +255,10 @@ fn creation_and_ownership() {
         o.tags.clear();
         f.observed = Some(o);
     });
-    let foreign_message = "an RDS instance named coffee already exists and is not managed by this DBInstance (it belongs to other/db); \
-                 choose another dbInstanceIdentifier, or delete or re-tag that instance";
-    let untagged_message = "an RDS instance named coffee already exists and is not managed by this DBInstance (it has no rds-operator ownership tag); \
-                 choose another dbInstanceIdentifier, or delete or re-tag that instance";
+    // Who owns it goes to the operator's log only.
+    let foreign_message = "an RDS instance named coffee already exists and is not managed by this DBInstance; \
+                 choose another dbInstanceIdentifier";
+    let untagged_message = foreign_message;
     // A crash after CreateDBInstance: the instance carries our tag, status knows nothing yet.
     let crashed = with(facts(), |f| {
         let mut o = ours();
@@ -258,7 +266,8 @@ fn creation_and_ownership() {
         f.observed = Some(o);
     });
     let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
-    crashed_fields.master_user_password_hash = Some(spec::password_hash(UID, "Sup3r-Secret"));
+    crashed_fields.master_user_password_hash =
+        Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     check(vec![
         (
             "absent instance is created, with the finalizer first",
@@ -313,36 +322,33 @@ fn creation_and_ownership() {
             ),
         ),
         (
-            "a foreign instance is never touched",
+            "a foreign instance is never touched, and its owner is not disclosed",
             foreign,
-            plan_of(
-                SETTLED,
-                vec![],
-                failed(None, "IdentifierInUse", foreign_message),
-                vec![event(
-                    Warning,
-                    "IdentifierInUse",
-                    "Reconcile",
-                    foreign_message,
-                    0,
-                )],
-            ),
+            Plan {
+                log: Some("RDS instance coffee is not this DBInstance's: other/db".into()),
+                ..plan_of(
+                    SETTLED,
+                    vec![],
+                    failed(None, "IdentifierInUse", foreign_message),
+                    vec![event(Warning, "IdentifierInUse", "Reconcile", foreign_message, 0)],
+                )
+            },
         ),
         (
             "an untagged instance is foreign too",
             untagged,
-            plan_of(
-                SETTLED,
-                vec![],
-                failed(None, "IdentifierInUse", untagged_message),
-                vec![event(
-                    Warning,
-                    "IdentifierInUse",
-                    "Reconcile",
-                    untagged_message,
-                    0,
-                )],
-            ),
+            Plan {
+                log: Some(
+                    "RDS instance coffee is not this DBInstance's: it has no rds-operator ownership tag"
+                        .into(),
+                ),
+                ..plan_of(
+                    SETTLED,
+                    vec![],
+                    failed(None, "IdentifierInUse", untagged_message),
+                    vec![event(Warning, "IdentifierInUse", "Reconcile", untagged_message, 0)],
+                )
+            },
         ),
     ]);
 }
@@ -692,7 +698,8 @@ fn spec_edits_drift_tags_and_rotation() {
         f.password = PasswordFacts::Referenced(Ok(pw("Rotated-2026")));
     });
     let mut rotated_fields = synced_fields(&rotated);
-    rotated_fields.master_user_password_hash = Some(spec::password_hash(UID, "Rotated-2026"));
+    rotated_fields.master_user_password_hash =
+        Some(spec::password_hash(&key(), UID, "Rotated-2026"));
     check(vec![
         (
             "a spec edit is sent in one ModifyDBInstance",
@@ -876,6 +883,7 @@ fn connection_secret(owner: &str, password: &str) -> Secret {
             name: Some("coffee-db".into()),
             owner_references: Some(vec![OwnerReference {
                 uid: owner.into(),
+                controller: Some(true),
                 ..Default::default()
             }]),
             ..Default::default()
@@ -915,9 +923,10 @@ fn connection_secret_follows_rds() {
         .into_iter()
         .map(|(k, v)| (k, pw(std::str::from_utf8(&v.0).unwrap())))
         .collect();
-    let write = Step::WriteConnectionSecret {
+    let write = |create| Step::WriteConnectionSecret {
         name: "coffee-db".into(),
-        data: expected_data,
+        data: expected_data.clone(),
+        create,
     };
     let written = event(
         Normal,
@@ -931,14 +940,15 @@ fn connection_secret_follows_rds() {
         ..synced_fields(f)
     };
     let mut rotating_fields = synced_fields(&rotating);
-    rotating_fields.master_user_password_hash = Some(spec::password_hash(UID, "Rotated-2026"));
+    rotating_fields.master_user_password_hash =
+        Some(spec::password_hash(&key(), UID, "Rotated-2026"));
     check(vec![
         (
             "a missing connection Secret is written",
             missing.clone(),
             plan_of(
                 SAFETY_NET,
-                vec![write.clone()],
+                vec![write(true)],
                 observed(with_name(&missing), true, "Synced", MATCHES),
                 vec![written.clone()],
             ),
@@ -958,7 +968,7 @@ fn connection_secret_follows_rds() {
             edited.clone(),
             plan_of(
                 SAFETY_NET,
-                vec![write],
+                vec![write(false)],
                 observed(with_name(&edited), true, "Synced", MATCHES),
                 vec![written],
             ),
@@ -1100,7 +1110,8 @@ fn deletion_policies() {
     };
     let waiting = deleting(DeletionPolicy::Delete, Some(in_progress.clone()));
     let mut waiting_fields = observed_status("coffee", &in_progress);
-    waiting_fields.master_user_password_hash = Some(spec::password_hash(UID, "Sup3r-Secret"));
+    waiting_fields.master_user_password_hash =
+        Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     let released = |reason: &str, note: &str, secret_step: Step| Plan {
         gauge: Gauge::Remove,
         ..plan_of(
@@ -1287,7 +1298,7 @@ fn the_written_status_takes_rds_answers() {
     assert_eq!(written.arn.as_deref(), Some(ARN));
     assert_eq!(
         written.master_user_password_hash,
-        Some(spec::password_hash(UID, "pw"))
+        Some(spec::password_hash(&key(), UID, "pw"))
     );
     assert_eq!(written.observed_generation, Some(1));
     let ready = written
@@ -1389,10 +1400,10 @@ fn ownership_tags_win_over_spec_tags() {
 
 #[test]
 fn password_hash_is_salted_and_hides_the_password() {
-    let h = spec::password_hash(UID, "hunter2");
+    let h = spec::password_hash(&key(), UID, "hunter2");
     assert_eq!(h.len(), 64);
     assert!(!h.contains("hunter2"));
-    assert_ne!(h, spec::password_hash("other-uid", "hunter2"));
+    assert_ne!(h, spec::password_hash(&key(), "other-uid", "hunter2"));
 }
 
 #[test]
@@ -1669,5 +1680,153 @@ fn deletion_defaults_keep_a_snapshot_and_the_backups() {
         plan(&cached),
         Plan::idle(BUSY),
         "never delete on the shared poll's knowledge"
+    );
+}
+
+#[test]
+fn trust_boundaries() {
+    let wants_secret = |name: &str| {
+        let name = name.to_owned();
+        move |f: &mut Facts| {
+            f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+                name: name.clone(),
+                extra_keys: BTreeMap::new(),
+            });
+        }
+    };
+    // Another DBInstance of the namespace uses coffee-db-password as its password Secret.
+    let mut victim = db();
+    victim.metadata.name = Some("victim".into());
+    victim.metadata.uid = Some("victim-uid".into());
+    let takeover = with(synced(), |f| {
+        wants_secret("coffee-db-password")(f);
+        f.db.spec.master_user_password.as_mut().unwrap().name = "mine".into();
+        f.peers = vec![victim.clone(), f.db.clone()];
+    });
+    let takeover_message = "connectionSecret.name \"coffee-db-password\" is the master password Secret of DBInstance victim; choose another name";
+    // A Secret of that name exists and is someone else's (no controller reference of ours).
+    let not_ours = with(synced(), |f| {
+        wants_secret("coffee-db")(f);
+        let mut theirs = connection_secret("someone-else", "x");
+        theirs.metadata.owner_references = None;
+        f.connection_secret = Some(theirs);
+    });
+    let not_ours_message = "a Secret named coffee-db exists and is not this DBInstance's; the operator does not write to it: \
+             choose another connectionSecret.name, or delete that Secret";
+    // Owned, but not as controller: not ours to write either.
+    let owned_not_controlled = with(not_ours.clone(), |f| {
+        let mut s = connection_secret(UID, "x");
+        s.metadata.owner_references.as_mut().unwrap()[0].controller = None;
+        f.connection_secret = Some(s);
+    });
+    let generated_not_ours = with(synced(), |f| {
+        f.db.spec.master_user_password = None;
+        f.password = PasswordFacts::Generated {
+            existing: None,
+            secret_exists: true,
+            controlled: false,
+            candidate: pw("Gen3rated"),
+        };
+    });
+    let generated_message = "a Secret named coffee-master-password exists and is not this DBInstance's; the operator neither uses nor \
+             overwrites it: delete or rename it, or set masterUserPassword";
+    let refused_password = with(facts(), |f| {
+        f.password = PasswordFacts::Referenced(Ok(pw("Sup3r-Secret\n")));
+    });
+    let newline = "the master password ends with a line break (a Secret made with --from-file from a \
+                    file with a trailing newline?); remove it";
+    check(vec![
+        (
+            "a connection Secret that is another DBInstance's password Secret is refused",
+            takeover.clone(),
+            Plan {
+                refusal: Some("InvalidSpec"),
+                ..refused(
+                    &takeover,
+                    Requeue::AwaitChange,
+                    "InvalidSpec",
+                    takeover_message,
+                )
+            },
+        ),
+        (
+            "a Secret the DBInstance does not control is never written",
+            not_ours.clone(),
+            Plan {
+                refusal: Some("SecretConflict"),
+                ..refused(
+                    &not_ours,
+                    SETTLED,
+                    "ConnectionSecretConflict",
+                    not_ours_message,
+                )
+            },
+        ),
+        (
+            "owned without the controller flag is not controlled",
+            owned_not_controlled.clone(),
+            Plan {
+                refusal: Some("SecretConflict"),
+                ..refused(
+                    &owned_not_controlled,
+                    SETTLED,
+                    "ConnectionSecretConflict",
+                    not_ours_message,
+                )
+            },
+        ),
+        (
+            "a generated-password Secret that is not ours is neither used nor overwritten",
+            generated_not_ours.clone(),
+            Plan {
+                refusal: Some("SecretConflict"),
+                ..refused(
+                    &generated_not_ours,
+                    SETTLED,
+                    "PasswordSecretConflict",
+                    generated_message,
+                )
+            },
+        ),
+        (
+            "a password RDS would refuse is refused before any call",
+            refused_password.clone(),
+            Plan {
+                refusal: Some("InvalidSpec"),
+                ..refused(
+                    &refused_password,
+                    Requeue::AwaitChange,
+                    "InvalidSpec",
+                    newline,
+                )
+            },
+        ),
+    ]);
+}
+
+#[test]
+fn the_password_hash_needs_the_operators_key() {
+    let h = spec::password_hash(&key(), UID, "Sup3r-Secret");
+    assert_eq!(h.len(), 64);
+    assert_ne!(
+        h,
+        spec::legacy_password_hash(UID, "Sup3r-Secret"),
+        "not the guessable one"
+    );
+    assert_ne!(
+        h,
+        spec::password_hash(&Sensitive::new("other key"), UID, "Sup3r-Secret")
+    );
+    assert_ne!(h, spec::password_hash(&key(), "other-uid", "Sup3r-Secret"));
+    // A status from before the keyed hash, of the same password: replaced, no rotation.
+    let legacy = with(synced(), |f| {
+        f.db.status.as_mut().unwrap().master_user_password_hash =
+            Some(spec::legacy_password_hash(UID, "Sup3r-Secret"));
+    });
+    let plan = plan(&legacy);
+    assert!(plan.steps.is_empty(), "{:?}", plan.steps);
+    assert_eq!(
+        plan.status.unwrap().fields.master_user_password_hash,
+        Some(h)
     );
 }

@@ -39,6 +39,10 @@ pub struct Facts {
     /// At deletion: the Secrets the operator may have written for this DBInstance (generated
     /// password, connection Secret) that exist, metadata only; the plan keeps those it owns.
     pub release_candidates: Vec<Secret>,
+    /// The other DBInstances of the namespace (as the watch knows them).
+    pub peers: Vec<DBInstance>,
+    /// The operator's key for password hashes.
+    pub hash_key: Sensitive,
     /// The operator's poll intervals.
     pub intervals: PollIntervals,
     /// The time of this reconcile, RFC 3339.
@@ -59,6 +63,8 @@ pub enum PasswordFacts {
     Generated {
         existing: Option<Sensitive>,
         secret_exists: bool,
+        /// The existing Secret is controlled by this DBInstance.
+        controlled: bool,
         candidate: Sensitive,
     },
 }
@@ -144,10 +150,12 @@ pub enum Step {
         arn: String,
         keys: Vec<String>,
     },
-    /// Write the connection Secret with exactly this data.
+    /// Write the connection Secret with exactly this data: create it (`create`), or update the one
+    /// this DBInstance controls.
     WriteConnectionSecret {
         name: String,
         data: BTreeMap<String, Sensitive>,
+        create: bool,
     },
     /// RestoreDBInstanceFromDBSnapshot, with the spec's settings and our tags.
     RestoreInstance {
@@ -234,6 +242,8 @@ pub struct Plan {
     pub drift_corrected: Vec<&'static str>,
     /// None for success; else the metric label of what the plan refuses (e.g. "InvalidSpec").
     pub refusal: Option<&'static str>,
+    /// A line for the operator's log only (what users of the DBInstance must not see).
+    pub log: Option<String>,
 }
 
 impl Plan {
@@ -247,6 +257,7 @@ impl Plan {
             gauge: Gauge::FromStatus,
             drift_corrected: Vec::new(),
             refusal: None,
+            log: None,
         }
     }
 

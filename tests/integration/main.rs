@@ -8,4 +8,5 @@ mod lifecycle;
 mod safety;
 mod ship;
 mod smoke;
+mod trust;
 mod updates;

@@ -3,10 +3,8 @@
 //! AWS than in the spec is kept, fights stop, and a hanging AWS endpoint fails /healthz without
 //! leaving anything stuck.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
@@ -16,7 +14,7 @@ use rds_operator::crd::DBInstance;
 use serde_json::json;
 
 use crate::common::{
-    self, Operator, condition, dbinstance, is_ready, setup, unique, wait_dbi, wait_for,
+    self, Operator, Proxy, condition, dbinstance, is_ready, setup, unique, wait_dbi, wait_for,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(90);
@@ -442,48 +440,6 @@ async fn a_field_changed_back_every_interval_ends_in_fighting() {
     common::delete_and_wait(&api, "db").await;
 }
 
-/// A TCP proxy to the emulator that, while `hang` is set, accepts connections and never answers.
-struct Proxy {
-    port: u16,
-    hang: Arc<AtomicBool>,
-}
-
-impl Proxy {
-    fn start(target: String) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
-        let port = listener.local_addr().unwrap().port();
-        let hang = Arc::new(AtomicBool::new(true));
-        let hanging = hang.clone();
-        std::thread::spawn(move || {
-            let mut held = Vec::new();
-            for client in listener.incoming().flatten() {
-                if hanging.load(Ordering::SeqCst) {
-                    held.push(client);
-                    continue;
-                }
-                let Ok(server) = TcpStream::connect(&target) else {
-                    continue;
-                };
-                pipe(client.try_clone().unwrap(), server.try_clone().unwrap());
-                pipe(server, client);
-            }
-        });
-        Proxy { port, hang }
-    }
-}
-
-fn pipe(mut from: TcpStream, mut to: TcpStream) {
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 16 * 1024];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 || to.write_all(&buf[..n]).is_err() {
-                break;
-            }
-        }
-        let _ = to.shutdown(std::net::Shutdown::Write);
-    });
-}
-
 #[tokio::test]
 async fn a_hanging_aws_endpoint_fails_healthz_and_nothing_stays_stuck() {
     let (_client, ns, api, _rds) = setup("hang").await;
@@ -492,7 +448,7 @@ async fn a_hanging_aws_endpoint_fails_healthz_and_nothing_stays_stuck() {
         .trim_start_matches("http://")
         .trim_end_matches('/')
         .to_owned();
-    let proxy = Proxy::start(target);
+    let proxy = Proxy::start(target, true);
     let endpoint = format!("http://127.0.0.1:{}", proxy.port);
     let args: Vec<String> = [
         "--namespace",

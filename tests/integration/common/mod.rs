@@ -207,10 +207,16 @@ pub fn server_calls(identifier: &str) -> BTreeMap<String, u64> {
 }
 
 pub fn moto_ext_get(path: &str) -> Option<String> {
-    match http(&emulator_host(), "GET", path)? {
-        (200, body) => Some(body),
-        _ => None,
-    }
+    // A busy emulator may drop one request of many: ask up to three times.
+    (0..3).find_map(|attempt| {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        match http(&emulator_host(), "GET", path)? {
+            (200, body) => Some(body),
+            _ => None,
+        }
+    })
 }
 
 /// POST to moto_ext's (or moto's) control API; true on 200.
@@ -246,6 +252,8 @@ fn http(host: &str, method: &str, path: &str) -> Option<(u16, String)> {
 /// The operator under test: the real binary, as a local process watching one namespace.
 pub struct Operator {
     child: Child,
+    /// Its POD_NAME: the identity it holds a leader election Lease under.
+    pub name: String,
     pub log: PathBuf,
     /// Where it serves /metrics, /healthz and /readyz.
     pub http: String,
@@ -275,7 +283,9 @@ impl Operator {
         let log = std::env::temp_dir().join(format!("{name}.log"));
         let file = std::fs::File::create(&log).expect("operator log file");
         let http = format!("127.0.0.1:{}", free_port());
-        let mut command = Command::new(env!("CARGO_BIN_EXE_rds-operator"));
+        let binary = std::env::var("RDS_OPERATOR_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_rds-operator").to_owned());
+        let mut command = Command::new(binary);
         command
             .args(args)
             .args(["--metrics-addr", &http])
@@ -298,7 +308,12 @@ impl Operator {
             command.env(k, v);
         }
         let child = command.spawn().expect("start the rds-operator binary");
-        Operator { child, log, http }
+        Operator {
+            child,
+            name,
+            log,
+            http,
+        }
     }
 
     /// Kills the process at once (SIGKILL), as a crash would.
@@ -560,4 +575,61 @@ pub async fn setup(prefix: &str) -> (Client, String, Api<DBInstance>, aws_sdk_rd
     .await;
     let api = Api::namespaced(client.clone(), &ns);
     (client, ns, api, rds().await)
+}
+
+/// A TCP proxy that forwards to `target` until told to hang; hanging, it accepts connections and
+/// never answers, and stops forwarding on the connections it already has (as a network partition
+/// that leaves sockets open would). Lives as long as the test process.
+pub struct Proxy {
+    pub port: u16,
+    pub hang: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxy {
+    pub fn start(target: String, hanging: bool) -> Proxy {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind proxy");
+        let port = listener.local_addr().unwrap().port();
+        let hang = std::sync::Arc::new(AtomicBool::new(hanging));
+        let flag = hang.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for client in listener.incoming().flatten() {
+                if flag.load(Ordering::SeqCst) {
+                    held.push(client);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(&target) else {
+                    continue;
+                };
+                pipe(
+                    client.try_clone().unwrap(),
+                    server.try_clone().unwrap(),
+                    flag.clone(),
+                );
+                pipe(server, client, flag.clone());
+            }
+        });
+        Proxy { port, hang }
+    }
+}
+
+fn pipe(
+    mut from: TcpStream,
+    mut to: TcpStream,
+    hang: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 16 * 1024];
+        while let Ok(n) = from.read(&mut buf) {
+            // Hanging: keep the socket, forward nothing more.
+            while hang.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            if n == 0 || to.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown(std::net::Shutdown::Write);
+    });
 }
