@@ -4,7 +4,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DBInstanceStatus, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG};
+use crate::crd::{DBInstanceStatus, DriftRecord, FieldDrift, OWNER_NAME_TAG};
 use crate::observed::ObservedInstance;
 
 use super::spec::{self, owned_by};
@@ -52,13 +52,7 @@ pub fn plan(f: &Facts) -> Plan {
         return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
     }
     let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
-    if !db
-        .metadata
-        .finalizers
-        .iter()
-        .flatten()
-        .any(|x| x == FINALIZER)
-    {
+    if !spec::has_finalizer(db) {
         plan.step(Step::AddFinalizer);
     }
     let uid = db.metadata.uid.as_deref().unwrap_or_default();

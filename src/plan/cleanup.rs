@@ -3,10 +3,10 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DBInstance, DeletionPolicy, FINALIZER};
+use crate::crd::{DBInstance, DeletionPolicy};
 use crate::observed::ObservedInstance;
 
-use super::spec::{final_snapshot_identifier, owned_by};
+use super::spec::{self, final_snapshot_identifier, owned_by};
 use super::status::{observed_status, refuse};
 use super::types::{ConditionPlan, Facts, Gauge, Plan, Requeue, StatusPlan, Step};
 
@@ -58,13 +58,7 @@ pub fn decide(db: &DBInstance, observed: Option<&ObservedInstance>) -> Decision 
 /// The plan for a DBInstance that is being deleted.
 pub fn plan(f: &Facts) -> Plan {
     let db = &f.db;
-    if !db
-        .metadata
-        .finalizers
-        .iter()
-        .flatten()
-        .any(|x| x == FINALIZER)
-    {
+    if !spec::has_finalizer(db) {
         return Plan::idle(Requeue::AwaitChange);
     }
     let identifier = db.identifier();

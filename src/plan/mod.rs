@@ -22,7 +22,7 @@ pub mod types;
 
 use std::time::Duration;
 
-use crate::crd::{DBInstance, FINALIZER};
+use crate::crd::DBInstance;
 use crate::observed::ObservedInstance;
 
 pub use types::*;
@@ -50,7 +50,7 @@ pub enum Look {
 /// How the read step must look at RDS for this DBInstance.
 pub fn look(db: &DBInstance) -> Look {
     let deleting = db.metadata.deletion_timestamp.is_some();
-    let ours = (db.metadata.finalizers.iter().flatten()).any(|f| f == FINALIZER);
+    let ours = spec::has_finalizer(db);
     if deleting && ours {
         Look::Direct
     } else if deleting || spec::validate(db).is_err() {

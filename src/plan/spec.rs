@@ -19,6 +19,11 @@ pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
     observed.tags.get(OWNER_TAG).map(String::as_str) == Some(uid)
 }
 
+/// Whether the DBInstance carries the operator's cleanup finalizer.
+pub fn has_finalizer(db: &DBInstance) -> bool {
+    (db.metadata.finalizers.iter().flatten()).any(|f| f == crate::crd::FINALIZER)
+}
+
 /// Name of the Secret holding a generated master password.
 pub fn generated_secret_name(db: &DBInstance) -> String {
     format!(

@@ -212,6 +212,26 @@ fn create_step(password: Option<&str>) -> Step {
     }
 }
 
+/// The plan that sends the Secret's new password "Rotated-2026" to RDS.
+fn rotation(fields: DBInstanceStatus) -> Plan {
+    plan_of(
+        BUSY,
+        vec![Step::ModifyInstance {
+            identifier: "coffee".into(),
+            modification: modification(|m| m.rotate_password = true),
+            password: Some(pw("Rotated-2026")),
+        }],
+        observed(fields, false, "Updating", "sent masterUserPassword to RDS"),
+        vec![event(
+            Normal,
+            "PasswordRotated",
+            "Update",
+            "sent the new master password from the Secret to RDS",
+            1,
+        )],
+    )
+}
+
 fn modification(change: impl FnOnce(&mut Modification)) -> Box<Modification> {
     let mut m = Modification {
         apply_immediately: true,
@@ -840,27 +860,7 @@ fn spec_edits_drift_tags_and_rotation() {
         (
             "a new password in the Secret is sent to RDS, and only then hashed",
             rotated,
-            plan_of(
-                BUSY,
-                vec![Step::ModifyInstance {
-                    identifier: "coffee".into(),
-                    modification: modification(|m| m.rotate_password = true),
-                    password: Some(pw("Rotated-2026")),
-                }],
-                observed(
-                    rotated_fields,
-                    false,
-                    "Updating",
-                    "sent masterUserPassword to RDS",
-                ),
-                vec![event(
-                    Normal,
-                    "PasswordRotated",
-                    "Update",
-                    "sent the new master password from the Secret to RDS",
-                    1,
-                )],
-            ),
+            rotation(rotated_fields),
         ),
     ]);
 }
@@ -976,27 +976,7 @@ fn connection_secret_follows_rds() {
         (
             "while a new password is still to be sent, the Secret keeps the one RDS has",
             rotating,
-            plan_of(
-                BUSY,
-                vec![Step::ModifyInstance {
-                    identifier: "coffee".into(),
-                    modification: modification(|m| m.rotate_password = true),
-                    password: Some(pw("Rotated-2026")),
-                }],
-                observed(
-                    rotating_fields,
-                    false,
-                    "Updating",
-                    "sent masterUserPassword to RDS",
-                ),
-                vec![event(
-                    Normal,
-                    "PasswordRotated",
-                    "Update",
-                    "sent the new master password from the Secret to RDS",
-                    1,
-                )],
-            ),
+            rotation(rotating_fields),
         ),
     ]);
 }
