@@ -69,7 +69,7 @@ start() {
 The operator keeps running. Try:
   export KUBECONFIG=$kubeconfig
   $kubectl -n $ns get dbi,events
-  $kubectl -n $ns delete dbi coffee-db     # deletes the RDS instance, then the CR
+  $kubectl -n $ns delete dbi coffee-db     # deletes the RDS instance after a final snapshot, then the CR
 Stop everything with: make stop
 MSG
 }
