@@ -2,7 +2,7 @@
 # The AWS emulator for tests and local runs: moto in server mode (pinned in requirements.txt) with the
 # time-faithful RDS extension in moto_ext/.
 #
-#   moto.sh install   create/refresh the virtualenv (${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/moto-venv)
+#   moto.sh install   install the real engines' Debian packages when missing, and create/refresh the virtualenv (${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/moto-venv)
 #   moto.sh start     install if needed, start on 127.0.0.1:${MOTO_PORT:-4566}, wait until it answers,
 #                     create the sample network (init/coffee_network.py)
 #   moto.sh stop      stop the one on ${MOTO_PORT:-4566}
@@ -19,7 +19,30 @@ port=${MOTO_PORT:-4566}
 stamp="$venv/.requirements"
 pidfile="$run/moto-$port.pid"
 
+# The real database servers moto_ext/engines.py starts (MOTO_RDS_ENGINES=real, or the tag
+# moto-ext:real-engine=true): Debian's MariaDB and PostgreSQL, installed without starting their
+# services.
+engines() {
+  local missing=()
+  command -v mariadbd >/dev/null || missing+=(mariadb-server)
+  command -v mariadb >/dev/null || missing+=(mariadb-client)
+  [ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql)
+  command -v psql >/dev/null || missing+=(postgresql-client)
+  ((${#missing[@]})) || return 0
+  if ! command -v apt-get >/dev/null || [ "$(id -u)" != 0 ]; then
+    echo "localstack/moto.sh: real engines need ${missing[*]} (Debian packages); install them for the tests that connect" >&2
+    return 0
+  fi
+  echo "installing ${missing[*]} for moto's real engines ..." >&2
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  local status=$?
+  rm -f /usr/sbin/policy-rc.d
+  return $status
+}
+
 install() {
+  engines
   if [ -x "$venv/bin/python" ] && cmp -s "$here/requirements.txt" "$stamp"; then
     return 0
   fi
@@ -55,9 +78,15 @@ start() {
 }
 
 stop() {
-  [ -f "$pidfile" ] || return 0
-  kill "$(cat "$pidfile")" 2>/dev/null || true
-  rm -f "$pidfile"
+  if [ -f "$pidfile" ]; then
+    kill "$(cat "$pidfile")" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
+    rm -f "$pidfile"
+  fi
+  # Real database servers a killed moto could not stop (moto_ext/engines.py).
+  engines="${MOTO_RDS_ENGINES_DIR:-/tmp/moto-rds-engines-$port}"
+  pkill -f -- "$engines/" 2>/dev/null || true
+  rm -rf "$engines"
 }
 
 case "${1:-}" in

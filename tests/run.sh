@@ -26,4 +26,7 @@ fi
 export AWS_REGION=${AWS_REGION:-us-east-1}
 export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-test}
 
+# mysql2, the Coffee Manage app's driver, for the tests that connect with a Secret's uri.
+tests/env/clients.sh
+
 cargo test --locked --all-targets -- --show-output

@@ -19,6 +19,9 @@ mutating call (``GET /_rds_ext/mutations?since=EPOCH``, for latency figures); an
 password an instance was last given (``GET /_rds_ext/master-password?identifier=ID``), which real
 RDS never would, so tests can check that the password an application gets is the database's.
 
+With ``MOTO_RDS_ENGINES=real`` (or the tag ``moto-ext:real-engine=true`` on one instance), mysql,
+mariadb and postgres instances are backed by real database servers: see ``engines.py``.
+
 Delays come from the environment (MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running server with
 ``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}``.
@@ -36,6 +39,8 @@ import time
 from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
+
+from . import engines
 
 PINNED_MOTO = "5.2.5"
 
@@ -128,6 +133,27 @@ def _start_phase(db: Any, phase: str, delay: float) -> None:
     db.__dict__["_ext_until"] = _now() + delay
 
 
+# Restores under way: new instance identifier -> the snapshot its server loads.
+RESTORING: dict[str, str] = {}
+
+
+def _password(db: Any) -> str | None:
+    """The master password the instance was given, or the one in its RDS-managed secret."""
+    password = db.__dict__.get("_master_user_password")
+    if password:
+        return password
+    secret = getattr(db, "master_user_secret", None)
+    if getattr(db, "manage_master_user_password", False) and secret is not None:
+        return json.loads(secret.secret.secret_string).get("password")
+    return None
+
+
+def _tags(db_kwargs: dict[str, Any]) -> list[dict[str, str]]:
+    tags = db_kwargs.get("tags") or []
+    # moto hands over its own Mapping type, whose keys read in either case.
+    return [{"Key": t.get("Key"), "Value": t.get("Value")} for t in tags if hasattr(t, "get")]
+
+
 def _purge_deleted(backend: Any) -> None:
     for db in list(backend.databases.values()):
         _advance(db)
@@ -161,7 +187,12 @@ def install() -> None:
         # RDS has no endpoint to report until the instance is first up.
         if self.status == "creating":
             return None
-        return original_endpoint.fget(self)
+        found = original_endpoint.fget(self)
+        server = engines.get(self.db_instance_identifier)
+        if server is not None and found is not None:
+            # A real server: its own loopback address, on the instance's port.
+            found = {**found, "Address": server.address, "Port": server.port}
+        return found
 
     DBInstance.endpoint = property(endpoint)
 
@@ -182,9 +213,33 @@ def install() -> None:
             _purge_deleted(self)
             db = orig_create(self, db_kwargs)
             db.__dict__["_ext_backend"] = self
-            if CONFIG["create_delay"] > 0:
+            if engines.wanted(db.engine, _tags(db_kwargs)) and _password(db):
+                start_engine(self, db)
+            elif CONFIG["create_delay"] > 0:
                 _start_phase(db, "creating", CONFIG["create_delay"])
             return db
+
+    def start_engine(backend: Any, db: Any) -> None:
+        """A real server: the instance is creating until it serves (or failed, with the reason)."""
+
+        def on_ready() -> None:
+            with LOCK:
+                db.__dict__["_ext_until"] = _now()
+
+        def on_error(message: str) -> None:
+            with LOCK:
+                db.__dict__["_ext_phase"] = None
+                db.status = "failed"
+            print(f"moto_ext: {message}", flush=True)
+
+        snapshot = RESTORING.pop(db.db_instance_identifier, None)
+        try:
+            engines.create(db.db_instance_identifier, db.engine, db.port, db.master_username,
+                           _password(db), getattr(db, "db_name", None), on_ready, on_error, snapshot)
+        except engines.EngineError as e:
+            del backend.databases[db.db_instance_identifier]
+            raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
+        _start_phase(db, "creating", float("inf"))
 
     def describe_db_instances(self: Any, *args: Any, **kwargs: Any) -> Any:
         with LOCK:
@@ -212,6 +267,13 @@ def install() -> None:
             # moto validates it here.
             db = orig_modify(self, db_instance_identifier, db_kwargs)
             db.__dict__["_ext_password_change"] = db_kwargs.get("master_user_password") is not None
+            server = engines.get(db.db_instance_identifier)
+            if server is not None:
+                # The real server follows at once: ALTER USER, a restart on the new port.
+                if db_kwargs.get("master_user_password") is not None:
+                    server.set_password(db_kwargs["master_user_password"])
+                if db_kwargs.get("port") is not None:
+                    server.set_port(int(db_kwargs["port"]))
             pending = db.__dict__.setdefault("_ext_pending", {})
             if not apply_now:
                 pending.update(deferred)
@@ -234,12 +296,37 @@ def install() -> None:
             if db is not None and db.status in ("deleting", "modifying"):
                 raise busy_error(db_instance_identifier, db.status)
             db = orig_delete(self, db_instance_identifier, *args, **kwargs)
+            engines.remove(db_instance_identifier)
             if CONFIG["delete_delay"] > 0:
                 db.__dict__["_ext_backend"] = self
                 self.databases[db_instance_identifier] = db
                 _start_phase(db, "deleting", CONFIG["delete_delay"])
             return db
 
+    orig_snapshot = Backend.create_db_snapshot
+    orig_restore = Backend.restore_db_instance_from_db_snapshot
+
+    def create_db_snapshot(self: Any, db_instance_identifier: str, db_snapshot_identifier: str,
+                           *args: Any, **kwargs: Any) -> Any:
+        with LOCK:
+            snapshot = orig_snapshot(self, db_instance_identifier, db_snapshot_identifier, *args, **kwargs)
+            server = engines.get(db_instance_identifier)
+            if server is not None and server.ready:
+                server.dump(db_snapshot_identifier)
+            return snapshot
+
+    def restore_db_instance_from_db_snapshot(self: Any, from_snapshot_id: str, overrides: dict[str, Any]) -> Any:
+        with LOCK:
+            snapshot_id = from_snapshot_id.split(":snapshot:")[-1]
+            RESTORING[overrides["db_instance_identifier"]] = snapshot_id
+            try:
+                return orig_restore(self, from_snapshot_id, overrides)
+            finally:
+                RESTORING.pop(overrides["db_instance_identifier"], None)
+
+    engines.install_cleanup()
+    Backend.create_db_snapshot = create_db_snapshot
+    Backend.restore_db_instance_from_db_snapshot = restore_db_instance_from_db_snapshot
     Backend.create_db_instance = create_db_instance
     Backend.describe_db_instances = describe_db_instances
     Backend.modify_db_instance = modify_db_instance

@@ -34,8 +34,10 @@ start() {
     echo "==> using the moto already running on port $MOTO_PORT"
   else
     echo "==> starting moto (the AWS emulator)"
-    MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-5} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-3} \
-      MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-3} localstack/moto.sh start
+    # Real engines: the sample's MySQL instance is a real MariaDB server on its own loopback address.
+    MOTO_RDS_ENGINES=${MOTO_RDS_ENGINES:-real} MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-5} \
+      MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-3} MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-3} \
+      localstack/moto.sh start
   fi
   sg=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get security_group_id)
 
@@ -64,12 +66,19 @@ start() {
   "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/deployment.yaml
   echo "==> the connection Secret the Coffee Manage Deployment reads (keys only):"
   "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath='{.data}' | python3 -c 'import json,sys; print("  " + ", ".join(sorted(json.load(sys.stdin))))'
+  secret() { "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath="{.data.$1}" | base64 -d; }
+  echo "==> SELECT 1 on COFFEE, with the connection Secret's values:"
+  mariadb --no-defaults -h "$(secret APP_DB_HOST)" -u "$(secret APP_DB_USER)" -p"$(secret APP_DB_PASSWORD)" \
+    "$(secret APP_DB_NAME)" -e 'SELECT 1' || echo "  (could not connect: is moto running with MOTO_RDS_ENGINES=real?)"
   cat <<MSG
 
 The operator keeps running. Try:
   export KUBECONFIG=$kubeconfig
   $kubectl -n $ns get dbi,events
   $kubectl -n $ns delete dbi coffee-db     # deletes the RDS instance after a final snapshot, then the CR
+Connect to the database with the connection Secret's values, as the Coffee Manage app does:
+  s() { $kubectl -n $ns get secret coffee-db-connection -o jsonpath="{.data.\$1}" | base64 -d; }
+  mariadb -h "\$(s APP_DB_HOST)" -u "\$(s APP_DB_USER)" -p"\$(s APP_DB_PASSWORD)" "\$(s APP_DB_NAME)" -e 'SELECT 1'
 Stop everything with: make stop
 MSG
 }

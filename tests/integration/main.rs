@@ -4,6 +4,7 @@
 
 mod common;
 mod connection;
+mod engines;
 mod lifecycle;
 mod safety;
 mod ship;

@@ -1,0 +1,371 @@
+//! Real databases behind the emulator: the connection Secret connects. The instances carry the tag
+//! `moto-ext:real-engine=true`, so moto_ext backs them with a real MariaDB or PostgreSQL server on a
+//! loopback address of their own; the tests log in with the engines' own clients (`mariadb`,
+//! `psql`), using only what the Secret holds.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::time::Duration;
+
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+use crate::common::{self, Operator, dbinstance, is_ready, setup, unique, wait_dbi, wait_for};
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+fn real(extra: serde_json::Value) -> serde_json::Value {
+    let mut spec = json!({
+        "tags": [
+            {"key": "app", "value": "coffee-manage"},
+            {"key": "moto-ext:real-engine", "value": "true"}
+        ],
+        "connectionSecret": {
+            "name": "db-connection",
+            "extraKeys": {
+                "APP_DB_HOST": "{{ host }}",
+                "APP_DB_USER": "{{ username }}",
+                "APP_DB_PASSWORD": "{{ password }}",
+                "APP_DB_NAME": "{{ dbname }}"
+            }
+        }
+    });
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        spec.extend(extra.clone());
+    }
+    spec
+}
+
+/// Runs SQL with the `mariadb` client; (succeeded, stdout + stderr).
+fn mariadb(
+    host: &str,
+    port: Option<&str>,
+    user: &str,
+    password: &str,
+    db: &str,
+    sql: &str,
+) -> (bool, String) {
+    let mut cmd = Command::new("mariadb");
+    cmd.args([
+        "--no-defaults",
+        "--batch",
+        "--skip-column-names",
+        "-h",
+        host,
+        "-u",
+        user,
+        db,
+        "-e",
+        sql,
+    ]);
+    if let Some(port) = port {
+        cmd.args(["-P", port]);
+    }
+    // The password through the environment, not the command line.
+    let out = cmd
+        .env("MYSQL_PWD", password)
+        .output()
+        .expect("run mariadb (Debian mariadb-client)");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// Runs SQL with Node's mysql2, the Coffee Manage app's own driver, on a `mysql://` URI (installed
+/// by tests/env/clients.sh); (succeeded, rows as JSON or the error).
+fn mysql2(uri: &str, sql: &str) -> (bool, String) {
+    let script = format!("{}/tests/env/node/query.js", common::REPO);
+    let out = Command::new("node")
+        .args([script.as_str(), uri, sql])
+        .output()
+        .expect("run node");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// Runs SQL with `psql` on a connection string; (succeeded, output).
+fn psql(conninfo: &str, sql: &str) -> (bool, String) {
+    let out = Command::new("psql")
+        .args([conninfo, "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .output()
+        .expect("run psql (Debian postgresql-client)");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+const SUPPLIERS: &str = "CREATE TABLE suppliers (id INT PRIMARY KEY, name VARCHAR(100), address VARCHAR(200), \
+     city VARCHAR(100), state VARCHAR(50), email VARCHAR(100), phone VARCHAR(30)); \
+     INSERT INTO suppliers VALUES (1, 'Coffee Beans Ltd', '1 Bean St', 'Seattle', 'WA', 'beans@example.com', '555-0100');";
+
+async fn connection_secret(
+    client: &kube::Client,
+    ns: &str,
+    until: impl Fn(&BTreeMap<String, String>) -> bool,
+) -> BTreeMap<String, String> {
+    wait_for("the connection Secret", TIMEOUT, || async {
+        common::secret_data(client, ns, "db-connection")
+            .await
+            .filter(|d| until(d))
+    })
+    .await
+}
+
+#[tokio::test]
+async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
+    let (client, ns, api, _rds) = setup("realmysql").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("realmysql");
+    api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, real(json!({}))),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let s = connection_secret(&client, &ns, |_| true).await;
+
+    // The standard keys: create the Coffee Manage table, write a row, read it back.
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        SUPPLIERS,
+    );
+    assert!(ok, "{out}");
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        "SELECT name, city FROM suppliers WHERE id = 1",
+    );
+    assert!(ok && out.contains("Coffee Beans Ltd\tSeattle"), "{out}");
+    // The uri key alone, with the app's own driver.
+    let (ok, out) = mysql2(&s["uri"], "SELECT name FROM suppliers WHERE id = 1");
+    assert!(ok && out.contains("Coffee Beans Ltd"), "{out}");
+    // As the Coffee Manage app does: the four APP_DB_* variables, no port.
+    let (ok, out) = mariadb(
+        &s["APP_DB_HOST"],
+        None,
+        &s["APP_DB_USER"],
+        &s["APP_DB_PASSWORD"],
+        &s["APP_DB_NAME"],
+        "SELECT COUNT(*) FROM suppliers",
+    );
+    assert!(ok && out.trim() == "1", "{out}");
+
+    // Rotation: the new password logs in, the old one is refused, the Secret holds the new one.
+    let old = s["password"].clone();
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), &ns);
+    secrets
+        .patch(
+            "db-password",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"stringData": {"password": "Rotated-Passw0rd-2026"}})),
+        )
+        .await
+        .expect("rotate");
+    let s = connection_secret(&client, &ns, |d| d["password"] == "Rotated-Passw0rd-2026").await;
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        "SELECT 1",
+    );
+    assert!(ok, "the new password logs in: {out}");
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &old,
+        &s["dbname"],
+        "SELECT 1",
+    );
+    assert!(
+        !ok && out.contains("Access denied"),
+        "the old one is refused: {out}"
+    );
+
+    // Port change: the Secret's port connects, and the data is still there.
+    api.patch(
+        "db",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"port": 3307}})),
+    )
+    .await
+    .expect("port");
+    let s = connection_secret(&client, &ns, |d| d["port"] == "3307").await;
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        "SELECT COUNT(*) FROM suppliers",
+    );
+    assert!(ok && out.trim() == "1", "{out}");
+    common::delete_and_wait(&api, "db").await;
+}
+
+#[tokio::test]
+async fn the_postgres_connection_secret_connects_by_keys_and_by_uri() {
+    let (client, ns, api, _rds) = setup("realpg").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("realpg");
+    let spec = real(json!({"engine": "postgres", "engineVersion": "16.3"}));
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let s = connection_secret(&client, &ns, |_| true).await;
+    assert_eq!(s["port"], "5432");
+    let keys = format!(
+        "host={} port={} user={} password={} dbname={}",
+        s["host"], s["port"], s["username"], s["password"], s["dbname"]
+    );
+    let (ok, out) = psql(&keys, SUPPLIERS);
+    assert!(ok, "{out}");
+    // The uri key alone.
+    let (ok, out) = psql(&s["uri"], "SELECT name FROM suppliers WHERE id = 1");
+    assert!(ok && out.trim() == "Coffee Beans Ltd", "{out}");
+    common::delete_and_wait(&api, "db").await;
+}
+
+#[tokio::test]
+async fn a_wrong_password_is_refused_by_the_real_server() {
+    // The test can fail: a server that accepted any password would fail it.
+    let (client, ns, api, _rds) = setup("realpw").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("realpw");
+    api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, real(json!({}))),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let s = connection_secret(&client, &ns, |_| true).await;
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        "not-the-password",
+        &s["dbname"],
+        "SELECT 1",
+    );
+    assert!(!ok && out.contains("Access denied"), "{out}");
+    common::delete_and_wait(&api, "db").await;
+}
+
+#[tokio::test]
+async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
+    let (client, ns, api, _rds) = setup("realmanaged").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("realmanaged");
+    let mut db = dbinstance("db", &id, real(json!({"manageMasterUserPassword": true})));
+    db.spec.master_user_password = None;
+    api.create(&PostParams::default(), &db)
+        .await
+        .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let s = connection_secret(&client, &ns, |_| true).await;
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        "SELECT 1",
+    );
+    assert!(
+        ok,
+        "the password RDS keeps in Secrets Manager is the server's: {out}"
+    );
+    common::delete_and_wait(&api, "db").await;
+}
+
+#[tokio::test]
+async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapshot() {
+    let (client, ns, api, rds) = setup("realsnap").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("realsnap");
+    api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, real(json!({}))),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let s = connection_secret(&client, &ns, |_| true).await;
+    let (ok, out) = mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        SUPPLIERS,
+    );
+    assert!(ok, "{out}");
+    // The default deletion policy leaves a final snapshot.
+    common::delete_and_wait(&api, "db").await;
+    let snapshots = (rds.describe_db_snapshots())
+        .db_instance_identifier(&id)
+        .snapshot_type("manual")
+        .send()
+        .await
+        .expect("DescribeDBSnapshots");
+    let snapshot = snapshots.db_snapshots()[0]
+        .db_snapshot_identifier()
+        .unwrap()
+        .to_owned();
+    // Restored with the SDK (a restore through the operator's own resource comes with issue 14).
+    let restored = unique("restored");
+    let tag = aws_sdk_rds::types::Tag::builder()
+        .key("moto-ext:real-engine")
+        .value("true")
+        .build();
+    (rds.restore_db_instance_from_db_snapshot())
+        .db_instance_identifier(&restored)
+        .db_snapshot_identifier(&snapshot)
+        .tags(tag)
+        .send()
+        .await
+        .expect("restore");
+    let endpoint = wait_for("the restored instance", TIMEOUT, || {
+        let (rds, restored) = (rds.clone(), restored.clone());
+        async move {
+            let i = common::describe(&rds, &restored).await?;
+            (i.db_instance_status() == Some("available")).then(|| i.endpoint().cloned())?
+        }
+    })
+    .await;
+    let (host, port) = (
+        endpoint.address().unwrap().to_owned(),
+        endpoint.port().unwrap().to_string(),
+    );
+    let (ok, out) = mariadb(
+        &host,
+        Some(&port),
+        &s["username"],
+        &s["password"],
+        &s["dbname"],
+        "SELECT name FROM suppliers WHERE id = 1",
+    );
+    assert!(
+        ok && out.trim() == "Coffee Beans Ltd",
+        "the row survived: {out}"
+    );
+    (rds.delete_db_instance())
+        .db_instance_identifier(&restored)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("delete the restored instance");
+}
