@@ -112,19 +112,48 @@ async fn connection_secret(
     .await
 }
 
+/// A namespace, an operator, and the DBInstance `db` (built by `make` from a new identifier) Ready
+/// on a real server, with its connection Secret written.
+struct Real {
+    client: kube::Client,
+    ns: String,
+    api: Api<rds_operator::crd::DBInstance>,
+    rds: aws_sdk_rds::Client,
+    secret: BTreeMap<String, String>,
+    _operator: Operator,
+}
+
+async fn ready_real(
+    prefix: &str,
+    make: impl FnOnce(&str) -> rds_operator::crd::DBInstance,
+) -> Real {
+    let (client, ns, api, rds) = setup(prefix).await;
+    let operator = Operator::start(&ns);
+    let id = unique(prefix);
+    api.create(&PostParams::default(), &make(&id))
+        .await
+        .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let secret = connection_secret(&client, &ns, |_| true).await;
+    Real {
+        client,
+        ns,
+        api,
+        rds,
+        secret,
+        _operator: operator,
+    }
+}
+
 #[tokio::test]
 async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
-    let (client, ns, api, _rds) = setup("realmysql").await;
-    let _operator = Operator::start(&ns);
-    let id = unique("realmysql");
-    api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, real(json!({}))),
-    )
-    .await
-    .expect("create");
-    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    let s = connection_secret(&client, &ns, |_| true).await;
+    let Real {
+        client,
+        ns,
+        api,
+        secret: s,
+        ..
+    } = ready_real("realmysql", |id| dbinstance("db", id, real(json!({})))).await;
 
     // The standard keys: create the Coffee Manage table, write a row, read it back.
     let (ok, out) = mariadb(
@@ -216,15 +245,8 @@ async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
 
 #[tokio::test]
 async fn the_postgres_connection_secret_connects_by_keys_and_by_uri() {
-    let (client, ns, api, _rds) = setup("realpg").await;
-    let _operator = Operator::start(&ns);
-    let id = unique("realpg");
     let spec = real(json!({"engine": "postgres", "engineVersion": "16.3"}));
-    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
-        .await
-        .expect("create");
-    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    let s = connection_secret(&client, &ns, |_| true).await;
+    let Real { api, secret: s, .. } = ready_real("realpg", |id| dbinstance("db", id, spec)).await;
     assert_eq!(s["port"], "5432");
     let keys = format!(
         "host={} port={} user={} password={} dbname={}",
@@ -241,17 +263,8 @@ async fn the_postgres_connection_secret_connects_by_keys_and_by_uri() {
 #[tokio::test]
 async fn a_wrong_password_is_refused_by_the_real_server() {
     // The test can fail: a server that accepted any password would fail it.
-    let (client, ns, api, _rds) = setup("realpw").await;
-    let _operator = Operator::start(&ns);
-    let id = unique("realpw");
-    api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, real(json!({}))),
-    )
-    .await
-    .expect("create");
-    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    let s = connection_secret(&client, &ns, |_| true).await;
+    let Real { api, secret: s, .. } =
+        ready_real("realpw", |id| dbinstance("db", id, real(json!({})))).await;
     let (ok, out) = mariadb(
         &s["host"],
         Some(&s["port"]),
@@ -266,16 +279,12 @@ async fn a_wrong_password_is_refused_by_the_real_server() {
 
 #[tokio::test]
 async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
-    let (client, ns, api, _rds) = setup("realmanaged").await;
-    let _operator = Operator::start(&ns);
-    let id = unique("realmanaged");
-    let mut db = dbinstance("db", &id, real(json!({"manageMasterUserPassword": true})));
-    db.spec.master_user_password = None;
-    api.create(&PostParams::default(), &db)
-        .await
-        .expect("create");
-    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    let s = connection_secret(&client, &ns, |_| true).await;
+    let Real { api, secret: s, .. } = ready_real("realmanaged", |id| {
+        let mut db = dbinstance("db", id, real(json!({"manageMasterUserPassword": true})));
+        db.spec.master_user_password = None;
+        db
+    })
+    .await;
     let (ok, out) = mariadb(
         &s["host"],
         Some(&s["port"]),
@@ -293,17 +302,17 @@ async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
 
 #[tokio::test]
 async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapshot() {
-    let (client, ns, api, rds) = setup("realsnap").await;
-    let _operator = Operator::start(&ns);
-    let id = unique("realsnap");
-    api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, real(json!({}))),
-    )
-    .await
-    .expect("create");
-    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    let s = connection_secret(&client, &ns, |_| true).await;
+    let mut id = String::new();
+    let Real {
+        api,
+        rds,
+        secret: s,
+        ..
+    } = ready_real("realsnap", |new| {
+        id = new.to_owned();
+        dbinstance("db", new, real(json!({})))
+    })
+    .await;
     let (ok, out) = mariadb(
         &s["host"],
         Some(&s["port"]),
