@@ -62,10 +62,15 @@ fn mariadb(
         cmd.args(["-P", port]);
     }
     // The password through the environment, not the command line.
-    let out = cmd
-        .env("MYSQL_PWD", password)
-        .output()
-        .expect("run mariadb (Debian mariadb-client)");
+    run(
+        cmd.env("MYSQL_PWD", password),
+        "mariadb (Debian mariadb-client)",
+    )
+}
+
+/// Runs a client; (succeeded, stdout + stderr).
+fn run(cmd: &mut Command, what: &str) -> (bool, String) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
@@ -75,24 +80,19 @@ fn mariadb(
 /// by tests/env/clients.sh); (succeeded, rows as JSON or the error).
 fn mysql2(uri: &str, sql: &str) -> (bool, String) {
     let script = format!("{}/tests/env/node/query.js", common::REPO);
-    let out = Command::new("node")
-        .args([script.as_str(), uri, sql])
-        .output()
-        .expect("run node");
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    run(
+        Command::new("node").args([script.as_str(), uri, sql]),
+        "node",
+    )
 }
 
 /// Runs SQL with `psql` on a connection string; (succeeded, output).
 fn psql(conninfo: &str, sql: &str) -> (bool, String) {
-    let out = Command::new("psql")
-        .args([conninfo, "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql])
-        .output()
-        .expect("run psql (Debian postgresql-client)");
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    let args = [conninfo, "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql];
+    run(
+        Command::new("psql").args(args),
+        "psql (Debian postgresql-client)",
+    )
 }
 
 const SUPPLIERS: &str = "CREATE TABLE suppliers (id INT PRIMARY KEY, name VARCHAR(100), address VARCHAR(200), \
