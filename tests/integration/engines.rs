@@ -113,7 +113,8 @@ async fn connection_secret(
 }
 
 /// A namespace, an operator, and the DBInstance `db` (built by `make` from a new identifier) Ready
-/// on a real server, with its connection Secret written.
+/// on a real server, with its connection Secret written. Bind `_operator` when taking it apart:
+/// dropped, it kills the operator.
 struct Real {
     client: kube::Client,
     ns: String,
@@ -152,6 +153,7 @@ async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
         ns,
         api,
         secret: s,
+        _operator,
         ..
     } = ready_real("realmysql", |id| dbinstance("db", id, real(json!({})))).await;
 
@@ -246,7 +248,12 @@ async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
 #[tokio::test]
 async fn the_postgres_connection_secret_connects_by_keys_and_by_uri() {
     let spec = real(json!({"engine": "postgres", "engineVersion": "16.3"}));
-    let Real { api, secret: s, .. } = ready_real("realpg", |id| dbinstance("db", id, spec)).await;
+    let Real {
+        api,
+        secret: s,
+        _operator,
+        ..
+    } = ready_real("realpg", |id| dbinstance("db", id, spec)).await;
     assert_eq!(s["port"], "5432");
     let keys = format!(
         "host={} port={} user={} password={} dbname={}",
@@ -263,8 +270,12 @@ async fn the_postgres_connection_secret_connects_by_keys_and_by_uri() {
 #[tokio::test]
 async fn a_wrong_password_is_refused_by_the_real_server() {
     // The test can fail: a server that accepted any password would fail it.
-    let Real { api, secret: s, .. } =
-        ready_real("realpw", |id| dbinstance("db", id, real(json!({})))).await;
+    let Real {
+        api,
+        secret: s,
+        _operator,
+        ..
+    } = ready_real("realpw", |id| dbinstance("db", id, real(json!({})))).await;
     let (ok, out) = mariadb(
         &s["host"],
         Some(&s["port"]),
@@ -279,7 +290,12 @@ async fn a_wrong_password_is_refused_by_the_real_server() {
 
 #[tokio::test]
 async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
-    let Real { api, secret: s, .. } = ready_real("realmanaged", |id| {
+    let Real {
+        api,
+        secret: s,
+        _operator,
+        ..
+    } = ready_real("realmanaged", |id| {
         let mut db = dbinstance("db", id, real(json!({"manageMasterUserPassword": true})));
         db.spec.master_user_password = None;
         db
@@ -307,6 +323,7 @@ async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapsh
         api,
         rds,
         secret: s,
+        _operator,
         ..
     } = ready_real("realsnap", |new| {
         id = new.to_owned();
