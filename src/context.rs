@@ -71,11 +71,17 @@ impl Context {
             .push(store);
     }
 
-    /// The DBInstances of a namespace, as the watches know them.
-    pub fn peers(&self, namespace: &str) -> Vec<DBInstance> {
+    /// The DBInstances of a namespace that use a Secret of this name (as password, generated
+    /// password or connection Secret), as the watches know them.
+    pub fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {
         let stores = self.stores.read().unwrap_or_else(|e| e.into_inner());
         (stores.iter().flat_map(|s| s.state()))
             .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
+            .filter(|db| {
+                crate::plan::spec::secrets_of(db)
+                    .iter()
+                    .any(|(n, _)| n == secret)
+            })
             .map(|db| (*db).clone())
             .collect()
     }

@@ -61,7 +61,9 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     };
     fields.last_drift = previous.last_drift.clone();
     fields.connection_secret = previous.connection_secret.clone();
-    fields.applied_tag_keys = spec::tag_keys(&db.spec);
+    // The spec's tag keys become the managed ones once they are on the instance (in sync, or
+    // written by this plan); until then the previous ones stay.
+    fields.applied_tag_keys = previous.applied_tag_keys.clone();
     fields.corrections = current_corrections(f);
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
@@ -224,7 +226,8 @@ impl Sync<'_> {
         Requeue::After(spec::settled_requeue(&self.f.db.spec, &self.f.intervals))
     }
 
-    fn in_sync(&self, mut plan: Plan, fields: crate::crd::DBInstanceStatus) -> Plan {
+    fn in_sync(&self, mut plan: Plan, mut fields: crate::crd::DBInstanceStatus) -> Plan {
+        fields.applied_tag_keys = spec::tag_keys(&self.f.db.spec);
         let refused = self.comparison.refused.join("; ");
         let pending = &self.observed.pending_modified_values;
         plan.status = Some(if !refused.is_empty() {
@@ -305,6 +308,7 @@ impl Sync<'_> {
         let c = self.comparison;
         let identifier = self.f.db.identifier();
         let arn = self.observed.arn.clone().unwrap_or_default();
+        fields.applied_tag_keys = spec::tag_keys(&self.f.db.spec);
         if let Some(m) = &c.modification {
             plan.step(Step::ModifyInstance {
                 identifier: identifier.clone(),

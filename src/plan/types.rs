@@ -39,7 +39,8 @@ pub struct Facts {
     /// At deletion: the Secrets the operator may have written for this DBInstance (generated
     /// password, connection Secret) that exist, metadata only; the plan keeps those it owns.
     pub release_candidates: Vec<Secret>,
-    /// The other DBInstances of the namespace (as the watch knows them).
+    /// The DBInstances of the namespace that use a Secret named like this one's connection Secret
+    /// (as the watch knows them; this one among them).
     pub peers: Vec<DBInstance>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
