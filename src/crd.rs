@@ -18,6 +18,9 @@ pub const FINALIZER: &str = "rds.operator.rs/cleanup";
 pub const OWNER_TAG: &str = "rds.operator.rs/owner-uid";
 /// RDS tag with the `namespace/name` of the owning DBInstance, for people reading the RDS console.
 pub const OWNER_NAME_TAG: &str = "rds.operator.rs/owner";
+/// Annotation that stops every AWS call for a DBInstance while it is "true" (during an incident,
+/// say); the operator reports `Synced=False`, reason `ReconcilePaused`, and resumes when it goes.
+pub const PAUSED_ANNOTATION: &str = "rds.operator.rs/paused";
 
 /// Desired state of an RDS DB instance.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column

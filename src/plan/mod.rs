@@ -29,6 +29,13 @@ pub use types::*;
 
 /// The one decision of a reconcile.
 pub fn plan(facts: &Facts) -> Plan {
+    if spec::paused(&facts.db) {
+        let (status, event) = status::paused(facts.db.status.as_ref());
+        let mut plan = Plan::idle(Requeue::AwaitChange);
+        plan.status = Some(status);
+        plan.events.extend(event);
+        return plan;
+    }
     if facts.db.metadata.deletion_timestamp.is_some() {
         cleanup::plan(facts)
     } else {
@@ -51,7 +58,9 @@ pub enum Look {
 pub fn look(db: &DBInstance) -> Look {
     let deleting = db.metadata.deletion_timestamp.is_some();
     let ours = spec::has_finalizer(db);
-    if deleting && ours {
+    if spec::paused(db) {
+        Look::None
+    } else if deleting && ours {
         Look::Direct
     } else if deleting || spec::validate(db).is_err() {
         Look::None
@@ -63,6 +72,15 @@ pub fn look(db: &DBInstance) -> Look {
 /// What the read step fetches, given the observed instance.
 pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
     let connection = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
+    if spec::paused(db) {
+        return Reads {
+            password: PasswordRead::None,
+            connection_secret: None,
+            release_candidates: Vec::new(),
+            snapshots_of: None,
+            identity: false,
+        };
+    }
     if db.metadata.deletion_timestamp.is_some() {
         let candidates = std::iter::once(spec::generated_secret_name(db)).chain(connection);
         return Reads {

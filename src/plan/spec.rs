@@ -19,6 +19,13 @@ pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
     observed.tags.get(OWNER_TAG).map(String::as_str) == Some(uid)
 }
 
+/// Whether the DBInstance is paused (annotation `rds.operator.rs/paused: "true"`): no AWS call at all.
+pub fn paused(db: &DBInstance) -> bool {
+    (db.metadata.annotations.as_ref())
+        .and_then(|a| a.get(crate::crd::PAUSED_ANNOTATION))
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
 /// Whether the DBInstance carries the operator's cleanup finalizer.
 pub fn has_finalizer(db: &DBInstance) -> bool {
     (db.metadata.finalizers.iter().flatten()).any(|f| f == crate::crd::FINALIZER)

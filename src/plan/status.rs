@@ -78,6 +78,34 @@ pub fn failure(
     (status, event)
 }
 
+/// A paused DBInstance: Synced=False, reason ReconcilePaused; Ready stays what was last observed
+/// (nothing new is known). An Event when it becomes paused.
+pub fn paused(previous: Option<&DBInstanceStatus>) -> (StatusPlan, Option<PlannedEvent>) {
+    let message = "the rds.operator.rs/paused annotation is \"true\": the operator makes no AWS call \
+                   for this DBInstance until it is removed";
+    let last_ready =
+        (previous.iter().flat_map(|s| s.conditions.iter())).find(|c| c.type_ == "Ready");
+    let ready = match last_ready {
+        Some(c) => ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()),
+        None => ConditionPlan::new(false, "ReconcilePaused", message),
+    };
+    let already = (previous.iter().flat_map(|s| s.conditions.iter()))
+        .any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
+    let status = StatusPlan {
+        fields: previous.cloned().unwrap_or_default(),
+        ready: Some(ready),
+        synced: ConditionPlan::new(false, "ReconcilePaused", message),
+    };
+    let event = (!already).then(|| PlannedEvent {
+        type_: EventType::Normal,
+        reason: "ReconcilePaused".into(),
+        action: "Reconcile",
+        note: message.into(),
+        after: 0,
+    });
+    (status, event)
+}
+
 /// The status fields that come from the observed instance.
 pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInstanceStatus {
     DBInstanceStatus {

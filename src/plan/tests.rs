@@ -1810,3 +1810,37 @@ fn the_password_hash_needs_the_operators_key() {
         Some(h)
     );
 }
+
+#[test]
+fn a_paused_dbinstance_makes_no_call_and_says_so() {
+    let pause = |f: &mut Facts| {
+        f.db.metadata.annotations =
+            Some([(crate::crd::PAUSED_ANNOTATION.to_owned(), "true".to_owned())].into());
+    };
+    // Drift, a rotation and a deletion all wait.
+    let drifted = with(synced(), |f| {
+        pause(f);
+        let mut o = ours();
+        o.db_instance_class = Some("db.t3.large".into());
+        f.observed = Some(o);
+        f.password = PasswordFacts::Referenced(Ok(pw("Rotated-2026")));
+    });
+    let deleting = with(deleting(DeletionPolicy::Delete, Some(ours())), pause);
+    for f in [&drifted, &deleting] {
+        let plan = plan(f);
+        assert!(plan.steps.is_empty(), "{:?}", plan.steps);
+        assert_eq!(plan.requeue, Requeue::AwaitChange);
+        let status = plan.status.unwrap();
+        assert_eq!(status.synced.reason, "ReconcilePaused");
+        assert_eq!(plan.events.len(), 1);
+    }
+    assert_eq!(look(&drifted.db), Look::None);
+    assert_eq!(look(&deleting.db), Look::None);
+    assert_eq!(reads(&drifted.db, None).password, PasswordRead::None);
+    // "false" is not paused.
+    let not = with(synced(), |f| {
+        f.db.metadata.annotations =
+            Some([(crate::crd::PAUSED_ANNOTATION.to_owned(), "false".to_owned())].into());
+    });
+    assert_eq!(plan(&not).status.unwrap().synced.reason, "Synced");
+}

@@ -9,5 +9,6 @@ mod lifecycle;
 mod safety;
 mod ship;
 mod smoke;
+mod takeover;
 mod trust;
 mod updates;
