@@ -73,34 +73,19 @@ pub fn look(db: &DBInstance) -> Look {
 pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
     let connection = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
     if spec::paused(db) {
-        return Reads {
-            password: PasswordRead::None,
-            connection_secret: None,
-            release_candidates: Vec::new(),
-            snapshots_of: None,
-            identity: false,
-        };
+        return Reads::default();
     }
     if db.metadata.deletion_timestamp.is_some() {
         let candidates = std::iter::once(spec::generated_secret_name(db)).chain(connection);
         return Reads {
-            password: PasswordRead::None,
-            connection_secret: None,
             release_candidates: candidates.collect(),
-            snapshots_of: None,
-            identity: false,
+            ..Reads::default()
         };
     }
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
     // Never read a secret of an instance that is not ours.
     if observed.is_some_and(|o| !spec::owned_by(o, uid)) {
-        return Reads {
-            password: PasswordRead::None,
-            connection_secret: None,
-            release_candidates: Vec::new(),
-            snapshots_of: None,
-            identity: false,
-        };
+        return Reads::default();
     }
     let existed = db.status.as_ref().is_some_and(|s| s.arn.is_some());
     let gone = observed.is_none() && existed;

@@ -72,22 +72,16 @@ pub enum PasswordFacts {
 
 /// What the read step must fetch besides the DBInstance and the observed instance; decided here so
 /// the shell never chooses what to read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum PasswordRead {
+    #[default]
     None,
     /// The referenced Secret's key.
-    Referenced {
-        name: String,
-        key: String,
-    },
+    Referenced { name: String, key: String },
     /// The RDS-managed secret in Secrets Manager, once RDS has created it.
-    Managed {
-        secret_arn: Option<String>,
-    },
+    Managed { secret_arn: Option<String> },
     /// The generated password Secret.
-    Generated {
-        name: String,
-    },
+    Generated { name: String },
 }
 
 /// A value that must never be printed: Debug shows `[redacted]`; equality compares the values so
@@ -286,8 +280,8 @@ impl Plan {
     }
 }
 
-/// What the read step fetches besides the DBInstance and its RDS instance.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What the read step fetches besides the DBInstance and its RDS instance (by default: nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reads {
     pub password: PasswordRead,
     /// The connection Secret, to compare with what it should hold.
