@@ -9,33 +9,16 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::ResourceExt;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, PostParams};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
 use crate::common::{
-    self, Operator, Proxy, condition, dbinstance, is_ready, setup, unique, wait_dbi, wait_for,
+    self, Operator, Proxy, calls, condition, dbinstance, is_ready, operator_calls, patch_spec,
+    setup, synced_reason, unique, wait_dbi, wait_for,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(90);
-
-fn synced_reason(db: &DBInstance) -> String {
-    condition(db, "Synced").map(|c| c.1).unwrap_or_default()
-}
-
-fn calls(identifier: &str, action: &str) -> u64 {
-    (common::server_calls(identifier).get(action).copied()).unwrap_or(0)
-}
-
-/// The operator's own count of one RDS operation (its /metrics), all outcomes.
-fn operator_calls(operator: &Operator, operation: &str) -> u64 {
-    let (_, metrics) = operator.get("/metrics").expect("/metrics");
-    let prefix = format!("rds_operator_rds_api_calls_total{{operation=\"{operation}\"");
-    (metrics.lines())
-        .filter(|l| l.starts_with(&prefix))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum()
-}
 
 /// (identifier, type) of every snapshot of an instance identifier.
 async fn snapshots(rds: &aws_sdk_rds::Client, identifier: &str) -> Vec<(String, String)> {
@@ -50,16 +33,6 @@ async fn snapshots(rds: &aws_sdk_rds::Client, identifier: &str) -> Vec<(String, 
             (id, s.snapshot_type().unwrap_or_default().to_owned())
         })
         .collect()
-}
-
-async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Value) {
-    api.patch(
-        name,
-        &PatchParams::default(),
-        &Patch::Merge(&json!({ "spec": spec })),
-    )
-    .await
-    .expect("patch spec");
 }
 
 /// A namespace, an operator with these arguments, and the DBInstance `db` over a new identifier,

@@ -7,14 +7,10 @@ use rds_operator::crd::{DBInstance, PAUSED_ANNOTATION};
 use serde_json::json;
 
 use crate::common::{
-    self, Operator, condition, dbinstance, is_ready, setup, unique, wait_dbi, wait_for,
+    self, Operator, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi, wait_for,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(90);
-
-fn synced_reason(db: &DBInstance) -> String {
-    condition(db, "Synced").map(|c| c.1).unwrap_or_default()
-}
 
 async fn annotate(api: &Api<DBInstance>, value: Option<&str>) {
     let patch = json!({"metadata": {"annotations": {PAUSED_ANNOTATION: value}}});

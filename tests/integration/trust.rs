@@ -5,17 +5,15 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::{Api, PostParams};
-use rds_operator::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use rds_operator::crd::{OWNER_NAME_TAG, OWNER_TAG};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::common::{self, Operator, condition, dbinstance, is_ready, setup, unique, wait_dbi};
+use crate::common::{
+    self, Operator, condition, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi,
+};
 
 const TIMEOUT: Duration = Duration::from_secs(90);
-
-fn synced_reason(db: &DBInstance) -> String {
-    condition(db, "Synced").map(|c| c.1).unwrap_or_default()
-}
 
 /// The Secret as stored, for byte-for-byte comparison.
 async fn raw_secret(client: &kube::Client, ns: &str, name: &str) -> Secret {

@@ -10,7 +10,9 @@ use serde_json::json;
 
 use crate::common::dbinstance;
 use crate::common::setup;
-use crate::common::{self, Operator, condition, is_ready, wait_dbi, wait_for};
+use crate::common::{
+    self, Operator, calls, condition, is_ready, operator_calls, patch_spec, wait_dbi, wait_for,
+};
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -31,34 +33,6 @@ fn tags_of(instance: &aws_sdk_rds::types::DbInstance) -> BTreeMap<String, String
             )
         })
         .collect()
-}
-
-/// RDS calls of one operation the operator itself counted (its /metrics), all outcomes.
-fn operator_calls(operator: &Operator, operation: &str) -> u64 {
-    let (_, metrics) = operator.get("/metrics").expect("/metrics");
-    let prefix = format!("rds_operator_rds_api_calls_total{{operation=\"{operation}\"");
-    metrics
-        .lines()
-        .filter(|l| l.starts_with(&prefix))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum()
-}
-
-fn calls(identifier: &str, action: &str) -> u64 {
-    common::server_calls(identifier)
-        .get(action)
-        .copied()
-        .unwrap_or(0)
-}
-
-async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Value) {
-    api.patch(
-        name,
-        &PatchParams::default(),
-        &Patch::Merge(json!({ "spec": spec })),
-    )
-    .await
-    .expect("patch spec");
 }
 
 async fn network_security_group() -> String {

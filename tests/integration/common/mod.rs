@@ -633,3 +633,34 @@ fn pipe(
         let _ = to.shutdown(std::net::Shutdown::Write);
     });
 }
+
+/// The reason of the Synced condition, or "".
+pub fn synced_reason(db: &DBInstance) -> String {
+    condition(db, "Synced").map(|c| c.1).unwrap_or_default()
+}
+
+/// Calls of one action the emulator served for an identifier (moto_ext's count).
+pub fn calls(identifier: &str, action: &str) -> u64 {
+    server_calls(identifier).get(action).copied().unwrap_or(0)
+}
+
+/// RDS calls of one operation the operator itself counted (its /metrics), all outcomes.
+pub fn operator_calls(operator: &Operator, operation: &str) -> u64 {
+    let (_, metrics) = operator.get("/metrics").expect("/metrics");
+    let prefix = format!("rds_operator_rds_api_calls_total{{operation=\"{operation}\"");
+    (metrics.lines())
+        .filter(|l| l.starts_with(&prefix))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Merges `spec` into a DBInstance's spec.
+pub async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Value) {
+    api.patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(&serde_json::json!({ "spec": spec })),
+    )
+    .await
+    .expect("patch spec");
+}
