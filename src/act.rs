@@ -124,6 +124,23 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
             );
             return Ok(Some(Response::Created(restored)));
         }
+        Step::RestoreToPointInTime {
+            identifier,
+            source,
+            time,
+            spec,
+            tags,
+        } => {
+            let time = time.as_deref();
+            let restored = (ctx.rds)
+                .restore_to_point_in_time(identifier, source, time, spec, tags)
+                .await?;
+            info!(
+                identifier,
+                source, time, "restoring RDS instance to a point in time"
+            );
+            return Ok(Some(Response::Created(restored)));
+        }
         Step::DeleteInstance {
             identifier,
             final_snapshot,
@@ -150,6 +167,7 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::AddTags { identifier, .. }
         | Step::RemoveTags { identifier, .. }
         | Step::RestoreInstance { identifier, .. }
+        | Step::RestoreToPointInTime { identifier, .. }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }

@@ -21,6 +21,16 @@ pub const OWNER_NAME_TAG: &str = "rds.operator.rs/owner";
 /// Annotation that stops every AWS call for a DBInstance while it is "true" (during an incident,
 /// say); the operator reports `Synced=False`, reason `ReconcilePaused`, and resumes when it goes.
 pub const PAUSED_ANNOTATION: &str = "rds.operator.rs/paused";
+/// Annotation that makes the operator show what it would do (status.dryRun) and do none of it: no
+/// AWS call that changes anything, no Secret written.
+pub const DRY_RUN_ANNOTATION: &str = "rds.operator.rs/dry-run";
+/// RDS tag written when a DBInstance with deletionPolicy Retain lets its instance go: a later
+/// DBInstance of the same namespace and name adopts the instance on its own.
+pub const RETAINED_TAG: &str = "rds.operator.rs/retained";
+/// ACK's deletion policy annotation (`retain` or `delete`), honoured on a DBInstance ported from ACK.
+pub const ACK_DELETION_POLICY: &str = "services.k8s.aws/deletion-policy";
+/// ACK's adoption policy annotation (`adopt` or `adopt-or-create`), honoured as spec.adoptionPolicy.
+pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
 
 /// Desired state of an RDS DB instance.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -74,6 +84,10 @@ pub const PAUSED_ANNOTATION: &str = "rds.operator.rs/paused";
     validation = kube::core::Rule::new("has(self.dbName) == has(oldSelf.dbName) && (!has(self.dbName) || self.dbName == oldSelf.dbName)").message("dbName is immutable").field_path(".dbName"),
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
+    validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the instance was created").field_path(".restoreFrom"),
+    validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted instance already exists"),
+    validation = kube::core::Rule::new("!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
+    validation = kube::core::Rule::new("self.managementPolicy != 'ObserveOnly' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an observed instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceSpec {
@@ -236,6 +250,31 @@ pub struct DBInstanceSpec {
     #[serde(default)]
     pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
 
+    /// Whether the operator changes the RDS instance: Full (default: create it, correct it, delete
+    /// it as deletionPolicy says) or ObserveOnly (never change or delete it; report its state and
+    /// differences, and write the connection Secret from masterUserPassword). An instance that
+    /// carries the ownership tags of a DBInstance of another namespace is never observed.
+    #[serde(default)]
+    pub management_policy: ManagementPolicy,
+
+    /// What to do when an RDS instance with the identifier exists and is not this DBInstance's:
+    /// Never (when left out: refuse it, IdentifierInUse), Adopt (take it over; create nothing) or
+    /// AdoptOrCreate (take it over, or create it when there is none). Adoption only adds the
+    /// ownership tags; differences from the spec are reported and put right only after the spec
+    /// is next changed, and the master password is never changed by it. An instance of another
+    /// namespace's DBInstance, or of one that still exists, is never adopted. An instance
+    /// retained by a DBInstance of the same namespace and name is adopted without asking.
+    /// ACK's annotation services.k8s.aws/adoption-policy (adopt, adopt-or-create) says the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adoption_policy: Option<AdoptionPolicy>,
+
+    /// Create the instance from a DB snapshot or from a point in time of another instance instead
+    /// of empty. Immutable. Settings RDS does not take at restore time (backup retention, storage,
+    /// parameter group...) are applied by one ModifyDBInstance once the restored instance is
+    /// available.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_from: Option<RestoreFrom>,
+
     /// Secret to write the connection details to, for applications to consume with envFrom.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<ConnectionSecretSpec>,
@@ -286,6 +325,62 @@ pub enum DriftPolicy {
     Correct,
     /// Only report the difference.
     Report,
+}
+
+/// Whether the operator changes the RDS instance.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum ManagementPolicy {
+    /// Create, correct and delete the instance.
+    #[default]
+    Full,
+    /// Never change or delete the instance: only report it and write the connection Secret.
+    ObserveOnly,
+}
+
+/// Whether to take over an existing instance that is not this DBInstance's.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum AdoptionPolicy {
+    /// Never: an existing instance is refused (IdentifierInUse).
+    #[default]
+    Never,
+    /// Adopt an existing instance; create none.
+    Adopt,
+    /// Adopt an existing instance, or create one when there is none.
+    AdoptOrCreate,
+}
+
+/// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) != has(self.sourceDBInstanceIdentifier)").message("set either dbSnapshotIdentifier or sourceDBInstanceIdentifier"),
+    validation = kube::core::Rule::new("!has(self.sourceDBInstanceIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBInstanceIdentifier, set either restoreTime or useLatestRestorableTime: true"),
+    validation = kube::core::Rule::new("has(self.sourceDBInstanceIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBInstanceIdentifier"),
+)]
+pub struct RestoreFrom {
+    /// The DB snapshot to restore (RestoreDBInstanceFromDBSnapshot): its identifier or ARN.
+    #[serde(
+        default,
+        rename = "dbSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub db_snapshot_identifier: Option<String>,
+    /// The instance whose backups to restore from (RestoreDBInstanceToPointInTime).
+    #[serde(
+        default,
+        rename = "sourceDBInstanceIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub source_db_instance_identifier: Option<String>,
+    /// The time to restore to, RFC 3339 (e.g. 2026-11-30T04:00:00Z).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = kube::core::Rule::new("self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$')").message("restoreTime must be an RFC 3339 time such as 2026-11-30T04:00:00Z"))]
+    pub restore_time: Option<String>,
+    /// Restore to the latest restorable time instead of restoreTime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_latest_restorable_time: Option<bool>,
 }
 
 /// A key in a Secret of the DBInstance's namespace.
@@ -410,6 +505,57 @@ pub struct DBInstanceStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["field".into()]))]
     pub corrections: Vec<Corrections>,
+    /// The metadata.generation at which the instance was adopted: until the spec changes, its
+    /// differences from the spec are reported and not put right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted_generation: Option<i64>,
+    /// Where the instance was restored from (spec.restoreFrom, or a snapshot after an out-of-band
+    /// deletion), and whether the settings RDS does not take at restore time have been sent since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreStatus>,
+    /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
+    /// done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<DryRun>,
+}
+
+/// Where the instance was restored from.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreStatus {
+    /// The snapshot, or the source instance and time.
+    pub source: String,
+    /// The settings RDS does not take at restore time have been sent (or none differed).
+    #[serde(default)]
+    pub settings_applied: bool,
+}
+
+/// What the operator would do, were it not in dry run.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRun {
+    /// The steps, in order (none: nothing would change).
+    #[serde(default)]
+    pub steps: Vec<DryRunStep>,
+}
+
+/// One step the operator would take.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRunStep {
+    /// The call or write (CreateDBInstance, ModifyDBInstance, AddTagsToResource, DeleteDBInstance,
+    /// a Secret...).
+    pub action: String,
+    /// What it changes: the fields, from what to what.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldDrift>,
+    /// What the database goes through, from RDS's documented downtime for each setting: None,
+    /// Reboot (applies at the next reboot), Failover (a Multi-AZ instance fails over), Outage,
+    /// NewInstance (created or restored) or Deletion.
+    pub disruption: String,
+    /// Why, in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 /// When a field was put back to the spec.

@@ -45,6 +45,39 @@ pub struct Modification {
     pub apply_immediately: bool,
 }
 
+impl Modification {
+    /// Whether the modification carries the spec field.
+    pub fn carries(&self, field: &str) -> bool {
+        let mut without = self.clone();
+        without.clear(field);
+        without != *self
+    }
+
+    fn clear(&mut self, field: &str) {
+        let m = self;
+        match field {
+            "dbInstanceClass" => m.db_instance_class = None,
+            "allocatedStorage" => m.allocated_storage = None,
+            "maxAllocatedStorage" => m.max_allocated_storage = None,
+            "storageType" => m.storage_type = None,
+            "iops" => m.iops = None,
+            "engineVersion" => m.engine_version = None,
+            "backupRetentionPeriod" => m.backup_retention_period = None,
+            "preferredBackupWindow" => m.preferred_backup_window = None,
+            "preferredMaintenanceWindow" => m.preferred_maintenance_window = None,
+            "multiAZ" => m.multi_az = None,
+            "publiclyAccessible" => m.publicly_accessible = None,
+            "deletionProtection" => m.deletion_protection = None,
+            "dbParameterGroupName" => m.db_parameter_group_name = None,
+            "port" => m.port = None,
+            "autoMinorVersionUpgrade" => m.auto_minor_version_upgrade = None,
+            "copyTagsToSnapshot" => m.copy_tags_to_snapshot = None,
+            "vpcSecurityGroupIDs" => m.vpc_security_group_ids = None,
+            _ => {}
+        }
+    }
+}
+
 /// Everything that differs, and the calls that would put it right.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Comparison {
@@ -81,26 +114,7 @@ impl Comparison {
         let Some(m) = self.modification.as_mut() else {
             return;
         };
-        match field {
-            "dbInstanceClass" => m.db_instance_class = None,
-            "allocatedStorage" => m.allocated_storage = None,
-            "maxAllocatedStorage" => m.max_allocated_storage = None,
-            "storageType" => m.storage_type = None,
-            "iops" => m.iops = None,
-            "engineVersion" => m.engine_version = None,
-            "backupRetentionPeriod" => m.backup_retention_period = None,
-            "preferredBackupWindow" => m.preferred_backup_window = None,
-            "preferredMaintenanceWindow" => m.preferred_maintenance_window = None,
-            "multiAZ" => m.multi_az = None,
-            "publiclyAccessible" => m.publicly_accessible = None,
-            "deletionProtection" => m.deletion_protection = None,
-            "dbParameterGroupName" => m.db_parameter_group_name = None,
-            "port" => m.port = None,
-            "autoMinorVersionUpgrade" => m.auto_minor_version_upgrade = None,
-            "copyTagsToSnapshot" => m.copy_tags_to_snapshot = None,
-            "vpcSecurityGroupIDs" => m.vpc_security_group_ids = None,
-            _ => {}
-        }
+        m.clear(field);
         let empty = Modification {
             apply_immediately: m.apply_immediately,
             allow_major_version_upgrade: m.allow_major_version_upgrade,

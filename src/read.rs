@@ -8,7 +8,7 @@ use kube::api::Api;
 
 use crate::context::Context;
 use crate::crd::DBInstance;
-use crate::error::Error;
+use crate::error::{Error, kube_err};
 use crate::observed::Observation;
 use crate::plan::{self, Facts, Look, PasswordFacts, PasswordRead, Sensitive, spec};
 use crate::{connection, secrets};
@@ -68,6 +68,17 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         Some(identifier) => ctx.rds.snapshots_of(identifier).await?,
         None => Vec::new(),
     };
+    let owner_alive = match &reads.owner {
+        Some((namespace, name, uid)) => {
+            let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
+            let owner = api
+                .get_opt(name)
+                .await
+                .map_err(kube_err("get DBInstance"))?;
+            Some(owner.is_some_and(|o| o.uid().as_deref() == Some(uid.as_str())))
+        }
+        None => None,
+    };
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
         release_candidates.extend(secrets::get_metadata(&api, name).await?);
@@ -88,6 +99,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
             Some(c) => ctx.peers_using(&namespace, &c.name),
             None => Vec::new(),
         },
+        owner_alive,
         hash_key: ctx.hash_key.clone(),
         intervals,
         now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),

@@ -4,7 +4,10 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DBInstanceStatus, DriftRecord, FieldDrift, OWNER_NAME_TAG};
+use crate::crd::{
+    AdoptionPolicy, DBInstance, DBInstanceStatus, DriftRecord, FieldDrift, OWNER_NAME_TAG,
+    OWNER_TAG, RETAINED_TAG, RestoreFrom, RestoreStatus,
+};
 use crate::observed::ObservedInstance;
 
 use super::spec::{self, owned_by};
@@ -12,34 +15,79 @@ use super::status::{observed_status, refuse};
 use super::types::{
     ConditionPlan, Facts, PasswordFacts, Plan, Requeue, Sensitive, StatusPlan, Step,
 };
-use super::{absence, sync};
+use super::{absence, observe, sync};
 
 /// Whose instance the identifier names, and so which branch of the rules applies.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ownership<'a> {
     /// No instance with the identifier, and none was ever observed for this DBInstance: create it.
     Create,
+    /// No instance with the identifier, and adoptionPolicy Adopt creates none: report and wait.
+    NothingToAdopt,
     /// Our instance was observed before and is gone: deleted (or renamed) outside the operator.
     Gone,
     /// An instance with the identifier exists but is not ours: never touch it.
-    Foreign { owner: Option<String> },
+    Foreign(Foreign),
+    /// An instance that is not ours and may be taken over.
+    Adopt(&'a ObservedInstance, Adoptee),
     /// Our instance: report what RDS says and put right what differs.
     Ours(&'a ObservedInstance),
 }
 
-/// `existed` says an instance was observed for this DBInstance before (its ARN is in status).
+/// Why an instance that is not ours is left alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Foreign {
+    /// No adoption policy asks for it.
+    NotAsked { retained_here: bool },
+    /// It belongs to a DBInstance of another namespace.
+    OtherNamespace,
+    /// It belongs to another DBInstance of this namespace that still exists (or whose existence
+    /// could not be learnt).
+    Claimed,
+}
+
+/// What kind of instance is adopted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Adoptee {
+    /// No ownership tags: created by the console, CloudFormation, Terraform...
+    Untagged,
+    /// Retained by a DBInstance of this namespace and name.
+    Retained,
+    /// Tagged for a DBInstance of this namespace that no longer exists.
+    Unclaimed,
+}
+
+/// `existed` says an instance was observed for this DBInstance before (its ARN is in status);
+/// `owner_alive` whether the DBInstance the instance's tags name still exists.
 pub fn ownership<'a>(
-    uid: &str,
+    db: &DBInstance,
     observed: Option<&'a ObservedInstance>,
     existed: bool,
+    owner_alive: Option<bool>,
 ) -> Ownership<'a> {
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let policy = spec::adoption_policy(db).unwrap_or_default();
+    let asked = policy != AdoptionPolicy::Never;
     match observed {
         None if existed => Ownership::Gone,
+        None if policy == AdoptionPolicy::Adopt => Ownership::NothingToAdopt,
         None => Ownership::Create,
         Some(o) if owned_by(o, uid) => Ownership::Ours(o),
-        Some(o) => Ownership::Foreign {
-            owner: o.tags.get(OWNER_NAME_TAG).cloned(),
+        Some(o) if spec::of_another_namespace(o, db) => Ownership::Foreign(Foreign::OtherNamespace),
+        Some(o) if !o.tags.contains_key(OWNER_TAG) => match asked {
+            true => Ownership::Adopt(o, Adoptee::Untagged),
+            false => Ownership::Foreign(Foreign::NotAsked {
+                retained_here: false,
+            }),
         },
+        // Tagged for a DBInstance of this namespace: only once that one is known to be gone.
+        Some(_) if owner_alive != Some(false) => Ownership::Foreign(Foreign::Claimed),
+        Some(o) if spec::retained_for(o, db) => Ownership::Adopt(o, Adoptee::Retained),
+        Some(o) if asked => Ownership::Adopt(o, Adoptee::Unclaimed),
+        Some(o) => Ownership::Foreign(Foreign::NotAsked {
+            retained_here: spec::tagged_owner(o, db)
+                .is_some_and(|(_, name, _)| Some(name.as_str()) == db.metadata.name.as_deref()),
+        }),
     }
 }
 
@@ -55,29 +103,141 @@ pub fn plan(f: &Facts) -> Plan {
     if !spec::has_finalizer(db) {
         plan.step(Step::AddFinalizer);
     }
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    if spec::observe_only(db) {
+        return observe::plan(f, plan);
+    }
     let identifier = db.identifier();
     let existed = db.status.as_ref().is_some_and(|s| s.arn.is_some());
-    match ownership(uid, f.observed.as_ref(), existed) {
-        Ownership::Create => create(f, plan, Creation::New),
-        Ownership::Gone => absence::plan(f, plan),
-        Ownership::Foreign { owner } => {
-            plan.requeue = Requeue::After(f.intervals.settled);
-            // Who owns it is for the operator's log, not for every tenant who can read status.
-            plan.log = Some(format!(
-                "RDS instance {identifier} is not this DBInstance's: {}",
-                owner
-                    .as_deref()
-                    .unwrap_or("it has no rds-operator ownership tag")
-            ));
+    match ownership(db, f.observed.as_ref(), existed, f.owner_alive) {
+        Ownership::Create => create(f, plan, creation_from_spec(db)),
+        Ownership::NothingToAdopt => {
+            plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
             let message = format!(
-                "an RDS instance named {identifier} already exists and is not managed by this DBInstance; \
-                 choose another dbInstanceIdentifier"
+                "adoptionPolicy is Adopt and there is no RDS instance named {identifier} to adopt; \
+                 the operator creates none (AdoptOrCreate would)"
             );
-            refuse(plan, f, "IdentifierInUse", &message, None)
+            refuse(plan, f, "NothingToAdopt", &message, None)
         }
+        Ownership::Gone => absence::plan(f, plan),
+        Ownership::Foreign(why) => foreign(f, plan, why),
+        Ownership::Adopt(observed, from) => adopt(f, plan, observed, from),
         Ownership::Ours(observed) => sync::plan(f, plan, observed),
     }
+}
+
+fn foreign(f: &Facts, mut plan: Plan, why: Foreign) -> Plan {
+    let identifier = f.db.identifier();
+    plan.requeue = Requeue::After(f.intervals.settled);
+    let owner = f.observed.as_ref().and_then(|o| o.tags.get(OWNER_NAME_TAG));
+    // Who owns it is for the operator's log, not for every tenant who can read status.
+    plan.log = Some(format!(
+        "RDS instance {identifier} is not this DBInstance's: {}",
+        owner.map_or("it has no rds-operator ownership tag", String::as_str)
+    ));
+    let message = match why {
+        Foreign::NotAsked {
+            retained_here: true,
+        } => format!(
+            "an RDS instance named {identifier} already exists: it was created for an earlier DBInstance \
+             of this namespace and name and not released by deletionPolicy Retain; set \
+             spec.adoptionPolicy: Adopt to take it over, or choose another dbInstanceIdentifier"
+        ),
+        Foreign::NotAsked { .. } => format!(
+            "an RDS instance named {identifier} already exists and is not managed by this DBInstance; \
+             choose another dbInstanceIdentifier, or set spec.adoptionPolicy: Adopt to take it over"
+        ),
+        Foreign::OtherNamespace | Foreign::Claimed => format!(
+            "an RDS instance named {identifier} already exists and is managed by another DBInstance; \
+             choose another dbInstanceIdentifier"
+        ),
+    };
+    refuse(plan, f, "IdentifierInUse", &message, None)
+}
+
+/// Takes over an instance that is not ours: adds the ownership tags and nothing else. Its
+/// differences from the spec are reported until the spec next changes (`adoptedGeneration`), and
+/// its master password is taken as the one the spec refers to, never sent.
+fn adopt(f: &Facts, mut plan: Plan, observed: &ObservedInstance, from: Adoptee) -> Plan {
+    let db = &f.db;
+    let identifier = db.identifier();
+    if !matches!(
+        f.password,
+        PasswordFacts::Referenced(_) | PasswordFacts::Managed(_)
+    ) {
+        let message = format!(
+            "RDS instance {identifier} keeps its master password when it is adopted, and the operator \
+             does not know it: put it in a Secret and reference it with spec.masterUserPassword \
+             (a Secret the operator generated and kept at deletion is named {}, key password), \
+             or set manageMasterUserPassword",
+            spec::generated_secret_name(db)
+        );
+        plan.requeue = Requeue::AwaitChange;
+        return refuse(plan, f, "PasswordUnknown", &message, Some("InvalidSpec"));
+    }
+    if let Err(problem) = password(f, &mut plan) {
+        return password_refused(plan, f, problem);
+    }
+    let Some(arn) = observed.arn.clone() else {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        return plan;
+    };
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    let ownership_tags = [
+        (OWNER_TAG.to_owned(), uid.to_owned()),
+        (OWNER_NAME_TAG.to_owned(), format!("{namespace}/{name}")),
+    ];
+    plan.step(Step::AddTags {
+        identifier: identifier.clone(),
+        arn: arn.clone(),
+        tags: ownership_tags.into(),
+    });
+    if observed.tags.contains_key(RETAINED_TAG) {
+        plan.step(Step::RemoveTags {
+            identifier: identifier.clone(),
+            arn,
+            keys: vec![RETAINED_TAG.to_owned()],
+        });
+    }
+    let what = match from {
+        Adoptee::Untagged => "adopted RDS instance",
+        Adoptee::Retained => {
+            "adopted again RDS instance, retained by an earlier DBInstance of this name,"
+        }
+        Adoptee::Unclaimed => {
+            "adopted RDS instance, tagged for a DBInstance that no longer exists,"
+        }
+    };
+    let password_note = match &f.password {
+        PasswordFacts::Managed(_) => {
+            "its master password stays the one RDS manages in Secrets Manager"
+        }
+        _ => {
+            "its master password was not changed and is taken to be the one in spec.masterUserPassword \
+              (if it is not, connections fail: change the Secret, and the operator sends the new password \
+              once the spec has been confirmed)"
+        }
+    };
+    let note = format!(
+        "{what} {identifier}: only the ownership tags were added; differences from the spec are \
+         reported and put right once the spec is next changed; {password_note}"
+    );
+    plan.event(EventType::Normal, "Adopted", "Adopt", note);
+    let mut fields = observed_status(&identifier, observed);
+    fields.adopted_generation = db.metadata.generation;
+    fields.connection_secret = db.status.as_ref().and_then(|s| s.connection_secret.clone());
+    plan.status = Some(StatusPlan {
+        held: false,
+        fields,
+        ready: None,
+        synced: ConditionPlan::new(
+            true,
+            "Adopted",
+            format!("{what} {identifier}: its differences from the spec are reported next"),
+        ),
+    });
+    plan
 }
 
 /// Why the plan cannot use the master password.
@@ -151,6 +311,27 @@ pub enum Creation {
     EmptyInPlaceOfDeleted,
     /// Ours was deleted outside the operator: restored from this snapshot.
     Restore { snapshot: String, note: String },
+    /// spec.restoreFrom: from a snapshot or a point in time.
+    FromSpec(RestoreFrom),
+}
+
+fn creation_from_spec(db: &DBInstance) -> Creation {
+    match &db.spec.restore_from {
+        Some(r) => Creation::FromSpec(r.clone()),
+        None => Creation::New,
+    }
+}
+
+/// The source of spec.restoreFrom, in words.
+pub fn restore_source(r: &RestoreFrom) -> String {
+    match (&r.db_snapshot_identifier, &r.source_db_instance_identifier) {
+        (Some(snapshot), _) => format!("snapshot {snapshot}"),
+        (None, Some(source)) => match &r.restore_time {
+            Some(t) => format!("instance {source} at {t}"),
+            None => format!("instance {source} at its latest restorable time"),
+        },
+        (None, None) => "nothing".into(),
+    }
 }
 
 /// The status fields of an instance being created or restored.
@@ -213,6 +394,35 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             });
             plan.event(EventType::Warning, "Restoring", "Create", note);
         }
+        Creation::FromSpec(r) => {
+            let source = restore_source(&r);
+            // RDS takes the source's master password, settings and tags: the spec's are sent by
+            // one ModifyDBInstance once the instance is available.
+            fields.restore = Some(RestoreStatus {
+                source: source.clone(),
+                settings_applied: false,
+            });
+            let spec = Box::new(db.spec.clone());
+            plan.step(
+                match (r.db_snapshot_identifier, r.source_db_instance_identifier) {
+                    (Some(snapshot), _) => Step::RestoreInstance {
+                        identifier: identifier.clone(),
+                        snapshot,
+                        spec,
+                        tags,
+                    },
+                    (None, source) => Step::RestoreToPointInTime {
+                        identifier: identifier.clone(),
+                        source: source.unwrap_or_default(),
+                        time: r.restore_time,
+                        spec,
+                        tags,
+                    },
+                },
+            );
+            let note = format!("restoring RDS instance {identifier} from {source}");
+            plan.event(EventType::Normal, "Restoring", "Create", note);
+        }
         Creation::EmptyInPlaceOfDeleted => {
             fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
             plan.step(create_step(f, password, tags));
@@ -236,6 +446,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
         }
     }
     plan.status = Some(StatusPlan {
+        held: false,
         fields,
         ready: None,
         synced: ConditionPlan::new(

@@ -3,7 +3,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DBInstance, DeletionPolicy};
+use crate::crd::{DBInstance, DeletionPolicy, RETAINED_TAG};
 use crate::observed::ObservedInstance;
 
 use super::spec::{self, final_snapshot_identifier, owned_by};
@@ -32,17 +32,22 @@ pub enum Released {
     Retained,
     /// The instance with the identifier belongs to someone else.
     NotOurs,
+    /// managementPolicy ObserveOnly: the instance is never deleted.
+    Observed,
 }
 
 pub fn decide(db: &DBInstance, observed: Option<&ObservedInstance>) -> Decision {
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    if spec::observe_only(db) {
+        return Decision::Release(Released::Observed);
+    }
     let Some(o) = observed else {
         return Decision::Release(Released::Gone);
     };
     if !owned_by(o, uid) {
         return Decision::Release(Released::NotOurs);
     }
-    match db.spec.deletion_policy {
+    match spec::deletion_policy(db) {
         DeletionPolicy::Retain => Decision::Release(Released::Retained),
         _ if o.status == "deleting" => Decision::Wait,
         _ if o.deletion_protection == Some(true) => Decision::Protected,
@@ -78,6 +83,7 @@ pub fn plan(f: &Facts) -> Plan {
                 fields.last_drift = previous.last_drift;
                 let message = format!("RDS instance {identifier} is being deleted");
                 plan.status = Some(StatusPlan {
+                    held: false,
                     fields,
                     ready: None,
                     synced: ConditionPlan::new(true, "Deleting", message),
@@ -115,6 +121,20 @@ pub fn plan(f: &Facts) -> Plan {
 fn release(f: &Facts, why: Released) -> Plan {
     let identifier = f.db.identifier();
     let mut plan = Plan::idle(Requeue::AwaitChange);
+    // A retained instance is marked as let go, so a later DBInstance of this namespace and name
+    // adopts it again on its own.
+    if why == Released::Retained
+        && let Some(o) = f
+            .observed
+            .as_ref()
+            .filter(|o| !o.tags.contains_key(RETAINED_TAG))
+    {
+        plan.step(Step::AddTags {
+            identifier: identifier.clone(),
+            arn: o.arn.clone().unwrap_or_default(),
+            tags: [(RETAINED_TAG.to_owned(), f.now.clone())].into(),
+        });
+    }
     let uid = f.db.metadata.uid.as_ref();
     let owned = f
         .release_candidates
@@ -133,6 +153,10 @@ fn release(f: &Facts, why: Released) -> Plan {
         Released::Retained => (
             "Retained",
             format!("deletionPolicy is Retain: RDS instance {identifier} is left running"),
+        ),
+        Released::Observed => (
+            "Released",
+            format!("managementPolicy is ObserveOnly: RDS instance {identifier} is left as it is"),
         ),
         Released::NotOurs => (
             "Released",

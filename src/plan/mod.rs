@@ -13,6 +13,8 @@
 pub mod absence;
 pub mod apply;
 pub mod cleanup;
+pub mod dry_run;
+pub mod observe;
 pub mod spec;
 pub mod status;
 pub mod sync;
@@ -36,10 +38,14 @@ pub fn plan(facts: &Facts) -> Plan {
         plan.events.extend(event);
         return plan;
     }
-    if facts.db.metadata.deletion_timestamp.is_some() {
+    let plan = if facts.db.metadata.deletion_timestamp.is_some() {
         cleanup::plan(facts)
     } else {
         apply::plan(facts)
+    };
+    match spec::dry_run(&facts.db) {
+        true => dry_run::preview(facts, plan),
+        false => plan,
     }
 }
 
@@ -60,7 +66,7 @@ pub fn look(db: &DBInstance) -> Look {
     let ours = spec::has_finalizer(db);
     if spec::paused(db) {
         Look::None
-    } else if deleting && ours {
+    } else if deleting && ours && !spec::observe_only(db) {
         Look::Direct
     } else if deleting || spec::validate(db).is_err() {
         Look::None
@@ -83,9 +89,23 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         };
     }
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    // Never read a secret of an instance that is not ours.
-    if observed.is_some_and(|o| !spec::owned_by(o, uid)) {
-        return Reads::default();
+    if let Some(o) = observed.filter(|o| !spec::owned_by(o, uid)) {
+        // Never read a secret of an instance that is not ours. Taking it over or observing it
+        // needs the password the spec refers to (the user's own Secret), and whether the
+        // DBInstance its tags name still exists.
+        if !spec::may_claim(db, o) {
+            return Reads::default();
+        }
+        return Reads {
+            password: match password_read(db, None) {
+                PasswordRead::Referenced { name, key } => PasswordRead::Referenced { name, key },
+                PasswordRead::Managed { .. } => PasswordRead::Managed { secret_arn: None },
+                _ => PasswordRead::None,
+            },
+            connection_secret: connection.filter(|_| spec::observe_only(db)),
+            owner: spec::tagged_owner(o, db),
+            ..Reads::default()
+        };
     }
     let existed = db.status.as_ref().is_some_and(|s| s.arn.is_some());
     let gone = observed.is_none() && existed;
@@ -95,6 +115,7 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         release_candidates: Vec::new(),
         snapshots_of: gone.then(|| db.identifier()),
         identity: gone,
+        owner: None,
     }
 }
 

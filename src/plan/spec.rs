@@ -8,7 +8,10 @@ use hmac::{Hmac, KeyInit, Mac};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use sha2::{Digest, Sha256};
 
-use crate::crd::{DBInstance, DBInstanceSpec, OWNER_NAME_TAG, OWNER_TAG};
+use crate::crd::{
+    ACK_ADOPTION_POLICY, ACK_DELETION_POLICY, AdoptionPolicy, DBInstance, DBInstanceSpec,
+    DeletionPolicy, ManagementPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG,
+};
 use crate::duration::MIN_SPEC_INTERVAL;
 use crate::observed::{ObservedInstance, PollIntervals};
 
@@ -17,6 +20,116 @@ use super::types::Sensitive;
 /// Is this observed instance the one created for the DBInstance with this uid?
 pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
     observed.tags.get(OWNER_TAG).map(String::as_str) == Some(uid)
+}
+
+fn annotation<'a>(db: &'a DBInstance, key: &str) -> Option<&'a str> {
+    (db.metadata.annotations.as_ref())
+        .and_then(|a| a.get(key))
+        .map(String::as_str)
+}
+
+/// Whether the DBInstance only observes its instance (managementPolicy ObserveOnly).
+pub fn observe_only(db: &DBInstance) -> bool {
+    db.spec.management_policy == ManagementPolicy::ObserveOnly
+}
+
+/// Whether the DBInstance is in dry run (annotation `rds.operator.rs/dry-run: "true"`).
+pub fn dry_run(db: &DBInstance) -> bool {
+    annotation(db, crate::crd::DRY_RUN_ANNOTATION).is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+/// The adoption policy: spec.adoptionPolicy, or ACK's `services.k8s.aws/adoption-policy`
+/// annotation; an unknown value, or one that contradicts the spec, is refused.
+pub fn adoption_policy(db: &DBInstance) -> Result<AdoptionPolicy, String> {
+    let ack = match annotation(db, ACK_ADOPTION_POLICY) {
+        None => None,
+        Some(v) if v.eq_ignore_ascii_case("adopt") => Some(AdoptionPolicy::Adopt),
+        Some(v) if v.eq_ignore_ascii_case("adopt-or-create") => Some(AdoptionPolicy::AdoptOrCreate),
+        Some(v) => {
+            return Err(format!(
+                "annotation {ACK_ADOPTION_POLICY}: {v:?} is neither adopt nor adopt-or-create; \
+                 write spec.adoptionPolicy: Adopt or AdoptOrCreate instead"
+            ));
+        }
+    };
+    match (db.spec.adoption_policy, ack) {
+        (Some(spec), Some(ack)) if spec != ack => Err(format!(
+            "annotation {ACK_ADOPTION_POLICY} says {ack:?} and spec.adoptionPolicy says {spec:?}; \
+             keep one of them"
+        )),
+        (spec, ack) => Ok(spec.or(ack).unwrap_or_default()),
+    }
+}
+
+/// What deleting the DBInstance does: ACK's `services.k8s.aws/deletion-policy: retain` keeps the
+/// instance whatever the spec says; otherwise spec.deletionPolicy (ACK's `delete` deletes, with
+/// the final snapshot the spec asks for: Snapshot unless it says Delete).
+pub fn deletion_policy(db: &DBInstance) -> DeletionPolicy {
+    match annotation(db, ACK_DELETION_POLICY) {
+        Some(v) if v.eq_ignore_ascii_case("retain") => DeletionPolicy::Retain,
+        _ => db.spec.deletion_policy,
+    }
+}
+
+fn validate_ack_annotations(db: &DBInstance) -> Result<(), String> {
+    adoption_policy(db)?;
+    match annotation(db, ACK_DELETION_POLICY) {
+        None => Ok(()),
+        Some(v) if v.eq_ignore_ascii_case("retain") => Ok(()),
+        Some(v) if v.eq_ignore_ascii_case("delete") => match db.spec.deletion_policy {
+            DeletionPolicy::Retain => Err(format!(
+                "annotation {ACK_DELETION_POLICY}: delete contradicts spec.deletionPolicy Retain; keep one of them"
+            )),
+            _ => Ok(()),
+        },
+        Some(v) => Err(format!(
+            "annotation {ACK_DELETION_POLICY}: {v:?} is neither retain nor delete; \
+             write spec.deletionPolicy: Retain, Snapshot or Delete instead"
+        )),
+    }
+}
+
+/// The `namespace/name` an instance's ownership tag names, when it carries one.
+fn owner_name(observed: &ObservedInstance) -> Option<(&str, &str)> {
+    observed.tags.get(OWNER_NAME_TAG)?.split_once('/')
+}
+
+/// Whether the instance belongs to a DBInstance of another namespace (by its ownership tags):
+/// never adopted or observed from this one.
+pub fn of_another_namespace(observed: &ObservedInstance, db: &DBInstance) -> bool {
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    observed.tags.contains_key(OWNER_TAG)
+        && owner_name(observed).is_none_or(|(ns, _)| ns != namespace)
+}
+
+/// Whether the instance was retained by a DBInstance of this namespace and name (a DBInstance
+/// deleted with deletionPolicy Retain, then applied again): adopted without asking.
+pub fn retained_for(observed: &ObservedInstance, db: &DBInstance) -> bool {
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    observed.tags.contains_key(RETAINED_TAG) && owner_name(observed) == Some((namespace, name))
+}
+
+/// The DBInstance (namespace, name, uid) an instance's ownership tags name, when it is one of
+/// this namespace's other than this one: whether it still exists decides whether it may be adopted.
+pub fn tagged_owner(
+    observed: &ObservedInstance,
+    db: &DBInstance,
+) -> Option<(String, String, String)> {
+    let uid = observed.tags.get(OWNER_TAG)?;
+    let (ns, name) = owner_name(observed)?;
+    (!of_another_namespace(observed, db) && Some(uid.as_str()) != db.metadata.uid.as_deref())
+        .then(|| (ns.to_owned(), name.to_owned(), uid.clone()))
+}
+
+/// Whether this DBInstance may read what it needs to take over or observe an instance that is not
+/// its own (its referenced password, its connection Secret): observe-only, an adoption policy, or
+/// an instance it retained itself; never one of another namespace.
+pub fn may_claim(db: &DBInstance, observed: &ObservedInstance) -> bool {
+    !of_another_namespace(observed, db)
+        && (observe_only(db)
+            || retained_for(observed, db)
+            || adoption_policy(db).is_ok_and(|p| p != AdoptionPolicy::Never))
 }
 
 /// Whether the DBInstance is paused (annotation `rds.operator.rs/paused: "true"`): no AWS call at all.
@@ -159,6 +272,7 @@ pub fn validate_against(db: &DBInstance, peers: &[DBInstance]) -> Result<(), Str
 /// Checks the schema cannot make: returns a message for the user when the spec is unusable.
 pub fn validate(db: &DBInstance) -> Result<(), String> {
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    validate_ack_annotations(db)?;
     if let Some(r) = &db.spec.master_user_password
         && let Some(ns) = r.namespace.as_deref()
         && ns != namespace

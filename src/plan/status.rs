@@ -46,7 +46,10 @@ pub fn finish(
         .map(|p| p.conditions.as_slice())
         .unwrap_or_default();
     status.conditions = merge_conditions(before, conditions, now);
-    status.observed_generation = generation;
+    status.observed_generation = match plan.held {
+        true => previous.and_then(|p| p.observed_generation),
+        false => generation,
+    };
     status
 }
 
@@ -59,6 +62,7 @@ pub fn failure(
 ) -> (StatusPlan, Option<PlannedEvent>) {
     let failed = ConditionPlan::new(false, reason, message);
     let status = StatusPlan {
+        held: false,
         fields: previous.cloned().unwrap_or_default(),
         ready: Some(failed.clone()),
         synced: failed,
@@ -92,6 +96,7 @@ pub fn paused(previous: Option<&DBInstanceStatus>) -> (StatusPlan, Option<Planne
     let already = (previous.iter().flat_map(|s| s.conditions.iter()))
         .any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
     let status = StatusPlan {
+        held: true,
         fields: previous.cloned().unwrap_or_default(),
         ready: Some(ready),
         synced: ConditionPlan::new(false, "ReconcilePaused", message),

@@ -36,21 +36,31 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         Ok(p) => p,
         Err(problem) => return password_refused(plan, f, problem),
     };
-    let hash = hash_of(f, password.as_ref());
+    let hold = Hold::of(f);
+    let observing = hold == Some(Hold::ObserveOnly);
+    let restoring = (previous.restore.as_ref()).is_some_and(|r| !r.settings_applied);
+    let hash = hash_of(f, password.as_ref()).filter(|_| !observing);
     // A hash from before the keyed one, of the same password, is no rotation: it is replaced.
     let legacy = match (&password, &previous.master_user_password_hash) {
         (Some(p), Some(h)) => *h == spec::legacy_password_hash(uid, p.expose()),
         _ => false,
     };
-    // No hash yet (an adopted instance): take the Secret's password as the one RDS has.
-    let rotate = !legacy
-        && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
+    // No hash yet (an adopted instance): take the Secret's password as the one RDS has. A restored
+    // instance has its source's: the spec's is sent.
+    let rotate = !observing
+        && ((restoring && hash.is_some())
+            || (!legacy
+                && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p)));
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
     let name = db.metadata.name.as_deref().unwrap_or_default();
-    let desired_tags = spec::creation_tags(&db.spec, uid, namespace, name);
+    let mut desired_tags = spec::creation_tags(&db.spec, uid, namespace, name);
+    if observing {
+        // An observed instance is not tagged as ours: only the spec's tags are compared.
+        desired_tags.retain(|k, _| !k.starts_with("rds.operator.rs/"));
+    }
     let managed = &previous.applied_tag_keys;
     let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
-    let spec_changed = db.metadata.generation != previous.observed_generation;
+    let spec_changed = db.metadata.generation != previous.observed_generation || restoring;
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
 
     let identifier = db.identifier();
@@ -65,6 +75,9 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     // written by this plan); until then the previous ones stay.
     fields.applied_tag_keys = previous.applied_tag_keys.clone();
     fields.corrections = current_corrections(f);
+    fields.adopted_generation =
+        (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation);
+    fields.restore = previous.restore.clone();
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
     if let Some(password) = password.as_ref().filter(|_| !rotate) {
@@ -91,10 +104,13 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         fighting,
     };
     if comparison.in_sync() {
+        if let Some(r) = fields.restore.as_mut() {
+            r.settings_applied = true;
+        }
         return sync.in_sync(plan, fields);
     }
-    if db.spec.drift_policy == DriftPolicy::Report {
-        return sync.report_only(plan, fields);
+    if let Some(hold) = hold {
+        return sync.report_only(plan, fields, hold);
     }
     if observed.status != "available" {
         let message = format!(
@@ -105,7 +121,55 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         plan.status = Some(observed_plan(fields, false, "Waiting", message));
         return plan;
     }
+    if let Some(r) = fields.restore.as_mut() {
+        r.settings_applied = true;
+    }
     sync.correct(plan, fields, password, hash)
+}
+
+/// Why differences are reported and not put right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hold {
+    /// managementPolicy ObserveOnly: the instance is never changed.
+    ObserveOnly,
+    /// Adopted at this generation: put right only once the spec changes.
+    Adopted,
+    /// driftPolicy Report.
+    DriftPolicy,
+}
+
+impl Hold {
+    fn of(f: &Facts) -> Option<Hold> {
+        let db = &f.db;
+        let adopted = db.status.as_ref().and_then(|s| s.adopted_generation);
+        if spec::observe_only(db) {
+            Some(Hold::ObserveOnly)
+        } else if adopted.is_some() && adopted == db.metadata.generation {
+            Some(Hold::Adopted)
+        } else if db.spec.drift_policy == DriftPolicy::Report {
+            Some(Hold::DriftPolicy)
+        } else {
+            None
+        }
+    }
+
+    /// The drift record's action, the condition's reason and why, in words.
+    fn words(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Hold::ObserveOnly => (
+                "Reported",
+                "Observed",
+                "managementPolicy is ObserveOnly: the operator never changes the instance",
+            ),
+            Hold::Adopted => (
+                "Reported",
+                "AdoptedWithDifferences",
+                "the instance was adopted: the operator puts the differences right once the spec is next changed \
+                 (any edit of the spec confirms it)",
+            ),
+            Hold::DriftPolicy => ("Reported", "Drifted", "driftPolicy is Report"),
+        }
+    }
 }
 
 fn observed_plan(
@@ -115,6 +179,7 @@ fn observed_plan(
     message: String,
 ) -> StatusPlan {
     StatusPlan {
+        held: false,
         fields,
         ready: None,
         synced: ConditionPlan::new(ok, reason, message),
@@ -272,28 +337,31 @@ impl Sync<'_> {
         plan
     }
 
-    fn report_only(&self, mut plan: Plan, mut fields: crate::crd::DBInstanceStatus) -> Plan {
+    fn report_only(
+        &self,
+        mut plan: Plan,
+        mut fields: crate::crd::DBInstanceStatus,
+        hold: Hold,
+    ) -> Plan {
         let c = self.comparison;
+        let (action, reason, why) = hold.words();
         let previous = self
             .f
             .db
             .status
             .as_ref()
             .and_then(|s| s.last_drift.as_ref());
-        let record = drift_record(previous, "Reported", &c.diffs, &self.f.now);
+        let record = drift_record(previous, action, &c.diffs, &self.f.now);
         if previous != Some(&record) {
             let note = format!(
-                "RDS differs from the spec (driftPolicy Report, not corrected): {}",
+                "RDS differs from the spec ({why}; not corrected): {}",
                 describe_diffs(&c.diffs)
             );
             plan.event(EventType::Warning, "DriftDetected", "Observe", note);
         }
         fields.last_drift = Some(record);
-        let message = format!(
-            "RDS differs from the spec in {}; driftPolicy is Report",
-            c.field_list()
-        );
-        plan.status = Some(observed_plan(fields, false, "Drifted", message));
+        let message = format!("RDS differs from the spec in {}; {why}", c.field_list());
+        plan.status = Some(observed_plan(fields, false, reason, message));
         plan.requeue = self.settled();
         plan
     }

@@ -83,6 +83,7 @@ fn facts() -> Facts {
         connection_secret: None,
         release_candidates: Vec::new(),
         peers: Vec::new(),
+        owner_alive: None,
         hash_key: key(),
         intervals: PollIntervals::default(),
         now: NOW.into(),
@@ -162,6 +163,7 @@ fn plan_of(
 /// A status that reports the RDS state, with Synced as given.
 fn observed(fields: DBInstanceStatus, ok: bool, reason: &str, message: &str) -> Option<StatusPlan> {
     Some(StatusPlan {
+        held: false,
         fields,
         ready: None,
         synced: ConditionPlan::new(ok, reason, message),
@@ -172,6 +174,7 @@ fn observed(fields: DBInstanceStatus, ok: bool, reason: &str, message: &str) -> 
 fn failed(previous: Option<&DBInstanceStatus>, reason: &str, message: &str) -> Option<StatusPlan> {
     let c = ConditionPlan::new(false, reason, message);
     Some(StatusPlan {
+        held: false,
         fields: previous.cloned().unwrap_or_default(),
         ready: Some(c.clone()),
         synced: c,
@@ -267,7 +270,11 @@ fn creation_and_ownership() {
     generated_spec.master_user_password = None;
     let foreign = with(facts(), |f| {
         let mut o = ours();
-        o.tags = [(OWNER_NAME_TAG.to_owned(), "other/db".to_owned())].into();
+        o.tags = [
+            (OWNER_TAG.to_owned(), "another-uid".to_owned()),
+            (OWNER_NAME_TAG.to_owned(), "other/db".to_owned()),
+        ]
+        .into();
         f.observed = Some(o);
     });
     let untagged = with(facts(), |f| {
@@ -276,9 +283,10 @@ fn creation_and_ownership() {
         f.observed = Some(o);
     });
     // Who owns it goes to the operator's log only.
-    let foreign_message = "an RDS instance named coffee already exists and is not managed by this DBInstance; \
+    let foreign_message = "an RDS instance named coffee already exists and is managed by another DBInstance; \
                  choose another dbInstanceIdentifier";
-    let untagged_message = foreign_message;
+    let untagged_message = "an RDS instance named coffee already exists and is not managed by this DBInstance; \
+             choose another dbInstanceIdentifier, or set spec.adoptionPolicy: Adopt to take it over";
     // A crash after CreateDBInstance: the instance carries our tag, status knows nothing yet.
     let crashed = with(facts(), |f| {
         let mut o = ours();
@@ -789,7 +797,7 @@ fn spec_edits_drift_tags_and_rotation() {
                     Warning,
                     "DriftDetected",
                     "Observe",
-                    "RDS differs from the spec (driftPolicy Report, not corrected): dbInstanceClass: db.t3.large -> db.t3.micro",
+                    "RDS differs from the spec (driftPolicy is Report; not corrected): dbInstanceClass: db.t3.large -> db.t3.micro",
                     0,
                 )],
             ),
@@ -1150,15 +1158,33 @@ fn deletion_policies() {
             ),
         ),
         (
-            "Retain keeps the instance and our Secrets, without owner",
+            "Retain keeps the instance, marked as let go, and our Secrets, without owner",
             deleting(DeletionPolicy::Retain, Some(ours())),
-            released(
-                "Retained",
-                "deletionPolicy is Retain: RDS instance coffee is left running",
-                Step::OrphanSecret {
-                    name: "coffee-db".into(),
-                },
-            ),
+            Plan {
+                gauge: Gauge::Remove,
+                ..plan_of(
+                    Requeue::AwaitChange,
+                    vec![
+                        Step::AddTags {
+                            identifier: "coffee".into(),
+                            arn: ARN.into(),
+                            tags: [(crate::crd::RETAINED_TAG.to_owned(), NOW.to_owned())].into(),
+                        },
+                        Step::OrphanSecret {
+                            name: "coffee-db".into(),
+                        },
+                        Step::RemoveFinalizer,
+                    ],
+                    None,
+                    vec![event(
+                        Normal,
+                        "Retained",
+                        "Delete",
+                        "deletionPolicy is Retain: RDS instance coffee is left running",
+                        2,
+                    )],
+                )
+            },
         ),
         (
             "a gone instance lets the DBInstance go, with our Secrets",
@@ -1262,6 +1288,7 @@ fn aws_errors_are_reported_by_class() {
 #[test]
 fn the_written_status_takes_rds_answers() {
     let planned = StatusPlan {
+        held: false,
         fields: creating_fields(Some("pw")),
         ready: None,
         synced: ConditionPlan::new(true, "Synced", CREATING_SYNCED),
@@ -1843,4 +1870,609 @@ fn a_paused_dbinstance_makes_no_call_and_says_so() {
             Some([(crate::crd::PAUSED_ANNOTATION.to_owned(), "false".to_owned())].into());
     });
     assert_eq!(plan(&not).status.unwrap().synced.reason, "Synced");
+}
+
+/// The step names and the Synced reason of a plan: what the take-over rules below decide.
+fn outline(p: &Plan) -> (Vec<&'static str>, String) {
+    let names = p.steps.iter().map(Step::name).collect();
+    let reason = (p.status.as_ref()).map_or(String::new(), |s| s.synced.reason.clone());
+    (names, reason)
+}
+
+fn check_outlines(cases: Vec<(&str, Facts, Vec<&'static str>, &str)>) {
+    for (name, facts, steps, reason) in cases {
+        let got = plan(&facts);
+        assert_eq!(outline(&got), (steps, reason.to_owned()), "case: {name}");
+    }
+}
+
+/// An instance someone else created (CloudFormation, the console): no ownership tags.
+fn stack_instance() -> ObservedInstance {
+    let mut o = ours();
+    o.tags = [(
+        "aws:cloudformation:stack-name".to_owned(),
+        "coffee".to_owned(),
+    )]
+    .into();
+    o.db_instance_class = Some("db.t3.small".into());
+    o
+}
+
+fn annotated(mut f: Facts, key: &str, value: &str) -> Facts {
+    (f.db.metadata.annotations.get_or_insert_default()).insert(key.into(), value.into());
+    f
+}
+
+fn adopting(policy: crate::crd::AdoptionPolicy) -> Facts {
+    with(facts(), |f| {
+        f.db.spec.adoption_policy = Some(policy);
+        f.observed = Some(stack_instance());
+    })
+}
+
+/// A previous DBInstance shop/coffee (another uid) retained this instance.
+fn retained() -> ObservedInstance {
+    let mut o = ours();
+    o.tags.insert(OWNER_TAG.into(), "previous-uid".into());
+    o.tags.insert(crate::crd::RETAINED_TAG.into(), NOW.into());
+    o
+}
+
+#[test]
+fn adoption_rules() {
+    use crate::crd::AdoptionPolicy::{Adopt, AdoptOrCreate};
+    let after_adoption = with(synced(), |f| {
+        f.observed = Some({
+            let mut o = stack_instance();
+            o.tags.extend(ours().tags);
+            o
+        });
+        let status = f.db.status.as_mut().unwrap();
+        status.adopted_generation = Some(1);
+        status.master_user_password_hash = None;
+    });
+    let confirmed = with(after_adoption.clone(), |f| {
+        f.db.metadata.generation = Some(2)
+    });
+    check_outlines(vec![
+        (
+            "without the opt-in an untagged instance is refused",
+            with(facts(), |f| f.observed = Some(stack_instance())),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "Adopt adds the ownership tags and nothing else",
+            adopting(Adopt),
+            vec!["AddTags"],
+            "Adopted",
+        ),
+        (
+            "ACK's adoption-policy annotation says the same",
+            annotated(
+                with(facts(), |f| f.observed = Some(stack_instance())),
+                crate::crd::ACK_ADOPTION_POLICY,
+                "adopt",
+            ),
+            vec!["AddTags"],
+            "Adopted",
+        ),
+        (
+            "an unknown ACK adoption policy is refused",
+            annotated(facts(), crate::crd::ACK_ADOPTION_POLICY, "take"),
+            vec![],
+            "InvalidSpec",
+        ),
+        (
+            "the annotation contradicting the spec is refused",
+            annotated(
+                adopting(AdoptOrCreate),
+                crate::crd::ACK_ADOPTION_POLICY,
+                "adopt",
+            ),
+            vec![],
+            "InvalidSpec",
+        ),
+        (
+            "Adopt with nothing to adopt creates nothing",
+            with(adopting(Adopt), |f| f.observed = None),
+            vec![],
+            "NothingToAdopt",
+        ),
+        (
+            "AdoptOrCreate with nothing to adopt creates",
+            with(adopting(AdoptOrCreate), |f| f.observed = None),
+            vec!["CreateInstance"],
+            "Synced",
+        ),
+        (
+            "a generated password cannot be known: no adoption",
+            with(adopting(Adopt), |f| {
+                f.db.spec.master_user_password = None;
+                f.password = PasswordFacts::Generated {
+                    existing: None,
+                    secret_exists: false,
+                    controlled: false,
+                    candidate: pw("Gen3rated"),
+                };
+            }),
+            vec![],
+            "PasswordUnknown",
+        ),
+        (
+            "the password Secret must be there before adopting",
+            with(adopting(Adopt), |f| {
+                f.password =
+                    PasswordFacts::Referenced(Err("Secret coffee-db-password not found".into()))
+            }),
+            vec![],
+            "PasswordSecretUnavailable",
+        ),
+        (
+            "an instance of another namespace's DBInstance is never adopted",
+            with(adopting(Adopt), |f| {
+                let o = f.observed.as_mut().unwrap();
+                o.tags.insert(OWNER_TAG.into(), "theirs".into());
+                o.tags.insert(OWNER_NAME_TAG.into(), "other/coffee".into());
+                f.owner_alive = Some(false);
+            }),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "an instance of a DBInstance of this namespace that exists is never adopted",
+            with(adopting(Adopt), |f| {
+                let o = f.observed.as_mut().unwrap();
+                o.tags.insert(OWNER_TAG.into(), "theirs".into());
+                o.tags.insert(OWNER_NAME_TAG.into(), "shop/tea".into());
+                f.owner_alive = Some(true);
+            }),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "nor when whether it exists is unknown",
+            with(adopting(Adopt), |f| {
+                let o = f.observed.as_mut().unwrap();
+                o.tags.insert(OWNER_TAG.into(), "theirs".into());
+                o.tags.insert(OWNER_NAME_TAG.into(), "shop/tea".into());
+                f.owner_alive = None;
+            }),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "one of a DBInstance of this namespace that is gone is adopted when asked",
+            with(adopting(Adopt), |f| {
+                let o = f.observed.as_mut().unwrap();
+                o.tags.insert(OWNER_TAG.into(), "theirs".into());
+                o.tags.insert(OWNER_NAME_TAG.into(), "shop/tea".into());
+                f.owner_alive = Some(false);
+            }),
+            vec!["AddTags"],
+            "Adopted",
+        ),
+        (
+            "a retained instance of this name is adopted again without asking, and unmarked",
+            with(facts(), |f| {
+                f.observed = Some(retained());
+                f.owner_alive = Some(false);
+            }),
+            vec!["AddTags", "RemoveTags"],
+            "Adopted",
+        ),
+        (
+            "an unreleased instance of this name waits for the opt-in",
+            with(facts(), |f| {
+                let mut o = retained();
+                o.tags.remove(crate::crd::RETAINED_TAG);
+                f.observed = Some(o);
+                f.owner_alive = Some(false);
+            }),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "differences of an adopted instance are reported, not sent",
+            after_adoption,
+            vec![],
+            "AdoptedWithDifferences",
+        ),
+        (
+            "once the spec changes they are put right",
+            confirmed,
+            vec!["ModifyInstance"],
+            "Updating",
+        ),
+    ]);
+    // The adoption step carries exactly the ownership tags, and status remembers the generation.
+    let p = plan(&adopting(Adopt));
+    assert_eq!(
+        p.steps,
+        vec![Step::AddTags {
+            identifier: "coffee".into(),
+            arn: ARN.into(),
+            tags: [
+                (OWNER_TAG.to_owned(), UID.to_owned()),
+                (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
+            ]
+            .into(),
+        }]
+    );
+    let status = p.status.unwrap();
+    assert_eq!(status.fields.adopted_generation, Some(1));
+    assert_eq!(
+        status.fields.master_user_password_hash, None,
+        "the password is taken, never sent"
+    );
+    assert_eq!(p.events[0].reason, "Adopted");
+    // The refusal of a retained but unreleased instance says how to take it over.
+    let unreleased = with(facts(), |f| {
+        let mut o = retained();
+        o.tags.remove(crate::crd::RETAINED_TAG);
+        f.observed = Some(o);
+        f.owner_alive = Some(false);
+    });
+    let message = plan(&unreleased).status.unwrap().synced.message;
+    assert!(
+        message.contains("set spec.adoptionPolicy: Adopt"),
+        "{message}"
+    );
+}
+
+#[test]
+fn observe_only_rules() {
+    use crate::crd::ManagementPolicy::ObserveOnly;
+    let observing = |observed: Option<ObservedInstance>| {
+        with(synced(), |f| {
+            f.db.spec.management_policy = ObserveOnly;
+            f.observed = observed;
+        })
+    };
+    let mut tagged_elsewhere = stack_instance();
+    tagged_elsewhere
+        .tags
+        .insert(OWNER_TAG.into(), "theirs".into());
+    tagged_elsewhere
+        .tags
+        .insert(OWNER_NAME_TAG.into(), "other/coffee".into());
+    let mut matching = stack_instance();
+    matching.db_instance_class = Some("db.t3.micro".into());
+    let with_secret = with(observing(Some(matching.clone())), |f| {
+        f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+            name: "coffee-db".into(),
+            extra_keys: BTreeMap::new(),
+        });
+    });
+    let rotated = with(observing(Some(matching)), |f| {
+        f.password = PasswordFacts::Referenced(Ok(pw("N3w-Secret")));
+    });
+    check_outlines(vec![
+        (
+            "an absent instance is never created",
+            observing(None),
+            vec![],
+            "NotFound",
+        ),
+        (
+            "differences are reported, never sent, tags included",
+            observing(Some(stack_instance())),
+            vec![],
+            "Observed",
+        ),
+        (
+            "another namespace's instance is not observed",
+            observing(Some(tagged_elsewhere)),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "the connection Secret is written from the referenced password",
+            with_secret,
+            vec!["WriteConnectionSecret"],
+            "Synced",
+        ),
+        (
+            "a changed password is never sent",
+            rotated,
+            vec![],
+            "Synced",
+        ),
+        (
+            "deleting it never deletes the instance, even our own",
+            with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {
+                f.db.spec.management_policy = ObserveOnly
+            }),
+            vec!["DeleteSecret", "RemoveFinalizer"],
+            "",
+        ),
+    ]);
+}
+
+#[test]
+fn ack_deletion_policy_annotation() {
+    let retain = annotated(
+        deleting(DeletionPolicy::Snapshot, Some(ours())),
+        crate::crd::ACK_DELETION_POLICY,
+        "retain",
+    );
+    let delete = annotated(
+        deleting(DeletionPolicy::Snapshot, Some(ours())),
+        crate::crd::ACK_DELETION_POLICY,
+        "delete",
+    );
+    check_outlines(vec![
+        (
+            "retain keeps the instance whatever the spec says",
+            retain,
+            vec!["AddTags", "OrphanSecret", "RemoveFinalizer"],
+            "",
+        ),
+        (
+            "delete deletes, after the final snapshot the spec asks for",
+            delete.clone(),
+            vec!["DeleteInstance"],
+            "",
+        ),
+        (
+            "an unknown value is refused",
+            annotated(facts(), crate::crd::ACK_DELETION_POLICY, "keep"),
+            vec![],
+            "InvalidSpec",
+        ),
+        (
+            "delete contradicting spec Retain is refused",
+            annotated(
+                with(facts(), |f| {
+                    f.db.spec.deletion_policy = DeletionPolicy::Retain
+                }),
+                crate::crd::ACK_DELETION_POLICY,
+                "delete",
+            ),
+            vec![],
+            "InvalidSpec",
+        ),
+    ]);
+    assert!(
+        matches!(&plan(&delete).steps[0], Step::DeleteInstance { final_snapshot: Some(s), .. } if s == FINAL)
+    );
+}
+
+#[test]
+fn restore_from_rules() {
+    use crate::crd::{RestoreFrom, RestoreStatus};
+    let from = |r: RestoreFrom| with(facts(), |f| f.db.spec.restore_from = Some(r));
+    let snapshot = from(RestoreFrom {
+        db_snapshot_identifier: Some("coffee-before".into()),
+        ..Default::default()
+    });
+    let point = from(RestoreFrom {
+        source_db_instance_identifier: Some("coffee-prod".into()),
+        restore_time: Some("2026-11-30T03:00:00Z".into()),
+        ..Default::default()
+    });
+    let p = plan(&snapshot);
+    assert!(
+        matches!(&p.steps[0], Step::RestoreInstance { snapshot, .. } if snapshot == "coffee-before")
+    );
+    let restore = p.status.unwrap().fields.restore;
+    assert_eq!(
+        restore,
+        Some(RestoreStatus {
+            source: "snapshot coffee-before".into(),
+            settings_applied: false
+        })
+    );
+    let p = plan(&point);
+    assert!(
+        matches!(&p.steps[0], Step::RestoreToPointInTime { source, time: Some(t), .. } if source == "coffee-prod" && t == "2026-11-30T03:00:00Z")
+    );
+    // Once available, the restored instance gets the spec's settings and password in one
+    // ModifyDBInstance, a longer backup retention of the source included: it is not drift.
+    let restored = with(synced(), |f| {
+        let mut o = ours();
+        o.backup_retention_period = Some(7);
+        o.db_instance_class = Some("db.t3.small".into());
+        f.observed = Some(o);
+        f.db.spec.backup_retention_period = Some(1);
+        let status = f.db.status.as_mut().unwrap();
+        status.restore = Some(RestoreStatus {
+            source: "snapshot coffee-before".into(),
+            settings_applied: false,
+        });
+    });
+    let p = plan(&restored);
+    let Step::ModifyInstance {
+        modification,
+        password,
+        ..
+    } = &p.steps[0]
+    else {
+        panic!("expected one ModifyDBInstance, got {:?}", p.steps);
+    };
+    assert_eq!(p.steps.len(), 1);
+    assert_eq!(modification.backup_retention_period, Some(1));
+    assert_eq!(
+        modification.db_instance_class.as_deref(),
+        Some("db.t3.micro")
+    );
+    assert!(
+        modification.rotate_password && password.is_some(),
+        "the spec's password is sent"
+    );
+    assert!(p.status.unwrap().fields.restore.unwrap().settings_applied);
+    assert!(p.events.iter().all(|e| e.reason != "DriftCorrected"));
+    // While it is still being restored, nothing is sent.
+    let busy = with(restored, |f| {
+        f.observed.as_mut().unwrap().status = "creating".into()
+    });
+    assert!(plan(&busy).steps.is_empty());
+}
+
+#[test]
+fn dry_run_rules() {
+    let dry = |f: Facts| annotated(f, crate::crd::DRY_RUN_ANNOTATION, "true");
+    let class_change = dry(with(synced(), |f| {
+        f.db.spec.db_instance_class = "db.t3.large".into();
+        f.db.metadata.generation = Some(2);
+    }));
+    let p = plan(&class_change);
+    assert!(p.steps.is_empty(), "no step is carried out: {:?}", p.steps);
+    let status = p.status.clone().unwrap();
+    assert!(
+        status.held,
+        "observedGeneration stays, so the edit is still one once acted on"
+    );
+    assert_eq!(status.synced.reason, "DryRun");
+    let steps = status.fields.dry_run.clone().unwrap().steps;
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0].action, "ModifyDBInstance");
+    assert_eq!(steps[0].disruption, "Outage");
+    assert_eq!(
+        steps[0].fields,
+        vec![FieldDrift {
+            field: "dbInstanceClass".into(),
+            observed: "db.t3.micro".into(),
+            desired: "db.t3.large".into()
+        }]
+    );
+    assert_eq!(
+        p.events
+            .iter()
+            .map(|e| e.reason.as_str())
+            .collect::<Vec<_>>(),
+        vec!["DryRun"]
+    );
+    // The same plan again publishes no Event.
+    let again = with(class_change.clone(), |f| {
+        f.db.status = Some(status.fields.clone())
+    });
+    assert!(plan(&again).events.is_empty());
+    // On a Multi-AZ instance the class change is a failover; a parameter group waits for a reboot.
+    let multi_az = with(class_change.clone(), |f| {
+        f.observed.as_mut().unwrap().multi_az = Some(true);
+        f.db.spec.multi_az = Some(true);
+    });
+    let steps = plan(&multi_az)
+        .status
+        .unwrap()
+        .fields
+        .dry_run
+        .unwrap()
+        .steps;
+    assert_eq!(steps[0].disruption, "Failover");
+    let group = dry(with(synced(), |f| {
+        f.db.spec.db_parameter_group_name = Some("coffee-params".into())
+    }));
+    let steps = plan(&group).status.unwrap().fields.dry_run.unwrap().steps;
+    assert_eq!(steps[0].disruption, "Reboot");
+    // A new DBInstance in dry run creates nothing; only the finalizer is added.
+    let new = dry(with(facts(), |f| f.db.metadata.finalizers = None));
+    let p = plan(&new);
+    assert_eq!(p.steps, vec![Step::AddFinalizer]);
+    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    assert_eq!(
+        (steps[0].action.as_str(), steps[0].disruption.as_str()),
+        ("CreateDBInstance", "NewInstance")
+    );
+    // Deletion in dry run deletes nothing and keeps the DBInstance.
+    let p = plan(&dry(deleting(DeletionPolicy::Delete, Some(ours()))));
+    assert!(p.steps.is_empty());
+    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    assert_eq!(
+        (steps[0].action.as_str(), steps[0].disruption.as_str()),
+        ("DeleteDBInstance", "Deletion")
+    );
+    // An adoption in dry run shows the tags it adds and the differences it would put right later.
+    let p = plan(&dry(adopting(crate::crd::AdoptionPolicy::Adopt)));
+    assert!(p.steps.is_empty());
+    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    assert_eq!(
+        steps.iter().map(|s| s.action.as_str()).collect::<Vec<_>>(),
+        vec!["AddTagsToResource", "ModifyDBInstance"]
+    );
+    assert_eq!(steps[1].fields[0].field, "dbInstanceClass");
+    assert_eq!(steps[1].disruption, "Outage");
+    // In sync: nothing to do, the usual report with an empty dry run.
+    let p = plan(&dry(synced()));
+    assert_eq!(p.status.unwrap().synced.reason, "Synced");
+}
+
+#[test]
+fn a_pause_keeps_the_observed_generation() {
+    let paused = annotated(
+        with(synced(), |f| f.db.metadata.generation = Some(2)),
+        crate::crd::PAUSED_ANNOTATION,
+        "true",
+    );
+    assert!(plan(&paused).status.unwrap().held);
+}
+
+#[test]
+fn disruption_follows_rds_downtime_notes() {
+    use super::dry_run::{Disruption, disruption_of};
+    use crate::drift::Diff;
+    let d = |field: &'static str, observed: &str, desired: &str| Diff {
+        field,
+        observed: observed.into(),
+        desired: desired.into(),
+    };
+    let table = [
+        (
+            d("dbInstanceClass", "db.t3.micro", "db.t3.large"),
+            false,
+            Disruption::Outage,
+        ),
+        (
+            d("dbInstanceClass", "db.t3.micro", "db.t3.large"),
+            true,
+            Disruption::Failover,
+        ),
+        (
+            d("engineVersion", "8.0.41", "8.0.42"),
+            false,
+            Disruption::Outage,
+        ),
+        (d("allocatedStorage", "20", "30"), false, Disruption::None),
+        (
+            d("backupRetentionPeriod", "0", "7"),
+            false,
+            Disruption::Outage,
+        ),
+        (
+            d("backupRetentionPeriod", "7", "0"),
+            false,
+            Disruption::Outage,
+        ),
+        (
+            d("backupRetentionPeriod", "1", "7"),
+            false,
+            Disruption::None,
+        ),
+        (
+            d("storageType", "standard", "gp3"),
+            false,
+            Disruption::Outage,
+        ),
+        (d("storageType", "gp2", "gp3"), false, Disruption::None),
+        (
+            d("dbParameterGroupName", "default.mysql8.0", "coffee"),
+            false,
+            Disruption::Reboot,
+        ),
+        (d("multiAZ", "false", "true"), false, Disruption::None),
+        (d("port", "3306", "3307"), false, Disruption::Outage),
+        (
+            d("deletionProtection", "false", "true"),
+            false,
+            Disruption::None,
+        ),
+    ];
+    for (diff, multi_az, expected) in table {
+        assert_eq!(
+            disruption_of(&diff, multi_az),
+            expected,
+            "{diff:?} multiAZ {multi_az}"
+        );
+    }
 }

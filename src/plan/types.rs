@@ -42,6 +42,9 @@ pub struct Facts {
     /// The DBInstances of the namespace that use a Secret named like this one's connection Secret
     /// (as the watch knows them; this one among them).
     pub peers: Vec<DBInstance>,
+    /// Whether the DBInstance the observed instance's ownership tags name (another one of this
+    /// namespace) still exists; None when not asked.
+    pub owner_alive: Option<bool>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     /// The operator's poll intervals.
@@ -159,6 +162,15 @@ pub enum Step {
         spec: Box<DBInstanceSpec>,
         tags: BTreeMap<String, String>,
     },
+    /// RestoreDBInstanceToPointInTime of `source` at `time` (None: the latest restorable time),
+    /// with the spec's settings and our tags.
+    RestoreToPointInTime {
+        identifier: String,
+        source: String,
+        time: Option<String>,
+        spec: Box<DBInstanceSpec>,
+        tags: BTreeMap<String, String>,
+    },
     /// DeleteDBInstance, with a final snapshot when named; automated backups are kept unless
     /// `delete_automated_backups`.
     DeleteInstance {
@@ -186,6 +198,7 @@ impl Step {
             Step::RemoveTags { .. } => "RemoveTags",
             Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
             Step::RestoreInstance { .. } => "RestoreInstance",
+            Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::DeleteInstance { .. } => "DeleteInstance",
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
@@ -292,6 +305,8 @@ pub struct Reads {
     /// region, to decide whether and from what to restore it.
     pub snapshots_of: Option<String>,
     pub identity: bool,
+    /// Whether the DBInstance (namespace, name, uid) an instance's tags name still exists.
+    pub owner: Option<(String, String, String)>,
 }
 
 /// One condition to report.
@@ -320,6 +335,9 @@ pub struct StatusPlan {
     /// None: Ready follows the RDS state in `fields.dbInstanceStatus` (after the act step).
     pub ready: Option<ConditionPlan>,
     pub synced: ConditionPlan,
+    /// The spec was not acted on (paused, dry run): observedGeneration stays what it was, so an
+    /// edit made meanwhile is still taken as one (not as drift) once the operator acts.
+    pub held: bool,
 }
 
 impl StatusPlan {

@@ -37,7 +37,7 @@ fn real(extra: serde_json::Value) -> serde_json::Value {
 }
 
 /// Runs SQL with the `mariadb` client; (succeeded, stdout + stderr).
-fn mariadb(
+pub(crate) fn mariadb(
     host: &str,
     port: Option<&str>,
     user: &str,
@@ -78,7 +78,7 @@ fn run(cmd: &mut Command, what: &str) -> (bool, String) {
 
 /// Runs SQL with Node's mysql2, the Coffee Manage app's own driver, on a `mysql://` URI (installed
 /// by tests/env/clients.sh); (succeeded, rows as JSON or the error).
-fn mysql2(uri: &str, sql: &str) -> (bool, String) {
+pub(crate) fn mysql2(uri: &str, sql: &str) -> (bool, String) {
     let script = format!("{}/tests/env/node/query.js", common::REPO);
     run(
         Command::new("node").args([script.as_str(), uri, sql]),
@@ -95,7 +95,7 @@ fn psql(conninfo: &str, sql: &str) -> (bool, String) {
     )
 }
 
-const SUPPLIERS: &str = "CREATE TABLE suppliers (id INT PRIMARY KEY, name VARCHAR(100), address VARCHAR(200), \
+pub(crate) const SUPPLIERS: &str = "CREATE TABLE suppliers (id INT PRIMARY KEY, name VARCHAR(100), address VARCHAR(200), \
      city VARCHAR(100), state VARCHAR(50), email VARCHAR(100), phone VARCHAR(30)); \
      INSERT INTO suppliers VALUES (1, 'Coffee Beans Ltd', '1 Bean St', 'Seattle', 'WA', 'beans@example.com', '555-0100');";
 

@@ -6,6 +6,7 @@ mod common;
 mod connection;
 mod engines;
 mod lifecycle;
+mod migration;
 mod safety;
 mod ship;
 mod smoke;

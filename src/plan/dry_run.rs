@@ -1,0 +1,266 @@
+//! A DBInstance in dry run (annotation `rds.operator.rs/dry-run: "true"`): the plan is made as
+//! always, then shown in status.dryRun instead of carried out, each step with what the database
+//! goes through (RDS's documented downtime for each setting). Only the finalizer is added: it
+//! changes nothing outside the DBInstance and guards a later deletion.
+
+use kube::runtime::events::EventType;
+
+use crate::crd::{DryRun, DryRunStep, FieldDrift, OWNER_TAG};
+use crate::drift::{self, Diff};
+use crate::observed::ObservedInstance;
+
+use super::spec;
+use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Requeue, StatusPlan, Step};
+
+/// What the database goes through, from least to most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Disruption {
+    None,
+    /// The change waits for a reboot (a parameter group).
+    Reboot,
+    /// A Multi-AZ instance fails over to its standby (seconds to a minute or two).
+    Failover,
+    /// The instance is unavailable while RDS applies the change.
+    Outage,
+    /// An instance is created or restored.
+    NewInstance,
+    /// The instance is deleted.
+    Deletion,
+}
+
+impl Disruption {
+    fn as_str(self) -> &'static str {
+        match self {
+            Disruption::None => "None",
+            Disruption::Reboot => "Reboot",
+            Disruption::Failover => "Failover",
+            Disruption::Outage => "Outage",
+            Disruption::NewInstance => "NewInstance",
+            Disruption::Deletion => "Deletion",
+        }
+    }
+}
+
+/// What changing one field does to a running instance (the "Downtime notes" of RDS's DB instance
+/// settings table).
+pub fn disruption_of(diff: &Diff, multi_az: bool) -> Disruption {
+    match diff.field {
+        // A Multi-AZ instance changes its standby first, then fails over to it.
+        "dbInstanceClass" if multi_az => Disruption::Failover,
+        "dbInstanceClass" | "engineVersion" | "port" => Disruption::Outage,
+        // Turning automated backups on or off.
+        "backupRetentionPeriod" if (diff.observed == "0") != (diff.desired == "0") => {
+            Disruption::Outage
+        }
+        // Leaving magnetic storage.
+        "storageType" if diff.observed == "standard" => Disruption::Outage,
+        // Parameters of a new group apply at the next reboot.
+        "dbParameterGroupName" => Disruption::Reboot,
+        _ => Disruption::None,
+    }
+}
+
+fn field(d: &Diff) -> FieldDrift {
+    FieldDrift {
+        field: d.field.to_owned(),
+        observed: d.observed.clone(),
+        desired: d.desired.clone(),
+    }
+}
+
+/// The differences between the spec and the instance, as the plan compared them.
+fn diffs(f: &Facts, observed: &ObservedInstance) -> Vec<Diff> {
+    let db = &f.db;
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    let tags = spec::creation_tags(&db.spec, uid, namespace, name);
+    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    drift::compare(&db.spec, observed, &tags, managed, false).diffs
+}
+
+fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
+    let observed = f.observed.as_ref();
+    let multi_az = observed.is_some_and(|o| o.multi_az == Some(true));
+    let mut preview = DryRunStep {
+        disruption: Disruption::None.as_str().into(),
+        ..Default::default()
+    };
+    let (action, note): (&str, String) = match step {
+        Step::CreateInstance { spec, .. } => {
+            preview.disruption = Disruption::NewInstance.as_str().into();
+            let note = format!(
+                "a new, empty {} instance, {}",
+                spec.engine, spec.db_instance_class
+            );
+            ("CreateDBInstance", note)
+        }
+        Step::RestoreInstance { snapshot, .. } => {
+            preview.disruption = Disruption::NewInstance.as_str().into();
+            (
+                "RestoreDBInstanceFromDBSnapshot",
+                format!("from snapshot {snapshot}"),
+            )
+        }
+        Step::RestoreToPointInTime { source, time, .. } => {
+            preview.disruption = Disruption::NewInstance.as_str().into();
+            let at = time.as_deref().unwrap_or("its latest restorable time");
+            (
+                "RestoreDBInstanceToPointInTime",
+                format!("from instance {source} at {at}"),
+            )
+        }
+        Step::ModifyInstance { modification, .. } => {
+            let changed: Vec<Diff> = (observed.map(|o| diffs(f, o)).unwrap_or_default())
+                .into_iter()
+                .filter(|d| modification.carries(d.field))
+                .collect();
+            let worst = (changed.iter().map(|d| disruption_of(d, multi_az)).max())
+                .unwrap_or(Disruption::None);
+            preview.disruption = worst.as_str().into();
+            preview.fields = changed.iter().map(field).collect();
+            if modification.rotate_password {
+                preview.fields.push(FieldDrift {
+                    field: "masterUserPassword".into(),
+                    observed: "(the password RDS has)".into(),
+                    desired: "(the password in the Secret)".into(),
+                });
+            }
+            let when = match modification.apply_immediately {
+                true => "applied at once",
+                false => "applied in the next maintenance window",
+            };
+            ("ModifyDBInstance", when.to_owned())
+        }
+        Step::AddTags { tags, .. } => {
+            preview.fields = (tags.iter())
+                .map(|(k, v)| FieldDrift {
+                    field: format!("tags.{k}"),
+                    observed: observed
+                        .and_then(|o| o.tags.get(k).cloned())
+                        .unwrap_or_default(),
+                    desired: v.clone(),
+                })
+                .collect();
+            let note = match tags.contains_key(OWNER_TAG) {
+                true => "adopts the instance: only its ownership tags change",
+                false => "",
+            };
+            ("AddTagsToResource", note.to_owned())
+        }
+        Step::RemoveTags { keys, .. } => {
+            preview.fields = (keys.iter())
+                .map(|k| FieldDrift {
+                    field: format!("tags.{k}"),
+                    observed: observed
+                        .and_then(|o| o.tags.get(k).cloned())
+                        .unwrap_or_default(),
+                    desired: String::new(),
+                })
+                .collect();
+            ("RemoveTagsFromResource", String::new())
+        }
+        Step::DeleteInstance { final_snapshot, .. } => {
+            preview.disruption = Disruption::Deletion.as_str().into();
+            let note = match final_snapshot {
+                Some(s) => format!("after a final snapshot, {s}"),
+                None => "without a final snapshot".into(),
+            };
+            ("DeleteDBInstance", note)
+        }
+        Step::WritePasswordSecret { name, .. } => (
+            "WriteSecret",
+            format!("generated master password in Secret {name}"),
+        ),
+        Step::WriteConnectionSecret { name, .. } => (
+            "WriteSecret",
+            format!("connection details in Secret {name}"),
+        ),
+        Step::OrphanSecret { name } => (
+            "OrphanSecret",
+            format!("keep Secret {name} without its owner"),
+        ),
+        Step::DeleteSecret { name } => ("DeleteSecret", format!("Secret {name}")),
+        Step::AddFinalizer => ("AddFinalizer", String::new()),
+        Step::RemoveFinalizer => ("RemoveFinalizer", "the DBInstance goes".into()),
+    };
+    preview.action = action.into();
+    preview.note = note;
+    preview
+}
+
+/// The plan of a DBInstance in dry run: the steps shown in status.dryRun, none carried out but
+/// the finalizer; an Event when what would be done changes.
+pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
+    let (kept, shown): (Vec<Step>, Vec<Step>) =
+        (plan.steps.drain(..)).partition(|s| *s == Step::AddFinalizer);
+    let mut steps: Vec<DryRunStep> = shown.iter().map(|s| preview_step(f, s)).collect();
+    // An adoption changes only the tags; show what would be put right once the spec changes.
+    let adopting = shown
+        .iter()
+        .any(|s| matches!(s, Step::AddTags { tags, .. } if tags.contains_key(OWNER_TAG)));
+    if adopting && let Some(o) = f.observed.as_ref() {
+        let later: Vec<Diff> = (diffs(f, o).into_iter())
+            .filter(|d| d.field != "tags")
+            .collect();
+        if !later.is_empty() {
+            let multi_az = o.multi_az == Some(true);
+            let worst = (later.iter().map(|d| disruption_of(d, multi_az)).max())
+                .unwrap_or(Disruption::None);
+            steps.push(DryRunStep {
+                action: "ModifyDBInstance".into(),
+                fields: later.iter().map(field).collect(),
+                disruption: worst.as_str().into(),
+                note: "after adoption, only once the spec is next changed".into(),
+            });
+        }
+    }
+    plan.steps = kept;
+    let dry_run = DryRun { steps };
+    let previous = f.db.status.clone().unwrap_or_default();
+    let changed = previous.dry_run.as_ref() != Some(&dry_run);
+    if dry_run.steps.is_empty() {
+        // Nothing to do: the plan's own report stands.
+        if let Some(status) = plan.status.as_mut() {
+            status.fields.dry_run = Some(dry_run);
+        }
+        return plan;
+    }
+    let summary = (dry_run.steps.iter())
+        .map(|s| match s.disruption.as_str() {
+            "None" => s.action.clone(),
+            d => format!("{} ({d})", s.action),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = format!(
+        "dry run: the operator would {summary}; nothing was done (remove the rds.operator.rs/dry-run annotation to let it act)"
+    );
+    plan.events = match changed {
+        true => vec![PlannedEvent {
+            type_: EventType::Normal,
+            reason: "DryRun".into(),
+            action: "Plan",
+            note: message.clone(),
+            after: 0,
+        }],
+        false => Vec::new(),
+    };
+    let last_ready = (previous.conditions.iter()).find(|c| c.type_ == "Ready");
+    let ready = match last_ready {
+        Some(c) => ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()),
+        None => ConditionPlan::new(false, "DryRun", message.clone()),
+    };
+    let mut fields = previous;
+    fields.dry_run = Some(dry_run);
+    plan.status = Some(StatusPlan {
+        held: true,
+        fields,
+        ready: Some(ready),
+        synced: ConditionPlan::new(false, "DryRun", message),
+    });
+    plan.requeue = Requeue::After(spec::drift_interval(&f.db.spec, &f.intervals));
+    plan.drift_corrected = Vec::new();
+    plan.refusal = None;
+    plan
+}
