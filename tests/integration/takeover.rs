@@ -429,6 +429,12 @@ async fn acks_published_manifests_port_by_changing_the_api_version() {
     .expect_err("5 GiB is refused at apply");
     assert!(err.to_string().contains("allocatedStorage"), "{err}");
 
+    // An ACK annotation value we would not honour is refused at apply, saying what to write.
+    let mut keep = ack_manifest("db_instance_postgres13_t3_micro.yaml", "ackkeep", &ns);
+    keep["metadata"]["annotations"] = json!({ACK_DELETION_POLICY: "keep"});
+    let err = apply(&api, "ackkeep", &keep).await.expect_err("refused");
+    assert!(err.to_string().contains("spec.deletionPolicy"), "{err}");
+
     // postgres17 with adopt-or-create and deletion-policy retain: created (nothing to adopt), and
     // still there after the DBInstance is deleted.
     let id17 = unique("ack17");
