@@ -75,8 +75,12 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     // written by this plan); until then the previous ones stay.
     fields.applied_tag_keys = previous.applied_tag_keys.clone();
     fields.corrections = current_corrections(f);
-    fields.adopted_generation =
-        (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation);
+    // Held until the spec changes: an adoption, and an instance of ours this DBInstance has never
+    // recorded (a crash after the adopting or creating call, before the status write).
+    fields.adopted_generation = match previous.arn.is_none() {
+        true => db.metadata.generation,
+        false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
+    };
     fields.restore = previous.restore.clone();
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
@@ -142,9 +146,10 @@ impl Hold {
     fn of(f: &Facts) -> Option<Hold> {
         let db = &f.db;
         let adopted = db.status.as_ref().and_then(|s| s.adopted_generation);
+        let recorded = db.status.as_ref().is_some_and(|s| s.arn.is_some());
         if spec::observe_only(db) {
             Some(Hold::ObserveOnly)
-        } else if adopted.is_some() && adopted == db.metadata.generation {
+        } else if !recorded || (adopted.is_some() && adopted == db.metadata.generation) {
             Some(Hold::Adopted)
         } else if db.spec.drift_policy == DriftPolicy::Report {
             Some(Hold::DriftPolicy)

@@ -294,6 +294,8 @@ fn creation_and_ownership() {
         f.observed = Some(o);
     });
     let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
+    // Never recorded: what differs is held until the spec changes, as after an adoption.
+    crashed_fields.adopted_generation = Some(1);
     crashed_fields.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     check(vec![
@@ -2075,6 +2077,16 @@ fn adoption_rules() {
         (
             "differences of an adopted instance are reported, not sent",
             after_adoption,
+            vec![],
+            "AdoptedWithDifferences",
+        ),
+        (
+            "a crash between the adopting call and the status write: still held",
+            with(facts(), |f| {
+                let mut o = stack_instance();
+                o.tags.extend(ours().tags);
+                f.observed = Some(o);
+            }),
             vec![],
             "AdoptedWithDifferences",
         ),

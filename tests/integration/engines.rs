@@ -320,11 +320,12 @@ async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
 async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapshot() {
     let mut id = String::new();
     let Real {
+        client,
+        ns,
         api,
         rds,
         secret: s,
         _operator,
-        ..
     } = ready_real("realsnap", |new| {
         id = new.to_owned();
         dbinstance("db", new, real(json!({})))
@@ -351,47 +352,57 @@ async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapsh
         .db_snapshot_identifier()
         .unwrap()
         .to_owned();
-    // Restored with the SDK (a restore through the operator's own resource comes with issue 14).
+    // The way back: a new DBInstance restored from that snapshot (spec.restoreFrom), with a
+    // password of its own, which the follow-up ModifyDBInstance sends.
+    common::secret(
+        &client,
+        &ns,
+        "restored-password",
+        "password",
+        "An0ther-Passw0rd-2026",
+    )
+    .await;
     let restored = unique("restored");
-    let tag = aws_sdk_rds::types::Tag::builder()
-        .key("moto-ext:real-engine")
-        .value("true")
-        .build();
-    (rds.restore_db_instance_from_db_snapshot())
-        .db_instance_identifier(&restored)
-        .db_snapshot_identifier(&snapshot)
-        .tags(tag)
-        .send()
-        .await
-        .expect("restore");
-    let endpoint = wait_for("the restored instance", TIMEOUT, || {
-        let (rds, restored) = (rds.clone(), restored.clone());
-        async move {
-            let i = common::describe(&rds, &restored).await?;
-            (i.db_instance_status() == Some("available")).then(|| i.endpoint().cloned())?
-        }
+    let spec = real(json!({
+        "restoreFrom": {"dbSnapshotIdentifier": snapshot},
+        "masterUserPassword": {"name": "restored-password", "key": "password"},
+        "deletionPolicy": "Delete",
+    }));
+    api.create(
+        &PostParams::default(),
+        &dbinstance("restored", &restored, spec),
+    )
+    .await
+    .expect("create the restored DBInstance");
+    wait_dbi(&api, "restored", "restored and in sync", TIMEOUT, |db| {
+        is_ready(db) && common::synced_reason(db) == "Synced"
     })
     .await;
-    let (host, port) = (
-        endpoint.address().unwrap().to_owned(),
-        endpoint.port().unwrap().to_string(),
-    );
+    let r = connection_secret(&client, &ns, |d| {
+        d.get("password").map(String::as_str) == Some("An0ther-Passw0rd-2026")
+    })
+    .await;
     let (ok, out) = mariadb(
-        &host,
-        Some(&port),
-        &s["username"],
-        &s["password"],
-        &s["dbname"],
+        &r["APP_DB_HOST"],
+        None,
+        &r["APP_DB_USER"],
+        &r["APP_DB_PASSWORD"],
+        &r["APP_DB_NAME"],
         "SELECT name FROM suppliers WHERE id = 1",
     );
     assert!(
         ok && out.trim() == "Coffee Beans Ltd",
-        "the row survived: {out}"
+        "the row survived, and the spec's password logs in: {out}"
     );
-    (rds.delete_db_instance())
-        .db_instance_identifier(&restored)
-        .skip_final_snapshot(true)
-        .send()
-        .await
-        .expect("delete the restored instance");
+    // The snapshot's own password no longer does.
+    let (ok, _) = mariadb(
+        &r["host"],
+        Some(&r["port"]),
+        &r["username"],
+        &s["password"],
+        &r["dbname"],
+        "SELECT 1",
+    );
+    assert!(!ok, "the source's password was replaced");
+    common::delete_and_wait(&api, "restored").await;
 }

@@ -132,4 +132,11 @@ async fn the_coffee_manage_database_is_taken_over_without_losing_data() {
         "SELECT COUNT(*) FROM suppliers",
     );
     assert!(ok && out.trim() == "1", "{out}");
+    // The test's own cleanup: the emulator runs few real servers at once.
+    (rds.delete_db_instance())
+        .db_instance_identifier(&id)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("delete the retained instance");
 }

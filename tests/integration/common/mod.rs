@@ -371,11 +371,18 @@ pub async fn wait_dbi(
     timeout: Duration,
     check: impl Fn(&DBInstance) -> bool,
 ) -> DBInstance {
-    wait_for(what, timeout, || async {
-        let db = api.get_opt(name).await.ok()??;
-        check(&db).then_some(db)
-    })
-    .await
+    let start = Instant::now();
+    loop {
+        let db = api.get_opt(name).await.ok().flatten();
+        if let Some(db) = db.as_ref().filter(|db| check(db)) {
+            return db.clone();
+        }
+        if start.elapsed() > timeout {
+            let conditions = db.and_then(|d| d.status).map(|s| s.conditions);
+            panic!("timed out after {timeout:?} waiting for {what}; conditions: {conditions:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
 }
 
 /// The status of the named condition, with its reason.
