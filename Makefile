@@ -20,10 +20,11 @@ lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 
-## crds: regenerate crds/dbinstance.yaml (and the chart's copy) from src/crd.rs, then deploy/
+## crds: regenerate crds/*.yaml (and the chart's copies) from src/crd.rs and src/dbsubnetgroup/, then deploy/
 crds:
-	cargo run --quiet --locked -- crd > crds/dbinstance.yaml
-	cp crds/dbinstance.yaml helm/rds-operator/crds/dbinstance.yaml
+	cargo run --quiet --locked -- crd dbinstance > crds/dbinstance.yaml
+	cargo run --quiet --locked -- crd dbsubnetgroup > crds/dbsubnetgroup.yaml
+	cp crds/dbinstance.yaml crds/dbsubnetgroup.yaml helm/rds-operator/crds/
 	$(MAKE) manifests
 
 ## manifests: render deploy/*.yaml from the Helm chart

@@ -3,13 +3,13 @@
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
-use kube::api::{Api, Patch, PatchParams};
-use serde_json::json;
+use kube::api::Api;
 use tracing::info;
 
 use crate::context::Context;
-use crate::crd::{DBInstance, FINALIZER};
-use crate::error::{Error, kube_err};
+use crate::crd::DBInstance;
+use crate::error::Error;
+use crate::managed;
 use crate::plan::Response;
 use crate::plan::Step;
 use crate::rds::CreateRequest;
@@ -48,8 +48,8 @@ async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<R
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     match step {
-        Step::AddFinalizer => set_finalizer(db, ctx, true).await?,
-        Step::RemoveFinalizer => set_finalizer(db, ctx, false).await?,
+        Step::AddFinalizer => managed::set_finalizer(&ctx.client, db, true).await?,
+        Step::RemoveFinalizer => managed::set_finalizer(&ctx.client, db, false).await?,
         Step::WritePasswordSecret {
             name,
             password,
@@ -171,31 +171,4 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }
-}
-
-/// Adds or removes the cleanup finalizer, guarded by resourceVersion so a concurrent change is
-/// never overwritten.
-async fn set_finalizer(db: &DBInstance, ctx: &Context, present: bool) -> Result<(), Error> {
-    let mut finalizers: Vec<String> = db
-        .finalizers()
-        .iter()
-        .filter(|f| *f != FINALIZER)
-        .cloned()
-        .collect();
-    if present {
-        finalizers.push(FINALIZER.to_owned());
-    }
-    let api: Api<DBInstance> =
-        Api::namespaced(ctx.client.clone(), &db.namespace().unwrap_or_default());
-    let patch = json!({
-        "metadata": { "finalizers": finalizers, "resourceVersion": db.resource_version() }
-    });
-    api.patch(
-        &db.name_any(),
-        &PatchParams::default(),
-        &Patch::Merge(&patch),
-    )
-    .await
-    .map_err(kube_err("patch finalizers"))?;
-    Ok(())
 }

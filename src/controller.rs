@@ -17,6 +17,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::context::Context;
 use crate::crd::DBInstance;
+use crate::dbsubnetgroup::{self, DBSubnetGroup};
 use crate::error::Error;
 use crate::http::Health;
 use crate::plan::{self, Requeue};
@@ -38,7 +39,15 @@ pub async fn run(
     };
     let mut stores = Vec::new();
     let mut controllers = Vec::new();
+    let mut others = Vec::new();
     for namespace in scopes {
+        others.push(dbsubnetgroup::controller::run(
+            ctx.clone(),
+            namespace.clone(),
+            concurrency,
+            ctx.observer.intervals.settled,
+            shutdown.clone(),
+        ));
         let (controller, store) =
             controller(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
         ctx.add_store(store.clone());
@@ -63,7 +72,11 @@ pub async fn run(
         info!("caches synced");
         health.set_ready(true);
     };
-    tokio::join!(futures::future::join_all(controllers), readiness);
+    tokio::join!(
+        futures::future::join_all(controllers),
+        futures::future::join_all(others),
+        readiness
+    );
     info!("controllers stopped");
 }
 
@@ -84,9 +97,14 @@ fn controller(
         namespace = namespace.unwrap_or("*"),
         "starting DBInstance controller"
     );
+    let groups: Api<DBSubnetGroup> = match namespace {
+        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
+        None => Api::all(ctx.client.clone()),
+    };
     let controller = Controller::new(api, watcher::Config::default().any_semantic());
     let store = controller.store();
     let mapper_store = store.clone();
+    let groups_store = store.clone();
     let controller = controller
         .with_config(ControllerConfig::default().concurrency(concurrency))
         // Secrets are watched by their metadata only (the name and owners are all a wake needs):
@@ -121,6 +139,23 @@ fn controller(
                     })
                     .map(|db| ObjectRef::from_obj(&*db));
                 owners.into_iter().chain(referrers).collect::<Vec<_>>()
+            },
+        )
+        // A DBSubnetGroup becoming Ready (or changing) wakes the DBInstances that refer to it.
+        .watches(
+            groups,
+            watcher::Config::default().any_semantic(),
+            move |group: DBSubnetGroup| {
+                let ns = group.namespace();
+                let name = group.name_any();
+                (groups_store.state().into_iter())
+                    .filter(|db| {
+                        db.namespace() == ns
+                            && (db.spec.db_subnet_group_ref.as_ref())
+                                .is_some_and(|r| r.name == name)
+                    })
+                    .map(|db| ObjectRef::from_obj(&*db))
+                    .collect::<Vec<_>>()
             },
         )
         .reconcile_on({

@@ -84,6 +84,7 @@ pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
     validation = kube::core::Rule::new("has(self.dbName) == has(oldSelf.dbName) && (!has(self.dbName) || self.dbName == oldSelf.dbName)").message("dbName is immutable").field_path(".dbName"),
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
+    validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the instance was created").field_path(".restoreFrom"),
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted instance already exists"),
     validation = kube::core::Rule::new("!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
@@ -250,6 +251,12 @@ pub struct DBInstanceSpec {
     #[serde(default)]
     pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
 
+    /// The DBSubnetGroup of this namespace to place the instance in, instead of
+    /// dbSubnetGroupName. The DBInstance waits (Synced=False, ReferencesUnresolved) until it is
+    /// Ready, and the group is not deleted while this refers to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_subnet_group_ref: Option<LocalRef>,
+
     /// Whether the operator changes the RDS instance: Full (default: create it, correct it, delete
     /// it as deletionPolicy says) or ObserveOnly (never change or delete it; report its state and
     /// differences, and write the connection Secret from masterUserPassword). An instance that
@@ -325,6 +332,13 @@ pub enum DriftPolicy {
     Correct,
     /// Only report the difference.
     Report,
+}
+
+/// An object of the same namespace, by name.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+pub struct LocalRef {
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
 }
 
 /// Whether the operator changes the RDS instance.
@@ -626,6 +640,11 @@ pub struct Condition {
     /// The metadata.generation the condition was computed for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+}
+
+/// Whether the object carries the cleanup finalizer.
+pub fn has_finalizer(meta: &kube::api::ObjectMeta) -> bool {
+    (meta.finalizers.iter().flatten()).any(|f| f == FINALIZER)
 }
 
 impl DBInstance {

@@ -394,16 +394,7 @@ fn tags(
     managed: &[String],
     c: &mut Comparison,
 ) {
-    for (key, value) in desired {
-        if o.tags.get(key) != Some(value) {
-            c.tags_to_add.insert(key.clone(), value.clone());
-        }
-    }
-    c.tags_to_remove = (o.tags.keys())
-        .filter(|k| !k.starts_with("aws:") && !desired.contains_key(*k))
-        .filter(|k| managed.contains(k))
-        .cloned()
-        .collect();
+    (c.tags_to_add, c.tags_to_remove) = crate::tags::changes(&o.tags, desired, managed);
     if !c.tags_to_add.is_empty() || !c.tags_to_remove.is_empty() {
         c.diffs.push(Diff {
             field: "tags",

@@ -17,11 +17,13 @@ pub mod connection;
 pub mod context;
 pub mod controller;
 pub mod crd;
+pub mod dbsubnetgroup;
 pub mod drift;
 pub mod duration;
 pub mod error;
 pub mod http;
 pub mod leader;
+pub mod managed;
 pub mod metrics;
 pub mod observed;
 pub mod observer;
@@ -30,6 +32,7 @@ pub mod rds;
 pub mod read;
 pub mod report;
 pub mod secrets;
+pub mod tags;
 pub mod telemetry;
 
 /// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the

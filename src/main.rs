@@ -31,8 +31,17 @@ struct Cli {
 enum Command {
     /// Run the controller (the default).
     Run(Box<RunArgs>),
-    /// Print the DBInstance CustomResourceDefinition as YAML.
-    Crd,
+    /// Print a CustomResourceDefinition as YAML (DBInstance unless told).
+    Crd {
+        #[arg(value_enum, default_value = "dbinstance")]
+        kind: CrdKind,
+    },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy)]
+enum CrdKind {
+    Dbinstance,
+    Dbsubnetgroup,
 }
 
 #[derive(clap::Args, Clone)]
@@ -102,8 +111,11 @@ struct RunArgs {
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Crd) => {
-            print!("{}", rds_operator::crd::crd_yaml());
+        Some(Command::Crd { kind }) => {
+            match kind {
+                CrdKind::Dbinstance => print!("{}", rds_operator::crd::crd_yaml()),
+                CrdKind::Dbsubnetgroup => print!("{}", rds_operator::dbsubnetgroup::crd_yaml()),
+            }
             Ok(())
         }
         Some(Command::Run(args)) => run(*args).await,

@@ -2,20 +2,17 @@
 //! achieved (RDS's answers; Events only after the steps they follow succeeded), and the failure
 //! report when reading or acting failed.
 
-use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::events::Event;
-use kube::{Resource, ResourceExt};
-use serde_json::json;
+use kube::ResourceExt;
 use tracing::warn;
 
 use crate::act::Achieved;
 use crate::context::Context;
 use crate::crd::{DBInstance, DBInstanceStatus};
-use crate::error::{Error, kube_err};
+use crate::error::Error;
+use crate::managed;
 use crate::plan::StatusPlan;
 use crate::plan::status;
 use crate::plan::{Gauge, Plan, PlannedEvent};
-use crate::secrets::MANAGER;
 
 /// Publishes the Events whose steps succeeded and, when every step did, writes the status.
 pub async fn report(
@@ -81,32 +78,10 @@ async fn write_status(
     if db.status.as_ref() == Some(&status) {
         return Ok(status);
     }
-    let api: Api<DBInstance> =
-        Api::namespaced(ctx.client.clone(), &db.namespace().unwrap_or_default());
-    let patch = json!({
-        "apiVersion": DBInstance::api_version(&()),
-        "kind": DBInstance::kind(&()),
-        "status": status,
-    });
-    api.patch_status(
-        &db.name_any(),
-        &PatchParams::apply(MANAGER).force(),
-        &Patch::Apply(&patch),
-    )
-    .await
-    .map_err(kube_err("patch status"))?;
+    managed::patch_status(&ctx.client, db, &status).await?;
     Ok(status)
 }
 
 async fn publish(ctx: &Context, db: &DBInstance, planned: &PlannedEvent) {
-    let event = Event {
-        type_: planned.type_,
-        reason: planned.reason.clone(),
-        note: Some(planned.note.clone()),
-        action: planned.action.to_owned(),
-        secondary: None,
-    };
-    if let Err(e) = ctx.recorder.publish(&event, &db.object_ref(&())).await {
-        warn!(error = %e, reason = planned.reason, "could not publish event");
-    }
+    managed::publish(&ctx.recorder, db, planned).await;
 }

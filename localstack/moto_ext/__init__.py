@@ -11,9 +11,12 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   ``POST /_rds_ext/apply-pending?identifier=...``;
 * DeleteDBInstance -> ``deleting`` for ``delete_delay`` seconds, then gone;
 * a modification or deletion while the instance is busy is refused with InvalidDBInstanceState,
-  as RDS does.
+  as RDS does;
+* a DB subnet group an instance uses cannot be deleted (InvalidDBSubnetGroupStateFault), and
+  ModifyDBSubnetGroup keeps the group (moto loses it).
 
-It also counts the RDS API calls it serves, per action and DB instance identifier, so tests can
+It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
+group name), so tests can
 assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``, with the time of every
 mutating call (``GET /_rds_ext/mutations?since=EPOCH``, for latency figures); and it shows the master
 password an instance was last given (``GET /_rds_ext/master-password?identifier=ID``), which real
@@ -324,7 +327,32 @@ def install() -> None:
             finally:
                 RESTORING.pop(overrides["db_instance_identifier"], None)
 
+    orig_modify_group = Backend.modify_db_subnet_group
+    orig_delete_group = Backend.delete_subnet_group
+
+    def modify_db_subnet_group(self: Any, subnet_name: str, description: str, subnets: Any) -> Any:
+        with LOCK:
+            group = orig_modify_group(self, subnet_name, description, subnets)
+            # moto takes the group out of its table to modify it and does not put it back.
+            self.subnet_groups[subnet_name] = group
+            return group
+
+    def delete_subnet_group(self: Any, subnet_name: str) -> Any:
+        # As RDS: a group an instance uses (deleting ones included) cannot be deleted.
+        with LOCK:
+            _purge_deleted(self)
+            users = sorted(identifier for identifier, db in self.databases.items()
+                           if db.__dict__.get("_db_subnet_group_name") == subnet_name)
+            if users:
+                raise RDSClientError(
+                    "InvalidDBSubnetGroupStateFault",
+                    f"Cannot delete the subnet group '{subnet_name}' because at least one database "
+                    f"instance: {users[0]} is still using it.")
+            return orig_delete_group(self, subnet_name)
+
     engines.install_cleanup()
+    Backend.modify_db_subnet_group = modify_db_subnet_group
+    Backend.delete_subnet_group = delete_subnet_group
     Backend.create_db_snapshot = create_db_snapshot
     Backend.restore_db_instance_from_db_snapshot = restore_db_instance_from_db_snapshot
     Backend.create_db_instance = create_db_instance
@@ -353,10 +381,12 @@ def install() -> None:
         try:
             action = self._get_action()
             params = getattr(self, "params", None) or {}
-            identifier = params.get("DBInstanceIdentifier") or ""
+            identifier = (params.get("DBInstanceIdentifier") or params.get("DBSubnetGroupName")
+                          or params.get("TargetDBInstanceIdentifier") or "")
             arn = params.get("ResourceName") or ""
-            if not identifier and ":db:" in arn:
-                identifier = arn.split(":db:", 1)[1]
+            for kind in (":db:", ":subgrp:"):
+                if not identifier and kind in arn:
+                    identifier = arn.split(kind, 1)[1]
             with LOCK:
                 CALLS[(action, identifier.lower())] += 1
                 if not action.startswith(READS):

@@ -103,6 +103,23 @@ pub fn plan(f: &Facts) -> Plan {
     if !spec::has_finalizer(db) {
         plan.step(Step::AddFinalizer);
     }
+    // A reference waits for what it names; resolved, it reads as the plain name field.
+    let resolved;
+    let f = match &f.subnet_group {
+        None => f,
+        Some(Err(why)) => {
+            plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
+            return refuse(plan, f, "ReferencesUnresolved", why, None);
+        }
+        Some(Ok(name)) => {
+            resolved = Facts {
+                db: with_subnet_group(db, name),
+                ..f.clone()
+            };
+            &resolved
+        }
+    };
+    let db = &f.db;
     if spec::observe_only(db) {
         return observe::plan(f, plan);
     }
@@ -123,6 +140,12 @@ pub fn plan(f: &Facts) -> Plan {
         Ownership::Adopt(observed, from) => adopt(f, plan, observed, from),
         Ownership::Ours(observed) => sync::plan(f, plan, observed),
     }
+}
+
+fn with_subnet_group(db: &DBInstance, name: &str) -> DBInstance {
+    let mut db = db.clone();
+    db.spec.db_subnet_group_name = Some(name.to_owned());
+    db
 }
 
 fn foreign(f: &Facts, mut plan: Plan, why: Foreign) -> Plan {

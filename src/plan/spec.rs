@@ -141,7 +141,7 @@ pub fn paused(db: &DBInstance) -> bool {
 
 /// Whether the DBInstance carries the operator's cleanup finalizer.
 pub fn has_finalizer(db: &DBInstance) -> bool {
-    (db.metadata.finalizers.iter().flatten()).any(|f| f == crate::crd::FINALIZER)
+    crate::crd::has_finalizer(&db.metadata)
 }
 
 /// Name of the Secret holding a generated master password.
@@ -183,22 +183,12 @@ pub fn creation_tags(
     namespace: &str,
     name: &str,
 ) -> BTreeMap<String, String> {
-    let mut tags: BTreeMap<String, String> = spec
-        .tags
-        .iter()
-        .map(|t| (t.key.clone(), t.value.clone()))
-        .collect();
-    tags.insert(OWNER_TAG.to_owned(), uid.to_owned());
-    tags.insert(OWNER_NAME_TAG.to_owned(), format!("{namespace}/{name}"));
-    tags
+    crate::tags::with_owner(&spec.tags, uid, namespace, name)
 }
 
 /// The keys of spec.tags, sorted: the tags the operator manages.
 pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
-    let mut keys: Vec<String> = spec.tags.iter().map(|t| t.key.clone()).collect();
-    keys.sort();
-    keys.dedup();
-    keys
+    crate::tags::keys(&spec.tags)
 }
 
 /// A keyed hash of the master password (HMAC-SHA256 under the operator's own key), to notice a

@@ -84,6 +84,7 @@ fn facts() -> Facts {
         release_candidates: Vec::new(),
         peers: Vec::new(),
         owner_alive: None,
+        subnet_group: None,
         hash_key: key(),
         intervals: PollIntervals::default(),
         now: NOW.into(),
@@ -2487,4 +2488,44 @@ fn disruption_follows_rds_downtime_notes() {
             "{diff:?} multiAZ {multi_az}"
         );
     }
+}
+
+#[test]
+fn references_wait_until_they_resolve() {
+    let unresolved = with(facts(), |f| {
+        f.subnet_group = Some(Err(
+            "DBSubnetGroup coffee-subnets is not Ready yet (dbSubnetGroupRef)".into(),
+        ));
+    });
+    check_outlines(vec![
+        (
+            "an unresolved reference waits, creating nothing",
+            unresolved.clone(),
+            vec![],
+            "ReferencesUnresolved",
+        ),
+        (
+            "a resolved reference proceeds",
+            with(facts(), |f| {
+                f.subnet_group = Some(Ok("coffee-subnets".into()))
+            }),
+            vec!["CreateInstance"],
+            "Synced",
+        ),
+    ]);
+    assert!(
+        matches!(plan(&unresolved).requeue, Requeue::After(_)),
+        "looked at again, not a hot loop"
+    );
+    let resolved = with(facts(), |f| {
+        f.subnet_group = Some(Ok("coffee-subnets".into()))
+    });
+    let Step::CreateInstance { spec, .. } = &plan(&resolved).steps[0] else {
+        panic!("expected a create");
+    };
+    assert_eq!(
+        spec.db_subnet_group_name.as_deref(),
+        Some("coffee-subnets"),
+        "the group's RDS name is used"
+    );
 }

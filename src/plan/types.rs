@@ -45,6 +45,9 @@ pub struct Facts {
     /// Whether the DBInstance the observed instance's ownership tags name (another one of this
     /// namespace) still exists; None when not asked.
     pub owner_alive: Option<bool>,
+    /// What the spec's references (dbSubnetGroupRef) resolve to: the RDS name of a Ready group,
+    /// or why it cannot be used yet. None when the spec refers to nothing.
+    pub subnet_group: Option<Result<String, String>>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     /// The operator's poll intervals.

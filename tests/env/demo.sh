@@ -43,7 +43,7 @@ start() {
 
   echo "==> installing the CRD"
   "$kubectl" apply --server-side -f crds/
-  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs --timeout 60s
+  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs --timeout 60s
 
   echo "==> starting the operator (log: $run/operator.log)"
   "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s >"$run/operator.log" 2>&1 &
@@ -52,6 +52,9 @@ start() {
   echo "==> applying the Coffee Manage sample in namespace $ns"
   "$kubectl" create namespace "$ns" --dry-run=client -o yaml | "$kubectl" apply -f -
   "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/password-secret.yaml
+  subnets=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get subnet_ids)
+  "$kubectl" -n "$ns" patch --local -f deploy/examples/coffee-manage/dbsubnetgroup.yaml --type merge \
+    -p "{\"spec\":{\"subnetIDs\":[\"${subnets//,/\",\"}\"]}}" -o yaml | "$kubectl" -n "$ns" apply -f -
   "$kubectl" -n "$ns" patch --local -f deploy/examples/coffee-manage/dbinstance.yaml --type merge \
     -p "{\"spec\":{\"vpcSecurityGroupIDs\":[\"$sg\"]}}" -o yaml | "$kubectl" -n "$ns" apply -f -
 
@@ -61,7 +64,7 @@ start() {
     tail -n 30 "$run/operator.log"
     exit 1
   fi
-  "$kubectl" -n "$ns" get dbi -o wide
+  "$kubectl" -n "$ns" get dbsng,dbi -o wide
   "$kubectl" -n "$ns" get dbi coffee-db -o jsonpath='{.status}' | python3 -m json.tool
   "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/deployment.yaml
   echo "==> the connection Secret the Coffee Manage Deployment reads (keys only):"

@@ -430,6 +430,21 @@ async fn the_coffee_manage_example_gets_every_variable_it_reads() {
     let deployment: Deployment = serde_yaml::from_str(&read("deployment.yaml")).unwrap();
     let identifier = common::unique("coffee-db");
     db.spec.db_instance_identifier = Some(identifier.clone());
+    // The example's subnet group, with the emulator's subnets in place of the placeholders.
+    let mut group: rds_operator::dbsubnetgroup::DBSubnetGroup =
+        serde_yaml::from_str(&read("dbsubnetgroup.yaml")).unwrap();
+    group.spec.subnet_ids = crate::subnetgroups::coffee_subnets(&common::rds().await).await;
+    group.spec.db_subnet_group_name = Some(common::unique("coffee-db-subnets"));
+    let reference = db
+        .spec
+        .db_subnet_group_ref
+        .as_ref()
+        .expect("the example refers to its group");
+    assert_eq!(reference.name, group.metadata.name.clone().unwrap());
+    Api::<rds_operator::dbsubnetgroup::DBSubnetGroup>::namespaced(client.clone(), &ns)
+        .create(&PostParams::default(), &group)
+        .await
+        .expect("the example DBSubnetGroup is accepted");
 
     Api::<Secret>::namespaced(client.clone(), &ns)
         .create(&PostParams::default(), &password)

@@ -10,6 +10,7 @@ mod migration;
 mod safety;
 mod ship;
 mod smoke;
+mod subnetgroups;
 mod takeover;
 mod trust;
 mod updates;

@@ -25,13 +25,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{/* What the operator does with the API: the same rules for a ClusterRole or per-namespace Roles. */}}
 {{- define "rds-operator.rules" -}}
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances"]
+  resources: ["dbinstances", "dbsubnetgroups"]
   verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/status"]
+  resources: ["dbinstances/status", "dbsubnetgroups/status"]
   verbs: ["get", "patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/finalizers"]
+  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers"]
   verbs: ["update"]
 # Password Secrets (read), generated password and connection Secrets (written, owned).
 - apiGroups: [""]

@@ -69,9 +69,15 @@ pub async fn client_with_crd() -> Client {
 }
 
 async fn install_crd(client: &Client) {
+    for file in ["dbinstance.yaml", "dbsubnetgroup.yaml"] {
+        install_one_crd(client, file).await;
+    }
+    install_policy(client).await;
+}
+
+async fn install_one_crd(client: &Client, file: &str) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let yaml = std::fs::read_to_string(format!("{REPO}/crds/dbinstance.yaml"))
-        .expect("read crds/dbinstance.yaml");
+    let yaml = std::fs::read_to_string(format!("{REPO}/crds/{file}")).expect("read a CRD of crds/");
     let crd: CustomResourceDefinition = serde_yaml::from_str(&yaml).expect("CRD YAML parses");
     let name = crd.metadata.name.clone().expect("CRD has a name");
     crds.patch(
@@ -90,6 +96,9 @@ async fn install_crd(client: &Client) {
             .then_some(())
     })
     .await;
+}
+
+async fn install_policy(client: &Client) {
     for doc in std::fs::read_to_string(format!("{REPO}/crds/dbinstance-policy.yaml"))
         .expect("read policy")
         .split("\n---\n")

@@ -1,0 +1,127 @@
+//! The RDS calls of the DBSubnetGroup kind (counted and classified as every call, in `rds.rs`).
+
+use std::collections::BTreeMap;
+
+use crate::rds::{AwsError, Rds, aws_error, rds_tags};
+
+use super::{ObservedSubnetGroup, SubnetStatus};
+
+/// RDS's code for a group that does not exist (a CreateDBInstance naming it gets the same code,
+/// which is the user's error there, so the shared classification leaves it InvalidInput).
+const GROUP_NOT_FOUND: &str = "DBSubnetGroupNotFoundFault";
+
+impl Rds {
+    /// DescribeDBSubnetGroups of one group, with its tags (ListTagsForResource); None when RDS
+    /// has none of that name.
+    pub async fn subnet_group(&self, name: &str) -> Result<Option<ObservedSubnetGroup>, AwsError> {
+        let result = (self.client.describe_db_subnet_groups())
+            .db_subnet_group_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
+        self.count("DescribeDBSubnetGroups", &result);
+        let group = match result {
+            Ok(out) => out.db_subnet_groups().first().cloned(),
+            Err(e) if e.code == GROUP_NOT_FOUND => None,
+            Err(e) => return Err(e),
+        };
+        let Some(g) = group else {
+            return Ok(None);
+        };
+        let arn = g.db_subnet_group_arn().map(str::to_owned);
+        let tags = match &arn {
+            Some(arn) => self.tags_of(arn).await?,
+            None => BTreeMap::new(),
+        };
+        Ok(Some(ObservedSubnetGroup {
+            name: g.db_subnet_group_name().unwrap_or_default().to_owned(),
+            arn,
+            description: g
+                .db_subnet_group_description()
+                .unwrap_or_default()
+                .to_owned(),
+            vpc_id: g.vpc_id().map(str::to_owned),
+            state: g.subnet_group_status().unwrap_or_default().to_owned(),
+            subnets: (g.subnets().iter())
+                .map(|s| SubnetStatus {
+                    subnet_id: s.subnet_identifier().unwrap_or_default().to_owned(),
+                    availability_zone: (s.subnet_availability_zone())
+                        .and_then(|z| z.name())
+                        .unwrap_or_default()
+                        .to_owned(),
+                    status: s.subnet_status().unwrap_or_default().to_owned(),
+                })
+                .collect(),
+            tags,
+        }))
+    }
+
+    /// ListTagsForResource.
+    pub async fn tags_of(&self, arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
+        let result = (self.client.list_tags_for_resource())
+            .resource_name(arn)
+            .send()
+            .await
+            .map_err(|e| aws_error("ListTagsForResource", e, None));
+        self.count("ListTagsForResource", &result);
+        Ok((result?.tag_list().iter())
+            .map(|t| {
+                let key = t.key().unwrap_or_default().to_owned();
+                (key, t.value().unwrap_or_default().to_owned())
+            })
+            .collect())
+    }
+
+    /// CreateDBSubnetGroup, tagged.
+    pub async fn create_subnet_group(
+        &self,
+        name: &str,
+        description: &str,
+        subnet_ids: &[String],
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.create_db_subnet_group())
+            .db_subnet_group_name(name)
+            .db_subnet_group_description(description)
+            .set_subnet_ids(Some(subnet_ids.to_vec()))
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateDBSubnetGroup", e, None));
+        self.count("CreateDBSubnetGroup", &result);
+        result.map(|_| ())
+    }
+
+    /// ModifyDBSubnetGroup: RDS takes the whole list of subnets every time.
+    pub async fn modify_subnet_group(
+        &self,
+        name: &str,
+        description: &str,
+        subnet_ids: &[String],
+    ) -> Result<(), AwsError> {
+        let result = (self.client.modify_db_subnet_group())
+            .db_subnet_group_name(name)
+            .db_subnet_group_description(description)
+            .set_subnet_ids(Some(subnet_ids.to_vec()))
+            .send()
+            .await
+            .map_err(|e| aws_error("ModifyDBSubnetGroup", e, None));
+        self.count("ModifyDBSubnetGroup", &result);
+        result.map(|_| ())
+    }
+
+    /// DeleteDBSubnetGroup; RDS refuses it while an instance uses the group
+    /// (InvalidDBSubnetGroupStateFault).
+    pub async fn delete_subnet_group(&self, name: &str) -> Result<(), AwsError> {
+        let result = (self.client.delete_db_subnet_group())
+            .db_subnet_group_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteDBSubnetGroup", e, None));
+        self.count("DeleteDBSubnetGroup", &result);
+        match result {
+            Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+}

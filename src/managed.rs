@@ -1,0 +1,309 @@
+//! What every kind the operator manages shares (DBInstance, DBSubnetGroup) when it talks to the API
+//! server: the cleanup finalizer, conditions and the status write, and Events. The pure parts are
+//! shared the same way: ownership tags and tag changes (`tags.rs`), the finalizer check
+//! (`crd::has_finalizer`), conditions (`plan::status`), error classification (`rds.rs`,
+//! `error.rs`) and the per-object backoff (`Context::next_failure`, `plan::backoff_delay`).
+
+use std::fmt::Debug;
+
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::events::{Event, EventType, Recorder};
+use kube::{Client, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use tracing::warn;
+
+use crate::crd::{Condition, FINALIZER};
+use crate::error::{Error, kube_err};
+use crate::plan::status::{condition, merge_conditions};
+use crate::plan::{ConditionPlan, PlannedEvent, Requeue};
+use crate::secrets::MANAGER;
+
+/// A namespaced kind of this operator.
+pub trait Kind:
+    Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+{
+}
+
+impl<K> Kind for K where
+    K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+{
+}
+
+/// Adds or removes the cleanup finalizer, guarded by resourceVersion so a concurrent change is
+/// never overwritten.
+pub async fn set_finalizer<K: Kind>(client: &Client, obj: &K, present: bool) -> Result<(), Error> {
+    let mut finalizers: Vec<String> = (obj.finalizers().iter())
+        .filter(|f| *f != FINALIZER)
+        .cloned()
+        .collect();
+    if present {
+        finalizers.push(FINALIZER.to_owned());
+    }
+    let api: Api<K> = Api::namespaced(client.clone(), &obj.namespace().unwrap_or_default());
+    let patch = json!({
+        "metadata": { "finalizers": finalizers, "resourceVersion": obj.resource_version() }
+    });
+    (api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    ))
+    .await
+    .map_err(kube_err("patch finalizers"))?;
+    Ok(())
+}
+
+/// The Ready and Synced conditions, merged into the previous ones (an unchanged condition keeps
+/// its lastTransitionTime).
+pub fn conditions(
+    previous: &[Condition],
+    ready: &ConditionPlan,
+    synced: &ConditionPlan,
+    generation: Option<i64>,
+    now: &str,
+) -> Vec<Condition> {
+    let new = vec![
+        condition("Ready", ready, generation),
+        condition("Synced", synced, generation),
+    ];
+    merge_conditions(previous, new, now)
+}
+
+/// Writes the status by server-side apply.
+pub async fn patch_status<K: Kind>(
+    client: &Client,
+    obj: &K,
+    status: &impl Serialize,
+) -> Result<(), Error> {
+    let api: Api<K> = Api::namespaced(client.clone(), &obj.namespace().unwrap_or_default());
+    let patch = json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    });
+    let params = PatchParams::apply(MANAGER).force();
+    (api.patch_status(&obj.name_any(), &params, &Patch::Apply(&patch)))
+        .await
+        .map_err(kube_err("patch status"))?;
+    Ok(())
+}
+
+/// Publishes a planned Event; a failure is logged, never raised.
+pub async fn publish<K: Kind>(recorder: &Recorder, obj: &K, planned: &PlannedEvent) {
+    let event = Event {
+        type_: planned.type_,
+        reason: planned.reason.clone(),
+        note: Some(planned.note.clone()),
+        action: planned.action.to_owned(),
+        secondary: None,
+    };
+    if let Err(e) = recorder.publish(&event, &obj.object_ref(&())).await {
+        warn!(error = %e, reason = planned.reason, "could not publish event");
+    }
+}
+
+/// The plan of a kind reconciled by the shared shell: the steps in order, the status to write
+/// (fields, Ready, Synced), the Events (each after the steps it follows), and when to look again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindPlan<S, T> {
+    pub steps: Vec<S>,
+    pub status: Option<(T, ConditionPlan, ConditionPlan)>,
+    pub events: Vec<PlannedEvent>,
+    pub requeue: Requeue,
+}
+
+impl<S, T> KindPlan<S, T> {
+    pub fn new(requeue: Requeue) -> Self {
+        KindPlan {
+            steps: Vec::new(),
+            status: None,
+            events: Vec::new(),
+            requeue,
+        }
+    }
+
+    /// An Event published once the steps so far have succeeded.
+    pub fn event(&mut self, type_: EventType, reason: &str, action: &'static str, note: String) {
+        self.events.push(PlannedEvent {
+            type_,
+            reason: reason.into(),
+            action,
+            note,
+            after: self.steps.len(),
+        });
+    }
+}
+
+/// A kind reconciled by the shared shell ([`reconcile`]): read -> plan (pure) -> act -> report.
+/// What differs per kind is these functions, in the kind's own files.
+pub trait Reconciled: Kind + Send + Sync + 'static {
+    type Facts: Send;
+    type Step: Send + Sync;
+    type Status: Clone + PartialEq + Default + Serialize + Send + Sync;
+    /// The kind in spans and logs.
+    const LABEL: &'static str;
+    /// Step 1: what a decision needs.
+    fn read(
+        &self,
+        shared: &Shared,
+    ) -> impl std::future::Future<Output = Result<Self::Facts, Error>> + Send;
+    /// Step 2, pure.
+    fn plan(facts: &Self::Facts) -> KindPlan<Self::Step, Self::Status>;
+    /// Step 3, one step.
+    fn act(
+        &self,
+        shared: &Shared,
+        step: &Self::Step,
+    ) -> impl std::future::Future<Output = Result<(), Error>> + Send;
+    fn status(&self) -> Option<&Self::Status>;
+    fn conditions(status: &mut Self::Status) -> &mut Vec<Condition>;
+    fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
+}
+
+/// What the shared shell's reconciles share.
+pub struct Shared {
+    pub ctx: std::sync::Arc<crate::context::Context>,
+    /// How often to look again at a settled object.
+    pub drift_interval: std::time::Duration,
+}
+
+/// The shared reconcile: a span and the metrics timer around the four steps; on failure, Ready and
+/// Synced False with the error's reason and an Event; the per-object backoff.
+pub async fn reconcile<K: Reconciled>(
+    obj: std::sync::Arc<K>,
+    shared: std::sync::Arc<Shared>,
+) -> Result<kube::runtime::controller::Action, Error> {
+    use kube::runtime::controller::Action;
+    use tracing::Instrument;
+    let namespace = obj
+        .namespace()
+        .ok_or(Error::MissingObjectKey("namespace"))?;
+    let span = tracing::info_span!("reconcile", kind = K::LABEL, object = %format!("{namespace}/{}", obj.name_any()));
+    async move {
+        let ctx = &shared.ctx;
+        let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
+        let started = std::time::Instant::now();
+        let result = once(&*obj, &shared).await;
+        let label = match &result {
+            Ok(_) => "success",
+            Err(e) => e.metric_label(),
+        };
+        ctx.metrics.reconciled(label, started.elapsed());
+        match result {
+            Ok(requeue) => {
+                ctx.reset_failures(&uid);
+                Ok(match requeue {
+                    Requeue::After(d) => Action::requeue(d),
+                    Requeue::AwaitChange => Action::await_change(),
+                    Requeue::Backoff => Action::requeue(crate::plan::backoff_delay(
+                        ctx.next_failure(&uid, obj.meta().generation),
+                    )),
+                })
+            }
+            Err(e) => {
+                warn!(error = %e, "reconcile failed");
+                failure(&shared, &*obj, &e).await;
+                Err(e)
+            }
+        }
+    }
+    .instrument(span)
+    .await
+}
+
+async fn once<K: Reconciled>(obj: &K, shared: &Shared) -> Result<Requeue, Error> {
+    let facts = obj.read(shared).await?;
+    let plan = K::plan(&facts);
+    let mut completed = 0;
+    let mut error = None;
+    for step in &plan.steps {
+        match obj.act(shared, step).await {
+            Ok(()) => completed += 1,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    for event in plan.events.iter().filter(|e| e.after <= completed) {
+        publish(&shared.ctx.recorder, obj, event).await;
+    }
+    if let (None, Some((fields, ready, synced))) = (&error, plan.status) {
+        write_status(shared, obj, fields, &ready, &synced).await?;
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(plan.requeue),
+    }
+}
+
+/// Writes the status, with conditions merged into the previous ones, when it changed.
+async fn write_status<K: Reconciled>(
+    shared: &Shared,
+    obj: &K,
+    mut status: K::Status,
+    ready: &ConditionPlan,
+    synced: &ConditionPlan,
+) -> Result<(), Error> {
+    let mut previous = obj.status().cloned().unwrap_or_default();
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let generation = obj.meta().generation;
+    *K::conditions(&mut status) = conditions(
+        K::conditions(&mut previous),
+        ready,
+        synced,
+        generation,
+        &now,
+    );
+    *K::observed_generation(&mut status) = generation;
+    if status == previous {
+        return Ok(());
+    }
+    patch_status(&shared.ctx.client, obj, &status).await
+}
+
+/// Ready and Synced False with the error's reason (AWS's code and message), an Event when that is
+/// new; best effort.
+async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
+    let Some((reason, message)) = error.user_facing() else {
+        return;
+    };
+    let mut status = obj.status().cloned().unwrap_or_default();
+    let already = (K::conditions(&mut status).iter())
+        .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
+    let failed = ConditionPlan::new(false, &reason, message.clone());
+    if !already {
+        let event = PlannedEvent {
+            type_: EventType::Warning,
+            reason: reason.clone(),
+            action: "Reconcile",
+            note: message,
+            after: 0,
+        };
+        publish(&shared.ctx.recorder, obj, &event).await;
+    }
+    if let Err(e) = write_status(shared, obj, status, &failed, &failed).await {
+        warn!(error = %e, "could not report failure in status");
+    }
+}
+
+/// The per-object backoff after an error: 2 s, 4 s, 8 s... up to 5 min; a new generation starts
+/// again.
+pub fn error_policy<K: Reconciled>(
+    obj: std::sync::Arc<K>,
+    _error: &Error,
+    shared: std::sync::Arc<Shared>,
+) -> kube::runtime::controller::Action {
+    let failures = (shared.ctx).next_failure(&obj.uid().unwrap_or_default(), obj.meta().generation);
+    kube::runtime::controller::Action::requeue(crate::plan::backoff_delay(failures))
+}

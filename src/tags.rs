@@ -1,0 +1,56 @@
+//! Tags every kind shares: the ownership tags, and the changes that keep to the keys the operator
+//! manages. Pure.
+
+use std::collections::BTreeMap;
+
+use crate::crd::{OWNER_NAME_TAG, OWNER_TAG};
+
+/// The ownership tags: the object's uid (the idempotency key, and what the IAM policy checks) and
+/// its `namespace/name` for people reading the AWS console.
+pub fn owner_tags(uid: &str, namespace: &str, name: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (OWNER_TAG.to_owned(), uid.to_owned()),
+        (OWNER_NAME_TAG.to_owned(), format!("{namespace}/{name}")),
+    ])
+}
+
+/// The spec's tags, then the ownership tags (which win).
+pub fn with_owner(
+    spec_tags: &[crate::crd::Tag],
+    uid: &str,
+    namespace: &str,
+    name: &str,
+) -> BTreeMap<String, String> {
+    let mut tags: BTreeMap<String, String> = (spec_tags.iter())
+        .map(|t| (t.key.clone(), t.value.clone()))
+        .collect();
+    tags.extend(owner_tags(uid, namespace, name));
+    tags
+}
+
+/// The keys of spec tags, sorted: the tags the operator manages.
+pub fn keys(spec_tags: &[crate::crd::Tag]) -> Vec<String> {
+    let mut keys: Vec<String> = spec_tags.iter().map(|t| t.key.clone()).collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The tags to add (desired ones missing or different) and to remove: keys the operator applied
+/// before (`managed`) that left the spec. Tags others set, and `aws:` ones, are never removed.
+pub fn changes(
+    observed: &BTreeMap<String, String>,
+    desired: &BTreeMap<String, String>,
+    managed: &[String],
+) -> (BTreeMap<String, String>, Vec<String>) {
+    let add = (desired.iter())
+        .filter(|(k, v)| observed.get(*k) != Some(v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let remove = (observed.keys())
+        .filter(|k| !k.starts_with("aws:") && !desired.contains_key(*k))
+        .filter(|k| managed.contains(k))
+        .cloned()
+        .collect();
+    (add, remove)
+}

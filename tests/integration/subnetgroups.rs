@@ -1,0 +1,289 @@
+//! The DBSubnetGroup kind: lifecycle, drift, references from DBInstance, and deletion while in use.
+
+use std::time::Duration;
+
+use kube::api::{Api, PostParams};
+use rds_operator::dbsubnetgroup::DBSubnetGroup;
+use serde_json::json;
+
+use crate::common::{
+    self, Operator, calls, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi, wait_for,
+};
+
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).
+pub(crate) async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
+    let out = (rds.describe_db_subnet_groups())
+        .db_subnet_group_name("coffee-manage-db-subnets")
+        .send()
+        .await
+        .expect("the emulator's network");
+    let group = &out.db_subnet_groups()[0];
+    (group.subnets().iter())
+        .filter_map(|s| s.subnet_identifier().map(str::to_owned))
+        .collect()
+}
+
+fn group(name: &str, rds_name: &str, subnets: &[String]) -> DBSubnetGroup {
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBSubnetGroup",
+        "metadata": {"name": name},
+        "spec": {
+            "dbSubnetGroupName": rds_name,
+            "dbSubnetGroupDescription": "Coffee Manage database subnets",
+            "subnetIDs": subnets,
+            "tags": [{"key": "app", "value": "coffee-manage"}],
+        }
+    }))
+    .expect("valid DBSubnetGroup")
+}
+
+async fn wait_group(
+    api: &Api<DBSubnetGroup>,
+    name: &str,
+    what: &str,
+    check: impl Fn(&DBSubnetGroup) -> bool,
+) -> DBSubnetGroup {
+    wait_for(what, TIMEOUT, || async {
+        let g = api.get_opt(name).await.ok()??;
+        check(&g).then_some(g)
+    })
+    .await
+}
+
+fn group_condition(g: &DBSubnetGroup, type_: &str) -> Option<(String, String, String)> {
+    (g.status.as_ref()?.conditions.iter())
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+fn group_ready(g: &DBSubnetGroup) -> bool {
+    group_condition(g, "Ready").is_some_and(|c| c.0 == "True")
+        && group_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+}
+
+const MUTATIONS: [&str; 5] = [
+    "CreateDBSubnetGroup",
+    "ModifyDBSubnetGroup",
+    "AddTagsToResource",
+    "RemoveTagsFromResource",
+    "DeleteDBSubnetGroup",
+];
+
+fn mutations(name: &str) -> u64 {
+    MUTATIONS.iter().map(|a| calls(name, a)).sum()
+}
+
+async fn describe_group(
+    rds: &aws_sdk_rds::Client,
+    name: &str,
+) -> Option<aws_sdk_rds::types::DbSubnetGroup> {
+    let out = (rds.describe_db_subnet_groups())
+        .db_subnet_group_name(name)
+        .send()
+        .await
+        .ok()?;
+    out.db_subnet_groups().first().cloned()
+}
+
+#[tokio::test]
+async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
+    let (client, ns, _api, rds) = setup("subnets").await;
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
+    let subnets = coffee_subnets(&rds).await;
+    let name = unique("subnets");
+    groups
+        .create(&PostParams::default(), &group("coffee", &name, &subnets))
+        .await
+        .expect("create");
+    let g = wait_group(&groups, "coffee", "Ready", group_ready).await;
+    let status = g.status.expect("status");
+    assert!(
+        status
+            .vpc_id
+            .as_deref()
+            .is_some_and(|v| v.starts_with("vpc-")),
+        "{status:?}"
+    );
+    assert_eq!(status.subnets.len(), subnets.len());
+    assert!(
+        status
+            .subnets
+            .iter()
+            .all(|s| !s.availability_zone.is_empty()),
+        "{status:?}"
+    );
+    assert!(
+        status
+            .arn
+            .as_deref()
+            .is_some_and(|a| a.contains(":subgrp:")),
+        "{status:?}"
+    );
+    let tags = rds
+        .list_tags_for_resource()
+        .resource_name(status.arn.clone().unwrap())
+        .send()
+        .await
+        .expect("tags");
+    assert!(tags.tag_list().iter().any(|t| t.key() == Some("app")));
+
+    // Steady state: no call changes anything.
+    let before = mutations(&name);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(mutations(&name), before, "no mutating call in steady state");
+
+    // Changed outside the operator: put back.
+    (rds.modify_db_subnet_group())
+        .db_subnet_group_name(&name)
+        .db_subnet_group_description("edited in the console")
+        .set_subnet_ids(Some(subnets[..2].to_vec()))
+        .send()
+        .await
+        .expect("out-of-band modify");
+    wait_for("the description put back", TIMEOUT, || {
+        let (rds, name) = (rds.clone(), name.clone());
+        async move {
+            let g = describe_group(&rds, &name).await?;
+            (g.db_subnet_group_description() == Some("Coffee Manage database subnets"))
+                .then_some(())
+        }
+    })
+    .await;
+    let reasons = common::event_reasons(&client, &ns, "coffee").await;
+    assert!(reasons.contains(&"Updating".into()), "{reasons:?}");
+
+    groups
+        .delete("coffee", &Default::default())
+        .await
+        .expect("delete");
+    wait_for("the group gone", TIMEOUT, || async {
+        groups.get_opt("coffee").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    assert!(
+        describe_group(&rds, &name).await.is_none(),
+        "deleted in RDS"
+    );
+}
+
+#[tokio::test]
+async fn a_dbinstance_waits_for_its_subnet_group_which_waits_for_it_on_deletion() {
+    let (client, ns, api, rds) = setup("subnetref").await;
+    let _operator = Operator::start(&ns);
+    let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
+    let name = unique("subnetref");
+    let id = unique("subnetref");
+    // The DBInstance first: it waits.
+    let spec = json!({"dbSubnetGroupRef": {"name": "coffee-subnets"}, "deletionPolicy": "Delete"});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create DBInstance");
+    wait_dbi(&api, "db", "ReferencesUnresolved", TIMEOUT, |db| {
+        synced_reason(db) == "ReferencesUnresolved"
+    })
+    .await;
+    assert!(
+        common::describe(&rds, &id).await.is_none(),
+        "nothing created while the group is missing"
+    );
+
+    // The group appears: the DBInstance proceeds by itself, in that group.
+    let subnets = coffee_subnets(&rds).await;
+    groups
+        .create(
+            &PostParams::default(),
+            &group("coffee-subnets", &name, &subnets),
+        )
+        .await
+        .expect("create group");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(
+        i.db_subnet_group().and_then(|g| g.db_subnet_group_name()),
+        Some(name.as_str())
+    );
+
+    // The group cannot go while the DBInstance refers to it.
+    groups
+        .delete("coffee-subnets", &Default::default())
+        .await
+        .expect("delete group");
+    let g = wait_group(&groups, "coffee-subnets", "InUse", |g| {
+        group_condition(g, "Synced").is_some_and(|c| c.1 == "InUse")
+    })
+    .await;
+    assert!(group_condition(&g, "Synced").unwrap().2.contains("db"));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(calls(&name, "DeleteDBSubnetGroup"), 0, "not even tried");
+    assert!(describe_group(&rds, &name).await.is_some());
+
+    // Once the DBInstance is gone, so is the group.
+    common::delete_and_wait(&api, "db").await;
+    wait_for("the group gone", TIMEOUT, || async {
+        groups
+            .get_opt("coffee-subnets")
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
+    })
+    .await;
+    assert!(describe_group(&rds, &name).await.is_none());
+}
+
+#[tokio::test]
+async fn deleting_a_group_rds_says_is_in_use_waits_without_a_hot_loop() {
+    let (client, ns, _api, rds) = setup("subnetbusy").await;
+    let _operator = Operator::start(&ns);
+    let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
+    let subnets = coffee_subnets(&rds).await;
+    let name = unique("subnetbusy");
+    groups
+        .create(&PostParams::default(), &group("coffee", &name, &subnets))
+        .await
+        .expect("create");
+    wait_group(&groups, "coffee", "Ready", group_ready).await;
+    // An instance made outside the operator uses the group by name.
+    let id = unique("subnetuser");
+    (rds.create_db_instance())
+        .db_instance_identifier(&id)
+        .engine("mysql")
+        .db_instance_class("db.t3.micro")
+        .allocated_storage(20)
+        .master_username("admin")
+        .master_user_password("Sup3r-Secret-Passw0rd")
+        .db_subnet_group_name(&name)
+        .send()
+        .await
+        .expect("an instance in the group");
+    groups
+        .delete("coffee", &Default::default())
+        .await
+        .expect("delete");
+    let g = wait_group(&groups, "coffee", "AWS's refusal", |g| {
+        group_condition(g, "Synced").is_some_and(|c| c.2.contains("still using it"))
+    })
+    .await;
+    assert_eq!(group_condition(&g, "Synced").unwrap().0, "False");
+    // Backoff: 2 s, 4 s, 8 s... a handful of attempts in 10 s, not hundreds.
+    let first = calls(&name, "DeleteDBSubnetGroup");
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let attempts = calls(&name, "DeleteDBSubnetGroup") - first;
+    assert!((1..=4).contains(&attempts), "{attempts} attempts in 10 s");
+    // The instance goes: so does the group.
+    (rds.delete_db_instance())
+        .db_instance_identifier(&id)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("delete instance");
+    wait_for("the group gone", Duration::from_secs(120), || async {
+        groups.get_opt("coffee").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    assert!(describe_group(&rds, &name).await.is_none());
+}
