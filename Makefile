@@ -24,7 +24,8 @@ lint:
 crds:
 	cargo run --quiet --locked -- crd dbinstance > crds/dbinstance.yaml
 	cargo run --quiet --locked -- crd dbsubnetgroup > crds/dbsubnetgroup.yaml
-	cp crds/dbinstance.yaml crds/dbsubnetgroup.yaml helm/rds-operator/crds/
+	cargo run --quiet --locked -- crd dbparametergroup > crds/dbparametergroup.yaml
+	cp crds/dbinstance.yaml crds/dbsubnetgroup.yaml crds/dbparametergroup.yaml helm/rds-operator/crds/
 	$(MAKE) manifests
 
 ## manifests: render deploy/*.yaml from the Helm chart

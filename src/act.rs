@@ -124,6 +124,13 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
             );
             return Ok(Some(Response::Created(restored)));
         }
+        Step::Reboot { identifier } => {
+            ctx.rds.reboot(identifier).await?;
+            info!(
+                identifier,
+                "rebooting RDS instance for pending parameter changes"
+            );
+        }
         Step::RestoreToPointInTime {
             identifier,
             source,
@@ -168,6 +175,7 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::RemoveTags { identifier, .. }
         | Step::RestoreInstance { identifier, .. }
         | Step::RestoreToPointInTime { identifier, .. }
+        | Step::Reboot { identifier }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }

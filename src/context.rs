@@ -33,6 +33,8 @@ pub struct Context {
     stores: RwLock<Vec<Store<DBInstance>>>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
     identity: tokio::sync::OnceCell<AwsIdentity>,
+    /// RDS's parameter catalogs by family: they do not change, so each is read once.
+    catalogs: Mutex<HashMap<String, Arc<crate::dbparametergroup::Catalog>>>,
 }
 
 impl Context {
@@ -60,6 +62,7 @@ impl Context {
             stores: RwLock::default(),
             backoff: Mutex::default(),
             identity: tokio::sync::OnceCell::new(),
+            catalogs: Mutex::default(),
         }
     }
 
@@ -92,6 +95,19 @@ impl Context {
             .get_or_try_init(|| self.rds.identity())
             .await
             .cloned()
+    }
+
+    /// RDS's catalog of a parameter group family, read once (DescribeEngineDefaultParameters).
+    pub async fn parameter_catalog(
+        &self,
+        family: &str,
+    ) -> Result<Arc<crate::dbparametergroup::Catalog>, AwsError> {
+        if let Some(c) = lock(&self.catalogs).get(family) {
+            return Ok(c.clone());
+        }
+        let catalog = Arc::new(self.rds.parameter_catalog(family).await?);
+        lock(&self.catalogs).insert(family.to_owned(), catalog.clone());
+        Ok(catalog)
     }
 
     /// Failures in a row for this object at this generation; a new generation starts again at zero,

@@ -17,9 +17,11 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::context::Context;
 use crate::crd::DBInstance;
-use crate::dbsubnetgroup::{self, DBSubnetGroup};
+use crate::dbparametergroup::DBParameterGroup;
+use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
 use crate::http::Health;
+use crate::managed;
 use crate::plan::{self, Requeue};
 use crate::{act, read, report};
 
@@ -41,12 +43,22 @@ pub async fn run(
     let mut controllers = Vec::new();
     let mut others = Vec::new();
     for namespace in scopes {
-        others.push(dbsubnetgroup::controller::run(
-            ctx.clone(),
-            namespace.clone(),
-            concurrency,
-            ctx.observer.intervals.settled,
-            shutdown.clone(),
+        let drift = ctx.observer.intervals.settled;
+        others.push(futures::future::join(
+            managed::run::<DBSubnetGroup>(
+                ctx.clone(),
+                namespace.clone(),
+                concurrency,
+                drift,
+                shutdown.clone(),
+            ),
+            managed::run::<DBParameterGroup>(
+                ctx.clone(),
+                namespace.clone(),
+                concurrency,
+                drift,
+                shutdown.clone(),
+            ),
         ));
         let (controller, store) =
             controller(&ctx, namespace.as_deref(), concurrency, shutdown.clone());

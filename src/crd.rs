@@ -85,6 +85,7 @@ pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
     validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
+    validation = kube::core::Rule::new("!(has(self.dbParameterGroupName) && has(self.dbParameterGroupRef))").message("set either dbParameterGroupName or dbParameterGroupRef, not both"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the instance was created").field_path(".restoreFrom"),
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted instance already exists"),
     validation = kube::core::Rule::new("!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
@@ -257,6 +258,18 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_subnet_group_ref: Option<LocalRef>,
 
+    /// The DBParameterGroup of this namespace whose parameters the instance uses, instead of
+    /// dbParameterGroupName; waited for and protected like dbSubnetGroupRef.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_parameter_group_ref: Option<LocalRef>,
+
+    /// What to do when RDS holds static parameter changes until a reboot (the instance's
+    /// parameter apply status is pending-reboot): Report (default: only report it, reason
+    /// PendingReboot), Reboot (one RebootDBInstance at once) or MaintenanceWindow (reboot during
+    /// the instance's preferred maintenance window).
+    #[serde(default)]
+    pub pending_reboot_policy: PendingRebootPolicy,
+
     /// Whether the operator changes the RDS instance: Full (default: create it, correct it, delete
     /// it as deletionPolicy says) or ObserveOnly (never change or delete it; report its state and
     /// differences, and write the connection Secret from masterUserPassword). An instance that
@@ -332,6 +345,18 @@ pub enum DriftPolicy {
     Correct,
     /// Only report the difference.
     Report,
+}
+
+/// What to do about static parameter changes that wait for a reboot.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum PendingRebootPolicy {
+    /// Only report it (Synced=False, reason PendingReboot).
+    #[default]
+    Report,
+    /// Reboot the instance at once (one RebootDBInstance).
+    Reboot,
+    /// Reboot during the instance's preferred maintenance window.
+    MaintenanceWindow,
 }
 
 /// An object of the same namespace, by name.
@@ -527,6 +552,9 @@ pub struct DBInstanceStatus {
     /// deletion), and whether the settings RDS does not take at restore time have been sent since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreStatus>,
+    /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter_apply_status: Option<String>,
     /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
     /// done.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -17,6 +17,7 @@ pub mod connection;
 pub mod context;
 pub mod controller;
 pub mod crd;
+pub mod dbparametergroup;
 pub mod dbsubnetgroup;
 pub mod drift;
 pub mod duration;

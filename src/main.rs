@@ -42,6 +42,7 @@ enum Command {
 enum CrdKind {
     Dbinstance,
     Dbsubnetgroup,
+    Dbparametergroup,
 }
 
 #[derive(clap::Args, Clone)]
@@ -115,6 +116,9 @@ async fn main() -> anyhow::Result<()> {
             match kind {
                 CrdKind::Dbinstance => print!("{}", rds_operator::crd::crd_yaml()),
                 CrdKind::Dbsubnetgroup => print!("{}", rds_operator::dbsubnetgroup::crd_yaml()),
+                CrdKind::Dbparametergroup => {
+                    print!("{}", rds_operator::dbparametergroup::crd_yaml())
+                }
             }
             Ok(())
         }

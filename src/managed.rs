@@ -14,7 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use tracing::warn;
 
-use crate::crd::{Condition, FINALIZER};
+use crate::crd::{Condition, DBInstance, FINALIZER, LocalRef};
 use crate::error::{Error, kube_err};
 use crate::plan::status::{condition, merge_conditions};
 use crate::plan::{ConditionPlan, PlannedEvent, Requeue};
@@ -168,6 +168,166 @@ pub trait Reconciled: Kind + Send + Sync + 'static {
     fn status(&self) -> Option<&Self::Status>;
     fn conditions(status: &mut Self::Status) -> &mut Vec<Condition>;
     fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
+    /// The name in RDS the status reports.
+    fn rds_name(status: &Self::Status) -> Option<String>;
+    /// The reference to an object of this kind a DBInstance holds, if any.
+    fn referred_by(db: &DBInstance) -> Option<&LocalRef>;
+}
+
+/// What a DBInstance's reference to an object of kind `K` resolves to: its RDS name once it is
+/// Ready at its current generation (and not being deleted), or why it cannot be used yet.
+pub async fn resolve<K: Reconciled>(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+) -> Result<Result<String, String>, Error> {
+    let api: Api<K> = Api::namespaced(client.clone(), namespace);
+    let what = K::LABEL;
+    let Some(obj) = api
+        .get_opt(name)
+        .await
+        .map_err(kube_err("get a referenced object"))?
+    else {
+        return Ok(Err(format!("{what} {name} does not exist")));
+    };
+    let mut status = obj.status().cloned().unwrap_or_default();
+    let generation = obj.meta().generation;
+    let ready = (K::conditions(&mut status).iter())
+        .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);
+    Ok(match (ready, K::rds_name(&status)) {
+        (true, Some(rds_name)) if obj.meta().deletion_timestamp.is_none() => Ok(rds_name),
+        _ => Err(format!("{what} {name} is not Ready yet")),
+    })
+}
+
+/// The DBInstances of the object's namespace that refer to it (read from the API, fresh: a
+/// deletion waits on them).
+pub async fn referrers<K: Reconciled>(client: &Client, obj: &K) -> Result<Vec<String>, Error> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
+    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
+    let name = obj.meta().name.as_ref();
+    Ok((list.items.into_iter())
+        .filter(|db| K::referred_by(db).is_some_and(|r| Some(&r.name) == name))
+        .map(|db| db.name_any())
+        .collect())
+}
+
+/// Runs the shared shell's controller of kind `K` for one namespace (or all) until `shutdown`
+/// turns true; a DBInstance that starts or stops referring to an object wakes it.
+pub async fn run<K: Reconciled>(
+    ctx: std::sync::Arc<crate::context::Context>,
+    namespace: Option<String>,
+    concurrency: u16,
+    drift_interval: std::time::Duration,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    use futures::StreamExt;
+    use kube::runtime::controller::{Config as ControllerConfig, Controller};
+    use kube::runtime::reflector::ObjectRef;
+    use kube::runtime::watcher;
+    let (objects, instances): (Api<K>, Api<DBInstance>) = match &namespace {
+        Some(ns) => (
+            Api::namespaced(ctx.client.clone(), ns),
+            Api::namespaced(ctx.client.clone(), ns),
+        ),
+        None => (Api::all(ctx.client.clone()), Api::all(ctx.client.clone())),
+    };
+    tracing::info!(
+        namespace = namespace.as_deref().unwrap_or("*"),
+        kind = K::LABEL,
+        "starting controller"
+    );
+    let shared = std::sync::Arc::new(Shared {
+        ctx,
+        drift_interval,
+    });
+    Controller::new(objects, watcher::Config::default().any_semantic())
+        .with_config(ControllerConfig::default().concurrency(concurrency))
+        .watches(
+            instances,
+            watcher::Config::default().any_semantic(),
+            |db: DBInstance| {
+                let ns = db.namespace();
+                K::referred_by(&db).and_then(|r| ns.map(|ns| ObjectRef::new(&r.name).within(&ns)))
+            },
+        )
+        .graceful_shutdown_on(async move {
+            let _ = shutdown.wait_for(|stop| *stop).await;
+        })
+        .run(reconcile::<K>, error_policy::<K>, shared)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, kind = K::LABEL, "reconcile failed");
+            }
+        })
+        .await;
+}
+
+/// The deletion every kind of the shared shell follows: wait while DBInstances refer to the
+/// object (no call made); delete what is ours (`delete`), then let go; let go of what is not ours
+/// or is gone.
+pub fn deletion<S, T: Clone + Default>(
+    meta: &kube::api::ObjectMeta,
+    status: Option<&T>,
+    referrers: &[String],
+    ours: Option<bool>,
+    (delete, remove_finalizer): (S, S),
+    what: &str,
+    drift_interval: std::time::Duration,
+) -> KindPlan<S, T> {
+    let mut plan = KindPlan::new(Requeue::AwaitChange);
+    if !crate::crd::has_finalizer(meta) {
+        return plan;
+    }
+    if !referrers.is_empty() {
+        let message = format!(
+            "DBInstance {} still refers to this {what}; it is deleted once they are gone",
+            referrers.join(", ")
+        );
+        let condition = ConditionPlan::new(false, "InUse", message);
+        let fields = status.cloned().unwrap_or_default();
+        plan.status = Some((fields, condition.clone(), condition));
+        plan.requeue = Requeue::After(drift_interval);
+        return plan;
+    }
+    if ours == Some(true) {
+        plan.steps.push(delete);
+        plan.event(
+            EventType::Normal,
+            "Deleting",
+            "Delete",
+            format!("deleting the {what} in RDS"),
+        );
+    }
+    plan.steps.push(remove_finalizer);
+    plan
+}
+
+/// The tag calls that bring an object's tags to the desired ones, keeping to managed keys: (tags
+/// to add, keys to remove).
+pub fn tag_steps<S>(
+    plan: &mut KindPlan<S, impl Sized>,
+    observed: &std::collections::BTreeMap<String, String>,
+    desired: &std::collections::BTreeMap<String, String>,
+    managed: &[String],
+    add: impl FnOnce(std::collections::BTreeMap<String, String>) -> S,
+    remove: impl FnOnce(Vec<String>) -> S,
+) -> Vec<String> {
+    let (to_add, to_remove) = crate::tags::changes(observed, desired, managed);
+    let mut changed = Vec::new();
+    if !to_add.is_empty() {
+        changed.push(format!(
+            "tags: add {}",
+            to_add.keys().cloned().collect::<Vec<_>>().join(",")
+        ));
+        plan.steps.push(add(to_add));
+    }
+    if !to_remove.is_empty() {
+        changed.push(format!("tags: remove {}", to_remove.join(",")));
+        plan.steps.push(remove(to_remove));
+    }
+    changed
 }
 
 /// What the shared shell's reconciles share.

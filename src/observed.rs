@@ -27,6 +27,8 @@ pub struct ObservedInstance {
     pub copy_tags_to_snapshot: Option<bool>,
     pub vpc_security_group_ids: Vec<String>,
     pub db_parameter_group_name: Option<String>,
+    /// in-sync, applying or pending-reboot.
+    pub parameter_apply_status: Option<String>,
     pub db_subnet_group_name: Option<String>,
     pub master_username: Option<String>,
     pub db_name: Option<String>,

@@ -49,6 +49,8 @@ impl From<&DbInstance> for ObservedInstance {
                 .db_parameter_groups()
                 .first()
                 .and_then(|g| g.db_parameter_group_name().map(str::to_owned)),
+            parameter_apply_status: (db.db_parameter_groups().first())
+                .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
             db_subnet_group_name: db
                 .db_subnet_group()
                 .and_then(|g| g.db_subnet_group_name().map(str::to_owned)),
@@ -412,6 +414,17 @@ impl Rds {
         Ok(creating(result?.db_instance(), identifier))
     }
 
+    /// RebootDBInstance (static parameter changes apply at the reboot).
+    pub async fn reboot(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.reboot_db_instance())
+            .db_instance_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("RebootDBInstance", e, None));
+        self.count("RebootDBInstance", &result);
+        result.map(|_| ())
+    }
+
     /// The current password of an RDS-managed master user secret (Secrets Manager
     /// GetSecretValue; RDS stores `{"username": ..., "password": ...}`).
     pub async fn managed_password(&self, secret_arn: &str) -> Result<SecretString, AwsError> {
@@ -687,7 +700,12 @@ mod tests {
     fn the_iam_policy_allows_every_call_and_no_more() {
         let policy: serde_json::Value =
             serde_json::from_str(include_str!("../deploy/iam-policy.json")).expect("policy JSON");
-        let source = [include_str!("rds.rs"), include_str!("dbsubnetgroup/aws.rs")].concat();
+        let source = [
+            include_str!("rds.rs"),
+            include_str!("dbsubnetgroup/aws.rs"),
+            include_str!("dbparametergroup/aws.rs"),
+        ]
+        .concat();
         let statements = policy["Statement"].as_array().expect("statements");
         let allows = |action: &str| {
             statements

@@ -8,8 +8,10 @@ use kube::api::Api;
 
 use crate::context::Context;
 use crate::crd::DBInstance;
+use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
+use crate::managed;
 use crate::observed::Observation;
 use crate::plan::{self, Facts, Look, PasswordFacts, PasswordRead, Sensitive, spec};
 use crate::{connection, secrets};
@@ -70,7 +72,13 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         None => Vec::new(),
     };
     let subnet_group = match &db.spec.db_subnet_group_ref {
-        Some(r) => Some(resolve_subnet_group(ctx, &namespace, &r.name).await?),
+        Some(r) => Some(managed::resolve::<DBSubnetGroup>(&ctx.client, &namespace, &r.name).await?),
+        None => None,
+    };
+    let parameter_group = match &db.spec.db_parameter_group_ref {
+        Some(r) => {
+            Some(managed::resolve::<DBParameterGroup>(&ctx.client, &namespace, &r.name).await?)
+        }
         None => None,
     };
     let owner_alive = match &reads.owner {
@@ -106,37 +114,9 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         },
         owner_alive,
         subnet_group,
+        parameter_group,
         hash_key: ctx.hash_key.clone(),
         intervals,
         now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     })
-}
-
-/// The RDS name of the referenced DBSubnetGroup once it is Ready, or why it cannot be used yet.
-async fn resolve_subnet_group(
-    ctx: &Context,
-    namespace: &str,
-    name: &str,
-) -> Result<Result<String, String>, Error> {
-    let api: Api<DBSubnetGroup> = Api::namespaced(ctx.client.clone(), namespace);
-    let group = (api.get_opt(name).await).map_err(kube_err("get DBSubnetGroup"))?;
-    let Some(group) = group else {
-        return Ok(Err(format!(
-            "DBSubnetGroup {name} does not exist (dbSubnetGroupRef)"
-        )));
-    };
-    let status = group.status.as_ref();
-    let ready = (status.iter().flat_map(|s| s.conditions.iter()))
-        .find(|c| c.type_ == "Ready")
-        .filter(|c| c.status == "True" && c.observed_generation == group.metadata.generation);
-    Ok(
-        match (ready, status.and_then(|s| s.db_subnet_group_name.clone())) {
-            (Some(_), Some(rds_name)) if group.metadata.deletion_timestamp.is_none() => {
-                Ok(rds_name)
-            }
-            _ => Err(format!(
-                "DBSubnetGroup {name} is not Ready yet (dbSubnetGroupRef)"
-            )),
-        },
-    )
 }

@@ -13,10 +13,12 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * a modification or deletion while the instance is busy is refused with InvalidDBInstanceState,
   as RDS does;
 * a DB subnet group an instance uses cannot be deleted (InvalidDBSubnetGroupStateFault), and
-  ModifyDBSubnetGroup keeps the group (moto loses it).
+  ModifyDBSubnetGroup keeps the group (moto loses it);
+* DB parameter groups have engine default catalogs, resets, and ``pending-reboot`` until a
+  RebootDBInstance: see ``parameters.py``.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
-group name), so tests can
+or parameter group name), so tests can
 assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``, with the time of every
 mutating call (``GET /_rds_ext/mutations?since=EPOCH``, for latency figures); and it shows the master
 password an instance was last given (``GET /_rds_ext/master-password?identifier=ID``), which real
@@ -43,7 +45,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import engines
+from . import engines, parameters
 
 PINNED_MOTO = "5.2.5"
 
@@ -72,7 +74,7 @@ DEFERRABLE = {
 }
 # Request parameters that steer the call and are not instance attributes to set.
 CONTROL = {"db_instance_identifier", "apply_immediately", "allow_major_version_upgrade"}
-BUSY = {"creating", "modifying", "deleting"}
+BUSY = {"creating", "modifying", "deleting", "rebooting"}
 
 
 def _now() -> float:
@@ -351,6 +353,7 @@ def install() -> None:
             return orig_delete_group(self, subnet_name)
 
     engines.install_cleanup()
+    parameters.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     Backend.modify_db_subnet_group = modify_db_subnet_group
     Backend.delete_subnet_group = delete_subnet_group
     Backend.create_db_snapshot = create_db_snapshot
@@ -382,9 +385,10 @@ def install() -> None:
             action = self._get_action()
             params = getattr(self, "params", None) or {}
             identifier = (params.get("DBInstanceIdentifier") or params.get("DBSubnetGroupName")
+                          or params.get("DBParameterGroupName")
                           or params.get("TargetDBInstanceIdentifier") or "")
             arn = params.get("ResourceName") or ""
-            for kind in (":db:", ":subgrp:"):
+            for kind in (":db:", ":subgrp:", ":pg:"):
                 if not identifier and kind in arn:
                     identifier = arn.split(kind, 1)[1]
             with LOCK:

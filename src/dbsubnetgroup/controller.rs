@@ -1,22 +1,9 @@
 //! The DBSubnetGroup reconcile: what it reads (the group and its tags in RDS, the DBInstances that
-//! refer to it), how it acts, and its watches; the shell around them is the shared one
-//! (`managed::reconcile`).
+//! refer to it) and how it acts; the shell around them, and the watches, are the shared ones
+//! (`managed::run`, `managed::reconcile`).
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use futures::StreamExt;
-use kube::ResourceExt;
-use kube::api::Api;
-use kube::runtime::controller::{Config as ControllerConfig, Controller};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
-use tokio::sync::watch;
-use tracing::{debug, info};
-
-use crate::context::Context;
-use crate::crd::{Condition, DBInstance};
-use crate::error::{Error, kube_err};
+use crate::crd::{Condition, DBInstance, LocalRef};
+use crate::error::Error;
 use crate::managed::{self, KindPlan, Reconciled, Shared};
 
 use super::plan::{self, Facts, Step};
@@ -32,7 +19,7 @@ impl Reconciled for DBSubnetGroup {
         Ok(Facts {
             group: self.clone(),
             observed: shared.ctx.rds.subnet_group(&self.group_name()).await?,
-            referrers: referrers(&shared.ctx, self).await?,
+            referrers: managed::referrers(&shared.ctx.client, self).await?,
             drift_interval: shared.drift_interval,
         })
     }
@@ -78,68 +65,12 @@ impl Reconciled for DBSubnetGroup {
     fn observed_generation(status: &mut DBSubnetGroupStatus) -> &mut Option<i64> {
         &mut status.observed_generation
     }
-}
 
-/// Runs the controller for one namespace (or all) until `shutdown` turns true.
-pub async fn run(
-    ctx: Arc<Context>,
-    namespace: Option<String>,
-    concurrency: u16,
-    drift_interval: Duration,
-    mut shutdown: watch::Receiver<bool>,
-) {
-    let (groups, instances): (Api<DBSubnetGroup>, Api<DBInstance>) = match &namespace {
-        Some(ns) => (
-            Api::namespaced(ctx.client.clone(), ns),
-            Api::namespaced(ctx.client.clone(), ns),
-        ),
-        None => (Api::all(ctx.client.clone()), Api::all(ctx.client.clone())),
-    };
-    info!(
-        namespace = namespace.as_deref().unwrap_or("*"),
-        "starting DBSubnetGroup controller"
-    );
-    let shared = Arc::new(Shared {
-        ctx,
-        drift_interval,
-    });
-    Controller::new(groups, watcher::Config::default().any_semantic())
-        .with_config(ControllerConfig::default().concurrency(concurrency))
-        // A DBInstance that stops referring to a group (or goes) wakes the group's deletion.
-        .watches(
-            instances,
-            watcher::Config::default().any_semantic(),
-            |db: DBInstance| {
-                let ns = db.namespace();
-                (db.spec.db_subnet_group_ref.as_ref())
-                    .and_then(|r| ns.map(|ns| ObjectRef::new(&r.name).within(&ns)))
-            },
-        )
-        .graceful_shutdown_on(async move {
-            let _ = shutdown.wait_for(|stop| *stop).await;
-        })
-        .run(
-            managed::reconcile::<DBSubnetGroup>,
-            managed::error_policy::<DBSubnetGroup>,
-            shared,
-        )
-        .for_each(|result| async move {
-            if let Err(e) = result {
-                debug!(error = %e, "DBSubnetGroup reconcile failed");
-            }
-        })
-        .await;
-}
+    fn rds_name(status: &DBSubnetGroupStatus) -> Option<String> {
+        status.db_subnet_group_name.clone()
+    }
 
-/// The DBInstances of the group's namespace whose dbSubnetGroupRef names it (read from the API,
-/// fresh, since a deletion waits on it).
-async fn referrers(ctx: &Context, group: &DBSubnetGroup) -> Result<Vec<String>, Error> {
-    let namespace = group.namespace().unwrap_or_default();
-    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), &namespace);
-    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
-    let name = group.metadata.name.as_ref();
-    Ok((list.items.into_iter())
-        .filter(|db| (db.spec.db_subnet_group_ref.as_ref()).is_some_and(|r| Some(&r.name) == name))
-        .map(|db| db.name_any())
-        .collect())
+    fn referred_by(db: &DBInstance) -> Option<&LocalRef> {
+        db.spec.db_subnet_group_ref.as_ref()
+    }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use kube::runtime::events::EventType;
 
 use crate::crd::{OWNER_TAG, has_finalizer};
-use crate::managed::KindPlan;
+use crate::managed::{self, KindPlan};
 use crate::plan::{ConditionPlan, Requeue};
 use crate::tags;
 
@@ -191,27 +191,24 @@ fn apply(f: &Facts) -> Plan {
             subnet_ids: sorted(&g.spec.subnet_ids),
         });
     }
-    let managed = g
-        .status
-        .as_ref()
+    let managed = (g.status.as_ref())
         .map(|s| s.applied_tag_keys.clone())
         .unwrap_or_default();
-    let (add, remove) = tags::changes(&o.tags, &desired_tags, &managed);
     let arn = o.arn.clone().unwrap_or_default();
-    if !add.is_empty() {
-        changed.push(format!(
-            "tags: add {}",
-            add.keys().cloned().collect::<Vec<_>>().join(",")
-        ));
-        plan.steps.push(Step::AddTags {
+    changed.extend(managed::tag_steps(
+        &mut plan,
+        &o.tags,
+        &desired_tags,
+        &managed,
+        |tags| Step::AddTags {
             arn: arn.clone(),
-            tags: add,
-        });
-    }
-    if !remove.is_empty() {
-        changed.push(format!("tags: remove {}", remove.join(",")));
-        plan.steps.push(Step::RemoveTags { arn, keys: remove });
-    }
+            tags,
+        },
+        |keys| Step::RemoveTags {
+            arn: arn.clone(),
+            keys,
+        },
+    ));
     fields.applied_tag_keys = tags::keys(&g.spec.tags);
     if changed.is_empty() {
         report(
@@ -232,39 +229,23 @@ fn apply(f: &Facts) -> Plan {
 
 fn delete(f: &Facts) -> Plan {
     let g = &f.group;
-    let name = g.group_name();
-    let mut plan = Plan::new(Requeue::AwaitChange);
-    if !has_finalizer(&g.metadata) {
-        return plan;
-    }
-    // A group a DBInstance still refers to waits for it: deleting it would strand the instance's
-    // next create or restore.
-    if !f.referrers.is_empty() {
-        let message = format!(
-            "DBInstance {} still refers to this DB subnet group; it is deleted once they are gone",
-            f.referrers.join(", ")
-        );
-        let fields = g.status.clone().unwrap_or_default();
-        report(&mut plan, fields, false, "InUse", message);
-        plan.requeue = Requeue::After(f.drift_interval);
-        return plan;
-    }
-    match &f.observed {
-        Some(o) if owned(f, o) => {
-            // RDS refuses while an instance uses the group (InvalidDBSubnetGroupStateFault): the
-            // failure is reported, with backoff, and the deletion retried.
-            plan.steps.push(Step::Delete { name: name.clone() });
-            plan.event(
-                EventType::Normal,
-                "Deleting",
-                "Delete",
-                format!("deleting DB subnet group {name}"),
-            );
-            plan.steps.push(Step::RemoveFinalizer);
-        }
-        _ => plan.steps.push(Step::RemoveFinalizer),
-    }
-    plan
+    let ours = f.observed.as_ref().map(|o| owned(f, o));
+    // RDS refuses while an instance uses the group (InvalidDBSubnetGroupStateFault): the failure is
+    // reported, with backoff, and the deletion retried.
+    let delete = Step::Delete {
+        name: g.group_name(),
+    };
+    let what = "DB subnet group";
+    let (meta, status) = (&g.metadata, g.status.as_ref());
+    managed::deletion(
+        meta,
+        status,
+        &f.referrers,
+        ours,
+        (delete, Step::RemoveFinalizer),
+        what,
+        f.drift_interval,
+    )
 }
 
 #[cfg(test)]

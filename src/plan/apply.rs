@@ -105,17 +105,14 @@ pub fn plan(f: &Facts) -> Plan {
     }
     // A reference waits for what it names; resolved, it reads as the plain name field.
     let resolved;
-    let f = match &f.subnet_group {
-        None => f,
-        Some(Err(why)) => {
+    let f = match resolve(f) {
+        Err(why) => {
             plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
-            return refuse(plan, f, "ReferencesUnresolved", why, None);
+            return refuse(plan, f, "ReferencesUnresolved", &why, None);
         }
-        Some(Ok(name)) => {
-            resolved = Facts {
-                db: with_subnet_group(db, name),
-                ..f.clone()
-            };
+        Ok(None) => f,
+        Ok(Some(facts)) => {
+            resolved = facts;
             &resolved
         }
     };
@@ -142,10 +139,20 @@ pub fn plan(f: &Facts) -> Plan {
     }
 }
 
-fn with_subnet_group(db: &DBInstance, name: &str) -> DBInstance {
-    let mut db = db.clone();
-    db.spec.db_subnet_group_name = Some(name.to_owned());
-    db
+/// The facts with the spec's references replaced by the names they resolve to; the first reason
+/// one cannot be used yet; None when the spec refers to nothing.
+fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
+    if f.subnet_group.is_none() && f.parameter_group.is_none() {
+        return Ok(None);
+    }
+    let mut resolved = f.clone();
+    if let Some(group) = &f.subnet_group {
+        resolved.db.spec.db_subnet_group_name = Some(group.clone()?);
+    }
+    if let Some(group) = &f.parameter_group {
+        resolved.db.spec.db_parameter_group_name = Some(group.clone()?);
+    }
+    Ok(Some(resolved))
 }
 
 fn foreign(f: &Facts, mut plan: Plan, why: Foreign) -> Plan {

@@ -181,6 +181,13 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             format!("keep Secret {name} without its owner"),
         ),
         Step::DeleteSecret { name } => ("DeleteSecret", format!("Secret {name}")),
+        Step::Reboot { .. } => {
+            preview.disruption = Disruption::Outage.as_str().into();
+            (
+                "RebootDBInstance",
+                "static parameter changes apply at the reboot".into(),
+            )
+        }
         Step::AddFinalizer => ("AddFinalizer", String::new()),
         Step::RemoveFinalizer => ("RemoveFinalizer", "the DBInstance goes".into()),
     };

@@ -125,6 +125,7 @@ pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInsta
         },
         arn: observed.arn.clone(),
         pending_modified_values: observed.pending_modified_values.clone(),
+        parameter_apply_status: observed.parameter_apply_status.clone(),
         ..Default::default()
     }
 }

@@ -5,7 +5,7 @@
 use kube::runtime::events::EventType;
 
 use crate::connection::{self, ConnectionInfo};
-use crate::crd::{Corrections, DBInstanceStatus, DriftPolicy};
+use crate::crd::{Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy};
 use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
@@ -332,6 +332,8 @@ impl Sync<'_> {
             let keys = pending.keys().cloned().collect::<Vec<_>>().join(", ");
             let message = format!("RDS holds changes to {keys} until they are applied");
             observed_plan(fields, false, "Pending", message)
+        } else if self.observed.parameter_apply_status.as_deref() == Some("pending-reboot") {
+            self.pending_reboot(&mut plan, fields)
         } else {
             let message = "the RDS instance matches the spec".to_owned();
             observed_plan(fields, true, "Synced", message)
@@ -340,6 +342,44 @@ impl Sync<'_> {
             plan.requeue = self.settled();
         }
         plan
+    }
+
+    /// Static parameter changes wait for a reboot: reported, or one RebootDBInstance as
+    /// pendingRebootPolicy says (never for an instance only observed or just adopted).
+    fn pending_reboot(&self, plan: &mut Plan, fields: DBInstanceStatus) -> StatusPlan {
+        let db = &self.f.db;
+        let window = self.observed.preferred_maintenance_window.as_deref();
+        let now = chrono::DateTime::parse_from_rfc3339(&self.f.now).ok();
+        let reboot = Hold::of(self.f).is_none()
+            && self.observed.status == "available"
+            && match db.spec.pending_reboot_policy {
+                PendingRebootPolicy::Report => false,
+                PendingRebootPolicy::Reboot => true,
+                PendingRebootPolicy::MaintenanceWindow => {
+                    matches!((window, now), (Some(w), Some(n)) if spec::in_window(w, &n.to_utc()))
+                }
+            };
+        if reboot {
+            let identifier = db.identifier();
+            plan.step(Step::Reboot {
+                identifier: identifier.clone(),
+            });
+            let note = format!(
+                "rebooting RDS instance {identifier}: its parameter group has static changes pending"
+            );
+            plan.event(EventType::Normal, "Rebooting", "Update", note.clone());
+            return observed_plan(fields, false, "Rebooting", note);
+        }
+        let message = match db.spec.pending_reboot_policy {
+            PendingRebootPolicy::MaintenanceWindow => format!(
+                "static parameter changes wait for a reboot, which the operator makes in the maintenance window {}",
+                window.unwrap_or("(none set)")
+            ),
+            _ => "static parameter changes wait for a reboot (pendingRebootPolicy Report: reboot the instance, \
+                  or set pendingRebootPolicy to Reboot or MaintenanceWindow)"
+                .to_owned(),
+        };
+        observed_plan(fields, false, "PendingReboot", message)
     }
 
     fn report_only(

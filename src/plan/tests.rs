@@ -85,6 +85,7 @@ fn facts() -> Facts {
         peers: Vec::new(),
         owner_alive: None,
         subnet_group: None,
+        parameter_group: None,
         hash_key: key(),
         intervals: PollIntervals::default(),
         now: NOW.into(),
@@ -2528,4 +2529,102 @@ fn references_wait_until_they_resolve() {
         Some("coffee-subnets"),
         "the group's RDS name is used"
     );
+}
+
+#[test]
+fn pending_reboot_follows_the_policy() {
+    use crate::crd::PendingRebootPolicy::{MaintenanceWindow, Reboot, Report};
+    let pending = |policy| {
+        with(synced(), |f| {
+            f.db.spec.pending_reboot_policy = policy;
+            let o = f.observed.as_mut().unwrap();
+            o.parameter_apply_status = Some("pending-reboot".into());
+            // Sunday 2026-11-29 05:00-06:00 UTC; NOW is Monday 10:00.
+            o.preferred_maintenance_window = Some("sun:05:00-sun:06:00".into());
+        })
+    };
+    let in_window = with(pending(MaintenanceWindow), |f| {
+        f.observed.as_mut().unwrap().preferred_maintenance_window =
+            Some("mon:09:30-mon:10:30".into());
+    });
+    let busy = with(pending(Reboot), |f| {
+        f.observed.as_mut().unwrap().status = "rebooting".into()
+    });
+    let observed = with(pending(Reboot), |f| {
+        f.db.spec.management_policy = crate::crd::ManagementPolicy::ObserveOnly;
+    });
+    check_outlines(vec![
+        (
+            "Report: only reported",
+            pending(Report),
+            vec![],
+            "PendingReboot",
+        ),
+        (
+            "Reboot: one RebootDBInstance",
+            pending(Reboot),
+            vec!["Reboot"],
+            "Rebooting",
+        ),
+        (
+            "not while RDS is busy (the reboot under way)",
+            busy,
+            vec![],
+            "PendingReboot",
+        ),
+        (
+            "MaintenanceWindow outside the window: waits",
+            pending(MaintenanceWindow),
+            vec![],
+            "PendingReboot",
+        ),
+        (
+            "MaintenanceWindow inside the window: reboots",
+            in_window,
+            vec!["Reboot"],
+            "Rebooting",
+        ),
+        (
+            "an observed instance is never rebooted",
+            observed,
+            vec![],
+            "PendingReboot",
+        ),
+    ]);
+    let p = plan(&pending(Reboot));
+    assert_eq!(
+        p.events
+            .iter()
+            .map(|e| e.reason.as_str())
+            .collect::<Vec<_>>(),
+        vec!["Rebooting"]
+    );
+    assert_eq!(
+        p.status.unwrap().fields.parameter_apply_status.as_deref(),
+        Some("pending-reboot"),
+        "status shows it"
+    );
+}
+
+#[test]
+fn maintenance_windows_are_read_as_rds_writes_them() {
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().to_utc();
+    // 2026-11-30 is a Monday.
+    let table = [
+        ("mon:09:30-mon:10:30", "2026-11-30T10:00:00Z", true),
+        ("mon:09:30-mon:10:30", "2026-11-30T10:30:00Z", false),
+        ("sun:23:00-mon:01:00", "2026-11-30T00:30:00Z", true),
+        ("sun:23:00-mon:01:00", "2026-11-29T23:30:00Z", true),
+        ("sun:23:00-mon:01:00", "2026-11-29T22:59:00Z", false),
+        ("Sun:23:00-Mon:01:00", "2026-11-30T00:30:00Z", true),
+        ("not a window", "2026-11-30T10:00:00Z", false),
+        ("mon:25:00-mon:26:00", "2026-11-30T10:00:00Z", false),
+    ];
+    for (window, now, expected) in table {
+        assert_eq!(
+            spec::in_window(window, &at(now)),
+            expected,
+            "{window} at {now}"
+        );
+    }
 }

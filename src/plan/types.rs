@@ -48,6 +48,8 @@ pub struct Facts {
     /// What the spec's references (dbSubnetGroupRef) resolve to: the RDS name of a Ready group,
     /// or why it cannot be used yet. None when the spec refers to nothing.
     pub subnet_group: Option<Result<String, String>>,
+    /// The same for dbParameterGroupRef.
+    pub parameter_group: Option<Result<String, String>>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     /// The operator's poll intervals.
@@ -187,6 +189,8 @@ pub enum Step {
     DeleteSecret { name: String },
     /// Remove the cleanup finalizer.
     RemoveFinalizer,
+    /// RebootDBInstance: static parameter changes wait for it.
+    Reboot { identifier: String },
 }
 
 impl Step {
@@ -206,6 +210,7 @@ impl Step {
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
             Step::RemoveFinalizer => "RemoveFinalizer",
+            Step::Reboot { .. } => "Reboot",
         }
     }
 }

@@ -43,7 +43,7 @@ start() {
 
   echo "==> installing the CRD"
   "$kubectl" apply --server-side -f crds/
-  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs --timeout 60s
+  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs crd/dbparametergroups.rds.operator.rs --timeout 60s
 
   echo "==> starting the operator (log: $run/operator.log)"
   "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s >"$run/operator.log" 2>&1 &

@@ -7,6 +7,7 @@ mod connection;
 mod engines;
 mod lifecycle;
 mod migration;
+mod parametergroups;
 mod safety;
 mod ship;
 mod smoke;

@@ -25,13 +25,13 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{/* What the operator does with the API: the same rules for a ClusterRole or per-namespace Roles. */}}
 {{- define "rds-operator.rules" -}}
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances", "dbsubnetgroups"]
+  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups"]
   verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/status", "dbsubnetgroups/status"]
+  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status"]
   verbs: ["get", "patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers"]
+  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers"]
   verbs: ["update"]
 # Password Secrets (read), generated password and connection Secrets (written, owned).
 - apiGroups: [""]

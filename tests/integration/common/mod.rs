@@ -69,7 +69,11 @@ pub async fn client_with_crd() -> Client {
 }
 
 async fn install_crd(client: &Client) {
-    for file in ["dbinstance.yaml", "dbsubnetgroup.yaml"] {
+    for file in [
+        "dbinstance.yaml",
+        "dbsubnetgroup.yaml",
+        "dbparametergroup.yaml",
+    ] {
         install_one_crd(client, file).await;
     }
     install_policy(client).await;

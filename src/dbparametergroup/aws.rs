@@ -1,0 +1,163 @@
+//! The RDS calls of the DBParameterGroup kind (counted and classified as every call, in `rds.rs`).
+
+use std::collections::BTreeMap;
+
+use crate::rds::{AwsError, Rds, aws_error, rds_tags};
+
+use super::{Catalog, ObservedParameterGroup, ParameterInfo};
+
+/// RDS's code for a group that does not exist.
+const GROUP_NOT_FOUND: &str = "DBParameterGroupNotFound";
+
+/// One parameter to set or reset: name, value (None: reset), apply method.
+pub type Change = (String, Option<String>, String);
+
+fn parameter(change: &Change) -> aws_sdk_rds::types::Parameter {
+    let (name, value, method) = change;
+    aws_sdk_rds::types::Parameter::builder()
+        .parameter_name(name)
+        .set_parameter_value(value.clone())
+        .apply_method(aws_sdk_rds::types::ApplyMethod::from(method.as_str()))
+        .build()
+}
+
+impl Rds {
+    /// DescribeDBParameterGroups of one group, its user-set parameters (DescribeDBParameters,
+    /// Source user, every page) and its tags; None when RDS has none of that name.
+    pub async fn parameter_group(
+        &self,
+        name: &str,
+    ) -> Result<Option<ObservedParameterGroup>, AwsError> {
+        let result = (self.client.describe_db_parameter_groups())
+            .db_parameter_group_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBParameterGroups", e, None));
+        self.count("DescribeDBParameterGroups", &result);
+        let group = match result {
+            Ok(out) => out.db_parameter_groups().first().cloned(),
+            Err(e) if e.code == GROUP_NOT_FOUND => None,
+            Err(e) => return Err(e),
+        };
+        let Some(g) = group else {
+            return Ok(None);
+        };
+        let mut parameters = BTreeMap::new();
+        let mut pages = (self.client.describe_db_parameters())
+            .db_parameter_group_name(name)
+            .source("user")
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBParameters", e, None));
+            self.count("DescribeDBParameters", &page);
+            for p in page?.parameters() {
+                if let (Some(n), Some(v)) = (p.parameter_name(), p.parameter_value()) {
+                    parameters.insert(n.to_owned(), v.to_owned());
+                }
+            }
+        }
+        let arn = g.db_parameter_group_arn().map(str::to_owned);
+        let tags = match &arn {
+            Some(arn) => self.tags_of(arn).await?,
+            None => BTreeMap::new(),
+        };
+        Ok(Some(ObservedParameterGroup {
+            name: g.db_parameter_group_name().unwrap_or_default().to_owned(),
+            arn,
+            family: g.db_parameter_group_family().unwrap_or_default().to_owned(),
+            parameters,
+            tags,
+        }))
+    }
+
+    /// RDS's catalog of a family (DescribeEngineDefaultParameters, every page).
+    pub async fn parameter_catalog(&self, family: &str) -> Result<Catalog, AwsError> {
+        let mut catalog = Catalog::new();
+        let mut marker: Option<String> = None;
+        loop {
+            let result = (self.client.describe_engine_default_parameters())
+                .db_parameter_group_family(family)
+                .set_marker(marker.take())
+                .send()
+                .await
+                .map_err(|e| aws_error("DescribeEngineDefaultParameters", e, None));
+            self.count("DescribeEngineDefaultParameters", &result);
+            let Some(defaults) = result?.engine_defaults().cloned() else {
+                break;
+            };
+            for p in defaults.parameters() {
+                if let Some(name) = p.parameter_name() {
+                    let info = ParameterInfo {
+                        apply_type: p.apply_type().unwrap_or("static").to_owned(),
+                        modifiable: p.is_modifiable().unwrap_or(false),
+                    };
+                    catalog.insert(name.to_owned(), info);
+                }
+            }
+            match defaults.marker() {
+                Some(m) if !m.is_empty() => marker = Some(m.to_owned()),
+                _ => break,
+            }
+        }
+        Ok(catalog)
+    }
+
+    /// CreateDBParameterGroup, tagged.
+    pub async fn create_parameter_group(
+        &self,
+        name: &str,
+        family: &str,
+        description: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.create_db_parameter_group())
+            .db_parameter_group_name(name)
+            .db_parameter_group_family(family)
+            .description(description)
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateDBParameterGroup", e, None));
+        self.count("CreateDBParameterGroup", &result);
+        result.map(|_| ())
+    }
+
+    /// ModifyDBParameterGroup with at most 20 parameters (as RDS takes them).
+    pub async fn modify_parameters(&self, name: &str, changes: &[Change]) -> Result<(), AwsError> {
+        let result = (self.client.modify_db_parameter_group())
+            .db_parameter_group_name(name)
+            .set_parameters(Some(changes.iter().map(parameter).collect()))
+            .send()
+            .await
+            .map_err(|e| aws_error("ModifyDBParameterGroup", e, None));
+        self.count("ModifyDBParameterGroup", &result);
+        result.map(|_| ())
+    }
+
+    /// ResetDBParameterGroup of these parameters (at most 20).
+    pub async fn reset_parameters(&self, name: &str, changes: &[Change]) -> Result<(), AwsError> {
+        let result = (self.client.reset_db_parameter_group())
+            .db_parameter_group_name(name)
+            .set_parameters(Some(changes.iter().map(parameter).collect()))
+            .send()
+            .await
+            .map_err(|e| aws_error("ResetDBParameterGroup", e, None));
+        self.count("ResetDBParameterGroup", &result);
+        result.map(|_| ())
+    }
+
+    /// DeleteDBParameterGroup; RDS refuses it while an instance uses the group.
+    pub async fn delete_parameter_group(&self, name: &str) -> Result<(), AwsError> {
+        let result = (self.client.delete_db_parameter_group())
+            .db_parameter_group_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteDBParameterGroup", e, None));
+        self.count("DeleteDBParameterGroup", &result);
+        match result {
+            Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The `DBParameterGroup` kind: an engine's settings for the instances that use it. Its plan
+//! (`plan.rs`) decides which parameters to set or reset and how RDS applies each one, from RDS's own
+//! catalog of the family (DescribeEngineDefaultParameters), never from a list kept here.
+
+pub mod aws;
+pub mod controller;
+pub mod plan;
+
+use std::collections::BTreeMap;
+
+use kube::{CustomResource, CustomResourceExt, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+use crate::crd::{Condition, Tag};
+
+/// An RDS DB parameter group.
+#[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "rds.operator.rs",
+    version = "v1alpha1",
+    kind = "DBParameterGroup",
+    plural = "dbparametergroups",
+    shortname = "dbpg",
+    category = "rds",
+    namespaced,
+    status = "DBParameterGroupStatus",
+    doc = "An AWS RDS DB parameter group managed by rds-operator.",
+    printcolumn(name = "Family", type_ = "string", json_path = ".spec.family"),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.dbParameterGroupName) == has(oldSelf.dbParameterGroupName) && (!has(self.dbParameterGroupName) || self.dbParameterGroupName == oldSelf.dbParameterGroupName)").message("dbParameterGroupName is immutable").field_path(".dbParameterGroupName"),
+    validation = kube::core::Rule::new("self.family == oldSelf.family").message("family is immutable").field_path(".family"),
+    validation = kube::core::Rule::new("self.description == oldSelf.description").message("description is immutable: RDS cannot change it").field_path(".description"),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DBParameterGroupSpec {
+    /// Name of the group in RDS (letters, digits, hyphens); defaults to metadata.name. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = 255),
+        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
+    )]
+    pub db_parameter_group_name: Option<String>,
+    /// The parameter group family, e.g. mysql8.0 or postgres17. Immutable.
+    #[schemars(length(min = 1))]
+    pub family: String,
+    /// What the group is for. Immutable.
+    #[schemars(length(min = 1, max = 255))]
+    pub description: String,
+    /// Parameters and their values. Each is applied as RDS's catalog of the family says: at once
+    /// for a dynamic parameter, at the next reboot for a static one. A parameter removed from here
+    /// is reset to the engine default.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameters: BTreeMap<String, String>,
+    /// Tags of the group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 40))]
+    pub tags: Vec<Tag>,
+}
+
+/// What the operator observed of the group.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DBParameterGroupStatus {
+    /// Ready: the group exists with the spec's parameters. Synced: the last reconcile reached AWS
+    /// without error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// The metadata.generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Name of the group in RDS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_parameter_group_name: Option<String>,
+    /// ARN of the group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    /// The parameters the operator set from spec.parameters: the only ones it resets when they
+    /// leave the spec.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_parameters: Vec<String>,
+    /// The tag keys the operator applied from spec.tags: the only ones it removes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tag_keys: Vec<String>,
+}
+
+/// The group as RDS reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedParameterGroup {
+    pub name: String,
+    pub arn: Option<String>,
+    pub family: String,
+    /// The parameters set in the group (source user), by name.
+    pub parameters: BTreeMap<String, String>,
+    pub tags: BTreeMap<String, String>,
+}
+
+/// What RDS's catalog of a family says of one parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParameterInfo {
+    /// `dynamic` (applied at once) or `static` (at the next reboot).
+    pub apply_type: String,
+    pub modifiable: bool,
+}
+
+/// RDS's catalog of a family: every parameter it knows.
+pub type Catalog = BTreeMap<String, ParameterInfo>;
+
+impl DBParameterGroup {
+    /// The RDS name: spec.dbParameterGroupName or metadata.name, lower-cased as RDS stores it.
+    pub fn group_name(&self) -> String {
+        (self.spec.db_parameter_group_name.clone())
+            .or_else(|| self.metadata.name.clone())
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+}
+
+/// The CRD as YAML, as committed in crds/.
+pub fn crd_yaml() -> String {
+    format!(
+        "# Generated by `rds-operator crd dbparametergroup` from src/dbparametergroup/mod.rs: do not edit (run `make crds`).\n{}",
+        serde_yaml::to_string(&DBParameterGroup::crd()).expect("a CRD always serialises")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn committed_crd_is_current() {
+        let committed = include_str!("../../crds/dbparametergroup.yaml");
+        assert!(
+            committed == super::crd_yaml(),
+            "crds/dbparametergroup.yaml is stale: run `make crds` and commit the result"
+        );
+    }
+}

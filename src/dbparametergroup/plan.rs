@@ -1,0 +1,558 @@
+//! The pure plan of a DBParameterGroup: [`Facts`] in, [`Plan`] out. Which parameters to set (and
+//! how RDS applies each: `immediate` for a dynamic one, `pending-reboot` for a static one, as the
+//! family's catalog says), which to reset, tags, and what deletion does. Table tests below.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::runtime::events::EventType;
+
+use crate::crd::{OWNER_TAG, has_finalizer};
+use crate::managed::{self, KindPlan};
+use crate::plan::{ConditionPlan, Requeue};
+use crate::tags;
+
+use super::aws::Change;
+use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
+
+/// RDS takes at most this many parameters in one ModifyDBParameterGroup or ResetDBParameterGroup.
+pub const PER_CALL: usize = 20;
+
+/// Everything a decision needs.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub group: DBParameterGroup,
+    /// The group with that name in RDS: its user-set parameters and tags.
+    pub observed: Option<ObservedParameterGroup>,
+    /// RDS's catalog of the spec's family (empty at deletion: not read).
+    pub catalog: Arc<Catalog>,
+    /// The DBInstances of the namespace whose dbParameterGroupRef names this group.
+    pub referrers: Vec<String>,
+    pub drift_interval: Duration,
+}
+
+/// One call or write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    AddFinalizer,
+    Create {
+        name: String,
+        family: String,
+        description: String,
+        tags: std::collections::BTreeMap<String, String>,
+    },
+    /// ModifyDBParameterGroup: at most [`PER_CALL`] parameters, each with its apply method.
+    Modify {
+        name: String,
+        changes: Vec<Change>,
+    },
+    /// ResetDBParameterGroup of at most [`PER_CALL`] parameters.
+    Reset {
+        name: String,
+        changes: Vec<Change>,
+    },
+    AddTags {
+        arn: String,
+        tags: std::collections::BTreeMap<String, String>,
+    },
+    RemoveTags {
+        arn: String,
+        keys: Vec<String>,
+    },
+    Delete {
+        name: String,
+    },
+    RemoveFinalizer,
+}
+
+pub type Plan = KindPlan<Step, DBParameterGroupStatus>;
+
+fn report(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: ConditionPlan) {
+    let ready = match ready {
+        true => ConditionPlan::new(
+            true,
+            "Available",
+            "the group exists with the spec's parameters",
+        ),
+        false => synced.clone(),
+    };
+    plan.status = Some((fields, ready, synced));
+}
+
+/// How RDS applies a change of this parameter: at once when the catalog says it is dynamic,
+/// at the next reboot otherwise.
+pub fn apply_method(catalog: &Catalog, parameter: &str) -> &'static str {
+    match catalog.get(parameter).map(|p| p.apply_type.as_str()) {
+        Some("dynamic") => "immediate",
+        _ => "pending-reboot",
+    }
+}
+
+/// The one decision of a reconcile.
+pub fn plan(f: &Facts) -> Plan {
+    match f.group.metadata.deletion_timestamp.is_some() {
+        true => delete(f),
+        false => apply(f),
+    }
+}
+
+fn owned(f: &Facts, o: &ObservedParameterGroup) -> bool {
+    o.tags.get(OWNER_TAG).map(String::as_str) == f.group.metadata.uid.as_deref()
+}
+
+/// Parameters the catalog does not know, or says cannot be changed.
+fn refused(f: &Facts) -> Option<String> {
+    let g = &f.group;
+    let unknown: Vec<&str> = (g.spec.parameters.keys())
+        .filter(|k| !f.catalog.contains_key(*k))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        return Some(format!(
+            "RDS knows no parameter {} in family {}",
+            unknown.join(", "),
+            g.spec.family
+        ));
+    }
+    let fixed: Vec<&str> = (g.spec.parameters.keys())
+        .filter(|k| f.catalog.get(*k).is_some_and(|p| !p.modifiable))
+        .map(String::as_str)
+        .collect();
+    (!fixed.is_empty()).then(|| format!("RDS does not let {} be changed", fixed.join(", ")))
+}
+
+fn apply(f: &Facts) -> Plan {
+    let g = &f.group;
+    let name = g.group_name();
+    let mut plan = Plan::new(Requeue::After(f.drift_interval));
+    if !has_finalizer(&g.metadata) {
+        plan.steps.push(Step::AddFinalizer);
+    }
+    let previous = g.status.clone().unwrap_or_default();
+    let mut fields = DBParameterGroupStatus {
+        db_parameter_group_name: Some(name.clone()),
+        arn: f.observed.as_ref().and_then(|o| o.arn.clone()),
+        applied_parameters: previous.applied_parameters.clone(),
+        applied_tag_keys: previous.applied_tag_keys.clone(),
+        ..Default::default()
+    };
+    if let Some(message) = refused(f) {
+        plan.requeue = Requeue::AwaitChange;
+        plan.event(
+            EventType::Warning,
+            "InvalidParameters",
+            "Reconcile",
+            message.clone(),
+        );
+        report(
+            &mut plan,
+            fields,
+            false,
+            ConditionPlan::new(false, "InvalidParameters", message),
+        );
+        return plan;
+    }
+    let uid = g.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
+    let object = g.metadata.name.clone().unwrap_or_default();
+    let desired_tags = tags::with_owner(&g.spec.tags, uid, namespace, &object);
+    let empty = ObservedParameterGroup::default();
+    let observed = match &f.observed {
+        None => {
+            plan.steps.push(Step::Create {
+                name: name.clone(),
+                family: g.spec.family.clone(),
+                description: g.spec.description.clone(),
+                tags: desired_tags.clone(),
+            });
+            plan.event(
+                EventType::Normal,
+                "Creating",
+                "Create",
+                format!("creating DB parameter group {name}"),
+            );
+            fields.applied_tag_keys = tags::keys(&g.spec.tags);
+            &empty
+        }
+        Some(o) if !owned(f, o) => {
+            let message = format!(
+                "a DB parameter group named {name} already exists and is not managed by this \
+                 DBParameterGroup; choose another dbParameterGroupName"
+            );
+            plan.event(
+                EventType::Warning,
+                "NameInUse",
+                "Reconcile",
+                message.clone(),
+            );
+            fields.arn = None;
+            report(
+                &mut plan,
+                fields,
+                false,
+                ConditionPlan::new(false, "NameInUse", message),
+            );
+            return plan;
+        }
+        Some(o) => o,
+    };
+    let mut changed = Vec::new();
+    let sets: Vec<Change> = (g.spec.parameters.iter())
+        .filter(|(k, v)| observed.parameters.get(*k) != Some(v))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                Some(v.clone()),
+                apply_method(&f.catalog, k).to_owned(),
+            )
+        })
+        .collect();
+    let resets: Vec<Change> = (previous.applied_parameters.iter())
+        .filter(|k| !g.spec.parameters.contains_key(*k) && observed.parameters.contains_key(*k))
+        .map(|k| (k.clone(), None, apply_method(&f.catalog, k).to_owned()))
+        .collect();
+    for chunk in sets.chunks(PER_CALL) {
+        plan.steps.push(Step::Modify {
+            name: name.clone(),
+            changes: chunk.to_vec(),
+        });
+    }
+    for chunk in resets.chunks(PER_CALL) {
+        plan.steps.push(Step::Reset {
+            name: name.clone(),
+            changes: chunk.to_vec(),
+        });
+    }
+    let describe = |changes: &[Change]| {
+        (changes.iter())
+            .map(|(k, v, m)| format!("{k}={} ({m})", v.as_deref().unwrap_or("default")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !sets.is_empty() {
+        changed.push(format!("set {}", describe(&sets)));
+    }
+    if !resets.is_empty() {
+        changed.push(format!("reset {}", describe(&resets)));
+    }
+    if f.observed.is_some() {
+        let arn = observed.arn.clone().unwrap_or_default();
+        changed.extend(managed::tag_steps(
+            &mut plan,
+            &observed.tags,
+            &desired_tags,
+            &previous.applied_tag_keys,
+            |tags| Step::AddTags {
+                arn: arn.clone(),
+                tags,
+            },
+            |keys| Step::RemoveTags {
+                arn: arn.clone(),
+                keys,
+            },
+        ));
+        fields.applied_tag_keys = tags::keys(&g.spec.tags);
+    }
+    fields.applied_parameters = g.spec.parameters.keys().cloned().collect();
+    if changed.is_empty() && f.observed.is_some() {
+        let message = "the DB parameter group matches the spec".to_owned();
+        report(
+            &mut plan,
+            fields,
+            true,
+            ConditionPlan::new(true, "Synced", message),
+        );
+    } else {
+        let note = match changed.is_empty() {
+            true => "created".to_owned(),
+            false => format!("sent to RDS: {}", changed.join("; ")),
+        };
+        if !changed.is_empty() {
+            plan.event(EventType::Normal, "Updating", "Update", note.clone());
+        }
+        plan.requeue = Requeue::After(Duration::from_secs(1));
+        let ready = f.observed.is_some();
+        report(
+            &mut plan,
+            fields,
+            ready,
+            ConditionPlan::new(false, "Updating", note),
+        );
+    }
+    plan
+}
+
+fn delete(f: &Facts) -> Plan {
+    let g = &f.group;
+    let ours = f.observed.as_ref().map(|o| owned(f, o));
+    // RDS refuses while an instance uses the group (InvalidDBParameterGroupState): reported, with
+    // backoff, and retried.
+    let delete = Step::Delete {
+        name: g.group_name(),
+    };
+    let what = "DB parameter group";
+    let (meta, status) = (&g.metadata, g.status.as_ref());
+    managed::deletion(
+        meta,
+        status,
+        &f.referrers,
+        ours,
+        (delete, Step::RemoveFinalizer),
+        what,
+        f.drift_interval,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::crd::{FINALIZER, OWNER_NAME_TAG};
+    use crate::dbparametergroup::{DBParameterGroupSpec, ParameterInfo};
+
+    const UID: &str = "uid-1";
+
+    fn catalog() -> Arc<Catalog> {
+        let info = |apply_type: &str, modifiable: bool| ParameterInfo {
+            apply_type: apply_type.into(),
+            modifiable,
+        };
+        let mut c = Catalog::new();
+        c.insert("max_connections".into(), info("dynamic", true));
+        c.insert("performance_schema".into(), info("static", true));
+        c.insert("basedir".into(), info("static", false));
+        for i in 0..30 {
+            c.insert(format!("p{i:02}"), info("dynamic", true));
+        }
+        Arc::new(c)
+    }
+
+    fn facts() -> Facts {
+        let mut group = DBParameterGroup::new(
+            "coffee",
+            DBParameterGroupSpec {
+                db_parameter_group_name: None,
+                family: "mysql8.0".into(),
+                description: "Coffee Manage".into(),
+                parameters: [("max_connections".to_owned(), "200".to_owned())].into(),
+                tags: vec![],
+            },
+        );
+        group.metadata.namespace = Some("shop".into());
+        group.metadata.uid = Some(UID.into());
+        group.metadata.finalizers = Some(vec![FINALIZER.into()]);
+        Facts {
+            group,
+            observed: None,
+            catalog: catalog(),
+            referrers: vec![],
+            drift_interval: Duration::from_secs(60),
+        }
+    }
+
+    fn ours(parameters: &[(&str, &str)]) -> ObservedParameterGroup {
+        ObservedParameterGroup {
+            name: "coffee".into(),
+            arn: Some("arn:aws:rds:us-east-1:123456789012:pg:coffee".into()),
+            family: "mysql8.0".into(),
+            parameters: parameters
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            tags: [
+                (OWNER_TAG.to_owned(), UID.to_owned()),
+                (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
+            ]
+            .into(),
+        }
+    }
+
+    fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
+        change(&mut f);
+        f
+    }
+
+    fn outline(p: &Plan) -> (Vec<&'static str>, String) {
+        let names = (p.steps.iter())
+            .map(|s| match s {
+                Step::AddFinalizer => "AddFinalizer",
+                Step::Create { .. } => "Create",
+                Step::Modify { .. } => "Modify",
+                Step::Reset { .. } => "Reset",
+                Step::AddTags { .. } => "AddTags",
+                Step::RemoveTags { .. } => "RemoveTags",
+                Step::Delete { .. } => "Delete",
+                Step::RemoveFinalizer => "RemoveFinalizer",
+            })
+            .collect();
+        (
+            names,
+            p.status
+                .as_ref()
+                .map(|s| s.2.reason.clone())
+                .unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn rules() {
+        let deleting = |f: Facts| {
+            with(f, |f| {
+                f.group.metadata.deletion_timestamp =
+                    Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+                    ))
+            })
+        };
+        let many: BTreeMap<String, String> = (0..30)
+            .map(|i| (format!("p{i:02}"), "1".to_owned()))
+            .collect();
+        let table: Vec<(&str, Facts, Vec<&str>, &str)> = vec![
+            (
+                "absent: created with its parameters",
+                facts(),
+                vec!["Create", "Modify"],
+                "Updating",
+            ),
+            (
+                "in sync: nothing sent",
+                with(facts(), |f| {
+                    f.observed = Some(ours(&[("max_connections", "200")]))
+                }),
+                vec![],
+                "Synced",
+            ),
+            (
+                "changed outside the operator: put back",
+                with(facts(), |f| {
+                    f.observed = Some(ours(&[("max_connections", "50")]))
+                }),
+                vec!["Modify"],
+                "Updating",
+            ),
+            (
+                "30 parameters: two calls of at most 20",
+                with(facts(), |f| {
+                    f.group.spec.parameters = many.clone();
+                    f.observed = Some(ours(&[]));
+                }),
+                vec!["Modify", "Modify"],
+                "Updating",
+            ),
+            (
+                "a parameter that left the spec is reset",
+                with(facts(), |f| {
+                    f.group.status = Some(DBParameterGroupStatus {
+                        applied_parameters: vec![
+                            "max_connections".into(),
+                            "performance_schema".into(),
+                        ],
+                        ..Default::default()
+                    });
+                    f.observed = Some(ours(&[
+                        ("max_connections", "200"),
+                        ("performance_schema", "1"),
+                    ]));
+                }),
+                vec!["Reset"],
+                "Updating",
+            ),
+            (
+                "one set by someone else and never by the operator is left",
+                with(facts(), |f| {
+                    f.observed = Some(ours(&[
+                        ("max_connections", "200"),
+                        ("performance_schema", "1"),
+                    ]));
+                }),
+                vec![],
+                "Synced",
+            ),
+            (
+                "an unknown parameter is refused, nothing sent",
+                with(facts(), |f| {
+                    f.group
+                        .spec
+                        .parameters
+                        .insert("max_conections".into(), "1".into());
+                    f.observed = Some(ours(&[]));
+                }),
+                vec![],
+                "InvalidParameters",
+            ),
+            (
+                "a parameter RDS does not let change is refused",
+                with(facts(), |f| {
+                    f.group
+                        .spec
+                        .parameters
+                        .insert("basedir".into(), "/tmp".into());
+                }),
+                vec![],
+                "InvalidParameters",
+            ),
+            (
+                "someone else's group of that name is never touched",
+                with(facts(), |f| {
+                    let mut o = ours(&[]);
+                    o.tags.clear();
+                    f.observed = Some(o);
+                }),
+                vec![],
+                "NameInUse",
+            ),
+            (
+                "deleting ours deletes it",
+                deleting(with(facts(), |f| f.observed = Some(ours(&[])))),
+                vec!["Delete", "RemoveFinalizer"],
+                "",
+            ),
+            (
+                "deleting waits while a DBInstance refers to it",
+                deleting(with(facts(), |f| {
+                    f.observed = Some(ours(&[]));
+                    f.referrers = vec!["coffee-db".into()];
+                })),
+                vec![],
+                "InUse",
+            ),
+        ];
+        for (name, facts, steps, reason) in table {
+            assert_eq!(
+                outline(&plan(&facts)),
+                (steps, reason.to_owned()),
+                "case: {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_parameter_is_applied_as_the_catalog_says() {
+        let f = with(facts(), |f| {
+            f.group
+                .spec
+                .parameters
+                .insert("performance_schema".into(), "1".into());
+            f.observed = Some(ours(&[]));
+        });
+        assert_eq!(
+            plan(&f).steps,
+            vec![Step::Modify {
+                name: "coffee".into(),
+                changes: vec![
+                    (
+                        "max_connections".into(),
+                        Some("200".into()),
+                        "immediate".into()
+                    ),
+                    (
+                        "performance_schema".into(),
+                        Some("1".into()),
+                        "pending-reboot".into()
+                    ),
+                ],
+            }]
+        );
+    }
+}

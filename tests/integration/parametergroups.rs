@@ -1,0 +1,284 @@
+//! The DBParameterGroup kind: parameters set with the catalog's apply method, drift, resets,
+//! references from DBInstance, pending reboot and the reboot policy.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kube::api::{Api, PostParams};
+use rds_operator::dbparametergroup::DBParameterGroup;
+use serde_json::json;
+
+use crate::common::{
+    self, Operator, calls, dbinstance, is_ready, patch_spec, setup, synced_reason, unique,
+    wait_dbi, wait_for,
+};
+
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+fn group(name: &str, rds_name: &str, parameters: serde_json::Value) -> DBParameterGroup {
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBParameterGroup",
+        "metadata": {"name": name},
+        "spec": {
+            "dbParameterGroupName": rds_name,
+            "family": "mysql8.0",
+            "description": "Coffee Manage MySQL settings",
+            "parameters": parameters,
+        }
+    }))
+    .expect("valid DBParameterGroup")
+}
+
+fn condition(g: &DBParameterGroup, type_: &str) -> Option<(String, String, String)> {
+    (g.status.as_ref()?.conditions.iter())
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+async fn wait_group(
+    api: &Api<DBParameterGroup>,
+    name: &str,
+    what: &str,
+    check: impl Fn(&DBParameterGroup) -> bool,
+) -> DBParameterGroup {
+    wait_for(what, TIMEOUT, || async {
+        let g = api.get_opt(name).await.ok()??;
+        check(&g).then_some(g)
+    })
+    .await
+}
+
+fn synced(g: &DBParameterGroup) -> bool {
+    condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+        && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+}
+
+/// The group's user-set parameters in RDS, with their apply methods.
+async fn parameters(rds: &aws_sdk_rds::Client, name: &str) -> BTreeMap<String, (String, String)> {
+    let out = (rds.describe_db_parameters())
+        .db_parameter_group_name(name)
+        .source("user")
+        .send()
+        .await
+        .expect("parameters");
+    (out.parameters().iter())
+        .map(|p| {
+            let method = p
+                .apply_method()
+                .map(|m| m.as_str().to_owned())
+                .unwrap_or_default();
+            (
+                p.parameter_name().unwrap_or_default().to_owned(),
+                (p.parameter_value().unwrap_or_default().to_owned(), method),
+            )
+        })
+        .collect()
+}
+
+const MUTATIONS: [&str; 6] = [
+    "CreateDBParameterGroup",
+    "ModifyDBParameterGroup",
+    "ResetDBParameterGroup",
+    "AddTagsToResource",
+    "RemoveTagsFromResource",
+    "DeleteDBParameterGroup",
+];
+
+fn mutations(name: &str) -> u64 {
+    MUTATIONS.iter().map(|a| calls(name, a)).sum()
+}
+
+#[tokio::test]
+async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
+    let (client, ns, _api, rds) = setup("params").await;
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let groups: Api<DBParameterGroup> = Api::namespaced(client.clone(), &ns);
+    let name = unique("params");
+    let spec = json!({"max_connections": "200", "performance_schema": "1"});
+    groups
+        .create(&PostParams::default(), &group("coffee", &name, spec))
+        .await
+        .expect("create");
+    wait_group(&groups, "coffee", "in sync", synced).await;
+    let set = parameters(&rds, &name).await;
+    assert_eq!(
+        set["max_connections"],
+        ("200".into(), "immediate".into()),
+        "dynamic: at once"
+    );
+    assert_eq!(
+        set["performance_schema"],
+        ("1".into(), "pending-reboot".into()),
+        "static: at the reboot"
+    );
+
+    // Steady state: no mutating call (the emulator counted the ones that made the group).
+    assert!(
+        calls(&name, "CreateDBParameterGroup") == 1 && calls(&name, "ModifyDBParameterGroup") >= 1
+    );
+    let before = mutations(&name);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(mutations(&name), before, "no mutating call in steady state");
+
+    // Changed outside the operator: put back.
+    (rds.modify_db_parameter_group())
+        .db_parameter_group_name(&name)
+        .parameters(
+            aws_sdk_rds::types::Parameter::builder()
+                .parameter_name("max_connections")
+                .parameter_value("50")
+                .apply_method(aws_sdk_rds::types::ApplyMethod::Immediate)
+                .build(),
+        )
+        .send()
+        .await
+        .expect("out-of-band modify");
+    wait_for("max_connections put back", TIMEOUT, || {
+        let (rds, name) = (rds.clone(), name.clone());
+        async move { (parameters(&rds, &name).await["max_connections"].0 == "200").then_some(()) }
+    })
+    .await;
+
+    // A parameter that leaves the spec is reset; an unknown one is refused without a call.
+    let mut g = groups.get("coffee").await.expect("get");
+    g.spec.parameters.remove("performance_schema");
+    g.spec
+        .parameters
+        .insert("max_conections".into(), "10".into());
+    groups
+        .replace("coffee", &PostParams::default(), &g)
+        .await
+        .expect("replace");
+    let refused = wait_group(&groups, "coffee", "InvalidParameters", |g| {
+        condition(g, "Synced").is_some_and(|c| c.1 == "InvalidParameters")
+    })
+    .await;
+    assert!(
+        condition(&refused, "Synced")
+            .unwrap()
+            .2
+            .contains("max_conections")
+    );
+    let mut g = groups.get("coffee").await.expect("get");
+    g.spec.parameters.remove("max_conections");
+    groups
+        .replace("coffee", &PostParams::default(), &g)
+        .await
+        .expect("replace");
+    wait_group(&groups, "coffee", "in sync", synced).await;
+    let set = parameters(&rds, &name).await;
+    assert!(!set.contains_key("performance_schema"), "{set:?}");
+    assert_eq!(calls(&name, "ResetDBParameterGroup"), 1);
+
+    groups
+        .delete("coffee", &Default::default())
+        .await
+        .expect("delete");
+    wait_for("the group gone", TIMEOUT, || async {
+        groups.get_opt("coffee").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    let gone = rds
+        .describe_db_parameter_groups()
+        .db_parameter_group_name(&name)
+        .send()
+        .await;
+    // RDS answers DBParameterGroupNotFound; moto an empty list.
+    assert!(
+        gone.map_or(true, |out| out.db_parameter_groups().is_empty()),
+        "deleted in RDS"
+    );
+}
+
+#[tokio::test]
+async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
+    let (client, ns, api, rds) = setup("reboot").await;
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let groups: Api<DBParameterGroup> = Api::namespaced(client.clone(), &ns);
+    let name = unique("reboot");
+    let id = unique("reboot");
+    groups
+        .create(
+            &PostParams::default(),
+            &group("coffee-params", &name, json!({"max_connections": "200"})),
+        )
+        .await
+        .expect("create group");
+    let spec =
+        json!({"dbParameterGroupRef": {"name": "coffee-params"}, "deletionPolicy": "Delete"});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create DBInstance");
+    wait_dbi(&api, "db", "ready and synced", TIMEOUT, |db| {
+        is_ready(db) && synced_reason(db) == "Synced"
+    })
+    .await;
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(
+        i.db_parameter_groups()[0].db_parameter_group_name(),
+        Some(name.as_str())
+    );
+
+    // A static parameter: the instance waits for a reboot, and says so.
+    let mut g = groups.get("coffee-params").await.expect("get");
+    g.spec
+        .parameters
+        .insert("performance_schema".into(), "1".into());
+    groups
+        .replace("coffee-params", &PostParams::default(), &g)
+        .await
+        .expect("replace");
+    let db = wait_dbi(&api, "db", "PendingReboot", TIMEOUT, |db| {
+        synced_reason(db) == "PendingReboot"
+    })
+    .await;
+    assert_eq!(
+        db.status.unwrap().parameter_apply_status.as_deref(),
+        Some("pending-reboot")
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        calls(&id, "RebootDBInstance"),
+        0,
+        "Report (the default) never reboots"
+    );
+
+    // The policy says reboot: exactly one RebootDBInstance, then in sync.
+    patch_spec(&api, "db", json!({"pendingRebootPolicy": "Reboot"})).await;
+    wait_dbi(&api, "db", "in sync after the reboot", TIMEOUT, |db| {
+        synced_reason(db) == "Synced"
+            && db
+                .status
+                .as_ref()
+                .unwrap()
+                .parameter_apply_status
+                .as_deref()
+                == Some("in-sync")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(calls(&id, "RebootDBInstance"), 1, "exactly one reboot");
+    let reasons = common::event_reasons(&client, &ns, "db").await;
+    assert!(reasons.contains(&"Rebooting".into()), "{reasons:?}");
+
+    // The group waits for the DBInstance before it goes.
+    groups
+        .delete("coffee-params", &Default::default())
+        .await
+        .expect("delete group");
+    wait_group(&groups, "coffee-params", "InUse", |g| {
+        condition(g, "Synced").is_some_and(|c| c.1 == "InUse")
+    })
+    .await;
+    common::delete_and_wait(&api, "db").await;
+    wait_for("the group gone", Duration::from_secs(120), || async {
+        groups
+            .get_opt("coffee-params")
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
+    })
+    .await;
+}
