@@ -267,15 +267,15 @@ pub async fn run<K: Reconciled>(
 /// The deletion every kind of the shared shell follows: wait while DBInstances refer to the
 /// object (no call made); delete what is ours (`delete`), then let go; let go of what is not ours
 /// or is gone.
-pub fn deletion<S, T: Clone + Default>(
-    meta: &kube::api::ObjectMeta,
-    status: Option<&T>,
+pub fn deletion<K: Reconciled>(
+    obj: &K,
     referrers: &[String],
     ours: Option<bool>,
-    (delete, remove_finalizer): (S, S),
+    (delete, remove_finalizer): (K::Step, K::Step),
     what: &str,
     drift_interval: std::time::Duration,
-) -> KindPlan<S, T> {
+) -> KindPlan<K::Step, K::Status> {
+    let (meta, status) = (obj.meta(), obj.status());
     let mut plan = KindPlan::new(Requeue::AwaitChange);
     if !crate::crd::has_finalizer(meta) {
         return plan;

@@ -274,6 +274,26 @@ pub struct CreateRequest<'a> {
     pub tags: BTreeMap<String, String>,
 }
 
+/// The spec's settings RDS takes at restore time, on either restore request (the two builders
+/// share these methods but no trait).
+macro_rules! restore_settings {
+    ($request:expr, $spec:expr) => {
+        $request
+            .db_instance_class(&$spec.db_instance_class)
+            .set_port($spec.port)
+            .set_multi_az($spec.multi_az)
+            .set_publicly_accessible($spec.publicly_accessible)
+            .set_db_subnet_group_name($spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids($spec.vpc_security_group_ids.clone())
+            .set_db_parameter_group_name($spec.db_parameter_group_name.clone())
+            .set_storage_type($spec.storage_type.map(|t| t.as_str().to_owned()))
+            .set_iops($spec.iops)
+            .set_auto_minor_version_upgrade($spec.auto_minor_version_upgrade)
+            .set_deletion_protection($spec.deletion_protection)
+            .set_copy_tags_to_snapshot($spec.copy_tags_to_snapshot)
+    };
+}
+
 /// The RDS API as the operator uses it.
 #[derive(Clone)]
 pub struct Rds {
@@ -341,21 +361,10 @@ impl Rds {
         tags: &BTreeMap<String, String>,
     ) -> Result<ObservedInstance, AwsError> {
         let tags = rds_tags(tags);
-        let result = (self.client.restore_db_instance_from_db_snapshot())
+        let request = (self.client.restore_db_instance_from_db_snapshot())
             .db_instance_identifier(identifier)
-            .db_snapshot_identifier(snapshot)
-            .db_instance_class(&spec.db_instance_class)
-            .set_port(spec.port)
-            .set_multi_az(spec.multi_az)
-            .set_publicly_accessible(spec.publicly_accessible)
-            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
-            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
-            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
-            .set_iops(spec.iops)
-            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
-            .set_deletion_protection(spec.deletion_protection)
-            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .db_snapshot_identifier(snapshot);
+        let result = restore_settings!(request, spec)
             .set_tags(Some(tags))
             .send()
             .await
@@ -389,23 +398,12 @@ impl Rds {
                 })?,
             ),
         };
-        let result = (self.client.restore_db_instance_to_point_in_time())
+        let request = (self.client.restore_db_instance_to_point_in_time())
             .target_db_instance_identifier(identifier)
             .source_db_instance_identifier(source)
             .set_restore_time(restore_time)
-            .set_use_latest_restorable_time(time.is_none().then_some(true))
-            .db_instance_class(&spec.db_instance_class)
-            .set_port(spec.port)
-            .set_multi_az(spec.multi_az)
-            .set_publicly_accessible(spec.publicly_accessible)
-            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
-            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
-            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
-            .set_iops(spec.iops)
-            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
-            .set_deletion_protection(spec.deletion_protection)
-            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .set_use_latest_restorable_time(time.is_none().then_some(true));
+        let result = restore_settings!(request, spec)
             .set_tags(Some(rds_tags(tags)))
             .send()
             .await

@@ -228,24 +228,17 @@ fn apply(f: &Facts) -> Plan {
 }
 
 fn delete(f: &Facts) -> Plan {
-    let g = &f.group;
+    // RDS refuses while an instance uses the group (InvalidDBSubnetGroupStateFault): reported, with backoff, and
+    // retried.
     let ours = f.observed.as_ref().map(|o| owned(f, o));
-    // RDS refuses while an instance uses the group (InvalidDBSubnetGroupStateFault): the failure is
-    // reported, with backoff, and the deletion retried.
-    let delete = Step::Delete {
-        name: g.group_name(),
-    };
-    let what = "DB subnet group";
-    let (meta, status) = (&g.metadata, g.status.as_ref());
-    managed::deletion(
-        meta,
-        status,
-        &f.referrers,
-        ours,
-        (delete, Step::RemoveFinalizer),
-        what,
-        f.drift_interval,
-    )
+    let steps = (
+        Step::Delete {
+            name: f.group.group_name(),
+        },
+        Step::RemoveFinalizer,
+    );
+    let (what, drift) = ("DB subnet group", f.drift_interval);
+    managed::deletion(&f.group, &f.referrers, ours, steps, what, drift)
 }
 
 #[cfg(test)]

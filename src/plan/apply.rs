@@ -11,10 +11,8 @@ use crate::crd::{
 use crate::observed::ObservedInstance;
 
 use super::spec::{self, owned_by};
-use super::status::{observed_status, refuse};
-use super::types::{
-    ConditionPlan, Facts, PasswordFacts, Plan, Requeue, Sensitive, StatusPlan, Step,
-};
+use super::status::{observed_plan, observed_status, refuse};
+use super::types::{Facts, PasswordFacts, Plan, Requeue, Sensitive, Step};
 use super::{absence, observe, sync};
 
 /// Whose instance the identifier names, and so which branch of the rules applies.
@@ -257,16 +255,8 @@ fn adopt(f: &Facts, mut plan: Plan, observed: &ObservedInstance, from: Adoptee) 
     let mut fields = observed_status(&identifier, observed);
     fields.adopted_generation = db.metadata.generation;
     fields.connection_secret = db.status.as_ref().and_then(|s| s.connection_secret.clone());
-    plan.status = Some(StatusPlan {
-        held: false,
-        fields,
-        ready: None,
-        synced: ConditionPlan::new(
-            true,
-            "Adopted",
-            format!("{what} {identifier}: its differences from the spec are reported next"),
-        ),
-    });
+    let message = format!("{what} {identifier}: its differences from the spec are reported next");
+    plan.status = Some(observed_plan(fields, true, "Adopted", message));
     plan
 }
 
@@ -475,16 +465,8 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             plan.event(EventType::Normal, "Creating", "Create", note);
         }
     }
-    plan.status = Some(StatusPlan {
-        held: false,
-        fields,
-        ready: None,
-        synced: ConditionPlan::new(
-            true,
-            "Synced",
-            "the RDS instance is being created from the spec",
-        ),
-    });
+    let message = "the RDS instance is being created from the spec".to_owned();
+    plan.status = Some(observed_plan(fields, true, "Synced", message));
     plan
 }
 

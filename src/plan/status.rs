@@ -111,6 +111,21 @@ pub fn paused(previous: Option<&DBInstanceStatus>) -> (StatusPlan, Option<Planne
     (status, event)
 }
 
+/// A status that reports what RDS says (Ready follows its state) and Synced as given.
+pub fn observed_plan(
+    fields: DBInstanceStatus,
+    ok: bool,
+    reason: &str,
+    message: String,
+) -> StatusPlan {
+    StatusPlan {
+        held: false,
+        fields,
+        ready: None,
+        synced: ConditionPlan::new(ok, reason, message),
+    }
+}
+
 /// The status fields that come from the observed instance.
 pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInstanceStatus {
     DBInstanceStatus {

@@ -11,8 +11,10 @@ use crate::observed::{ObservedInstance, is_transitional};
 
 use super::apply::{hash_of, password, password_refused};
 use super::spec;
-use super::status::{describe_diffs, drift_record, observed_status, readiness, refuse};
-use super::types::{ConditionPlan, Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
+use super::status::{
+    describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
+};
+use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
 
 /// A field corrected this many times within [`FIGHT_WINDOW`] is no longer corrected.
 pub const FIGHT_LIMIT: usize = 3;
@@ -174,20 +176,6 @@ impl Hold {
             ),
             Hold::DriftPolicy => ("Reported", "Drifted", "driftPolicy is Report"),
         }
-    }
-}
-
-fn observed_plan(
-    fields: crate::crd::DBInstanceStatus,
-    ok: bool,
-    reason: &str,
-    message: String,
-) -> StatusPlan {
-    StatusPlan {
-        held: false,
-        fields,
-        ready: None,
-        synced: ConditionPlan::new(ok, reason, message),
     }
 }
 

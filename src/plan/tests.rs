@@ -1914,6 +1914,16 @@ fn adopting(policy: crate::crd::AdoptionPolicy) -> Facts {
     })
 }
 
+/// An instance tagged for the DBInstance `owner` (namespace/name), which still exists or not.
+fn claimed_by(owner: &str, alive: Option<bool>) -> Facts {
+    with(adopting(crate::crd::AdoptionPolicy::Adopt), |f| {
+        let o = f.observed.as_mut().unwrap();
+        o.tags.insert(OWNER_TAG.into(), "theirs".into());
+        o.tags.insert(OWNER_NAME_TAG.into(), owner.into());
+        f.owner_alive = alive;
+    })
+}
+
 /// A previous DBInstance shop/coffee (another uid) retained this instance.
 fn retained() -> ObservedInstance {
     let mut o = ours();
@@ -2014,45 +2024,25 @@ fn adoption_rules() {
         ),
         (
             "an instance of another namespace's DBInstance is never adopted",
-            with(adopting(Adopt), |f| {
-                let o = f.observed.as_mut().unwrap();
-                o.tags.insert(OWNER_TAG.into(), "theirs".into());
-                o.tags.insert(OWNER_NAME_TAG.into(), "other/coffee".into());
-                f.owner_alive = Some(false);
-            }),
+            claimed_by("other/coffee", Some(false)),
             vec![],
             "IdentifierInUse",
         ),
         (
             "an instance of a DBInstance of this namespace that exists is never adopted",
-            with(adopting(Adopt), |f| {
-                let o = f.observed.as_mut().unwrap();
-                o.tags.insert(OWNER_TAG.into(), "theirs".into());
-                o.tags.insert(OWNER_NAME_TAG.into(), "shop/tea".into());
-                f.owner_alive = Some(true);
-            }),
+            claimed_by("shop/tea", Some(true)),
             vec![],
             "IdentifierInUse",
         ),
         (
             "nor when whether it exists is unknown",
-            with(adopting(Adopt), |f| {
-                let o = f.observed.as_mut().unwrap();
-                o.tags.insert(OWNER_TAG.into(), "theirs".into());
-                o.tags.insert(OWNER_NAME_TAG.into(), "shop/tea".into());
-                f.owner_alive = None;
-            }),
+            claimed_by("shop/tea", None),
             vec![],
             "IdentifierInUse",
         ),
         (
             "one of a DBInstance of this namespace that is gone is adopted when asked",
-            with(adopting(Adopt), |f| {
-                let o = f.observed.as_mut().unwrap();
-                o.tags.insert(OWNER_TAG.into(), "theirs".into());
-                o.tags.insert(OWNER_NAME_TAG.into(), "shop/tea".into());
-                f.owner_alive = Some(false);
-            }),
+            claimed_by("shop/tea", Some(false)),
             vec!["AddTags"],
             "Adopted",
         ),

@@ -14,7 +14,7 @@ use crate::common::{self, Operator, dbinstance, is_ready, setup, unique, wait_db
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-fn real(extra: serde_json::Value) -> serde_json::Value {
+pub(crate) fn real(extra: serde_json::Value) -> serde_json::Value {
     let mut spec = json!({
         "tags": [
             {"key": "app", "value": "coffee-manage"},

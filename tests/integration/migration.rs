@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::common::{
     self, Operator, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi, wait_for,
 };
-use crate::engines::{SUPPLIERS, mariadb, mysql2};
+use crate::engines::{SUPPLIERS, mariadb, mysql2, real};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 const PASSWORD: &str = "Sup3r-Secret-Passw0rd";
@@ -35,7 +35,7 @@ async fn the_coffee_manage_database_is_taken_over_without_losing_data() {
         .master_username("admin")
         .master_user_password(PASSWORD)
         .db_name("COFFEE")
-        .tags(tag("aws-cloudformation-stack", "coffee-manage"))
+        .tags(tag("app", "coffee-manage"))
         .tags(tag("moto-ext:real-engine", "true"))
         .send()
         .await
@@ -66,25 +66,13 @@ async fn the_coffee_manage_database_is_taken_over_without_losing_data() {
     assert!(ok, "{out}");
 
     // Steps 3 and 4 of the guide: the password Secret (setup made db-password), and a DBInstance
-    // that adopts the instance, keeps it on deletion, and writes the app's Secret.
-    let spec = json!({
+    // that adopts the instance, keeps it on deletion, and writes the app's Secret (the APP_DB_*
+    // keys of engines::real).
+    let spec = real(json!({
         "adoptionPolicy": "Adopt",
         "deletionPolicy": "Retain",
         "backupRetentionPeriod": 0,
-        "tags": [
-            {"key": "aws-cloudformation-stack", "value": "coffee-manage"},
-            {"key": "moto-ext:real-engine", "value": "true"}
-        ],
-        "connectionSecret": {
-            "name": "coffee-db",
-            "extraKeys": {
-                "APP_DB_HOST": "{{ host }}",
-                "APP_DB_USER": "{{ username }}",
-                "APP_DB_PASSWORD": "{{ password }}",
-                "APP_DB_NAME": "{{ dbname }}"
-            }
-        }
-    });
+    }));
     api.create(&PostParams::default(), &dbinstance("coffee", &id, spec))
         .await
         .expect("apply the DBInstance");
@@ -102,7 +90,7 @@ async fn the_coffee_manage_database_is_taken_over_without_losing_data() {
 
     // Step 5: the app's Secret connects, and the row survived.
     let s = wait_for("the connection Secret", TIMEOUT, || async {
-        common::secret_data(&client, &ns, "coffee-db").await
+        common::secret_data(&client, &ns, "db-connection").await
     })
     .await;
     let (ok, out) = mariadb(

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kube::api::{Api, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::dbparametergroup::DBParameterGroup;
 use serde_json::json;
 
@@ -30,28 +30,17 @@ fn group(name: &str, rds_name: &str, parameters: serde_json::Value) -> DBParamet
     .expect("valid DBParameterGroup")
 }
 
-fn condition(g: &DBParameterGroup, type_: &str) -> Option<(String, String, String)> {
-    (g.status.as_ref()?.conditions.iter())
-        .find(|c| c.type_ == type_)
-        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
-}
-
-async fn wait_group(
-    api: &Api<DBParameterGroup>,
-    name: &str,
-    what: &str,
-    check: impl Fn(&DBParameterGroup) -> bool,
-) -> DBParameterGroup {
-    wait_for(what, TIMEOUT, || async {
-        let g = api.get_opt(name).await.ok()??;
-        check(&g).then_some(g)
-    })
-    .await
-}
-
 fn synced(g: &DBParameterGroup) -> bool {
-    condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+    common::object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
         && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+}
+
+/// Merges `parameters` into the spec's (a null removes one).
+async fn patch_parameters(api: &Api<DBParameterGroup>, name: &str, parameters: serde_json::Value) {
+    let patch = json!({"spec": {"parameters": parameters}});
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("patch parameters");
 }
 
 /// The group's user-set parameters in RDS, with their apply methods.
@@ -100,7 +89,7 @@ async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
         .create(&PostParams::default(), &group("coffee", &name, spec))
         .await
         .expect("create");
-    wait_group(&groups, "coffee", "in sync", synced).await;
+    common::wait_object(&groups, "coffee", "in sync", synced).await;
     let set = parameters(&rds, &name).await;
     assert_eq!(
         set["max_connections"],
@@ -141,32 +130,20 @@ async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
     .await;
 
     // A parameter that leaves the spec is reset; an unknown one is refused without a call.
-    let mut g = groups.get("coffee").await.expect("get");
-    g.spec.parameters.remove("performance_schema");
-    g.spec
-        .parameters
-        .insert("max_conections".into(), "10".into());
-    groups
-        .replace("coffee", &PostParams::default(), &g)
-        .await
-        .expect("replace");
-    let refused = wait_group(&groups, "coffee", "InvalidParameters", |g| {
-        condition(g, "Synced").is_some_and(|c| c.1 == "InvalidParameters")
+    let parameters_patch = json!({"performance_schema": null, "max_conections": "10"});
+    patch_parameters(&groups, "coffee", parameters_patch).await;
+    let refused = common::wait_object(&groups, "coffee", "InvalidParameters", |g| {
+        common::object_condition(g, "Synced").is_some_and(|c| c.1 == "InvalidParameters")
     })
     .await;
     assert!(
-        condition(&refused, "Synced")
+        common::object_condition(&refused, "Synced")
             .unwrap()
             .2
             .contains("max_conections")
     );
-    let mut g = groups.get("coffee").await.expect("get");
-    g.spec.parameters.remove("max_conections");
-    groups
-        .replace("coffee", &PostParams::default(), &g)
-        .await
-        .expect("replace");
-    wait_group(&groups, "coffee", "in sync", synced).await;
+    patch_parameters(&groups, "coffee", json!({"max_conections": null})).await;
+    common::wait_object(&groups, "coffee", "in sync", synced).await;
     let set = parameters(&rds, &name).await;
     assert!(!set.contains_key("performance_schema"), "{set:?}");
     assert_eq!(calls(&name, "ResetDBParameterGroup"), 1);
@@ -175,10 +152,7 @@ async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
         .delete("coffee", &Default::default())
         .await
         .expect("delete");
-    wait_for("the group gone", TIMEOUT, || async {
-        groups.get_opt("coffee").await.ok()?.is_none().then_some(())
-    })
-    .await;
+    common::wait_object_gone(&groups, "coffee").await;
     let gone = rds
         .describe_db_parameter_groups()
         .db_parameter_group_name(&name)
@@ -221,14 +195,7 @@ async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
     );
 
     // A static parameter: the instance waits for a reboot, and says so.
-    let mut g = groups.get("coffee-params").await.expect("get");
-    g.spec
-        .parameters
-        .insert("performance_schema".into(), "1".into());
-    groups
-        .replace("coffee-params", &PostParams::default(), &g)
-        .await
-        .expect("replace");
+    patch_parameters(&groups, "coffee-params", json!({"performance_schema": "1"})).await;
     let db = wait_dbi(&api, "db", "PendingReboot", TIMEOUT, |db| {
         synced_reason(db) == "PendingReboot"
     })
@@ -267,18 +234,10 @@ async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
         .delete("coffee-params", &Default::default())
         .await
         .expect("delete group");
-    wait_group(&groups, "coffee-params", "InUse", |g| {
-        condition(g, "Synced").is_some_and(|c| c.1 == "InUse")
+    common::wait_object(&groups, "coffee-params", "InUse", |g| {
+        common::object_condition(g, "Synced").is_some_and(|c| c.1 == "InUse")
     })
     .await;
     common::delete_and_wait(&api, "db").await;
-    wait_for("the group gone", Duration::from_secs(120), || async {
-        groups
-            .get_opt("coffee-params")
-            .await
-            .ok()?
-            .is_none()
-            .then_some(())
-    })
-    .await;
+    common::wait_object_gone(&groups, "coffee-params").await;
 }

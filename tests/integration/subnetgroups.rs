@@ -40,28 +40,9 @@ fn group(name: &str, rds_name: &str, subnets: &[String]) -> DBSubnetGroup {
     .expect("valid DBSubnetGroup")
 }
 
-async fn wait_group(
-    api: &Api<DBSubnetGroup>,
-    name: &str,
-    what: &str,
-    check: impl Fn(&DBSubnetGroup) -> bool,
-) -> DBSubnetGroup {
-    wait_for(what, TIMEOUT, || async {
-        let g = api.get_opt(name).await.ok()??;
-        check(&g).then_some(g)
-    })
-    .await
-}
-
-fn group_condition(g: &DBSubnetGroup, type_: &str) -> Option<(String, String, String)> {
-    (g.status.as_ref()?.conditions.iter())
-        .find(|c| c.type_ == type_)
-        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
-}
-
 fn group_ready(g: &DBSubnetGroup) -> bool {
-    group_condition(g, "Ready").is_some_and(|c| c.0 == "True")
-        && group_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+    common::object_condition(g, "Ready").is_some_and(|c| c.0 == "True")
+        && common::object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
 }
 
 const MUTATIONS: [&str; 5] = [
@@ -99,7 +80,7 @@ async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
         .create(&PostParams::default(), &group("coffee", &name, &subnets))
         .await
         .expect("create");
-    let g = wait_group(&groups, "coffee", "Ready", group_ready).await;
+    let g = common::wait_object(&groups, "coffee", "Ready", group_ready).await;
     let status = g.status.expect("status");
     assert!(
         status
@@ -161,10 +142,7 @@ async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
         .delete("coffee", &Default::default())
         .await
         .expect("delete");
-    wait_for("the group gone", TIMEOUT, || async {
-        groups.get_opt("coffee").await.ok()?.is_none().then_some(())
-    })
-    .await;
+    common::wait_object_gone(&groups, "coffee").await;
     assert!(
         describe_group(&rds, &name).await.is_none(),
         "deleted in RDS"
@@ -213,26 +191,23 @@ async fn a_dbinstance_waits_for_its_subnet_group_which_waits_for_it_on_deletion(
         .delete("coffee-subnets", &Default::default())
         .await
         .expect("delete group");
-    let g = wait_group(&groups, "coffee-subnets", "InUse", |g| {
-        group_condition(g, "Synced").is_some_and(|c| c.1 == "InUse")
+    let g = common::wait_object(&groups, "coffee-subnets", "InUse", |g| {
+        common::object_condition(g, "Synced").is_some_and(|c| c.1 == "InUse")
     })
     .await;
-    assert!(group_condition(&g, "Synced").unwrap().2.contains("db"));
+    assert!(
+        common::object_condition(&g, "Synced")
+            .unwrap()
+            .2
+            .contains("db")
+    );
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(calls(&name, "DeleteDBSubnetGroup"), 0, "not even tried");
     assert!(describe_group(&rds, &name).await.is_some());
 
     // Once the DBInstance is gone, so is the group.
     common::delete_and_wait(&api, "db").await;
-    wait_for("the group gone", TIMEOUT, || async {
-        groups
-            .get_opt("coffee-subnets")
-            .await
-            .ok()?
-            .is_none()
-            .then_some(())
-    })
-    .await;
+    common::wait_object_gone(&groups, "coffee-subnets").await;
     assert!(describe_group(&rds, &name).await.is_none());
 }
 
@@ -247,7 +222,7 @@ async fn deleting_a_group_rds_says_is_in_use_waits_without_a_hot_loop() {
         .create(&PostParams::default(), &group("coffee", &name, &subnets))
         .await
         .expect("create");
-    wait_group(&groups, "coffee", "Ready", group_ready).await;
+    common::wait_object(&groups, "coffee", "Ready", group_ready).await;
     // An instance made outside the operator uses the group by name.
     let id = unique("subnetuser");
     (rds.create_db_instance())
@@ -265,11 +240,11 @@ async fn deleting_a_group_rds_says_is_in_use_waits_without_a_hot_loop() {
         .delete("coffee", &Default::default())
         .await
         .expect("delete");
-    let g = wait_group(&groups, "coffee", "AWS's refusal", |g| {
-        group_condition(g, "Synced").is_some_and(|c| c.2.contains("still using it"))
+    let g = common::wait_object(&groups, "coffee", "AWS's refusal", |g| {
+        common::object_condition(g, "Synced").is_some_and(|c| c.2.contains("still using it"))
     })
     .await;
-    assert_eq!(group_condition(&g, "Synced").unwrap().0, "False");
+    assert_eq!(common::object_condition(&g, "Synced").unwrap().0, "False");
     // Backoff: 2 s, 4 s, 8 s... a handful of attempts in 10 s, not hundreds.
     let first = calls(&name, "DeleteDBSubnetGroup");
     tokio::time::sleep(Duration::from_secs(10)).await;
@@ -282,9 +257,6 @@ async fn deleting_a_group_rds_says_is_in_use_waits_without_a_hot_loop() {
         .send()
         .await
         .expect("delete instance");
-    wait_for("the group gone", Duration::from_secs(120), || async {
-        groups.get_opt("coffee").await.ok()?.is_none().then_some(())
-    })
-    .await;
+    common::wait_object_gone(&groups, "coffee").await;
     assert!(describe_group(&rds, &name).await.is_none());
 }

@@ -68,15 +68,17 @@ async fn a_paused_dbinstance_makes_no_rds_call_until_it_resumes() {
 
     // Unpaused: the drift is corrected.
     annotate(&api, None).await;
-    wait_for("the class put back", TIMEOUT, || {
-        let (rds, id) = (rds.clone(), id.clone());
-        async move {
-            let i = common::describe(&rds, &id).await?;
-            (i.db_instance_class() == Some("db.t3.micro")).then_some(())
-        }
+    wait_class(&rds, &id, "db.t3.micro").await;
+    common::delete_and_wait(&api, "db").await;
+}
+
+/// Waits until RDS reports the instance with this class.
+async fn wait_class(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
+    wait_for(&format!("class {class}"), TIMEOUT, || async {
+        let i = common::describe(rds, id).await?;
+        (i.db_instance_class() == Some(class)).then_some(())
     })
     .await;
-    common::delete_and_wait(&api, "db").await;
 }
 
 /// Creates an instance as a CloudFormation stack or the console would: no rds-operator tags.
@@ -168,14 +170,7 @@ async fn adoption_tags_only_and_puts_differences_right_once_the_spec_changes() {
 
     // Any edit of the spec confirms it: the differences are put right.
     patch_spec(&api, "db", json!({"tags": [{"key": "app", "value": "coffee-manage"}, {"key": "team", "value": "cafe"}]})).await;
-    wait_for("the class put right", TIMEOUT, || {
-        let (rds, id) = (rds.clone(), id.clone());
-        async move {
-            let i = common::describe(&rds, &id).await?;
-            (i.db_instance_class() == Some("db.t3.micro")).then_some(())
-        }
-    })
-    .await;
+    wait_class(&rds, &id, "db.t3.micro").await;
     assert_eq!(
         common::rds_master_password(&id).as_deref(),
         Some("Sup3r-Secret-Passw0rd"),
@@ -297,14 +292,7 @@ async fn a_dry_run_shows_a_class_change_as_an_outage_and_makes_no_call() {
 
     // Let it act: the edit is applied as an edit, not put back as drift.
     annotate_with(&api, DRY_RUN_ANNOTATION, None).await;
-    wait_for("the class changed", TIMEOUT, || {
-        let (rds, id) = (rds.clone(), id.clone());
-        async move {
-            let i = common::describe(&rds, &id).await?;
-            (i.db_instance_class() == Some("db.t3.large")).then_some(())
-        }
-    })
-    .await;
+    wait_class(&rds, &id, "db.t3.large").await;
     let reasons = common::event_reasons(&client, &ns, "db").await;
     assert!(reasons.contains(&"Updating".into()), "{reasons:?}");
     assert!(!reasons.contains(&"DriftCorrected".into()), "{reasons:?}");

@@ -684,3 +684,38 @@ pub async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Val
     .await
     .expect("patch spec");
 }
+
+/// An object of one of the group kinds, once it satisfies `check` (90 s at most).
+pub async fn wait_object<K: rds_operator::managed::Reconciled>(
+    api: &Api<K>,
+    name: &str,
+    what: &str,
+    check: impl Fn(&K) -> bool,
+) -> K {
+    wait_for(what, Duration::from_secs(90), || async {
+        let obj = api.get_opt(name).await.ok()??;
+        check(&obj).then_some(obj)
+    })
+    .await
+}
+
+/// A condition of an object of one of the group kinds: (status, reason, message).
+pub fn object_condition<K: rds_operator::managed::Reconciled>(
+    obj: &K,
+    type_: &str,
+) -> Option<(String, String, String)> {
+    let mut status = obj.status()?.clone();
+    (K::conditions(&mut status).iter())
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+/// Waits until an object of one of the group kinds is gone from the API.
+pub async fn wait_object_gone<K: rds_operator::managed::Reconciled>(api: &Api<K>, name: &str) {
+    wait_for(
+        &format!("{name} to be gone"),
+        Duration::from_secs(120),
+        || async { api.get_opt(name).await.ok()?.is_none().then_some(()) },
+    )
+    .await
+}
