@@ -34,7 +34,7 @@ pub struct Context {
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
     identity: tokio::sync::OnceCell<AwsIdentity>,
     /// RDS's parameter catalogs by family: they do not change, so each is read once.
-    catalogs: Mutex<HashMap<String, Arc<crate::dbparametergroup::Catalog>>>,
+    catalogs: Mutex<HashMap<String, Arc<crate::observed::Catalog>>>,
 }
 
 impl Context {
@@ -101,7 +101,7 @@ impl Context {
     pub async fn parameter_catalog(
         &self,
         family: &str,
-    ) -> Result<Arc<crate::dbparametergroup::Catalog>, AwsError> {
+    ) -> Result<Arc<crate::observed::Catalog>, AwsError> {
         if let Some(c) = lock(&self.catalogs).get(family) {
             return Ok(c.clone());
         }

@@ -27,6 +27,10 @@ pub const DRY_RUN_ANNOTATION: &str = "rds.operator.rs/dry-run";
 /// RDS tag written when a DBInstance with deletionPolicy Retain lets its instance go: a later
 /// DBInstance of the same namespace and name adopts the instance on its own.
 pub const RETAINED_TAG: &str = "rds.operator.rs/retained";
+/// RDS tag added with the ownership tags when a DBInstance adopts an instance (its value: the
+/// time). Until the adoption is in status, an instance carrying it is held like an adoption, so a
+/// crash between the adopting call and the status write lets no correction through unconfirmed.
+pub const ADOPTED_TAG: &str = "rds.operator.rs/adopted";
 /// ACK's deletion policy annotation (`retain` or `delete`), honoured on a DBInstance ported from ACK.
 pub const ACK_DELETION_POLICY: &str = "services.k8s.aws/deletion-policy";
 /// ACK's adoption policy annotation (`adopt` or `adopt-or-create`), honoured as spec.adoptionPolicy.

@@ -138,3 +138,15 @@ mod tests {
         assert_eq!(p.after("failed"), p.settled);
     }
 }
+
+/// What RDS's catalog of a parameter group family says of one parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParameterInfo {
+    /// `dynamic` (applied at once) or `static` (at the next reboot).
+    pub apply_type: String,
+    pub modifiable: bool,
+}
+
+/// RDS's catalog of a parameter group family: every parameter it knows
+/// (DescribeEngineDefaultParameters).
+pub type Catalog = BTreeMap<String, ParameterInfo>;

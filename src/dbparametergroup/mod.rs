@@ -107,16 +107,7 @@ pub struct ObservedParameterGroup {
     pub tags: BTreeMap<String, String>,
 }
 
-/// What RDS's catalog of a family says of one parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParameterInfo {
-    /// `dynamic` (applied at once) or `static` (at the next reboot).
-    pub apply_type: String,
-    pub modifiable: bool,
-}
-
-/// RDS's catalog of a family: every parameter it knows.
-pub type Catalog = BTreeMap<String, ParameterInfo>;
+pub use crate::observed::{Catalog, ParameterInfo};
 
 impl DBParameterGroup {
     /// The RDS name: spec.dbParameterGroupName or metadata.name, lower-cased as RDS stores it.

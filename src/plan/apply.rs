@@ -5,8 +5,8 @@
 use kube::runtime::events::EventType;
 
 use crate::crd::{
-    AdoptionPolicy, DBInstance, DBInstanceStatus, DriftRecord, FieldDrift, OWNER_NAME_TAG,
-    OWNER_TAG, RETAINED_TAG, RestoreFrom, RestoreStatus,
+    ADOPTED_TAG, AdoptionPolicy, DBInstance, DBInstanceStatus, DriftRecord, FieldDrift,
+    OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG, RestoreFrom, RestoreStatus,
 };
 use crate::observed::ObservedInstance;
 
@@ -215,6 +215,7 @@ fn adopt(f: &Facts, mut plan: Plan, observed: &ObservedInstance, from: Adoptee) 
     let ownership_tags = [
         (OWNER_TAG.to_owned(), uid.to_owned()),
         (OWNER_NAME_TAG.to_owned(), format!("{namespace}/{name}")),
+        (ADOPTED_TAG.to_owned(), f.now.clone()),
     ];
     plan.step(Step::AddTags {
         identifier: identifier.clone(),

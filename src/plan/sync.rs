@@ -5,7 +5,7 @@
 use kube::runtime::events::EventType;
 
 use crate::connection::{self, ConnectionInfo};
-use crate::crd::{Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy};
+use crate::crd::{ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy};
 use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
@@ -77,9 +77,9 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     // written by this plan); until then the previous ones stay.
     fields.applied_tag_keys = previous.applied_tag_keys.clone();
     fields.corrections = current_corrections(f);
-    // Held until the spec changes: an adoption, and an instance of ours this DBInstance has never
-    // recorded (a crash after the adopting or creating call, before the status write).
-    fields.adopted_generation = match previous.arn.is_none() {
+    // Held until the spec changes: an adoption, also one not yet recorded in status (a crash
+    // between the adopting call and the status write).
+    fields.adopted_generation = match unrecorded_adoption(f) {
         true => db.metadata.generation,
         false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
     };
@@ -133,6 +133,13 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     sync.correct(plan, fields, password, hash)
 }
 
+/// An instance this DBInstance adopted (it carries the adoption tag) that status has never
+/// recorded.
+fn unrecorded_adoption(f: &Facts) -> bool {
+    let recorded = f.db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    !recorded && (f.observed.as_ref()).is_some_and(|o| o.tags.contains_key(ADOPTED_TAG))
+}
+
 /// Why differences are reported and not put right.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Hold {
@@ -148,10 +155,10 @@ impl Hold {
     fn of(f: &Facts) -> Option<Hold> {
         let db = &f.db;
         let adopted = db.status.as_ref().and_then(|s| s.adopted_generation);
-        let recorded = db.status.as_ref().is_some_and(|s| s.arn.is_some());
         if spec::observe_only(db) {
             Some(Hold::ObserveOnly)
-        } else if !recorded || (adopted.is_some() && adopted == db.metadata.generation) {
+        } else if unrecorded_adoption(f) || (adopted.is_some() && adopted == db.metadata.generation)
+        {
             Some(Hold::Adopted)
         } else if db.spec.drift_policy == DriftPolicy::Report {
             Some(Hold::DriftPolicy)

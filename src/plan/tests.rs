@@ -296,8 +296,6 @@ fn creation_and_ownership() {
         f.observed = Some(o);
     });
     let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
-    // Never recorded: what differs is held until the spec changes, as after an adoption.
-    crashed_fields.adopted_generation = Some(1);
     crashed_fields.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     check(vec![
@@ -2073,10 +2071,21 @@ fn adoption_rules() {
             "AdoptedWithDifferences",
         ),
         (
+            "a crash after create (no adoption tag): what differs is put right, not held",
+            with(facts(), |f| {
+                let mut o = ours();
+                o.db_instance_class = Some("db.t3.small".into());
+                f.observed = Some(o);
+            }),
+            vec!["ModifyInstance"],
+            "Updating",
+        ),
+        (
             "a crash between the adopting call and the status write: still held",
             with(facts(), |f| {
                 let mut o = stack_instance();
                 o.tags.extend(ours().tags);
+                o.tags.insert(crate::crd::ADOPTED_TAG.into(), NOW.into());
                 f.observed = Some(o);
             }),
             vec![],
@@ -2099,6 +2108,7 @@ fn adoption_rules() {
             tags: [
                 (OWNER_TAG.to_owned(), UID.to_owned()),
                 (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
+                (crate::crd::ADOPTED_TAG.to_owned(), NOW.to_owned()),
             ]
             .into(),
         }]
