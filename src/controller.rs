@@ -233,8 +233,12 @@ async fn once(db: &DBInstance, ctx: &Context) -> Result<(Requeue, Option<&'stati
     }
 }
 
-/// Backoff per object after an error: 2 s, 4 s, 8 s... up to 5 min.
-pub fn error_policy(db: Arc<DBInstance>, _err: &Error, ctx: Arc<Context>) -> Action {
+/// Backoff per object after an error: 2 s, 4 s, 8 s... up to 5 min; none after a terminal error
+/// (the next spec change wakes the object).
+pub fn error_policy(db: Arc<DBInstance>, err: &Error, ctx: Arc<Context>) -> Action {
+    if err.terminal() {
+        return Action::await_change();
+    }
     let failures = ctx.next_failure(&db.uid().unwrap_or_default(), db.metadata.generation);
     Action::requeue(plan::backoff_delay(failures))
 }

@@ -62,9 +62,19 @@ pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
         json_path = ".status.dbInstanceStatus"
     ),
     printcolumn(
+        name = "Version",
+        type_ = "string",
+        json_path = ".status.engineVersion"
+    ),
+    printcolumn(
         name = "Ready",
         type_ = "string",
         json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Synced",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Synced\")].status"
     ),
     printcolumn(
         name = "Endpoint",
@@ -314,7 +324,7 @@ pub struct DBInstanceSpec {
 
     /// What to do when the RDS instance differs from this spec because of a change made outside
     /// the operator: Correct (default: put it back, recreate a deleted instance) or Report (only
-    /// report it in status and Events).
+    /// report it in status and Events). Edits of this spec are applied either way.
     #[serde(default)]
     pub drift_policy: DriftPolicy,
 
@@ -505,8 +515,13 @@ pub enum OutOfBandDeletionPolicy {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceStatus {
-    /// Ready: the instance is available and matches the spec. Synced: the last reconcile reached AWS
-    /// without error.
+    /// Ready: the database is available to clients (RDS reports it available, or serving while it
+    /// backs up, applies a modification or optimises storage); an operator or AWS error never
+    /// turns it False. Synced: the last reconcile brought RDS to the spec, or why not (errors and
+    /// refusals are here). Reconciling: RDS or the operator is still working towards the spec
+    /// (creating, modifying, restoring, retrying). Stalled: only a spec change can help
+    /// (InvalidSpec, InvalidParameter, IdentifierInUse, UnsupportedChange...); the operator does
+    /// not retry until it comes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,
@@ -556,6 +571,26 @@ pub struct DBInstanceStatus {
     /// deletion), and whether the settings RDS does not take at restore time have been sent since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreStatus>,
+    /// The engine version RDS runs (the spec may name only its prefix, such as 8.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// The AWS region and account of the instance (from its ARN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<String>,
+    /// RDS's immutable resource id of the instance (db-...), as IAM database authentication and
+    /// CloudWatch name it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbi_resource_id: Option<String>,
+    /// The latest time a point-in-time restore of the instance can reach (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_restorable_time: Option<String>,
+    /// The CA certificate of the instance's server certificate, and when it expires (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate_identifier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_valid_till: Option<String>,
     /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter_apply_status: Option<String>,

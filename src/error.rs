@@ -28,11 +28,24 @@ impl Error {
         }
     }
 
+    /// Whether only a spec change can help: AWS refused a parameter of the request. The operator
+    /// stops retrying until the spec changes (the watch wakes it then).
+    pub fn terminal(&self) -> bool {
+        match self {
+            Error::Aws(e) => {
+                e.class == ErrorClass::InvalidInput
+                    && (e.code.starts_with("InvalidParameter") || e.code == "ValidationError")
+            }
+            _ => false,
+        }
+    }
+
     /// The condition reason and message shown to the user, for errors the user can act on.
     pub fn user_facing(&self) -> Option<(String, String)> {
         match self {
             Error::Aws(e) => {
                 let reason = match e.class {
+                    ErrorClass::InvalidInput if self.terminal() => "InvalidParameter",
                     ErrorClass::InvalidInput => "InvalidRequest",
                     ErrorClass::Retryable => "AWSUnavailable",
                     ErrorClass::AlreadyExists => "AlreadyExists",

@@ -63,7 +63,7 @@ pub async fn set_finalizer<K: Kind>(client: &Client, obj: &K, present: bool) -> 
     Ok(())
 }
 
-/// The Ready and Synced conditions, merged into the previous ones (an unchanged condition keeps
+/// The Ready, Synced, Reconciling and Stalled conditions, merged into the previous ones (an unchanged condition keeps
 /// its lastTransitionTime).
 pub fn conditions(
     previous: &[Condition],
@@ -72,9 +72,12 @@ pub fn conditions(
     generation: Option<i64>,
     now: &str,
 ) -> Vec<Condition> {
+    let (reconciling, stalled) = crate::plan::status::progress(synced, false);
     let new = vec![
         condition("Ready", ready, generation),
         condition("Synced", synced, generation),
+        condition("Reconciling", &reconciling, generation),
+        condition("Stalled", &stalled, generation),
     ];
     merge_conditions(previous, new, now)
 }
@@ -442,6 +445,11 @@ async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
     let already = (K::conditions(&mut status).iter())
         .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
     let failed = ConditionPlan::new(false, &reason, message.clone());
+    // An AWS error says nothing new of whether the object exists: Ready stays as it was.
+    let ready = (K::conditions(&mut status).iter())
+        .find(|c| c.type_ == "Ready")
+        .map(|c| ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()))
+        .unwrap_or_else(|| failed.clone());
     if !already {
         let event = PlannedEvent {
             type_: EventType::Warning,
@@ -452,7 +460,7 @@ async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
         };
         publish(&shared.ctx.recorder, obj, &event).await;
     }
-    if let Err(e) = write_status(shared, obj, status, &failed, &failed).await {
+    if let Err(e) = write_status(shared, obj, status, &ready, &failed).await {
         warn!(error = %e, "could not report failure in status");
     }
 }
@@ -461,9 +469,12 @@ async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
 /// again.
 pub fn error_policy<K: Reconciled>(
     obj: std::sync::Arc<K>,
-    _error: &Error,
+    error: &Error,
     shared: std::sync::Arc<Shared>,
 ) -> kube::runtime::controller::Action {
+    if error.terminal() {
+        return kube::runtime::controller::Action::await_change();
+    }
     let failures = (shared.ctx).next_failure(&obj.uid().unwrap_or_default(), obj.meta().generation);
     kube::runtime::controller::Action::requeue(crate::plan::backoff_delay(failures))
 }

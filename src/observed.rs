@@ -29,6 +29,14 @@ pub struct ObservedInstance {
     pub db_parameter_group_name: Option<String>,
     /// in-sync, applying or pending-reboot.
     pub parameter_apply_status: Option<String>,
+    /// RDS's immutable resource id (db-...).
+    pub dbi_resource_id: Option<String>,
+    /// The CA certificate the instance's server certificate is signed by, and when that expires
+    /// (RFC 3339).
+    pub ca_certificate_identifier: Option<String>,
+    pub certificate_valid_till: Option<String>,
+    /// The latest time a point-in-time restore can reach (RFC 3339).
+    pub latest_restorable_time: Option<String>,
     pub db_subnet_group_name: Option<String>,
     pub master_username: Option<String>,
     pub db_name: Option<String>,

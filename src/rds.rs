@@ -51,6 +51,12 @@ impl From<&DbInstance> for ObservedInstance {
                 .and_then(|g| g.db_parameter_group_name().map(str::to_owned)),
             parameter_apply_status: (db.db_parameter_groups().first())
                 .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
+            dbi_resource_id: s(db.dbi_resource_id()),
+            ca_certificate_identifier: s(db.ca_certificate_identifier()),
+            certificate_valid_till: (db.certificate_details())
+                .and_then(|c| c.valid_till())
+                .and_then(rfc3339),
+            latest_restorable_time: db.latest_restorable_time().and_then(rfc3339),
             db_subnet_group_name: db
                 .db_subnet_group()
                 .and_then(|g| g.db_subnet_group_name().map(str::to_owned)),
@@ -272,6 +278,11 @@ pub struct CreateRequest<'a> {
     pub password: Option<&'a SecretString>,
     /// Tags to set: the spec's plus the ownership tags.
     pub tags: BTreeMap<String, String>,
+}
+
+/// An AWS time as RFC 3339.
+fn rfc3339(t: &aws_smithy_types::DateTime) -> Option<String> {
+    t.fmt(aws_smithy_types::date_time::Format::DateTime).ok()
 }
 
 /// The spec's settings RDS takes at restore time, on either restore request (the two builders

@@ -66,8 +66,9 @@ pub struct DBSubnetGroupSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBSubnetGroupStatus {
-    /// Ready: the group exists as the spec says. Synced: the last reconcile reached AWS without
-    /// error.
+    /// Ready: the group exists in RDS for instances to use; an AWS error never turns it False.
+    /// Synced: the last reconcile brought RDS to the spec, or why not. Reconciling: the operator
+    /// is still working towards the spec. Stalled: only a spec change can help.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,

@@ -38,9 +38,13 @@ pub fn finish(
         let (ok, reason, message) = readiness(status.db_instance_status.as_deref().unwrap_or(""));
         ConditionPlan::new(ok, &reason, message)
     });
+    let state = status.db_instance_status.as_deref().unwrap_or("");
+    let (reconciling, stalled) = progress(&plan.synced, is_transitional(state));
     let conditions = vec![
         condition("Ready", &ready, generation),
         condition("Synced", &plan.synced, generation),
+        condition("Reconciling", &reconciling, generation),
+        condition("Stalled", &stalled, generation),
     ];
     let before = previous
         .map(|p| p.conditions.as_slice())
@@ -53,24 +57,93 @@ pub fn finish(
     status
 }
 
-/// Ready=False and Synced=False with this reason, keeping what was last observed, plus a Warning
-/// Event when Ready did not already say so.
+/// Synced reasons that need a change of the spec (or of what it names) before anything can
+/// proceed: kstatus reads them as Stalled, and the operator stops retrying until the spec changes.
+pub const STALLED: &[&str] = &[
+    "InvalidSpec",
+    "InvalidParameter",
+    "InvalidParameters",
+    "IdentifierInUse",
+    "NameInUse",
+    "UnsupportedChange",
+    "PasswordUnknown",
+    "NothingToAdopt",
+];
+
+/// Synced reasons of a settled object: reported, nothing in progress.
+pub const SETTLED: &[&str] = &[
+    "Synced",
+    "Drifted",
+    "Observed",
+    "AdoptedWithDifferences",
+    "ProtectionKept",
+    "Fighting",
+    "PendingReboot",
+    "Pending",
+    "DryRun",
+    "ReconcilePaused",
+    "NotFound",
+    "DeletionProtected",
+    "ConnectionSecretConflict",
+    "PasswordSecretConflict",
+];
+
+/// Failures that say the instance cannot be reached: Ready turns False with them. Every other
+/// failure (AWS throttling, a refused change, a Secret) leaves Ready as it was: the database is as
+/// available to clients as it was before.
+pub const UNAVAILABLE: &[&str] = &[
+    "DeletedOutOfBand",
+    "ConfirmingAbsence",
+    "RenameInProgress",
+    "AccountOrRegionMismatch",
+    "NotFound",
+    "NothingToAdopt",
+];
+
+/// The kstatus conditions from Synced and the RDS state: Stalled when only a spec change can
+/// help; Reconciling while RDS is busy or the operator is still working towards the spec.
+pub fn progress(synced: &ConditionPlan, rds_busy: bool) -> (ConditionPlan, ConditionPlan) {
+    let reason = synced.reason.as_str();
+    let stalled = !synced.ok && STALLED.contains(&reason);
+    let working = !synced.ok && !SETTLED.contains(&reason);
+    let reconciling = match (stalled, rds_busy || working) {
+        (false, true) => ConditionPlan::new(true, reason, synced.message.clone()),
+        _ => ConditionPlan::new(false, "Settled", "nothing is in progress"),
+    };
+    let stalled = match stalled {
+        true => ConditionPlan::new(true, reason, synced.message.clone()),
+        false => ConditionPlan::new(false, "NotStalled", "nothing needs a spec change"),
+    };
+    (reconciling, stalled)
+}
+
+/// Synced=False with this reason; Ready False only for a failure that says the instance cannot be
+/// reached (or when nothing was ever observed), else as last observed; a Warning Event when Synced
+/// did not already say so.
 pub fn failure(
     previous: Option<&DBInstanceStatus>,
     reason: &str,
     message: &str,
 ) -> (StatusPlan, Option<PlannedEvent>) {
     let failed = ConditionPlan::new(false, reason, message);
+    let last_ready =
+        (previous.iter().flat_map(|s| s.conditions.iter())).find(|c| c.type_ == "Ready");
+    let ready = match last_ready {
+        Some(c) if !UNAVAILABLE.contains(&reason) => {
+            ConditionPlan::new(c.status == "True", &c.reason, c.message.clone())
+        }
+        _ => failed.clone(),
+    };
     let status = StatusPlan {
         held: false,
         fields: previous.cloned().unwrap_or_default(),
-        ready: Some(failed.clone()),
+        ready: Some(ready),
         synced: failed,
     };
     let already = previous.is_some_and(|s| {
         s.conditions
             .iter()
-            .any(|c| c.type_ == "Ready" && c.reason == reason && c.message == message)
+            .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message)
     });
     let event = (!already).then(|| PlannedEvent {
         type_: EventType::Warning,
@@ -141,8 +214,22 @@ pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInsta
         arn: observed.arn.clone(),
         pending_modified_values: observed.pending_modified_values.clone(),
         parameter_apply_status: observed.parameter_apply_status.clone(),
+        engine_version: observed.engine_version.clone(),
+        region: arn_part(observed.arn.as_deref(), 3),
+        account_id: arn_part(observed.arn.as_deref(), 4),
+        dbi_resource_id: observed.dbi_resource_id.clone(),
+        latest_restorable_time: observed.latest_restorable_time.clone(),
+        ca_certificate_identifier: observed.ca_certificate_identifier.clone(),
+        certificate_valid_till: observed.certificate_valid_till.clone(),
         ..Default::default()
     }
+}
+
+/// Part `n` of an ARN (`arn:partition:service:region:account:...`), when not empty.
+fn arn_part(arn: Option<&str>, n: usize) -> Option<String> {
+    (arn?.split(':').nth(n))
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
 }
 
 /// The Ready condition for an instance of ours in this RDS state.
@@ -152,6 +239,11 @@ pub fn readiness(status: &str) -> (bool, String, String) {
             true,
             "Available".into(),
             "the RDS instance is available".into(),
+        ),
+        s if SERVING.contains(&s) => (
+            true,
+            camel_case(s),
+            format!("the RDS instance serves clients while RDS reports it as {s}"),
         ),
         s if is_transitional(s) => (
             false,
@@ -165,6 +257,18 @@ pub fn readiness(status: &str) -> (bool, String, String) {
         ),
     }
 }
+
+/// RDS states in which the instance keeps serving clients (Ready stays True): a backup, a
+/// modification being applied, storage being optimised, settings being configured.
+pub const SERVING: &[&str] = &[
+    "backing-up",
+    "modifying",
+    "storage-optimization",
+    "configuring-enhanced-monitoring",
+    "configuring-iam-database-auth",
+    "configuring-log-exports",
+    "resetting-master-credentials",
+];
 
 /// `backing-up` -> `BackingUp`: RDS states as condition reasons.
 pub fn camel_case(s: &str) -> String {

@@ -27,8 +27,8 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let previous = db.status.clone().unwrap_or_default();
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
     if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
-        let (ready, _, message) = readiness(&observed.status);
-        if ready {
+        let (_, _, message) = readiness(&observed.status);
+        if observed.status == "available" {
             plan.event(EventType::Normal, "Available", "Observe", message);
         } else if !is_transitional(&observed.status) {
             plan.event(EventType::Warning, "Failed", "Observe", message);
@@ -133,6 +133,11 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     sync.correct(plan, fields, password, hash)
 }
 
+/// Whether the spec changed since the status was last written (an edit, not drift).
+fn edited(db: &crate::crd::DBInstance) -> bool {
+    db.metadata.generation != db.status.as_ref().and_then(|s| s.observed_generation)
+}
+
 /// An instance this DBInstance adopted (it carries the adoption tag) that status has never
 /// recorded.
 fn unrecorded_adoption(f: &Facts) -> bool {
@@ -160,7 +165,8 @@ impl Hold {
         } else if unrecorded_adoption(f) || (adopted.is_some() && adopted == db.metadata.generation)
         {
             Some(Hold::Adopted)
-        } else if db.spec.drift_policy == DriftPolicy::Report {
+        } else if db.spec.drift_policy == DriftPolicy::Report && !edited(db) {
+            // Report stops correcting changes made outside the operator, never the user's edits.
             Some(Hold::DriftPolicy)
         } else {
             None

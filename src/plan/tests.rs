@@ -1275,7 +1275,7 @@ fn aws_errors_are_reported_by_class() {
     // The same failure again publishes no second Event.
     let mut previous = synced().db.status.unwrap();
     previous.conditions = vec![Condition {
-        type_: "Ready".into(),
+        type_: "Synced".into(),
         status: "False".into(),
         reason: "AWSUnavailable".into(),
         message: "m".into(),
@@ -1321,16 +1321,17 @@ fn the_written_status_takes_rds_answers() {
     );
     assert_eq!(ready.last_transition_time.as_deref(), Some(NOW));
 
-    let mut modifying = ours();
-    modifying.status = "modifying".into();
+    // Rebooting: Ready stays False (modifying now counts as serving clients, so it would flip).
+    let mut rebooting = ours();
+    rebooting.status = "rebooting".into();
     let after = status::finish(
         &planned,
         Some(&written),
-        Some(&Response::Modified(modifying)),
+        Some(&Response::Modified(rebooting)),
         Some(1),
         "later",
     );
-    assert_eq!(after.db_instance_status.as_deref(), Some("modifying"));
+    assert_eq!(after.db_instance_status.as_deref(), Some("rebooting"));
     let ready = after
         .conditions
         .iter()
@@ -2627,4 +2628,99 @@ fn maintenance_windows_are_read_as_rds_writes_them() {
             "{window} at {now}"
         );
     }
+}
+
+#[test]
+fn ready_means_available_to_clients() {
+    use super::status::{failure, progress, readiness};
+    let ready_before = DBInstanceStatus {
+        conditions: vec![Condition {
+            type_: "Ready".into(),
+            status: "True".into(),
+            reason: "Available".into(),
+            message: "the RDS instance is available".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    // (previous status, failure reason, Ready after)
+    let table = [
+        (Some(&ready_before), "AWSUnavailable", true),
+        (Some(&ready_before), "InvalidSpec", true),
+        (Some(&ready_before), "InvalidRequest", true),
+        (Some(&ready_before), "DeletionProtected", true),
+        (Some(&ready_before), "DeletedOutOfBand", false),
+        (Some(&ready_before), "ConfirmingAbsence", false),
+        (Some(&ready_before), "AccountOrRegionMismatch", false),
+        (None, "InvalidSpec", false),
+    ];
+    for (previous, reason, ready) in table {
+        let (status, _) = failure(previous, reason, "why");
+        assert_eq!(
+            status.ready.unwrap().ok,
+            ready,
+            "{reason} after Ready={}",
+            previous.is_some()
+        );
+        assert_eq!(status.synced.reason, reason, "errors are on Synced");
+    }
+    // RDS states in which clients are served keep Ready True.
+    for (state, ready) in [
+        ("available", true),
+        ("backing-up", true),
+        ("modifying", true),
+        ("storage-optimization", true),
+        ("creating", false),
+        ("rebooting", false),
+        ("upgrading", false),
+        ("stopped", false),
+        ("failed", false),
+    ] {
+        assert_eq!(readiness(state).0, ready, "{state}");
+    }
+    // (Synced reason, ok, RDS busy) -> (Reconciling, Stalled)
+    let table = [
+        ("Synced", true, false, false, false),
+        ("Synced", true, true, true, false),
+        ("Updating", false, false, true, false),
+        ("AWSUnavailable", false, false, true, false),
+        ("ReferencesUnresolved", false, false, true, false),
+        ("InvalidSpec", false, false, false, true),
+        ("InvalidParameter", false, true, false, true),
+        ("IdentifierInUse", false, false, false, true),
+        ("UnsupportedChange", false, false, false, true),
+        ("Drifted", false, false, false, false),
+        ("ReconcilePaused", false, false, false, false),
+        ("PendingReboot", false, false, false, false),
+    ];
+    for (reason, ok, busy, reconciling, stalled) in table {
+        let (r, s) = progress(&ConditionPlan::new(ok, reason, "m"), busy);
+        assert_eq!((r.ok, s.ok), (reconciling, stalled), "{reason} busy={busy}");
+    }
+}
+
+#[test]
+fn drift_policy_report_still_applies_the_users_edits() {
+    let report = with(synced(), |f| f.db.spec.drift_policy = DriftPolicy::Report);
+    let edited = with(report.clone(), |f| {
+        f.db.spec.db_instance_class = "db.t3.large".into();
+        f.db.metadata.generation = Some(2);
+    });
+    let drifted = with(report, |f| {
+        f.observed.as_mut().unwrap().db_instance_class = Some("db.t3.large".into());
+    });
+    check_outlines(vec![
+        (
+            "an edit is applied under Report",
+            edited,
+            vec!["ModifyInstance"],
+            "Updating",
+        ),
+        (
+            "drift is only reported under Report",
+            drifted,
+            vec![],
+            "Drifted",
+        ),
+    ]);
 }

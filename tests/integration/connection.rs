@@ -391,11 +391,15 @@ async fn a_template_with_an_unknown_placeholder_is_refused() {
     )
     .await
     .expect("create");
-    let db = wait_dbi(&api, "template", "Ready=False InvalidSpec", TIMEOUT, |db| {
-        common::condition(db, "Ready").is_some_and(|c| c.1 == "InvalidSpec")
-    })
+    let db = wait_dbi(
+        &api,
+        "template",
+        "Synced=False InvalidSpec",
+        TIMEOUT,
+        |db| common::condition(db, "Synced").is_some_and(|c| c.1 == "InvalidSpec"),
+    )
     .await;
-    let message = common::condition(&db, "Ready").unwrap().2;
+    let message = common::condition(&db, "Synced").unwrap().2;
     assert!(
         message.contains("APP_DB_HOST") && message.contains("unknown placeholder {{ hostname }}"),
         "{message}"

@@ -260,12 +260,12 @@ async fn an_instance_that_is_not_ours_is_never_adopted_or_deleted() {
     let db = wait_dbi(
         &api,
         "foreign",
-        "Ready=False IdentifierInUse",
+        "Synced=False IdentifierInUse",
         READY_TIMEOUT,
-        |db| condition(db, "Ready").is_some_and(|c| c.0 == "False" && c.1 == "IdentifierInUse"),
+        |db| condition(db, "Synced").is_some_and(|c| c.0 == "False" && c.1 == "IdentifierInUse"),
     )
     .await;
-    let message = condition(&db, "Ready").unwrap().2;
+    let message = condition(&db, "Synced").unwrap().2;
     assert!(
         message.contains(&id) && message.contains("not managed"),
         "{message}"
@@ -421,12 +421,12 @@ async fn aws_invalid_input_is_reported_backed_off_and_retried_on_spec_change() {
     let db = wait_dbi(
         &api,
         "badnet",
-        "Ready=False InvalidRequest",
+        "Synced=False InvalidRequest",
         READY_TIMEOUT,
-        |db| condition(db, "Ready").is_some_and(|c| c.1 == "InvalidRequest"),
+        |db| condition(db, "Synced").is_some_and(|c| c.1 == "InvalidRequest"),
     )
     .await;
-    let message = condition(&db, "Ready").unwrap().2;
+    let message = condition(&db, "Synced").unwrap().2;
     assert!(
         message.contains("no-such-subnet-group"),
         "AWS's message is shown: {message}"
@@ -493,12 +493,16 @@ async fn deletion_protection_holds_the_deletion_without_a_hot_loop() {
     let db = wait_dbi(
         &api,
         "protected",
-        "Ready=False DeletionProtected",
+        "Synced=False DeletionProtected",
         READY_TIMEOUT,
-        |db| condition(db, "Ready").is_some_and(|c| c.1 == "DeletionProtected"),
+        |db| condition(db, "Synced").is_some_and(|c| c.1 == "DeletionProtected"),
     )
     .await;
     assert!(db.metadata.deletion_timestamp.is_some());
+    assert!(
+        is_ready(&db),
+        "the protected database still serves clients: Ready stays True"
+    );
     assert!(
         common::event_reasons(&client, &ns, "protected")
             .await
@@ -538,16 +542,30 @@ async fn an_identifier_aws_refuses_is_reported() {
     )
     .await
     .expect("create");
+    // A refused parameter needs a spec change: Stalled, and not retried until the spec changes.
     let db = wait_dbi(
         &api,
         "badid",
-        "Ready=False InvalidRequest",
+        "Synced=False InvalidParameter",
         READY_TIMEOUT,
-        |db| condition(db, "Ready").is_some_and(|c| c.1 == "InvalidRequest"),
+        |db| condition(db, "Synced").is_some_and(|c| c.1 == "InvalidParameter"),
     )
     .await;
-    let message = condition(&db, "Ready").unwrap().2;
+    let message = condition(&db, "Synced").unwrap().2;
     assert!(message.contains("CreateDBInstance failed"), "{message}");
+    assert_eq!(
+        condition(&db, "Stalled").map(|c| c.0).as_deref(),
+        Some("True")
+    );
+    // (The failure's own status write wakes one more attempt; after that, none.)
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let tried = common::calls("bad--identifier", "CreateDBInstance");
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    assert_eq!(
+        common::calls("bad--identifier", "CreateDBInstance"),
+        tried,
+        "no retry of a terminal error without a spec change"
+    );
     // Deleting it is immediate: there is nothing in RDS.
     common::delete_and_wait(&api, "badid").await;
 }
