@@ -186,7 +186,12 @@ fn controller(
 /// then failure reporting.
 pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action, Error> {
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
-    let span = info_span!("reconcile", dbinstance = %format!("{namespace}/{}", db.name_any()));
+    let span = info_span!(
+        "reconcile",
+        kind = "DBInstance",
+        namespace = %namespace,
+        resource = %db.name_any()
+    );
     async move {
         let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
         let started = std::time::Instant::now();

@@ -43,6 +43,7 @@ impl Default for Liveness {
 #[derive(Debug, Default)]
 pub struct Health {
     ready: AtomicBool,
+    leading: AtomicBool,
     liveness: Liveness,
     state: Mutex<LiveState>,
 }
@@ -51,6 +52,7 @@ pub struct Health {
 struct LiveState {
     polling_since: Option<Instant>,
     poll_ok_at: Option<Instant>,
+    poll_ok_wall: Option<std::time::SystemTime>,
     reconciles: HashMap<u64, Instant>,
     next: u64,
 }
@@ -83,7 +85,25 @@ impl Health {
     }
 
     pub fn poll_succeeded(&self) {
-        lock(&self.state).poll_ok_at = Some(Instant::now());
+        let mut state = lock(&self.state);
+        state.poll_ok_at = Some(Instant::now());
+        state.poll_ok_wall = Some(std::time::SystemTime::now());
+    }
+
+    /// This replica leads (or runs without leader election).
+    pub fn set_leading(&self, leading: bool) {
+        self.leading.store(leading, Ordering::SeqCst);
+    }
+
+    /// What the metrics page reports of this run.
+    pub fn runtime(&self) -> crate::metrics::Runtime {
+        let last_poll = (lock(&self.state).poll_ok_wall)
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs_f64());
+        crate::metrics::Runtime {
+            leading: self.leading.load(Ordering::SeqCst),
+            last_poll,
+        }
     }
 
     /// A reconcile starts; it counts until the returned value is dropped.
@@ -158,7 +178,7 @@ async fn metrics_page(State(state): State<AppState>) -> impl IntoResponse {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics.render(),
+        state.metrics.render() + &crate::metrics::render_runtime(state.health.runtime()),
     )
 }
 

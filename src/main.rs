@@ -160,6 +160,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     else {
         return Ok(());
     };
+    health.set_leading(true);
     let intervals = PollIntervals {
         busy: args.busy_poll_interval,
         settled: args.drift_interval,

@@ -351,7 +351,12 @@ pub async fn reconcile<K: Reconciled>(
     let namespace = obj
         .namespace()
         .ok_or(Error::MissingObjectKey("namespace"))?;
-    let span = tracing::info_span!("reconcile", kind = K::LABEL, object = %format!("{namespace}/{}", obj.name_any()));
+    let span = tracing::info_span!(
+        "reconcile",
+        kind = K::LABEL,
+        namespace = %namespace,
+        resource = %obj.name_any()
+    );
     async move {
         let ctx = &shared.ctx;
         let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;

@@ -162,6 +162,119 @@ impl Metrics {
     }
 }
 
+/// What the process knows of its own run, for the metrics page.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Runtime {
+    /// This replica leads (or runs without leader election).
+    pub leading: bool,
+    /// When the shared RDS poll last succeeded (seconds since the epoch).
+    pub last_poll: Option<f64>,
+}
+
+/// The process and build metrics: build info, leadership, the last successful poll, and the
+/// process's resident memory, CPU time, open file descriptors and start time (from /proc, as the
+/// Prometheus client libraries export them; absent where /proc is not).
+pub fn render_runtime(runtime: Runtime) -> String {
+    let mut out = String::new();
+    header(
+        &mut out,
+        "rds_operator_build_info",
+        "gauge",
+        "The operator's version.",
+    );
+    let _ = writeln!(
+        out,
+        "rds_operator_build_info{{version=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    header(
+        &mut out,
+        "rds_operator_is_leader",
+        "gauge",
+        "1 while this replica reconciles.",
+    );
+    let _ = writeln!(out, "rds_operator_is_leader {}", u8::from(runtime.leading));
+    if let Some(t) = runtime.last_poll {
+        let name = "rds_operator_observer_last_poll_timestamp_seconds";
+        header(
+            &mut out,
+            name,
+            "gauge",
+            "When the shared RDS poll last succeeded.",
+        );
+        let _ = writeln!(out, "{name} {t:.3}");
+    }
+    let Some(p) = process() else {
+        return out;
+    };
+    let gauges = [
+        (
+            "process_resident_memory_bytes",
+            "gauge",
+            "Resident memory.",
+            p.rss_bytes,
+        ),
+        (
+            "process_cpu_seconds_total",
+            "counter",
+            "User and system CPU time.",
+            p.cpu_seconds,
+        ),
+        (
+            "process_open_fds",
+            "gauge",
+            "Open file descriptors.",
+            p.open_fds,
+        ),
+        (
+            "process_start_time_seconds",
+            "gauge",
+            "Start time, since the epoch.",
+            p.start_time,
+        ),
+    ];
+    for (name, kind, help, value) in gauges {
+        header(&mut out, name, kind, help);
+        let _ = writeln!(out, "{name} {value}");
+    }
+    out
+}
+
+struct Process {
+    rss_bytes: f64,
+    cpu_seconds: f64,
+    open_fds: f64,
+    start_time: f64,
+}
+
+/// The process's figures from /proc (Linux; clock ticks at the usual 100 Hz).
+fn process() -> Option<Process> {
+    const TICKS: f64 = 100.0;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let rss_kib: f64 = (status.lines())
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<f64>().ok());
+    let (utime, stime, start) = (field(14)?, field(15)?, field(22)?);
+    let boot: f64 = (std::fs::read_to_string("/proc/stat").ok()?.lines())
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Process {
+        rss_bytes: rss_kib * 1024.0,
+        cpu_seconds: (utime + stime) / TICKS,
+        open_fds: std::fs::read_dir("/proc/self/fd").ok()?.count() as f64,
+        start_time: boot + start / TICKS,
+    })
+}
+
 fn header(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
@@ -195,5 +308,39 @@ mod tests {
         assert!(!text.contains("state=\"creating\""));
         assert!(text.contains("rds_operator_drift_corrections_total{field=\"tags\"} 1"));
         assert!(text.contains("# TYPE rds_operator_rds_api_calls_total counter"));
+    }
+
+    #[test]
+    fn renders_the_process_build_and_leadership() {
+        let text = render_runtime(Runtime {
+            leading: true,
+            last_poll: Some(1_700_000_000.5),
+        });
+        assert!(text.contains("rds_operator_is_leader 1"), "{text}");
+        assert!(
+            text.contains("rds_operator_build_info{version=\""),
+            "{text}"
+        );
+        assert!(text.contains("rds_operator_observer_last_poll_timestamp_seconds 1700000000.500"));
+        let value = |name: &str| {
+            (text.lines())
+                .find_map(|l| l.strip_prefix(&format!("{name} ")))
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("{name} missing: {text}"))
+        };
+        assert!(value("process_resident_memory_bytes") > 1e6);
+        assert!(value("process_open_fds") >= 3.0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let start = value("process_start_time_seconds");
+        assert!(
+            start <= now + 1.0 && start > now - 86_400.0,
+            "{start} vs {now}"
+        );
+        let idle = render_runtime(Runtime::default());
+        assert!(idle.contains("rds_operator_is_leader 0"));
+        assert!(!idle.contains("last_poll_timestamp"));
     }
 }

@@ -283,8 +283,8 @@ fn apply(f: &Facts) -> Plan {
 }
 
 fn delete(f: &Facts) -> Plan {
-    // RDS refuses while an instance uses the group (InvalidDBParameterGroupState): reported, with backoff, and
-    // retried.
+    // RDS refuses while an instance uses the group (InvalidDBParameterGroupState):
+    // reported, with backoff, and retried.
     let ours = f.observed.as_ref().map(|o| owned(f, o));
     let steps = (
         Step::Delete {

@@ -96,6 +96,127 @@ fn chart_lints_renders_and_refuses_bad_values() {
         );
     }
 
+    // The values platform teams compose with.
+    let digest = format!("image.digest=sha256:{}", "a".repeat(64));
+    let composed = [
+        "--set",
+        "fullnameOverride=ops-rds",
+        "--set",
+        "commonLabels.team=platform",
+        "--set",
+        digest.as_str(),
+        "--set",
+        "extraEnv[0].name=HTTPS_PROXY",
+        "--set",
+        "extraEnv[0].value=http://proxy:3128",
+        "--set",
+        "extraArgs={--aws-attempt-timeout=20s}",
+        "--set",
+        "podSecurityContext.runAsNonRoot=true",
+        "--set",
+        "podSecurityContext.runAsUser=null",
+        "--set",
+        "podSecurityContext.runAsGroup=null",
+        "--set",
+        "replicaCount=2",
+        "--set",
+        "podDisruptionBudget.enabled=true",
+        "--set",
+        "topologySpreadConstraints[0].maxSkew=1",
+        "--set",
+        "topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone",
+        "--set",
+        "topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway",
+        "--set",
+        "metrics.serviceMonitor.enabled=true",
+        "--set",
+        "metrics.serviceMonitor.scrapeTimeout=10s",
+        "--set",
+        "metrics.prometheusRule.enabled=true",
+    ];
+    let mut template = vec!["template", "rds", chart.as_str(), "--namespace", "ops"];
+    template.extend(composed);
+    let (ok, rendered, err) = common::run(&helm, &template);
+    assert!(ok, "helm template (composed values): {err}");
+    for needle in [
+        "name: ops-rds\n",
+        "team: platform",
+        "rds-operator@sha256:aaaa",
+        "name: HTTPS_PROXY",
+        "\"--aws-attempt-timeout=20s\"",
+        "kind: PodDisruptionBudget",
+        "topologyKey: topology.kubernetes.io/zone",
+        "scrapeTimeout: 10s",
+        "kind: PrometheusRule",
+        "alert: RdsOperatorPollStale",
+    ] {
+        assert!(
+            rendered.contains(needle),
+            "composed rendering lacks {needle:?}"
+        );
+    }
+    assert!(
+        !rendered.contains("runAsUser"),
+        "runAsUser can be dropped for OpenShift"
+    );
+    assert_eq!(kinds(&rendered, "PodDisruptionBudget"), 1);
+    let (_, single, _) = common::run(
+        &helm,
+        &[
+            "template",
+            "rds",
+            chart.as_str(),
+            "--set",
+            "podDisruptionBudget.enabled=true",
+        ],
+    );
+    assert_eq!(
+        kinds(&single, "PodDisruptionBudget"),
+        0,
+        "no PDB for one replica"
+    );
+
+    // As a subchart of an umbrella chart, with global values and a condition.
+    let umbrella = std::env::temp_dir().join(format!("rds-umbrella-{}", std::process::id()));
+    std::fs::create_dir_all(umbrella.join("charts")).expect("umbrella dir");
+    std::fs::write(
+        umbrella.join("Chart.yaml"),
+        format!(
+            "apiVersion: v2\nname: platform\nversion: 0.1.0\ndependencies:\n  - name: rds-operator\n    version: \">0.0.0-0\"\n    repository: file://{chart}\n    condition: rds-operator.enabled\n"
+        ),
+    )
+    .expect("Chart.yaml");
+    std::fs::write(
+        umbrella.join("values.yaml"),
+        "global:\n  imageRegistry: registry.example.com\nrds-operator:\n  enabled: true\n  watchNamespaces: [shop]\n",
+    )
+    .expect("values.yaml");
+    let dir = umbrella.to_str().unwrap();
+    let (ok, out, err) = common::run(&helm, &["dependency", "update", dir]);
+    assert!(ok, "helm dependency update: {out}{err}");
+    let (ok, rendered, err) =
+        common::run(&helm, &["template", "platform", dir, "--namespace", "ops"]);
+    assert!(
+        ok,
+        "the chart renders as a subchart with global and enabled: {err}"
+    );
+    assert!(rendered.contains("kind: Deployment") && rendered.contains("--namespace=shop"));
+    let (ok, rendered, _) = common::run(
+        &helm,
+        &[
+            "template",
+            "platform",
+            dir,
+            "--set",
+            "rds-operator.enabled=false",
+        ],
+    );
+    assert!(
+        ok && !rendered.contains("kind: Deployment"),
+        "the condition turns it off"
+    );
+    let _ = std::fs::remove_dir_all(&umbrella);
+
     // Values that break the schema are refused, readably.
     for (set, expected) in [
         ("log.format=xml", "/log/format"),
@@ -337,6 +458,11 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
         "rds_operator_rds_api_calls_total{operation=\"DescribeDBInstances\",outcome=\"ok\"}",
         "rds_operator_reconciles_total{result=\"success\"}",
         "rds_operator_reconcile_duration_seconds_count",
+        "rds_operator_is_leader 1",
+        "rds_operator_build_info{version=",
+        "rds_operator_observer_last_poll_timestamp_seconds ",
+        "process_resident_memory_bytes ",
+        "process_open_fds ",
     ] {
         assert!(
             metrics.contains(needle),
@@ -350,7 +476,11 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
         .find(|l| l.contains("created RDS instance"))
         .expect("a log line about the creation");
     let parsed: serde_json::Value = serde_json::from_str(line).expect("JSON log line");
-    assert!(line.contains(&format!("{watched}/helm")), "{parsed}");
+    // The object as separate fields, for log queries (the span's own "name" key is its name).
+    let span = &parsed["span"];
+    assert_eq!(span["kind"], "DBInstance", "{parsed}");
+    assert_eq!(span["namespace"], watched.as_str(), "{parsed}");
+    assert_eq!(span["resource"], "helm", "{parsed}");
     assert!(!logs.contains("Sup3r-Secret-Passw0rd"));
 
     // Outside its RBAC: no Secrets of other namespaces, nor of its own.
