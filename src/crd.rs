@@ -98,6 +98,10 @@ pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
     validation = kube::core::Rule::new("has(self.dbName) == has(oldSelf.dbName) && (!has(self.dbName) || self.dbName == oldSelf.dbName)").message("dbName is immutable").field_path(".dbName"),
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
+    validation = kube::core::Rule::new("has(self.availabilityZone) == has(oldSelf.availabilityZone) && (!has(self.availabilityZone) || self.availabilityZone == oldSelf.availabilityZone)").message("availabilityZone is immutable").field_path(".availabilityZone"),
+    validation = kube::core::Rule::new("has(self.characterSetName) == has(oldSelf.characterSetName) && (!has(self.characterSetName) || self.characterSetName == oldSelf.characterSetName)").message("characterSetName is immutable").field_path(".characterSetName"),
+    validation = kube::core::Rule::new("has(self.engineLifecycleSupport) == has(oldSelf.engineLifecycleSupport) && (!has(self.engineLifecycleSupport) || self.engineLifecycleSupport == oldSelf.engineLifecycleSupport)").message("engineLifecycleSupport is immutable").field_path(".engineLifecycleSupport"),
+    validation = kube::core::Rule::new("!has(self.availabilityZone) || !has(self.multiAZ) || !self.multiAZ").message("availabilityZone is for a single-AZ instance; leave it out with multiAZ"),
     validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
     validation = kube::core::Rule::new("!(has(self.dbParameterGroupName) && has(self.dbParameterGroupRef))").message("set either dbParameterGroupName or dbParameterGroupRef, not both"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the instance was created").field_path(".restoreFrom"),
@@ -227,6 +231,84 @@ pub struct DBInstanceSpec {
     /// Copy the instance's tags to its snapshots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_tags_to_snapshot: Option<bool>,
+
+    /// Storage throughput in MiB/s (gp3 only). Modifiable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub storage_throughput: Option<i32>,
+
+    /// The CA certificate of the instance's server certificate (e.g. rds-ca-rsa2048-g1).
+    /// Modifiable; RDS applies it with a restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate_identifier: Option<String>,
+
+    /// Log types exported to CloudWatch Logs (e.g. error, general, slowquery; postgresql).
+    /// Modifiable: the differences are enabled and disabled in one change.
+    #[serde(
+        default,
+        rename = "enableCloudwatchLogsExports",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_cloudwatch_logs_exports: Option<Vec<String>>,
+
+    /// IAM database authentication. Modifiable.
+    #[serde(
+        default,
+        rename = "enableIAMDatabaseAuthentication",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_iam_database_authentication: Option<bool>,
+
+    /// Performance Insights, its retention in days (7, 31 x months, or 731) and KMS key. Modifiable
+    /// (the key only until it is first set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enable_performance_insights: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub performance_insights_retention_period: Option<i32>,
+    #[serde(
+        default,
+        rename = "performanceInsightsKMSKeyID",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub performance_insights_kms_key_id: Option<String>,
+
+    /// Enhanced Monitoring: the interval in seconds (0, 1, 5, 10, 15, 30, 60) and the role it
+    /// publishes with. Modifiable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 60))]
+    pub monitoring_interval: Option<i32>,
+    #[serde(
+        default,
+        rename = "monitoringRoleARN",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub monitoring_role_arn: Option<String>,
+
+    /// The option group. Modifiable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option_group_name: Option<String>,
+
+    /// IPV4 or DUAL. Modifiable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_type: Option<NetworkType>,
+
+    /// The license model (license-included, bring-your-own-license...). Modifiable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub license_model: Option<String>,
+
+    /// The Availability Zone of a single-AZ instance. Create-time only (immutable): a Multi-AZ
+    /// failover moves the instance, which is not drift.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub availability_zone: Option<String>,
+
+    /// The character set (Oracle, Db2, SQL Server). Create-time only (immutable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub character_set_name: Option<String>,
+
+    /// open-source-rds-extended-support or open-source-rds-extended-support-disabled.
+    /// Create-time only (immutable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_lifecycle_support: Option<String>,
 
     /// Tags of the RDS instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -359,6 +441,23 @@ pub enum DriftPolicy {
     Correct,
     /// Only report the difference.
     Report,
+}
+
+/// The instance's network type.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum NetworkType {
+    Ipv4,
+    Dual,
+}
+
+impl NetworkType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkType::Ipv4 => "IPV4",
+            NetworkType::Dual => "DUAL",
+        }
+    }
 }
 
 /// What to do about static parameter changes that wait for a reboot.
@@ -687,27 +786,10 @@ pub struct Endpoint {
     pub port: i32,
 }
 
-/// A status condition, as in metav1.Condition.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Condition {
-    /// Ready or Synced.
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// True, False or Unknown.
-    pub status: String,
-    /// One word, CamelCase, why the condition is as it is.
-    pub reason: String,
-    /// What a person needs to know.
-    #[serde(default)]
-    pub message: String,
-    /// When status last changed (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_transition_time: Option<String>,
-    /// The metadata.generation the condition was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-}
+/// A status condition: Kubernetes's own `meta/v1 Condition` (type, status, reason, message,
+/// lastTransitionTime as a date-time, observedGeneration), so tools that read conditions find the
+/// schema they expect.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 /// Whether the object carries the cleanup finalizer.
 pub fn has_finalizer(meta: &kube::api::ObjectMeta) -> bool {

@@ -40,6 +40,18 @@ pub struct Modification {
     pub port: Option<i32>,
     pub auto_minor_version_upgrade: Option<bool>,
     pub copy_tags_to_snapshot: Option<bool>,
+    pub storage_throughput: Option<i32>,
+    pub ca_certificate_identifier: Option<String>,
+    /// CloudWatch log types to enable and to disable.
+    pub logs_exports: Option<(Vec<String>, Vec<String>)>,
+    pub iam_database_authentication: Option<bool>,
+    pub performance_insights: Option<bool>,
+    pub performance_insights_retention_period: Option<i32>,
+    pub monitoring_interval: Option<i32>,
+    pub monitoring_role_arn: Option<String>,
+    pub option_group_name: Option<String>,
+    pub network_type: Option<String>,
+    pub license_model: Option<String>,
     /// Send the master password from the Secret (it changed there).
     pub rotate_password: bool,
     pub apply_immediately: bool,
@@ -73,6 +85,17 @@ impl Modification {
             "autoMinorVersionUpgrade" => m.auto_minor_version_upgrade = None,
             "copyTagsToSnapshot" => m.copy_tags_to_snapshot = None,
             "vpcSecurityGroupIDs" => m.vpc_security_group_ids = None,
+            "storageThroughput" => m.storage_throughput = None,
+            "caCertificateIdentifier" => m.ca_certificate_identifier = None,
+            "enableCloudwatchLogsExports" => m.logs_exports = None,
+            "enableIAMDatabaseAuthentication" => m.iam_database_authentication = None,
+            "enablePerformanceInsights" => m.performance_insights = None,
+            "performanceInsightsRetentionPeriod" => m.performance_insights_retention_period = None,
+            "monitoringInterval" => m.monitoring_interval = None,
+            "monitoringRoleARN" => m.monitoring_role_arn = None,
+            "optionGroupName" => m.option_group_name = None,
+            "networkType" => m.network_type = None,
+            "licenseModel" => m.license_model = None,
             _ => {}
         }
     }
@@ -178,6 +201,8 @@ pub fn compare(
     availability(spec, observed, &mut f, &mut m);
     configuration(spec, observed, &mut f, &mut m);
     security_groups(spec, observed, &mut f, &mut m);
+    features(spec, observed, &mut f, &mut m);
+    logs_exports(spec, observed, &mut f, &mut m);
     password(observed, &mut f, &mut m);
     tags(observed, desired_tags, managed_tag_keys, &mut c);
 
@@ -371,6 +396,118 @@ fn security_groups(
             m.vpc_security_group_ids = Some(want.clone());
         }
     }
+}
+
+/// Features RDS turns on and off in place: throughput, CA certificate, IAM authentication,
+/// Performance Insights, Enhanced Monitoring, option group, network type, license model. The
+/// create-time-only ones (availability zone, character set, engine lifecycle support) are never
+/// compared: the schema keeps them immutable, and a failover moving the AZ is not drift.
+fn features(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    let same = |a: &i32, b: &i32| a == b;
+    let same_flag = |a: &bool, b: &bool| a == b;
+    f.opt(
+        "storageThroughput",
+        spec.storage_throughput.as_ref(),
+        o.storage_throughput.as_ref(),
+        same,
+        &mut m.storage_throughput,
+    );
+    f.opt(
+        "caCertificateIdentifier",
+        spec.ca_certificate_identifier.as_ref(),
+        o.ca_certificate_identifier.as_ref(),
+        eq_ignore_case,
+        &mut m.ca_certificate_identifier,
+    );
+    f.opt(
+        "enableIAMDatabaseAuthentication",
+        spec.enable_iam_database_authentication.as_ref(),
+        o.iam_database_authentication_enabled.as_ref(),
+        same_flag,
+        &mut m.iam_database_authentication,
+    );
+    f.opt(
+        "enablePerformanceInsights",
+        spec.enable_performance_insights.as_ref(),
+        o.performance_insights_enabled.as_ref(),
+        same_flag,
+        &mut m.performance_insights,
+    );
+    // The retention means something only while Performance Insights is on.
+    if spec.enable_performance_insights != Some(false) {
+        f.opt(
+            "performanceInsightsRetentionPeriod",
+            spec.performance_insights_retention_period.as_ref(),
+            o.performance_insights_retention_period.as_ref(),
+            same,
+            &mut m.performance_insights_retention_period,
+        );
+    }
+    f.opt(
+        "monitoringInterval",
+        spec.monitoring_interval.as_ref(),
+        o.monitoring_interval.as_ref(),
+        same,
+        &mut m.monitoring_interval,
+    );
+    if spec.monitoring_interval != Some(0) {
+        f.opt(
+            "monitoringRoleARN",
+            spec.monitoring_role_arn.as_ref(),
+            o.monitoring_role_arn.as_ref(),
+            |a, b| a == b,
+            &mut m.monitoring_role_arn,
+        );
+    }
+    f.opt(
+        "optionGroupName",
+        spec.option_group_name.as_ref(),
+        o.option_group_name.as_ref(),
+        eq_ignore_case,
+        &mut m.option_group_name,
+    );
+    let network = spec.network_type.map(|t| t.as_str().to_owned());
+    f.opt(
+        "networkType",
+        network.as_ref(),
+        o.network_type.as_ref(),
+        eq_ignore_case,
+        &mut m.network_type,
+    );
+    f.opt(
+        "licenseModel",
+        spec.license_model.as_ref(),
+        o.license_model.as_ref(),
+        eq_ignore_case,
+        &mut m.license_model,
+    );
+}
+
+/// CloudWatch log exports, compared as sets: one change enables what is missing and disables what
+/// the spec no longer lists.
+fn logs_exports(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
+    let Some(want) = &spec.enable_cloudwatch_logs_exports else {
+        return;
+    };
+    let want_set: BTreeSet<&String> = want.iter().collect();
+    let have_set: BTreeSet<&String> = o.enabled_cloudwatch_logs_exports.iter().collect();
+    if want_set == have_set {
+        return;
+    }
+    let enable = want_set
+        .difference(&have_set)
+        .map(|s| s.to_string())
+        .collect();
+    let disable = have_set
+        .difference(&want_set)
+        .map(|s| s.to_string())
+        .collect();
+    f.diffs.push(Diff {
+        field: "enableCloudwatchLogsExports",
+        observed: o.enabled_cloudwatch_logs_exports.join(","),
+        desired: want.join(","),
+    });
+    m.logs_exports = Some((enable, disable));
 }
 
 /// The master password: sent when the Secret's changed, unless RDS already holds a change.
@@ -585,6 +722,73 @@ mod tests {
 
     fn desired_tags() -> BTreeMap<String, String> {
         tags(&[("owner", "uid")])
+    }
+
+    #[test]
+    fn features_rds_changes_in_place_go_in_one_modification() {
+        let mut s = spec();
+        s.storage_throughput = Some(250);
+        s.ca_certificate_identifier = Some("rds-ca-rsa2048-g1".into());
+        s.enable_iam_database_authentication = Some(true);
+        s.enable_performance_insights = Some(true);
+        s.performance_insights_retention_period = Some(7);
+        s.monitoring_interval = Some(60);
+        s.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/rds-monitoring".into());
+        s.option_group_name = Some("coffee-options".into());
+        s.network_type = Some(crate::crd::NetworkType::Dual);
+        s.enable_cloudwatch_logs_exports = Some(vec!["error".into(), "slowquery".into()]);
+        // Create-time only: never compared (a failover moves the AZ).
+        s.availability_zone = Some("us-east-1a".into());
+        s.character_set_name = Some("AL32UTF8".into());
+        let mut o = observed();
+        o.enabled_cloudwatch_logs_exports = vec!["error".into(), "general".into()];
+        o.monitoring_interval = Some(0);
+        let c = compare(&s, &o, &desired_tags(), &[], false);
+        let m = c.modification.expect("one ModifyDBInstance");
+        assert_eq!(m.storage_throughput, Some(250));
+        assert_eq!(
+            m.ca_certificate_identifier.as_deref(),
+            Some("rds-ca-rsa2048-g1")
+        );
+        assert_eq!(m.iam_database_authentication, Some(true));
+        assert_eq!(m.performance_insights, Some(true));
+        assert_eq!(m.performance_insights_retention_period, Some(7));
+        assert_eq!(m.monitoring_interval, Some(60));
+        assert!(m.monitoring_role_arn.is_some());
+        assert_eq!(m.option_group_name.as_deref(), Some("coffee-options"));
+        assert_eq!(m.network_type.as_deref(), Some("DUAL"));
+        assert_eq!(
+            m.logs_exports,
+            Some((vec!["slowquery".into()], vec!["general".into()])),
+            "enable what is missing, disable what left the spec"
+        );
+        let fields: Vec<_> = c.diffs.iter().map(|d| d.field).collect();
+        assert!(!fields.contains(&"availabilityZone") && !fields.contains(&"characterSetName"));
+
+        // In sync, case aside, and the logs as a set: nothing to send.
+        let mut same = o.clone();
+        same.storage_throughput = Some(250);
+        same.ca_certificate_identifier = Some("RDS-CA-RSA2048-G1".into());
+        same.iam_database_authentication_enabled = Some(true);
+        same.performance_insights_enabled = Some(true);
+        same.performance_insights_retention_period = Some(7);
+        same.monitoring_interval = Some(60);
+        same.monitoring_role_arn = s.monitoring_role_arn.clone();
+        same.option_group_name = Some("coffee-options".into());
+        same.network_type = Some("DUAL".into());
+        same.enabled_cloudwatch_logs_exports = vec!["slowquery".into(), "error".into()];
+        assert!(compare(&s, &same, &desired_tags(), &[], false).in_sync());
+
+        // Retention and role mean nothing while their feature is off.
+        let mut off = spec();
+        off.enable_performance_insights = Some(false);
+        off.performance_insights_retention_period = Some(731);
+        off.monitoring_interval = Some(0);
+        off.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/x".into());
+        let mut o = observed();
+        o.performance_insights_enabled = Some(false);
+        o.monitoring_interval = Some(0);
+        assert!(compare(&off, &o, &desired_tags(), &[], false).in_sync());
     }
 
     #[test]

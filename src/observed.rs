@@ -29,6 +29,17 @@ pub struct ObservedInstance {
     pub db_parameter_group_name: Option<String>,
     /// in-sync, applying or pending-reboot.
     pub parameter_apply_status: Option<String>,
+    pub storage_throughput: Option<i32>,
+    pub enabled_cloudwatch_logs_exports: Vec<String>,
+    pub iam_database_authentication_enabled: Option<bool>,
+    pub performance_insights_enabled: Option<bool>,
+    pub performance_insights_retention_period: Option<i32>,
+    pub performance_insights_kms_key_id: Option<String>,
+    pub monitoring_interval: Option<i32>,
+    pub monitoring_role_arn: Option<String>,
+    pub option_group_name: Option<String>,
+    pub network_type: Option<String>,
+    pub license_model: Option<String>,
     /// RDS's immutable resource id (db-...).
     pub dbi_resource_id: Option<String>,
     /// The CA certificate the instance's server certificate is signed by, and when that expires

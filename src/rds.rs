@@ -51,6 +51,18 @@ impl From<&DbInstance> for ObservedInstance {
                 .and_then(|g| g.db_parameter_group_name().map(str::to_owned)),
             parameter_apply_status: (db.db_parameter_groups().first())
                 .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
+            storage_throughput: db.storage_throughput(),
+            enabled_cloudwatch_logs_exports: db.enabled_cloudwatch_logs_exports().to_vec(),
+            iam_database_authentication_enabled: db.iam_database_authentication_enabled(),
+            performance_insights_enabled: db.performance_insights_enabled(),
+            performance_insights_retention_period: db.performance_insights_retention_period(),
+            performance_insights_kms_key_id: s(db.performance_insights_kms_key_id()),
+            monitoring_interval: db.monitoring_interval(),
+            monitoring_role_arn: s(db.monitoring_role_arn()),
+            option_group_name: (db.option_group_memberships().first())
+                .and_then(|g| g.option_group_name().map(str::to_owned)),
+            network_type: s(db.network_type()),
+            license_model: s(db.license_model()),
             dbi_resource_id: s(db.dbi_resource_id()),
             ca_certificate_identifier: s(db.ca_certificate_identifier()),
             certificate_valid_till: (db.certificate_details())
@@ -542,6 +554,21 @@ impl Rds {
             .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
             .set_deletion_protection(spec.deletion_protection)
             .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .set_storage_throughput(spec.storage_throughput)
+            .set_ca_certificate_identifier(spec.ca_certificate_identifier.clone())
+            .set_enable_cloudwatch_logs_exports(spec.enable_cloudwatch_logs_exports.clone())
+            .set_enable_iam_database_authentication(spec.enable_iam_database_authentication)
+            .set_enable_performance_insights(spec.enable_performance_insights)
+            .set_performance_insights_retention_period(spec.performance_insights_retention_period)
+            .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
+            .set_monitoring_interval(spec.monitoring_interval)
+            .set_monitoring_role_arn(spec.monitoring_role_arn.clone())
+            .set_option_group_name(spec.option_group_name.clone())
+            .set_network_type(spec.network_type.map(|t| t.as_str().to_owned()))
+            .set_license_model(spec.license_model.clone())
+            .set_availability_zone(spec.availability_zone.clone())
+            .set_character_set_name(spec.character_set_name.clone())
+            .set_engine_lifecycle_support(spec.engine_lifecycle_support.clone())
             .set_tags(Some(tags))
             .send()
             .await
@@ -582,6 +609,24 @@ impl Rds {
             .set_db_port_number(m.port)
             .set_auto_minor_version_upgrade(m.auto_minor_version_upgrade)
             .set_copy_tags_to_snapshot(m.copy_tags_to_snapshot)
+            .set_storage_throughput(m.storage_throughput)
+            .set_ca_certificate_identifier(m.ca_certificate_identifier.clone())
+            .set_cloudwatch_logs_export_configuration(m.logs_exports.as_ref().map(
+                |(enable, disable)| {
+                    aws_sdk_rds::types::CloudwatchLogsExportConfiguration::builder()
+                        .set_enable_log_types(Some(enable.clone()))
+                        .set_disable_log_types(Some(disable.clone()))
+                        .build()
+                },
+            ))
+            .set_enable_iam_database_authentication(m.iam_database_authentication)
+            .set_enable_performance_insights(m.performance_insights)
+            .set_performance_insights_retention_period(m.performance_insights_retention_period)
+            .set_monitoring_interval(m.monitoring_interval)
+            .set_monitoring_role_arn(m.monitoring_role_arn.clone())
+            .set_option_group_name(m.option_group_name.clone())
+            .set_network_type(m.network_type.clone())
+            .set_license_model(m.license_model.clone())
             .set_master_user_password(password.map(|p| p.expose_secret().to_owned()))
             .send()
             .await

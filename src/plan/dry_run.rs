@@ -47,7 +47,10 @@ pub fn disruption_of(diff: &Diff, multi_az: bool) -> Disruption {
     match diff.field {
         // A Multi-AZ instance changes its standby first, then fails over to it.
         "dbInstanceClass" if multi_az => Disruption::Failover,
-        "dbInstanceClass" | "engineVersion" | "port" => Disruption::Outage,
+        // A new CA certificate takes a restart.
+        "dbInstanceClass" | "engineVersion" | "port" | "caCertificateIdentifier" => {
+            Disruption::Outage
+        }
         // Turning automated backups on or off.
         "backupRetentionPeriod" if (diff.observed == "0") != (diff.desired == "0") => {
             Disruption::Outage

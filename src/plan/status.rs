@@ -3,6 +3,8 @@
 
 use kube::runtime::events::EventType;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
 use crate::crd::{Condition, DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
 use crate::drift::Diff;
 use crate::observed::{ObservedInstance, is_transitional};
@@ -283,16 +285,24 @@ pub fn camel_case(s: &str) -> String {
         .collect()
 }
 
-/// Builds a condition.
+/// Builds a condition (its transition time is set by [`merge_conditions`]).
 pub fn condition(type_: &str, plan: &ConditionPlan, generation: Option<i64>) -> Condition {
     Condition {
         type_: type_.to_owned(),
         status: if plan.ok { "True" } else { "False" }.to_owned(),
         reason: plan.reason.clone(),
         message: plan.message.clone(),
-        last_transition_time: None,
+        last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
         observed_generation: generation,
     }
+}
+
+/// `now` (RFC 3339) as a Kubernetes time.
+fn time(now: &str) -> Time {
+    Time(
+        now.parse()
+            .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+    )
 }
 
 /// Merges new conditions into the previous ones: a condition whose status did not change keeps its
@@ -306,11 +316,8 @@ pub fn merge_conditions(previous: &[Condition], new: Vec<Condition>, now: &str) 
     for mut c in new {
         let before = previous.iter().find(|p| p.type_ == c.type_);
         c.last_transition_time = match before {
-            Some(p) if p.status == c.status => p
-                .last_transition_time
-                .clone()
-                .or_else(|| Some(now.to_owned())),
-            _ => Some(now.to_owned()),
+            Some(p) if p.status == c.status => p.last_transition_time.clone(),
+            _ => time(now),
         };
         merged.push(c);
     }

@@ -11,7 +11,7 @@ use kube::runtime::events::EventType::{self, Normal, Warning};
 use super::status::observed_status;
 use super::*;
 use crate::crd::{
-    Condition, ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
+    ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
     DeletionPolicy, DriftPolicy, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG, OWNER_TAG,
     OutOfBandDeletionPolicy, SecretKeyReference, StorageType, Tag,
 };
@@ -1274,13 +1274,11 @@ fn aws_errors_are_reported_by_class() {
     }
     // The same failure again publishes no second Event.
     let mut previous = synced().db.status.unwrap();
-    previous.conditions = vec![Condition {
-        type_: "Synced".into(),
-        status: "False".into(),
-        reason: "AWSUnavailable".into(),
-        message: "m".into(),
-        ..Default::default()
-    }];
+    previous.conditions = vec![status::condition(
+        "Synced",
+        &ConditionPlan::new(false, "AWSUnavailable", "m"),
+        None,
+    )];
     assert_eq!(
         status::failure(Some(&previous), "AWSUnavailable", "m").1,
         None
@@ -1319,7 +1317,7 @@ fn the_written_status_takes_rds_answers() {
         (ready.status.as_str(), ready.reason.as_str()),
         ("False", "Creating")
     );
-    assert_eq!(ready.last_transition_time.as_deref(), Some(NOW));
+    assert_eq!(ready.last_transition_time, at(NOW));
 
     // Rebooting: Ready stays False (modifying now counts as serving clients, so it would flip).
     let mut rebooting = ours();
@@ -1338,8 +1336,8 @@ fn the_written_status_takes_rds_answers() {
         .find(|c| c.type_ == "Ready")
         .unwrap();
     assert_eq!(
-        ready.last_transition_time.as_deref(),
-        Some(NOW),
+        ready.last_transition_time,
+        at(NOW),
         "unchanged status keeps its time"
     );
 }
@@ -1446,38 +1444,53 @@ fn unchanged_drift_keeps_its_record() {
     assert_eq!(status::describe_diffs(&diffs), "multiAZ: true -> false");
 }
 
+/// An RFC 3339 time as a Kubernetes time.
+fn at(t: &str) -> Time {
+    Time(t.parse().expect("RFC 3339"))
+}
+
 #[test]
 fn unchanged_condition_keeps_its_transition_time() {
+    let (t1, t2, t3) = (
+        "2026-11-30T10:00:00Z",
+        "2026-11-30T10:01:00Z",
+        "2026-11-30T10:02:00Z",
+    );
+    let creating = ConditionPlan::new(false, "Creating", "m");
     let first = status::merge_conditions(
         &[],
-        vec![status::condition(
-            "Ready",
-            &ConditionPlan::new(false, "Creating", "m"),
-            Some(1),
-        )],
-        "t1",
+        vec![status::condition("Ready", &creating, Some(1))],
+        t1,
     );
-    assert_eq!(first[0].last_transition_time.as_deref(), Some("t1"));
+    assert_eq!(first[0].last_transition_time, at(t1));
     let same = status::merge_conditions(
         &first,
-        vec![status::condition(
-            "Ready",
-            &ConditionPlan::new(false, "Creating", "m"),
-            Some(1),
-        )],
-        "t2",
+        vec![status::condition("Ready", &creating, Some(1))],
+        t2,
     );
     assert_eq!(same, first);
+    let available = ConditionPlan::new(true, "Available", "m");
     let flipped = status::merge_conditions(
         &same,
-        vec![status::condition(
-            "Ready",
-            &ConditionPlan::new(true, "Available", "m"),
-            Some(1),
-        )],
-        "t3",
+        vec![status::condition("Ready", &available, Some(1))],
+        t3,
     );
-    assert_eq!(flipped[0].last_transition_time.as_deref(), Some("t3"));
+    assert_eq!(flipped[0].last_transition_time, at(t3));
+    // The schema is Kubernetes's: lastTransitionTime required, a date-time.
+    let crd = serde_json::to_value(<DBInstance as kube::CustomResourceExt>::crd()).unwrap();
+    let conditions = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]
+        ["properties"]["conditions"]["items"];
+    assert!(
+        conditions["required"]
+            .as_array()
+            .unwrap()
+            .contains(&"lastTransitionTime".into()),
+        "{conditions}"
+    );
+    assert_eq!(
+        conditions["properties"]["lastTransitionTime"]["format"],
+        "date-time"
+    );
 }
 
 #[test]
@@ -2634,13 +2647,11 @@ fn maintenance_windows_are_read_as_rds_writes_them() {
 fn ready_means_available_to_clients() {
     use super::status::{failure, progress, readiness};
     let ready_before = DBInstanceStatus {
-        conditions: vec![Condition {
-            type_: "Ready".into(),
-            status: "True".into(),
-            reason: "Available".into(),
-            message: "the RDS instance is available".into(),
-            ..Default::default()
-        }],
+        conditions: vec![status::condition(
+            "Ready",
+            &ConditionPlan::new(true, "Available", "the RDS instance is available"),
+            None,
+        )],
         ..Default::default()
     };
     // (previous status, failure reason, Ready after)
