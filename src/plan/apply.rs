@@ -322,6 +322,10 @@ pub(super) fn hash_of(f: &Facts, password: Option<&Sensitive>) -> Option<String>
         .map(|p| spec::password_hash(&f.hash_key, uid, p.expose()))
 }
 
+/// The password hash of an instance restored from spec.restoreFrom until the spec's password is
+/// sent: it matches no password, so the first sync sends it.
+pub const RESTORED_PASSWORD: &str = "the source's password (restored)";
+
 /// Why an instance is created.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Creation {
@@ -423,6 +427,11 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
                 source: source.clone(),
                 settings_applied: false,
             });
+            // RDS has the source's password: a hash that matches no password makes the first
+            // sync send the spec's, once.
+            if fields.master_user_password_hash.is_some() {
+                fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+            }
             let spec = Box::new(db.spec.clone());
             plan.step(
                 match (r.db_snapshot_identifier, r.source_db_instance_identifier) {

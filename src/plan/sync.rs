@@ -48,11 +48,10 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         _ => false,
     };
     // No hash yet (an adopted instance): take the Secret's password as the one RDS has. A restored
-    // instance has its source's: the spec's is sent.
+    // instance's hash matches no password (apply::RESTORED_PASSWORD): the spec's is sent, once.
     let rotate = !observing
-        && ((restoring && hash.is_some())
-            || (!legacy
-                && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p)));
+        && !legacy
+        && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
     let name = db.metadata.name.as_deref().unwrap_or_default();
     let mut desired_tags = spec::creation_tags(&db.spec, uid, namespace, name);
@@ -110,7 +109,13 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         fighting,
     };
     if comparison.in_sync() {
-        if let Some(r) = fields.restore.as_mut() {
+        // A restore's settings count as applied once RDS holds them (nothing pending): until then
+        // what differs stays an edit, and a lost change is sent again.
+        if let Some(r) = fields
+            .restore
+            .as_mut()
+            .filter(|_| observed.pending_modified_values.is_empty())
+        {
             r.settings_applied = true;
         }
         return sync.in_sync(plan, fields);
@@ -126,9 +131,6 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         );
         plan.status = Some(observed_plan(fields, false, "Waiting", message));
         return plan;
-    }
-    if let Some(r) = fields.restore.as_mut() {
-        r.settings_applied = true;
     }
     sync.correct(plan, fields, password, hash)
 }

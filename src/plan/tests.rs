@@ -2283,13 +2283,18 @@ fn restore_from_rules() {
     assert!(
         matches!(&p.steps[0], Step::RestoreInstance { snapshot, .. } if snapshot == "coffee-before")
     );
-    let restore = p.status.unwrap().fields.restore;
+    let fields = p.status.unwrap().fields;
     assert_eq!(
-        restore,
+        fields.restore,
         Some(RestoreStatus {
             source: "snapshot coffee-before".into(),
             settings_applied: false
         })
+    );
+    assert_eq!(
+        fields.master_user_password_hash.as_deref(),
+        Some(super::apply::RESTORED_PASSWORD),
+        "a hash no password matches: the spec's password is sent once the instance is up"
     );
     let p = plan(&point);
     assert!(
@@ -2308,6 +2313,7 @@ fn restore_from_rules() {
             source: "snapshot coffee-before".into(),
             settings_applied: false,
         });
+        status.master_user_password_hash = Some(super::apply::RESTORED_PASSWORD.into());
     });
     let p = plan(&restored);
     let Step::ModifyInstance {
@@ -2328,8 +2334,42 @@ fn restore_from_rules() {
         modification.rotate_password && password.is_some(),
         "the spec's password is sent"
     );
-    assert!(p.status.unwrap().fields.restore.unwrap().settings_applied);
+    let fields = p.status.clone().unwrap().fields;
+    assert!(
+        !fields.restore.unwrap().settings_applied,
+        "applied only once RDS holds the settings: a lost change is sent again"
+    );
+    assert_eq!(
+        fields.master_user_password_hash,
+        Some(spec::password_hash(&key(), UID, "Sup3r-Secret")),
+        "sent once"
+    );
     assert!(p.events.iter().all(|e| e.reason != "DriftCorrected"));
+    // Once RDS holds them, and nothing is pending: applied.
+    let matching = with(restored.clone(), |f| {
+        let o = f.observed.as_mut().unwrap();
+        o.backup_retention_period = Some(1);
+        o.db_instance_class = Some("db.t3.micro".into());
+        f.db.status.as_mut().unwrap().master_user_password_hash =
+            Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
+    });
+    let p = plan(&matching);
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    assert!(p.status.unwrap().fields.restore.unwrap().settings_applied);
+    // A change still pending in RDS: not yet.
+    let pending = with(matching, |f| {
+        (f.observed.as_mut().unwrap().pending_modified_values)
+            .insert("backupRetentionPeriod".into(), "1".into());
+    });
+    assert!(
+        !plan(&pending)
+            .status
+            .unwrap()
+            .fields
+            .restore
+            .unwrap()
+            .settings_applied
+    );
     // While it is still being restored, nothing is sent.
     let busy = with(restored, |f| {
         f.observed.as_mut().unwrap().status = "creating".into()
