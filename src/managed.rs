@@ -16,7 +16,7 @@ use tracing::warn;
 
 use crate::crd::{Condition, DBInstance, FINALIZER, LocalRef};
 use crate::error::{Error, kube_err};
-use crate::plan::status::{condition, merge_conditions};
+use crate::plan::status;
 use crate::plan::{ConditionPlan, PlannedEvent, Requeue};
 use crate::secrets::MANAGER;
 
@@ -61,25 +61,6 @@ pub async fn set_finalizer<K: Kind>(client: &Client, obj: &K, present: bool) -> 
     .await
     .map_err(kube_err("patch finalizers"))?;
     Ok(())
-}
-
-/// The Ready, Synced, Reconciling and Stalled conditions, merged into the previous ones (an unchanged condition keeps
-/// its lastTransitionTime).
-pub fn conditions(
-    previous: &[Condition],
-    ready: &ConditionPlan,
-    synced: &ConditionPlan,
-    generation: Option<i64>,
-    now: &str,
-) -> Vec<Condition> {
-    let (reconciling, stalled) = crate::plan::status::progress(synced, false);
-    let new = vec![
-        condition("Ready", ready, generation),
-        condition("Synced", synced, generation),
-        condition("Reconciling", &reconciling, generation),
-        condition("Stalled", &stalled, generation),
-    ];
-    merge_conditions(previous, new, now)
 }
 
 /// Writes the status by server-side apply.
@@ -203,9 +184,13 @@ pub async fn resolve<K: Reconciled>(
     })
 }
 
-/// The DBInstances of the object's namespace that refer to it (read from the API, fresh: a
-/// deletion waits on them).
+/// The DBInstances of the object's namespace that refer to it, read from the API (fresh: a
+/// deletion waits on them) only when the object is being deleted, the one decision that needs
+/// them; otherwise none, and no read.
 pub async fn referrers<K: Reconciled>(client: &Client, obj: &K) -> Result<Vec<String>, Error> {
+    if obj.meta().deletion_timestamp.is_none() {
+        return Ok(Vec::new());
+    }
     let namespace = obj.namespace().unwrap_or_default();
     let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
     let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
@@ -426,13 +411,10 @@ async fn write_status<K: Reconciled>(
     let mut previous = obj.status().cloned().unwrap_or_default();
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let generation = obj.meta().generation;
-    *K::conditions(&mut status) = conditions(
-        K::conditions(&mut previous),
-        ready,
-        synced,
-        generation,
-        &now,
-    );
+    // No RDS state drives Reconciling for a group: only Synced does.
+    let before = K::conditions(&mut previous);
+    *K::conditions(&mut status) =
+        status::conditions(before, ready, synced, false, generation, &now);
     *K::observed_generation(&mut status) = generation;
     if status == previous {
         return Ok(());
@@ -447,22 +429,8 @@ async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
         return;
     };
     let mut status = obj.status().cloned().unwrap_or_default();
-    let already = (K::conditions(&mut status).iter())
-        .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
-    let failed = ConditionPlan::new(false, &reason, message.clone());
-    // An AWS error says nothing new of whether the object exists: Ready stays as it was.
-    let ready = (K::conditions(&mut status).iter())
-        .find(|c| c.type_ == "Ready")
-        .map(|c| ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()))
-        .unwrap_or_else(|| failed.clone());
-    if !already {
-        let event = PlannedEvent {
-            type_: EventType::Warning,
-            reason: reason.clone(),
-            action: "Reconcile",
-            note: message,
-            after: 0,
-        };
+    let (ready, failed, event) = status::failed(K::conditions(&mut status), &reason, &message);
+    if let Some(event) = event {
         publish(&shared.ctx.recorder, obj, &event).await;
     }
     if let Err(e) = write_status(shared, obj, status, &ready, &failed).await {

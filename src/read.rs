@@ -72,14 +72,16 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         None => Vec::new(),
     };
     let subnet_group = match &db.spec.db_subnet_group_ref {
-        Some(r) => Some(managed::resolve::<DBSubnetGroup>(&ctx.client, &namespace, &r.name).await?),
-        None => None,
+        Some(r) if reads.references => {
+            Some(managed::resolve::<DBSubnetGroup>(&ctx.client, &namespace, &r.name).await?)
+        }
+        _ => None,
     };
     let parameter_group = match &db.spec.db_parameter_group_ref {
-        Some(r) => {
+        Some(r) if reads.references => {
             Some(managed::resolve::<DBParameterGroup>(&ctx.client, &namespace, &r.name).await?)
         }
-        None => None,
+        _ => None,
     };
     let owner_alive = match &reads.owner {
         Some((namespace, name, uid)) => {

@@ -14,6 +14,11 @@ pub fn owner_tags(uid: &str, namespace: &str, name: &str) -> BTreeMap<String, St
     ])
 }
 
+/// Whether AWS tags mark their resource as the one made for the object with this uid.
+pub fn owned_by(tags: &BTreeMap<String, String>, uid: &str) -> bool {
+    tags.get(OWNER_TAG).map(String::as_str) == Some(uid)
+}
+
 /// The spec's tags, then the ownership tags (which win).
 pub fn with_owner(
     spec_tags: &[crate::crd::Tag],

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{OWNER_TAG, has_finalizer};
+use crate::crd::has_finalizer;
 use crate::managed::{self, KindPlan};
 use crate::plan::{ConditionPlan, Requeue};
 use crate::tags;
@@ -26,7 +26,7 @@ pub struct Facts {
     pub observed: Option<ObservedParameterGroup>,
     /// RDS's catalog of the spec's family (empty at deletion: not read).
     pub catalog: Arc<Catalog>,
-    /// The DBInstances of the namespace whose dbParameterGroupRef names this group.
+    /// At deletion: the DBInstances of the namespace whose dbParameterGroupRef names this group.
     pub referrers: Vec<String>,
     pub drift_interval: Duration,
 }
@@ -97,7 +97,7 @@ pub fn plan(f: &Facts) -> Plan {
 }
 
 fn owned(f: &Facts, o: &ObservedParameterGroup) -> bool {
-    o.tags.get(OWNER_TAG).map(String::as_str) == f.group.metadata.uid.as_deref()
+    tags::owned_by(&o.tags, f.group.metadata.uid.as_deref().unwrap_or_default())
 }
 
 /// Parameters the catalog does not know, or says cannot be changed.
@@ -301,7 +301,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::crd::{FINALIZER, OWNER_NAME_TAG};
+    use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
     use crate::dbparametergroup::{DBParameterGroupSpec, ParameterInfo};
 
     const UID: &str = "uid-1";

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{OWNER_TAG, has_finalizer};
+use crate::crd::has_finalizer;
 use crate::managed::{self, KindPlan};
 use crate::plan::{ConditionPlan, Requeue};
 use crate::tags;
@@ -19,7 +19,7 @@ pub struct Facts {
     pub group: DBSubnetGroup,
     /// The group with that name in RDS, with its tags.
     pub observed: Option<ObservedSubnetGroup>,
-    /// The DBInstances of the namespace whose dbSubnetGroupRef names this group.
+    /// At deletion: the DBInstances of the namespace whose dbSubnetGroupRef names this group.
     pub referrers: Vec<String>,
     /// How often to look again once in sync.
     pub drift_interval: Duration,
@@ -101,7 +101,7 @@ pub fn plan(f: &Facts) -> Plan {
 }
 
 fn owned(f: &Facts, o: &ObservedSubnetGroup) -> bool {
-    o.tags.get(OWNER_TAG).map(String::as_str) == f.group.metadata.uid.as_deref()
+    tags::owned_by(&o.tags, f.group.metadata.uid.as_deref().unwrap_or_default())
 }
 
 fn apply(f: &Facts) -> Plan {
@@ -244,7 +244,7 @@ fn delete(f: &Facts) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::{FINALIZER, OWNER_NAME_TAG};
+    use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
     use crate::dbsubnetgroup::{DBSubnetGroupSpec, SubnetStatus};
 
     const UID: &str = "uid-1";

@@ -256,11 +256,8 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
         }],
         false => Vec::new(),
     };
-    let last_ready = (previous.conditions.iter()).find(|c| c.type_ == "Ready");
-    let ready = match last_ready {
-        Some(c) => ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()),
-        None => ConditionPlan::new(false, "DryRun", message.clone()),
-    };
+    let ready = super::status::last(&previous.conditions, "Ready")
+        .unwrap_or_else(|| ConditionPlan::new(false, "DryRun", message.clone()));
     let mut fields = previous;
     fields.dry_run = Some(dry_run);
     plan.status = Some(StatusPlan {

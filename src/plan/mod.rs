@@ -104,6 +104,7 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
             },
             connection_secret: connection.filter(|_| spec::observe_only(db)),
             owner: spec::tagged_owner(o, db),
+            references: true,
             ..Reads::default()
         };
     }
@@ -116,6 +117,7 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         snapshots_of: gone.then(|| db.identifier()),
         identity: gone,
         owner: None,
+        references: true,
     }
 }
 

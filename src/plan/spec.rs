@@ -19,7 +19,7 @@ use super::types::Sensitive;
 
 /// Is this observed instance the one created for the DBInstance with this uid?
 pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
-    observed.tags.get(OWNER_TAG).map(String::as_str) == Some(uid)
+    crate::tags::owned_by(&observed.tags, uid)
 }
 
 fn annotation<'a>(db: &'a DBInstance, key: &str) -> Option<&'a str> {

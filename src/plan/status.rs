@@ -40,23 +40,36 @@ pub fn finish(
         let (ok, reason, message) = readiness(status.db_instance_status.as_deref().unwrap_or(""));
         ConditionPlan::new(ok, &reason, message)
     });
-    let state = status.db_instance_status.as_deref().unwrap_or("");
-    let (reconciling, stalled) = progress(&plan.synced, is_transitional(state));
-    let conditions = vec![
-        condition("Ready", &ready, generation),
-        condition("Synced", &plan.synced, generation),
-        condition("Reconciling", &reconciling, generation),
-        condition("Stalled", &stalled, generation),
-    ];
+    let busy = is_transitional(status.db_instance_status.as_deref().unwrap_or(""));
     let before = previous
         .map(|p| p.conditions.as_slice())
         .unwrap_or_default();
-    status.conditions = merge_conditions(before, conditions, now);
+    status.conditions = conditions(before, &ready, &plan.synced, busy, generation, now);
     status.observed_generation = match plan.held {
         true => previous.and_then(|p| p.observed_generation),
         false => generation,
     };
     status
+}
+
+/// The four conditions every kind writes (Ready, Synced, and kstatus's Reconciling and Stalled),
+/// merged into the previous ones. `rds_busy`: RDS is in the middle of something.
+pub fn conditions(
+    previous: &[Condition],
+    ready: &ConditionPlan,
+    synced: &ConditionPlan,
+    rds_busy: bool,
+    generation: Option<i64>,
+    now: &str,
+) -> Vec<Condition> {
+    let (reconciling, stalled) = progress(synced, rds_busy);
+    let new = vec![
+        condition("Ready", ready, generation),
+        condition("Synced", synced, generation),
+        condition("Reconciling", &reconciling, generation),
+        condition("Stalled", &stalled, generation),
+    ];
+    merge_conditions(previous, new, now)
 }
 
 /// Synced reasons that need a change of the spec (or of what it names) before anything can
@@ -119,34 +132,28 @@ pub fn progress(synced: &ConditionPlan, rds_busy: bool) -> (ConditionPlan, Condi
     (reconciling, stalled)
 }
 
-/// Synced=False with this reason; Ready False only for a failure that says the instance cannot be
-/// reached (or when nothing was ever observed), else as last observed; a Warning Event when Synced
-/// did not already say so.
-pub fn failure(
-    previous: Option<&DBInstanceStatus>,
+/// The condition of this type last written, as a plan that keeps it as it was.
+pub fn last(conditions: &[Condition], type_: &str) -> Option<ConditionPlan> {
+    (conditions.iter())
+        .find(|c| c.type_ == type_)
+        .map(|c| ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()))
+}
+
+/// Ready and Synced after a failure with this reason, over the conditions last written: Synced
+/// False; Ready False only for a failure that says the instance cannot be reached (or when
+/// nothing was ever observed), else as it was; a Warning Event when Synced did not already say so.
+/// Every kind reports its failures this way.
+pub fn failed(
+    previous: &[Condition],
     reason: &str,
     message: &str,
-) -> (StatusPlan, Option<PlannedEvent>) {
+) -> (ConditionPlan, ConditionPlan, Option<PlannedEvent>) {
     let failed = ConditionPlan::new(false, reason, message);
-    let last_ready =
-        (previous.iter().flat_map(|s| s.conditions.iter())).find(|c| c.type_ == "Ready");
-    let ready = match last_ready {
-        Some(c) if !UNAVAILABLE.contains(&reason) => {
-            ConditionPlan::new(c.status == "True", &c.reason, c.message.clone())
-        }
-        _ => failed.clone(),
-    };
-    let status = StatusPlan {
-        held: false,
-        fields: previous.cloned().unwrap_or_default(),
-        ready: Some(ready),
-        synced: failed,
-    };
-    let already = previous.is_some_and(|s| {
-        s.conditions
-            .iter()
-            .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message)
-    });
+    let ready = (last(previous, "Ready"))
+        .filter(|_| !UNAVAILABLE.contains(&reason))
+        .unwrap_or_else(|| failed.clone());
+    let already = (previous.iter())
+        .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
     let event = (!already).then(|| PlannedEvent {
         type_: EventType::Warning,
         reason: reason.to_owned(),
@@ -154,6 +161,23 @@ pub fn failure(
         note: message.to_owned(),
         after: 0,
     });
+    (ready, failed, event)
+}
+
+/// A failed DBInstance's status: [`failed`] over what was last observed.
+pub fn failure(
+    previous: Option<&DBInstanceStatus>,
+    reason: &str,
+    message: &str,
+) -> (StatusPlan, Option<PlannedEvent>) {
+    let conditions = previous.map_or(&[][..], |s| &s.conditions[..]);
+    let (ready, synced, event) = failed(conditions, reason, message);
+    let status = StatusPlan {
+        held: false,
+        fields: previous.cloned().unwrap_or_default(),
+        ready: Some(ready),
+        synced,
+    };
     (status, event)
 }
 
@@ -162,12 +186,9 @@ pub fn failure(
 pub fn paused(previous: Option<&DBInstanceStatus>) -> (StatusPlan, Option<PlannedEvent>) {
     let message = "the rds.operator.rs/paused annotation is \"true\": the operator makes no AWS call \
                    for this DBInstance until it is removed";
-    let last_ready =
-        (previous.iter().flat_map(|s| s.conditions.iter())).find(|c| c.type_ == "Ready");
-    let ready = match last_ready {
-        Some(c) => ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()),
-        None => ConditionPlan::new(false, "ReconcilePaused", message),
-    };
+    let conditions = previous.map_or(&[][..], |s| &s.conditions[..]);
+    let ready = last(conditions, "Ready")
+        .unwrap_or_else(|| ConditionPlan::new(false, "ReconcilePaused", message));
     let already = (previous.iter().flat_map(|s| s.conditions.iter()))
         .any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
     let status = StatusPlan {

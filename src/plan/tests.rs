@@ -1377,6 +1377,12 @@ fn reads_follow_ownership() {
         reads(&d.db, None).release_candidates,
         vec!["coffee-master-password".to_owned()]
     );
+    // References are resolved for every decision but deletion and a pause.
+    assert!(reads(&f.db, None).references);
+    assert!(reads(&f.db, f.observed.as_ref()).references);
+    assert!(!reads(&d.db, None).references);
+    let paused = annotated(synced(), crate::crd::PAUSED_ANNOTATION, "true");
+    assert!(!reads(&paused.db, paused.observed.as_ref()).references);
 }
 
 #[test]

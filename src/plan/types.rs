@@ -315,6 +315,9 @@ pub struct Reads {
     pub identity: bool,
     /// Whether the DBInstance (namespace, name, uid) an instance's tags name still exists.
     pub owner: Option<(String, String, String)>,
+    /// Resolve the spec's references (dbSubnetGroupRef, dbParameterGroupRef): every decision but
+    /// deletion and a pause needs them.
+    pub references: bool,
 }
 
 /// One condition to report.

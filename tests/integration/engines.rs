@@ -68,6 +68,19 @@ pub(crate) fn mariadb(
     )
 }
 
+/// Runs SQL with the `mariadb` client on a connection Secret's standard keys (host, port,
+/// username, dbname), logging in with `password`.
+fn mariadb_keys(s: &BTreeMap<String, String>, password: &str, sql: &str) -> (bool, String) {
+    mariadb(
+        &s["host"],
+        Some(&s["port"]),
+        &s["username"],
+        password,
+        &s["dbname"],
+        sql,
+    )
+}
+
 /// Runs a client; (succeeded, stdout + stderr).
 fn run(cmd: &mut Command, what: &str) -> (bool, String) {
     let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
@@ -158,21 +171,11 @@ async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
     } = ready_real("realmysql", |id| dbinstance("db", id, real(json!({})))).await;
 
     // The standard keys: create the Coffee Manage table, write a row, read it back.
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        &s["password"],
-        &s["dbname"],
-        SUPPLIERS,
-    );
+    let (ok, out) = mariadb_keys(&s, &s["password"], SUPPLIERS);
     assert!(ok, "{out}");
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
+    let (ok, out) = mariadb_keys(
+        &s,
         &s["password"],
-        &s["dbname"],
         "SELECT name, city FROM suppliers WHERE id = 1",
     );
     assert!(ok && out.contains("Coffee Beans Ltd\tSeattle"), "{out}");
@@ -202,23 +205,9 @@ async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
         .await
         .expect("rotate");
     let s = connection_secret(&client, &ns, |d| d["password"] == "Rotated-Passw0rd-2026").await;
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        &s["password"],
-        &s["dbname"],
-        "SELECT 1",
-    );
+    let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT 1");
     assert!(ok, "the new password logs in: {out}");
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        &old,
-        &s["dbname"],
-        "SELECT 1",
-    );
+    let (ok, out) = mariadb_keys(&s, &old, "SELECT 1");
     assert!(
         !ok && out.contains("Access denied"),
         "the old one is refused: {out}"
@@ -233,14 +222,7 @@ async fn the_mysql_connection_secret_connects_and_follows_rotation_and_port() {
     .await
     .expect("port");
     let s = connection_secret(&client, &ns, |d| d["port"] == "3307").await;
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        &s["password"],
-        &s["dbname"],
-        "SELECT COUNT(*) FROM suppliers",
-    );
+    let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT COUNT(*) FROM suppliers");
     assert!(ok && out.trim() == "1", "{out}");
     common::delete_and_wait(&api, "db").await;
 }
@@ -276,14 +258,7 @@ async fn a_wrong_password_is_refused_by_the_real_server() {
         _operator,
         ..
     } = ready_real("realpw", |id| dbinstance("db", id, real(json!({})))).await;
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        "not-the-password",
-        &s["dbname"],
-        "SELECT 1",
-    );
+    let (ok, out) = mariadb_keys(&s, "not-the-password", "SELECT 1");
     assert!(!ok && out.contains("Access denied"), "{out}");
     common::delete_and_wait(&api, "db").await;
 }
@@ -301,14 +276,7 @@ async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
         db
     })
     .await;
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        &s["password"],
-        &s["dbname"],
-        "SELECT 1",
-    );
+    let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT 1");
     assert!(
         ok,
         "the password RDS keeps in Secrets Manager is the server's: {out}"
@@ -331,14 +299,7 @@ async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapsh
         dbinstance("db", new, real(json!({})))
     })
     .await;
-    let (ok, out) = mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        &s["password"],
-        &s["dbname"],
-        SUPPLIERS,
-    );
+    let (ok, out) = mariadb_keys(&s, &s["password"], SUPPLIERS);
     assert!(ok, "{out}");
     // The default deletion policy leaves a final snapshot.
     common::delete_and_wait(&api, "db").await;
@@ -395,14 +356,7 @@ async fn a_row_written_before_deletion_is_there_after_restoring_the_final_snapsh
         "the row survived, and the spec's password logs in: {out}"
     );
     // The snapshot's own password no longer does.
-    let (ok, _) = mariadb(
-        &r["host"],
-        Some(&r["port"]),
-        &r["username"],
-        &s["password"],
-        &r["dbname"],
-        "SELECT 1",
-    );
+    let (ok, _) = mariadb_keys(&r, &s["password"], "SELECT 1");
     assert!(!ok, "the source's password was replaced");
     common::delete_and_wait(&api, "restored").await;
 }
