@@ -15,7 +15,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * a DB subnet group an instance uses cannot be deleted (InvalidDBSubnetGroupStateFault), and
   ModifyDBSubnetGroup keeps the group (moto loses it);
 * DB parameter groups have engine default catalogs, resets, and ``pending-reboot`` until a
-  RebootDBInstance: see ``parameters.py``.
+  RebootDBInstance: see ``parameters.py``;
+* Performance Insights, the network type, the lifecycle support and the certificate details are
+  kept and shown: see ``features.py``.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
 or parameter group name), so tests can
@@ -45,7 +47,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import engines, parameters
+from . import engines, features, parameters
 
 PINNED_MOTO = "5.2.5"
 
@@ -185,6 +187,7 @@ def install() -> None:
     DBInstance = models.DBInstance
     DBInstance.status = property(_get_status, _set_status)
     DBInstance.pending_modified_values = property(_pending_modified_values)
+    features.install(DBInstance)
 
     original_endpoint = DBInstance.endpoint
 
@@ -218,6 +221,7 @@ def install() -> None:
             _purge_deleted(self)
             db = orig_create(self, db_kwargs)
             db.__dict__["_ext_backend"] = self
+            features.on_create(db, db_kwargs)
             if engines.wanted(db.engine, _tags(db_kwargs)) and _password(db):
                 start_engine(self, db)
             elif CONFIG["create_delay"] > 0:

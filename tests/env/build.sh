@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure etcd, kube-apiserver, kube-controller-manager and kubectl exist for the test control plane and prints the folder
 # that holds them (the KUBEBUILDER_ASSETS layout used by controller-runtime's envtest). It also
-# builds helm, for the chart tests, into ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/;
-# `build.sh helm` prints that folder instead.
+# builds helm, for the chart tests, into ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/,
+# and kstatus (the status library Flux's health checks use, sigs.k8s.io/cli-utils), for the Flux
+# health test, into .../kstatus-<version>/; `build.sh helm` or `build.sh kstatus` prints that folder
+# instead.
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
 # - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
@@ -12,6 +14,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 K8S_VERSION=1.36.3
 HELM_VERSION=3.22.0
+KSTATUS_VERSION=0.37.2
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
 bins=(etcd kube-apiserver kube-controller-manager kubectl)
 
@@ -43,6 +46,13 @@ build helm helm helm.sh/helm/v3/cmd/helm "$helm_out" \
   fail "'$helm_out/helm' exists but does not run; delete it and run this script again to rebuild it."
 if [ "${1:-}" = helm ]; then
   echo "$helm_out"
+  exit 0
+fi
+kstatus_out="$cache/kstatus-$KSTATUS_VERSION"
+mkdir -p "$kstatus_out"
+build kstatus kstatus . "$kstatus_out" ""
+if [ "${1:-}" = kstatus ]; then
+  echo "$kstatus_out"
   exit 0
 fi
 

@@ -1,5 +1,7 @@
-//! The Argo CD health script (docs/argocd-health.lua) over status objects the operator wrote in
-//! this test: creating, Ready, Stalled and paused. Runs Debian's lua5.4 (tests/env/clients.sh).
+//! What GitOps tools read from status objects the operator wrote in this test (creating, Ready,
+//! Stalled and paused): the Argo CD health script (docs/argocd-health.lua, run by Debian's lua5.4,
+//! tests/env/clients.sh), and kstatus, the library behind Flux's health checks (docs/flux.md; built
+//! by tests/env/build.sh from sigs.k8s.io/cli-utils).
 
 use std::process::Command;
 use std::time::Duration;
@@ -56,8 +58,32 @@ fn health(db: &DBInstance) -> (String, String) {
     (status.to_owned(), message.to_owned())
 }
 
+/// kstatus's verdict on the object, as Flux's `wait: true` and `healthChecks` read it:
+/// (Current | InProgress | Failed | ..., message).
+fn kstatus(db: &DBInstance) -> (String, String) {
+    use std::io::Write;
+    let mut child = Command::new(common::tool("kstatus"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kstatus");
+    (child.stdin.take().unwrap())
+        .write_all(&serde_json::to_vec(db).unwrap())
+        .unwrap();
+    let out = child.wait_with_output().expect("kstatus");
+    assert!(
+        out.status.success(),
+        "kstatus: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (status, message) = text.split_once('\n').unwrap_or((&text, ""));
+    (status.to_owned(), message.to_owned())
+}
+
 #[tokio::test]
-async fn argo_cd_health_follows_the_conditions() {
+async fn argo_cd_and_flux_health_follow_the_conditions() {
     let (_client, ns, api, _rds) = setup("argo").await;
     let _operator = Operator::start(&ns);
     let id = unique("argo");
@@ -82,6 +108,7 @@ async fn argo_cd_health_follows_the_conditions() {
         Some("True")
     );
     assert_eq!(health(&creating).0, "Progressing");
+    assert_eq!(kstatus(&creating).0, "InProgress");
     // Available: Healthy.
     let ready = wait_dbi(&api, "db", "ready and synced", TIMEOUT, |db| {
         is_ready(db) && synced_reason(db) == "Synced"
@@ -97,6 +124,7 @@ async fn argo_cd_health_follows_the_conditions() {
         health(&ready),
         ("Healthy".into(), "the RDS instance is available".into())
     );
+    assert_eq!(kstatus(&ready).0, "Current");
 
     // A spec only a spec change can fix: Stalled, Degraded; Ready stays True (the database is up).
     let bad = json!({"spec": {"connectionSecret": {"name": "db-password"}}});
@@ -113,6 +141,9 @@ async fn argo_cd_health_follows_the_conditions() {
     );
     let (status, message) = health(&stalled);
     assert_eq!(status, "Degraded");
+    assert!(message.contains("connectionSecret.name"), "{message}");
+    let (status, message) = kstatus(&stalled);
+    assert_eq!(status, "Failed", "Flux stops waiting: {message}");
     assert!(message.contains("connectionSecret.name"), "{message}");
     let fix = json!({"spec": {"connectionSecret": null}});
     api.patch("db", &PatchParams::default(), &Patch::Merge(&fix))
@@ -133,6 +164,11 @@ async fn argo_cd_health_follows_the_conditions() {
     })
     .await;
     assert_eq!(health(&paused).0, "Suspended");
+    assert_eq!(
+        kstatus(&paused).0,
+        "Current",
+        "a paused database that serves is no reason to hold a Flux rollout"
+    );
     let resume = json!({"metadata": {"annotations": {PAUSED_ANNOTATION: null}}});
     api.patch("db", &PatchParams::default(), &Patch::Merge(&resume))
         .await

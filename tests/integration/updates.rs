@@ -560,3 +560,174 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     assert!(!logs.contains("Rotated-Passw0rd-2026") && !logs.contains("Sup3r-Secret-Passw0rd"));
     common::delete_and_wait(&api, "rotate").await;
 }
+
+/// The RDS feature fields: each reaches RDS at create as the spec says, with no modification
+/// after; a spec edit of the modifiable ones is one ModifyDBInstance; an out-of-band change to
+/// them is put back; the create-time ones are refused as edits by the API server.
+#[tokio::test]
+async fn the_rds_feature_fields_reach_rds_and_stay_as_the_spec_says() {
+    let (client, ns, api, rds) = setup("features").await;
+    let id = common::unique("features");
+    let role = "arn:aws:iam::123456789012:role/rds-monitoring";
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    api.create(
+        &PostParams::default(),
+        &dbinstance(
+            "features",
+            &id,
+            json!({
+                "storageType": "gp3",
+                "storageThroughput": 250,
+                "caCertificateIdentifier": "rds-ca-rsa2048-g1",
+                "enableCloudwatchLogsExports": ["error", "slowquery"],
+                "enableIAMDatabaseAuthentication": true,
+                "enablePerformanceInsights": true,
+                "performanceInsightsRetentionPeriod": 31,
+                "monitoringInterval": 30,
+                "monitoringRoleARN": role,
+                "networkType": "DUAL",
+                "availabilityZone": "us-east-1b",
+                "engineLifecycleSupport": "open-source-rds-extended-support-disabled",
+            }),
+        ),
+    )
+    .await
+    .expect("create");
+    let db = wait_dbi(&api, "features", "in sync", TIMEOUT, synced).await;
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(i.storage_throughput(), Some(250));
+    assert_eq!(i.ca_certificate_identifier(), Some("rds-ca-rsa2048-g1"));
+    assert_eq!(i.enabled_cloudwatch_logs_exports(), ["error", "slowquery"]);
+    assert_eq!(i.iam_database_authentication_enabled(), Some(true));
+    assert_eq!(i.performance_insights_enabled(), Some(true));
+    assert_eq!(i.performance_insights_retention_period(), Some(31));
+    assert_eq!(i.monitoring_interval(), Some(30));
+    assert_eq!(i.monitoring_role_arn(), Some(role));
+    assert_eq!(i.network_type(), Some("DUAL"));
+    assert_eq!(i.availability_zone(), Some("us-east-1b"));
+    assert_eq!(
+        i.engine_lifecycle_support(),
+        Some("open-source-rds-extended-support-disabled")
+    );
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        0,
+        "the create gave RDS every feature: nothing to modify after"
+    );
+    let status = db.status.expect("status");
+    assert_eq!(
+        status.ca_certificate_identifier.as_deref(),
+        Some("rds-ca-rsa2048-g1")
+    );
+    assert!(
+        (status.certificate_valid_till.as_deref()).is_some_and(|t| t.starts_with("2061-05-26")),
+        "{:?}",
+        status.certificate_valid_till
+    );
+
+    // The user edits every modifiable feature: one ModifyDBInstance carries them all.
+    patch_spec(
+        &api,
+        "features",
+        json!({
+            "storageThroughput": 500,
+            "caCertificateIdentifier": "rds-ca-ecc384-g1",
+            "enableCloudwatchLogsExports": ["error", "general"],
+            "enableIAMDatabaseAuthentication": false,
+            "performanceInsightsRetentionPeriod": 62,
+            "monitoringInterval": 60,
+            "networkType": "IPV4",
+        }),
+    )
+    .await;
+    wait_dbi(&api, "features", "the edit in sync", TIMEOUT, synced).await;
+    let i = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(i.storage_throughput(), Some(500));
+    assert_eq!(i.ca_certificate_identifier(), Some("rds-ca-ecc384-g1"));
+    let mut logs = i.enabled_cloudwatch_logs_exports().to_vec();
+    logs.sort();
+    assert_eq!(logs, ["error", "general"]);
+    assert_eq!(i.iam_database_authentication_enabled(), Some(false));
+    assert_eq!(i.performance_insights_retention_period(), Some(62));
+    assert_eq!(i.monitoring_interval(), Some(60));
+    assert_eq!(i.network_type(), Some("IPV4"));
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        1,
+        "one edit, one ModifyDBInstance"
+    );
+
+    // Someone turns IAM authentication back on, changes the logs and the monitoring interval.
+    rds.modify_db_instance()
+        .db_instance_identifier(&id)
+        .enable_iam_database_authentication(true)
+        .cloudwatch_logs_export_configuration(
+            aws_sdk_rds::types::CloudwatchLogsExportConfiguration::builder()
+                .disable_log_types("general")
+                .enable_log_types("audit")
+                .build(),
+        )
+        .monitoring_interval(15)
+        .apply_immediately(true)
+        .send()
+        .await
+        .expect("out-of-band modify");
+    let db = wait_dbi(&api, "features", "a drift correction", TIMEOUT, |db| {
+        (db.status.as_ref().and_then(|s| s.last_drift.as_ref()))
+            .is_some_and(|d| d.action == "Corrected")
+    })
+    .await;
+    let record = db.status.unwrap().last_drift.unwrap();
+    let fields: Vec<&str> = record.fields.iter().map(|f| f.field.as_str()).collect();
+    for field in [
+        "enableIAMDatabaseAuthentication",
+        "enableCloudwatchLogsExports",
+        "monitoringInterval",
+    ] {
+        assert!(fields.contains(&field), "{field} missing from {record:?}");
+    }
+    wait_for("RDS back to the spec", TIMEOUT, || {
+        let rds = rds.clone();
+        let id = id.clone();
+        async move {
+            let i = common::describe(&rds, &id).await?;
+            let mut logs = i.enabled_cloudwatch_logs_exports().to_vec();
+            logs.sort();
+            (i.iam_database_authentication_enabled() == Some(false)
+                && logs == ["error", "general"]
+                && i.monitoring_interval() == Some(60))
+            .then_some(())
+        }
+    })
+    .await;
+    assert_eq!(
+        calls(&id, "ModifyDBInstance"),
+        3,
+        "the edit, the test's own change, and one correction"
+    );
+
+    // The create-time fields cannot be edited, added or removed: the API server refuses.
+    for (field, value) in [
+        ("availabilityZone", json!("us-east-1c")),
+        ("characterSetName", json!("latin1")),
+        (
+            "engineLifecycleSupport",
+            json!("open-source-rds-extended-support"),
+        ),
+    ] {
+        let refused = api
+            .patch(
+                "features",
+                &PatchParams::default(),
+                &Patch::Merge(&json!({"spec": {field: value}})),
+            )
+            .await
+            .expect_err(field);
+        assert!(
+            refused.to_string().contains("immutable"),
+            "{field}: {refused}"
+        );
+    }
+    drop(client);
+    common::delete_and_wait(&api, "features").await;
+}

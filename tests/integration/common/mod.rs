@@ -520,12 +520,12 @@ pub async fn event_notes(client: &Client, ns: &str, name: &str) -> String {
     notes.join("\n")
 }
 
-/// Path of a test tool: "helm", or one of the control plane binaries ("kubectl"...), as built (and
-/// cached) by tests/env/build.sh.
+/// Path of a test tool: "helm", "kstatus", or one of the control plane binaries ("kubectl"...), as
+/// built (and cached) by tests/env/build.sh.
 pub fn tool(name: &str) -> PathBuf {
     let mut cmd = Command::new(format!("{REPO}/tests/env/build.sh"));
-    if name == "helm" {
-        cmd.arg("helm");
+    if name == "helm" || name == "kstatus" {
+        cmd.arg(name);
     }
     let out = cmd
         .stderr(Stdio::inherit())
