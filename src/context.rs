@@ -122,6 +122,16 @@ impl Context {
         entry.1
     }
 
+    /// How long to wait before retrying this object after another failure: the plan's backoff
+    /// (`plan::backoff_delay`) with up to a quarter more at random, so objects that failed together
+    /// do not all come back together.
+    pub fn backoff(&self, uid: &str, generation: Option<i64>) -> std::time::Duration {
+        crate::duration::jitter(
+            crate::plan::backoff_delay(self.next_failure(uid, generation)),
+            0.25,
+        )
+    }
+
     pub fn reset_failures(&self, uid: &str) {
         lock(&self.backoff).remove(uid);
     }

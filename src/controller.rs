@@ -210,9 +210,7 @@ pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action,
                 Ok(match requeue {
                     Requeue::After(d) => Action::requeue(d),
                     Requeue::AwaitChange => Action::await_change(),
-                    Requeue::Backoff => Action::requeue(plan::backoff_delay(
-                        ctx.next_failure(&uid, db.metadata.generation),
-                    )),
+                    Requeue::Backoff => Action::requeue(ctx.backoff(&uid, db.metadata.generation)),
                 })
             }
             Err(e) => {
@@ -238,12 +236,11 @@ async fn once(db: &DBInstance, ctx: &Context) -> Result<(Requeue, Option<&'stati
     }
 }
 
-/// Backoff per object after an error: 2 s, 4 s, 8 s... up to 5 min; none after a terminal error
+/// Backoff per object after an error: 2 s, 4 s, 8 s... up to 5 min, with jitter; none after a terminal error
 /// (the next spec change wakes the object).
 pub fn error_policy(db: Arc<DBInstance>, err: &Error, ctx: Arc<Context>) -> Action {
     if err.terminal() {
         return Action::await_change();
     }
-    let failures = ctx.next_failure(&db.uid().unwrap_or_default(), db.metadata.generation);
-    Action::requeue(plan::backoff_delay(failures))
+    Action::requeue(ctx.backoff(&db.uid().unwrap_or_default(), db.metadata.generation))
 }

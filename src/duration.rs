@@ -7,6 +7,13 @@ use std::time::Duration;
 /// so one tenant cannot make the operator throttle the whole account's RDS API.
 pub const MIN_SPEC_INTERVAL: Duration = Duration::from_secs(10);
 
+/// `d` stretched by a random factor in [1, 1 + `spread`): retries spread out instead of arriving
+/// together, and never come sooner than planned.
+pub fn jitter(d: Duration, spread: f64) -> Duration {
+    use rand::RngExt;
+    d.mul_f64(1.0 + rand::rng().random_range(0.0..spread.max(f64::EPSILON)))
+}
+
 /// Parses a positive Go-style duration: "60s", "5m", "1m30s", "500ms", "1h". Zero, negative,
 /// unit-less and absurdly large values are refused with a message saying why.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -39,6 +46,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jitter_only_lengthens_and_spreads() {
+        let d = Duration::from_secs(8);
+        let waits: Vec<Duration> = (0..200).map(|_| jitter(d, 0.25)).collect();
+        assert!(
+            waits
+                .iter()
+                .all(|w| *w >= d && *w < Duration::from_secs(10))
+        );
+        let distinct: std::collections::BTreeSet<_> = waits.iter().collect();
+        assert!(distinct.len() > 100, "spread out: {}", distinct.len());
+    }
 
     #[test]
     fn durations_in_go_syntax() {

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use rds_operator::context::Context;
 use rds_operator::controller;
 use rds_operator::duration::parse_duration;
+use rds_operator::events::Feed;
 use rds_operator::http::{self, Health, Liveness};
 use rds_operator::leader::LeaderElection;
 use rds_operator::metrics::Metrics;
@@ -57,6 +58,14 @@ struct RunArgs {
     /// How often to look at an instance RDS is busy with (creating, modifying, deleting...).
     #[arg(long, env = "BUSY_POLL_INTERVAL", default_value = "5s", value_parser = parse_duration)]
     busy_poll_interval: Duration,
+    /// The SQS queue EventBridge sends RDS events to (docs/events.md): drift is found within
+    /// seconds, and the shared poll becomes a safety net.
+    #[arg(long, env = "EVENTS_QUEUE_URL")]
+    events_queue_url: Option<String>,
+    /// With --events-queue-url: how often the shared poll still runs while the queue answers
+    /// (default: ten drift intervals).
+    #[arg(long, env = "SAFETY_NET_INTERVAL", value_parser = parse_duration)]
+    safety_net_interval: Option<Duration>,
     /// DBInstances reconciled at once.
     #[arg(long, env = "RECONCILE_CONCURRENCY", default_value_t = 8)]
     concurrency: u16,
@@ -132,7 +141,8 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let client = kube::Client::try_default()
         .await
         .context("no Kubernetes API to talk to (set KUBECONFIG or run in a cluster)")?;
-    let rds = Rds::new(&aws_config(&args).await?);
+    let aws = aws_config(&args).await?;
+    let rds = Rds::new(&aws);
     let metrics = Arc::new(Metrics::new(rds.calls().clone()));
     let health = Arc::new(Health::new(Liveness {
         poll_interval: args.drift_interval,
@@ -165,12 +175,32 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         busy: args.busy_poll_interval,
         settled: args.drift_interval,
     };
-    let observer = Arc::new(Observer::new(rds.clone(), intervals));
+    let mut observer = Observer::new(rds.clone(), intervals);
+    if args.events_queue_url.is_some() {
+        let safety_net = (args.safety_net_interval).unwrap_or(args.drift_interval * 10);
+        observer = observer.with_event_feed(safety_net);
+        info!(
+            ?safety_net,
+            "event feed on: the shared RDS poll is a safety net while the queue answers"
+        );
+    }
+    let observer = Arc::new(observer);
     let poller = tokio::spawn({
         let observer = observer.clone();
         let stopped = stopped.clone();
         let health = health.clone();
         async move { observer.run(stopped, health).await }
+    });
+    let feed = args.events_queue_url.clone().map(|url| {
+        let feed = Feed::new(
+            &aws,
+            url,
+            observer.clone(),
+            metrics.clone(),
+            rds.calls().clone(),
+        );
+        let stopped = stopped.clone();
+        tokio::spawn(async move { feed.run(stopped).await })
     });
     let own: kube::Api<k8s_openapi::api::core::v1::Secret> =
         kube::Api::namespaced(client.clone(), &args.leader_election_namespace);
@@ -198,6 +228,9 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         info!(operation, outcome, calls = n, "RDS API calls");
     }
     poller.abort();
+    if let Some(feed) = feed {
+        feed.abort();
+    }
     server.abort();
     if leadership.lost.load(std::sync::atomic::Ordering::SeqCst) {
         error!("exiting: leadership lost");

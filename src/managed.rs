@@ -358,9 +358,7 @@ pub async fn reconcile<K: Reconciled>(
                 Ok(match requeue {
                     Requeue::After(d) => Action::requeue(d),
                     Requeue::AwaitChange => Action::await_change(),
-                    Requeue::Backoff => Action::requeue(crate::plan::backoff_delay(
-                        ctx.next_failure(&uid, obj.meta().generation),
-                    )),
+                    Requeue::Backoff => Action::requeue(ctx.backoff(&uid, obj.meta().generation)),
                 })
             }
             Err(e) => {
@@ -438,8 +436,8 @@ async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
     }
 }
 
-/// The per-object backoff after an error: 2 s, 4 s, 8 s... up to 5 min; a new generation starts
-/// again.
+/// The per-object backoff after an error: 2 s, 4 s, 8 s... up to 5 min, with jitter; a new
+/// generation starts again.
 pub fn error_policy<K: Reconciled>(
     obj: std::sync::Arc<K>,
     error: &Error,
@@ -448,6 +446,6 @@ pub fn error_policy<K: Reconciled>(
     if error.terminal() {
         return kube::runtime::controller::Action::await_change();
     }
-    let failures = (shared.ctx).next_failure(&obj.uid().unwrap_or_default(), obj.meta().generation);
-    kube::runtime::controller::Action::requeue(crate::plan::backoff_delay(failures))
+    let wait = (shared.ctx).backoff(&obj.uid().unwrap_or_default(), obj.meta().generation);
+    kube::runtime::controller::Action::requeue(wait)
 }

@@ -18,6 +18,7 @@ pub struct Metrics {
     reconciles: Mutex<BTreeMap<&'static str, u64>>,
     durations: Mutex<Histogram>,
     drift_corrections: Mutex<BTreeMap<String, u64>>,
+    events: Mutex<BTreeMap<&'static str, u64>>,
     states: Mutex<HashMap<String, String>>,
     rds_calls: Arc<CallCounter>,
 }
@@ -59,6 +60,11 @@ impl Metrics {
         }
     }
 
+    /// One event feed message read, with its outcome (handled, ignored, foreign, malformed).
+    pub fn event(&self, outcome: &'static str) {
+        *lock(&self.events).entry(outcome).or_default() += 1;
+    }
+
     /// The RDS state of the instance managed for the DBInstance with this uid (None: no instance).
     pub fn set_state(&self, uid: &str, state: Option<&str>) {
         let mut states = lock(&self.states);
@@ -92,7 +98,7 @@ impl Metrics {
             &mut out,
             "rds_operator_rds_api_calls_total",
             "counter",
-            "RDS and Secrets Manager API calls by operation and outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input).",
+            "RDS, Secrets Manager and SQS (event feed) API calls by operation and outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input; error for SQS).",
         );
         for ((operation, outcome), n) in self.rds_calls.snapshot() {
             let _ = writeln!(
@@ -126,6 +132,18 @@ impl Metrics {
             let _ = writeln!(
                 out,
                 "rds_operator_drift_corrections_total{{field=\"{field}\"}} {n}"
+            );
+        }
+        header(
+            &mut out,
+            "rds_operator_events_total",
+            "counter",
+            "Event feed messages by outcome (handled, ignored, foreign, malformed); all are deleted.",
+        );
+        for (outcome, n) in lock(&self.events).iter() {
+            let _ = writeln!(
+                out,
+                "rds_operator_events_total{{outcome=\"{outcome}\"}} {n}"
             );
         }
         out
@@ -295,6 +313,9 @@ mod tests {
         m.set_state("c", Some("creating"));
         m.set_state("c", None);
         m.drift_corrected(["dbInstanceClass", "tags"]);
+        m.event("handled");
+        m.event("malformed");
+        m.event("handled");
         let text = m.render();
         assert!(
             text.contains("rds_operator_reconciles_total{result=\"success\"} 2"),
@@ -308,6 +329,8 @@ mod tests {
         assert!(!text.contains("state=\"creating\""));
         assert!(text.contains("rds_operator_drift_corrections_total{field=\"tags\"} 1"));
         assert!(text.contains("# TYPE rds_operator_rds_api_calls_total counter"));
+        assert!(text.contains("rds_operator_events_total{outcome=\"handled\"} 2"));
+        assert!(text.contains("rds_operator_events_total{outcome=\"malformed\"} 1"));
     }
 
     #[test]

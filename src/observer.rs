@@ -1,15 +1,18 @@
 //! How the operator learns what RDS holds. Every read of RDS state goes through [`Observer`]: one
 //! shared, paginated poll per drift interval (ceil(N/100) DescribeDBInstances for N instances),
 //! which wakes exactly the DBInstances whose instance changed, and targeted describes only where
-//! the snapshot cannot be trusted.
+//! the snapshot cannot be trusted. With the event feed (`events.rs`) the instances an event names
+//! are read at once, and the shared poll becomes a safety net at a longer interval while the feed's
+//! queue answers.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
 use kube::runtime::reflector::ObjectRef;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{Notify, broadcast, watch};
 use tracing::{debug, warn};
 
 use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
@@ -28,6 +31,15 @@ pub struct Observer {
     state: Mutex<State>,
     loaded: watch::Sender<bool>,
     wake: broadcast::Sender<ObjectRef<DBInstance>>,
+    feed: Option<Feed>,
+}
+
+/// The event feed as the observer sees it.
+struct Feed {
+    /// The shared poll's interval while the feed's queue answers.
+    safety_net: Duration,
+    alive: AtomicBool,
+    changed: Notify,
 }
 
 #[derive(Default)]
@@ -57,6 +69,38 @@ impl Observer {
             state: Mutex::default(),
             loaded: watch::channel(false).0,
             wake: broadcast::channel(WAKE_CAPACITY).0,
+            feed: None,
+        }
+    }
+
+    /// With an event feed: while its queue answers, the shared poll runs every `safety_net`.
+    pub fn with_event_feed(mut self, safety_net: Duration) -> Self {
+        self.feed = Some(Feed {
+            safety_net,
+            alive: AtomicBool::new(false),
+            changed: Notify::new(),
+        });
+        self
+    }
+
+    /// The feed's queue answered (true) or failed (false). A failing feed brings the shared poll
+    /// back to the drift interval at once.
+    pub fn feed_alive(&self, alive: bool) {
+        if let Some(feed) = &self.feed
+            && feed.alive.swap(alive, Ordering::SeqCst) != alive
+        {
+            feed.changed.notify_one();
+        }
+    }
+
+    /// How often the shared poll runs now: the drift interval, or the safety net while the event
+    /// feed is alive.
+    pub fn poll_every(&self) -> Duration {
+        match &self.feed {
+            Some(feed) if feed.alive.load(Ordering::SeqCst) => {
+                feed.safety_net.max(self.intervals.settled)
+            }
+            _ => self.intervals.settled,
         }
     }
 
@@ -88,7 +132,7 @@ impl Observer {
             // a shorter one, or a poll that stopped coming, needs a direct read.
             let polls_alive = state
                 .polled_at
-                .is_some_and(|t| t.elapsed() <= self.intervals.settled * 3);
+                .is_some_and(|t| t.elapsed() <= self.poll_every() * 3);
             let fresh_enough = |entry: &Entry| {
                 max_age >= self.intervals.settled || entry.read_at.elapsed() <= max_age
             };
@@ -171,8 +215,9 @@ impl Observer {
         let _ = tokio::time::timeout(self.intervals.settled, loaded.wait_for(|l| *l)).await;
     }
 
-    /// Polls every drift interval until `shutdown` turns true; each poll is bounded by the drift
-    /// interval (and each call by the SDK's timeouts), and `health` hears of each that succeeds.
+    /// Polls every drift interval (the safety net while the event feed is alive) until `shutdown`
+    /// turns true; each poll is bounded by the drift interval (and each call by the SDK's
+    /// timeouts), and `health` hears of each that succeeds.
     pub async fn run(&self, mut shutdown: watch::Receiver<bool>, health: Arc<Health>) {
         health.polling_started();
         loop {
@@ -189,11 +234,83 @@ impl Observer {
                     "polling RDS did not finish in time; trying again next interval"
                 ),
             }
-            let next = self.intervals.settled.saturating_sub(started.elapsed());
-            tokio::select! {
-                _ = tokio::time::sleep(next) => {}
-                _ = shutdown.wait_for(|s| *s) => return,
+            // Until the next poll is due; the feed starting or stopping changes when that is.
+            loop {
+                let next = self.poll_every().saturating_sub(started.elapsed());
+                if next.is_zero() {
+                    break;
+                }
+                let feed_changed = async {
+                    match &self.feed {
+                        Some(feed) => feed.changed.notified().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    _ = tokio::time::sleep(next) => break,
+                    _ = feed_changed => {}
+                    _ = shutdown.wait_for(|s| *s) => return,
+                }
             }
+        }
+    }
+
+    /// Events named these instances: reads them (one DescribeDBInstances per 100), takes what it
+    /// finds into the snapshot, and wakes their DBInstances. When the read fails, the named
+    /// instances are read directly by their own reconciles instead.
+    pub async fn notified(&self, identifiers: Vec<String>) {
+        for chunk in identifiers.chunks(100) {
+            let started = Instant::now();
+            match self.rds.describe_some(chunk).await {
+                Ok(found) => self.absorb_named(chunk, found, started),
+                Err(e) => {
+                    warn!(error = %e, "reading the instances events named failed; their reconciles read them");
+                    let mut state = lock(&self.state);
+                    let owners: Vec<_> = (chunk.iter())
+                        .filter_map(|id| state.snapshot.get(id).and_then(|e| owner(&e.instance)))
+                        .collect();
+                    state.dirty.extend(chunk.iter().cloned());
+                    drop(state);
+                    owners.into_iter().for_each(|o| {
+                        let _ = self.wake.send(o);
+                    });
+                }
+            }
+        }
+    }
+
+    /// Takes a read of the named instances: each found one replaces its entry (unless a newer
+    /// targeted read holds it), each named one RDS no longer has leaves the snapshot, and the
+    /// DBInstances of all of them are woken.
+    fn absorb_named(&self, named: &[String], found: Vec<ObservedInstance>, started: Instant) {
+        let mut state = lock(&self.state);
+        let mut woken = Vec::new();
+        let mut seen = HashSet::new();
+        for instance in found {
+            let id = instance.identifier.clone();
+            seen.insert(id.clone());
+            woken.extend(owner(&instance));
+            state.absent_since.remove(&id);
+            if state.snapshot.get(&id).is_some_and(|e| e.read_at > started) {
+                continue;
+            }
+            state.snapshot.insert(
+                id,
+                Entry {
+                    instance,
+                    read_at: started,
+                },
+            );
+        }
+        for id in named.iter().filter(|id| !seen.contains(*id)) {
+            if let Some(old) = state.snapshot.remove(id) {
+                woken.extend(owner(&old.instance));
+            }
+        }
+        drop(state);
+        debug!(woken = woken.len(), "events absorbed");
+        for target in woken {
+            let _ = self.wake.send(target);
         }
     }
 
@@ -349,6 +466,70 @@ mod tests {
         assert_eq!(got.instance.map(|i| i.status), Some("available".into()));
         assert!(!got.direct);
         assert_eq!(o.rds.calls().total("DescribeDBInstances"), 0);
+    }
+
+    #[test]
+    fn events_wake_the_named_instances_of_ours_and_drop_the_gone() {
+        let o = observer();
+        o.absorb(
+            vec![
+                instance("a", "available", Some("shop/a")),
+                instance("b", "available", Some("shop/b")),
+                instance("c", "available", Some("shop/c")),
+            ],
+            Instant::now(),
+        );
+        let mut rx = o.wake.subscribe();
+        let mut a = instance("a", "available", Some("shop/a"));
+        a.db_instance_class = Some("db.t3.large".into());
+        let named = ["a", "b", "foreign", "new"].map(String::from);
+        o.absorb_named(
+            &named,
+            vec![
+                a,
+                instance("foreign", "available", None),
+                instance("new", "creating", Some("shop/new")),
+            ],
+            Instant::now(),
+        );
+        assert_eq!(
+            drain(&mut rx),
+            vec!["shop/a", "shop/b", "shop/new"],
+            "every named instance of ours, changed or not, and the one RDS no longer has"
+        );
+        let state = lock(&o.state);
+        assert_eq!(
+            state.snapshot["a"].instance.db_instance_class.as_deref(),
+            Some("db.t3.large")
+        );
+        assert!(!state.snapshot.contains_key("b"), "b is gone from RDS");
+        assert!(state.snapshot.contains_key("c"), "c was not named");
+        assert!(state.snapshot.contains_key("foreign"));
+    }
+
+    #[test]
+    fn the_poll_is_a_safety_net_only_while_the_feed_is_alive() {
+        let intervals = PollIntervals {
+            busy: Duration::from_secs(5),
+            settled: Duration::from_secs(60),
+        };
+        let config = aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .build();
+        let plain = Observer::new(Rds::new(&config), intervals);
+        plain.feed_alive(true);
+        assert_eq!(plain.poll_every(), Duration::from_secs(60), "no feed");
+        let fed =
+            Observer::new(Rds::new(&config), intervals).with_event_feed(Duration::from_secs(600));
+        assert_eq!(
+            fed.poll_every(),
+            Duration::from_secs(60),
+            "until the queue first answers"
+        );
+        fed.feed_alive(true);
+        assert_eq!(fed.poll_every(), Duration::from_secs(600));
+        fed.feed_alive(false);
+        assert_eq!(fed.poll_every(), Duration::from_secs(60), "queue failing");
     }
 
     #[test]

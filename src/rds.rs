@@ -245,7 +245,8 @@ pub struct CallCounter {
 }
 
 impl CallCounter {
-    fn record(&self, operation: &'static str, outcome: &'static str) {
+    /// One more call of `operation` that ended with `outcome`.
+    pub fn record(&self, operation: &'static str, outcome: &'static str) {
         let mut counts = lock(&self.counts);
         *counts.entry((operation, outcome)).or_default() += 1;
     }
@@ -505,6 +506,27 @@ impl Rds {
         }
     }
 
+    /// The instances with these identifiers (at most 100), by one DescribeDBInstances with a
+    /// `db-instance-id` filter; those RDS does not have are simply absent from the answer.
+    pub async fn describe_some(&self, ids: &[String]) -> Result<Vec<ObservedInstance>, AwsError> {
+        let filter = aws_sdk_rds::types::Filter::builder()
+            .name("db-instance-id")
+            .set_values(Some(ids.to_vec()))
+            .build();
+        let result = (self.client.describe_db_instances())
+            .filters(filter)
+            .max_records(100)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBInstances", e, None));
+        self.count("DescribeDBInstances", &result);
+        Ok(result?
+            .db_instances()
+            .iter()
+            .map(ObservedInstance::from)
+            .collect())
+    }
+
     /// Every instance of the account and region: DescribeDBInstances through the SDK's paginator,
     /// 100 a page, each page counted.
     pub async fn describe_all(&self) -> Result<Vec<ObservedInstance>, AwsError> {
@@ -760,6 +782,7 @@ mod tests {
             include_str!("dbparametergroup/aws.rs"),
         ]
         .concat();
+        let feed = include_str!("events.rs");
         let statements = policy["Statement"].as_array().expect("statements");
         let allows = |action: &str| {
             statements
@@ -776,16 +799,27 @@ mod tests {
         let mut operations: Vec<&str> = source
             .split("self.count(\"")
             .skip(1)
+            .chain(feed.split(".record(\n            \"").skip(1))
             .filter_map(|rest| rest.split('"').next())
             .collect();
         operations.sort();
         operations.dedup();
         assert!(operations.len() >= 10, "{operations:?}");
+        let mut sqs = 0;
         for operation in operations {
             let action = match operation {
                 // Needs no permission: it says who the caller is.
                 "GetCallerIdentity" => continue,
                 "GetSecretValue" => format!("secretsmanager:{operation}"),
+                // The event feed's queue: no tags to condition on; the statement names the queue.
+                "ReceiveMessage" | "DeleteMessageBatch" => {
+                    let action = operation.replace("Batch", "");
+                    let statement = allows(&format!("sqs:{action}"))
+                        .unwrap_or_else(|| panic!("sqs:{action} is not allowed"));
+                    assert_eq!(statement["Resource"], "arn:aws:sqs:*:*:rds-operator-events");
+                    sqs += 1;
+                    continue;
+                }
                 _ => format!("rds:{operation}"),
             };
             let statement = allows(&action).unwrap_or_else(|| panic!("{action} is not allowed"));
@@ -801,5 +835,6 @@ mod tests {
                 );
             }
         }
+        assert_eq!(sqs, 2, "the feed's two SQS calls are checked");
     }
 }

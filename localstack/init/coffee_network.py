@@ -1,12 +1,16 @@
 """Creates the network the Coffee Manage sample database lives in, idempotently:
 a VPC, two subnets in two availability zones, the DB subnet group `coffee-manage-db-subnets` and the
-security group `coffee-manage-db-sg` (MySQL from inside the VPC).
+security group `coffee-manage-db-sg` (MySQL from inside the VPC); and the operator's event feed as
+docs/events.md tells a user to set it up: the SQS queue `rds-operator-events`, its policy letting
+EventBridge send to it, and the EventBridge rule `rds-operator-events` sending RDS's CloudTrail
+records and instance events there.
 
 Runs against any RDS/EC2 endpoint: moto (localstack/moto.sh start runs it), LocalStack (mounted as a
 ready.d init hook by docker-compose.yml), or real AWS (unset AWS_ENDPOINT_URL). Prints the ids as
 `key=value` lines; `--get security_group_id` prints just that value.
 """
 
+import json
 import os
 import sys
 
@@ -17,6 +21,8 @@ CIDR = "10.20.0.0/16"
 SUBNETS = [("10.20.1.0/24", "a"), ("10.20.2.0/24", "b")]
 SUBNET_GROUP = f"{NAME}-db-subnets"
 SECURITY_GROUP = f"{NAME}-db-sg"
+EVENTS = "rds-operator-events"
+EVENT_PATTERN = {"source": ["aws.rds"], "detail-type": ["AWS API Call via CloudTrail", "RDS DB Instance Event"]}
 
 
 def client(service: str):
@@ -76,6 +82,7 @@ def ensure() -> dict:
             IpPermissions=[{"IpProtocol": "tcp", "FromPort": 3306, "ToPort": 3306, "IpRanges": [{"CidrIp": CIDR}]}],
         )
     return {
+        "events_queue_url": event_feed(EVENTS),
         "vpc_id": vpc_id,
         "subnet_ids": ",".join(subnet_ids),
         "db_subnet_group_name": SUBNET_GROUP,
@@ -83,7 +90,32 @@ def ensure() -> dict:
     }
 
 
+def event_feed(name: str) -> str:
+    """The queue and the rule of the operator's event feed (docs/events.md); returns the queue URL."""
+    sqs, events = client("sqs"), client("events")
+    url = sqs.create_queue(QueueName=name, Attributes={"MessageRetentionPeriod": "86400"})["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    rule = events.put_rule(Name=name, EventPattern=json.dumps(EVENT_PATTERN))["RuleArn"]
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Allow",
+            "Principal": {"Service": "events.amazonaws.com"},
+            "Action": "sqs:SendMessage",
+            "Resource": arn,
+            "Condition": {"ArnEquals": {"aws:SourceArn": rule}},
+        }],
+    }
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"Policy": json.dumps(policy)})
+    events.put_targets(Rule=name, Targets=[{"Id": "rds-operator", "Arn": arn}])
+    return url
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--event-feed":
+        # A feed of its own (tests): a queue and a rule named NAME.
+        print(event_feed(sys.argv[2]))
+        sys.exit(0)
     ids = ensure()
     if len(sys.argv) == 3 and sys.argv[1] == "--get":
         print(ids[sys.argv[2]])

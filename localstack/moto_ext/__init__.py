@@ -16,6 +16,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   ModifyDBSubnetGroup keeps the group (moto loses it);
 * DB parameter groups have engine default catalogs, resets, and ``pending-reboot`` until a
   RebootDBInstance: see ``parameters.py``;
+* after every mutating RDS call, the EventBridge event CloudTrail would send goes on moto's event
+  bus: see ``cloudtrail.py``;
 * Performance Insights, the network type, the lifecycle support and the certificate details are
   kept and shown: see ``features.py``.
 
@@ -47,7 +49,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import engines, features, parameters
+from . import cloudtrail, engines, features, parameters
 
 PINNED_MOTO = "5.2.5"
 
@@ -387,6 +389,8 @@ def install() -> None:
     def call_action(self: Any) -> Any:
         try:
             action = self._get_action()
+            # moto's own dict: it answers RDS's parameter names (DBInstanceIdentifier) for the
+            # snake_case keys it holds.
             params = getattr(self, "params", None) or {}
             identifier = (params.get("DBInstanceIdentifier") or params.get("DBSubnetGroupName")
                           or params.get("DBParameterGroupName")
@@ -400,8 +404,12 @@ def install() -> None:
                 if not action.startswith(READS):
                     MUTATIONS.append((time.time(), action, identifier.lower()))
         except Exception:  # counting must never break serving
-            pass
-        return orig_call_action(self)
+            action, params = "", {}
+        served = orig_call_action(self)
+        if action and not action.startswith(READS):
+            status = served[0] if isinstance(served, tuple) else 200
+            cloudtrail.record(self, action, dict(params), int(status))
+        return served
 
     Response.call_action = call_action
     globals()["apply_pending"] = apply_pending
@@ -465,6 +473,12 @@ class ControlMiddleware:
             # the connection Secret carries the password the database really has.
             password = master_password(query.get("identifier", "").lower())
             status, body = ("200 OK", {"password": password}) if password is not None else ("404 Not Found", {})
+        elif path == "/_rds_ext/drop-events" and method == "POST":
+            cloudtrail.drop(query.get("identifier", ""), int(query.get("count", "1")))
+            status, body = "200 OK", {"dropping": True}
+        elif path == "/_rds_ext/events":
+            with cloudtrail.LOCK:
+                status, body = "200 OK", dict(cloudtrail.SENT)
         elif path == "/_rds_ext/apply-pending" and method == "POST":
             found = apply_pending(query.get("identifier", "").lower())
             status, body = ("200 OK", {"applied": True}) if found else ("404 Not Found", {"applied": False})

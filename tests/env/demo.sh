@@ -40,13 +40,16 @@ start() {
       localstack/moto.sh start
   fi
   sg=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get security_group_id)
+  # The event feed the network script set up (docs/events.md): drift is put back within seconds.
+  queue=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get events_queue_url)
 
   echo "==> installing the CRD"
   "$kubectl" apply --server-side -f crds/
   "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs crd/dbparametergroups.rds.operator.rs --timeout 60s
 
   echo "==> starting the operator (log: $run/operator.log)"
-  "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s >"$run/operator.log" 2>&1 &
+  "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s \
+    --events-queue-url "$queue" >"$run/operator.log" 2>&1 &
   echo $! >"$run/operator.pid"
 
   echo "==> applying the Coffee Manage sample in namespace $ns"

@@ -5,6 +5,7 @@
 mod common;
 mod connection;
 mod engines;
+mod events;
 mod health;
 mod lifecycle;
 mod migration;

@@ -95,6 +95,10 @@ fn chart_lints_renders_and_refuses_bad_values() {
             "default rendering lacks {needle:?}"
         );
     }
+    assert!(
+        !defaults.contains("--events-queue-url") && !defaults.contains("--safety-net-interval"),
+        "no event feed unless asked for"
+    );
 
     // The values platform teams compose with.
     let digest = format!("image.digest=sha256:{}", "a".repeat(64));
@@ -133,6 +137,10 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "metrics.serviceMonitor.scrapeTimeout=10s",
         "--set",
         "metrics.prometheusRule.enabled=true",
+        "--set",
+        "events.queueUrl=https://sqs.eu-west-1.amazonaws.com/123456789012/rds-operator-events",
+        "--set",
+        "events.safetyNetInterval=15m",
     ];
     let mut template = vec!["template", "rds", chart.as_str(), "--namespace", "ops"];
     template.extend(composed);
@@ -149,6 +157,8 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "scrapeTimeout: 10s",
         "kind: PrometheusRule",
         "alert: RdsOperatorPollStale",
+        "--events-queue-url=https://sqs.eu-west-1.amazonaws.com/123456789012/rds-operator-events",
+        "--safety-net-interval=15m",
     ] {
         assert!(
             rendered.contains(needle),
@@ -224,6 +234,11 @@ fn chart_lints_renders_and_refuses_bad_values() {
         ("aws.region=Mars", "/aws/region"),
         ("replicaCount=-1", "/replicaCount"),
         ("unknownKey=1", "unknownKey"),
+        ("events.queueUrl=rds-operator-events", "/events/queueUrl"),
+        (
+            "events.safetyNetInterval=often",
+            "/events/safetyNetInterval",
+        ),
     ] {
         let (ok, out, err) = common::run(&helm, &["template", "rds", chart.as_str(), "--set", set]);
         assert!(!ok, "{set} was accepted: {out}");

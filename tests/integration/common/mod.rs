@@ -188,7 +188,16 @@ pub fn aws_endpoint() -> String {
 
 /// An RDS client of the emulator, independent of the operator's (plays the console user).
 pub async fn rds() -> aws_sdk_rds::Client {
-    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+    aws_sdk_rds::Client::new(&emulator_config().await)
+}
+
+/// An SQS client of the emulator (plays EventBridge's sender, and looks into queues).
+pub async fn sqs() -> aws_sdk_sqs::Client {
+    aws_sdk_sqs::Client::new(&emulator_config().await)
+}
+
+async fn emulator_config() -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
         .endpoint_url(aws_endpoint())
         .region(aws_config::Region::new(region()))
         .credentials_provider(aws_sdk_rds::config::Credentials::new(
@@ -199,8 +208,7 @@ pub async fn rds() -> aws_sdk_rds::Client {
             "tests",
         ))
         .load()
-        .await;
-    aws_sdk_rds::Client::new(&config)
+        .await
 }
 
 pub fn region() -> String {
