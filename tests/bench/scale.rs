@@ -3,7 +3,10 @@
 //! builds it but does not run it.
 //!
 //! Environment: BENCH_SIZES ("100 1000"), BENCH_DRIFT_INTERVAL ("10s"), BENCH_SAMPLES (50),
-//! BENCH_CONCURRENCY (operator reconcile concurrency, 8), BENCH_MOTO_PID (to report moto's CPU).
+//! BENCH_CONCURRENCY (operator reconcile concurrency, 8), BENCH_MOTO_PID (to report moto's CPU),
+//! BENCH_FEED (on | off: the event feed, over the queue localstack/moto.sh creates),
+//! BENCH_SAFETY_NET (the feed's safety-net interval; the operator's default when unset),
+//! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready").
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -43,6 +46,33 @@ fn cpu_seconds(pid: u32) -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// The pids of the processes whose command line names `program` (the test control plane's
+/// kube-apiserver and etcd).
+fn pids_of(program: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .ok()
+                .and_then(|c| {
+                    let first = c.split(|b| *b == 0).next()?.to_vec();
+                    String::from_utf8(first).ok()
+                })
+                .is_some_and(|c| c.rsplit('/').next() == Some(program))
+        })
+        .collect()
+}
+
+/// CPU seconds of the control plane (kube-apiserver and etcd) so far.
+fn control_plane_cpu() -> f64 {
+    (pids_of("kube-apiserver").into_iter())
+        .chain(pids_of("etcd"))
+        .map(cpu_seconds)
+        .sum()
+}
+
 /// Peak resident memory (VmHWM) of a process, in MiB.
 fn peak_rss_mib(pid: u32) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -67,6 +97,17 @@ fn diff(after: &BTreeMap<String, u64>, before: &BTreeMap<String, u64>) -> BTreeM
         .collect()
 }
 
+/// One of the operator's own metrics, summed over the lines that start with `prefix`.
+fn operator_metric(operator: &Operator, prefix: &str) -> f64 {
+    let Some((_, page)) = operator.get("/metrics") else {
+        return 0.0;
+    };
+    (page.lines())
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
 /// Mutating calls since `since` (epoch seconds): (time, action, identifier).
 fn mutations(since: f64) -> Vec<(f64, String, String)> {
     let body = common::moto_ext_get(&format!("/_rds_ext/mutations?since={since}"))
@@ -82,18 +123,18 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// For each (identifier, t0): the first ModifyDBInstance on it after t0, minus t0.
-async fn modify_latencies(samples: &[(String, f64)], timeout: Duration) -> Vec<f64> {
-    let since = samples.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
+/// For each (identifier, action, t0): the first call of that action on it after t0, minus t0.
+async fn latencies(samples: &[(String, &str, f64)], timeout: Duration) -> Vec<f64> {
+    let since = samples.iter().map(|s| s.2).fold(f64::INFINITY, f64::min);
     let deadline = Instant::now() + timeout;
     loop {
         let log = mutations(since);
         let found: Vec<Option<f64>> = samples
             .iter()
-            .map(|(id, t0)| {
+            .map(|(id, wanted, t0)| {
                 log.iter()
-                    .find(|(t, action, who)| action == "ModifyDBInstance" && who == id && *t > *t0)
-                    .map(|(t, _, _)| t - t0)
+                    .find(|(t, action, who)| action == wanted && who == id && *t > *t0)
+                    .map(|(t, _, _)| (t - t0).max(0.0))
             })
             .collect();
         if found.iter().all(Option::is_some) || Instant::now() > deadline {
@@ -101,7 +142,7 @@ async fn modify_latencies(samples: &[(String, f64)], timeout: Duration) -> Vec<f
             done.sort_by(|a, b| a.partial_cmp(b).unwrap());
             if done.len() < samples.len() {
                 println!(
-                    "  ({} of {} samples saw no ModifyDBInstance in {timeout:?})",
+                    "  ({} of {} samples saw no correction in {timeout:?})",
                     samples.len() - done.len(),
                     samples.len()
                 );
@@ -109,6 +150,97 @@ async fn modify_latencies(samples: &[(String, f64)], timeout: Duration) -> Vec<f
             return done;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn p50_p99(values: &[f64]) -> String {
+    format!(
+        "p50 {:.2} s, p99 {:.2} s ({} samples)",
+        percentile(values, 50.0),
+        percentile(values, 99.0),
+        values.len()
+    )
+}
+
+struct Settings {
+    interval_text: String,
+    interval: Duration,
+    samples: usize,
+    concurrency: String,
+    feed: Option<String>,
+    safety_net: Option<String>,
+    phases: Vec<String>,
+}
+
+impl Settings {
+    fn operator_args(&self, ns: &str) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--namespace",
+            ns,
+            "--drift-interval",
+            &self.interval_text,
+            "--busy-poll-interval",
+            "1s",
+            "--concurrency",
+            &self.concurrency,
+            "--log-level",
+            "warn",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        if let Some(queue) = &self.feed {
+            args.extend(["--events-queue-url".into(), queue.clone()]);
+            if let Some(net) = &self.safety_net {
+                args.extend(["--safety-net-interval".into(), net.clone()]);
+            }
+        }
+        args
+    }
+
+    /// How often the shared poll runs in steady state.
+    fn poll_every(&self) -> Duration {
+        match (&self.feed, &self.safety_net) {
+            (None, _) => self.interval,
+            (Some(_), Some(net)) => rds_operator::duration::parse_duration(net).unwrap(),
+            (Some(_), None) => self.interval * 10,
+        }
+    }
+
+    fn runs(&self, phase: &str) -> bool {
+        self.phases.iter().any(|p| p == phase)
+    }
+}
+
+/// The queue and rule localstack/moto.sh creates (again after a moto reset).
+fn ensure_event_feed() {
+    let cache = std::env::var("RDS_OPERATOR_CACHE")
+        .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()));
+    let status = std::process::Command::new(format!("{cache}/moto-venv/bin/python"))
+        .args([
+            &format!("{}/localstack/init/coffee_network.py", common::REPO),
+            "--event-feed",
+            "rds-operator-events",
+        ])
+        .env("AWS_ENDPOINT_URL", common::aws_endpoint())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("coffee_network.py");
+    assert!(status.success(), "creating the event feed");
+}
+
+async fn all_ready(api: &Api<DBInstance>, n: usize, started: Instant) {
+    loop {
+        let list = api.list(&ListParams::default()).await.expect("list");
+        let ready = list.items.iter().filter(|d| is_ready(d)).count();
+        if ready == n {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(3600),
+            "only {ready} of {n} Ready after an hour"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 
@@ -125,19 +257,43 @@ async fn main() {
         .map(|s| s.parse().expect("BENCH_SIZES: numbers"))
         .collect();
     let interval_text = env_or("BENCH_DRIFT_INTERVAL", "10s");
-    let interval = rds_operator::duration::parse_duration(&interval_text).unwrap();
-    let samples: usize = env_or("BENCH_SAMPLES", "50").parse().unwrap();
-    let concurrency = env_or("BENCH_CONCURRENCY", "8");
+    let feed = (env_or("BENCH_FEED", "off") == "on").then(|| {
+        format!(
+            "{}/123456789012/rds-operator-events",
+            common::aws_endpoint()
+        )
+    });
+    let settings = Settings {
+        interval: rds_operator::duration::parse_duration(&interval_text).unwrap(),
+        interval_text,
+        samples: env_or("BENCH_SAMPLES", "50").parse().unwrap(),
+        concurrency: env_or("BENCH_CONCURRENCY", "8"),
+        feed,
+        safety_net: std::env::var("BENCH_SAFETY_NET").ok(),
+        phases: env_or("BENCH_PHASES", "steady drift spec")
+            .split_whitespace()
+            .map(String::from)
+            .collect(),
+    };
     let moto_pid: Option<u32> = std::env::var("BENCH_MOTO_PID")
         .ok()
         .and_then(|p| p.trim().parse().ok());
     let client = common::client_with_crd().await;
     let rds = common::rds().await;
     println!(
-        "\nscale benchmark: drift interval {interval_text}, reconcile concurrency {concurrency}, moto at zero delays\n"
+        "\nscale benchmark: drift interval {}, reconcile concurrency {}, event feed {}, moto at zero delays\n",
+        settings.interval_text,
+        settings.concurrency,
+        match &settings.feed {
+            Some(_) => format!("on (shared poll every {:?})", settings.poll_every()),
+            None => "off".into(),
+        }
     );
 
     for n in sizes {
+        if settings.feed.is_some() {
+            ensure_event_feed();
+        }
         let ns = common::namespace(&client, &format!("bench{n}")).await;
         common::secret(
             &client,
@@ -148,25 +304,13 @@ async fn main() {
         )
         .await;
         let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
-        let args: Vec<String> = [
-            "--namespace",
-            &ns,
-            "--drift-interval",
-            &interval_text,
-            "--busy-poll-interval",
-            "1s",
-            "--concurrency",
-            &concurrency,
-            "--log-level",
-            "warn",
-        ]
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
-        let operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
+        let args = settings.operator_args(&ns);
+        let mut operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
         let pid = operator.pid();
         let moto_cpu_0 = moto_pid.map(cpu_seconds).unwrap_or(0.0);
+        let plane_cpu_0 = control_plane_cpu();
         let prefix = common::unique("b");
+        println!("N = {n}");
 
         // 1. Apply N, wait for all Ready.
         let started = Instant::now();
@@ -177,7 +321,7 @@ async fn main() {
                 async move {
                     api.create(
                         &PostParams::default(),
-                        &dbinstance(&format!("db-{i}"), &id, json!({})),
+                        &dbinstance(&format!("db-{i}"), &id, json!({"deletionProtection": true})),
                     )
                     .await
                     .expect("create DBInstance")
@@ -187,109 +331,182 @@ async fn main() {
             .collect::<Vec<_>>()
             .await;
         let applied = started.elapsed();
-        loop {
-            let list = api.list(&ListParams::default()).await.expect("list");
-            let ready = list.items.iter().filter(|d| is_ready(d)).count();
-            if ready == n {
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(1800),
-                "only {ready} of {n} Ready after 30 min"
-            );
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-        let all_ready = started.elapsed();
-
-        // 2. Steady state: three drift intervals with nothing to do.
-        tokio::time::sleep(interval + Duration::from_secs(2)).await;
-        let window = interval * 3;
-        let before = all_calls();
-        let operator_cpu_0 = cpu_seconds(pid);
-        tokio::time::sleep(window).await;
-        let steady = diff(&all_calls(), &before);
-        let steady_cpu = cpu_seconds(pid) - operator_cpu_0;
-        let describes = steady.get("DescribeDBInstances").copied().unwrap_or(0);
-        let others: u64 = steady
-            .iter()
-            .filter(|(k, _)| *k != "DescribeDBInstances")
-            .map(|(_, v)| v)
-            .sum();
-        let per_interval = describes as f64 / 3.0;
-        let per_instance_hour =
-            (describes + others) as f64 / n as f64 / (window.as_secs_f64() / 3600.0);
-
-        // 3. Drift: out-of-band class changes, spread over one interval; latency to the correction.
-        let k = samples.min(n);
-        let gap = interval / k as u32;
-        let mut drift_samples = Vec::new();
-        for i in 0..k {
-            let id = format!("{prefix}-{}", i * n / k);
-            rds.modify_db_instance()
-                .db_instance_identifier(&id)
-                .db_instance_class("db.t3.small")
-                .apply_immediately(true)
-                .send()
-                .await
-                .expect("out-of-band modify");
-            drift_samples.push((id, epoch()));
-            tokio::time::sleep(gap).await;
-        }
-        let mut drift = modify_latencies(&drift_samples, interval * 4).await;
-        drift.iter_mut().for_each(|d| *d = d.max(0.0));
-
-        // 4. Spec change to ModifyDBInstance, while all N are observed.
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        let mut spec_samples = Vec::new();
-        for i in 0..k {
-            let index = (i * n / k + 1) % n;
-            let id = format!("{prefix}-{index}");
-            let t0 = epoch();
-            api.patch(
-                &format!("db-{index}"),
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": {"dbInstanceClass": "db.t3.medium"}})),
-            )
-            .await
-            .expect("patch");
-            spec_samples.push((id, t0));
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let spec = modify_latencies(&spec_samples, Duration::from_secs(60)).await;
-
-        let rss = peak_rss_mib(pid);
-        let operator_cpu = cpu_seconds(pid);
+        all_ready(&api, n, started).await;
+        let all_ready_after = started.elapsed();
+        let (operator_cpu, plane_cpu) = (cpu_seconds(pid), control_plane_cpu() - plane_cpu_0);
         let moto_cpu = moto_pid.map(|p| cpu_seconds(p) - moto_cpu_0);
-        println!("N = {n}");
         println!(
             "  apply all N: {:.1} s; all Ready: {:.1} s after the first apply",
             applied.as_secs_f64(),
-            all_ready.as_secs_f64()
-        );
-        println!("  operator peak RSS: {rss:.1} MiB");
-        println!(
-            "  steady state over {:.0} s (3 drift intervals): {steady:?}; DescribeDBInstances per interval {per_interval:.1} (floor ceil(N/100) = {}), other calls {others}; {per_instance_hour:.2} calls per instance-hour; operator CPU {steady_cpu:.2} s",
-            window.as_secs_f64(),
-            n.div_ceil(100)
+            all_ready_after.as_secs_f64()
         );
         println!(
-            "  drift found and corrected ({} samples): p50 {:.2} s, p99 {:.2} s (drift interval {:.0} s)",
-            drift.len(),
-            percentile(&drift, 50.0),
-            percentile(&drift, 99.0),
-            interval.as_secs_f64()
+            "  CPU until all Ready: operator {operator_cpu:.1} s, API server and etcd {plane_cpu:.1} s{}",
+            moto_cpu
+                .map(|m| format!(", moto {m:.1} s"))
+                .unwrap_or_default()
         );
-        println!(
-            "  spec change to ModifyDBInstance ({} samples): p50 {:.3} s, p99 {:.3} s",
-            spec.len(),
-            percentile(&spec, 50.0),
-            percentile(&spec, 99.0)
-        );
-        match moto_cpu {
-            Some(m) => {
-                println!("  CPU over the whole run: operator {operator_cpu:.1} s, moto {m:.1} s")
+
+        // 2. Steady state: nothing to do.
+        if settings.runs("steady") {
+            let every = settings.poll_every();
+            tokio::time::sleep(every.min(settings.interval * 2) + Duration::from_secs(2)).await;
+            // Three polls, or one when the poll is the feed's safety net (ten minutes by default).
+            let polls = if settings.feed.is_some() { 1 } else { 3 };
+            let window = every * polls;
+            let before = all_calls();
+            let sqs_before = operator_metric(
+                &operator,
+                "rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\"",
+            ) + operator_metric(
+                &operator,
+                "rds_operator_rds_api_calls_total{operation=\"DeleteMessageBatch\"",
+            );
+            let operator_cpu_0 = cpu_seconds(pid);
+            tokio::time::sleep(window).await;
+            let steady = diff(&all_calls(), &before);
+            let sqs = operator_metric(
+                &operator,
+                "rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\"",
+            ) + operator_metric(
+                &operator,
+                "rds_operator_rds_api_calls_total{operation=\"DeleteMessageBatch\"",
+            ) - sqs_before;
+            let steady_cpu = cpu_seconds(pid) - operator_cpu_0;
+            let describes = steady.get("DescribeDBInstances").copied().unwrap_or(0);
+            let others: u64 = (steady.iter())
+                .filter(|(k, _)| *k != "DescribeDBInstances")
+                .map(|(_, v)| v)
+                .sum();
+            let hours = window.as_secs_f64() / 3600.0;
+            println!(
+                "  steady state over {:.0} s ({polls} shared polls): {steady:?}; DescribeDBInstances per poll {:.1} (floor ceil(N/100) = {}), other RDS calls {others}; {:.3} RDS calls per instance-hour; {:.0} SQS calls per hour; operator CPU {steady_cpu:.2} s",
+                window.as_secs_f64(),
+                describes as f64 / polls as f64,
+                n.div_ceil(100),
+                (describes + others) as f64 / n as f64 / hours,
+                sqs / hours,
+            );
+        }
+
+        // 3. Drift: out-of-band changes to class, deletion protection and tags, spread over one
+        // drift interval; latency from the change to the operator's correcting call.
+        if settings.runs("drift") {
+            let k = settings.samples.min(n);
+            let gap = settings.interval / k as u32;
+            let mut samples = Vec::new();
+            for i in 0..k {
+                let id = format!("{prefix}-{}", i * n / k);
+                let action = match i % 3 {
+                    0 => {
+                        rds.modify_db_instance()
+                            .db_instance_identifier(&id)
+                            .db_instance_class("db.t3.small")
+                            .apply_immediately(true)
+                            .send()
+                            .await
+                            .expect("out-of-band class");
+                        "ModifyDBInstance"
+                    }
+                    1 => {
+                        rds.modify_db_instance()
+                            .db_instance_identifier(&id)
+                            .deletion_protection(false)
+                            .apply_immediately(true)
+                            .send()
+                            .await
+                            .expect("out-of-band protection off");
+                        "ModifyDBInstance"
+                    }
+                    _ => {
+                        let arn = common::describe(&rds, &id)
+                            .await
+                            .and_then(|d| d.db_instance_arn().map(String::from))
+                            .expect("arn");
+                        rds.remove_tags_from_resource()
+                            .resource_name(&arn)
+                            .tag_keys("app")
+                            .send()
+                            .await
+                            .expect("out-of-band untag");
+                        "AddTagsToResource"
+                    }
+                };
+                samples.push((id, action, epoch()));
+                tokio::time::sleep(gap).await;
             }
-            None => println!("  CPU over the whole run: operator {operator_cpu:.1} s"),
+            let timeout = settings.poll_every() * 2 + Duration::from_secs(30);
+            let all = latencies(&samples, timeout).await;
+            let kind = |m: usize| -> Vec<(String, &str, f64)> {
+                (samples.iter().enumerate())
+                    .filter(|(i, _)| i % 3 == m)
+                    .map(|(_, s)| s.clone())
+                    .collect()
+            };
+            println!("  drift found and corrected, all: {}", p50_p99(&all));
+            for (m, what) in [(0, "class"), (1, "deletion protection"), (2, "tags")] {
+                let some = latencies(&kind(m), Duration::from_secs(1)).await;
+                println!("    {what}: {}", p50_p99(&some));
+            }
+        }
+
+        // 4. Spec change to ModifyDBInstance, while all N are observed.
+        if settings.runs("spec") {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let k = settings.samples.min(n);
+            let mut samples = Vec::new();
+            for i in 0..k {
+                let index = (i * n / k + 1) % n;
+                let t0 = epoch();
+                api.patch(
+                    &format!("db-{index}"),
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"spec": {"dbInstanceClass": "db.t3.medium"}})),
+                )
+                .await
+                .expect("patch");
+                samples.push((format!("{prefix}-{index}"), "ModifyDBInstance", t0));
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let spec = latencies(&samples, Duration::from_secs(60)).await;
+            println!(
+                "  spec change to ModifyDBInstance: p50 {:.3} s, p99 {:.3} s ({} samples)",
+                percentile(&spec, 50.0),
+                percentile(&spec, 99.0),
+                spec.len()
+            );
+        }
+        println!("  operator peak RSS: {:.1} MiB", peak_rss_mib(pid));
+
+        // 5. Restart: the calls of the first drift interval, and the time until every DBInstance
+        // has been reconciled again.
+        if settings.runs("restart") {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            operator.kill();
+            let before = all_calls();
+            let restarted = Instant::now();
+            operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
+            let success = "rds_operator_reconciles_total{result=\"success\"}";
+            loop {
+                if operator_metric(&operator, success) >= n as f64 {
+                    break;
+                }
+                assert!(restarted.elapsed() < Duration::from_secs(1800));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            let confirmed = restarted.elapsed();
+            tokio::time::sleep(settings.interval.saturating_sub(restarted.elapsed())).await;
+            let first = diff(&all_calls(), &before);
+            let describes = first.get("DescribeDBInstances").copied().unwrap_or(0);
+            let others: u64 = (first.iter())
+                .filter(|(k, _)| *k != "DescribeDBInstances")
+                .map(|(_, v)| v)
+                .sum();
+            println!(
+                "  restart: every DBInstance reconciled again {:.1} s after the start; first drift interval: {first:?} ({describes} DescribeDBInstances, bound 2 x ceil(N/100) = {}; other RDS calls {others})",
+                confirmed.as_secs_f64(),
+                2 * n.div_ceil(100)
+            );
         }
         drop(operator);
         // Leave nothing behind in moto for the next size.
