@@ -178,7 +178,7 @@ async fn metrics_page(State(state): State<AppState>) -> impl IntoResponse {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics.render() + &crate::metrics::render_runtime(state.health.runtime()),
+        state.metrics.render(state.health.runtime()),
     )
 }
 

@@ -1,68 +1,154 @@
-//! Prometheus metrics, in the text exposition format. Every label value comes from a fixed set
-//! (results, RDS operations and outcomes, RDS states, spec field names): no object names, no error
-//! strings.
+//! Prometheus metrics, kept and written by the `prometheus-client` crate (the Prometheus text
+//! format, 0.0.4). Every label value comes from a fixed set (results, RDS operations and outcomes,
+//! RDS states, spec field names, event outcomes): no object names, no error strings.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 
 use crate::lock;
 use crate::rds::CallCounter;
 
 const BUCKETS: [f64; 10] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
 
-/// The operator's metrics.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    reconciles: Mutex<BTreeMap<&'static str, u64>>,
-    durations: Mutex<Histogram>,
-    drift_corrections: Mutex<BTreeMap<String, u64>>,
-    events: Mutex<BTreeMap<&'static str, u64>>,
-    states: Mutex<HashMap<String, String>>,
-    rds_calls: Arc<CallCounter>,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultLabel {
+    result: &'static str,
 }
 
-#[derive(Debug, Default)]
-struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    sum: f64,
-    count: u64,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct FieldLabel {
+    field: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabel {
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    operation: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateLabel {
+    state: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct VersionLabel {
+    version: &'static str,
+}
+
+/// The operator's metrics.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    reconciles: Family<ResultLabel, Counter>,
+    durations: Histogram,
+    drift_corrections: Family<FieldLabel, Counter>,
+    events: Family<OutcomeLabel, Counter>,
+    states: Arc<Mutex<HashMap<String, String>>>,
+    leading: Gauge,
+    last_poll: Arc<Mutex<Option<f64>>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new(Arc::default())
+    }
 }
 
 impl Metrics {
     pub fn new(rds_calls: Arc<CallCounter>) -> Self {
+        let mut registry = Registry::default();
+        let reconciles = Family::<ResultLabel, Counter>::default();
+        registry.register(
+            "rds_operator_reconciles",
+            "Reconciles by result (success, or what failed)",
+            reconciles.clone(),
+        );
+        let durations = Histogram::new(BUCKETS);
+        registry.register(
+            "rds_operator_reconcile_duration_seconds",
+            "Time spent in one reconcile",
+            durations.clone(),
+        );
+        registry.register_collector(Box::new(Calls(rds_calls)));
+        let states = Arc::<Mutex<HashMap<String, String>>>::default();
+        registry.register_collector(Box::new(States(states.clone())));
+        let drift_corrections = Family::<FieldLabel, Counter>::default();
+        registry.register(
+            "rds_operator_drift_corrections",
+            "Fields put back to the spec after a change made outside the operator",
+            drift_corrections.clone(),
+        );
+        let events = Family::<OutcomeLabel, Counter>::default();
+        registry.register(
+            "rds_operator_events",
+            "Event feed messages by outcome (handled, ignored, foreign, malformed); all are deleted",
+            events.clone(),
+        );
+        let build = Family::<VersionLabel, Gauge>::default();
+        build
+            .get_or_create(&VersionLabel {
+                version: env!("CARGO_PKG_VERSION"),
+            })
+            .set(1);
+        registry.register("rds_operator_build_info", "The operator's version", build);
+        let leading = Gauge::default();
+        registry.register(
+            "rds_operator_is_leader",
+            "1 while this replica reconciles",
+            leading.clone(),
+        );
+        let last_poll = Arc::<Mutex<Option<f64>>>::default();
+        registry.register_collector(Box::new(LastPoll(last_poll.clone())));
+        registry.register_collector(Box::new(ProcessCollector));
         Metrics {
-            rds_calls,
-            ..Default::default()
+            registry,
+            reconciles,
+            durations,
+            drift_corrections,
+            events,
+            states,
+            leading,
+            last_poll,
         }
     }
 
     /// A reconcile ended with `result` ("success" or an error's metric label) after `elapsed`.
     pub fn reconciled(&self, result: &'static str, elapsed: Duration) {
-        *lock(&self.reconciles).entry(result).or_default() += 1;
-        let mut h = lock(&self.durations);
-        let secs = elapsed.as_secs_f64();
-        for (i, bound) in BUCKETS.iter().enumerate() {
-            if secs <= *bound {
-                h.counts[i] += 1;
-            }
-        }
-        h.sum += secs;
-        h.count += 1;
+        self.reconciles
+            .get_or_create(&ResultLabel { result })
+            .inc();
+        self.durations.observe(elapsed.as_secs_f64());
     }
 
     /// Fields put back to the spec after a change outside the operator.
     pub fn drift_corrected<'a>(&self, fields: impl IntoIterator<Item = &'a str>) {
-        let mut map = lock(&self.drift_corrections);
         for field in fields {
-            *map.entry(field.to_owned()).or_default() += 1;
+            let field = field.to_owned();
+            self.drift_corrections
+                .get_or_create(&FieldLabel { field })
+                .inc();
         }
     }
 
     /// One event feed message read, with its outcome (handled, ignored, foreign, malformed).
     pub fn event(&self, outcome: &'static str) {
-        *lock(&self.events).entry(outcome).or_default() += 1;
+        self.events.get_or_create(&OutcomeLabel { outcome }).inc();
     }
 
     /// The RDS state of the instance managed for the DBInstance with this uid (None: no instance).
@@ -78,105 +164,14 @@ impl Metrics {
         }
     }
 
-    /// The metrics page.
-    pub fn render(&self) -> String {
+    /// The metrics page, with what the process knows of its own run.
+    pub fn render(&self, runtime: Runtime) -> String {
+        self.leading.set(i64::from(runtime.leading));
+        *lock(&self.last_poll) = runtime.last_poll;
         let mut out = String::new();
-        header(
-            &mut out,
-            "rds_operator_reconciles_total",
-            "counter",
-            "Reconciles by result (success, or what failed).",
-        );
-        for (result, n) in lock(&self.reconciles).iter() {
-            let _ = writeln!(
-                out,
-                "rds_operator_reconciles_total{{result=\"{result}\"}} {n}"
-            );
-        }
-        self.render_durations(&mut out);
-        header(
-            &mut out,
-            "rds_operator_rds_api_calls_total",
-            "counter",
-            "RDS, Secrets Manager and SQS (event feed) API calls by operation and outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input; error for SQS).",
-        );
-        for ((operation, outcome), n) in self.rds_calls.snapshot() {
-            let _ = writeln!(
-                out,
-                "rds_operator_rds_api_calls_total{{operation=\"{operation}\",outcome=\"{outcome}\"}} {n}"
-            );
-        }
-        header(
-            &mut out,
-            "rds_operator_managed_instances",
-            "gauge",
-            "Managed RDS instances by RDS state.",
-        );
-        let mut by_state: BTreeMap<String, u64> = BTreeMap::new();
-        for state in lock(&self.states).values() {
-            *by_state.entry(state.clone()).or_default() += 1;
-        }
-        for (state, n) in by_state {
-            let _ = writeln!(
-                out,
-                "rds_operator_managed_instances{{state=\"{state}\"}} {n}"
-            );
-        }
-        header(
-            &mut out,
-            "rds_operator_drift_corrections_total",
-            "counter",
-            "Fields put back to the spec after a change made outside the operator.",
-        );
-        for (field, n) in lock(&self.drift_corrections).iter() {
-            let _ = writeln!(
-                out,
-                "rds_operator_drift_corrections_total{{field=\"{field}\"}} {n}"
-            );
-        }
-        header(
-            &mut out,
-            "rds_operator_events_total",
-            "counter",
-            "Event feed messages by outcome (handled, ignored, foreign, malformed); all are deleted.",
-        );
-        for (outcome, n) in lock(&self.events).iter() {
-            let _ = writeln!(
-                out,
-                "rds_operator_events_total{{outcome=\"{outcome}\"}} {n}"
-            );
-        }
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry);
         out
-    }
-
-    fn render_durations(&self, out: &mut String) {
-        header(
-            out,
-            "rds_operator_reconcile_duration_seconds",
-            "histogram",
-            "Time spent in one reconcile.",
-        );
-        {
-            let h = lock(&self.durations);
-            for (i, bound) in BUCKETS.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "rds_operator_reconcile_duration_seconds_bucket{{le=\"{bound}\"}} {}",
-                    h.counts[i]
-                );
-            }
-            let _ = writeln!(
-                out,
-                "rds_operator_reconcile_duration_seconds_bucket{{le=\"+Inf\"}} {}",
-                h.count
-            );
-            let _ = writeln!(out, "rds_operator_reconcile_duration_seconds_sum {}", h.sum);
-            let _ = writeln!(
-                out,
-                "rds_operator_reconcile_duration_seconds_count {}",
-                h.count
-            );
-        }
     }
 }
 
@@ -189,73 +184,100 @@ pub struct Runtime {
     pub last_poll: Option<f64>,
 }
 
-/// The process and build metrics: build info, leadership, the last successful poll, and the
-/// process's resident memory, CPU time, open file descriptors and start time (from /proc, as the
-/// Prometheus client libraries export them; absent where /proc is not).
-pub fn render_runtime(runtime: Runtime) -> String {
-    let mut out = String::new();
-    header(
-        &mut out,
-        "rds_operator_build_info",
-        "gauge",
-        "The operator's version.",
-    );
-    let _ = writeln!(
-        out,
-        "rds_operator_build_info{{version=\"{}\"}} 1",
-        env!("CARGO_PKG_VERSION")
-    );
-    header(
-        &mut out,
-        "rds_operator_is_leader",
-        "gauge",
-        "1 while this replica reconciles.",
-    );
-    let _ = writeln!(out, "rds_operator_is_leader {}", u8::from(runtime.leading));
-    if let Some(t) = runtime.last_poll {
-        let name = "rds_operator_observer_last_poll_timestamp_seconds";
-        header(
-            &mut out,
-            name,
-            "gauge",
-            "When the shared RDS poll last succeeded.",
-        );
-        let _ = writeln!(out, "{name} {t:.3}");
+/// The AWS calls counted by the adapters, read at each scrape.
+#[derive(Debug)]
+struct Calls(Arc<CallCounter>);
+
+impl Collector for Calls {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let mut family = encoder.encode_descriptor(
+            "rds_operator_rds_api_calls",
+            "RDS, Secrets Manager and SQS (event feed) API calls by operation and outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input; error for SQS)",
+            None,
+            MetricType::Counter,
+        )?;
+        for ((operation, outcome), n) in self.0.snapshot() {
+            let labels = CallLabels { operation, outcome };
+            ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
+        }
+        Ok(())
     }
-    let Some(p) = process() else {
-        return out;
-    };
-    let gauges = [
-        (
-            "process_resident_memory_bytes",
-            "gauge",
-            "Resident memory.",
-            p.rss_bytes,
-        ),
-        (
-            "process_cpu_seconds_total",
-            "counter",
-            "User and system CPU time.",
-            p.cpu_seconds,
-        ),
-        (
-            "process_open_fds",
-            "gauge",
-            "Open file descriptors.",
-            p.open_fds,
-        ),
-        (
-            "process_start_time_seconds",
-            "gauge",
-            "Start time, since the epoch.",
-            p.start_time,
-        ),
-    ];
-    for (name, kind, help, value) in gauges {
-        header(&mut out, name, kind, help);
-        let _ = writeln!(out, "{name} {value}");
+}
+
+/// Managed instances by RDS state, counted at each scrape.
+#[derive(Debug)]
+struct States(Arc<Mutex<HashMap<String, String>>>);
+
+impl Collector for States {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let mut by_state: BTreeMap<String, i64> = BTreeMap::new();
+        for state in lock(&self.0).values() {
+            *by_state.entry(state.clone()).or_default() += 1;
+        }
+        let mut family = encoder.encode_descriptor(
+            "rds_operator_managed_instances",
+            "Managed RDS instances by RDS state",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (state, n) in by_state {
+            ConstGauge::new(n).encode(family.encode_family(&StateLabel { state })?)?;
+        }
+        Ok(())
     }
-    out
+}
+
+/// When the shared RDS poll last succeeded; absent before the first.
+#[derive(Debug)]
+struct LastPoll(Arc<Mutex<Option<f64>>>);
+
+impl Collector for LastPoll {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let Some(t) = *lock(&self.0) else {
+            return Ok(());
+        };
+        let gauge = ConstGauge::<f64>::new(t);
+        gauge.encode(encoder.encode_descriptor(
+            "rds_operator_observer_last_poll_timestamp_seconds",
+            "When the shared RDS poll last succeeded",
+            None,
+            gauge.metric_type(),
+        )?)
+    }
+}
+
+/// The process's resident memory, CPU time, open file descriptors and start time, from /proc as
+/// the Prometheus client libraries of other languages export them (prometheus-client has no
+/// process collector); absent where /proc is not.
+#[derive(Debug)]
+struct ProcessCollector;
+
+impl Collector for ProcessCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let Some(p) = process() else {
+            return Ok(());
+        };
+        let gauges = [
+            ("process_resident_memory_bytes", "Resident memory", p.rss_bytes),
+            ("process_open_fds", "Open file descriptors", p.open_fds),
+            (
+                "process_start_time_seconds",
+                "Start time, since the epoch",
+                p.start_time,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let gauge = ConstGauge::<f64>::new(value);
+            gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)?;
+        }
+        let cpu = ConstCounter::new(p.cpu_seconds);
+        cpu.encode(encoder.encode_descriptor(
+            "process_cpu_seconds",
+            "User and system CPU time",
+            None,
+            cpu.metric_type(),
+        )?)
+    }
 }
 
 struct Process {
@@ -293,11 +315,6 @@ fn process() -> Option<Process> {
     })
 }
 
-fn header(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,7 +333,7 @@ mod tests {
         m.event("handled");
         m.event("malformed");
         m.event("handled");
-        let text = m.render();
+        let text = m.render(Runtime::default());
         assert!(
             text.contains("rds_operator_reconciles_total{result=\"success\"} 2"),
             "{text}"
@@ -335,7 +352,8 @@ mod tests {
 
     #[test]
     fn renders_the_process_build_and_leadership() {
-        let text = render_runtime(Runtime {
+        let m = Metrics::default();
+        let text = m.render(Runtime {
             leading: true,
             last_poll: Some(1_700_000_000.5),
         });
@@ -344,7 +362,7 @@ mod tests {
             text.contains("rds_operator_build_info{version=\""),
             "{text}"
         );
-        assert!(text.contains("rds_operator_observer_last_poll_timestamp_seconds 1700000000.500"));
+        assert!(text.contains("rds_operator_observer_last_poll_timestamp_seconds 1700000000.5"));
         let value = |name: &str| {
             (text.lines())
                 .find_map(|l| l.strip_prefix(&format!("{name} ")))
@@ -362,7 +380,7 @@ mod tests {
             start <= now + 1.0 && start > now - 86_400.0,
             "{start} vs {now}"
         );
-        let idle = render_runtime(Runtime::default());
+        let idle = Metrics::default().render(Runtime::default());
         assert!(idle.contains("rds_operator_is_leader 0"));
         assert!(!idle.contains("last_poll_timestamp"));
     }
