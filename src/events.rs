@@ -177,8 +177,24 @@ impl Feed {
         metrics: Arc<Metrics>,
         calls: Arc<CallCounter>,
     ) -> Self {
+        // A long poll waits LONG_POLL_SECONDS for messages: each attempt gets that on top of the
+        // operator's own bounds, or every quiet poll would end as a timeout.
+        let long_poll = Duration::from_secs(LONG_POLL_SECONDS as u64);
+        let bounds = (config.timeout_config().cloned())
+            .unwrap_or_else(|| aws_config::timeout::TimeoutConfig::builder().build());
+        let mut timeouts = aws_config::timeout::TimeoutConfig::builder()
+            .operation_attempt_timeout(
+                bounds.operation_attempt_timeout().unwrap_or(long_poll) + long_poll,
+            )
+            .operation_timeout(bounds.operation_timeout().unwrap_or(long_poll * 3) + long_poll);
+        if let Some(connect) = bounds.connect_timeout() {
+            timeouts = timeouts.connect_timeout(connect);
+        }
+        let sqs = aws_sdk_sqs::config::Builder::from(config)
+            .timeout_config(timeouts.build())
+            .build();
         Feed {
-            sqs: aws_sdk_sqs::Client::new(config),
+            sqs: aws_sdk_sqs::Client::from_conf(sqs),
             queue_url,
             observer,
             metrics,
@@ -199,10 +215,12 @@ impl Feed {
                 Ok(messages) => {
                     backoff = BACKOFF_FIRST;
                     self.observer.feed_alive(true);
+                    self.metrics.feed_up(true);
                     self.handle(messages).await;
                 }
                 Err(error) => {
                     self.observer.feed_alive(false);
+                    self.metrics.feed_up(false);
                     let wait = crate::duration::jitter(backoff, 0.5);
                     warn!(%error, ?wait, "reading the event queue failed; polling RDS at the drift interval meanwhile");
                     backoff = (backoff * 2).min(BACKOFF_MAX);

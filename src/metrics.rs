@@ -62,6 +62,7 @@ pub struct Metrics {
     states: Arc<Mutex<HashMap<String, String>>>,
     leading: Gauge,
     last_poll: Arc<Mutex<Option<f64>>>,
+    feed_up: Gauge,
 }
 
 impl Default for Metrics {
@@ -113,6 +114,12 @@ impl Metrics {
             "1 while this replica reconciles",
             leading.clone(),
         );
+        let feed_up = Gauge::default();
+        registry.register(
+            "rds_operator_event_feed_up",
+            "1 while the event feed's queue answers (0 without a feed, or while it fails)",
+            feed_up.clone(),
+        );
         let last_poll = Arc::<Mutex<Option<f64>>>::default();
         registry.register_collector(Box::new(LastPoll(last_poll.clone())));
         registry.register_collector(Box::new(ProcessCollector));
@@ -125,14 +132,13 @@ impl Metrics {
             states,
             leading,
             last_poll,
+            feed_up,
         }
     }
 
     /// A reconcile ended with `result` ("success" or an error's metric label) after `elapsed`.
     pub fn reconciled(&self, result: &'static str, elapsed: Duration) {
-        self.reconciles
-            .get_or_create(&ResultLabel { result })
-            .inc();
+        self.reconciles.get_or_create(&ResultLabel { result }).inc();
         self.durations.observe(elapsed.as_secs_f64());
     }
 
@@ -149,6 +155,11 @@ impl Metrics {
     /// One event feed message read, with its outcome (handled, ignored, foreign, malformed).
     pub fn event(&self, outcome: &'static str) {
         self.events.get_or_create(&OutcomeLabel { outcome }).inc();
+    }
+
+    /// The event feed's queue answered (true) or failed (false).
+    pub fn feed_up(&self, up: bool) {
+        self.feed_up.set(i64::from(up));
     }
 
     /// The RDS state of the instance managed for the DBInstance with this uid (None: no instance).
@@ -258,7 +269,11 @@ impl Collector for ProcessCollector {
             return Ok(());
         };
         let gauges = [
-            ("process_resident_memory_bytes", "Resident memory", p.rss_bytes),
+            (
+                "process_resident_memory_bytes",
+                "Resident memory",
+                p.rss_bytes,
+            ),
             ("process_open_fds", "Open file descriptors", p.open_fds),
             (
                 "process_start_time_seconds",

@@ -214,19 +214,7 @@ impl Settings {
 
 /// The queue and rule localstack/moto.sh creates (again after a moto reset).
 fn ensure_event_feed() {
-    let cache = std::env::var("RDS_OPERATOR_CACHE")
-        .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()));
-    let status = std::process::Command::new(format!("{cache}/moto-venv/bin/python"))
-        .args([
-            &format!("{}/localstack/init/coffee_network.py", common::REPO),
-            "--event-feed",
-            "rds-operator-events",
-        ])
-        .env("AWS_ENDPOINT_URL", common::aws_endpoint())
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("coffee_network.py");
-    assert!(status.success(), "creating the event feed");
+    common::coffee_network(&["--event-feed", "rds-operator-events"]);
 }
 
 async fn all_ready(api: &Api<DBInstance>, n: usize, started: Instant) {
@@ -399,23 +387,12 @@ async fn main() {
                 let id = format!("{prefix}-{}", i * n / k);
                 let action = match i % 3 {
                     0 => {
-                        rds.modify_db_instance()
-                            .db_instance_identifier(&id)
-                            .db_instance_class("db.t3.small")
-                            .apply_immediately(true)
-                            .send()
-                            .await
-                            .expect("out-of-band class");
+                        common::console_modify(&rds, &id, |m| m.db_instance_class("db.t3.small"))
+                            .await;
                         "ModifyDBInstance"
                     }
                     1 => {
-                        rds.modify_db_instance()
-                            .db_instance_identifier(&id)
-                            .deletion_protection(false)
-                            .apply_immediately(true)
-                            .send()
-                            .await
-                            .expect("out-of-band protection off");
+                        common::console_modify(&rds, &id, |m| m.deletion_protection(false)).await;
                         "ModifyDBInstance"
                     }
                     _ => {

@@ -17,25 +17,7 @@ const TIMEOUT: Duration = Duration::from_secs(90);
 
 /// A queue and an EventBridge rule of their own, named `name`; returns the queue URL.
 fn event_feed(name: &str) -> String {
-    let out = std::process::Command::new(format!(
-        "{}/moto-venv/bin/python",
-        std::env::var("RDS_OPERATOR_CACHE")
-            .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()))
-    ))
-    .args([
-        &format!("{}/localstack/init/coffee_network.py", common::REPO),
-        "--event-feed",
-        name,
-    ])
-    .env("AWS_ENDPOINT_URL", common::aws_endpoint())
-    .output()
-    .expect("run coffee_network.py");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    common::coffee_network(&["--event-feed", name])
 }
 
 /// The operator's count of feed messages with this outcome (0 until it serves its metrics).
@@ -137,13 +119,7 @@ async fn with_the_feed_drift_is_corrected_in_seconds_and_own_changes_cost_nothin
     // A console user changes the class. The drift interval is ten minutes.
     let changed_at = epoch();
     let started = Instant::now();
-    rds.modify_db_instance()
-        .db_instance_identifier(&id)
-        .db_instance_class("db.t3.large")
-        .apply_immediately(true)
-        .send()
-        .await
-        .expect("out-of-band modify");
+    common::console_modify(&rds, &id, |m| m.db_instance_class("db.t3.large")).await;
     // The first ModifyDBInstance since then is the console's; the second is the operator's.
     let corrected = wait_for("the operator's correction", TIMEOUT, || {
         let id = id.clone();
@@ -157,15 +133,7 @@ async fn with_the_feed_drift_is_corrected_in_seconds_and_own_changes_cost_nothin
         "corrected {latency:.2} s after the change, at a 10-minute drift interval"
     );
     assert!(started.elapsed() < Duration::from_secs(60));
-    wait_for("RDS back to db.t3.micro", TIMEOUT, || {
-        let rds = rds.clone();
-        let id = id.clone();
-        async move {
-            let i = common::describe(&rds, &id).await?;
-            (i.db_instance_class() == Some("db.t3.micro")).then_some(())
-        }
-    })
-    .await;
+    common::wait_class(&rds, &id, "db.t3.micro").await;
     common::delete_and_wait(&api, "db").await;
 }
 
@@ -203,14 +171,10 @@ async fn a_dropped_event_is_caught_by_the_safety_net_poll() {
     })
     .await;
     let changed_at = epoch();
-    rds.modify_db_instance()
-        .db_instance_identifier(&id)
-        .deletion_protection(true)
-        .db_instance_class("db.t3.large")
-        .apply_immediately(true)
-        .send()
-        .await
-        .expect("out-of-band modify");
+    common::console_modify(&rds, &id, |m| {
+        m.deletion_protection(true).db_instance_class("db.t3.large")
+    })
+    .await;
     // Without the event the five-second drift interval does not help: the snapshot is trusted
     // while the feed is alive.
     tokio::time::sleep(Duration::from_secs(8)).await;
@@ -226,39 +190,53 @@ async fn a_dropped_event_is_caught_by_the_safety_net_poll() {
     let latency = corrected - changed_at;
     println!("dropped event: corrected after {latency:.1} s (safety net 30 s)");
     assert!(latency < 45.0, "{latency:.1} s");
-    wait_for("RDS back to db.t3.micro", TIMEOUT, || {
-        let rds = rds.clone();
-        let id = id.clone();
-        async move {
-            let i = common::describe(&rds, &id).await?;
-            (i.db_instance_class() == Some("db.t3.micro")).then_some(())
-        }
-    })
-    .await;
+    common::wait_class(&rds, &id, "db.t3.micro").await;
     let i = common::describe(&rds, &id).await.unwrap();
     assert_eq!(
         i.deletion_protection(),
         Some(true),
         "protection someone added is kept, as without the feed"
     );
-    rds.modify_db_instance()
-        .db_instance_identifier(&id)
-        .deletion_protection(false)
-        .apply_immediately(true)
-        .send()
-        .await
-        .expect("lift protection");
+    common::console_modify(&rds, &id, |m| m.deletion_protection(false)).await;
     common::delete_and_wait(&api, "db").await;
 }
 
-/// A message that is not an RDS event is counted and deleted, never retried; one that is RDS's
-/// own instance event wakes the instance it names.
+/// A quiet queue keeps the feed up (a long poll that ends empty is no failure); a message that is
+/// not an RDS event is counted and deleted, never retried.
 #[tokio::test]
-async fn poison_and_foreign_messages_are_counted_and_deleted() {
+async fn quiet_polls_keep_the_feed_up_and_poison_is_counted_and_deleted() {
     let (_client, ns, _api, _rds) = setup("poison").await;
-    let queue = event_feed(&unique("poison"));
-    let operator = Operator::start_with(&ns, &["--events-queue-url", &queue]);
+    // A queue no rule sends to: it holds only what this test puts there.
     let sqs = common::sqs().await;
+    let queue = (sqs.create_queue())
+        .queue_name(unique("poison"))
+        .send()
+        .await
+        .expect("create queue")
+        .queue_url
+        .expect("queue URL");
+    let operator = Operator::start_with(&ns, &["--events-queue-url", &queue]);
+    // Longer than one long poll (20 s) and the AWS attempt timeout (20 s): quiet polls succeed.
+    tokio::time::sleep(Duration::from_secs(27)).await;
+    let metric = |line: &str| {
+        (operator
+            .get("/metrics")
+            .map(|(_, m)| m)
+            .unwrap_or_default()
+            .lines())
+        .find_map(|l| l.strip_prefix(line).map(|v| v.trim().to_owned()))
+    };
+    assert_eq!(
+        metric("rds_operator_event_feed_up ").as_deref(),
+        Some("1"),
+        "a quiet queue is an answering queue"
+    );
+    assert!(
+        metric("rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\",outcome=\"error\"}")
+            .is_none(),
+        "no failed ReceiveMessage: {}",
+        operator.logs()
+    );
     for body in [
         "poison: not JSON".to_owned(),
         json!({"source": "aws.ec2", "detail-type": "EC2 Instance State-change Notification", "detail": {}})

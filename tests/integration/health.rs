@@ -48,9 +48,14 @@ fn health(db: &DBInstance) -> (String, String) {
         .args(["-e", &program])
         .output()
         .expect("lua5.4 (Debian package lua5.4; tests/env/clients.sh installs it)");
+    verdict("lua", out)
+}
+
+/// A checker's "status\nmessage" answer.
+fn verdict(checker: &str, out: std::process::Output) -> (String, String) {
     assert!(
         out.status.success(),
-        "lua: {}",
+        "{checker}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -71,15 +76,7 @@ fn kstatus(db: &DBInstance) -> (String, String) {
     (child.stdin.take().unwrap())
         .write_all(&serde_json::to_vec(db).unwrap())
         .unwrap();
-    let out = child.wait_with_output().expect("kstatus");
-    assert!(
-        out.status.success(),
-        "kstatus: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (status, message) = text.split_once('\n').unwrap_or((&text, ""));
-    (status.to_owned(), message.to_owned())
+    verdict("kstatus", child.wait_with_output().expect("kstatus"))
 }
 
 #[tokio::test]

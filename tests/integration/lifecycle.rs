@@ -520,13 +520,7 @@ async fn deletion_protection_holds_the_deletion_without_a_hot_loop() {
     assert!(common::describe(&rds, &id).await.is_some());
 
     // A person turns protection off in AWS: the deletion goes through.
-    rds.modify_db_instance()
-        .db_instance_identifier(&id)
-        .deletion_protection(false)
-        .apply_immediately(true)
-        .send()
-        .await
-        .expect("turn protection off");
+    common::console_modify(&rds, &id, |m| m.deletion_protection(false)).await;
     common::wait_gone(&api, "protected", READY_TIMEOUT).await;
     assert!(common::describe(&rds, &id).await.is_none());
 }

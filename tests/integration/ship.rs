@@ -159,6 +159,7 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "alert: RdsOperatorPollStale",
         "--events-queue-url=https://sqs.eu-west-1.amazonaws.com/123456789012/rds-operator-events",
         "--safety-net-interval=15m",
+        "alert: RdsOperatorEventFeedDown",
     ] {
         assert!(
             rendered.contains(needle),

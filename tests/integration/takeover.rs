@@ -51,13 +51,7 @@ async fn a_paused_dbinstance_makes_no_rds_call_until_it_resumes() {
             .contains(&"ReconcilePaused".into())
     );
     // Someone changes the instance during the incident.
-    (rds.modify_db_instance())
-        .db_instance_identifier(&id)
-        .db_instance_class("db.t3.large")
-        .apply_immediately(true)
-        .send()
-        .await
-        .expect("out-of-band modify");
+    common::console_modify(&rds, &id, |m| m.db_instance_class("db.t3.large")).await;
     let before = common::server_calls(&id);
     // Three drift intervals and more.
     tokio::time::sleep(Duration::from_secs(7)).await;

@@ -36,25 +36,7 @@ fn tags_of(instance: &aws_sdk_rds::types::DbInstance) -> BTreeMap<String, String
 }
 
 async fn network_security_group() -> String {
-    let out = std::process::Command::new(format!(
-        "{}/moto-venv/bin/python",
-        std::env::var("RDS_OPERATOR_CACHE")
-            .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()))
-    ))
-    .args([
-        &format!("{}/localstack/init/coffee_network.py", common::REPO),
-        "--get",
-        "security_group_id",
-    ])
-    .env("AWS_ENDPOINT_URL", common::aws_endpoint())
-    .output()
-    .expect("run coffee_network.py");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    common::coffee_network(&["--get", "security_group_id"])
 }
 
 #[tokio::test]

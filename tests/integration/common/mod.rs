@@ -215,6 +215,53 @@ pub fn region() -> String {
     std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".into())
 }
 
+/// Runs localstack/init/coffee_network.py (the test bed's AWS set-up) with these arguments against
+/// the emulator, and returns what it prints.
+pub fn coffee_network(args: &[&str]) -> String {
+    let cache = std::env::var("RDS_OPERATOR_CACHE")
+        .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()));
+    let out = Command::new(format!("{cache}/moto-venv/bin/python"))
+        .arg(format!("{REPO}/localstack/init/coffee_network.py"))
+        .args(args)
+        .env("AWS_ENDPOINT_URL", aws_endpoint())
+        .output()
+        .expect("run coffee_network.py");
+    assert!(
+        out.status.success(),
+        "coffee_network.py {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A change made in the console: one ModifyDBInstance of `id`, applied at once.
+pub async fn console_modify(
+    rds: &aws_sdk_rds::Client,
+    id: &str,
+    change: impl FnOnce(
+        aws_sdk_rds::operation::modify_db_instance::builders::ModifyDBInstanceFluentBuilder,
+    ) -> aws_sdk_rds::operation::modify_db_instance::builders::ModifyDBInstanceFluentBuilder,
+) {
+    change(rds.modify_db_instance().db_instance_identifier(id))
+        .apply_immediately(true)
+        .send()
+        .await
+        .expect("out-of-band ModifyDBInstance");
+}
+
+/// Waits until RDS reports the instance's class as `class`.
+pub async fn wait_class(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
+    wait_for(
+        &format!("{id} at {class} in RDS"),
+        Duration::from_secs(90),
+        || async {
+            let i = describe(rds, id).await?;
+            (i.db_instance_class() == Some(class)).then_some(())
+        },
+    )
+    .await;
+}
+
 /// Whether the endpoint is moto with moto_ext (which counts calls); LocalStack is not.
 pub fn has_moto_ext() -> bool {
     moto_ext_get("/_rds_ext/config").is_some()
