@@ -20,7 +20,8 @@ use crate::metrics::Metrics;
 /// When the process counts as stuck.
 #[derive(Clone, Copy, Debug)]
 pub struct Liveness {
-    /// The drift interval: how often the shared poll runs.
+    /// How often the shared poll runs at first: the drift interval (the observer says when it
+    /// polls less often, as a safety net behind the event feed).
     pub poll_interval: Duration,
     /// Polls in a row that may fail (or hang) before /healthz fails.
     pub stale_polls: u32,
@@ -50,6 +51,8 @@ pub struct Health {
 
 #[derive(Debug, Default)]
 struct LiveState {
+    /// How often the shared poll runs now, and since when (None: `Liveness::poll_interval`).
+    poll_every: Option<(Duration, Instant)>,
     polling_since: Option<Instant>,
     poll_ok_at: Option<Instant>,
     poll_ok_wall: Option<std::time::SystemTime>,
@@ -82,6 +85,15 @@ impl Health {
         lock(&self.state)
             .polling_since
             .get_or_insert_with(Instant::now);
+    }
+
+    /// The shared poll now runs every `every` (the event feed came up, or went down). The time
+    /// the poll may take to succeed counts from now.
+    pub fn poll_interval(&self, every: Duration) {
+        let mut state = lock(&self.state);
+        if state.poll_every.map(|(d, _)| d) != Some(every) {
+            state.poll_every = Some((every, Instant::now()));
+        }
     }
 
     pub fn poll_succeeded(&self) {
@@ -119,9 +131,10 @@ impl Health {
     pub fn live(&self) -> Result<(), String> {
         let state = lock(&self.state);
         // The polls that may fail, plus the interval of the one under way.
-        let limit = self.liveness.poll_interval * (self.liveness.stale_polls + 1);
+        let (every, changed) = state.poll_every.unzip();
+        let limit = every.unwrap_or(self.liveness.poll_interval) * (self.liveness.stale_polls + 1);
         if let Some(since) = state.polling_since {
-            let last = state.poll_ok_at.unwrap_or(since);
+            let last = (state.poll_ok_at.unwrap_or(since)).max(changed.unwrap_or(since));
             if last.elapsed() > limit {
                 return Err(format!(
                     "the RDS poll has not succeeded for {}s ({} drift intervals or more)",
@@ -228,5 +241,25 @@ mod tests {
         assert!(health.live().unwrap_err().contains("reconcile"));
         drop(running);
         assert!(health.live().is_ok());
+    }
+
+    #[test]
+    fn a_safety_net_poll_is_not_a_stale_poll() {
+        let health = Health::new(Liveness {
+            poll_interval: Duration::from_millis(3),
+            stale_polls: 1,
+            reconcile_limit: Duration::from_secs(30),
+        });
+        health.polling_started();
+        health.poll_succeeded();
+        // The event feed is up: the poll runs every second.
+        health.poll_interval(Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(12));
+        assert!(health.live().is_ok(), "within the safety-net interval");
+        // The feed goes down: the poll is due every 3 ms again, counted from now.
+        health.poll_interval(Duration::from_millis(3));
+        assert!(health.live().is_ok(), "the poll due at once has its time");
+        std::thread::sleep(Duration::from_millis(12));
+        assert!(health.live().unwrap_err().contains("poll"));
     }
 }

@@ -236,6 +236,7 @@ impl Observer {
             }
             // Until the next poll is due; the feed starting or stopping changes when that is.
             loop {
+                health.poll_interval(self.poll_every());
                 let next = self.poll_every().saturating_sub(started.elapsed());
                 if next.is_zero() {
                     break;

@@ -231,6 +231,10 @@ async fn quiet_polls_keep_the_feed_up_and_poison_is_counted_and_deleted() {
         Some("1"),
         "a quiet queue is an answering queue"
     );
+    // The last RDS poll was at the start, over four drift intervals (5 s) ago: with the feed up the
+    // poll is a safety net (50 s), and its wait is no reason for the kubelet to restart the pod.
+    let (status, body) = operator.get("/healthz").expect("/healthz");
+    assert_eq!(status, 200, "{body}");
     assert!(
         metric("rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\",outcome=\"error\"}")
             .is_none(),
