@@ -104,8 +104,11 @@ class Server:
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir, exist_ok=True)
         if self.family == "mariadb":
+            # A temporary directory of its own: servers set up side by side share nothing in /tmp.
+            os.makedirs(self.tmp, exist_ok=True)
             self._run(["mariadb-install-db", "--no-defaults", "--user=root", f"--datadir={self.data}",
-                       "--skip-test-db", "--auth-root-authentication-method=socket"])
+                       "--skip-test-db", "--auth-root-authentication-method=socket"],
+                      env={**os.environ, "TMPDIR": self.tmp})
         else:
             shutil.chown(self.dir, "postgres", "postgres")
             self._run([f"{PG_BIN}/initdb", "-D", self.data, "-U", "postgres", "--auth-local=trust",
@@ -120,12 +123,17 @@ class Server:
     def data(self) -> str:
         return os.path.join(self.dir, "data")
 
+    @property
+    def tmp(self) -> str:
+        return os.path.join(self.dir, "tmp")
+
     def start(self) -> None:
         log = open(os.path.join(self.dir, "server.log"), "ab")
         if self.family == "mariadb":
+            os.makedirs(self.tmp, exist_ok=True)
             cmd = ["mariadbd", "--no-defaults", "--user=root", f"--datadir={self.data}",
                    f"--socket={self.dir}/mysqld.sock", f"--pid-file={self.dir}/mysqld.pid",
-                   f"--bind-address={self.address}", f"--port={self.port}",
+                   f"--bind-address={self.address}", f"--port={self.port}", f"--tmpdir={self.tmp}",
                    "--innodb-buffer-pool-size=16M", "--performance-schema=OFF", "--skip-name-resolve",
                    "--max-connections=50", "--skip-log-bin"]
             self.process = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True)
@@ -244,8 +252,8 @@ class Server:
         self._run([f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", "postgres",
                    "-v", "ON_ERROR_STOP=1", "-c", sql], user="postgres")
 
-    def _run(self, cmd: list[str], user: str | None = None) -> None:
-        done = subprocess.run(cmd, capture_output=True, user=user, timeout=120)
+    def _run(self, cmd: list[str], user: str | None = None, env: dict[str, str] | None = None) -> None:
+        done = subprocess.run(cmd, capture_output=True, user=user, timeout=120, env=env)
         if done.returncode != 0:
             raise EngineError(f"{os.path.basename(cmd[0])} failed for {self.identifier}: "
                               f"{done.stderr.decode(errors='replace')[-400:]}")

@@ -219,7 +219,8 @@ fn ensure_event_feed() {
 
 /// Waits until all N are Ready, watching them (a list of N objects every second would load the
 /// API server more than the operator does at N = 10 000).
-async fn all_ready(api: &Api<DBInstance>, n: usize, started: Instant) {
+/// Prints each tenth of the way (time, and the operator's peak RSS so far).
+async fn all_ready(api: &Api<DBInstance>, n: usize, started: Instant, pid: u32) {
     use kube::runtime::{WatchStreamExt, watcher};
     let mut ready = std::collections::HashSet::new();
     let stream = watcher(api.clone(), watcher::Config::default()).applied_objects();
@@ -230,7 +231,14 @@ async fn all_ready(api: &Api<DBInstance>, n: usize, started: Instant) {
             Ok(Some(Ok(db))) => {
                 let name = db.metadata.name.clone().unwrap_or_default();
                 if is_ready(&db) {
-                    ready.insert(name);
+                    if ready.insert(name) && n >= 1000 && ready.len() % (n / 10) == 0 {
+                        println!(
+                            "    {} Ready after {:.0} s; operator peak RSS {:.1} MiB",
+                            ready.len(),
+                            started.elapsed().as_secs_f64(),
+                            peak_rss_mib(pid)
+                        );
+                    }
                 } else {
                     ready.remove(&name);
                 }
@@ -328,7 +336,7 @@ async fn main() {
             .collect::<Vec<_>>()
             .await;
         let applied = started.elapsed();
-        all_ready(&api, n, started).await;
+        all_ready(&api, n, started, pid).await;
         let all_ready_after = started.elapsed();
         let (operator_cpu, plane_cpu) = (cpu_seconds(pid), control_plane_cpu() - plane_cpu_0);
         let moto_cpu = moto_pid.map(|p| cpu_seconds(p) - moto_cpu_0);
