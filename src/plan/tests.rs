@@ -2781,3 +2781,40 @@ fn drift_policy_report_still_applies_the_users_edits() {
         ),
     ]);
 }
+
+#[test]
+fn the_latest_restorable_time_moves_in_steps_not_on_every_read() {
+    use super::status::restorable_time;
+    let t0 = "2026-11-30T09:00:00Z";
+    let rows: [(&str, Option<&str>, Option<&str>, Option<&str>); 6] = [
+        ("first sight", None, Some(t0), Some(t0)),
+        (
+            "moved a little: kept (no status write, no reconcile it wakes)",
+            Some(t0),
+            Some("2026-11-30T09:00:00.738919Z"),
+            Some(t0),
+        ),
+        (
+            "moved 14 minutes: kept",
+            Some(t0),
+            Some("2026-11-30T09:14:00Z"),
+            Some(t0),
+        ),
+        (
+            "moved 15 minutes: shown",
+            Some(t0),
+            Some("2026-11-30T09:15:00Z"),
+            Some("2026-11-30T09:15:00Z"),
+        ),
+        (
+            "went back (a restore): shown",
+            Some(t0),
+            Some("2026-11-30T08:00:00Z"),
+            Some("2026-11-30T08:00:00Z"),
+        ),
+        ("RDS shows none", Some(t0), None, None),
+    ];
+    for (what, shown, observed, want) in rows {
+        assert_eq!(restorable_time(shown, observed).as_deref(), want, "{what}");
+    }
+}

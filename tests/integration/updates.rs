@@ -538,6 +538,17 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     wait_dbi(&api, "rotate", "in sync after rotation", TIMEOUT, synced).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(calls(&id, "ModifyDBInstance"), 1, "rotated once");
+    // A create and a rotation, each some seconds of RDS being busy at a 1 s busy poll: a few dozen
+    // reconciles at most. (A status field RDS moves on every read once woke ~12 a second.)
+    let (_, metrics) = operator.get("/metrics").expect("/metrics");
+    let reconciles: f64 = (metrics.lines())
+        .filter(|l| l.starts_with("rds_operator_reconciles_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert!(
+        reconciles < 60.0,
+        "{reconciles} reconciles: a status write loop"
+    );
     let logs = operator.logs();
     assert!(!logs.contains("Rotated-Passw0rd-2026") && !logs.contains("Sup3r-Secret-Passw0rd"));
     common::delete_and_wait(&api, "rotate").await;
