@@ -2786,7 +2786,8 @@ fn drift_policy_report_still_applies_the_users_edits() {
 fn the_latest_restorable_time_moves_in_steps_not_on_every_read() {
     use super::status::restorable_time;
     let t0 = "2026-11-30T09:00:00Z";
-    let rows: [(&str, Option<&str>, Option<&str>, Option<&str>); 6] = [
+    type Row<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>);
+    let rows: [Row; 6] = [
         ("first sight", None, Some(t0), Some(t0)),
         (
             "moved a little: kept (no status write, no reconcile it wakes)",
