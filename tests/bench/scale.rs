@@ -9,7 +9,7 @@
 //! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready").
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -19,17 +19,10 @@ use serde_json::json;
 #[path = "../integration/common/mod.rs"]
 mod common;
 
-use common::{Operator, dbinstance, is_ready};
+use common::{Operator, dbinstance, epoch, is_ready, operator_metric};
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
-}
-
-fn epoch() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
 }
 
 /// CPU seconds (user + system) a process has used, from /proc.
@@ -95,17 +88,6 @@ fn diff(after: &BTreeMap<String, u64>, before: &BTreeMap<String, u64>) -> BTreeM
         .map(|(k, v)| (k.clone(), v - before.get(k).copied().unwrap_or(0)))
         .filter(|(_, v)| *v > 0)
         .collect()
-}
-
-/// One of the operator's own metrics, summed over the lines that start with `prefix`.
-fn operator_metric(operator: &Operator, prefix: &str) -> f64 {
-    let Some((_, page)) = operator.get("/metrics") else {
-        return 0.0;
-    };
-    (page.lines())
-        .filter(|l| l.starts_with(prefix))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 /// Mutating calls since `since` (epoch seconds): (time, action, identifier).

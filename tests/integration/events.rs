@@ -22,25 +22,16 @@ fn event_feed(name: &str) -> String {
 
 /// The operator's count of feed messages with this outcome (0 until it serves its metrics).
 fn events(operator: &Operator, outcome: &str) -> u64 {
-    let Some((_, metrics)) = operator.get("/metrics") else {
-        return 0;
-    };
     let line = format!("rds_operator_events_total{{outcome=\"{outcome}\"}} ");
-    (metrics.lines())
-        .find_map(|l| l.strip_prefix(&line))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    common::operator_metric(operator, &line) as u64
 }
 
 /// When the operator's shared RDS poll last succeeded (0 before the first).
 fn last_poll(operator: &Operator) -> f64 {
-    let Some((_, metrics)) = operator.get("/metrics") else {
-        return 0.0;
-    };
-    (metrics.lines())
-        .find_map(|l| l.strip_prefix("rds_operator_observer_last_poll_timestamp_seconds "))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0)
+    common::operator_metric(
+        operator,
+        "rds_operator_observer_last_poll_timestamp_seconds ",
+    )
 }
 
 fn in_sync(db: &rds_operator::crd::DBInstance) -> bool {
@@ -58,13 +49,6 @@ fn modifies_since(id: &str, since: f64) -> Vec<f64> {
         .filter(|(_, action, who)| action == "ModifyDBInstance" && who == id)
         .map(|(t, _, _)| t)
         .collect()
-}
-
-fn epoch() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64()
 }
 
 /// With the feed, a change made in the console is put back within seconds although the drift
@@ -117,7 +101,7 @@ async fn with_the_feed_drift_is_corrected_in_seconds_and_own_changes_cost_nothin
     );
 
     // A console user changes the class. The drift interval is ten minutes.
-    let changed_at = epoch();
+    let changed_at = common::epoch();
     let started = Instant::now();
     common::console_modify(&rds, &id, |m| m.db_instance_class("db.t3.large")).await;
     // The first ModifyDBInstance since then is the console's; the second is the operator's.
@@ -170,7 +154,7 @@ async fn a_dropped_event_is_caught_by_the_safety_net_poll() {
         (last_poll(&operator) > polled).then_some(())
     })
     .await;
-    let changed_at = epoch();
+    let changed_at = common::epoch();
     common::console_modify(&rds, &id, |m| {
         m.deletion_protection(true).db_instance_class("db.t3.large")
     })

@@ -540,11 +540,7 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     assert_eq!(calls(&id, "ModifyDBInstance"), 1, "rotated once");
     // A create and a rotation, each some seconds of RDS being busy at a 1 s busy poll: a few dozen
     // reconciles at most. (A status field RDS moves on every read once woke ~12 a second.)
-    let (_, metrics) = operator.get("/metrics").expect("/metrics");
-    let reconciles: f64 = (metrics.lines())
-        .filter(|l| l.starts_with("rds_operator_reconciles_total{"))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum();
+    let reconciles = common::operator_metric(&operator, "rds_operator_reconciles_total{");
     assert!(
         reconciles < 60.0,
         "{reconciles} reconciles: a status write loop"

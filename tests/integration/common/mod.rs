@@ -721,12 +721,27 @@ pub fn calls(identifier: &str, action: &str) -> u64 {
 
 /// RDS calls of one operation the operator itself counted (its /metrics), all outcomes.
 pub fn operator_calls(operator: &Operator, operation: &str) -> u64 {
-    let (_, metrics) = operator.get("/metrics").expect("/metrics");
     let prefix = format!("rds_operator_rds_api_calls_total{{operation=\"{operation}\"");
-    (metrics.lines())
-        .filter(|l| l.starts_with(&prefix))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+    operator_metric(operator, &prefix) as u64
+}
+
+/// The operator's metric lines that start with `prefix`, summed (0 until it serves /metrics).
+pub fn operator_metric(operator: &Operator, prefix: &str) -> f64 {
+    let Some((_, page)) = operator.get("/metrics") else {
+        return 0.0;
+    };
+    (page.lines())
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
+}
+
+/// Now, in seconds since the epoch (as moto_ext's call log writes times).
+pub fn epoch() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
 }
 
 /// Merges `spec` into a DBInstance's spec.
