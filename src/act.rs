@@ -48,8 +48,8 @@ async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<R
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     match step {
-        Step::AddFinalizer => managed::set_finalizer(&ctx.client, db, true).await?,
-        Step::RemoveFinalizer => managed::set_finalizer(&ctx.client, db, false).await?,
+        Step::AddFinalizer => managed::set_finalizer(ctx, db, true).await?,
+        Step::RemoveFinalizer => managed::set_finalizer(ctx, db, false).await?,
         Step::WritePasswordSecret {
             name,
             password,

@@ -29,6 +29,8 @@ pub struct Context {
     pub health: Arc<Health>,
     /// The key of the password hashes in status (see `secrets::hash_key`).
     pub hash_key: Sensitive,
+    /// Our own writes of the objects, which a reconcile waits for the cache to show.
+    pub writes: crate::managed::Writes,
     /// The watches' caches of DBInstances, one per watched namespace (or one for all).
     stores: RwLock<Vec<Store<DBInstance>>>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
@@ -59,6 +61,7 @@ impl Context {
             metrics,
             health,
             hash_key,
+            writes: Default::default(),
             stores: RwLock::default(),
             backoff: Mutex::default(),
             identity: tokio::sync::OnceCell::new(),

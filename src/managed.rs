@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use tracing::warn;
 
+use crate::context::Context;
 use crate::crd::{Condition, DBInstance, FINALIZER, LocalRef};
 use crate::error::{Error, kube_err};
 use crate::plan::status;
@@ -41,7 +42,7 @@ impl<K> Kind for K where
 
 /// Adds or removes the cleanup finalizer, guarded by resourceVersion so a concurrent change is
 /// never overwritten.
-pub async fn set_finalizer<K: Kind>(client: &Client, obj: &K, present: bool) -> Result<(), Error> {
+pub async fn set_finalizer<K: Kind>(ctx: &Context, obj: &K, present: bool) -> Result<(), Error> {
     let mut finalizers: Vec<String> = (obj.finalizers().iter())
         .filter(|f| *f != FINALIZER)
         .cloned()
@@ -49,36 +50,96 @@ pub async fn set_finalizer<K: Kind>(client: &Client, obj: &K, present: bool) -> 
     if present {
         finalizers.push(FINALIZER.to_owned());
     }
-    let api: Api<K> = Api::namespaced(client.clone(), &obj.namespace().unwrap_or_default());
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default());
     let patch = json!({
         "metadata": { "finalizers": finalizers, "resourceVersion": obj.resource_version() }
     });
-    (api.patch(
+    let written = (api.patch(
         &obj.name_any(),
         &PatchParams::default(),
         &Patch::Merge(&patch),
     ))
     .await
     .map_err(kube_err("patch finalizers"))?;
+    let uid = obj.uid().unwrap_or_default();
+    match present {
+        true => ctx
+            .writes
+            .wrote(&uid, written.resource_version().as_deref()),
+        // Let go of: no reconcile of it waits on the cache again.
+        false => ctx.writes.forget(&uid),
+    }
     Ok(())
 }
 
+/// The resourceVersion of this operator's last write of each object (by uid), so a reconcile never
+/// plans from a cached copy older than what it wrote itself: the watch cache lags the API server,
+/// and a reconcile queued while the previous one wrote status would otherwise see the object as it
+/// was before (for a restore, no `status.restore`, read as an instance created and never recorded;
+/// the status written from that drops what the write before it recorded). This is Kubernetes
+/// 1.36's staleness mitigation for controllers (KEP-5647), with resourceVersions compared as
+/// integers as KEP-5504 allows; one that is not an integer is never called stale. kube-runtime
+/// has no such store, so it is written here, once, for every kind.
+#[derive(Debug, Default)]
+pub struct Writes(std::sync::Mutex<std::collections::HashMap<String, u128>>);
+
+impl Writes {
+    /// Records a write of the object `uid` that left it at `resource_version`.
+    pub fn wrote(&self, uid: &str, resource_version: Option<&str>) {
+        let Some(written) = resource_version.and_then(|v| v.parse::<u128>().ok()) else {
+            return;
+        };
+        let mut map = crate::lock(&self.0);
+        let entry = map.entry(uid.to_owned()).or_default();
+        *entry = (*entry).max(written);
+    }
+
+    /// Forgets the object: it is let go of.
+    pub fn forget(&self, uid: &str) {
+        crate::lock(&self.0).remove(uid);
+    }
+
+    /// Whether this copy of the object is older than our last write of it. A copy that has caught
+    /// up ends the wait for that write.
+    pub fn behind(&self, meta: &kube::api::ObjectMeta) -> bool {
+        let uid = meta.uid.as_deref().unwrap_or_default();
+        let mut map = crate::lock(&self.0);
+        let Some(&written) = map.get(uid) else {
+            return false;
+        };
+        let seen = (meta.resource_version.as_deref()).and_then(|v| v.parse::<u128>().ok());
+        match seen {
+            Some(seen) if seen < written => true,
+            _ => {
+                map.remove(uid);
+                false
+            }
+        }
+    }
+}
+
+/// How long a reconcile that found the cache behind our own write waits before it looks again;
+/// the watch event of that write normally wakes it sooner.
+pub const CACHE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Writes the status by server-side apply.
 pub async fn patch_status<K: Kind>(
-    client: &Client,
+    ctx: &Context,
     obj: &K,
     status: &impl Serialize,
 ) -> Result<(), Error> {
-    let api: Api<K> = Api::namespaced(client.clone(), &obj.namespace().unwrap_or_default());
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default());
     let patch = json!({
         "apiVersion": K::api_version(&()),
         "kind": K::kind(&()),
         "status": status,
     });
     let params = PatchParams::apply(MANAGER).force();
-    (api.patch_status(&obj.name_any(), &params, &Patch::Apply(&patch)))
+    let written = (api.patch_status(&obj.name_any(), &params, &Patch::Apply(&patch)))
         .await
         .map_err(kube_err("patch status"))?;
+    let uid = obj.uid().unwrap_or_default();
+    (ctx.writes).wrote(&uid, written.resource_version().as_deref());
     Ok(())
 }
 
@@ -345,6 +406,10 @@ pub async fn reconcile<K: Reconciled>(
     async move {
         let ctx = &shared.ctx;
         let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
+        if ctx.writes.behind(obj.meta()) {
+            tracing::debug!("the cache is older than our last write; waiting for it");
+            return Ok(Action::requeue(CACHE_WAIT));
+        }
         let started = std::time::Instant::now();
         let result = once(&*obj, &shared).await;
         let label = match &result {
@@ -417,7 +482,7 @@ async fn write_status<K: Reconciled>(
     if status == previous {
         return Ok(());
     }
-    patch_status(&shared.ctx.client, obj, &status).await
+    patch_status(&shared.ctx, obj, &status).await
 }
 
 /// Ready and Synced False with the error's reason (AWS's code and message), an Event when that is
@@ -448,4 +513,48 @@ pub fn error_policy<K: Reconciled>(
     }
     let wait = (shared.ctx).backoff(&obj.uid().unwrap_or_default(), obj.meta().generation);
     kube::runtime::controller::Action::requeue(wait)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Writes;
+    use kube::api::ObjectMeta;
+
+    fn copy(uid: &str, resource_version: &str) -> ObjectMeta {
+        ObjectMeta {
+            uid: Some(uid.into()),
+            resource_version: Some(resource_version.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_copy_older_than_our_write_is_behind_until_the_cache_catches_up() {
+        let writes = Writes::default();
+        assert!(
+            !writes.behind(&copy("a", "5")),
+            "nothing written: never behind"
+        );
+        writes.wrote("a", Some("100"));
+        writes.wrote("a", Some("99"));
+        // (copy, behind): compared as integers, not as strings ("99" > "100" as text).
+        let rows = [("99", true), ("100", false), ("100", false), ("99", false)];
+        for (i, (version, behind)) in rows.into_iter().enumerate() {
+            assert_eq!(
+                writes.behind(&copy("a", version)),
+                behind,
+                "row {i}: {version}"
+            );
+        }
+        assert!(!writes.behind(&copy("b", "1")), "another object");
+        // A resourceVersion that is no integer is never called stale.
+        writes.wrote("c", Some("10"));
+        assert!(!writes.behind(&copy("c", "opaque")));
+        writes.wrote("d", Some("not-a-number"));
+        assert!(!writes.behind(&copy("d", "1")));
+        // Let go of: forgotten.
+        writes.wrote("e", Some("10"));
+        writes.forget("e");
+        assert!(!writes.behind(&copy("e", "1")));
+    }
 }

@@ -78,7 +78,7 @@ async fn write_status(
     if db.status.as_ref() == Some(&status) {
         return Ok(status);
     }
-    managed::patch_status(&ctx.client, db, &status).await?;
+    managed::patch_status(ctx, db, &status).await?;
     Ok(status)
 }
 

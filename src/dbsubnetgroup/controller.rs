@@ -31,8 +31,8 @@ impl Reconciled for DBSubnetGroup {
     async fn act(&self, shared: &Shared, step: &Step) -> Result<(), Error> {
         let ctx = &shared.ctx;
         match step {
-            Step::AddFinalizer => managed::set_finalizer(&ctx.client, self, true).await,
-            Step::RemoveFinalizer => managed::set_finalizer(&ctx.client, self, false).await,
+            Step::AddFinalizer => managed::set_finalizer(ctx, self, true).await,
+            Step::RemoveFinalizer => managed::set_finalizer(ctx, self, false).await,
             Step::Create {
                 name,
                 description,

@@ -5,11 +5,13 @@
 use kube::runtime::events::EventType;
 
 use crate::connection::{self, ConnectionInfo};
-use crate::crd::{ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy};
+use crate::crd::{
+    ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy, RestoreStatus,
+};
 use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
-use super::apply::{hash_of, password, password_refused};
+use super::apply::{RESTORED_PASSWORD, hash_of, password, password_refused, restore_source};
 use super::spec;
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
@@ -24,7 +26,7 @@ pub const FIGHT_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(1);
 /// Our instance exists: report it, and put right what differs from the spec.
 pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let db = &f.db;
-    let previous = db.status.clone().unwrap_or_default();
+    let mut previous = db.status.clone().unwrap_or_default();
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
     if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
         let (_, _, message) = readiness(&observed.status);
@@ -40,8 +42,16 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     };
     let hold = Hold::of(f);
     let observing = hold == Some(Hold::ObserveOnly);
-    let restoring = (previous.restore.as_ref()).is_some_and(|r| !r.settings_applied);
     let hash = hash_of(f, password.as_ref()).filter(|_| !observing);
+    if let Some(restore) = unrecorded_restore(f) {
+        // Recorded now as the restoring call's own status write would have: RDS holds the
+        // source's password and settings, so the spec's are sent, once.
+        previous.restore = Some(restore);
+        if hash.is_some() {
+            previous.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+        }
+    }
+    let restoring = (previous.restore.as_ref()).is_some_and(|r| !r.settings_applied);
     // A hash from before the keyed one, of the same password, is no rotation: it is replaced.
     let legacy = match (&password, &previous.master_user_password_hash) {
         (Some(p), Some(h)) => *h == spec::legacy_password_hash(uid, p.expose()),
@@ -145,6 +155,25 @@ fn edited(db: &crate::crd::DBInstance) -> bool {
 fn unrecorded_adoption(f: &Facts) -> bool {
     let recorded = f.db.status.as_ref().is_some_and(|s| s.arn.is_some());
     !recorded && (f.observed.as_ref()).is_some_and(|o| o.tags.contains_key(ADOPTED_TAG))
+}
+
+/// A restore (spec.restoreFrom) whose status write was lost: a crash, or a write that failed,
+/// between the restoring call and the status write. The instance is ours (tagged with this
+/// DBInstance's uid at the restoring call), not adopted, and was never recorded; with no record
+/// the sync would read it as created with the spec's password and settings, and never send them.
+fn unrecorded_restore(f: &Facts) -> Option<RestoreStatus> {
+    let status = f.db.status.as_ref();
+    let recorded = status.is_some_and(|s| s.arn.is_some() || s.restore.is_some());
+    let adopted = (f.observed.as_ref()).is_some_and(|o| o.tags.contains_key(ADOPTED_TAG));
+    let from =
+        f.db.spec
+            .restore_from
+            .as_ref()
+            .filter(|_| !recorded && !adopted)?;
+    Some(RestoreStatus {
+        source: restore_source(from),
+        settings_applied: false,
+    })
 }
 
 /// Why differences are reported and not put right.

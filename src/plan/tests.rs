@@ -2383,6 +2383,112 @@ fn restore_from_rules() {
     assert!(plan(&busy).steps.is_empty());
 }
 
+/// A restore whose status write was lost (a crash, or a stale cached copy, between the restoring
+/// call and the status write) is still recorded as a restore: the spec's password and settings
+/// are sent, once. Only for an instance of ours this DBInstance never recorded.
+#[test]
+fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
+    use crate::crd::{RestoreFrom, RestoreStatus};
+    let unrecorded = with(facts(), |f| {
+        f.db.spec.restore_from = Some(RestoreFrom {
+            db_snapshot_identifier: Some("coffee-before".into()),
+            ..Default::default()
+        });
+        f.db.spec.backup_retention_period = Some(1);
+        let mut o = ours();
+        o.backup_retention_period = Some(7);
+        f.observed = Some(o);
+    });
+    let restore = Some(RestoreStatus {
+        source: "snapshot coffee-before".into(),
+        settings_applied: false,
+    });
+    let hash = Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
+    let creating = with(unrecorded.clone(), |f| {
+        f.observed.as_mut().unwrap().status = "creating".into()
+    });
+    let recorded = with(unrecorded.clone(), |f| {
+        let mut status = observed_status("coffee", f.observed.as_ref().unwrap());
+        status.master_user_password_hash = hash.clone();
+        status.observed_generation = Some(1);
+        f.db.status = Some(status);
+    });
+    let adopted = with(unrecorded.clone(), |f| {
+        (f.observed.as_mut().unwrap().tags).insert(crate::crd::ADOPTED_TAG.into(), "true".into());
+    });
+    let created = with(unrecorded.clone(), |f| f.db.spec.restore_from = None);
+    // (case, facts, password sent, retention sent, status.restore, hash written)
+    type Row<'a> = (
+        &'a str,
+        Facts,
+        bool,
+        Option<i32>,
+        Option<RestoreStatus>,
+        Option<&'a str>,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            "available: sent",
+            unrecorded,
+            true,
+            Some(1),
+            restore.clone(),
+            hash.as_deref(),
+        ),
+        (
+            "still restoring: recorded, sent once available",
+            creating,
+            false,
+            None,
+            restore.clone(),
+            Some(super::apply::RESTORED_PASSWORD),
+        ),
+        (
+            "recorded without a restore: nothing invented, the longer retention kept",
+            recorded,
+            false,
+            None,
+            None,
+            hash.as_deref(),
+        ),
+    ];
+    for (case, f, sent, retention, restore, written) in rows {
+        let p = plan(&f);
+        let modify = p.steps.iter().find_map(|s| match s {
+            Step::ModifyInstance { modification, .. } => Some(modification),
+            _ => None,
+        });
+        assert_eq!(
+            modify.is_some_and(|m| m.rotate_password),
+            sent,
+            "{case}: {:?}",
+            p.steps
+        );
+        assert_eq!(
+            modify.and_then(|m| m.backup_retention_period),
+            retention,
+            "{case}"
+        );
+        let fields = p.status.unwrap().fields;
+        assert_eq!(fields.restore, restore, "{case}");
+        assert_eq!(
+            fields.master_user_password_hash.as_deref(),
+            written,
+            "{case}"
+        );
+    }
+    // An adopted instance, or one the spec created: no restore is read into them.
+    for (case, f) in [("adopted", adopted), ("created", created)] {
+        let p = plan(&f);
+        assert!(
+            !p.steps.iter().any(|s| matches!(s, Step::ModifyInstance { modification, .. } if modification.rotate_password)),
+            "{case}: {:?}",
+            p.steps
+        );
+        assert_eq!(p.status.unwrap().fields.restore, None, "{case}");
+    }
+}
+
 #[test]
 fn dry_run_rules() {
     let dry = |f: Facts| annotated(f, crate::crd::DRY_RUN_ANNOTATION, "true");

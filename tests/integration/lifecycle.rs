@@ -239,6 +239,89 @@ async fn instance_created_before_the_status_write_is_adopted() {
 }
 
 #[tokio::test]
+async fn a_restore_whose_status_write_was_lost_still_gets_the_specs_password_and_settings() {
+    // The state a crash between RestoreDBInstanceFromDBSnapshot and the status write leaves: the
+    // restored instance, tagged with the DBInstance's uid, and a DBInstance without status. The
+    // instance has the snapshot's password, class and retention; the spec asks for others.
+    let (_client, ns, api, rds) = setup("lostrestore").await;
+    let source = common::unique("lostsrc");
+    let id = common::unique("lostrestore");
+    rds.create_db_instance()
+        .db_instance_identifier(&source)
+        .engine("mysql")
+        .engine_version("8.0.42")
+        .db_instance_class("db.t3.micro")
+        .allocated_storage(20)
+        .master_username("admin")
+        .master_user_password("The-Snapsh0t-Password")
+        .backup_retention_period(7)
+        .send()
+        .await
+        .expect("source instance");
+    let snapshot = format!("{source}-snap");
+    rds.create_db_snapshot()
+        .db_instance_identifier(&source)
+        .db_snapshot_identifier(&snapshot)
+        .send()
+        .await
+        .expect("snapshot");
+    let spec = json!({
+        "dbInstanceClass": "db.t3.small",
+        "backupRetentionPeriod": 2,
+        "deletionPolicy": "Delete",
+        "restoreFrom": {"dbSnapshotIdentifier": snapshot},
+    });
+    let db = api
+        .create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create");
+    rds.restore_db_instance_from_db_snapshot()
+        .db_instance_identifier(&id)
+        .db_snapshot_identifier(&snapshot)
+        .tags(
+            aws_sdk_rds::types::Tag::builder()
+                .key(OWNER_TAG)
+                .value(db.metadata.uid.clone().unwrap())
+                .build(),
+        )
+        .send()
+        .await
+        .expect("the restore before the crash");
+    let _operator = Operator::start(&ns);
+    let db = wait_dbi(&api, "db", "Ready and Synced", READY_TIMEOUT, |db| {
+        is_ready(db) && common::synced_reason(db) == "Synced"
+    })
+    .await;
+    let restore = db.status.unwrap().restore.expect("status.restore");
+    assert!(
+        restore.settings_applied && restore.source.contains(&snapshot),
+        "{restore:?}"
+    );
+    let instance = common::describe(&rds, &id).await.expect("instance");
+    assert_eq!(instance.db_instance_class(), Some("db.t3.small"));
+    assert_eq!(instance.backup_retention_period(), Some(2));
+    if common::has_moto_ext() {
+        assert_eq!(
+            common::rds_master_password(&id).as_deref(),
+            Some("Sup3r-Secret-Passw0rd"),
+            "the spec's password replaced the snapshot's"
+        );
+        assert_eq!(
+            common::server_calls(&id).get("RestoreDBInstanceFromDBSnapshot"),
+            Some(&1),
+            "restored again"
+        );
+    }
+    common::delete_and_wait(&api, "db").await;
+    rds.delete_db_instance()
+        .db_instance_identifier(&source)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("clean up the source");
+}
+
+#[tokio::test]
 async fn an_instance_that_is_not_ours_is_never_adopted_or_deleted() {
     let (client, ns, api, rds) = setup("foreign").await;
     let id = common::unique("foreign");
