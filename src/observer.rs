@@ -19,6 +19,7 @@ use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::http::Health;
 use crate::lock;
 use crate::observed::{Observation, ObservedInstance, PollIntervals, is_transitional};
+use crate::plan::status;
 use crate::rds::{AwsError, Rds};
 
 /// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift
@@ -320,7 +321,7 @@ impl Observer {
         let mut state = lock(&self.state);
         let mut fresh: HashMap<String, Entry> = HashMap::with_capacity(all.len());
         let mut changed = Vec::new();
-        for instance in all {
+        for mut instance in all {
             let id = instance.identifier.clone();
             state.absent_since.remove(&id);
             match state.snapshot.remove(&id) {
@@ -329,8 +330,19 @@ impl Observer {
                     fresh.insert(id, old);
                     continue;
                 }
-                Some(old) if old.instance == instance => {}
-                _ => changed.push(instance.clone()),
+                // RDS moves the latest restorable time every few minutes (moto on every read):
+                // kept as last seen until it moves as far as status shows it, so its ticking
+                // alone wakes no reconcile (it woke all N every few polls).
+                Some(old) => {
+                    instance.latest_restorable_time = status::restorable_time(
+                        old.instance.latest_restorable_time.as_deref(),
+                        instance.latest_restorable_time.as_deref(),
+                    );
+                    if old.instance != instance {
+                        changed.push(instance.clone());
+                    }
+                }
+                None => changed.push(instance.clone()),
             }
             fresh.insert(
                 id,
@@ -451,6 +463,25 @@ mod tests {
             Instant::now(),
         );
         assert!(drain(&mut rx).is_empty(), "nothing changed, nobody woken");
+        // The restorable time ticking wakes nobody until it is as far ahead as status shows it.
+        let at = |t: &str| {
+            let mut b = instance("b", "available", Some("shop/b"));
+            b.latest_restorable_time = Some(t.into());
+            b
+        };
+        // (RDS's restorable time, woken)
+        let rows = [
+            ("2026-11-30T10:00:00Z", true),
+            ("2026-11-30T10:05:00Z", false),
+            ("2026-11-30T10:14:59Z", false),
+            ("2026-11-30T10:15:00Z", true),
+            ("2026-11-30T10:20:00Z", false),
+            ("2026-11-30T10:01:00Z", true),
+        ];
+        for (time, woken) in rows {
+            o.absorb(vec![at(time)], Instant::now());
+            assert_eq!(!drain(&mut rx).is_empty(), woken, "{time}");
+        }
     }
 
     #[tokio::test]
