@@ -61,7 +61,10 @@ start() {
     echo "moto already running on port $port (pid $(cat "$pidfile")); stop it with: $0 stop" >&2
     exit 1
   fi
-  "$venv/bin/python" "$here/run_moto.py" --port "$port" >"$run/moto-$port.log" 2>&1 &
+  # moto counts automated snapshots (one per instance with backups) against the manual snapshot
+  # quota, 1000 by default, and then fails CreateDBInstance; AWS does not count them.
+  MOTO_RDS_SNAPSHOT_LIMIT=${MOTO_RDS_SNAPSHOT_LIMIT:-1000000} \
+    "$venv/bin/python" "$here/run_moto.py" --port "$port" >"$run/moto-$port.log" 2>&1 &
   echo $! >"$pidfile"
   for _ in $(seq 300); do
     if curl -sf "http://127.0.0.1:$port/_rds_ext/config" >/dev/null 2>&1; then

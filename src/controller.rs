@@ -113,7 +113,7 @@ fn controller(
         Some(ns) => Api::namespaced(ctx.client.clone(), ns),
         None => Api::all(ctx.client.clone()),
     };
-    let controller = Controller::new(api, watcher::Config::default().any_semantic());
+    let controller = managed::lean_controller(api);
     let store = controller.store();
     let mapper_store = store.clone();
     let groups_store = store.clone();

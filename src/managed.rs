@@ -72,6 +72,28 @@ pub async fn set_finalizer<K: Kind>(ctx: &Context, obj: &K, present: bool) -> Re
     Ok(())
 }
 
+/// A controller of `K` whose cache keeps each object without its managedFields and kubectl's
+/// last-applied annotation, which no reconcile reads: together about as large as the object again,
+/// for every object the watch holds (kube-rs's `WatchStreamExt::modify`, as its docs advise).
+pub fn lean_controller<K: Kind + Send + Sync + 'static>(
+    api: Api<K>,
+) -> kube::runtime::Controller<K> {
+    use kube::runtime::{WatchStreamExt, reflector, watcher};
+    let (reader, writer) = reflector::store();
+    let stream = watcher(api, watcher::Config::default().any_semantic())
+        .modify(lean)
+        .reflect(writer)
+        .applied_objects();
+    kube::runtime::Controller::for_stream(stream, reader)
+}
+
+/// Drops what [`lean_controller`]'s cache does without.
+pub fn lean<K: Resource>(obj: &mut K) {
+    obj.managed_fields_mut().clear();
+    obj.annotations_mut()
+        .remove("kubectl.kubernetes.io/last-applied-configuration");
+}
+
 /// The resourceVersion of this operator's last write of each object (by uid), so a reconcile never
 /// plans from a cached copy older than what it wrote itself: the watch cache lags the API server,
 /// and a reconcile queued while the previous one wrote status would otherwise see the object as it
@@ -272,7 +294,7 @@ pub async fn run<K: Reconciled>(
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     use futures::StreamExt;
-    use kube::runtime::controller::{Config as ControllerConfig, Controller};
+    use kube::runtime::controller::Config as ControllerConfig;
     use kube::runtime::reflector::ObjectRef;
     use kube::runtime::watcher;
     let (objects, instances): (Api<K>, Api<DBInstance>) = match &namespace {
@@ -291,7 +313,7 @@ pub async fn run<K: Reconciled>(
         ctx,
         drift_interval,
     });
-    Controller::new(objects, watcher::Config::default().any_semantic())
+    lean_controller(objects)
         .with_config(ControllerConfig::default().concurrency(concurrency))
         .watches(
             instances,
@@ -526,6 +548,38 @@ mod tests {
             resource_version: Some(resource_version.into()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_cache_keeps_what_reconciles_read_and_drops_managed_fields_and_last_applied() {
+        use kube::api::ObjectMeta;
+        let mut db = crate::crd::DBInstance::new("db", Default::default());
+        db.metadata = ObjectMeta {
+            annotations: Some(
+                [
+                    (crate::crd::DRY_RUN_ANNOTATION.to_owned(), "true".to_owned()),
+                    (
+                        "kubectl.kubernetes.io/last-applied-configuration".to_owned(),
+                        "{\"spec\":{}}".to_owned(),
+                    ),
+                ]
+                .into(),
+            ),
+            managed_fields: Some(vec![Default::default(), Default::default()]),
+            resource_version: Some("7".into()),
+            ..db.metadata
+        };
+        super::lean(&mut db);
+        assert_eq!(
+            db.metadata.managed_fields.as_deref().unwrap_or_default(),
+            &[]
+        );
+        let annotations = db.metadata.annotations.unwrap();
+        assert_eq!(
+            annotations.keys().collect::<Vec<_>>(),
+            vec![crate::crd::DRY_RUN_ANNOTATION]
+        );
+        assert_eq!(db.metadata.resource_version.as_deref(), Some("7"));
     }
 
     #[test]
