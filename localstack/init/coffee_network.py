@@ -7,7 +7,8 @@ records and instance events there.
 
 Runs against any RDS/EC2 endpoint: moto (localstack/moto.sh start runs it), LocalStack (mounted as a
 ready.d init hook by docker-compose.yml), or real AWS (unset AWS_ENDPOINT_URL). Prints the ids as
-`key=value` lines; `--get security_group_id` prints just that value.
+`key=value` lines; `--get security_group_id` prints just that value. `--event-feed NAME` sets up a
+feed of that name alone, `--no-event-feed NAME` removes it.
 """
 
 import json
@@ -111,7 +112,26 @@ def event_feed(name: str) -> str:
     return url
 
 
+def no_event_feed(name: str) -> None:
+    """Removes the rule and the queue of a feed (a set-up without the feed, as the benchmark's "feed
+    off"): otherwise moto delivers every event to a queue nobody reads, and its SQS costs grow with
+    the queue (each SendMessage counts every message), half of moto's time at N = 10 000."""
+    sqs, events = client("sqs"), client("events")
+    try:
+        events.remove_targets(Rule=name, Ids=["rds-operator"])
+        events.delete_rule(Name=name)
+    except events.exceptions.ResourceNotFoundException:
+        pass
+    try:
+        sqs.delete_queue(QueueUrl=sqs.get_queue_url(QueueName=name)["QueueUrl"])
+    except sqs.exceptions.QueueDoesNotExist:
+        pass
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--no-event-feed":
+        no_event_feed(sys.argv[2])
+        sys.exit(0)
     if len(sys.argv) == 3 and sys.argv[1] == "--event-feed":
         # A feed of its own (tests): a queue and a rule named NAME.
         print(event_feed(sys.argv[2]))

@@ -199,6 +199,11 @@ fn ensure_event_feed() {
     common::coffee_network(&["--event-feed", "rds-operator-events"]);
 }
 
+/// Feed off: no rule and no queue, as for a user without the feed.
+fn ensure_no_event_feed() {
+    common::coffee_network(&["--no-event-feed", "rds-operator-events"]);
+}
+
 /// Waits until all N are Ready, watching them (a list of N objects every second would load the
 /// API server more than the operator does at N = 10 000).
 /// Prints each tenth of the way (time, and the operator's peak RSS so far).
@@ -278,8 +283,9 @@ async fn main() {
     );
 
     for n in sizes {
-        if settings.feed.is_some() {
-            ensure_event_feed();
+        match settings.feed {
+            Some(_) => ensure_event_feed(),
+            None => ensure_no_event_feed(),
         }
         let ns = common::namespace(&client, &format!("bench{n}")).await;
         common::secret(

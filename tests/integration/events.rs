@@ -15,9 +15,28 @@ use crate::common::{
 
 const TIMEOUT: Duration = Duration::from_secs(90);
 
-/// A queue and an EventBridge rule of their own, named `name`; returns the queue URL.
-fn event_feed(name: &str) -> String {
-    common::coffee_network(&["--event-feed", name])
+/// A queue and an EventBridge rule of their own, named `name`, removed again at the end of the
+/// test: a queue nobody reads would get every event of the tests after it, and moto's SendMessage
+/// slows down with each message a queue holds.
+struct Feed {
+    name: String,
+    queue: String,
+}
+
+fn event_feed(name: &str) -> Feed {
+    let queue = common::coffee_network(&["--event-feed", name]);
+    Feed {
+        name: name.to_owned(),
+        queue,
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            common::coffee_network(&["--no-event-feed", &self.name]);
+        }
+    }
 }
 
 /// The operator's count of feed messages with this outcome (0 until it serves its metrics).
@@ -56,7 +75,8 @@ fn modifies_since(id: &str, since: f64) -> Vec<f64> {
 #[tokio::test]
 async fn with_the_feed_drift_is_corrected_in_seconds_and_own_changes_cost_nothing() {
     let (_client, ns, api, rds) = setup("feed").await;
-    let queue = event_feed(&unique("feed"));
+    let feed = event_feed(&unique("feed"));
+    let queue = feed.queue.clone();
     let id = unique("feed");
     let operator = Operator::start_with(
         &ns,
@@ -126,7 +146,8 @@ async fn with_the_feed_drift_is_corrected_in_seconds_and_own_changes_cost_nothin
 #[tokio::test]
 async fn a_dropped_event_is_caught_by_the_safety_net_poll() {
     let (_client, ns, api, rds) = setup("dropped").await;
-    let queue = event_feed(&unique("dropped"));
+    let feed = event_feed(&unique("dropped"));
+    let queue = feed.queue.clone();
     let id = unique("dropped");
     let operator = Operator::start_with(
         &ns,
