@@ -224,9 +224,13 @@ impl Observer {
         loop {
             let started = Instant::now();
             let bound = (self.intervals.settled * POLL_BOUND_INTERVALS).max(POLL_BOUND_FLOOR);
-            match tokio::time::timeout(bound, self.rds.describe_all()).await {
-                Ok(Ok(all)) => {
-                    self.absorb(all, started);
+            let mut poll = Poll::new(started);
+            let pages = self
+                .rds
+                .describe_pages(|page| self.absorb_page(&mut poll, page));
+            match tokio::time::timeout(bound, pages).await {
+                Ok(Ok(())) => {
+                    self.finish_poll(poll);
                     health.poll_succeeded();
                 }
                 Ok(Err(e)) => warn!(error = %e, "polling RDS failed; trying again next interval"),
@@ -316,18 +320,18 @@ impl Observer {
         }
     }
 
-    /// Takes a poll's result, and wakes the DBInstances whose instance changed.
-    fn absorb(&self, all: Vec<ObservedInstance>, started: Instant) {
+    /// Takes a poll's page into the snapshot as it comes, so a poll never holds a second copy of
+    /// all N (at N = 10 000 that copy was the operator's peak memory). An entry read directly
+    /// after the poll started is newer and stays.
+    fn absorb_page(&self, poll: &mut Poll, page: Vec<ObservedInstance>) {
         let mut state = lock(&self.state);
-        let mut fresh: HashMap<String, Entry> = HashMap::with_capacity(all.len());
-        let mut changed = Vec::new();
-        for mut instance in all {
+        for mut instance in page {
             let id = instance.identifier.clone();
             state.absent_since.remove(&id);
-            match state.snapshot.remove(&id) {
+            let changed = match state.snapshot.get(&id) {
                 // A targeted describe newer than this poll wins.
-                Some(old) if old.read_at > started => {
-                    fresh.insert(id, old);
+                Some(old) if old.read_at > poll.started => {
+                    poll.seen.insert(id);
                     continue;
                 }
                 // RDS moves the latest restorable time every few minutes (moto on every read):
@@ -338,40 +342,79 @@ impl Observer {
                         old.instance.latest_restorable_time.as_deref(),
                         instance.latest_restorable_time.as_deref(),
                     );
-                    if old.instance != instance {
-                        changed.push(instance.clone());
-                    }
+                    old.instance != instance
                 }
-                None => changed.push(instance.clone()),
+                None => true,
+            };
+            if changed {
+                poll.woken.extend(owner(&instance));
             }
-            fresh.insert(
+            poll.seen.insert(id.clone());
+            state.snapshot.insert(
                 id,
                 Entry {
                     instance,
-                    read_at: started,
+                    read_at: poll.started,
                 },
             );
         }
-        // Gone since the last poll (unless read directly after the poll started).
-        for (id, old) in state.snapshot.drain() {
-            if old.read_at > started {
-                fresh.insert(id, old);
-            } else {
-                changed.push(old.instance);
+    }
+
+    /// Ends a poll that read every page: what it did not see is gone (unless read directly after
+    /// the poll started), and the DBInstances whose instance changed are woken.
+    fn finish_poll(&self, poll: Poll) {
+        let Poll {
+            started,
+            seen,
+            mut woken,
+        } = poll;
+        let mut state = lock(&self.state);
+        state.snapshot.retain(|id, old| {
+            let kept = seen.contains(id) || old.read_at > started;
+            if !kept {
+                woken.extend(owner(&old.instance));
             }
-        }
-        state.snapshot = fresh;
+            kept
+        });
         state.polled_at = Some(started);
         drop(state);
         self.loaded.send_replace(true);
-        let mut woken = 0;
-        for instance in changed {
-            if let Some(target) = owner(&instance) {
-                woken += 1;
-                let _ = self.wake.send(target);
-            }
+        debug!(woken = woken.len(), "RDS poll absorbed");
+        self.wake_all(woken);
+    }
+
+    /// Wakes these DBInstances. A poll cut off part-way wakes those whose instance its pages
+    /// showed changed (the snapshot already holds the change, so no later poll would).
+    fn wake_all(&self, woken: Vec<ObjectRef<DBInstance>>) {
+        for target in woken {
+            let _ = self.wake.send(target);
         }
-        debug!(woken, "RDS poll absorbed");
+    }
+
+    /// A whole poll's result at once (tests).
+    #[cfg(test)]
+    fn absorb(&self, all: Vec<ObservedInstance>, started: Instant) {
+        let mut poll = Poll::new(started);
+        self.absorb_page(&mut poll, all);
+        self.finish_poll(poll);
+    }
+}
+
+/// A poll under way: when it started, the identifiers its pages held so far, and the DBInstances
+/// to wake once it ends.
+struct Poll {
+    started: Instant,
+    seen: HashSet<String>,
+    woken: Vec<ObjectRef<DBInstance>>,
+}
+
+impl Poll {
+    fn new(started: Instant) -> Self {
+        Poll {
+            started,
+            seen: HashSet::new(),
+            woken: Vec::new(),
+        }
     }
 }
 
@@ -488,6 +531,38 @@ mod tests {
             o.absorb(vec![at(time)], Instant::now());
             assert_eq!(!drain(&mut rx).is_empty(), woken, "{time}");
         }
+    }
+
+    #[test]
+    fn a_poll_is_taken_page_by_page_and_only_a_finished_one_says_what_is_gone() {
+        let o = observer();
+        let mut rx = o.wake.subscribe();
+        let a = || instance("a", "available", Some("shop/a"));
+        let b = || instance("b", "available", Some("shop/b"));
+        o.absorb(vec![a(), b()], Instant::now());
+        drain(&mut rx);
+        // Two pages: b only in the second is not gone.
+        let mut poll = Poll::new(Instant::now());
+        o.absorb_page(&mut poll, vec![a()]);
+        o.absorb_page(&mut poll, vec![b()]);
+        o.finish_poll(poll);
+        assert!(drain(&mut rx).is_empty(), "nothing changed, nothing gone");
+        // A poll cut off after its first page: what it read is kept, and its changes wake their
+        // DBInstances (the snapshot holds them now, so no later poll would), but nothing is called
+        // gone.
+        let mut poll = Poll::new(Instant::now());
+        let mut changed = a();
+        changed.db_instance_class = Some("db.t3.large".into());
+        o.absorb_page(&mut poll, vec![changed]);
+        o.wake_all(poll.woken);
+        assert_eq!(drain(&mut rx), vec!["shop/a"]);
+        let state = lock(&o.state);
+        assert!(state.snapshot.contains_key("b"), "b is not gone");
+        assert_eq!(
+            state.snapshot["a"].instance.db_instance_class.as_deref(),
+            Some("db.t3.large"),
+            "a is as read"
+        );
     }
 
     #[tokio::test]

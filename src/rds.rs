@@ -528,9 +528,11 @@ impl Rds {
     }
 
     /// Every instance of the account and region: DescribeDBInstances through the SDK's paginator,
-    /// 100 a page, each page counted.
-    pub async fn describe_all(&self) -> Result<Vec<ObservedInstance>, AwsError> {
-        let mut all = Vec::new();
+    /// 100 a page, each page counted and handed to `each` as it comes (never all N at once).
+    pub async fn describe_pages(
+        &self,
+        mut each: impl FnMut(Vec<ObservedInstance>),
+    ) -> Result<(), AwsError> {
         let mut pages = (self.client.describe_db_instances())
             .into_paginator()
             .page_size(100)
@@ -538,9 +540,15 @@ impl Rds {
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBInstances", e, None));
             self.count("DescribeDBInstances", &page);
-            all.extend(page?.db_instances().iter().map(ObservedInstance::from));
+            each(
+                page?
+                    .db_instances()
+                    .iter()
+                    .map(ObservedInstance::from)
+                    .collect(),
+            );
         }
-        Ok(all)
+        Ok(())
     }
 
     /// CreateDBInstance with every field the spec sets.
