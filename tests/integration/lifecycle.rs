@@ -203,6 +203,14 @@ async fn crash_right_after_create_does_not_create_a_second_instance() {
     common::delete_and_wait(&api, "crash").await;
 }
 
+/// The ownership tag the operator puts on the instances it creates for `db`.
+fn owner_tag(db: &DBInstance) -> aws_sdk_rds::types::Tag {
+    aws_sdk_rds::types::Tag::builder()
+        .key(OWNER_TAG)
+        .value(db.metadata.uid.clone().unwrap())
+        .build()
+}
+
 #[tokio::test]
 async fn instance_created_before_the_status_write_is_adopted() {
     // The state a crash between CreateDBInstance and the status write leaves: an RDS instance tagged
@@ -218,12 +226,7 @@ async fn instance_created_before_the_status_write_is_adopted() {
         .engine("mysql")
         .db_instance_class("db.t3.micro")
         .allocated_storage(20)
-        .tags(
-            aws_sdk_rds::types::Tag::builder()
-                .key(OWNER_TAG)
-                .value(db.metadata.uid.clone().unwrap())
-                .build(),
-        )
+        .tags(owner_tag(&db))
         .send()
         .await
         .expect("pre-create");
@@ -278,12 +281,7 @@ async fn a_restore_whose_status_write_was_lost_still_gets_the_specs_password_and
     rds.restore_db_instance_from_db_snapshot()
         .db_instance_identifier(&id)
         .db_snapshot_identifier(&snapshot)
-        .tags(
-            aws_sdk_rds::types::Tag::builder()
-                .key(OWNER_TAG)
-                .value(db.metadata.uid.clone().unwrap())
-                .build(),
-        )
+        .tags(owner_tag(&db))
         .send()
         .await
         .expect("the restore before the crash");
