@@ -228,16 +228,23 @@ impl Observer {
             let pages = self
                 .rds
                 .describe_pages(|page| self.absorb_page(&mut poll, page));
-            match tokio::time::timeout(bound, pages).await {
-                Ok(Ok(())) => {
-                    self.finish_poll(poll);
-                    health.poll_succeeded();
+            let finished = match tokio::time::timeout(bound, pages).await {
+                Ok(Ok(())) => true,
+                Ok(Err(e)) => {
+                    warn!(error = %e, "polling RDS failed; trying again next interval");
+                    false
                 }
-                Ok(Err(e)) => warn!(error = %e, "polling RDS failed; trying again next interval"),
-                Err(_) => warn!(
-                    ?bound,
-                    "polling RDS did not finish in time; trying again next interval"
-                ),
+                Err(_) => {
+                    warn!(
+                        ?bound,
+                        "polling RDS did not finish in time; trying again next interval"
+                    );
+                    false
+                }
+            };
+            self.end_poll(poll, finished);
+            if finished {
+                health.poll_succeeded();
             }
             // Until the next poll is due; the feed starting or stopping changes when that is.
             loop {
@@ -328,12 +335,10 @@ impl Observer {
         for mut instance in page {
             let id = instance.identifier.clone();
             state.absent_since.remove(&id);
+            poll.seen.insert(id.clone());
             let changed = match state.snapshot.get(&id) {
                 // A targeted describe newer than this poll wins.
-                Some(old) if old.read_at > poll.started => {
-                    poll.seen.insert(id);
-                    continue;
-                }
+                Some(old) if old.read_at > poll.started => continue,
                 // RDS moves the latest restorable time every few minutes (moto on every read):
                 // kept as last seen until it moves as far as status shows it, so its ticking
                 // alone wakes no reconcile (it woke all N every few polls).
@@ -349,7 +354,6 @@ impl Observer {
             if changed {
                 poll.woken.extend(owner(&instance));
             }
-            poll.seen.insert(id.clone());
             state.snapshot.insert(
                 id,
                 Entry {
@@ -360,14 +364,19 @@ impl Observer {
         }
     }
 
-    /// Ends a poll that read every page: what it did not see is gone (unless read directly after
-    /// the poll started), and the DBInstances whose instance changed are woken.
-    fn finish_poll(&self, poll: Poll) {
+    /// Ends a poll. One that read every page says what it did not see is gone (unless read
+    /// directly after the poll started). Either way the DBInstances whose instance its pages showed
+    /// changed are woken: the snapshot holds the change now, so no later poll would.
+    fn end_poll(&self, poll: Poll, finished: bool) {
         let Poll {
             started,
             seen,
             mut woken,
         } = poll;
+        if !finished {
+            self.wake_all(woken);
+            return;
+        }
         let mut state = lock(&self.state);
         state.snapshot.retain(|id, old| {
             let kept = seen.contains(id) || old.read_at > started;
@@ -383,8 +392,6 @@ impl Observer {
         self.wake_all(woken);
     }
 
-    /// Wakes these DBInstances. A poll cut off part-way wakes those whose instance its pages
-    /// showed changed (the snapshot already holds the change, so no later poll would).
     fn wake_all(&self, woken: Vec<ObjectRef<DBInstance>>) {
         for target in woken {
             let _ = self.wake.send(target);
@@ -396,7 +403,7 @@ impl Observer {
     fn absorb(&self, all: Vec<ObservedInstance>, started: Instant) {
         let mut poll = Poll::new(started);
         self.absorb_page(&mut poll, all);
-        self.finish_poll(poll);
+        self.end_poll(poll, true);
     }
 }
 
@@ -545,7 +552,7 @@ mod tests {
         let mut poll = Poll::new(Instant::now());
         o.absorb_page(&mut poll, vec![a()]);
         o.absorb_page(&mut poll, vec![b()]);
-        o.finish_poll(poll);
+        o.end_poll(poll, true);
         assert!(drain(&mut rx).is_empty(), "nothing changed, nothing gone");
         // A poll cut off after its first page: what it read is kept, and its changes wake their
         // DBInstances (the snapshot holds them now, so no later poll would), but nothing is called
@@ -554,7 +561,7 @@ mod tests {
         let mut changed = a();
         changed.db_instance_class = Some("db.t3.large".into());
         o.absorb_page(&mut poll, vec![changed]);
-        o.wake_all(poll.woken);
+        o.end_poll(poll, false);
         assert_eq!(drain(&mut rx), vec!["shop/a"]);
         let state = lock(&o.state);
         assert!(state.snapshot.contains_key("b"), "b is not gone");
