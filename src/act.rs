@@ -54,22 +54,32 @@ async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<R
             name,
             password,
             replace,
+            owner_reference,
         } => {
             let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
-            let secret = secrets::owned_secret(db, name, &data);
+            let secret = secrets::owned_secret(db, name, &data, *owner_reference);
             if *replace {
                 secrets::apply(&api, &secret).await?;
             } else {
                 secrets::create(&api, &secret).await?;
             }
         }
-        Step::WriteConnectionSecret { name, data, create } => {
-            let secret = secrets::owned_secret(db, name, data);
+        Step::WriteConnectionSecret {
+            name,
+            data,
+            create,
+            owner_reference,
+        } => {
+            let secret = secrets::owned_secret(db, name, data, *owner_reference);
             match create {
                 true => secrets::create(&api, &secret).await?,
                 false => secrets::apply(&api, &secret).await?,
             }
         }
+        Step::SetSecretOwner {
+            name,
+            owner_reference,
+        } => secrets::set_owner(&api, db, name, *owner_reference).await?,
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
         _ => return execute_rds(ctx, step).await,

@@ -10,6 +10,7 @@ use kube::runtime::reflector::Store;
 
 use crate::crd::DBInstance;
 use crate::plan::Sensitive;
+use crate::plan::tenancy::Grants;
 
 use crate::http::Health;
 use crate::lock;
@@ -29,6 +30,8 @@ pub struct Context {
     pub health: Arc<Health>,
     /// The key of the password hashes in status (see `secrets::hash_key`).
     pub hash_key: Sensitive,
+    /// What the operator's settings grant to namespaces (`--grant-adoption`, `--grant-restore`).
+    pub grants: Grants,
     /// Our own writes of the objects, which a reconcile waits for the cache to show.
     pub writes: crate::managed::Writes,
     /// The watches' caches of DBInstances, one per watched namespace (or one for all).
@@ -61,6 +64,7 @@ impl Context {
             metrics,
             health,
             hash_key,
+            grants: Grants::default(),
             writes: Default::default(),
             stores: RwLock::default(),
             backoff: Mutex::default(),
@@ -89,6 +93,17 @@ impl Context {
                     .any(|(n, _)| n == secret)
             })
             .map(|db| (*db).clone())
+            .collect()
+    }
+
+    /// The namespaces of the DBInstances (other than `uid`) that observe an instance of this
+    /// identifier (managementPolicy ObserveOnly), as the watches know them.
+    pub fn observers_of(&self, identifier: &str, uid: Option<&str>) -> Vec<String> {
+        let stores = self.stores.read().unwrap_or_else(|e| e.into_inner());
+        (stores.iter().flat_map(|s| s.state()))
+            .filter(|db| db.metadata.uid.as_deref() != uid && db.identifier() == identifier)
+            .filter(|db| crate::plan::spec::observe_only(db))
+            .filter_map(|db| db.metadata.namespace.clone())
             .collect()
     }
 

@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::context::Context;
-use crate::crd::DBInstance;
+use crate::crd::{DBInstance, SECRET_OWNER_ANNOTATION};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
@@ -136,18 +136,20 @@ fn controller(
                     })
                     .filter_map(|o| ns.as_deref().map(|ns| ObjectRef::new(&o.name).within(ns)))
                     .collect::<Vec<_>>();
-                // ...and a password Secret (rotated, or appearing at last) wakes the DBInstances that
-                // refer to it.
+                // (under deletionPolicy Retain they carry only the owner annotation), and a password
+                // Secret (rotated, or appearing at last) wakes the DBInstances that refer to it.
+                let owner_uid = secret.annotations().get(SECRET_OWNER_ANNOTATION).cloned();
                 let referrers = mapper_store
                     .state()
                     .into_iter()
                     .filter(|db| {
                         db.namespace() == ns
-                            && db
+                            && (db
                                 .spec
                                 .master_user_password
                                 .as_ref()
                                 .is_some_and(|r| r.name == name)
+                                || (owner_uid.is_some() && db.uid() == owner_uid))
                     })
                     .map(|db| ObjectRef::from_obj(&*db));
                 owners.into_iter().chain(referrers).collect::<Vec<_>>()

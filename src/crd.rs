@@ -31,6 +31,17 @@ pub const RETAINED_TAG: &str = "rds.operator.rs/retained";
 /// time). Until the adoption is in status, an instance carrying it is held like an adoption, so a
 /// crash between the adopting call and the status write lets no correction through unconfirmed.
 pub const ADOPTED_TAG: &str = "rds.operator.rs/adopted";
+/// RDS tag a platform admin puts on a snapshot or an instance to let DBInstances of the namespaces
+/// it names (separated by spaces) restore from it (spec.restoreFrom).
+pub const RESTORABLE_BY_TAG: &str = "rds.operator.rs/restorable-by";
+/// RDS tag a platform admin puts on an instance no DBInstance owns (made by the console,
+/// CloudFormation, Terraform...) to let DBInstances of the namespaces it names (separated by
+/// spaces) observe or adopt it.
+pub const ADOPTABLE_BY_TAG: &str = "rds.operator.rs/adoptable-by";
+/// Annotation on the Secrets the operator writes for a DBInstance: the DBInstance's uid. It marks
+/// them as that DBInstance's whether or not they carry its ownerReference (under deletionPolicy
+/// Retain they do not, so no garbage collection can take the retained database's password).
+pub const SECRET_OWNER_ANNOTATION: &str = "rds.operator.rs/owner-uid";
 /// ACK's deletion policy annotation (`retain` or `delete`), honoured on a DBInstance ported from ACK.
 pub const ACK_DELETION_POLICY: &str = "services.k8s.aws/deletion-policy";
 /// ACK's adoption policy annotation (`adopt` or `adopt-or-create`), honoured as spec.adoptionPolicy.
@@ -228,7 +239,9 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_protection: Option<bool>,
 
-    /// Copy the instance's tags to its snapshots.
+    /// Copy the instance's tags to its snapshots. Unset, an instance the operator creates or
+    /// restores gets true: its ownership tags on a snapshot are what lets the namespace restore
+    /// from that snapshot later (a multi-tenant rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_tags_to_snapshot: Option<bool>,
 
@@ -666,6 +679,14 @@ pub struct DBInstanceStatus {
     /// differences from the spec are reported and not put right.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adopted_generation: Option<i64>,
+    /// The instance in status is this DBInstance's own: created, restored or adopted by it. An
+    /// instance it only observed is not, and is never restored or created again when it goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owned: Option<bool>,
+    /// Things the user should know that are not failures (for example: a generated password under
+    /// deletionPolicy Retain lives only in this namespace).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advisories: Vec<String>,
     /// Where the instance was restored from (spec.restoreFrom, or a snapshot after an out-of-band
     /// deletion), and whether the settings RDS does not take at restore time have been sent since.
     #[serde(default, skip_serializing_if = "Option::is_none")]

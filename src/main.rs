@@ -13,6 +13,7 @@ use rds_operator::leader::LeaderElection;
 use rds_operator::metrics::Metrics;
 use rds_operator::observed::PollIntervals;
 use rds_operator::observer::Observer;
+use rds_operator::plan::tenancy::Grants;
 use rds_operator::rds::Rds;
 use rds_operator::telemetry::{self, LogFormat};
 use tokio::sync::watch;
@@ -109,6 +110,16 @@ struct RunArgs {
     /// hashes in DBInstance status; created when absent.
     #[arg(long, env = "HASH_KEY_SECRET", default_value = "rds-operator-hash-key")]
     hash_key_secret: String,
+    /// Namespaces whose DBInstances may observe or adopt any RDS instance no DBInstance owns,
+    /// without its rds.operator.rs/adoptable-by tag (comma-separated; `*`: every namespace, for a
+    /// cluster of one team). Default: none.
+    #[arg(long, env = "GRANT_ADOPTION", value_delimiter = ',')]
+    grant_adoption: Vec<String>,
+    /// Namespaces whose DBInstances may restore from any snapshot or instance of the account,
+    /// without its rds.operator.rs/restorable-by tag (comma-separated; `*`: every namespace).
+    /// Default: none; a namespace always may restore its own.
+    #[arg(long, env = "GRANT_RESTORE", value_delimiter = ',')]
+    grant_restore: Vec<String>,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -207,7 +218,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let hash_key = rds_operator::secrets::hash_key(&own, &args.hash_key_secret)
         .await
         .context("cannot read or create the hash key Secret in the operator's namespace")?;
-    let ctx = Arc::new(Context::new(
+    let mut ctx = Context::new(
         client,
         rds,
         observer,
@@ -215,7 +226,12 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         metrics,
         health.clone(),
         hash_key,
-    ));
+    );
+    ctx.grants = Grants {
+        adoption: args.grant_adoption.clone(),
+        restore: args.grant_restore.clone(),
+    };
+    let ctx = Arc::new(ctx);
     controller::run(
         ctx.clone(),
         args.namespaces,

@@ -70,6 +70,10 @@ pub struct SnapshotInfo {
     /// When it was taken: RFC 3339, and seconds since the epoch (for ordering).
     pub created: String,
     pub created_epoch: i64,
+    /// The DbiResourceId of the instance it was taken of.
+    pub dbi_resource_id: Option<String>,
+    /// Its tags (the instance's, when it had copyTagsToSnapshot).
+    pub tags: BTreeMap<String, String>,
 }
 
 /// The AWS account and region the operator works in.

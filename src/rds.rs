@@ -79,16 +79,7 @@ impl From<&DbInstance> for ObservedInstance {
                 .endpoint()
                 .and_then(|e| e.port())
                 .or(db.db_instance_port()),
-            tags: db
-                .tag_list()
-                .iter()
-                .filter_map(|t| {
-                    Some((
-                        t.key()?.to_owned(),
-                        t.value().unwrap_or_default().to_owned(),
-                    ))
-                })
-                .collect(),
+            tags: tag_map(db.tag_list()),
             pending_modified_values: pending,
             master_user_secret_arn: db
                 .master_user_secret()
@@ -273,6 +264,18 @@ pub(crate) fn rds_tags(tags: &BTreeMap<String, String>) -> Vec<RdsTag> {
         .collect()
 }
 
+/// RDS's tags as a map (a tag without a key is dropped).
+pub(crate) fn tag_map(tags: &[RdsTag]) -> BTreeMap<String, String> {
+    (tags.iter())
+        .filter_map(|t| {
+            Some((
+                t.key()?.to_owned(),
+                t.value().unwrap_or_default().to_owned(),
+            ))
+        })
+        .collect()
+}
+
 /// The instance a create or restore answered with, or one just being created.
 fn creating(answer: Option<&DbInstance>, identifier: &str) -> ObservedInstance {
     answer
@@ -353,12 +356,30 @@ impl Rds {
     /// The DB snapshots (manual and automated) of an instance identifier: DescribeDBSnapshots,
     /// through the SDK's paginator, each page counted.
     pub async fn snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError> {
+        let request = (self.client.describe_db_snapshots()).db_instance_identifier(identifier);
+        self.snapshot_pages(request).await
+    }
+
+    /// One DB snapshot by identifier or ARN (shared ones too), None when RDS has none.
+    pub async fn snapshot(&self, identifier: &str) -> Result<Option<SnapshotInfo>, AwsError> {
+        let request = (self.client.describe_db_snapshots())
+            .db_snapshot_identifier(identifier)
+            .include_shared(identifier.starts_with("arn:"));
+        match self.snapshot_pages(request).await {
+            Ok(found) => Ok(found.into_iter().next()),
+            Err(e) if e.code == "DBSnapshotNotFound" || e.code == "DBSnapshotNotFoundFault" => {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn snapshot_pages(
+        &self,
+        request: aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshotsFluentBuilder,
+    ) -> Result<Vec<SnapshotInfo>, AwsError> {
         let mut all = Vec::new();
-        let mut pages = (self.client.describe_db_snapshots())
-            .db_instance_identifier(identifier)
-            .into_paginator()
-            .page_size(100)
-            .send();
+        let mut pages = request.into_paginator().page_size(100).send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
             self.count("DescribeDBSnapshots", &page);
@@ -370,10 +391,42 @@ impl Rds {
                     status: s.status().unwrap_or_default().to_owned(),
                     created: created.map(ToString::to_string).unwrap_or_default(),
                     created_epoch: created.map(|t| t.secs()).unwrap_or_default(),
+                    dbi_resource_id: s.dbi_resource_id().map(str::to_owned),
+                    tags: tag_map(s.tag_list()),
                 }
             }));
         }
         Ok(all)
+    }
+
+    /// The instance with this DbiResourceId (DescribeDBInstances, filter dbi-resource-id), if any.
+    pub async fn describe_by_resource_id(
+        &self,
+        resource_id: &str,
+    ) -> Result<Option<ObservedInstance>, AwsError> {
+        let filter = aws_sdk_rds::types::Filter::builder()
+            .name("dbi-resource-id")
+            .values(resource_id)
+            .build();
+        let result = (self.client.describe_db_instances())
+            .filters(filter)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBInstances", e, None));
+        self.count("DescribeDBInstances", &result);
+        Ok(result?.db_instances().first().map(ObservedInstance::from))
+    }
+
+    /// The tags of an RDS resource by ARN (ListTagsForResource); None when it does not exist.
+    pub async fn tags_if_any(
+        &self,
+        arn: &str,
+    ) -> Result<Option<BTreeMap<String, String>>, AwsError> {
+        match self.tags_of(arn).await {
+            Ok(tags) => Ok(Some(tags)),
+            Err(e) if e.code.contains("NotFound") => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// RestoreDBInstanceFromDBSnapshot with the spec's settings RDS takes at restore time.

@@ -7,13 +7,16 @@ use kube::ResourceExt;
 use kube::api::Api;
 
 use crate::context::Context;
-use crate::crd::DBInstance;
+use crate::crd::{DBInstance, RestoreFrom};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::managed;
 use crate::observed::Observation;
-use crate::plan::{self, Facts, Look, PasswordFacts, PasswordRead, Sensitive, spec};
+use crate::plan::tenancy::RestoreSource;
+use crate::plan::{
+    self, Facts, GroupRead, GroupTags, Look, PasswordFacts, PasswordRead, Sensitive, spec,
+};
 use crate::{connection, secrets};
 
 /// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.
@@ -30,11 +33,17 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         }
         Look::Direct => ctx.observer.observe_directly(&identifier).await?,
     };
+    let mut observation = observation;
+    let mut reads = plan::reads(db, observation.instance.as_ref());
+    if reads.direct && !observation.direct {
+        // Adoption is decided on what RDS says now, not on the shared poll's snapshot.
+        observation = ctx.observer.observe_directly(&identifier).await?;
+        reads = plan::reads(db, observation.instance.as_ref());
+    }
     let observed = observation.instance;
     let absent_for = (observed.is_none() && observation.direct)
         .then(|| ctx.observer.absent_for(&identifier))
         .flatten();
-    let reads = plan::reads(db, observed.as_ref());
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let password = match reads.password {
         PasswordRead::None => PasswordFacts::NotRead,
@@ -52,6 +61,8 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
             PasswordFacts::Generated {
                 secret_exists: existing.is_some(),
                 controlled,
+                owner_referenced: (existing.as_ref())
+                    .is_some_and(|s| spec::owner_referenced(&s.metadata, db)),
                 // The value of a Secret that is not this DBInstance's is never used.
                 existing: (existing.filter(|_| controlled))
                     .and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
@@ -94,6 +105,11 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         }
         None => None,
     };
+    let restore_source = match &reads.restore_source {
+        Some(r) => Some(restore_source(ctx, r).await?),
+        None => None,
+    };
+    let groups = group_tags(ctx, &reads.groups).await?;
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
         release_candidates.extend(secrets::get_metadata(&api, name).await?);
@@ -115,10 +131,60 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
             None => Vec::new(),
         },
         owner_alive,
+        restore_source,
+        groups,
+        observers: match reads.observers {
+            true => ctx.observers_of(&identifier, db.uid().as_deref()),
+            false => Vec::new(),
+        },
+        grants: ctx.grants.clone(),
         subnet_group,
         parameter_group,
         hash_key: ctx.hash_key.clone(),
         intervals,
         now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     })
+}
+
+/// What spec.restoreFrom's source is, read now: a snapshot's tags and those of the instance it was
+/// taken of (while that still exists), or the source instance's tags.
+async fn restore_source(ctx: &Context, r: &RestoreFrom) -> Result<RestoreSource, Error> {
+    if let Some(snapshot) = &r.db_snapshot_identifier {
+        let Some(s) = ctx.rds.snapshot(snapshot).await? else {
+            return Ok(RestoreSource::NotFound);
+        };
+        let instance_tags = match &s.dbi_resource_id {
+            Some(id) => ctx.rds.describe_by_resource_id(id).await?.map(|o| o.tags),
+            None => None,
+        };
+        return Ok(RestoreSource::Found {
+            tags: s.tags,
+            instance_tags,
+        });
+    }
+    let Some(source) = &r.source_db_instance_identifier else {
+        return Ok(RestoreSource::NotFound);
+    };
+    Ok(match ctx.rds.describe(source).await? {
+        Some(o) => RestoreSource::Found {
+            tags: o.tags,
+            instance_tags: None,
+        },
+        None => RestoreSource::NotFound,
+    })
+}
+
+/// The tags of the groups the spec names (ListTagsForResource by the ARN each would have in the
+/// operator's account and region; None: RDS has no such group).
+async fn group_tags(ctx: &Context, groups: &[GroupRead]) -> Result<Vec<GroupTags>, Error> {
+    let mut found = Vec::new();
+    for g in groups {
+        let me = ctx.identity().await?;
+        let arn = format!(
+            "arn:aws:rds:{}:{}:{}:{}",
+            me.region, me.account, g.resource, g.name
+        );
+        found.push((g.field, ctx.rds.tags_if_any(&arn).await?));
+    }
+    Ok(found)
 }

@@ -10,7 +10,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use serde_json::json;
 
-use crate::crd::DBInstance;
+use crate::crd::{DBInstance, SECRET_OWNER_ANNOTATION};
 use crate::error::{Error, kube_err};
 use crate::plan::Sensitive;
 
@@ -55,9 +55,17 @@ pub async fn read_referenced(
         .ok_or_else(|| format!("Secret {namespace}/{name} has no UTF-8 text under key {key:?}")))
 }
 
-/// A Secret owned (as controller) by the DBInstance, labelled as the operator's.
-pub fn owned_secret(db: &DBInstance, name: &str, data: &BTreeMap<String, Sensitive>) -> Secret {
-    let owner = db.controller_owner_ref(&()).map(|o| vec![o]);
+/// A Secret of the DBInstance's, labelled as the operator's and marked with the DBInstance's uid
+/// (`SECRET_OWNER_ANNOTATION`); owned as controller by it when `owner_reference`.
+pub fn owned_secret(
+    db: &DBInstance,
+    name: &str,
+    data: &BTreeMap<String, Sensitive>,
+    owner_reference: bool,
+) -> Secret {
+    let owner = (db.controller_owner_ref(&()))
+        .filter(|_| owner_reference)
+        .map(|o| vec![o]);
     let mut secret: Secret = serde_json::from_value(json!({
         "apiVersion": "v1",
         "kind": "Secret",
@@ -66,6 +74,7 @@ pub fn owned_secret(db: &DBInstance, name: &str, data: &BTreeMap<String, Sensiti
             "name": name,
             "namespace": db.namespace(),
             "labels": { MANAGED_BY.0: MANAGED_BY.1, "rds.operator.rs/dbinstance": db.name_any() },
+            "annotations": { SECRET_OWNER_ANNOTATION: db.uid() },
         },
     }))
     .expect("a static Secret shape");
@@ -99,9 +108,32 @@ pub async fn apply(api: &Api<Secret>, secret: &Secret) -> Result<(), Error> {
     Ok(())
 }
 
-/// Removes the Secret's owner references, so it outlives the DBInstance.
+/// Marks the Secret as the DBInstance's by annotation, and gives it the DBInstance's controller
+/// ownerReference or takes all of them away (a merge patch replaces the whole list).
+pub async fn set_owner(
+    api: &Api<Secret>,
+    db: &DBInstance,
+    name: &str,
+    owner_reference: bool,
+) -> Result<(), Error> {
+    let owners = (db.controller_owner_ref(&())).filter(|_| owner_reference);
+    let patch = json!({"metadata": {
+        "annotations": { SECRET_OWNER_ANNOTATION: db.uid() },
+        "ownerReferences": owners.map(|o| vec![o]),
+    }});
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .map_err(kube_err("set the owner of a Secret"))?;
+    Ok(())
+}
+
+/// Removes the Secret's owner references and owner annotation, so it outlives the DBInstance as
+/// nobody's.
 pub async fn orphan(api: &Api<Secret>, name: &str) -> Result<(), Error> {
-    let patch = json!({"metadata": {"ownerReferences": null}});
+    let patch = json!({"metadata": {
+        "ownerReferences": null,
+        "annotations": { SECRET_OWNER_ANNOTATION: null },
+    }});
     api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
         .map_err(kube_err("orphan owned Secret"))?;

@@ -41,6 +41,24 @@ pub fn keys(spec_tags: &[crate::crd::Tag]) -> Vec<String> {
     keys
 }
 
+/// The spec's tag keys the operator has applied once this sync's AddTagsToResource is done: those
+/// it applied before, and those it adds now (missing, or with another value). A key already on the
+/// resource with the spec's value stays someone else's, so removing it from the spec later leaves
+/// it where it was (an AWS Backup plan's tag, a platform's cost allocation tag).
+pub fn applied(
+    spec_tags: &[crate::crd::Tag],
+    observed: &BTreeMap<String, String>,
+    before: &[String],
+) -> Vec<String> {
+    let mut keys: Vec<String> = (spec_tags.iter())
+        .filter(|t| before.contains(&t.key) || observed.get(&t.key) != Some(&t.value))
+        .map(|t| t.key.clone())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// The tags to add (desired ones missing or different) and to remove: keys the operator applied
 /// before (`managed`) that left the spec. Tags others set, and `aws:` ones, are never removed.
 pub fn changes(

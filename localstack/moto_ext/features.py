@@ -6,11 +6,14 @@ reach DescribeDBInstances:
 * Performance Insights: ``EnablePerformanceInsights``, its retention (7 days by default once on)
   and KMS key are dropped at create, and ``PerformanceInsightsEnabled`` is never shown;
 * ``NetworkType`` and ``EngineLifecycleSupport`` are dropped at create;
-* ``CertificateDetails`` (the CA and when the server certificate expires) is never shown.
+* ``CertificateDetails`` (the CA and when the server certificate expires) is never shown;
+* ``DbiResourceId`` is the same for every instance.
 """
 
 from __future__ import annotations
 
+import secrets
+import string
 from typing import Any
 
 # When the server certificate of each CA expires, as RDS reports it (a fixed date per CA here).
@@ -21,6 +24,9 @@ CA_VALID_TILL = {
 }
 DEFAULT_VALID_TILL = "2030-05-26T00:00:00Z"
 KEPT_AT_CREATE = ("network_type", "engine_lifecycle_support", "performance_insights_kms_key_id")
+
+
+_RESOURCE_ID_CHARS = string.ascii_uppercase + string.digits
 
 
 def on_create(db: Any, db_kwargs: dict[str, Any]) -> None:
@@ -34,6 +40,11 @@ def on_create(db: Any, db_kwargs: dict[str, Any]) -> None:
         db.performance_insights_retention_period = int(db_kwargs["performance_insights_retention_period"])
     if db.__dict__.get("network_type") is None:
         db.network_type = "IPV4"
+    # moto gives every instance the same DbiResourceId. AWS: "The AWS Region-unique, immutable
+    # identifier for the DB instance" (DBInstance data type, Amazon RDS API Reference,
+    # https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DBInstance.html), "db-" and 26
+    # upper-case letters and digits; snapshots carry their instance's (API_DBSnapshot.html).
+    db.dbi_resource_id = "db-" + "".join(secrets.choice(_RESOURCE_ID_CHARS) for _ in range(26))
 
 
 def _insights_enabled(self: Any) -> bool:

@@ -251,7 +251,8 @@ fn apply(f: &Facts) -> Plan {
                 keys,
             },
         ));
-        fields.applied_tag_keys = tags::keys(&g.spec.tags);
+        fields.applied_tag_keys =
+            tags::applied(&g.spec.tags, &observed.tags, &previous.applied_tag_keys);
     }
     fields.applied_parameters = g.spec.parameters.keys().cloned().collect();
     if changed.is_empty() && f.observed.is_some() {

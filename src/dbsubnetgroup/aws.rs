@@ -64,12 +64,7 @@ impl Rds {
             .await
             .map_err(|e| aws_error("ListTagsForResource", e, None));
         self.count("ListTagsForResource", &result);
-        Ok((result?.tag_list().iter())
-            .map(|t| {
-                let key = t.key().unwrap_or_default().to_owned();
-                (key, t.value().unwrap_or_default().to_owned())
-            })
-            .collect())
+        Ok(crate::rds::tag_map(result?.tag_list()))
     }
 
     /// CreateDBSubnetGroup, tagged.

@@ -209,7 +209,7 @@ fn apply(f: &Facts) -> Plan {
             keys,
         },
     ));
-    fields.applied_tag_keys = tags::keys(&g.spec.tags);
+    fields.applied_tag_keys = tags::applied(&g.spec.tags, &o.tags, &managed);
     if changed.is_empty() {
         report(
             &mut plan,

@@ -2,7 +2,8 @@
 //! the operator pointed at another account or region. Nothing is created on doubt: the absence is
 //! confirmed by direct reads a busy interval apart, never while RDS reports a rename, only in the
 //! account and region the instance was in; then the newest snapshot is restored, and an empty
-//! instance is created only when the spec opts in.
+//! instance is created only when the spec opts in. Only this DBInstance's own snapshots count
+//! (`tenancy::own_snapshots`): an identifier another team used before has that team's snapshots.
 
 use crate::crd::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::observed::SnapshotInfo;
@@ -10,6 +11,7 @@ use crate::observed::SnapshotInfo;
 use super::apply::{Creation, create};
 use super::spec;
 use super::status::refuse;
+use super::tenancy;
 use super::types::{Facts, Plan, Requeue};
 
 /// The plan for a DBInstance whose instance (once observed: its ARN is in status) is gone.
@@ -50,7 +52,7 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     if let Err(message) = same_account_and_region(arn, f) {
         return refuse(plan, f, "AccountOrRegionMismatch", &message, None);
     }
-    if let Some(snapshot) = newest(&f.snapshots) {
+    if let Some(snapshot) = newest(tenancy::own_snapshots(&f.snapshots, db)) {
         plan.requeue = Requeue::After(f.intervals.busy);
         let note = format!(
             "RDS instance {identifier} was deleted outside the operator; restoring it from its newest snapshot {} ({}, created {})",
@@ -96,9 +98,8 @@ fn same_account_and_region(arn: &str, f: &Facts) -> Result<(), String> {
 }
 
 /// The newest available snapshot.
-fn newest(snapshots: &[SnapshotInfo]) -> Option<&SnapshotInfo> {
+fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
     snapshots
-        .iter()
         .filter(|s| s.status == "available")
         .max_by_key(|s| s.created_epoch)
 }

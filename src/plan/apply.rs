@@ -12,6 +12,7 @@ use crate::observed::ObservedInstance;
 
 use super::spec::{self, owned_by};
 use super::status::{observed_plan, observed_status, refuse};
+use super::tenancy::{self, Claim};
 use super::types::{Facts, PasswordFacts, Plan, Requeue, Sensitive, Step};
 use super::{absence, observe, sync};
 
@@ -24,6 +25,8 @@ pub enum Ownership<'a> {
     NothingToAdopt,
     /// Our instance was observed before and is gone: deleted (or renamed) outside the operator.
     Gone,
+    /// The instance this DBInstance observed, never its own, is gone: nothing is created.
+    Lost,
     /// An instance with the identifier exists but is not ours: never touch it.
     Foreign(Foreign),
     /// An instance that is not ours and may be taken over.
@@ -42,6 +45,10 @@ pub enum Foreign {
     /// It belongs to another DBInstance of this namespace that still exists (or whose existence
     /// could not be learnt).
     Claimed,
+    /// No DBInstance owns it, and nothing grants this namespace its adoption.
+    NotGranted,
+    /// No DBInstance owns it, and a DBInstance of another namespace observes it.
+    ObservedElsewhere,
 }
 
 /// What kind of instance is adopted.
@@ -55,29 +62,35 @@ pub enum Adoptee {
     Unclaimed,
 }
 
-/// `existed` says an instance was observed for this DBInstance before (its ARN is in status);
-/// `owner_alive` whether the DBInstance the instance's tags name still exists.
-pub fn ownership<'a>(
-    db: &DBInstance,
-    observed: Option<&'a ObservedInstance>,
-    existed: bool,
-    owner_alive: Option<bool>,
-) -> Ownership<'a> {
+/// Whose instance the identifier names. An instance recorded in status counts as once there only
+/// when it was this DBInstance's own (`status.owned`); `f.owner_alive` says whether the DBInstance
+/// the instance's tags name still exists; an untagged one is claimed only where it is granted.
+pub fn ownership(f: &Facts) -> Ownership<'_> {
+    let db = &f.db;
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
     let policy = spec::adoption_policy(db).unwrap_or_default();
     let asked = policy != AdoptionPolicy::Never;
-    match observed {
-        None if existed => Ownership::Gone,
+    let recorded = db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    let owner_alive = f.owner_alive;
+    match f.observed.as_ref() {
+        None if spec::was_owned(db) => Ownership::Gone,
+        None if recorded => Ownership::Lost,
         None if policy == AdoptionPolicy::Adopt => Ownership::NothingToAdopt,
         None => Ownership::Create,
         Some(o) if owned_by(o, uid) => Ownership::Ours(o),
         Some(o) if spec::of_another_namespace(o, db) => Ownership::Foreign(Foreign::OtherNamespace),
-        Some(o) if !o.tags.contains_key(OWNER_TAG) => match asked {
-            true => Ownership::Adopt(o, Adoptee::Untagged),
-            false => Ownership::Foreign(Foreign::NotAsked {
+        Some(o) if !o.tags.contains_key(OWNER_TAG) && !asked => {
+            Ownership::Foreign(Foreign::NotAsked {
                 retained_here: false,
-            }),
-        },
+            })
+        }
+        Some(o) if !o.tags.contains_key(OWNER_TAG) => {
+            match tenancy::claim(o, db, &f.grants, &f.observers) {
+                Claim::Granted => Ownership::Adopt(o, Adoptee::Untagged),
+                Claim::NotGranted => Ownership::Foreign(Foreign::NotGranted),
+                Claim::ObservedElsewhere => Ownership::Foreign(Foreign::ObservedElsewhere),
+            }
+        }
         // Tagged for a DBInstance of this namespace: only once that one is known to be gone.
         Some(_) if owner_alive != Some(false) => Ownership::Foreign(Foreign::Claimed),
         Some(o) if spec::retained_for(o, db) => Ownership::Adopt(o, Adoptee::Retained),
@@ -101,6 +114,17 @@ pub fn plan(f: &Facts) -> Plan {
     if !spec::has_finalizer(db) {
         plan.step(Step::AddFinalizer);
     }
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let foreign_groups = tenancy::foreign_groups(&f.groups, namespace);
+    if !foreign_groups.is_empty() {
+        plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
+        let message = format!(
+            "{} names a group that another namespace manages; use a group of this namespace \
+             (dbSubnetGroupRef, dbParameterGroupRef) or one made outside the operator",
+            foreign_groups.join(" and ")
+        );
+        return refuse(plan, f, "GroupNotOwned", &message, Some("NotOwned"));
+    }
     // A reference waits for what it names; resolved, it reads as the plain name field.
     let resolved;
     let f = match resolve(f) {
@@ -119,9 +143,26 @@ pub fn plan(f: &Facts) -> Plan {
         return observe::plan(f, plan);
     }
     let identifier = db.identifier();
-    let existed = db.status.as_ref().is_some_and(|s| s.arn.is_some());
-    match ownership(db, f.observed.as_ref(), existed, f.owner_alive) {
+    match ownership(f) {
+        Ownership::Create if !may_restore(f) => {
+            plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
+            let source = (db.spec.restore_from.as_ref()).map_or_else(String::new, restore_source);
+            let message = format!(
+                "restoreFrom names {source}, which is not found, or is neither this namespace's own nor \
+                 granted to it (tag {} on it, or the operator's --grant-restore); nothing is restored",
+                crate::crd::RESTORABLE_BY_TAG
+            );
+            refuse(plan, f, "RestoreSourceNotOwned", &message, Some("NotOwned"))
+        }
         Ownership::Create => create(f, plan, creation_from_spec(db)),
+        Ownership::Lost => {
+            plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
+            let message = format!(
+                "RDS has no instance {identifier}; it was only observed by this DBInstance, never its own, \
+                 so nothing is created or restored in its place"
+            );
+            refuse(plan, f, "NotFound", &message, None)
+        }
         Ownership::NothingToAdopt => {
             plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
             let message = format!(
@@ -132,9 +173,19 @@ pub fn plan(f: &Facts) -> Plan {
         }
         Ownership::Gone => absence::plan(f, plan),
         Ownership::Foreign(why) => foreign(f, plan, why),
+        // Taken over on what RDS says now, never on the shared poll's snapshot.
+        Ownership::Adopt(..) if !f.observed_directly => plan,
         Ownership::Adopt(observed, from) => adopt(f, plan, observed, from),
         Ownership::Ours(observed) => sync::plan(f, plan, observed),
     }
+}
+
+/// Whether spec.restoreFrom (if any) may be acted on: its source is this namespace's own or
+/// granted to it, as read in this reconcile.
+fn may_restore(f: &Facts) -> bool {
+    let namespace = f.db.metadata.namespace.as_deref().unwrap_or_default();
+    f.db.spec.restore_from.is_none()
+        || tenancy::may_restore(f.restore_source.as_ref(), namespace, &f.grants)
 }
 
 /// The facts with the spec's references replaced by the names they resolve to; the first reason
@@ -177,6 +228,16 @@ fn foreign(f: &Facts, mut plan: Plan, why: Foreign) -> Plan {
         Foreign::OtherNamespace | Foreign::Claimed => format!(
             "an RDS instance named {identifier} already exists and is managed by another DBInstance; \
              choose another dbInstanceIdentifier"
+        ),
+        Foreign::NotGranted => format!(
+            "an RDS instance named {identifier} already exists and no DBInstance manages it, but nothing \
+             grants this namespace its adoption: a platform admin tags it {} with this namespace's \
+             name, or lists the namespace in the operator's --grant-adoption",
+            crate::crd::ADOPTABLE_BY_TAG
+        ),
+        Foreign::ObservedElsewhere => format!(
+            "an RDS instance named {identifier} already exists and is observed by a DBInstance of \
+             another namespace; it is not adopted from this one"
         ),
     };
     refuse(plan, f, "IdentifierInUse", &message, None)
@@ -255,6 +316,7 @@ fn adopt(f: &Facts, mut plan: Plan, observed: &ObservedInstance, from: Adoptee) 
     plan.event(EventType::Normal, "Adopted", "Adopt", note);
     let mut fields = observed_status(&identifier, observed);
     fields.adopted_generation = db.metadata.generation;
+    fields.owned = Some(true);
     fields.connection_secret = db.status.as_ref().and_then(|s| s.connection_secret.clone());
     let message = format!("{what} {identifier}: its differences from the spec are reported next");
     plan.status = Some(observed_plan(fields, true, "Adopted", message));
@@ -308,6 +370,7 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
                 name: spec::generated_secret_name(&f.db),
                 password: candidate.clone(),
                 replace: *secret_exists,
+                owner_reference: tenancy::secrets_owner_referenced(&f.db),
             });
             Ok(Some(candidate.clone()))
         }
@@ -371,7 +434,16 @@ fn creating_fields(f: &Facts, password: Option<&Sensitive>) -> DBInstanceStatus 
     fields.master_user_password_hash = hash_of(f, password);
     fields.last_drift = f.db.status.as_ref().and_then(|s| s.last_drift.clone());
     fields.applied_tag_keys = spec::tag_keys(&f.db.spec);
+    fields.owned = Some(true);
     fields
+}
+
+/// The spec an instance is created or restored with: unset, copyTagsToSnapshot is true, so its
+/// snapshots carry the ownership tags that make them this namespace's to restore.
+fn creation_spec(db: &DBInstance) -> Box<crate::crd::DBInstanceSpec> {
+    let mut spec = db.spec.clone();
+    spec.copy_tags_to_snapshot.get_or_insert(true);
+    Box::new(spec)
 }
 
 fn deleted_record(f: &Facts, action: &str, desired: String) -> DriftRecord {
@@ -414,7 +486,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             plan.step(Step::RestoreInstance {
                 identifier: identifier.clone(),
                 snapshot,
-                spec: Box::new(db.spec.clone()),
+                spec: creation_spec(db),
                 tags,
             });
             plan.event(EventType::Warning, "Restoring", "Create", note);
@@ -432,7 +504,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             if fields.master_user_password_hash.is_some() {
                 fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
             }
-            let spec = Box::new(db.spec.clone());
+            let spec = creation_spec(db);
             plan.step(
                 match (r.db_snapshot_identifier, r.source_db_instance_identifier) {
                     (Some(snapshot), _) => Step::RestoreInstance {
@@ -475,6 +547,14 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             plan.event(EventType::Normal, "Creating", "Create", note);
         }
     }
+    if let Some(note) = tenancy::password_advisory(db) {
+        plan.event(
+            EventType::Warning,
+            "PasswordOnlyInNamespace",
+            "Create",
+            note,
+        );
+    }
     let message = "the RDS instance is being created from the spec".to_owned();
     plan.status = Some(observed_plan(fields, true, "Synced", message));
     plan
@@ -487,7 +567,7 @@ fn create_step(
 ) -> Step {
     Step::CreateInstance {
         identifier: f.db.identifier(),
-        spec: Box::new(f.db.spec.clone()),
+        spec: creation_spec(&f.db),
         password,
         tags,
     }

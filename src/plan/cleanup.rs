@@ -135,11 +135,12 @@ fn release(f: &Facts, why: Released) -> Plan {
             tags: [(RETAINED_TAG.to_owned(), f.now.clone())].into(),
         });
     }
+    // Ours: marked with this DBInstance's uid, or carrying an ownerReference to it.
     let uid = f.db.metadata.uid.as_ref();
-    let owned = f
-        .release_candidates
-        .iter()
-        .filter(|s| (s.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid));
+    let owned = (f.release_candidates.iter()).filter(|s| {
+        spec::controlled_by(&s.metadata, &f.db)
+            || (s.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid)
+    });
     for secret in owned {
         let name = secret.metadata.name.clone().unwrap_or_default();
         plan.step(if why == Released::Retained {

@@ -184,6 +184,18 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             format!("keep Secret {name} without its owner"),
         ),
         Step::DeleteSecret { name } => ("DeleteSecret", format!("Secret {name}")),
+        Step::SetSecretOwner {
+            name,
+            owner_reference,
+        } => (
+            "SetSecretOwner",
+            match owner_reference {
+                true => format!("give Secret {name} this DBInstance's ownerReference"),
+                false => {
+                    format!("keep Secret {name} without an ownerReference (deletionPolicy Retain)")
+                }
+            },
+        ),
         Step::Reboot { .. } => {
             preview.disruption = Disruption::Outage.as_str().into();
             (

@@ -18,6 +18,9 @@ pub mod observe;
 pub mod spec;
 pub mod status;
 pub mod sync;
+pub mod tenancy;
+#[cfg(test)]
+mod tenancy_tests;
 #[cfg(test)]
 mod tests;
 pub mod types;
@@ -38,11 +41,14 @@ pub fn plan(facts: &Facts) -> Plan {
         plan.events.extend(event);
         return plan;
     }
-    let plan = if facts.db.metadata.deletion_timestamp.is_some() {
+    let mut plan = if facts.db.metadata.deletion_timestamp.is_some() {
         cleanup::plan(facts)
     } else {
         apply::plan(facts)
     };
+    if let Some(status) = plan.status.as_mut() {
+        status.fields.advisories = tenancy::password_advisory(&facts.db).into_iter().collect();
+    }
     match spec::dry_run(&facts.db) {
         true => dry_run::preview(facts, plan),
         false => plan,
@@ -105,11 +111,14 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
             connection_secret: connection.filter(|_| spec::observe_only(db)),
             owner: spec::tagged_owner(o, db),
             references: true,
+            direct: !spec::observe_only(db),
+            observers: true,
             ..Reads::default()
         };
     }
-    let existed = db.status.as_ref().is_some_and(|s| s.arn.is_some());
-    let gone = observed.is_none() && existed;
+    let gone = observed.is_none() && spec::was_owned(db);
+    let recorded = db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    let restoring = observed.is_none() && !recorded && !spec::observe_only(db);
     Reads {
         password: password_read(db, observed),
         connection_secret: connection.filter(|_| observed.is_some()),
@@ -118,7 +127,53 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         identity: gone,
         owner: None,
         references: true,
+        direct: observed.is_some_and(|o| retags(db, o)),
+        restore_source: db.spec.restore_from.clone().filter(|_| restoring),
+        groups: group_reads(db, observed),
+        observers: false,
     }
+}
+
+/// Whether a sync of our instance would add or remove tags: it is then decided on a direct read,
+/// since which keys count as the operator's (and so may later be removed) depends on the tags RDS
+/// has now, not on those the shared poll last saw.
+fn retags(db: &DBInstance, observed: &ObservedInstance) -> bool {
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    let desired = spec::creation_tags(&db.spec, uid, namespace, name);
+    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let (add, remove) = crate::tags::changes(&observed.tags, &desired, managed);
+    !spec::observe_only(db) && (!add.is_empty() || !remove.is_empty())
+}
+
+/// The groups the spec names by name whose tags must be read: those the plan may send, at
+/// creation or as a change (a name RDS already shows is settled).
+fn group_reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Vec<GroupRead> {
+    let fields = [
+        (
+            "dbSubnetGroupName",
+            "subgrp",
+            db.spec.db_subnet_group_name.as_ref(),
+            observed.and_then(|o| o.db_subnet_group_name.as_ref()),
+        ),
+        (
+            "dbParameterGroupName",
+            "pg",
+            db.spec.db_parameter_group_name.as_ref(),
+            observed.and_then(|o| o.db_parameter_group_name.as_ref()),
+        ),
+    ];
+    (fields.into_iter())
+        .filter_map(|(field, resource, wanted, shown)| {
+            let name = wanted.filter(|w| shown != Some(*w))?;
+            Some(GroupRead {
+                field,
+                resource,
+                name: name.clone(),
+            })
+        })
+        .collect()
 }
 
 fn password_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> PasswordRead {

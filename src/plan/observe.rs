@@ -1,9 +1,13 @@
 //! Rules for a DBInstance with managementPolicy ObserveOnly: report the instance and write the
-//! connection Secret, never change it (no create, no tag, no modify, no delete).
+//! connection Secret, never change it (no create, no tag, no modify, no delete). An instance no
+//! DBInstance owns is observed only from a namespace granted it.
+
+use crate::crd::{ADOPTABLE_BY_TAG, OWNER_TAG};
 
 use super::spec;
 use super::status::refuse;
 use super::sync;
+use super::tenancy::{self, Claim};
 use super::types::{Facts, Plan, Requeue};
 
 /// The plan for an observe-only DBInstance that is not being deleted.
@@ -25,6 +29,17 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
                  not observed from this one"
             );
             refuse(plan, f, "IdentifierInUse", &message, None)
+        }
+        Some(o)
+            if !o.tags.contains_key(OWNER_TAG)
+                && tenancy::claim(o, db, &f.grants, &[]) != Claim::Granted =>
+        {
+            let message = format!(
+                "RDS instance {identifier} is managed by no DBInstance, and nothing grants this namespace \
+                 its observation: a platform admin tags it {ADOPTABLE_BY_TAG} with this namespace's name, \
+                 or lists the namespace in the operator's --grant-adoption"
+            );
+            refuse(plan, f, "NotGranted", &message, Some("NotOwned"))
         }
         Some(o) => sync::plan(f, plan, o),
     }

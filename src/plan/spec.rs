@@ -28,6 +28,12 @@ fn annotation<'a>(db: &'a DBInstance, key: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
+/// Whether the instance in status is this DBInstance's own (created, restored or adopted by it),
+/// the only kind it restores or creates again when it goes.
+pub fn was_owned(db: &DBInstance) -> bool {
+    (db.status.as_ref()).is_some_and(|s| s.arn.is_some() && s.owned == Some(true))
+}
+
 /// Whether the DBInstance only observes its instance (managementPolicy ObserveOnly).
 pub fn observe_only(db: &DBInstance) -> bool {
     db.spec.management_policy == ManagementPolicy::ObserveOnly
@@ -215,9 +221,20 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Whether this DBInstance controls the object (a controller ownerReference with its uid): the
-/// only objects the operator updates.
+/// Whether this DBInstance controls the object (a controller ownerReference with its uid, or
+/// the operator's owner annotation with it: a Secret under deletionPolicy Retain has no
+/// ownerReference): the only objects the operator updates.
 pub fn controlled_by(meta: &ObjectMeta, db: &DBInstance) -> bool {
+    let uid = db.metadata.uid.as_deref();
+    let annotated = (meta.annotations.as_ref())
+        .and_then(|a| a.get(crate::crd::SECRET_OWNER_ANNOTATION))
+        .is_some_and(|v| Some(v.as_str()) == uid);
+    annotated || owner_referenced(meta, db)
+}
+
+/// Whether the object carries this DBInstance's controller ownerReference (which the garbage
+/// collector follows).
+pub fn owner_referenced(meta: &ObjectMeta, db: &DBInstance) -> bool {
     let uid = db.metadata.uid.as_deref();
     (meta.owner_references.iter().flatten())
         .any(|o| o.controller == Some(true) && Some(o.uid.as_str()) == uid)

@@ -106,6 +106,9 @@ pub const STALLED: &[&str] = &[
     "UnsupportedChange",
     "PasswordUnknown",
     "NothingToAdopt",
+    "RestoreSourceNotOwned",
+    "NotGranted",
+    "GroupNotOwned",
 ];
 
 /// Synced reasons of a settled object: reported, nothing in progress.

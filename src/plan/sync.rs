@@ -16,7 +16,8 @@ use super::spec;
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
-use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
+use super::tenancy;
+use super::types::{Facts, PasswordFacts, Plan, Requeue, Sensitive, StatusPlan, Step};
 
 /// A field corrected this many times within [`FIGHT_WINDOW`] is no longer corrected.
 pub const FIGHT_LIMIT: usize = 3;
@@ -93,6 +94,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
     };
     fields.restore = previous.restore.clone();
+    fields.owned = (!observing).then_some(true);
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
     if let Some(password) = password.as_ref().filter(|_| !rotate) {
@@ -111,6 +113,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         }
         fields.connection_secret = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
     }
+    password_secret_owner(f, &mut plan);
     let sync = Sync {
         f,
         observed,
@@ -279,16 +282,42 @@ fn connection_secret(
                 .is_some_and(|b| b.0 == v.expose().as_bytes())
         })
     });
+    let owner_reference = tenancy::secrets_owner_referenced(db);
     if !up_to_date {
         plan.step(Step::WriteConnectionSecret {
             name: wanted.name.clone(),
             data,
             create: current.is_none(),
+            owner_reference,
         });
         let note = format!("wrote the connection details to Secret {}", wanted.name);
         plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+    } else if current.is_some_and(|s| spec::owner_referenced(&s.metadata, db) != owner_reference) {
+        plan.step(Step::SetSecretOwner {
+            name: wanted.name.clone(),
+            owner_reference,
+        });
     }
     Ok(())
+}
+
+/// The generated password Secret follows the deletion policy: with the DBInstance's
+/// ownerReference, or (Retain) without, so no garbage collection can take it first.
+fn password_secret_owner(f: &Facts, plan: &mut Plan) {
+    let owner_reference = tenancy::secrets_owner_referenced(&f.db);
+    if let PasswordFacts::Generated {
+        controlled: true,
+        existing: Some(_),
+        owner_referenced,
+        ..
+    } = &f.password
+        && *owner_referenced != owner_reference
+    {
+        plan.step(Step::SetSecretOwner {
+            name: spec::generated_secret_name(&f.db),
+            owner_reference,
+        });
+    }
 }
 
 /// The rules for our instance once the comparison is made.
@@ -324,12 +353,24 @@ impl Sync<'_> {
         fields
     }
 
+    /// The tag keys applied once this plan's steps are done (`tags::applied`).
+    /// Tags seen only in the shared poll's snapshot may be stale: from it, no new key is counted
+    /// as the operator's (`plan::reads` asks for a direct read whenever tags change).
+    fn applied_tag_keys(&self) -> Vec<String> {
+        let before = (self.f.db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+        let mut keys = crate::tags::applied(&self.f.db.spec.tags, &self.observed.tags, before);
+        if !self.f.observed_directly {
+            keys.retain(|k| before.contains(k));
+        }
+        keys
+    }
+
     fn settled(&self) -> Requeue {
         Requeue::After(spec::settled_requeue(&self.f.db.spec, &self.f.intervals))
     }
 
     fn in_sync(&self, mut plan: Plan, mut fields: crate::crd::DBInstanceStatus) -> Plan {
-        fields.applied_tag_keys = spec::tag_keys(&self.f.db.spec);
+        fields.applied_tag_keys = self.applied_tag_keys();
         let refused = self.comparison.refused.join("; ");
         let pending = &self.observed.pending_modified_values;
         plan.status = Some(if !refused.is_empty() {
@@ -439,7 +480,12 @@ impl Sync<'_> {
         fields.last_drift = Some(record);
         let message = format!("RDS differs from the spec in {}; {why}", c.field_list());
         plan.status = Some(observed_plan(fields, false, reason, message));
-        plan.requeue = self.settled();
+        // The shared poll wakes only DBInstances of instances tagged as theirs: an observed one
+        // RDS is busy with is looked at again soon, as in sync.
+        plan.requeue = match is_transitional(&self.observed.status) {
+            true => Requeue::After(self.f.intervals.busy),
+            false => self.settled(),
+        };
         plan
     }
 
@@ -453,7 +499,7 @@ impl Sync<'_> {
         let c = self.comparison;
         let identifier = self.f.db.identifier();
         let arn = self.observed.arn.clone().unwrap_or_default();
-        fields.applied_tag_keys = spec::tag_keys(&self.f.db.spec);
+        fields.applied_tag_keys = self.applied_tag_keys();
         if let Some(m) = &c.modification {
             plan.step(Step::ModifyInstance {
                 identifier: identifier.clone(),

@@ -20,27 +20,27 @@ use crate::error::Error;
 use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 use crate::rds::{AwsError, ErrorClass};
 
-const UID: &str = "6b0f1c2e-1111-2222-3333-444455556666";
-const NOW: &str = "2026-11-30T10:00:00Z";
+pub(super) const UID: &str = "6b0f1c2e-1111-2222-3333-444455556666";
+pub(super) const NOW: &str = "2026-11-30T10:00:00Z";
 /// The default final snapshot of the DBInstance below, deleted at the epoch.
 const FINAL: &str = "coffee-final-6b0f1c2e-19700101000000";
 const ARN: &str = "arn:aws:rds:us-east-1:123456789012:db:coffee";
-const BUSY: Requeue = Requeue::After(Duration::from_secs(5));
-const SETTLED: Requeue = Requeue::After(Duration::from_secs(60));
+pub(super) const BUSY: Requeue = Requeue::After(Duration::from_secs(5));
+pub(super) const SETTLED: Requeue = Requeue::After(Duration::from_secs(60));
 /// Ten drift intervals: the safety net behind the shared poll's wakes.
 const SAFETY_NET: Requeue = Requeue::After(Duration::from_secs(600));
 
 /// The operator's hash key in these tests.
-fn key() -> Sensitive {
+pub(super) fn key() -> Sensitive {
     Sensitive::new("0123456789abcdef")
 }
 
-fn pw(s: &str) -> Sensitive {
+pub(super) fn pw(s: &str) -> Sensitive {
     Sensitive::new(s)
 }
 
 /// The Coffee Manage DBInstance: shop/coffee, finalizer on, generation 1, password from a Secret.
-fn db() -> DBInstance {
+pub(super) fn db() -> DBInstance {
     let mut db = DBInstance::new(
         "coffee",
         DBInstanceSpec {
@@ -67,7 +67,7 @@ fn db() -> DBInstance {
 }
 
 /// Facts with nothing in RDS yet.
-fn facts() -> Facts {
+pub(super) fn facts() -> Facts {
     Facts {
         db: db(),
         observed: None,
@@ -84,6 +84,10 @@ fn facts() -> Facts {
         release_candidates: Vec::new(),
         peers: Vec::new(),
         owner_alive: None,
+        restore_source: None,
+        groups: Vec::new(),
+        observers: Vec::new(),
+        grants: Default::default(),
         subnet_group: None,
         parameter_group: None,
         hash_key: key(),
@@ -93,7 +97,7 @@ fn facts() -> Facts {
 }
 
 /// Our instance, available and matching the spec.
-fn ours() -> ObservedInstance {
+pub(super) fn ours() -> ObservedInstance {
     ObservedInstance {
         identifier: "coffee".into(),
         status: "available".into(),
@@ -117,17 +121,18 @@ fn ours() -> ObservedInstance {
 }
 
 /// Facts for our instance, last seen available at generation 1 with this password.
-fn synced() -> Facts {
+pub(super) fn synced() -> Facts {
     let mut f = facts();
     f.observed = Some(ours());
     let mut status = observed_status("coffee", &ours());
     status.observed_generation = Some(1);
     status.master_user_password_hash = Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
+    status.owned = Some(true);
     f.db.status = Some(status);
     f
 }
 
-fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
+pub(super) fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
     change(&mut f);
     f
 }
@@ -190,7 +195,10 @@ fn synced_fields(f: &Facts) -> DBInstanceStatus {
     fields.master_user_password_hash = previous.master_user_password_hash;
     fields.last_drift = previous.last_drift;
     fields.connection_secret = previous.connection_secret;
-    fields.applied_tag_keys = spec::tag_keys(&f.db.spec);
+    let observed = f.observed.as_ref().unwrap();
+    fields.applied_tag_keys =
+        (crate::tags::applied)(&f.db.spec.tags, &observed.tags, &previous.applied_tag_keys);
+    fields.owned = (!spec::observe_only(&f.db)).then_some(true);
     let generation = f.db.metadata.generation.unwrap_or_default();
     fields.corrections = (previous.corrections.into_iter())
         .filter(|c| c.generation == generation)
@@ -202,16 +210,23 @@ fn creating_fields(hash: Option<&str>) -> DBInstanceStatus {
     let mut fields = DBInstanceStatus {
         db_instance_identifier: Some("coffee".into()),
         db_instance_status: Some("creating".into()),
+        owned: Some(true),
         ..Default::default()
     };
     fields.master_user_password_hash = hash.map(|p| spec::password_hash(&key(), UID, p));
     fields
 }
 
+/// The spec an instance is created or restored with: copyTagsToSnapshot on unless it says.
+fn creation_spec(mut spec: DBInstanceSpec) -> Box<DBInstanceSpec> {
+    spec.copy_tags_to_snapshot.get_or_insert(true);
+    Box::new(spec)
+}
+
 fn create_step(password: Option<&str>) -> Step {
     Step::CreateInstance {
         identifier: "coffee".into(),
-        spec: Box::new(db().spec),
+        spec: creation_spec(db().spec),
         password: password.map(pw),
         tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
     }
@@ -265,6 +280,7 @@ fn creation_and_ownership() {
             existing: None,
             secret_exists: false,
             controlled: false,
+            owner_referenced: false,
             candidate: pw("Gen3rated"),
         };
     });
@@ -296,6 +312,7 @@ fn creation_and_ownership() {
         f.observed = Some(o);
     });
     let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
+    crashed_fields.owned = Some(true);
     crashed_fields.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     check(vec![
@@ -324,10 +341,11 @@ fn creation_and_ownership() {
                         name: "coffee-master-password".into(),
                         password: pw("Gen3rated"),
                         replace: false,
+                        owner_reference: true,
                     },
                     Step::CreateInstance {
                         identifier: "coffee".into(),
-                        spec: Box::new(generated_spec.clone()),
+                        spec: creation_spec(generated_spec.clone()),
                         password: Some(pw("Gen3rated")),
                         tags: spec::creation_tags(&generated_spec, UID, "shop", "coffee"),
                     },
@@ -393,13 +411,16 @@ fn refused(f: &Facts, requeue: Requeue, reason: &str, message: &str) -> Plan {
     )
 }
 
-fn snapshot(identifier: &str, kind: &str, status: &str, epoch: i64) -> SnapshotInfo {
+pub(super) fn snapshot(identifier: &str, kind: &str, status: &str, epoch: i64) -> SnapshotInfo {
     SnapshotInfo {
         identifier: identifier.into(),
         kind: kind.into(),
         status: status.into(),
         created: format!("t{epoch}"),
         created_epoch: epoch,
+        dbi_resource_id: None,
+        // Taken of this DBInstance's own instance (its tags copied): the only kind restored.
+        tags: [(OWNER_TAG.to_owned(), UID.to_owned())].into(),
     }
 }
 
@@ -528,7 +549,7 @@ fn out_of_band_deletion() {
                 vec![Step::RestoreInstance {
                     identifier: "coffee".into(),
                     snapshot: "rds:coffee-2026-11-30".into(),
-                    spec: Box::new(db().spec),
+                    spec: creation_spec(db().spec),
                     tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
                 }],
                 observed(restored, true, "Synced", CREATING_SYNCED),
@@ -547,7 +568,7 @@ fn out_of_band_deletion() {
                 BUSY,
                 vec![Step::CreateInstance {
                     identifier: "coffee".into(),
-                    spec: Box::new(opted_in.db.spec.clone()),
+                    spec: creation_spec(opted_in.db.spec.clone()),
                     password: Some(pw("Sup3r-Secret")),
                     tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
                 }],
@@ -718,6 +739,8 @@ fn spec_edits_drift_tags_and_rotation() {
         f.observed = Some(o);
         // The operator applied "stale" itself, from an earlier spec.
         f.db.status.as_mut().unwrap().applied_tag_keys = vec!["stale".into()];
+        // Tags change: the read step read the instance directly (plan::reads).
+        f.observed_directly = true;
     });
     let foreign_tag = with(synced(), |f| {
         let mut o = ours();
@@ -875,7 +898,7 @@ fn spec_edits_drift_tags_and_rotation() {
     ]);
 }
 
-fn connection_secret(owner: &str, password: &str) -> Secret {
+pub(super) fn connection_secret(owner: &str, password: &str) -> Secret {
     let data = [
         ("host", "coffee.rds.local"),
         ("port", "3306"),
@@ -937,6 +960,7 @@ fn connection_secret_follows_rds() {
         name: "coffee-db".into(),
         data: expected_data.clone(),
         create,
+        owner_reference: true,
     };
     let written = event(
         Normal,
@@ -1048,7 +1072,7 @@ fn refusals_before_any_call() {
     );
 }
 
-fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts {
+pub(super) fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts {
     with(synced(), |f| {
         f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
         f.db.spec.deletion_policy = policy;
@@ -1754,6 +1778,7 @@ fn trust_boundaries() {
             existing: None,
             secret_exists: true,
             controlled: false,
+            owner_referenced: false,
             candidate: pw("Gen3rated"),
         };
     });
@@ -1895,13 +1920,13 @@ fn a_paused_dbinstance_makes_no_call_and_says_so() {
 }
 
 /// The step names and the Synced reason of a plan: what the take-over rules below decide.
-fn outline(p: &Plan) -> (Vec<&'static str>, String) {
+pub(super) fn outline(p: &Plan) -> (Vec<&'static str>, String) {
     let names = p.steps.iter().map(Step::name).collect();
     let reason = (p.status.as_ref()).map_or(String::new(), |s| s.synced.reason.clone());
     (names, reason)
 }
 
-fn check_outlines(cases: Vec<(&str, Facts, Vec<&'static str>, &str)>) {
+pub(super) fn check_outlines(cases: Vec<(&str, Facts, Vec<&'static str>, &str)>) {
     for (name, facts, steps, reason) in cases {
         let got = plan(&facts);
         assert_eq!(outline(&got), (steps, reason.to_owned()), "case: {name}");
@@ -1909,12 +1934,16 @@ fn check_outlines(cases: Vec<(&str, Facts, Vec<&'static str>, &str)>) {
 }
 
 /// An instance someone else created (CloudFormation, the console): no ownership tags.
-fn stack_instance() -> ObservedInstance {
+/// A platform admin granted its adoption to namespace shop.
+pub(super) fn stack_instance() -> ObservedInstance {
     let mut o = ours();
-    o.tags = [(
-        "aws:cloudformation:stack-name".to_owned(),
-        "coffee".to_owned(),
-    )]
+    o.tags = [
+        (
+            "aws:cloudformation:stack-name".to_owned(),
+            "coffee".to_owned(),
+        ),
+        (crate::crd::ADOPTABLE_BY_TAG.to_owned(), "shop".to_owned()),
+    ]
     .into();
     o.db_instance_class = Some("db.t3.small".into());
     o
@@ -1925,10 +1954,11 @@ fn annotated(mut f: Facts, key: &str, value: &str) -> Facts {
     f
 }
 
-fn adopting(policy: crate::crd::AdoptionPolicy) -> Facts {
+pub(super) fn adopting(policy: crate::crd::AdoptionPolicy) -> Facts {
     with(facts(), |f| {
         f.db.spec.adoption_policy = Some(policy);
         f.observed = Some(stack_instance());
+        f.observed_directly = true;
     })
 }
 
@@ -1982,7 +2012,10 @@ fn adoption_rules() {
         (
             "ACK's adoption-policy annotation says the same",
             annotated(
-                with(facts(), |f| f.observed = Some(stack_instance())),
+                with(facts(), |f| {
+                    f.observed = Some(stack_instance());
+                    f.observed_directly = true;
+                }),
                 crate::crd::ACK_ADOPTION_POLICY,
                 "adopt",
             ),
@@ -2025,6 +2058,7 @@ fn adoption_rules() {
                     existing: None,
                     secret_exists: false,
                     controlled: false,
+                    owner_referenced: false,
                     candidate: pw("Gen3rated"),
                 };
             }),
@@ -2068,6 +2102,7 @@ fn adoption_rules() {
             "a retained instance of this name is adopted again without asking, and unmarked",
             with(facts(), |f| {
                 f.observed = Some(retained());
+                f.observed_directly = true;
                 f.owner_alive = Some(false);
             }),
             vec!["AddTags", "RemoveTags"],
@@ -2275,7 +2310,20 @@ fn ack_deletion_policy_annotation() {
 #[test]
 fn restore_from_rules() {
     use crate::crd::{RestoreFrom, RestoreStatus};
-    let from = |r: RestoreFrom| with(facts(), |f| f.db.spec.restore_from = Some(r));
+    // The source is this namespace's own (its ownership tags name shop/...).
+    let from = |r: RestoreFrom| {
+        with(facts(), |f| {
+            f.db.spec.restore_from = Some(r);
+            f.restore_source = Some(tenancy::RestoreSource::Found {
+                tags: [
+                    (OWNER_TAG.to_owned(), "source-uid".to_owned()),
+                    (OWNER_NAME_TAG.to_owned(), "shop/source".to_owned()),
+                ]
+                .into(),
+                instance_tags: None,
+            });
+        })
+    };
     let snapshot = from(RestoreFrom {
         db_snapshot_identifier: Some("coffee-before".into()),
         ..Default::default()

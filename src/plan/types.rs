@@ -8,9 +8,11 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::events::EventType;
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::crd::{DBInstance, DBInstanceSpec, DBInstanceStatus};
+use crate::crd::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
 use crate::drift::Modification;
 use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
+
+use super::tenancy::{Grants, RestoreSource};
 
 /// Everything a decision needs, gathered by the read step (`crate::read`). Not Debug: it holds
 /// Secrets.
@@ -50,6 +52,16 @@ pub struct Facts {
     pub subnet_group: Option<Result<String, String>>,
     /// The same for dbParameterGroupRef.
     pub parameter_group: Option<Result<String, String>>,
+    /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
+    pub restore_source: Option<RestoreSource>,
+    /// The tags of each group the spec names by name (the field, then the tags; None: RDS has no
+    /// such group), when the plan may send the name.
+    pub groups: Vec<GroupTags>,
+    /// The namespaces of the other DBInstances that observe an instance of this identifier (as the
+    /// watch knows them), when an instance that is not ours may be claimed.
+    pub observers: Vec<String>,
+    /// What the operator's settings grant to namespaces.
+    pub grants: Grants,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     /// The operator's poll intervals.
@@ -74,6 +86,8 @@ pub enum PasswordFacts {
         secret_exists: bool,
         /// The existing Secret is controlled by this DBInstance.
         controlled: bool,
+        /// The existing Secret carries this DBInstance's ownerReference.
+        owner_referenced: bool,
         candidate: Sensitive,
     },
 }
@@ -124,11 +138,13 @@ impl PartialEq for Sensitive {
 pub enum Step {
     /// Add the cleanup finalizer.
     AddFinalizer,
-    /// Create the generated master password Secret (`replace`: one exists without the key).
+    /// Create the generated master password Secret (`replace`: one exists without the key), with
+    /// the DBInstance's ownerReference when `owner_reference`.
     WritePasswordSecret {
         name: String,
         password: Sensitive,
         replace: bool,
+        owner_reference: bool,
     },
     /// CreateDBInstance from the spec.
     CreateInstance {
@@ -159,7 +175,11 @@ pub enum Step {
         name: String,
         data: BTreeMap<String, Sensitive>,
         create: bool,
+        owner_reference: bool,
     },
+    /// Mark a Secret of this DBInstance's as its own by annotation, and give it the DBInstance's
+    /// ownerReference (`owner_reference`) or take that away (deletionPolicy Retain).
+    SetSecretOwner { name: String, owner_reference: bool },
     /// RestoreDBInstanceFromDBSnapshot, with the spec's settings and our tags.
     RestoreInstance {
         identifier: String,
@@ -204,6 +224,7 @@ impl Step {
             Step::AddTags { .. } => "AddTags",
             Step::RemoveTags { .. } => "RemoveTags",
             Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
+            Step::SetSecretOwner { .. } => "SetSecretOwner",
             Step::RestoreInstance { .. } => "RestoreInstance",
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::DeleteInstance { .. } => "DeleteInstance",
@@ -318,6 +339,26 @@ pub struct Reads {
     /// Resolve the spec's references (dbSubnetGroupRef, dbParameterGroupRef): every decision but
     /// deletion and a pause needs them.
     pub references: bool,
+    /// Read the instance again directly when it came from the shared poll: adoption is decided on
+    /// a read made in this reconcile.
+    pub direct: bool,
+    /// spec.restoreFrom's source, to learn whose it is before restoring from it.
+    pub restore_source: Option<RestoreFrom>,
+    /// The groups named in the spec whose tags decide whether this namespace may use them.
+    pub groups: Vec<GroupRead>,
+    /// The other DBInstances that observe this identifier.
+    pub observers: bool,
+}
+
+/// A group's spec field and its tags (None: RDS has no such group).
+pub type GroupTags = (&'static str, Option<BTreeMap<String, String>>);
+
+/// A group named in the spec: its spec field, its ARN's resource type (subgrp, pg) and its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupRead {
+    pub field: &'static str,
+    pub resource: &'static str,
+    pub name: String,
 }
 
 /// One condition to report.

@@ -15,5 +15,6 @@ mod ship;
 mod smoke;
 mod subnetgroups;
 mod takeover;
+mod tenancy;
 mod trust;
 mod updates;

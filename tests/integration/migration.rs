@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use kube::api::PostParams;
+use rds_operator::crd::ADOPTABLE_BY_TAG;
 use serde_json::json;
 
 use crate::common::{
@@ -37,6 +38,8 @@ async fn the_coffee_manage_database_is_taken_over_without_losing_data() {
         .db_name("COFFEE")
         .tags(tag("app", "coffee-manage"))
         .tags(tag("moto-ext:real-engine", "true"))
+        // Step 2 of the guide: the platform admin grants the team's namespace its adoption.
+        .tags(tag(ADOPTABLE_BY_TAG, &ns))
         .send()
         .await
         .expect("the stack creates the instance");

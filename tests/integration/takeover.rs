@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::crd::{
-    ACK_DELETION_POLICY, DBInstance, DRY_RUN_ANNOTATION, OWNER_TAG, PAUSED_ANNOTATION, RETAINED_TAG,
+    ACK_DELETION_POLICY, ADOPTABLE_BY_TAG, DBInstance, DRY_RUN_ANNOTATION, OWNER_TAG,
+    PAUSED_ANNOTATION, RETAINED_TAG,
 };
 use serde_json::json;
 
@@ -75,8 +76,9 @@ async fn wait_class(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
     .await;
 }
 
-/// Creates an instance as a CloudFormation stack or the console would: no rds-operator tags.
-async fn stack_instance(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
+/// Creates an instance as a CloudFormation stack or the console would: no rds-operator tags but
+/// the platform admin's grant of its adoption to `namespace` (rds.operator.rs/adoptable-by).
+pub async fn stack_instance(rds: &aws_sdk_rds::Client, id: &str, class: &str, namespace: &str) {
     (rds.create_db_instance())
         .db_instance_identifier(id)
         .engine("mysql")
@@ -92,6 +94,12 @@ async fn stack_instance(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
             aws_sdk_rds::types::Tag::builder()
                 .key("app")
                 .value("coffee-manage")
+                .build(),
+        )
+        .tags(
+            aws_sdk_rds::types::Tag::builder()
+                .key(ADOPTABLE_BY_TAG)
+                .value(namespace)
                 .build(),
         )
         .send()
@@ -126,7 +134,7 @@ async fn adoption_tags_only_and_puts_differences_right_once_the_spec_changes() {
     let (client, ns, api, rds) = setup("adopt").await;
     let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let id = unique("adopt");
-    stack_instance(&rds, &id, "db.t3.small").await;
+    stack_instance(&rds, &id, "db.t3.small", &ns).await;
     let spec = json!({"adoptionPolicy": "Adopt", "backupRetentionPeriod": 0});
     api.create(&PostParams::default(), &dbinstance("db", &id, spec))
         .await
@@ -215,7 +223,7 @@ async fn observe_only_reports_and_writes_the_secret_and_never_changes_the_instan
     let (client, ns, api, rds) = setup("observe").await;
     let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let id = unique("observe");
-    stack_instance(&rds, &id, "db.t3.small").await;
+    stack_instance(&rds, &id, "db.t3.small", &ns).await;
     let spec = json!({
         "managementPolicy": "ObserveOnly",
         "deletionPolicy": "Delete",

@@ -1,0 +1,165 @@
+//! Rules that keep tenants apart. A DBInstance reaches only what its own namespace owns, or what
+//! a platform admin granted to that namespace: by a grant tag in AWS (set by whoever controls the
+//! account) or by the operator's own settings ([`Grants`]). Pure; the table tests are in
+//! `tenancy_tests.rs`.
+//!
+//! - a restore source (snapshot or instance) is this namespace's own or granted to it;
+//! - an instance no DBInstance owns is observed or adopted only where it is granted, and never
+//!   from a second namespace while one observes it;
+//! - after an out-of-band deletion, only this DBInstance's own snapshots are restored;
+//! - a subnet or parameter group named in the spec is not another namespace's;
+//! - the Secrets of a DBInstance with deletionPolicy Retain carry no ownerReference, so no
+//!   garbage collection (a foreground deletion, a namespace's) can take the password first.
+
+use std::collections::BTreeMap;
+
+use crate::crd::{
+    ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG,
+};
+use crate::observed::{ObservedInstance, SnapshotInfo};
+
+/// What the operator's settings grant to namespaces (`*`: every namespace): a platform admin's
+/// word, for clusters where the AWS account's tags are not the place to say it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// `--grant-adoption`: may observe or adopt an instance no DBInstance owns, untagged.
+    pub adoption: Vec<String>,
+    /// `--grant-restore`: may restore from any snapshot or instance of the account.
+    pub restore: Vec<String>,
+}
+
+fn listed(list: &[String], namespace: &str) -> bool {
+    list.iter().any(|n| n == "*" || n == namespace)
+}
+
+/// Whether a grant tag (`key`) names the namespace: its value lists namespaces, separated by
+/// spaces (RDS tag values cannot hold commas).
+pub fn tag_grants(tags: &BTreeMap<String, String>, key: &str, namespace: &str) -> bool {
+    (tags.get(key)).is_some_and(|v| v.split_whitespace().any(|n| n == namespace))
+}
+
+/// The namespace of the DBInstance (or group) the ownership tags name, if they name one.
+pub fn owner_namespace(tags: &BTreeMap<String, String>) -> Option<&str> {
+    tags.get(OWNER_TAG)?;
+    Some(tags.get(OWNER_NAME_TAG)?.split_once('/')?.0)
+}
+
+/// Whether the ownership tags say an object of this namespace owns the resource.
+pub fn owned_by_namespace(tags: &BTreeMap<String, String>, namespace: &str) -> bool {
+    owner_namespace(tags) == Some(namespace)
+}
+
+/// Whether the ownership tags say an object of another namespace owns the resource (tags that
+/// carry the uid but no readable namespace count as another's).
+pub fn of_another_namespace(tags: &BTreeMap<String, String>, namespace: &str) -> bool {
+    tags.contains_key(OWNER_TAG) && !owned_by_namespace(tags, namespace)
+}
+
+/// What the read step found, in this reconcile, of spec.restoreFrom's source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RestoreSource {
+    /// RDS has no such snapshot or instance (or shows it to nobody here).
+    NotFound,
+    /// Its tags, and for a snapshot the tags of the instance it was taken of while that instance
+    /// still exists (matched by DbiResourceId).
+    Found {
+        tags: BTreeMap<String, String>,
+        instance_tags: Option<BTreeMap<String, String>>,
+    },
+}
+
+/// Whether spec.restoreFrom's source may be restored into this namespace: it is the namespace's
+/// own (its ownership tags, or those of the instance a snapshot was taken of), a grant tag names
+/// the namespace, or the operator's settings grant it restores. Not read (None): no.
+pub fn may_restore(source: Option<&RestoreSource>, namespace: &str, grants: &Grants) -> bool {
+    if listed(&grants.restore, namespace) {
+        return true;
+    }
+    let Some(RestoreSource::Found {
+        tags,
+        instance_tags,
+    }) = source
+    else {
+        return false;
+    };
+    let own = |t: &BTreeMap<String, String>| {
+        owned_by_namespace(t, namespace) || tag_grants(t, RESTORABLE_BY_TAG, namespace)
+    };
+    own(tags) || instance_tags.as_ref().is_some_and(own)
+}
+
+/// Whether this namespace may claim (observe or adopt) an instance no DBInstance owns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Granted,
+    /// No grant tag names the namespace, and the operator's settings grant it nothing.
+    NotGranted,
+    /// A DBInstance of another namespace observes it: it is never claimed from a second one.
+    ObservedElsewhere,
+}
+
+/// `observers`: the namespaces of the other DBInstances that observe an instance of this
+/// identifier (managementPolicy ObserveOnly).
+pub fn claim(
+    observed: &ObservedInstance,
+    db: &DBInstance,
+    grants: &Grants,
+    observers: &[String],
+) -> Claim {
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    if !listed(&grants.adoption, namespace)
+        && !tag_grants(&observed.tags, ADOPTABLE_BY_TAG, namespace)
+    {
+        Claim::NotGranted
+    } else if observers.iter().any(|n| n != namespace) {
+        Claim::ObservedElsewhere
+    } else {
+        Claim::Granted
+    }
+}
+
+/// The snapshots of this DBInstance's own instance: taken of the DbiResourceId status recorded,
+/// or carrying its ownership tag. Never just any snapshot of the identifier: another team may
+/// have used it before.
+pub fn own_snapshots<'a>(
+    snapshots: &'a [SnapshotInfo],
+    db: &DBInstance,
+) -> impl Iterator<Item = &'a SnapshotInfo> {
+    let uid = db.metadata.uid.clone().unwrap_or_default();
+    let resource = db.status.as_ref().and_then(|s| s.dbi_resource_id.clone());
+    snapshots.iter().filter(move |s| {
+        (resource.is_some() && s.dbi_resource_id == resource)
+            || crate::tags::owned_by(&s.tags, &uid)
+    })
+}
+
+/// Whether the Secrets the operator writes for this DBInstance carry its ownerReference: not
+/// under deletionPolicy Retain, where the garbage collector must find nothing to follow.
+pub fn secrets_owner_referenced(db: &DBInstance) -> bool {
+    super::spec::deletion_policy(db) != DeletionPolicy::Retain
+}
+
+/// A note for status and an Event when the password lives only in this namespace's Secret while
+/// the database outlives the DBInstance: deleting the namespace deletes it.
+pub fn password_advisory(db: &DBInstance) -> Option<String> {
+    let generated =
+        db.spec.master_user_password.is_none() && db.spec.manage_master_user_password != Some(true);
+    (generated && !secrets_owner_referenced(db)).then(|| {
+        format!(
+            "deletionPolicy is Retain and the master password is generated: it lives only in the Secret {} \
+             of this namespace, and deleting the namespace deletes it with the database still running; \
+             set manageMasterUserPassword: true to keep it in AWS Secrets Manager instead",
+            super::spec::generated_secret_name(db)
+        )
+    })
+}
+
+/// The spec's group name fields (dbSubnetGroupName, dbParameterGroupName) whose groups, by
+/// their tags, another namespace owns; a group made outside the operator (no ownership tags) is
+/// anyone's to use.
+pub fn foreign_groups(groups: &[super::GroupTags], namespace: &str) -> Vec<&'static str> {
+    (groups.iter())
+        .filter(|(_, tags)| (tags.as_ref()).is_some_and(|t| of_another_namespace(t, namespace)))
+        .map(|(field, _)| *field)
+        .collect()
+}
