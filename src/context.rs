@@ -8,7 +8,10 @@ use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::Store;
 
+use crate::budget::ReadBudget;
 use crate::crd::DBInstance;
+use crate::error::Error;
+use crate::observed::Observation;
 use crate::plan::Sensitive;
 use crate::plan::tenancy::Grants;
 
@@ -32,6 +35,8 @@ pub struct Context {
     pub hash_key: Sensitive,
     /// What the operator's settings grant to namespaces (`--grant-adoption`, `--grant-restore`).
     pub grants: Grants,
+    /// Direct RDS reads per namespace (`--namespace-read-budget`).
+    pub read_budget: ReadBudget,
     /// Our own writes of the objects, which a reconcile waits for the cache to show.
     pub writes: crate::managed::Writes,
     /// The watches' caches of DBInstances, one per watched namespace (or one for all).
@@ -65,6 +70,7 @@ impl Context {
             health,
             hash_key,
             grants: Grants::default(),
+            read_budget: ReadBudget::new(0),
             writes: Default::default(),
             stores: RwLock::default(),
             backoff: Mutex::default(),
@@ -105,6 +111,31 @@ impl Context {
             .filter(|db| crate::plan::spec::observe_only(db))
             .filter_map(|db| db.metadata.namespace.clone())
             .collect()
+    }
+
+    /// The instance with this identifier read directly, its read taken from the namespace's
+    /// budget. With the budget spent: the shared poll's last entry when `fallback` and there is
+    /// one the operator has not made stale, else `Error::ReadBudget` (retried once it refills).
+    pub async fn direct_read(
+        &self,
+        namespace: &str,
+        identifier: &str,
+        fallback: bool,
+    ) -> Result<Observation, Error> {
+        match self.read_budget.take(namespace) {
+            Ok(()) => {
+                self.metrics.namespace_read(namespace, "direct");
+                Ok(self.observer.observe_directly(identifier).await?)
+            }
+            Err(wait) => {
+                self.metrics.namespace_read(namespace, "limited");
+                let last = self.observer.last_polled(identifier).filter(|_| fallback);
+                last.ok_or(Error::ReadBudget {
+                    per_minute: self.read_budget.per_minute,
+                    wait,
+                })
+            }
+        }
     }
 
     /// The operator's AWS account and region, asked of STS once (again after a failure).

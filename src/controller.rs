@@ -248,5 +248,11 @@ pub fn error_policy(db: Arc<DBInstance>, err: &Error, ctx: Arc<Context>) -> Acti
     if err.terminal() {
         return Action::await_change();
     }
+    if let Some(wait) = err.retry_after() {
+        return Action::requeue(crate::duration::jitter(
+            wait.max(std::time::Duration::from_secs(1)),
+            0.25,
+        ));
+    }
     Action::requeue(ctx.backoff(&db.uid().unwrap_or_default(), db.metadata.generation))
 }

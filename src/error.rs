@@ -16,6 +16,12 @@ pub enum Error {
     },
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
+    /// The namespace spent its budget of direct RDS reads (`--namespace-read-budget`).
+    #[error("the namespace's budget of {per_minute} direct RDS reads a minute is spent")]
+    ReadBudget {
+        per_minute: u32,
+        wait: std::time::Duration,
+    },
 }
 
 impl Error {
@@ -25,6 +31,15 @@ impl Error {
             Error::Aws(e) => e.class.label(),
             Error::Kube { .. } => "Kubernetes",
             Error::MissingObjectKey(_) => "MissingObjectKey",
+            Error::ReadBudget { .. } => "ReadBudget",
+        }
+    }
+
+    /// How long to wait before trying again, when the error says (a spent read budget).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Error::ReadBudget { wait, .. } => Some(*wait),
+            _ => None,
         }
     }
 
@@ -56,6 +71,14 @@ impl Error {
                     format!("{} failed: {}: {}", e.operation, e.code, e.message),
                 ))
             }
+            Error::ReadBudget { wait, .. } => Some((
+                "ReadBudgetSpent".into(),
+                format!(
+                    "{self} (the operator's --namespace-read-budget, so one namespace cannot spend the AWS \
+                     account's RDS API rate); reading again in {} s",
+                    wait.as_secs().max(1)
+                ),
+            )),
             _ => None,
         }
     }

@@ -15,6 +15,7 @@
 //! of an instance), [`duration`], and [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
 pub mod act;
+pub mod budget;
 pub mod connection;
 pub mod context;
 pub mod controller;

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use rds_operator::budget::ReadBudget;
 use rds_operator::context::Context;
 use rds_operator::controller;
 use rds_operator::duration::parse_duration;
@@ -120,6 +121,10 @@ struct RunArgs {
     /// Default: none; a namespace always may restore its own.
     #[arg(long, env = "GRANT_RESTORE", value_delimiter = ',')]
     grant_restore: Vec<String>,
+    /// Direct RDS reads (DescribeDBInstances of one instance) the DBInstances of one namespace
+    /// may make each minute; past it they use the shared poll's view, or wait. 0: no bound.
+    #[arg(long, env = "NAMESPACE_READ_BUDGET", default_value_t = 600)]
+    namespace_read_budget: u32,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -227,6 +232,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         health.clone(),
         hash_key,
     );
+    ctx.read_budget = ReadBudget::new(args.namespace_read_budget);
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
         restore: args.grant_restore.clone(),

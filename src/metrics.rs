@@ -47,6 +47,12 @@ struct StateLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NamespaceReadLabels {
+    namespace: String,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct VersionLabel {
     version: &'static str,
 }
@@ -59,6 +65,7 @@ pub struct Metrics {
     durations: Histogram,
     drift_corrections: Family<FieldLabel, Counter>,
     events: Family<OutcomeLabel, Counter>,
+    namespace_reads: Family<NamespaceReadLabels, Counter>,
     states: Arc<Mutex<HashMap<String, String>>>,
     leading: Gauge,
     last_poll: Arc<Mutex<Option<f64>>>,
@@ -101,6 +108,12 @@ impl Metrics {
             "Event feed messages by outcome (handled, ignored, foreign, malformed); all are deleted",
             events.clone(),
         );
+        let namespace_reads = Family::<NamespaceReadLabels, Counter>::default();
+        registry.register(
+            "rds_operator_namespace_reads",
+            "Direct RDS reads per namespace: made (direct), or refused by --namespace-read-budget (limited)",
+            namespace_reads.clone(),
+        );
         let build = Family::<VersionLabel, Gauge>::default();
         build
             .get_or_create(&VersionLabel {
@@ -129,11 +142,22 @@ impl Metrics {
             durations,
             drift_corrections,
             events,
+            namespace_reads,
             states,
             leading,
             last_poll,
             feed_up,
         }
+    }
+
+    /// A direct read of a namespace's DBInstance was made ("direct") or refused by the budget
+    /// ("limited").
+    pub fn namespace_read(&self, namespace: &str, outcome: &'static str) {
+        let labels = NamespaceReadLabels {
+            namespace: namespace.to_owned(),
+            outcome,
+        };
+        self.namespace_reads.get_or_create(&labels).inc();
     }
 
     /// A reconcile ended with `result` ("success" or an error's metric label) after `elapsed`.

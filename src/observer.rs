@@ -126,6 +126,15 @@ impl Observer {
         identifier: &str,
         max_age: Duration,
     ) -> Result<Observation, AwsError> {
+        match self.cached(identifier, max_age).await {
+            Some(observation) => Ok(observation),
+            None => self.observe_directly(identifier).await,
+        }
+    }
+
+    /// The shared poll's entry for the identifier when it may serve (fresh enough, not mutated by
+    /// the operator since, not busy); None when a direct read is needed.
+    pub async fn cached(&self, identifier: &str, max_age: Duration) -> Option<Observation> {
         self.wait_loaded().await;
         {
             let state = lock(&self.state);
@@ -143,13 +152,28 @@ impl Observer {
                 && fresh_enough(entry)
                 && !is_transitional(&entry.instance.status)
             {
-                return Ok(Observation {
+                return Some(Observation {
                     instance: Some(entry.instance.clone()),
                     direct: false,
                 });
             }
         }
-        self.observe_directly(identifier).await
+        None
+    }
+
+    /// The shared poll's last entry for the identifier however old, unless the operator changed
+    /// the instance since (then the entry is known stale): what a reconcile whose namespace spent
+    /// its read budget sees.
+    pub fn last_polled(&self, identifier: &str) -> Option<Observation> {
+        let state = lock(&self.state);
+        if state.dirty.contains(identifier) {
+            return None;
+        }
+        let entry = state.snapshot.get(identifier)?;
+        Some(Observation {
+            instance: Some(entry.instance.clone()),
+            direct: false,
+        })
     }
 
     /// The instance with this identifier, read by a DescribeDBInstances of its own: what a

@@ -898,4 +898,49 @@ mod tests {
         }
         assert_eq!(sqs, 2, "the feed's two SQS calls are checked");
     }
+
+    /// The second barrier of the tenancy rules (docs/tenancy.md): AWS itself refuses a restore
+    /// from a snapshot that carries neither ownership nor a grant, and the adopting AddTags on an
+    /// instance that carries neither. Condition keys as the Service Authorization Reference lists
+    /// them for RDS ("Actions, resources, and condition keys for Amazon RDS").
+    #[test]
+    fn the_iam_policy_refuses_what_the_tenancy_rules_refuse() {
+        let policy: serde_json::Value =
+            serde_json::from_str(include_str!("../deploy/iam-policy.json")).expect("policy JSON");
+        let deny = |sid: &str| {
+            (policy["Statement"].as_array().expect("statements").iter())
+                .find(|s| s["Sid"] == sid && s["Effect"] == "Deny")
+                .unwrap_or_else(|| panic!("no Deny statement {sid}"))
+                .clone()
+        };
+        let restore = deny("RestoreOnlyOwnedOrGrantedSnapshots");
+        assert_eq!(restore["Action"], "rds:RestoreDBInstanceFromDBSnapshot");
+        assert_eq!(restore["Resource"], "arn:aws:rds:*:*:snapshot:*");
+        let null = &restore["Condition"]["Null"];
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
+            "true"
+        );
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::RESTORABLE_BY_TAG)],
+            "true"
+        );
+        let adopt = deny("AdoptOnlyGrantedInstances");
+        assert_eq!(adopt["Action"], "rds:AddTagsToResource");
+        let null = &adopt["Condition"]["Null"];
+        // Only the adopting call carries the adopted tag: creates, restores and syncs are not
+        // refused by it.
+        assert_eq!(
+            null[format!("aws:RequestTag/{}", crate::crd::ADOPTED_TAG)],
+            "false"
+        );
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
+            "true"
+        );
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::ADOPTABLE_BY_TAG)],
+            "true"
+        );
+    }
 }

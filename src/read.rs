@@ -29,15 +29,18 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         Look::None => Observation::default(),
         Look::Shared => {
             let max_age = spec::drift_interval(&db.spec, &intervals);
-            ctx.observer.observe(&identifier, max_age).await?
+            match ctx.observer.cached(&identifier, max_age).await {
+                Some(cached) => cached,
+                None => ctx.direct_read(&namespace, &identifier, true).await?,
+            }
         }
-        Look::Direct => ctx.observer.observe_directly(&identifier).await?,
+        Look::Direct => ctx.direct_read(&namespace, &identifier, false).await?,
     };
     let mut observation = observation;
     let mut reads = plan::reads(db, observation.instance.as_ref());
     if reads.direct && !observation.direct {
         // Adoption is decided on what RDS says now, not on the shared poll's snapshot.
-        observation = ctx.observer.observe_directly(&identifier).await?;
+        observation = ctx.direct_read(&namespace, &identifier, false).await?;
         reads = plan::reads(db, observation.instance.as_ref());
     }
     let observed = observation.instance;

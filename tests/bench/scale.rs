@@ -167,6 +167,10 @@ impl Settings {
             &self.concurrency,
             "--log-level",
             "warn",
+            // All N DBInstances live in one namespace: the per-namespace read budget (a tenancy
+            // bound, 600 a minute by default) would measure itself, not the operator.
+            "--namespace-read-budget",
+            "0",
         ]
         .iter()
         .map(|a| a.to_string())

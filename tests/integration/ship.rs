@@ -45,6 +45,10 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "log.format=text",
         "--set",
         "replicaCount=2",
+        "--set",
+        "tenancy.grantAdoption={shop,billing}",
+        "--set",
+        "tenancy.namespaceReadBudget=120",
     ];
     let mut lint = vec!["lint", chart.as_str()];
     lint.extend(custom);
@@ -55,6 +59,15 @@ fn chart_lints_renders_and_refuses_bad_values() {
     let (ok, rendered, err) = common::run(&helm, &template);
     assert!(ok, "helm template (custom values): {err}");
     assert!(rendered.contains("kind: ServiceMonitor"));
+    assert!(
+        rendered.contains("- --grant-adoption=shop,billing"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("- --namespace-read-budget=120"));
+    assert!(
+        !rendered.contains("--grant-restore"),
+        "none granted by default"
+    );
     let kinds = |text: &str, kind: &str| {
         text.lines()
             .filter(|l| *l == format!("kind: {kind}"))
@@ -235,6 +248,11 @@ fn chart_lints_renders_and_refuses_bad_values() {
         ("aws.region=Mars", "/aws/region"),
         ("replicaCount=-1", "/replicaCount"),
         ("unknownKey=1", "unknownKey"),
+        ("tenancy.grantRestore={Team_A}", "/tenancy/grantRestore"),
+        (
+            "tenancy.namespaceReadBudget=-1",
+            "/tenancy/namespaceReadBudget",
+        ),
         ("events.queueUrl=rds-operator-events", "/events/queueUrl"),
         (
             "events.safetyNetInterval=often",

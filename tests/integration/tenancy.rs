@@ -34,11 +34,15 @@ struct Tenants {
 
 /// Namespaces A and B, each with the password Secret `db-password`, and one operator for both.
 async fn tenants(prefix: &str) -> (Tenants, Operator) {
+    tenants_with(prefix, &[]).await
+}
+
+async fn tenants_with(prefix: &str, args: &[&str]) -> (Tenants, Operator) {
     let (client, a, api_a, rds) = setup(&format!("{prefix}-a")).await;
     let b = common::namespace(&client, &format!("{prefix}-b")).await;
     common::secret(&client, &b, "db-password", "password", "Team-B-Passw0rd").await;
     let api_b = Api::namespaced(client.clone(), &b);
-    let operator = Operator::start(&format!("{a},{b}"));
+    let operator = Operator::start_with(&format!("{a},{b}"), args);
     let t = Tenants {
         client,
         a,
@@ -622,4 +626,76 @@ async fn a_group_another_namespace_manages_is_refused_and_its_deletion_finishes(
         .await;
     assert!(gone.is_err(), "the group is gone from RDS");
     common::delete_and_wait(&t.api_a, "db").await;
+}
+
+#[tokio::test]
+async fn one_namespace_cannot_spend_the_accounts_read_rate_for_another() {
+    // A shared poll every minute, and a budget of 10 direct reads a minute per namespace.
+    let args = ["--drift-interval", "60s", "--namespace-read-budget", "10"];
+    let (t, operator) = tenants_with("budget", &args).await;
+    let id = unique("budget");
+    stack_instance(&t.rds, &id, "db.t3.small", &t.a).await;
+    let arn = common::describe(&t.rds, &id)
+        .await
+        .unwrap()
+        .db_instance_arn()
+        .unwrap()
+        .to_owned();
+    add_tag(&t.rds, &arn, ADOPTABLE_BY_TAG, &format!("{} {}", t.a, t.b)).await;
+    // A: five observers that each want a direct read every 10 s (30 a minute); B: one.
+    let spec = json!({"managementPolicy": "ObserveOnly", "driftInterval": "10s"});
+    for i in 0..5 {
+        let name = format!("watch-{i}");
+        let db = dbinstance(&name, &id, spec.clone());
+        t.api_a
+            .create(&PostParams::default(), &db)
+            .await
+            .expect("A observes");
+    }
+    t.api_b
+        .create(&PostParams::default(), &dbinstance("watch", &id, spec))
+        .await
+        .expect("B observes");
+    let started = std::time::Instant::now();
+    wait_dbi(&t.api_b, "watch", "B observes", TIMEOUT, |db| {
+        is_ready(db) && synced_reason(db) == "Observed"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(40)).await;
+    let reads = |ns: &str, outcome: &str| {
+        let prefix = format!(
+            "rds_operator_namespace_reads_total{{namespace=\"{ns}\",outcome=\"{outcome}\"}}"
+        );
+        common::operator_metric(&operator, &prefix)
+    };
+    let minutes = started.elapsed().as_secs_f64() / 60.0;
+    let (a_direct, a_limited) = (reads(&t.a, "direct"), reads(&t.a, "limited"));
+    eprintln!(
+        "read budget: in {minutes:.2} min, A {a_direct} direct and {a_limited} limited, B {} direct",
+        reads(&t.b, "direct")
+    );
+    assert!(a_limited > 0.0, "A was held to its budget");
+    assert!(
+        a_direct <= 10.0 + 10.0 * minutes + 1.0,
+        "A made {a_direct} direct reads in {minutes:.2} minutes"
+    );
+    assert!(reads(&t.b, "direct") >= 3.0, "B read directly every 10 s");
+    assert_eq!(reads(&t.b, "limited"), 0.0, "B's budget is its own");
+    // Held to its budget, A sees the shared poll's view: observed, not failed.
+    for i in 0..5 {
+        let db = t.api_a.get(&format!("watch-{i}")).await.expect("get");
+        assert_eq!(synced_reason(&db), "Observed", "{:?}", db.status);
+    }
+    let b = t.api_b.get("watch").await.expect("get");
+    assert!(
+        is_ready(&b) && synced_reason(&b) == "Observed",
+        "{:?}",
+        b.status
+    );
+    (t.rds.delete_db_instance())
+        .db_instance_identifier(&id)
+        .skip_final_snapshot(true)
+        .send()
+        .await
+        .expect("the test's own cleanup");
 }
