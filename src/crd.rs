@@ -382,7 +382,10 @@ pub struct DBInstanceSpec {
     /// Whether the operator changes the RDS instance: Full (default: create it, correct it, delete
     /// it as deletionPolicy says) or ObserveOnly (never change or delete it; report its state and
     /// differences, and write the connection Secret from masterUserPassword). An instance that
-    /// carries the ownership tags of a DBInstance of another namespace is never observed.
+    /// carries the ownership tags of a DBInstance of another namespace is never observed; one no
+    /// DBInstance owns only when granted to this namespace (its tag rds.operator.rs/adoptable-by,
+    /// or the operator's --grant-adoption). An instance only observed is never restored or
+    /// created again when it goes, even after a switch to Full.
     #[serde(default)]
     pub management_policy: ManagementPolicy,
 
@@ -392,7 +395,10 @@ pub struct DBInstanceSpec {
     /// ownership tags; differences from the spec are reported and put right only after the spec
     /// is next changed, and the master password is never changed by it. An instance of another
     /// namespace's DBInstance, or of one that still exists, is never adopted. An instance
-    /// retained by a DBInstance of the same namespace and name is adopted without asking.
+    /// retained by a DBInstance of the same namespace and name is adopted without asking. An
+    /// instance no DBInstance owns is adopted only when a platform admin granted it to this
+    /// namespace (its tag rds.operator.rs/adoptable-by, or the operator's --grant-adoption), and
+    /// not while a DBInstance of another namespace observes it.
     /// ACK's annotation services.k8s.aws/adoption-policy (adopt, adopt-or-create) says the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adoption_policy: Option<AdoptionPolicy>,
@@ -400,7 +406,9 @@ pub struct DBInstanceSpec {
     /// Create the instance from a DB snapshot or from a point in time of another instance instead
     /// of empty. Immutable. Settings RDS does not take at restore time (backup retention, storage,
     /// parameter group...) are applied by one ModifyDBInstance once the restored instance is
-    /// available.
+    /// available. The source must be this namespace's (its ownership tags, or those of the
+    /// instance a snapshot was taken of) or granted to it (its tag rds.operator.rs/restorable-by,
+    /// or the operator's --grant-restore); otherwise nothing is restored (RestoreSourceNotOwned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore_from: Option<RestoreFrom>,
 

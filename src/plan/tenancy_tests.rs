@@ -8,8 +8,8 @@ use kube::runtime::events::EventType::Warning;
 
 use super::tenancy::{Grants, RestoreSource};
 use super::tests::{
-    BUSY, SETTLED, UID, adopting, check_outlines, connection_secret, deleting, facts, ours,
-    outline, snapshot, stack_instance, synced, with,
+    BUSY, SETTLED, UID, adopting, check_outlines, connection_secret, deleting, facts,
+    no_generated_secret, ours, outline, snapshot, stack_instance, synced, with,
 };
 use super::*;
 use crate::crd::{
@@ -540,13 +540,7 @@ fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follo
         with(facts(), |f| {
             f.db.spec.deletion_policy = policy;
             f.db.spec.master_user_password = None;
-            f.password = PasswordFacts::Generated {
-                existing: None,
-                secret_exists: false,
-                controlled: false,
-                owner_referenced: false,
-                candidate: Sensitive::new("Gen3rated"),
-            };
+            f.password = no_generated_secret("Gen3rated");
         })
     };
     let written = |p: &Plan| match &p.steps[0] {

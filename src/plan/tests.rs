@@ -132,6 +132,18 @@ pub(super) fn synced() -> Facts {
     f
 }
 
+/// What the read step learns of a generated password that has no Secret yet: `candidate` is the
+/// fresh one it offers.
+pub(super) fn no_generated_secret(candidate: &str) -> PasswordFacts {
+    PasswordFacts::Generated {
+        existing: None,
+        secret_exists: false,
+        controlled: false,
+        owner_referenced: false,
+        candidate: pw(candidate),
+    }
+}
+
 pub(super) fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
     change(&mut f);
     f
@@ -276,13 +288,7 @@ fn creation_and_ownership() {
     let no_finalizer = with(facts(), |f| f.db.metadata.finalizers = None);
     let generated = with(facts(), |f| {
         f.db.spec.master_user_password = None;
-        f.password = PasswordFacts::Generated {
-            existing: None,
-            secret_exists: false,
-            controlled: false,
-            owner_referenced: false,
-            candidate: pw("Gen3rated"),
-        };
+        f.password = no_generated_secret("Gen3rated");
     });
     let mut generated_spec = db().spec;
     generated_spec.master_user_password = None;
@@ -2054,13 +2060,7 @@ fn adoption_rules() {
             "a generated password cannot be known: no adoption",
             with(adopting(Adopt), |f| {
                 f.db.spec.master_user_password = None;
-                f.password = PasswordFacts::Generated {
-                    existing: None,
-                    secret_exists: false,
-                    controlled: false,
-                    owner_referenced: false,
-                    candidate: pw("Gen3rated"),
-                };
+                f.password = no_generated_secret("Gen3rated");
             }),
             vec![],
             "PasswordUnknown",

@@ -54,6 +54,13 @@ async fn tenants_with(prefix: &str, args: &[&str]) -> (Tenants, Operator) {
     (t, operator)
 }
 
+/// Creates the DBInstance `name` for instance `id` with `spec` merged in.
+async fn apply(api: &Api<DBInstance>, name: &str, id: &str, spec: serde_json::Value) {
+    (api.create(&PostParams::default(), &dbinstance(name, id, spec))
+        .await)
+        .unwrap_or_else(|e| panic!("create {name}: {e}"));
+}
+
 fn tags_of(i: &aws_sdk_rds::types::DbInstance) -> BTreeMap<String, String> {
     (i.tag_list().iter())
         .map(|t| {
@@ -78,6 +85,18 @@ async fn add_tag(rds: &aws_sdk_rds::Client, arn: &str, key: &str, value: &str) {
         .expect("the platform admin's tag");
 }
 
+/// The platform admin's grant of an unowned instance to these namespaces (space-separated).
+async fn grant_adoption(rds: &aws_sdk_rds::Client, id: &str, namespaces: &str) {
+    let i = common::describe(rds, id).await.expect("the instance");
+    add_tag(
+        rds,
+        i.db_instance_arn().expect("arn"),
+        ADOPTABLE_BY_TAG,
+        namespaces,
+    )
+    .await;
+}
+
 fn stalled(db: &DBInstance) -> bool {
     common::condition(db, "Stalled").is_some_and(|c| c.0 == "True")
 }
@@ -85,10 +104,7 @@ fn stalled(db: &DBInstance) -> bool {
 /// Team B's database, Ready, and what it looked like then.
 async fn team_b_database(t: &Tenants, id: &str, policy: &str) -> aws_sdk_rds::types::DbInstance {
     let spec = json!({"deletionPolicy": policy, "backupRetentionPeriod": 1});
-    t.api_b
-        .create(&PostParams::default(), &dbinstance("db", id, spec))
-        .await
-        .expect("team B's DBInstance");
+    apply(&t.api_b, "db", id, spec).await;
     wait_dbi(&t.api_b, "db", "team B ready", TIMEOUT, |db| {
         is_ready(db) && synced_reason(db) == "Synced"
     })
@@ -160,10 +176,7 @@ async fn another_namespaces_snapshot_or_instance_is_not_restored_until_granted()
     ];
     for (name, id, from) in &specs {
         let spec = json!({"deletionPolicy": "Delete", "restoreFrom": from});
-        t.api_a
-            .create(&PostParams::default(), &dbinstance(name, id, spec))
-            .await
-            .expect("team A's DBInstance");
+        apply(&t.api_a, name, id, spec).await;
     }
     for (name, _, _) in &specs {
         let db = wait_dbi(&t.api_a, name, "RestoreSourceNotOwned", TIMEOUT, |db| {
@@ -226,14 +239,8 @@ async fn an_unowned_instance_is_observed_or_adopted_only_where_granted_and_never
 
     // A, not granted, can neither adopt nor observe it.
     let adopt = json!({"adoptionPolicy": "Adopt", "backupRetentionPeriod": 0});
-    t.api_a
-        .create(&PostParams::default(), &dbinstance("adopt", &id, adopt))
-        .await
-        .expect("A adopts");
-    t.api_a
-        .create(&PostParams::default(), &dbinstance("watch", &id, observe))
-        .await
-        .expect("A observes");
+    apply(&t.api_a, "adopt", &id, adopt).await;
+    apply(&t.api_a, "watch", &id, observe).await;
     let db = wait_dbi(&t.api_a, "adopt", "IdentifierInUse", TIMEOUT, |db| {
         synced_reason(db) == "IdentifierInUse"
     })
@@ -257,13 +264,7 @@ async fn an_unowned_instance_is_observed_or_adopted_only_where_granted_and_never
     );
 
     // Granted to A as well, the adoption is still refused: B observes it.
-    let arn = common::describe(&t.rds, &id)
-        .await
-        .unwrap()
-        .db_instance_arn()
-        .unwrap()
-        .to_owned();
-    add_tag(&t.rds, &arn, ADOPTABLE_BY_TAG, &format!("{} {}", t.b, t.a)).await;
+    grant_adoption(&t.rds, &id, &format!("{} {}", t.b, t.a)).await;
     wait_dbi(&t.api_a, "watch", "A observes, granted", TIMEOUT, |db| {
         synced_reason(db) == "Observed"
     })
@@ -363,10 +364,7 @@ async fn an_instance_only_observed_or_used_before_by_another_team_is_never_resto
         "{team_b_snapshots:?}"
     );
     let spec = json!({"deletionPolicy": "Delete", "backupRetentionPeriod": 0});
-    t.api_a
-        .create(&PostParams::default(), &dbinstance("reuse", &reused, spec))
-        .await
-        .expect("A reuses the identifier");
+    apply(&t.api_a, "reuse", &reused, spec).await;
     wait_dbi(&t.api_a, "reuse", "ready", TIMEOUT, is_ready).await;
     (t.rds.delete_db_instance())
         .db_instance_identifier(&reused)
@@ -603,10 +601,7 @@ async fn a_group_another_namespace_manages_is_refused_and_its_deletion_finishes(
     // A names B's group by its RDS name.
     let id = unique("groups");
     let spec = json!({"dbSubnetGroupName": group_name, "deletionPolicy": "Delete"});
-    t.api_a
-        .create(&PostParams::default(), &dbinstance("db", &id, spec))
-        .await
-        .expect("A's DBInstance");
+    apply(&t.api_a, "db", &id, spec).await;
     let db = wait_dbi(&t.api_a, "db", "GroupNotOwned", TIMEOUT, |db| {
         synced_reason(db) == "GroupNotOwned"
     })
@@ -635,13 +630,7 @@ async fn one_namespace_cannot_spend_the_accounts_read_rate_for_another() {
     let (t, operator) = tenants_with("budget", &args).await;
     let id = unique("budget");
     stack_instance(&t.rds, &id, "db.t3.small", &t.a).await;
-    let arn = common::describe(&t.rds, &id)
-        .await
-        .unwrap()
-        .db_instance_arn()
-        .unwrap()
-        .to_owned();
-    add_tag(&t.rds, &arn, ADOPTABLE_BY_TAG, &format!("{} {}", t.a, t.b)).await;
+    grant_adoption(&t.rds, &id, &format!("{} {}", t.a, t.b)).await;
     // A: five observers that each want a direct read every 10 s (30 a minute); B: one.
     let spec = json!({"managementPolicy": "ObserveOnly", "driftInterval": "10s"});
     for i in 0..5 {
@@ -652,10 +641,7 @@ async fn one_namespace_cannot_spend_the_accounts_read_rate_for_another() {
             .await
             .expect("A observes");
     }
-    t.api_b
-        .create(&PostParams::default(), &dbinstance("watch", &id, spec))
-        .await
-        .expect("B observes");
+    apply(&t.api_b, "watch", &id, spec).await;
     let started = std::time::Instant::now();
     wait_dbi(&t.api_b, "watch", "B observes", TIMEOUT, |db| {
         is_ready(db) && synced_reason(db) == "Observed"
