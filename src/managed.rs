@@ -436,7 +436,7 @@ pub async fn reconcile<K: Reconciled>(
         let result = once(&*obj, &shared).await;
         let label = match &result {
             Ok(_) => "success",
-            Err(e) => e.metric_label(),
+            Err(f) => f.error.metric_label(),
         };
         ctx.metrics.reconciled(label, started.elapsed());
         match result {
@@ -448,10 +448,10 @@ pub async fn reconcile<K: Reconciled>(
                     Requeue::Backoff => Action::requeue(ctx.backoff(&uid, obj.meta().generation)),
                 })
             }
-            Err(e) => {
-                warn!(error = %e, "reconcile failed");
-                failure(&shared, &*obj, &e).await;
-                Err(e)
+            Err(Failed { error, planned }) => {
+                warn!(error = %error, "reconcile failed");
+                failure(&shared, &*obj, &error, planned).await;
+                Err(error)
             }
         }
     }
@@ -459,7 +459,7 @@ pub async fn reconcile<K: Reconciled>(
     .await
 }
 
-async fn once<K: Reconciled>(obj: &K, shared: &Shared) -> Result<Requeue, Error> {
+async fn once<K: Reconciled>(obj: &K, shared: &Shared) -> Result<Requeue, Failed<K::Status>> {
     let facts = obj.read(shared).await?;
     let plan = K::plan(&facts);
     let mut completed = 0;
@@ -476,12 +476,32 @@ async fn once<K: Reconciled>(obj: &K, shared: &Shared) -> Result<Requeue, Error>
     for event in plan.events.iter().filter(|e| e.after <= completed) {
         publish(&shared.ctx.recorder, obj, event).await;
     }
-    if let (None, Some((fields, ready, synced))) = (&error, plan.status) {
-        write_status(shared, obj, fields, &ready, &synced).await?;
+    match (error, plan.status) {
+        (None, Some((fields, ready, synced))) => {
+            write_status(shared, obj, fields, &ready, &synced).await?;
+            Ok(plan.requeue)
+        }
+        (None, None) => Ok(plan.requeue),
+        (Some(error), planned) => Err(Failed {
+            error,
+            planned: planned.map(|(fields, ready, _)| (fields, ready)),
+        }),
     }
-    match error {
-        Some(e) => Err(e),
-        None => Ok(plan.requeue),
+}
+
+/// A reconcile that failed, and what its plan found before the failing step (None: it failed
+/// before planning): the failure is reported over that, not over the last status.
+struct Failed<S> {
+    error: Error,
+    planned: Option<(S, ConditionPlan)>,
+}
+
+impl<S> From<Error> for Failed<S> {
+    fn from(error: Error) -> Self {
+        Failed {
+            error,
+            planned: None,
+        }
     }
 }
 
@@ -509,12 +529,21 @@ async fn write_status<K: Reconciled>(
 
 /// Ready and Synced False with the error's reason (AWS's code and message), an Event when that is
 /// new; best effort.
-async fn failure<K: Reconciled>(shared: &Shared, obj: &K, error: &Error) {
+async fn failure<K: Reconciled>(
+    shared: &Shared,
+    obj: &K,
+    error: &Error,
+    planned: Option<(K::Status, ConditionPlan)>,
+) {
     let Some((reason, message)) = error.user_facing() else {
         return;
     };
     let mut status = obj.status().cloned().unwrap_or_default();
     let (ready, failed, event) = status::failed(K::conditions(&mut status), &reason, &message);
+    let ready = status::ready_after_failure(planned.as_ref().map(|p| &p.1), ready, &reason);
+    if let Some((fields, _)) = planned {
+        status = fields;
+    }
     if let Some(event) = event {
         publish(&shared.ctx.recorder, obj, &event).await;
     }

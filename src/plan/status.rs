@@ -190,6 +190,21 @@ pub fn failed(
     (ready, failed, event)
 }
 
+/// Ready after a step of the plan failed: what the plan found in this reconcile (`planned`), unless
+/// the failure itself says the object cannot be reached; with no planned status, `ready` as
+/// [`failed`] gave it. A group RDS no longer has, whose re-creation fails, is then not Ready,
+/// whatever the status said before.
+pub fn ready_after_failure(
+    planned: Option<&ConditionPlan>,
+    ready: ConditionPlan,
+    reason: &str,
+) -> ConditionPlan {
+    match planned {
+        Some(p) if !UNAVAILABLE.contains(&reason) => p.clone(),
+        _ => ready,
+    }
+}
+
 /// A failed DBInstance's status: [`failed`] over what was last observed.
 pub fn failure(
     previous: Option<&DBInstanceStatus>,

@@ -2973,3 +2973,43 @@ fn the_latest_restorable_time_moves_in_steps_not_on_every_read() {
         assert_eq!(restorable_time(shown, observed).as_deref(), want, "{what}");
     }
 }
+
+#[test]
+fn a_failed_step_is_reported_over_what_the_plan_found() {
+    let was_ready = ConditionPlan::new(true, "Synced", "the DB subnet group matches the spec");
+    let absent = ConditionPlan::new(false, "Creating", "the DB subnet group is being created");
+    let cases = [
+        (
+            "the group is gone and its re-creation failed: not Ready, whatever status said",
+            Some(&absent),
+            "InvalidRequest",
+            absent.clone(),
+        ),
+        (
+            "the group is there and a modification failed: Ready as the plan found it",
+            Some(&was_ready),
+            "InvalidRequest",
+            was_ready.clone(),
+        ),
+        (
+            "no plan (the read failed): Ready as it was",
+            None,
+            "AWSUnavailable",
+            was_ready.clone(),
+        ),
+        (
+            "a failure that says the object cannot be reached wins",
+            Some(&was_ready),
+            "NotFound",
+            ConditionPlan::new(false, "NotFound", "gone"),
+        ),
+    ];
+    for (name, planned, reason, expected) in cases {
+        let failed_ready = match reason {
+            "NotFound" => ConditionPlan::new(false, "NotFound", "gone"),
+            _ => was_ready.clone(),
+        };
+        let got = status::ready_after_failure(planned, failed_ready, reason);
+        assert_eq!(got, expected, "case: {name}");
+    }
+}

@@ -260,3 +260,52 @@ async fn deleting_a_group_rds_says_is_in_use_waits_without_a_hot_loop() {
     common::wait_object_gone(&groups, "coffee").await;
     assert!(describe_group(&rds, &name).await.is_none());
 }
+
+/// A group deleted outside the operator whose re-creation fails is not Ready: Ready says whether
+/// the group exists and is usable, as it does for instances.
+#[tokio::test]
+async fn a_subnet_group_gone_whose_recreation_fails_is_not_ready() {
+    let (client, ns, _api, rds) = setup("subnetsgone").await;
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
+    let subnets = coffee_subnets(&rds).await;
+    let name = unique("subnetsgone");
+    groups
+        .create(&PostParams::default(), &group("coffee", &name, &subnets))
+        .await
+        .expect("create");
+    common::wait_object(&groups, "coffee", "Ready", group_ready).await;
+    // The spec now names a subnet that does not exist, and the group is deleted in the console.
+    let patch = json!({"spec": {"subnetIDs": ["subnet-00000000000000000"]}});
+    groups
+        .patch(
+            "coffee",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await
+        .expect("patch");
+    (rds.delete_db_subnet_group())
+        .db_subnet_group_name(&name)
+        .send()
+        .await
+        .expect("deleted outside the operator");
+    let g = common::wait_object(&groups, "coffee", "not Ready", |g: &DBSubnetGroup| {
+        common::object_condition(g, "Ready").is_some_and(|c| c.0 == "False")
+    })
+    .await;
+    let synced = common::object_condition(&g, "Synced").expect("Synced");
+    assert_eq!(synced.0, "False", "{synced:?}");
+    assert!(
+        synced.2.contains("CreateDBSubnetGroup"),
+        "AWS's message: {synced:?}"
+    );
+    let status = g.status.expect("status");
+    assert_ne!(status.state.as_deref(), Some("Complete"), "{status:?}");
+    assert!(describe_group(&rds, &name).await.is_none());
+    groups
+        .delete("coffee", &kube::api::DeleteParams::default())
+        .await
+        .expect("delete");
+    common::wait_object_gone(&groups, "coffee").await;
+}
