@@ -109,14 +109,9 @@ fn controller(
         namespace = namespace.unwrap_or("*"),
         "starting DBInstance controller"
     );
-    let groups: Api<DBSubnetGroup> = match namespace {
-        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
-        None => Api::all(ctx.client.clone()),
-    };
     let controller = managed::lean_controller(api);
     let store = controller.store();
     let mapper_store = store.clone();
-    let groups_store = store.clone();
     let controller = controller
         .with_config(ControllerConfig::default().concurrency(concurrency))
         // Secrets are watched by their metadata only (the name and owners are all a wake needs):
@@ -155,22 +150,17 @@ fn controller(
                 owners.into_iter().chain(referrers).collect::<Vec<_>>()
             },
         )
-        // A DBSubnetGroup becoming Ready (or changing) wakes the DBInstances that refer to it.
+        // A DBSubnetGroup or DBParameterGroup becoming Ready (or changing) wakes the DBInstances
+        // that refer to it.
         .watches(
-            groups,
+            group_api(ctx, namespace),
             watcher::Config::default().any_semantic(),
-            move |group: DBSubnetGroup| {
-                let ns = group.namespace();
-                let name = group.name_any();
-                (groups_store.state().into_iter())
-                    .filter(|db| {
-                        db.namespace() == ns
-                            && (db.spec.db_subnet_group_ref.as_ref())
-                                .is_some_and(|r| r.name == name)
-                    })
-                    .map(|db| ObjectRef::from_obj(&*db))
-                    .collect::<Vec<_>>()
-            },
+            referrers::<DBSubnetGroup>(store.clone()),
+        )
+        .watches(
+            group_api(ctx, namespace),
+            watcher::Config::default().any_semantic(),
+            referrers::<DBParameterGroup>(store.clone()),
         )
         .reconcile_on({
             let namespace = namespace.map(str::to_owned);
@@ -182,6 +172,30 @@ fn controller(
             let _ = shutdown.wait_for(|stop| *stop).await;
         });
     (controller, store)
+}
+
+fn group_api<K: managed::Reconciled>(ctx: &Context, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource<Scope = kube::core::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
+        None => Api::all(ctx.client.clone()),
+    }
+}
+
+/// The DBInstances of a group's namespace whose reference (`K::referred_by`) names it.
+fn referrers<K: managed::Reconciled>(
+    store: Store<DBInstance>,
+) -> impl Fn(K) -> Vec<ObjectRef<DBInstance>> + Send + Sync + 'static {
+    move |group: K| {
+        let ns = group.namespace();
+        let name = group.name_any();
+        (store.state().into_iter())
+            .filter(|db| db.namespace() == ns && K::referred_by(db).is_some_and(|r| r.name == name))
+            .map(|db| ObjectRef::from_obj(&*db))
+            .collect()
+    }
 }
 
 /// Entry point of a reconcile: a span and a metrics timer around read -> plan -> act -> report,

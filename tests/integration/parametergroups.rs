@@ -241,3 +241,56 @@ async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
     common::delete_and_wait(&api, "db").await;
     common::wait_object_gone(&groups, "coffee-params").await;
 }
+
+/// A DBInstance waiting for its DBParameterGroup proceeds as soon as the group is Ready, not at its
+/// next drift interval (a minute here).
+#[tokio::test]
+async fn a_parameter_group_turning_ready_wakes_the_dbinstance_waiting_for_it() {
+    let (client, ns, api, rds) = setup("pgwake").await;
+    let _operator = Operator::start_with(&ns, &["--drift-interval", "60s"]);
+    let groups: Api<DBParameterGroup> = Api::namespaced(client.clone(), &ns);
+    let (id, name) = (unique("pgwake"), unique("pgwake"));
+    let spec =
+        json!({"dbParameterGroupRef": {"name": "coffee-params"}, "deletionPolicy": "Delete"});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create DBInstance");
+    wait_dbi(&api, "db", "ReferencesUnresolved", TIMEOUT, |db| {
+        synced_reason(db) == "ReferencesUnresolved"
+    })
+    .await;
+    // Let the DBInstance settle into its minute-long wait.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    groups
+        .create(
+            &PostParams::default(),
+            &group("coffee-params", &name, json!({"max_connections": "150"})),
+        )
+        .await
+        .expect("create group");
+    let started = std::time::Instant::now();
+    wait_for(
+        "the instance being created",
+        Duration::from_secs(30),
+        || async { common::describe(&rds, &id).await.map(|_| ()) },
+    )
+    .await;
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(30),
+        "woken by the group, not by the drift interval: {waited:?}"
+    );
+    let i = common::describe(&rds, &id).await.expect("instance");
+    let group_of = |i: &aws_sdk_rds::types::DbInstance| {
+        (i.db_parameter_groups().first())
+            .and_then(|g| g.db_parameter_group_name().map(str::to_owned))
+    };
+    assert_eq!(group_of(&i), Some(name.clone()));
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    common::delete_and_wait(&api, "db").await;
+    groups
+        .delete("coffee-params", &Default::default())
+        .await
+        .expect("delete group");
+    common::wait_object_gone(&groups, "coffee-params").await;
+}
