@@ -174,9 +174,9 @@ fn controller(
     (controller, store)
 }
 
-fn group_api<K: managed::Reconciled>(ctx: &Context, namespace: Option<&str>) -> Api<K>
+fn group_api<K>(ctx: &Context, namespace: Option<&str>) -> Api<K>
 where
-    K: Resource<Scope = kube::core::NamespaceResourceScope>,
+    K: managed::Reconciled + Resource<Scope = kube::core::NamespaceResourceScope>,
 {
     match namespace {
         Some(ns) => Api::namespaced(ctx.client.clone(), ns),
