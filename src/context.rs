@@ -38,7 +38,7 @@ pub struct Context {
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
     pub read_budget: ReadBudget,
     /// Our own writes of the objects, which a reconcile waits for the cache to show.
-    pub writes: crate::managed::Writes,
+    pub writes: crate::writes::Writes,
     /// The watches' caches of DBInstances, one per watched namespace (or one for all).
     stores: RwLock<Vec<Store<DBInstance>>>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,

@@ -212,7 +212,7 @@ pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action,
         let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
         if ctx.writes.behind(&db.metadata) {
             debug!("the cache is older than our last write; waiting for it");
-            return Ok(Action::requeue(managed::CACHE_WAIT));
+            return Ok(Action::requeue(crate::writes::CACHE_WAIT));
         }
         let started = std::time::Instant::now();
         let _running = ctx.health.reconcile_started();

@@ -39,6 +39,7 @@ pub mod report;
 pub mod secrets;
 pub mod tags;
 pub mod telemetry;
+pub mod writes;
 
 /// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the
 /// operator keeps behind a mutex (counters, snapshots, backoff state) stays usable after a panic.

@@ -94,56 +94,6 @@ pub fn lean<K: Resource>(obj: &mut K) {
         .remove("kubectl.kubernetes.io/last-applied-configuration");
 }
 
-/// The resourceVersion of this operator's last write of each object (by uid), so a reconcile never
-/// plans from a cached copy older than what it wrote itself: the watch cache lags the API server,
-/// and a reconcile queued while the previous one wrote status would otherwise see the object as it
-/// was before (for a restore, no `status.restore`, read as an instance created and never recorded;
-/// the status written from that drops what the write before it recorded). This is Kubernetes
-/// 1.36's staleness mitigation for controllers (KEP-5647), with resourceVersions compared as
-/// integers as KEP-5504 allows; one that is not an integer is never called stale. kube-runtime
-/// has no such store, so it is written here, once, for every kind.
-#[derive(Debug, Default)]
-pub struct Writes(std::sync::Mutex<std::collections::HashMap<String, u128>>);
-
-impl Writes {
-    /// Records a write of the object `uid` that left it at `resource_version`.
-    pub fn wrote(&self, uid: &str, resource_version: Option<&str>) {
-        let Some(written) = resource_version.and_then(|v| v.parse::<u128>().ok()) else {
-            return;
-        };
-        let mut map = crate::lock(&self.0);
-        let entry = map.entry(uid.to_owned()).or_default();
-        *entry = (*entry).max(written);
-    }
-
-    /// Forgets the object: it is let go of.
-    pub fn forget(&self, uid: &str) {
-        crate::lock(&self.0).remove(uid);
-    }
-
-    /// Whether this copy of the object is older than our last write of it. A copy that has caught
-    /// up ends the wait for that write.
-    pub fn behind(&self, meta: &kube::api::ObjectMeta) -> bool {
-        let uid = meta.uid.as_deref().unwrap_or_default();
-        let mut map = crate::lock(&self.0);
-        let Some(&written) = map.get(uid) else {
-            return false;
-        };
-        let seen = (meta.resource_version.as_deref()).and_then(|v| v.parse::<u128>().ok());
-        match seen {
-            Some(seen) if seen < written => true,
-            _ => {
-                map.remove(uid);
-                false
-            }
-        }
-    }
-}
-
-/// How long a reconcile that found the cache behind our own write waits before it looks again;
-/// the watch event of that write normally wakes it sooner.
-pub const CACHE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
-
 /// Writes the status by server-side apply.
 pub async fn patch_status<K: Kind>(
     ctx: &Context,
@@ -430,7 +380,7 @@ pub async fn reconcile<K: Reconciled>(
         let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
         if ctx.writes.behind(obj.meta()) {
             tracing::debug!("the cache is older than our last write; waiting for it");
-            return Ok(Action::requeue(CACHE_WAIT));
+            return Ok(Action::requeue(crate::writes::CACHE_WAIT));
         }
         let started = std::time::Instant::now();
         let result = once(&*obj, &shared).await;
@@ -568,7 +518,7 @@ pub fn error_policy<K: Reconciled>(
 
 #[cfg(test)]
 mod tests {
-    use super::Writes;
+    use crate::writes::Writes;
     use kube::api::ObjectMeta;
 
     fn copy(uid: &str, resource_version: &str) -> ObjectMeta {

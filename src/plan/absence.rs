@@ -8,7 +8,7 @@
 use crate::crd::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::observed::SnapshotInfo;
 
-use super::apply::{Creation, create};
+use super::create::{Creation, create};
 use super::spec;
 use super::status::refuse;
 use super::tenancy;

@@ -1,19 +1,18 @@
-//! Rules for a DBInstance that is not being deleted: whose instance the identifier names (create,
-//! adopt our own, refuse a foreign one, out-of-band deletion in `absence.rs`, our own in
-//! `sync.rs`), and the password every branch needs.
+//! Rules for a DBInstance that is not being deleted: whose instance the identifier names (create
+//! or restore in `create.rs`, adopt our own, refuse a foreign one, out-of-band deletion in
+//! `absence.rs`, our own in `sync.rs`).
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{
-    ADOPTED_TAG, AdoptionPolicy, DBInstance, DBInstanceStatus, DriftRecord, FieldDrift,
-    OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG, RestoreFrom, RestoreStatus,
-};
+use crate::crd::{ADOPTED_TAG, AdoptionPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG};
 use crate::observed::ObservedInstance;
 
+use super::create::{Creation, create, restore_source};
+use super::password::{password, password_refused};
 use super::spec::{self, owned_by};
 use super::status::{observed_plan, observed_status, refuse};
 use super::tenancy::{self, Claim};
-use super::types::{Facts, PasswordFacts, Plan, Requeue, Sensitive, Step};
+use super::types::{Facts, PasswordFacts, Plan, Requeue, Step};
 use super::{absence, observe, sync};
 
 /// Whose instance the identifier names, and so which branch of the rules applies.
@@ -154,7 +153,7 @@ pub fn plan(f: &Facts) -> Plan {
             );
             refuse(plan, f, "RestoreSourceNotOwned", &message, Some("NotOwned"))
         }
-        Ownership::Create => create(f, plan, creation_from_spec(db)),
+        Ownership::Create => create(f, plan, Creation::from_spec(db)),
         Ownership::Lost => {
             plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
             let message = format!(
@@ -320,274 +319,5 @@ fn adopt(f: &Facts, mut plan: Plan, observed: &ObservedInstance, from: Adoptee) 
     fields.connection_secret = db.status.as_ref().and_then(|s| s.connection_secret.clone());
     let message = format!("{what} {identifier}: its differences from the spec are reported next");
     plan.status = Some(observed_plan(fields, true, "Adopted", message));
-    plan
-}
-
-/// Why the plan cannot use the master password.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PasswordProblem {
-    /// The referenced Secret or key is missing: it may appear, so look again with backoff.
-    Unavailable(String),
-    /// The password is one RDS would refuse: wait for the Secret to change.
-    Invalid(String),
-    /// A Secret named like the generated one exists and is not this DBInstance's: never use or
-    /// overwrite it.
-    Conflict(String),
-}
-
-/// The password to send or write; plans the write of a newly generated one.
-pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, PasswordProblem> {
-    match &f.password {
-        PasswordFacts::NotRead => Ok(None),
-        PasswordFacts::Referenced(Err(message)) => {
-            Err(PasswordProblem::Unavailable(message.clone()))
-        }
-        PasswordFacts::Referenced(Ok(p)) => {
-            crate::connection::validate_password(&f.db.spec.engine, p.expose())
-                .map_err(PasswordProblem::Invalid)?;
-            Ok(Some(p.clone()))
-        }
-        PasswordFacts::Managed(value) => Ok(value.clone()),
-        PasswordFacts::Generated {
-            secret_exists: true,
-            controlled: false,
-            ..
-        } => Err(PasswordProblem::Conflict(format!(
-            "a Secret named {} exists and is not this DBInstance's; the operator neither uses nor \
-             overwrites it: delete or rename it, or set masterUserPassword",
-            spec::generated_secret_name(&f.db)
-        ))),
-        PasswordFacts::Generated {
-            existing: Some(p), ..
-        } => Ok(Some(p.clone())),
-        PasswordFacts::Generated {
-            existing: None,
-            secret_exists,
-            candidate,
-            ..
-        } => {
-            plan.step(Step::WritePasswordSecret {
-                name: spec::generated_secret_name(&f.db),
-                password: candidate.clone(),
-                replace: *secret_exists,
-                owner_reference: tenancy::secrets_owner_referenced(&f.db),
-            });
-            Ok(Some(candidate.clone()))
-        }
-    }
-}
-
-/// The keyed hash of a password the operator sends itself (None for RDS-managed ones).
-pub(super) fn hash_of(f: &Facts, password: Option<&Sensitive>) -> Option<String> {
-    let uid = f.db.metadata.uid.as_deref().unwrap_or_default();
-    password
-        .filter(|_| spec::operator_sends_password(&f.db.spec))
-        .map(|p| spec::password_hash(&f.hash_key, uid, p.expose()))
-}
-
-/// The password hash of an instance restored from spec.restoreFrom until the spec's password is
-/// sent: it matches no password, so the first sync sends it.
-pub const RESTORED_PASSWORD: &str = "the source's password (restored)";
-
-/// Why an instance is created.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Creation {
-    /// The first time.
-    New,
-    /// Ours was deleted outside the operator, no snapshot exists, and the spec opts in to an empty
-    /// instance in its place.
-    EmptyInPlaceOfDeleted,
-    /// Ours was deleted outside the operator: restored from this snapshot.
-    Restore { snapshot: String, note: String },
-    /// spec.restoreFrom: from a snapshot or a point in time.
-    FromSpec(RestoreFrom),
-}
-
-fn creation_from_spec(db: &DBInstance) -> Creation {
-    match &db.spec.restore_from {
-        Some(r) => Creation::FromSpec(r.clone()),
-        None => Creation::New,
-    }
-}
-
-/// The source of spec.restoreFrom, in words.
-pub fn restore_source(r: &RestoreFrom) -> String {
-    match (&r.db_snapshot_identifier, &r.source_db_instance_identifier) {
-        (Some(snapshot), _) => format!("snapshot {snapshot}"),
-        (None, Some(source)) => match &r.restore_time {
-            Some(t) => format!("instance {source} at {t}"),
-            None => format!("instance {source} at its latest restorable time"),
-        },
-        (None, None) => "nothing".into(),
-    }
-}
-
-/// The status fields of an instance being created or restored.
-fn creating_fields(f: &Facts, password: Option<&Sensitive>) -> DBInstanceStatus {
-    let identifier = f.db.identifier();
-    let creating = ObservedInstance {
-        identifier: identifier.clone(),
-        status: "creating".into(),
-        ..Default::default()
-    };
-    let mut fields = observed_status(&identifier, &creating);
-    fields.master_user_password_hash = hash_of(f, password);
-    fields.last_drift = f.db.status.as_ref().and_then(|s| s.last_drift.clone());
-    fields.applied_tag_keys = spec::tag_keys(&f.db.spec);
-    fields.owned = Some(true);
-    fields
-}
-
-/// The spec an instance is created or restored with: unset, copyTagsToSnapshot is true, so its
-/// snapshots carry the ownership tags that make them this namespace's to restore.
-fn creation_spec(db: &DBInstance) -> Box<crate::crd::DBInstanceSpec> {
-    let mut spec = db.spec.clone();
-    spec.copy_tags_to_snapshot.get_or_insert(true);
-    Box::new(spec)
-}
-
-fn deleted_record(f: &Facts, action: &str, desired: String) -> DriftRecord {
-    DriftRecord {
-        time: f.now.clone(),
-        action: action.into(),
-        fields: vec![FieldDrift {
-            field: "dbInstanceIdentifier".into(),
-            observed: "(deleted outside the operator)".into(),
-            desired,
-        }],
-    }
-}
-
-/// Creates (or restores) the instance.
-pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
-    let db = &f.db;
-    let password = match password(f, &mut plan) {
-        Ok(p) => p,
-        Err(problem) => return password_refused(plan, f, problem),
-    };
-    let identifier = db.identifier();
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    let name = db.metadata.name.as_deref().unwrap_or_default();
-    let tags = spec::creation_tags(&db.spec, uid, namespace, name);
-    let mut fields = creating_fields(f, password.as_ref());
-    match why {
-        Creation::Restore { snapshot, note } => {
-            // The restored instance has the snapshot's password: keep the hash of the one last
-            // sent, so a password changed since is sent again.
-            fields.master_user_password_hash = (db.status.as_ref())
-                .and_then(|s| s.master_user_password_hash.clone())
-                .or(fields.master_user_password_hash);
-            fields.last_drift = Some(deleted_record(
-                f,
-                "Restored",
-                format!("restored from snapshot {snapshot}"),
-            ));
-            plan.step(Step::RestoreInstance {
-                identifier: identifier.clone(),
-                snapshot,
-                spec: creation_spec(db),
-                tags,
-            });
-            plan.event(EventType::Warning, "Restoring", "Create", note);
-        }
-        Creation::FromSpec(r) => {
-            let source = restore_source(&r);
-            // RDS takes the source's master password, settings and tags: the spec's are sent by
-            // one ModifyDBInstance once the instance is available.
-            fields.restore = Some(RestoreStatus {
-                source: source.clone(),
-                settings_applied: false,
-            });
-            // RDS has the source's password: a hash that matches no password makes the first
-            // sync send the spec's, once.
-            if fields.master_user_password_hash.is_some() {
-                fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
-            }
-            let spec = creation_spec(db);
-            plan.step(
-                match (r.db_snapshot_identifier, r.source_db_instance_identifier) {
-                    (Some(snapshot), _) => Step::RestoreInstance {
-                        identifier: identifier.clone(),
-                        snapshot,
-                        spec,
-                        tags,
-                    },
-                    (None, source) => Step::RestoreToPointInTime {
-                        identifier: identifier.clone(),
-                        source: source.unwrap_or_default(),
-                        time: r.restore_time,
-                        spec,
-                        tags,
-                    },
-                },
-            );
-            let note = format!("restoring RDS instance {identifier} from {source}");
-            plan.event(EventType::Normal, "Restoring", "Create", note);
-        }
-        Creation::EmptyInPlaceOfDeleted => {
-            fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
-            plan.step(create_step(f, password, tags));
-            plan.event(EventType::Warning, "Recreating", "Create", format!(
-                "RDS instance {identifier} was deleted outside the operator and no snapshot of it exists; \
-                 creating an empty instance (outOfBandDeletionPolicy RestoreOrCreateEmpty)"
-            ));
-        }
-        Creation::New => {
-            plan.step(create_step(f, password, tags));
-            let version = db
-                .spec
-                .engine_version
-                .as_deref()
-                .unwrap_or("default version");
-            let note = format!(
-                "creating RDS instance {identifier} ({} {version}, {})",
-                db.spec.engine, db.spec.db_instance_class
-            );
-            plan.event(EventType::Normal, "Creating", "Create", note);
-        }
-    }
-    if let Some(note) = tenancy::password_advisory(db) {
-        plan.event(
-            EventType::Warning,
-            "PasswordOnlyInNamespace",
-            "Create",
-            note,
-        );
-    }
-    let message = "the RDS instance is being created from the spec".to_owned();
-    plan.status = Some(observed_plan(fields, true, "Synced", message));
-    plan
-}
-
-fn create_step(
-    f: &Facts,
-    password: Option<Sensitive>,
-    tags: std::collections::BTreeMap<String, String>,
-) -> Step {
-    Step::CreateInstance {
-        identifier: f.db.identifier(),
-        spec: creation_spec(&f.db),
-        password,
-        tags,
-    }
-}
-
-pub(super) fn password_refused(plan: Plan, f: &Facts, problem: PasswordProblem) -> Plan {
-    let (reason, message, requeue, label) = match problem {
-        PasswordProblem::Unavailable(m) => (
-            "PasswordSecretUnavailable",
-            m,
-            Requeue::Backoff,
-            "PasswordSecret",
-        ),
-        PasswordProblem::Invalid(m) => ("InvalidSpec", m, Requeue::AwaitChange, "InvalidSpec"),
-        PasswordProblem::Conflict(m) => {
-            let drift = Requeue::After(spec::drift_interval(&f.db.spec, &f.intervals));
-            ("PasswordSecretConflict", m, drift, "SecretConflict")
-        }
-    };
-    let mut plan = refuse(plan, f, reason, &message, Some(label));
-    plan.requeue = requeue;
     plan
 }

@@ -3,8 +3,9 @@
 //! clock (`now` is a fact), no randomness (a candidate password is a fact), no `async`.
 //!
 //! Where a rule lives:
-//! - [`apply`]: a DBInstance that is not being deleted (create, adopt, foreign, out-of-band
-//!   deletion, sync: drift, tags, password rotation, connection Secret);
+//! - [`apply`]: a DBInstance that is not being deleted (adopt, foreign; [`create`], [`absence`]
+//!   for an out-of-band deletion, [`sync`]: drift, tags, password rotation, connection Secret);
+//!   [`password`] for the master password; [`tenancy`] for what one namespace may reach;
 //! - [`cleanup`]: a DBInstance that is being deleted (deletion policy, protection);
 //! - [`spec`]: what the spec alone decides (validation, tags, hashes, names, intervals);
 //! - [`status`]: conditions, readiness and the status written after the act step;
@@ -13,8 +14,10 @@
 pub mod absence;
 pub mod apply;
 pub mod cleanup;
+pub mod create;
 pub mod dry_run;
 pub mod observe;
+pub mod password;
 pub mod spec;
 pub mod status;
 pub mod sync;

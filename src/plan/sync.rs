@@ -11,7 +11,8 @@ use crate::crd::{
 use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
-use super::apply::{RESTORED_PASSWORD, hash_of, password, password_refused, restore_source};
+use super::create::restore_source;
+use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
 use super::spec;
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
@@ -59,7 +60,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         _ => false,
     };
     // No hash yet (an adopted instance): take the Secret's password as the one RDS has. A restored
-    // instance's hash matches no password (apply::RESTORED_PASSWORD): the spec's is sent, once.
+    // instance's hash matches no password (password::RESTORED_PASSWORD): the spec's is sent, once.
     let rotate = !observing
         && !legacy
         && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);

@@ -2347,7 +2347,7 @@ fn restore_from_rules() {
     );
     assert_eq!(
         fields.master_user_password_hash.as_deref(),
-        Some(super::apply::RESTORED_PASSWORD),
+        Some(super::password::RESTORED_PASSWORD),
         "a hash no password matches: the spec's password is sent once the instance is up"
     );
     let p = plan(&point);
@@ -2367,7 +2367,7 @@ fn restore_from_rules() {
             source: "snapshot coffee-before".into(),
             settings_applied: false,
         });
-        status.master_user_password_hash = Some(super::apply::RESTORED_PASSWORD.into());
+        status.master_user_password_hash = Some(super::password::RESTORED_PASSWORD.into());
     });
     let p = plan(&restored);
     let Step::ModifyInstance {
@@ -2489,7 +2489,7 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
             false,
             None,
             restore.clone(),
-            Some(super::apply::RESTORED_PASSWORD),
+            Some(super::password::RESTORED_PASSWORD),
         ),
         (
             "recorded without a restore: nothing invented, the longer retention kept",
