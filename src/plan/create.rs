@@ -119,40 +119,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             });
             plan.event(EventType::Warning, "Restoring", "Create", note);
         }
-        Creation::FromSpec(r) => {
-            let source = restore_source(&r);
-            // RDS takes the source's master password, settings and tags: the spec's are sent by
-            // one ModifyDBInstance once the instance is available.
-            fields.restore = Some(RestoreStatus {
-                source: source.clone(),
-                settings_applied: false,
-            });
-            // RDS has the source's password: a hash that matches no password makes the first
-            // sync send the spec's, once.
-            if fields.master_user_password_hash.is_some() {
-                fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
-            }
-            let spec = creation_spec(db);
-            plan.step(
-                match (r.db_snapshot_identifier, r.source_db_instance_identifier) {
-                    (Some(snapshot), _) => Step::RestoreInstance {
-                        identifier: identifier.clone(),
-                        snapshot,
-                        spec,
-                        tags,
-                    },
-                    (None, source) => Step::RestoreToPointInTime {
-                        identifier: identifier.clone(),
-                        source: source.unwrap_or_default(),
-                        time: r.restore_time,
-                        spec,
-                        tags,
-                    },
-                },
-            );
-            let note = format!("restoring RDS instance {identifier} from {source}");
-            plan.event(EventType::Normal, "Restoring", "Create", note);
-        }
+        Creation::FromSpec(r) => from_spec(f, &mut plan, &mut fields, r, tags),
         Creation::EmptyInPlaceOfDeleted => {
             fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
             plan.step(create_step(f, password, tags));
@@ -186,6 +153,48 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
     let message = "the RDS instance is being created from the spec".to_owned();
     plan.status = Some(observed_plan(fields, true, "Synced", message));
     plan
+}
+
+/// spec.restoreFrom: RDS takes the source's master password, settings and tags; the spec's are
+/// sent by one ModifyDBInstance once the instance is available.
+fn from_spec(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBInstanceStatus,
+    r: RestoreFrom,
+    tags: std::collections::BTreeMap<String, String>,
+) {
+    let identifier = f.db.identifier();
+    let source = restore_source(&r);
+    fields.restore = Some(RestoreStatus {
+        source: source.clone(),
+        settings_applied: false,
+    });
+    // RDS has the source's password: a hash that matches no password makes the first sync send
+    // the spec's, once.
+    if fields.master_user_password_hash.is_some() {
+        fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+    }
+    let spec = creation_spec(&f.db);
+    plan.step(
+        match (r.db_snapshot_identifier, r.source_db_instance_identifier) {
+            (Some(snapshot), _) => Step::RestoreInstance {
+                identifier: identifier.clone(),
+                snapshot,
+                spec,
+                tags,
+            },
+            (None, source) => Step::RestoreToPointInTime {
+                identifier: identifier.clone(),
+                source: source.unwrap_or_default(),
+                time: r.restore_time,
+                spec,
+                tags,
+            },
+        },
+    );
+    let note = format!("restoring RDS instance {identifier} from {source}");
+    plan.event(EventType::Normal, "Restoring", "Create", note);
 }
 
 fn create_step(

@@ -14,6 +14,7 @@
 pub mod absence;
 pub mod apply;
 pub mod cleanup;
+pub mod connection_secret;
 pub mod create;
 pub mod dry_run;
 pub mod observe;

@@ -4,21 +4,20 @@
 
 use kube::runtime::events::EventType;
 
-use crate::connection::{self, ConnectionInfo};
 use crate::crd::{
     ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy, RestoreStatus,
 };
 use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
+use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
 use super::create::restore_source;
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
 use super::spec;
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
-use super::tenancy;
-use super::types::{Facts, PasswordFacts, Plan, Requeue, Sensitive, StatusPlan, Step};
+use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
 
 /// A field corrected this many times within [`FIGHT_WINDOW`] is no longer corrected.
 pub const FIGHT_LIMIT: usize = 3;
@@ -30,14 +29,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let db = &f.db;
     let mut previous = db.status.clone().unwrap_or_default();
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
-        let (_, _, message) = readiness(&observed.status);
-        if observed.status == "available" {
-            plan.event(EventType::Normal, "Available", "Observe", message);
-        } else if !is_transitional(&observed.status) {
-            plan.event(EventType::Warning, "Failed", "Observe", message);
-        }
-    }
+    state_events(&mut plan, &previous, observed);
     let password = match password(f, &mut plan) {
         Ok(p) => p,
         Err(problem) => return password_refused(plan, f, problem),
@@ -64,38 +56,13 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let rotate = !observing
         && !legacy
         && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
-    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    let name = db.metadata.name.as_deref().unwrap_or_default();
-    let mut desired_tags = spec::creation_tags(&db.spec, uid, namespace, name);
-    if observing {
-        // An observed instance is not tagged as ours: only the spec's tags are compared.
-        desired_tags.retain(|k, _| !k.starts_with("rds.operator.rs/"));
-    }
+    let desired_tags = desired_tags(db, observing);
     let managed = &previous.applied_tag_keys;
     let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
     let spec_changed = db.metadata.generation != previous.observed_generation || restoring;
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
 
-    let identifier = db.identifier();
-    let mut fields = observed_status(&identifier, observed);
-    fields.master_user_password_hash = match legacy {
-        true => hash.clone(),
-        false => previous.master_user_password_hash.clone().or(hash.clone()),
-    };
-    fields.last_drift = previous.last_drift.clone();
-    fields.connection_secret = previous.connection_secret.clone();
-    // The spec's tag keys become the managed ones once they are on the instance (in sync, or
-    // written by this plan); until then the previous ones stay.
-    fields.applied_tag_keys = previous.applied_tag_keys.clone();
-    fields.corrections = current_corrections(f);
-    // Held until the spec changes: an adoption, also one not yet recorded in status (a crash
-    // between the adopting call and the status write).
-    fields.adopted_generation = match unrecorded_adoption(f) {
-        true => db.metadata.generation,
-        false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
-    };
-    fields.restore = previous.restore.clone();
-    fields.owned = (!observing).then_some(true);
+    let mut fields = sync_fields(f, observed, &previous, hash.clone(), legacy, observing);
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
     if let Some(password) = password.as_ref().filter(|_| !rotate) {
@@ -122,31 +89,109 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         spec_changed,
         fighting,
     };
-    if comparison.in_sync() {
-        // A restore's settings count as applied once RDS holds them (nothing pending): until then
-        // what differs stays an edit, and a lost change is sent again.
-        if let Some(r) = fields
-            .restore
-            .as_mut()
-            .filter(|_| observed.pending_modified_values.is_empty())
-        {
-            r.settings_applied = true;
+    sync.decide(plan, fields, hold, password, hash)
+}
+
+/// The status fields of our instance as RDS shows it, with what status carries over: the hash of
+/// the password last sent (`hash` replaces a legacy one), the drift record, the applied tag keys
+/// (until this plan's steps change them), corrections, adoption and restore records.
+fn sync_fields(
+    f: &Facts,
+    observed: &ObservedInstance,
+    previous: &DBInstanceStatus,
+    hash: Option<String>,
+    legacy: bool,
+    observing: bool,
+) -> DBInstanceStatus {
+    let db = &f.db;
+    let mut fields = observed_status(&db.identifier(), observed);
+    fields.master_user_password_hash = match legacy {
+        true => hash.clone(),
+        false => previous.master_user_password_hash.clone().or(hash),
+    };
+    fields.last_drift = previous.last_drift.clone();
+    fields.connection_secret = previous.connection_secret.clone();
+    // The spec's tag keys become the managed ones once they are on the instance (in sync, or
+    // written by this plan); until then the previous ones stay.
+    fields.applied_tag_keys = previous.applied_tag_keys.clone();
+    fields.corrections = current_corrections(f);
+    // Held until the spec changes: an adoption, also one not yet recorded in status (a crash
+    // between the adopting call and the status write).
+    fields.adopted_generation = match unrecorded_adoption(f) {
+        true => db.metadata.generation,
+        false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
+    };
+    fields.restore = previous.restore.clone();
+    fields.owned = (!observing).then_some(true);
+    fields
+}
+
+/// An Event when RDS's state changed to available, or to one that is neither available nor busy.
+fn state_events(plan: &mut Plan, previous: &DBInstanceStatus, observed: &ObservedInstance) {
+    if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
+        let (_, _, message) = readiness(&observed.status);
+        if observed.status == "available" {
+            plan.event(EventType::Normal, "Available", "Observe", message);
+        } else if !is_transitional(&observed.status) {
+            plan.event(EventType::Warning, "Failed", "Observe", message);
         }
-        return sync.in_sync(plan, fields);
     }
-    if let Some(hold) = hold {
-        return sync.report_only(plan, fields, hold);
+}
+
+/// The tags the instance should carry: the spec's and the ownership tags; an observed instance is
+/// not tagged as ours, so only the spec's are compared.
+fn desired_tags(
+    db: &crate::crd::DBInstance,
+    observing: bool,
+) -> std::collections::BTreeMap<String, String> {
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    let mut desired = spec::creation_tags(&db.spec, uid, namespace, name);
+    if observing {
+        desired.retain(|k, _| !k.starts_with("rds.operator.rs/"));
     }
-    if observed.status != "available" {
-        let message = format!(
-            "RDS is {}; the change of {} waits until the instance is available",
-            observed.status,
-            comparison.field_list()
-        );
-        plan.status = Some(observed_plan(fields, false, "Waiting", message));
-        return plan;
+    desired
+}
+
+impl Sync<'_> {
+    /// Once the comparison is made: in sync, only reported, waiting for RDS, or corrected.
+    fn decide(
+        &self,
+        plan: Plan,
+        mut fields: DBInstanceStatus,
+        hold: Option<Hold>,
+        password: Option<Sensitive>,
+        hash: Option<String>,
+    ) -> Plan {
+        let (comparison, observed) = (self.comparison, self.observed);
+        if comparison.in_sync() {
+            // A restore's settings count as applied once RDS holds them (nothing pending): until then
+            // what differs stays an edit, and a lost change is sent again.
+            if let Some(r) = fields
+                .restore
+                .as_mut()
+                .filter(|_| observed.pending_modified_values.is_empty())
+            {
+                r.settings_applied = true;
+            }
+            return self.in_sync(plan, fields);
+        }
+        if let Some(hold) = hold {
+            return self.report_only(plan, fields, hold);
+        }
+        if observed.status != "available" {
+            let message = format!(
+                "RDS is {}; the change of {} waits until the instance is available",
+                observed.status,
+                comparison.field_list()
+            );
+            let mut plan = plan;
+            plan.status = Some(observed_plan(fields, false, "Waiting", message));
+            return plan;
+        }
+        self.correct(plan, fields, password, hash)
     }
-    sync.correct(plan, fields, password, hash)
 }
 
 /// Whether the spec changed since the status was last written (an edit, not drift).
@@ -224,100 +269,6 @@ impl Hold {
             ),
             Hold::DriftPolicy => ("Reported", "Drifted", "driftPolicy is Report"),
         }
-    }
-}
-
-/// Why the connection Secret cannot be written.
-enum SecretProblem {
-    /// A template cannot be rendered.
-    Template(String),
-    /// A Secret of that name exists and is not controlled by this DBInstance.
-    NotOurs(String),
-}
-
-/// Plans the connection Secret's write when its content differs from what it should be (missing,
-/// edited, endpoint or password changed). Only a Secret this DBInstance controls is ever updated;
-/// a missing one is created, never applied over someone else's.
-fn connection_secret(
-    f: &Facts,
-    plan: &mut Plan,
-    observed: &ObservedInstance,
-    password: &Sensitive,
-) -> Result<(), SecretProblem> {
-    let db = &f.db;
-    let Some(wanted) = &db.spec.connection_secret else {
-        return Ok(());
-    };
-    let (Some(host), Some(port)) = (observed.address.as_deref(), observed.port) else {
-        return Ok(());
-    };
-    let info = ConnectionInfo {
-        host,
-        port,
-        username: (observed.master_username.as_deref())
-            .or(db.spec.master_username.as_deref())
-            .unwrap_or_default(),
-        password: &password.0,
-        dbname: (observed.db_name.as_deref())
-            .or(db.spec.db_name.as_deref())
-            .unwrap_or_default(),
-        engine: &db.spec.engine,
-    };
-    let data = (connection::render(&info, &wanted.extra_keys))
-        .map_err(|e| SecretProblem::Template(e.to_string()))?;
-    let data: std::collections::BTreeMap<String, Sensitive> =
-        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
-    let current = f.connection_secret.as_ref();
-    if current.is_some_and(|s| !spec::controlled_by(&s.metadata, db)) {
-        return Err(SecretProblem::NotOurs(format!(
-            "a Secret named {} exists and is not this DBInstance's; the operator does not write to it: \
-             choose another connectionSecret.name, or delete that Secret",
-            wanted.name
-        )));
-    }
-    let up_to_date = current.is_some_and(|s| {
-        let values = s.data.as_ref();
-        data.iter().all(|(k, v)| {
-            values
-                .and_then(|d| d.get(k))
-                .is_some_and(|b| b.0 == v.expose().as_bytes())
-        })
-    });
-    let owner_reference = tenancy::secrets_owner_referenced(db);
-    if !up_to_date {
-        plan.step(Step::WriteConnectionSecret {
-            name: wanted.name.clone(),
-            data,
-            create: current.is_none(),
-            owner_reference,
-        });
-        let note = format!("wrote the connection details to Secret {}", wanted.name);
-        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-    } else if current.is_some_and(|s| spec::owner_referenced(&s.metadata, db) != owner_reference) {
-        plan.step(Step::SetSecretOwner {
-            name: wanted.name.clone(),
-            owner_reference,
-        });
-    }
-    Ok(())
-}
-
-/// The generated password Secret follows the deletion policy: with the DBInstance's
-/// ownerReference, or (Retain) without, so no garbage collection can take it first.
-fn password_secret_owner(f: &Facts, plan: &mut Plan) {
-    let owner_reference = tenancy::secrets_owner_referenced(&f.db);
-    if let PasswordFacts::Generated {
-        controlled: true,
-        existing: Some(_),
-        owner_referenced,
-        ..
-    } = &f.password
-        && *owner_referenced != owner_reference
-    {
-        plan.step(Step::SetSecretOwner {
-            name: spec::generated_secret_name(&f.db),
-            owner_reference,
-        });
     }
 }
 

@@ -1,0 +1,106 @@
+//! The Secrets a sync of our instance writes: the connection Secret, rendered from what RDS holds
+//! and written only when it differs (and only one this DBInstance controls), and the owner of
+//! the generated password Secret, which follows the deletion policy.
+
+use kube::runtime::events::EventType;
+
+use crate::connection::{self, ConnectionInfo};
+use crate::observed::ObservedInstance;
+
+use super::spec;
+use super::tenancy;
+use super::types::{Facts, PasswordFacts, Plan, Sensitive, Step};
+
+/// Why the connection Secret cannot be written.
+pub(super) enum SecretProblem {
+    /// A template cannot be rendered.
+    Template(String),
+    /// A Secret of that name exists and is not controlled by this DBInstance.
+    NotOurs(String),
+}
+
+/// Plans the connection Secret's write when its content differs from what it should be (missing,
+/// edited, endpoint or password changed). Only a Secret this DBInstance controls is ever updated;
+/// a missing one is created, never applied over someone else's.
+pub(super) fn connection_secret(
+    f: &Facts,
+    plan: &mut Plan,
+    observed: &ObservedInstance,
+    password: &Sensitive,
+) -> Result<(), SecretProblem> {
+    let db = &f.db;
+    let Some(wanted) = &db.spec.connection_secret else {
+        return Ok(());
+    };
+    let (Some(host), Some(port)) = (observed.address.as_deref(), observed.port) else {
+        return Ok(());
+    };
+    let info = ConnectionInfo {
+        host,
+        port,
+        username: (observed.master_username.as_deref())
+            .or(db.spec.master_username.as_deref())
+            .unwrap_or_default(),
+        password: &password.0,
+        dbname: (observed.db_name.as_deref())
+            .or(db.spec.db_name.as_deref())
+            .unwrap_or_default(),
+        engine: &db.spec.engine,
+    };
+    let data = (connection::render(&info, &wanted.extra_keys))
+        .map_err(|e| SecretProblem::Template(e.to_string()))?;
+    let data: std::collections::BTreeMap<String, Sensitive> =
+        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
+    let current = f.connection_secret.as_ref();
+    if current.is_some_and(|s| !spec::controlled_by(&s.metadata, db)) {
+        return Err(SecretProblem::NotOurs(format!(
+            "a Secret named {} exists and is not this DBInstance's; the operator does not write to it: \
+             choose another connectionSecret.name, or delete that Secret",
+            wanted.name
+        )));
+    }
+    let up_to_date = current.is_some_and(|s| {
+        let values = s.data.as_ref();
+        data.iter().all(|(k, v)| {
+            values
+                .and_then(|d| d.get(k))
+                .is_some_and(|b| b.0 == v.expose().as_bytes())
+        })
+    });
+    let owner_reference = tenancy::secrets_owner_referenced(db);
+    if !up_to_date {
+        plan.step(Step::WriteConnectionSecret {
+            name: wanted.name.clone(),
+            data,
+            create: current.is_none(),
+            owner_reference,
+        });
+        let note = format!("wrote the connection details to Secret {}", wanted.name);
+        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+    } else if current.is_some_and(|s| spec::owner_referenced(&s.metadata, db) != owner_reference) {
+        plan.step(Step::SetSecretOwner {
+            name: wanted.name.clone(),
+            owner_reference,
+        });
+    }
+    Ok(())
+}
+
+/// The generated password Secret follows the deletion policy: with the DBInstance's
+/// ownerReference, or (Retain) without, so no garbage collection can take it first.
+pub(super) fn password_secret_owner(f: &Facts, plan: &mut Plan) {
+    let owner_reference = tenancy::secrets_owner_referenced(&f.db);
+    if let PasswordFacts::Generated {
+        controlled: true,
+        existing: Some(_),
+        owner_referenced,
+        ..
+    } = &f.password
+        && *owner_referenced != owner_reference
+    {
+        plan.step(Step::SetSecretOwner {
+            name: spec::generated_secret_name(&f.db),
+            owner_reference,
+        });
+    }
+}
