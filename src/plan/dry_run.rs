@@ -114,37 +114,10 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             )
         }
         Step::ModifyInstance { modification, .. } => {
-            let changed: Vec<Diff> = (observed.map(|o| diffs(f, o)).unwrap_or_default())
-                .into_iter()
-                .filter(|d| modification.carries(d.field))
-                .collect();
-            let worst = (changed.iter().map(|d| disruption_of(d, multi_az)).max())
-                .unwrap_or(Disruption::None);
-            preview.disruption = worst.as_str().into();
-            preview.fields = changed.iter().map(field).collect();
-            if modification.rotate_password {
-                preview.fields.push(FieldDrift {
-                    field: "masterUserPassword".into(),
-                    observed: "(the password RDS has)".into(),
-                    desired: "(the password in the Secret)".into(),
-                });
-            }
-            let when = match modification.apply_immediately {
-                true => "applied at once",
-                false => "applied in the next maintenance window",
-            };
-            ("ModifyDBInstance", when.to_owned())
+            preview_modify(f, modification, multi_az, &mut preview)
         }
         Step::AddTags { tags, .. } => {
-            preview.fields = (tags.iter())
-                .map(|(k, v)| FieldDrift {
-                    field: format!("tags.{k}"),
-                    observed: observed
-                        .and_then(|o| o.tags.get(k).cloned())
-                        .unwrap_or_default(),
-                    desired: v.clone(),
-                })
-                .collect();
+            preview.fields = tag_fields(observed, tags.iter().map(|(k, v)| (k, v.as_str())));
             let note = match tags.contains_key(OWNER_TAG) {
                 true => "adopts the instance: only its ownership tags change",
                 false => "",
@@ -152,15 +125,7 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             ("AddTagsToResource", note.to_owned())
         }
         Step::RemoveTags { keys, .. } => {
-            preview.fields = (keys.iter())
-                .map(|k| FieldDrift {
-                    field: format!("tags.{k}"),
-                    observed: observed
-                        .and_then(|o| o.tags.get(k).cloned())
-                        .unwrap_or_default(),
-                    desired: String::new(),
-                })
-                .collect();
+            preview.fields = tag_fields(observed, keys.iter().map(|k| (k, "")));
             ("RemoveTagsFromResource", String::new())
         }
         Step::DeleteInstance { final_snapshot, .. } => {
@@ -171,6 +136,68 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             };
             ("DeleteDBInstance", note)
         }
+        Step::Reboot { .. } => {
+            preview.disruption = Disruption::Outage.as_str().into();
+            (
+                "RebootDBInstance",
+                "static parameter changes apply at the reboot".into(),
+            )
+        }
+        kubernetes => kubernetes_step(kubernetes),
+    };
+    preview.action = action.into();
+    preview.note = note;
+    preview
+}
+
+/// A ModifyDBInstance: the fields it carries, the worst disruption among them, and when RDS
+/// applies them.
+fn preview_modify(
+    f: &Facts,
+    modification: &drift::Modification,
+    multi_az: bool,
+    preview: &mut DryRunStep,
+) -> (&'static str, String) {
+    let changed: Vec<Diff> = (f.observed.as_ref().map(|o| diffs(f, o)).unwrap_or_default())
+        .into_iter()
+        .filter(|d| modification.carries(d.field))
+        .collect();
+    let worst =
+        (changed.iter().map(|d| disruption_of(d, multi_az)).max()).unwrap_or(Disruption::None);
+    preview.disruption = worst.as_str().into();
+    preview.fields = changed.iter().map(field).collect();
+    if modification.rotate_password {
+        preview.fields.push(FieldDrift {
+            field: "masterUserPassword".into(),
+            observed: "(the password RDS has)".into(),
+            desired: "(the password in the Secret)".into(),
+        });
+    }
+    let when = match modification.apply_immediately {
+        true => "applied at once",
+        false => "applied in the next maintenance window",
+    };
+    ("ModifyDBInstance", when.to_owned())
+}
+
+/// Tag changes as fields: `tags.<key>`, the value RDS has, the value the step writes.
+fn tag_fields<'a>(
+    observed: Option<&ObservedInstance>,
+    tags: impl Iterator<Item = (&'a String, &'a str)>,
+) -> Vec<FieldDrift> {
+    tags.map(|(k, v)| FieldDrift {
+        field: format!("tags.{k}"),
+        observed: observed
+            .and_then(|o| o.tags.get(k).cloned())
+            .unwrap_or_default(),
+        desired: v.to_owned(),
+    })
+    .collect()
+}
+
+/// The steps that write to Kubernetes, not RDS: no disruption.
+fn kubernetes_step(step: &Step) -> (&'static str, String) {
+    match step {
         Step::WritePasswordSecret { name, .. } => (
             "WriteSecret",
             format!("generated master password in Secret {name}"),
@@ -186,29 +213,19 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
         Step::DeleteSecret { name } => ("DeleteSecret", format!("Secret {name}")),
         Step::SetSecretOwner {
             name,
-            owner_reference,
+            owner_reference: true,
         } => (
             "SetSecretOwner",
-            match owner_reference {
-                true => format!("give Secret {name} this DBInstance's ownerReference"),
-                false => {
-                    format!("keep Secret {name} without an ownerReference (deletionPolicy Retain)")
-                }
-            },
+            format!("give Secret {name} this DBInstance's ownerReference"),
         ),
-        Step::Reboot { .. } => {
-            preview.disruption = Disruption::Outage.as_str().into();
-            (
-                "RebootDBInstance",
-                "static parameter changes apply at the reboot".into(),
-            )
-        }
+        Step::SetSecretOwner { name, .. } => (
+            "SetSecretOwner",
+            format!("keep Secret {name} without an ownerReference (deletionPolicy Retain)"),
+        ),
         Step::AddFinalizer => ("AddFinalizer", String::new()),
         Step::RemoveFinalizer => ("RemoveFinalizer", "the DBInstance goes".into()),
-    };
-    preview.action = action.into();
-    preview.note = note;
-    preview
+        rds => (rds.name(), String::new()),
+    }
 }
 
 /// The plan of a DBInstance in dry run: the steps shown in status.dryRun, none carried out but
