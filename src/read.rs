@@ -25,54 +25,13 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
     db.uid().ok_or(Error::MissingObjectKey("uid"))?;
     let intervals = ctx.observer.intervals;
     let identifier = db.identifier();
-    let observation = match plan::look(db) {
-        Look::None => Observation::default(),
-        Look::Shared => {
-            let max_age = spec::drift_interval(&db.spec, &intervals);
-            match ctx.observer.cached(&identifier, max_age).await {
-                Some(cached) => cached,
-                None => ctx.direct_read(&namespace, &identifier, true).await?,
-            }
-        }
-        Look::Direct => ctx.direct_read(&namespace, &identifier, false).await?,
-    };
-    let mut observation = observation;
-    let mut reads = plan::reads(db, observation.instance.as_ref());
-    if reads.direct && !observation.direct {
-        // Adoption is decided on what RDS says now, not on the shared poll's snapshot.
-        observation = ctx.direct_read(&namespace, &identifier, false).await?;
-        reads = plan::reads(db, observation.instance.as_ref());
-    }
+    let (observation, reads) = observe(db, ctx, &namespace).await?;
     let observed = observation.instance;
     let absent_for = (observed.is_none() && observation.direct)
         .then(|| ctx.observer.absent_for(&identifier))
         .flatten();
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let password = match reads.password {
-        PasswordRead::None => PasswordFacts::NotRead,
-        PasswordRead::Referenced { name, key } => PasswordFacts::Referenced(
-            secrets::read_referenced(&api, &namespace, &name, &key).await?,
-        ),
-        PasswordRead::Managed { secret_arn: None } => PasswordFacts::Managed(None),
-        PasswordRead::Managed {
-            secret_arn: Some(arn),
-        } => PasswordFacts::Managed(Some(Sensitive(ctx.rds.managed_password(&arn).await?))),
-        PasswordRead::Generated { name } => {
-            let existing = secrets::get(&api, &name).await?;
-            let controlled =
-                (existing.as_ref()).is_some_and(|s| spec::controlled_by(&s.metadata, db));
-            PasswordFacts::Generated {
-                secret_exists: existing.is_some(),
-                controlled,
-                owner_referenced: (existing.as_ref())
-                    .is_some_and(|s| spec::owner_referenced(&s.metadata, db)),
-                // The value of a Secret that is not this DBInstance's is never used.
-                existing: (existing.filter(|_| controlled))
-                    .and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
-                candidate: Sensitive(connection::generate_password()),
-            }
-        }
-    };
+    let password = password(db, ctx, &api, reads.password.clone()).await?;
     let connection_secret = match &reads.connection_secret {
         Some(name) => secrets::get(&api, name).await?,
         None => None,
@@ -85,27 +44,9 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         Some(identifier) => ctx.rds.snapshots_of(identifier).await?,
         None => Vec::new(),
     };
-    let subnet_group = match &db.spec.db_subnet_group_ref {
-        Some(r) if reads.references => {
-            Some(managed::resolve::<DBSubnetGroup>(&ctx.client, &namespace, &r.name).await?)
-        }
-        _ => None,
-    };
-    let parameter_group = match &db.spec.db_parameter_group_ref {
-        Some(r) if reads.references => {
-            Some(managed::resolve::<DBParameterGroup>(&ctx.client, &namespace, &r.name).await?)
-        }
-        _ => None,
-    };
+    let (subnet_group, parameter_group) = references(db, ctx, &namespace, &reads).await?;
     let owner_alive = match &reads.owner {
-        Some((namespace, name, uid)) => {
-            let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
-            let owner = api
-                .get_opt(name)
-                .await
-                .map_err(kube_err("get DBInstance"))?;
-            Some(owner.is_some_and(|o| o.uid().as_deref() == Some(uid.as_str())))
-        }
+        Some(owner) => Some(owner_alive(ctx, owner).await?),
         None => None,
     };
     let restore_source = match &reads.restore_source {
@@ -147,6 +88,107 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         intervals,
         now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     })
+}
+
+/// The instance, from the shared poll where it may serve or read directly (from the namespace's
+/// read budget), and what else the plan says to read; read again directly when the plan asks
+/// (an adoption, a tag change: decided on what RDS says now).
+async fn observe(
+    db: &DBInstance,
+    ctx: &Context,
+    namespace: &str,
+) -> Result<(Observation, plan::Reads), Error> {
+    let identifier = db.identifier();
+    let mut observation = match plan::look(db) {
+        Look::None => Observation::default(),
+        Look::Shared => {
+            let max_age = spec::drift_interval(&db.spec, &ctx.observer.intervals);
+            match ctx.observer.cached(&identifier, max_age).await {
+                Some(cached) => cached,
+                None => ctx.direct_read(namespace, &identifier, true).await?,
+            }
+        }
+        Look::Direct => ctx.direct_read(namespace, &identifier, false).await?,
+    };
+    let mut reads = plan::reads(db, observation.instance.as_ref());
+    if reads.direct && !observation.direct {
+        observation = ctx.direct_read(namespace, &identifier, false).await?;
+        reads = plan::reads(db, observation.instance.as_ref());
+    }
+    Ok((observation, reads))
+}
+
+/// The master password, as far as the plan asked.
+async fn password(
+    db: &DBInstance,
+    ctx: &Context,
+    api: &Api<Secret>,
+    read: PasswordRead,
+) -> Result<PasswordFacts, Error> {
+    let namespace = db.namespace().unwrap_or_default();
+    Ok(match read {
+        PasswordRead::None => PasswordFacts::NotRead,
+        PasswordRead::Referenced { name, key } => {
+            PasswordFacts::Referenced(secrets::read_referenced(api, &namespace, &name, &key).await?)
+        }
+        PasswordRead::Managed { secret_arn: None } => PasswordFacts::Managed(None),
+        PasswordRead::Managed {
+            secret_arn: Some(arn),
+        } => PasswordFacts::Managed(Some(Sensitive(ctx.rds.managed_password(&arn).await?))),
+        PasswordRead::Generated { name } => {
+            let existing = secrets::get(api, &name).await?;
+            let controlled =
+                (existing.as_ref()).is_some_and(|s| spec::controlled_by(&s.metadata, db));
+            PasswordFacts::Generated {
+                secret_exists: existing.is_some(),
+                controlled,
+                owner_referenced: (existing.as_ref())
+                    .is_some_and(|s| spec::owner_referenced(&s.metadata, db)),
+                // The value of a Secret that is not this DBInstance's is never used.
+                existing: (existing.filter(|_| controlled))
+                    .and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
+                candidate: Sensitive(connection::generate_password()),
+            }
+        }
+    })
+}
+
+/// What dbSubnetGroupRef and dbParameterGroupRef resolve to, when the plan needs them.
+async fn references(
+    db: &DBInstance,
+    ctx: &Context,
+    namespace: &str,
+    reads: &plan::Reads,
+) -> Result<
+    (
+        Option<Result<String, String>>,
+        Option<Result<String, String>>,
+    ),
+    Error,
+> {
+    let subnet_group = match &db.spec.db_subnet_group_ref {
+        Some(r) if reads.references => {
+            Some(managed::resolve::<DBSubnetGroup>(&ctx.client, namespace, &r.name).await?)
+        }
+        _ => None,
+    };
+    let parameter_group = match &db.spec.db_parameter_group_ref {
+        Some(r) if reads.references => {
+            Some(managed::resolve::<DBParameterGroup>(&ctx.client, namespace, &r.name).await?)
+        }
+        _ => None,
+    };
+    Ok((subnet_group, parameter_group))
+}
+
+/// Whether the DBInstance (namespace, name, uid) an instance's tags name still exists.
+async fn owner_alive(
+    ctx: &Context,
+    (namespace, name, uid): &(String, String, String),
+) -> Result<bool, Error> {
+    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
+    let owner = (api.get_opt(name).await).map_err(kube_err("get DBInstance"))?;
+    Ok(owner.is_some_and(|o| o.uid().as_deref() == Some(uid.as_str())))
 }
 
 /// What spec.restoreFrom's source is, read now: a snapshot's tags and those of the instance it was
