@@ -121,18 +121,8 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
         }
         Step::AddTags { arn, tags, .. } => ctx.rds.add_tags(arn, tags).await?,
         Step::RemoveTags { arn, keys, .. } => ctx.rds.remove_tags(arn, keys).await?,
-        Step::RestoreInstance {
-            identifier,
-            snapshot,
-            spec,
-            tags,
-        } => {
-            let restored = ctx.rds.restore(identifier, snapshot, spec, tags).await?;
-            info!(
-                identifier,
-                snapshot, "restoring RDS instance from a snapshot"
-            );
-            return Ok(Some(Response::Created(restored)));
+        Step::RestoreInstance { .. } | Step::RestoreToPointInTime { .. } => {
+            return restore(ctx, step).await;
         }
         Step::Reboot { identifier } => {
             ctx.rds.reboot(identifier).await?;
@@ -140,23 +130,6 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
                 identifier,
                 "rebooting RDS instance for pending parameter changes"
             );
-        }
-        Step::RestoreToPointInTime {
-            identifier,
-            source,
-            time,
-            spec,
-            tags,
-        } => {
-            let time = time.as_deref();
-            let restored = (ctx.rds)
-                .restore_to_point_in_time(identifier, source, time, spec, tags)
-                .await?;
-            info!(
-                identifier,
-                source, time, "restoring RDS instance to a point in time"
-            );
-            return Ok(Some(Response::Created(restored)));
         }
         Step::DeleteInstance {
             identifier,
@@ -174,6 +147,45 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
         _ => {}
     }
     Ok(None)
+}
+
+/// A restore, from a snapshot or to a point in time: the instance RDS answered with (no answer for
+/// any other step).
+async fn restore(ctx: &Context, step: &Step) -> Result<Option<Response>, Error> {
+    let restored = match step {
+        Step::RestoreInstance {
+            identifier,
+            snapshot,
+            spec,
+            tags,
+        } => {
+            let restored = ctx.rds.restore(identifier, snapshot, spec, tags).await?;
+            info!(
+                identifier,
+                snapshot, "restoring RDS instance from a snapshot"
+            );
+            restored
+        }
+        Step::RestoreToPointInTime {
+            identifier,
+            source,
+            time,
+            spec,
+            tags,
+        } => {
+            let time = time.as_deref();
+            let restored = (ctx.rds)
+                .restore_to_point_in_time(identifier, source, time, spec, tags)
+                .await?;
+            info!(
+                identifier,
+                source, time, "restoring RDS instance to a point in time"
+            );
+            restored
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Response::Created(restored)))
 }
 
 /// The RDS instance a step changes: the observer reads it directly until it settles.
