@@ -111,7 +111,6 @@ fn controller(
     );
     let controller = managed::lean_controller(api);
     let store = controller.store();
-    let mapper_store = store.clone();
     let controller = controller
         .with_config(ControllerConfig::default().concurrency(concurrency))
         // Secrets are watched by their metadata only (the name and owners are all a wake needs):
@@ -119,36 +118,7 @@ fn controller(
         // reads.
         .watches_stream(
             watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
-            move |secret: PartialObjectMeta<Secret>| {
-                let ns = secret.namespace();
-                let name = secret.name_any();
-                // Secrets the operator wrote (connection, generated password) wake their owner...
-                let owners = secret
-                    .owner_references()
-                    .iter()
-                    .filter(|o| {
-                        o.kind == "DBInstance" && o.api_version == DBInstance::api_version(&())
-                    })
-                    .filter_map(|o| ns.as_deref().map(|ns| ObjectRef::new(&o.name).within(ns)))
-                    .collect::<Vec<_>>();
-                // (under deletionPolicy Retain they carry only the owner annotation), and a password
-                // Secret (rotated, or appearing at last) wakes the DBInstances that refer to it.
-                let owner_uid = secret.annotations().get(SECRET_OWNER_ANNOTATION).cloned();
-                let referrers = mapper_store
-                    .state()
-                    .into_iter()
-                    .filter(|db| {
-                        db.namespace() == ns
-                            && (db
-                                .spec
-                                .master_user_password
-                                .as_ref()
-                                .is_some_and(|r| r.name == name)
-                                || (owner_uid.is_some() && db.uid() == owner_uid))
-                    })
-                    .map(|db| ObjectRef::from_obj(&*db));
-                owners.into_iter().chain(referrers).collect::<Vec<_>>()
-            },
+            secret_wakes(store.clone()),
         )
         // A DBSubnetGroup or DBParameterGroup becoming Ready (or changing) wakes the DBInstances
         // that refer to it.
@@ -172,6 +142,40 @@ fn controller(
             let _ = shutdown.wait_for(|stop| *stop).await;
         });
     (controller, store)
+}
+
+/// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
+/// password) wake their owner, by ownerReference or (under deletionPolicy Retain) by the owner
+/// annotation, and a password Secret (rotated, or appearing at last) the DBInstances that refer
+/// to it.
+fn secret_wakes(
+    mapper_store: Store<DBInstance>,
+) -> impl Fn(PartialObjectMeta<Secret>) -> Vec<ObjectRef<DBInstance>> + Send + Sync + 'static {
+    move |secret: PartialObjectMeta<Secret>| {
+        let ns = secret.namespace();
+        let name = secret.name_any();
+        let owners = secret
+            .owner_references()
+            .iter()
+            .filter(|o| o.kind == "DBInstance" && o.api_version == DBInstance::api_version(&()))
+            .filter_map(|o| ns.as_deref().map(|ns| ObjectRef::new(&o.name).within(ns)))
+            .collect::<Vec<_>>();
+        let owner_uid = secret.annotations().get(SECRET_OWNER_ANNOTATION).cloned();
+        let referrers = mapper_store
+            .state()
+            .into_iter()
+            .filter(|db| {
+                db.namespace() == ns
+                    && (db
+                        .spec
+                        .master_user_password
+                        .as_ref()
+                        .is_some_and(|r| r.name == name)
+                        || (owner_uid.is_some() && db.uid() == owner_uid))
+            })
+            .map(|db| ObjectRef::from_obj(&*db));
+        owners.into_iter().chain(referrers).collect::<Vec<_>>()
+    }
 }
 
 fn group_api<K>(ctx: &Context, namespace: Option<&str>) -> Api<K>
