@@ -187,57 +187,9 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     health.set_leading(true);
-    let intervals = PollIntervals {
-        busy: args.busy_poll_interval,
-        settled: args.drift_interval,
-    };
-    let mut observer = Observer::new(rds.clone(), intervals);
-    if args.events_queue_url.is_some() {
-        let safety_net = (args.safety_net_interval).unwrap_or(args.drift_interval * 10);
-        observer = observer.with_event_feed(safety_net);
-        info!(
-            ?safety_net,
-            "event feed on: the shared RDS poll is a safety net while the queue answers"
-        );
-    }
-    let observer = Arc::new(observer);
-    let poller = tokio::spawn({
-        let observer = observer.clone();
-        let stopped = stopped.clone();
-        let health = health.clone();
-        async move { observer.run(stopped, health).await }
-    });
-    let feed = args.events_queue_url.clone().map(|url| {
-        let feed = Feed::new(
-            &aws,
-            url,
-            observer.clone(),
-            metrics.clone(),
-            rds.calls().clone(),
-        );
-        let stopped = stopped.clone();
-        tokio::spawn(async move { feed.run(stopped).await })
-    });
-    let own: kube::Api<k8s_openapi::api::core::v1::Secret> =
-        kube::Api::namespaced(client.clone(), &args.leader_election_namespace);
-    let hash_key = rds_operator::secrets::hash_key(&own, &args.hash_key_secret)
-        .await
-        .context("cannot read or create the hash key Secret in the operator's namespace")?;
-    let mut ctx = Context::new(
-        client,
-        rds,
-        observer,
-        identity,
-        metrics,
-        health.clone(),
-        hash_key,
-    );
-    ctx.read_budget = ReadBudget::new(args.namespace_read_budget);
-    ctx.grants = Grants {
-        adoption: args.grant_adoption.clone(),
-        restore: args.grant_restore.clone(),
-    };
-    let ctx = Arc::new(ctx);
+    let (observer, poller, feed) = observe(&args, &aws, &rds, &metrics, &health, &stopped);
+    let parts = (client, rds, observer, identity, metrics, health.clone());
+    let ctx = Arc::new(context(&args, parts).await?);
     controller::run(
         ctx.clone(),
         args.namespaces,
@@ -262,6 +214,80 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         election.release().await;
     }
     Ok(())
+}
+
+/// What every reconcile shares, with the hash key read (or made) in the operator's namespace and
+/// the tenancy settings.
+async fn context(
+    args: &RunArgs,
+    (client, rds, observer, identity, metrics, health): (
+        kube::Client,
+        Rds,
+        Arc<Observer>,
+        String,
+        Arc<Metrics>,
+        Arc<Health>,
+    ),
+) -> anyhow::Result<Context> {
+    let own: kube::Api<k8s_openapi::api::core::v1::Secret> =
+        kube::Api::namespaced(client.clone(), &args.leader_election_namespace);
+    let hash_key = rds_operator::secrets::hash_key(&own, &args.hash_key_secret)
+        .await
+        .context("cannot read or create the hash key Secret in the operator's namespace")?;
+    let mut ctx = Context::new(client, rds, observer, identity, metrics, health, hash_key);
+    ctx.read_budget = ReadBudget::new(args.namespace_read_budget);
+    ctx.grants = Grants {
+        adoption: args.grant_adoption.clone(),
+        restore: args.grant_restore.clone(),
+    };
+    Ok(ctx)
+}
+
+/// The observer with its shared poll running, and the event feed when the arguments name a queue.
+fn observe(
+    args: &RunArgs,
+    aws: &aws_config::SdkConfig,
+    rds: &Rds,
+    metrics: &Arc<Metrics>,
+    health: &Arc<Health>,
+    stopped: &watch::Receiver<bool>,
+) -> (
+    Arc<Observer>,
+    tokio::task::JoinHandle<()>,
+    Option<tokio::task::JoinHandle<()>>,
+) {
+    let intervals = PollIntervals {
+        busy: args.busy_poll_interval,
+        settled: args.drift_interval,
+    };
+    let mut observer = Observer::new(rds.clone(), intervals);
+    if args.events_queue_url.is_some() {
+        let safety_net = (args.safety_net_interval).unwrap_or(args.drift_interval * 10);
+        observer = observer.with_event_feed(safety_net);
+        info!(
+            ?safety_net,
+            "event feed on: the shared RDS poll is a safety net while the queue answers"
+        );
+    }
+    let observer = Arc::new(observer);
+    let poller = tokio::spawn({
+        let observer = observer.clone();
+        let stopped = stopped.clone();
+        let health = health.clone();
+        async move { observer.run(stopped, health).await }
+    });
+    let feed = args.events_queue_url.clone().map(|url| {
+        let feed = Feed::new(
+            aws,
+            url,
+            observer.clone(),
+            metrics.clone(),
+            rds.calls().clone(),
+        );
+        let stopped = stopped.clone();
+        tokio::spawn(async move { feed.run(stopped).await })
+    });
+    (observer, poller, feed)
 }
 
 /// The AWS configuration: the SDK's defaults, with the endpoint override and every call bounded in
