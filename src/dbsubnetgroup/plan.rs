@@ -120,32 +120,7 @@ fn apply(f: &Facts) -> Plan {
         &g.metadata.name.clone().unwrap_or_default(),
     );
     let Some(o) = &f.observed else {
-        plan.steps.push(Step::Create {
-            name: name.clone(),
-            description: g.spec.description.clone(),
-            subnet_ids: sorted(&g.spec.subnet_ids),
-            tags: desired_tags,
-        });
-        plan.event(
-            EventType::Normal,
-            "Creating",
-            "Create",
-            format!("creating DB subnet group {name}"),
-        );
-        let fields = DBSubnetGroupStatus {
-            db_subnet_group_name: Some(name),
-            applied_tag_keys: tags::keys(&g.spec.tags),
-            ..Default::default()
-        };
-        plan.requeue = Requeue::After(Duration::from_secs(1));
-        report(
-            &mut plan,
-            fields,
-            false,
-            "Creating",
-            "the DB subnet group is being created".into(),
-        );
-        return plan;
+        return create(g, plan, desired_tags);
     };
     let mut fields = observed_fields(g, o);
     if !owned(f, o) {
@@ -163,34 +138,7 @@ fn apply(f: &Facts) -> Plan {
         report(&mut plan, fields, false, "NameInUse", message);
         return plan;
     }
-    let mut changed = Vec::new();
-    let observed_ids = sorted(
-        &o.subnets
-            .iter()
-            .map(|s| s.subnet_id.clone())
-            .collect::<Vec<_>>(),
-    );
-    let subnets_differ = observed_ids != sorted(&g.spec.subnet_ids);
-    if subnets_differ || o.description != g.spec.description {
-        if subnets_differ {
-            changed.push(format!(
-                "subnetIDs: {} -> {}",
-                observed_ids.join(","),
-                sorted(&g.spec.subnet_ids).join(",")
-            ));
-        }
-        if o.description != g.spec.description {
-            changed.push(format!(
-                "description: {:?} -> {:?}",
-                o.description, g.spec.description
-            ));
-        }
-        plan.steps.push(Step::Modify {
-            name: name.clone(),
-            description: g.spec.description.clone(),
-            subnet_ids: sorted(&g.spec.subnet_ids),
-        });
-    }
+    let mut changed = modification(g, o, &mut plan);
     let managed = (g.status.as_ref())
         .map(|s| s.applied_tag_keys.clone())
         .unwrap_or_default();
@@ -225,6 +173,71 @@ fn apply(f: &Facts) -> Plan {
         plan.requeue = Requeue::After(Duration::from_secs(1));
     }
     plan
+}
+
+/// RDS has no group of that name: create it, tagged.
+fn create(g: &DBSubnetGroup, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
+    let name = g.group_name();
+    plan.steps.push(Step::Create {
+        name: name.clone(),
+        description: g.spec.description.clone(),
+        subnet_ids: sorted(&g.spec.subnet_ids),
+        tags,
+    });
+    plan.event(
+        EventType::Normal,
+        "Creating",
+        "Create",
+        format!("creating DB subnet group {name}"),
+    );
+    let fields = DBSubnetGroupStatus {
+        db_subnet_group_name: Some(name),
+        applied_tag_keys: tags::keys(&g.spec.tags),
+        ..Default::default()
+    };
+    plan.requeue = Requeue::After(Duration::from_secs(1));
+    report(
+        &mut plan,
+        fields,
+        false,
+        "Creating",
+        "the DB subnet group is being created".into(),
+    );
+    plan
+}
+
+/// The ModifyDBSubnetGroup that puts the description and subnets right, when they differ; what
+/// changed, in words.
+fn modification(g: &DBSubnetGroup, o: &ObservedSubnetGroup, plan: &mut Plan) -> Vec<String> {
+    let mut changed = Vec::new();
+    let observed_ids = sorted(
+        &o.subnets
+            .iter()
+            .map(|s| s.subnet_id.clone())
+            .collect::<Vec<_>>(),
+    );
+    let subnets_differ = observed_ids != sorted(&g.spec.subnet_ids);
+    if subnets_differ {
+        changed.push(format!(
+            "subnetIDs: {} -> {}",
+            observed_ids.join(","),
+            sorted(&g.spec.subnet_ids).join(",")
+        ));
+    }
+    if o.description != g.spec.description {
+        changed.push(format!(
+            "description: {:?} -> {:?}",
+            o.description, g.spec.description
+        ));
+    }
+    if !changed.is_empty() {
+        plan.steps.push(Step::Modify {
+            name: g.group_name(),
+            description: g.spec.description.clone(),
+            subnet_ids: sorted(&g.spec.subnet_ids),
+        });
+    }
+    changed
 }
 
 fn delete(f: &Facts) -> Plan {
