@@ -138,19 +138,7 @@ fn apply(f: &Facts) -> Plan {
     };
     if let Some(message) = refused(f) {
         plan.requeue = Requeue::AwaitChange;
-        plan.event(
-            EventType::Warning,
-            "InvalidParameters",
-            "Reconcile",
-            message.clone(),
-        );
-        report(
-            &mut plan,
-            fields,
-            false,
-            ConditionPlan::new(false, "InvalidParameters", message),
-        );
-        return plan;
+        return refuse(plan, fields, "InvalidParameters", message);
     }
     let uid = g.metadata.uid.as_deref().unwrap_or_default();
     let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
@@ -179,24 +167,58 @@ fn apply(f: &Facts) -> Plan {
                 "a DB parameter group named {name} already exists and is not managed by this \
                  DBParameterGroup; choose another dbParameterGroupName"
             );
-            plan.event(
-                EventType::Warning,
-                "NameInUse",
-                "Reconcile",
-                message.clone(),
-            );
             fields.arn = None;
-            report(
-                &mut plan,
-                fields,
-                false,
-                ConditionPlan::new(false, "NameInUse", message),
-            );
-            return plan;
+            return refuse(plan, fields, "NameInUse", message);
         }
         Some(o) => o,
     };
-    let mut changed = Vec::new();
+    let mut changed = parameter_steps(f, observed, &previous.applied_parameters, &mut plan);
+    if f.observed.is_some() {
+        let arn = observed.arn.clone().unwrap_or_default();
+        changed.extend(managed::tag_steps(
+            &mut plan,
+            &observed.tags,
+            &desired_tags,
+            &previous.applied_tag_keys,
+            |tags| Step::AddTags {
+                arn: arn.clone(),
+                tags,
+            },
+            |keys| Step::RemoveTags {
+                arn: arn.clone(),
+                keys,
+            },
+        ));
+        fields.applied_tag_keys =
+            tags::applied(&g.spec.tags, &observed.tags, &previous.applied_tag_keys);
+    }
+    fields.applied_parameters = g.spec.parameters.keys().cloned().collect();
+    finish(f, plan, fields, &changed)
+}
+
+/// Refused before any call: Synced=False with `reason`, and a Warning Event.
+fn refuse(mut plan: Plan, fields: DBParameterGroupStatus, reason: &str, message: String) -> Plan {
+    plan.event(EventType::Warning, reason, "Reconcile", message.clone());
+    report(
+        &mut plan,
+        fields,
+        false,
+        ConditionPlan::new(false, reason, message),
+    );
+    plan
+}
+
+/// The parameters to set (differing from the spec) and to reset (set by the operator before, and
+/// gone from the spec), each by the apply method of RDS's catalog, PER_CALL to a call; what
+/// changes, in words.
+fn parameter_steps(
+    f: &Facts,
+    observed: &ObservedParameterGroup,
+    applied: &[String],
+    plan: &mut Plan,
+) -> Vec<String> {
+    let g = &f.group;
+    let name = g.group_name();
     let sets: Vec<Change> = (g.spec.parameters.iter())
         .filter(|(k, v)| observed.parameters.get(*k) != Some(v))
         .map(|(k, v)| {
@@ -207,7 +229,7 @@ fn apply(f: &Facts) -> Plan {
             )
         })
         .collect();
-    let resets: Vec<Change> = (previous.applied_parameters.iter())
+    let resets: Vec<Change> = (applied.iter())
         .filter(|k| !g.spec.parameters.contains_key(*k) && observed.parameters.contains_key(*k))
         .map(|k| (k.clone(), None, apply_method(&f.catalog, k).to_owned()))
         .collect();
@@ -229,32 +251,19 @@ fn apply(f: &Facts) -> Plan {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let mut changed = Vec::new();
     if !sets.is_empty() {
         changed.push(format!("set {}", describe(&sets)));
     }
     if !resets.is_empty() {
         changed.push(format!("reset {}", describe(&resets)));
     }
-    if f.observed.is_some() {
-        let arn = observed.arn.clone().unwrap_or_default();
-        changed.extend(managed::tag_steps(
-            &mut plan,
-            &observed.tags,
-            &desired_tags,
-            &previous.applied_tag_keys,
-            |tags| Step::AddTags {
-                arn: arn.clone(),
-                tags,
-            },
-            |keys| Step::RemoveTags {
-                arn: arn.clone(),
-                keys,
-            },
-        ));
-        fields.applied_tag_keys =
-            tags::applied(&g.spec.tags, &observed.tags, &previous.applied_tag_keys);
-    }
-    fields.applied_parameters = g.spec.parameters.keys().cloned().collect();
+    changed
+}
+
+/// The status once the steps are planned: Synced when nothing changes, else Updating (Ready once
+/// the group exists), looked at again soon.
+fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[String]) -> Plan {
     if changed.is_empty() && f.observed.is_some() {
         let message = "the DB parameter group matches the spec".to_owned();
         report(
@@ -263,23 +272,23 @@ fn apply(f: &Facts) -> Plan {
             true,
             ConditionPlan::new(true, "Synced", message),
         );
-    } else {
-        let note = match changed.is_empty() {
-            true => "created".to_owned(),
-            false => format!("sent to RDS: {}", changed.join("; ")),
-        };
-        if !changed.is_empty() {
-            plan.event(EventType::Normal, "Updating", "Update", note.clone());
-        }
-        plan.requeue = Requeue::After(Duration::from_secs(1));
-        let ready = f.observed.is_some();
-        report(
-            &mut plan,
-            fields,
-            ready,
-            ConditionPlan::new(false, "Updating", note),
-        );
+        return plan;
     }
+    let note = match changed.is_empty() {
+        true => "created".to_owned(),
+        false => format!("sent to RDS: {}", changed.join("; ")),
+    };
+    if !changed.is_empty() {
+        plan.event(EventType::Normal, "Updating", "Update", note.clone());
+    }
+    plan.requeue = Requeue::After(Duration::from_secs(1));
+    let ready = f.observed.is_some();
+    report(
+        &mut plan,
+        fields,
+        ready,
+        ConditionPlan::new(false, "Updating", note),
+    );
     plan
 }
 
