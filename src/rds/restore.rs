@@ -1,0 +1,168 @@
+//! The snapshots and restores of the RDS adapter: DescribeDBSnapshots (of an identifier, or one
+//! snapshot), the instance with a DbiResourceId, tags by ARN, and the two restores with the spec's
+//! settings RDS takes at restore time.
+
+use std::collections::BTreeMap;
+
+use crate::crd::DBInstanceSpec;
+use crate::observed::{ObservedInstance, SnapshotInfo};
+
+use super::{AwsError, ErrorClass, Rds, aws_error, creating, rds_tags, tag_map};
+
+/// The spec's settings RDS takes at restore time, on either restore request (the two builders
+/// share these methods but no trait).
+macro_rules! restore_settings {
+    ($request:expr, $spec:expr) => {
+        $request
+            .db_instance_class(&$spec.db_instance_class)
+            .set_port($spec.port)
+            .set_multi_az($spec.multi_az)
+            .set_publicly_accessible($spec.publicly_accessible)
+            .set_db_subnet_group_name($spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids($spec.vpc_security_group_ids.clone())
+            .set_db_parameter_group_name($spec.db_parameter_group_name.clone())
+            .set_storage_type($spec.storage_type.map(|t| t.as_str().to_owned()))
+            .set_iops($spec.iops)
+            .set_auto_minor_version_upgrade($spec.auto_minor_version_upgrade)
+            .set_deletion_protection($spec.deletion_protection)
+            .set_copy_tags_to_snapshot($spec.copy_tags_to_snapshot)
+    };
+}
+
+impl Rds {
+    /// The DB snapshots (manual and automated) of an instance identifier: DescribeDBSnapshots,
+    /// through the SDK's paginator, each page counted.
+    pub async fn snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError> {
+        let request = (self.client.describe_db_snapshots()).db_instance_identifier(identifier);
+        self.snapshot_pages(request).await
+    }
+
+    /// One DB snapshot by identifier or ARN (shared ones too), None when RDS has none.
+    pub async fn snapshot(&self, identifier: &str) -> Result<Option<SnapshotInfo>, AwsError> {
+        let request = (self.client.describe_db_snapshots())
+            .db_snapshot_identifier(identifier)
+            .include_shared(identifier.starts_with("arn:"));
+        match self.snapshot_pages(request).await {
+            Ok(found) => Ok(found.into_iter().next()),
+            Err(e) if e.code == "DBSnapshotNotFound" || e.code == "DBSnapshotNotFoundFault" => {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn snapshot_pages(
+        &self,
+        request: aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshotsFluentBuilder,
+    ) -> Result<Vec<SnapshotInfo>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = request.into_paginator().page_size(100).send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
+            self.count("DescribeDBSnapshots", &page);
+            all.extend(page?.db_snapshots().iter().map(|s| {
+                let created = s.snapshot_create_time();
+                SnapshotInfo {
+                    identifier: s.db_snapshot_identifier().unwrap_or_default().to_owned(),
+                    kind: s.snapshot_type().unwrap_or_default().to_owned(),
+                    status: s.status().unwrap_or_default().to_owned(),
+                    created: created.map(ToString::to_string).unwrap_or_default(),
+                    created_epoch: created.map(|t| t.secs()).unwrap_or_default(),
+                    dbi_resource_id: s.dbi_resource_id().map(str::to_owned),
+                    tags: tag_map(s.tag_list()),
+                }
+            }));
+        }
+        Ok(all)
+    }
+
+    /// The instance with this DbiResourceId (DescribeDBInstances, filter dbi-resource-id), if any.
+    pub async fn describe_by_resource_id(
+        &self,
+        resource_id: &str,
+    ) -> Result<Option<ObservedInstance>, AwsError> {
+        let filter = aws_sdk_rds::types::Filter::builder()
+            .name("dbi-resource-id")
+            .values(resource_id)
+            .build();
+        let result = (self.client.describe_db_instances())
+            .filters(filter)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBInstances", e, None));
+        self.count("DescribeDBInstances", &result);
+        Ok(result?.db_instances().first().map(ObservedInstance::from))
+    }
+
+    /// The tags of an RDS resource by ARN (ListTagsForResource); None when it does not exist.
+    pub async fn tags_if_any(
+        &self,
+        arn: &str,
+    ) -> Result<Option<BTreeMap<String, String>>, AwsError> {
+        match self.tags_of(arn).await {
+            Ok(tags) => Ok(Some(tags)),
+            Err(e) if e.code.contains("NotFound") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// RestoreDBInstanceFromDBSnapshot with the spec's settings RDS takes at restore time.
+    pub async fn restore(
+        &self,
+        identifier: &str,
+        snapshot: &str,
+        spec: &DBInstanceSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ObservedInstance, AwsError> {
+        let tags = rds_tags(tags);
+        let request = (self.client.restore_db_instance_from_db_snapshot())
+            .db_instance_identifier(identifier)
+            .db_snapshot_identifier(snapshot);
+        let result = restore_settings!(request, spec)
+            .set_tags(Some(tags))
+            .send()
+            .await
+            .map_err(|e| aws_error("RestoreDBInstanceFromDBSnapshot", e, None));
+        self.count("RestoreDBInstanceFromDBSnapshot", &result);
+        Ok(creating(result?.db_instance(), identifier))
+    }
+
+    /// RestoreDBInstanceToPointInTime of `source` at `time` (RFC 3339; None: the latest restorable
+    /// time), with the spec's settings RDS takes at restore time.
+    pub async fn restore_to_point_in_time(
+        &self,
+        identifier: &str,
+        source: &str,
+        time: Option<&str>,
+        spec: &DBInstanceSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ObservedInstance, AwsError> {
+        let restore_time = match time {
+            None => None,
+            Some(t) => Some(
+                aws_smithy_types::DateTime::from_str(
+                    t,
+                    aws_smithy_types::date_time::Format::DateTime,
+                )
+                .map_err(|e| AwsError {
+                    operation: "RestoreDBInstanceToPointInTime",
+                    class: ErrorClass::InvalidInput,
+                    code: "InvalidRestoreTime".into(),
+                    message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
+                })?,
+            ),
+        };
+        let request = (self.client.restore_db_instance_to_point_in_time())
+            .target_db_instance_identifier(identifier)
+            .source_db_instance_identifier(source)
+            .set_restore_time(restore_time)
+            .set_use_latest_restorable_time(time.is_none().then_some(true));
+        let result = restore_settings!(request, spec)
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("RestoreDBInstanceToPointInTime", e, None));
+        self.count("RestoreDBInstanceToPointInTime", &result);
+        Ok(creating(result?.db_instance(), identifier))
+    }
+}
