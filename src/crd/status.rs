@@ -1,0 +1,196 @@
+//! What the operator reports of a DBInstance: its status, with conditions, drift records, the
+//! restore and the dry run. Doc comments here become `kubectl explain` text.
+
+use std::collections::BTreeMap;
+
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// What the operator observed and did.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DBInstanceStatus {
+    /// Ready: the database is available to clients (RDS reports it available, or serving while it
+    /// backs up, applies a modification or optimises storage); an operator or AWS error never
+    /// turns it False. Synced: the last reconcile brought RDS to the spec, or why not (errors and
+    /// refusals are here). Reconciling: RDS or the operator is still working towards the spec
+    /// (creating, modifying, restoring, retrying). Stalled: only a spec change can help
+    /// (InvalidSpec, InvalidParameter, IdentifierInUse, UnsupportedChange...); the operator does
+    /// not retry until it comes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// The metadata.generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Identifier of the RDS instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_instance_identifier: Option<String>,
+    /// The instance's state as RDS reports it (creating, available, modifying, deleting...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_instance_status: Option<String>,
+    /// Where to connect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<Endpoint>,
+    /// ARN of the RDS instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    /// Changes RDS has accepted but not applied yet.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending_modified_values: BTreeMap<String, String>,
+    /// Salted hash of the master password last sent to RDS (never the password itself), to notice
+    /// a rotation in the Secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_user_password_hash: Option<String>,
+    /// Name of the connection Secret last written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<String>,
+    /// The last difference found between RDS and the spec that nobody asked the operator to make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_drift: Option<DriftRecord>,
+    /// The tag keys the operator applied from spec.tags: the only ones it removes when they leave
+    /// the spec. Tags others set (AWS Backup plans, cost allocation) are left alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tag_keys: Vec<String>,
+    /// Recent corrections of drift, per field, at the current generation: a field corrected three
+    /// times within an hour is no longer corrected (Synced=False, reason Fighting) until the spec
+    /// changes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["field".into()]))]
+    pub corrections: Vec<Corrections>,
+    /// The metadata.generation at which the instance was adopted: until the spec changes, its
+    /// differences from the spec are reported and not put right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted_generation: Option<i64>,
+    /// The instance in status is this DBInstance's own: created, restored or adopted by it. An
+    /// instance it only observed is not, and is never restored or created again when it goes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owned: Option<bool>,
+    /// Things the user should know that are not failures (for example: a generated password under
+    /// deletionPolicy Retain lives only in this namespace).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advisories: Vec<String>,
+    /// Where the instance was restored from (spec.restoreFrom, or a snapshot after an out-of-band
+    /// deletion), and whether the settings RDS does not take at restore time have been sent since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreStatus>,
+    /// The engine version RDS runs (the spec may name only its prefix, such as 8.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// The AWS region and account of the instance (from its ARN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_id: Option<String>,
+    /// RDS's immutable resource id of the instance (db-...), as IAM database authentication and
+    /// CloudWatch name it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbi_resource_id: Option<String>,
+    /// The latest time a point-in-time restore of the instance can reach (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_restorable_time: Option<String>,
+    /// The CA certificate of the instance's server certificate, and when it expires (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate_identifier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_valid_till: Option<String>,
+    /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter_apply_status: Option<String>,
+    /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
+    /// done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<DryRun>,
+}
+
+/// Where the instance was restored from.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreStatus {
+    /// The snapshot, or the source instance and time.
+    pub source: String,
+    /// The settings RDS does not take at restore time have been sent (or none differed).
+    #[serde(default)]
+    pub settings_applied: bool,
+}
+
+/// What the operator would do, were it not in dry run.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRun {
+    /// The steps, in order (none: nothing would change).
+    #[serde(default)]
+    pub steps: Vec<DryRunStep>,
+}
+
+/// One step the operator would take.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRunStep {
+    /// The call or write (CreateDBInstance, ModifyDBInstance, AddTagsToResource, DeleteDBInstance,
+    /// a Secret...).
+    pub action: String,
+    /// What it changes: the fields, from what to what.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldDrift>,
+    /// What the database goes through, from RDS's documented downtime for each setting: None,
+    /// Reboot (applies at the next reboot), Failover (a Multi-AZ instance fails over), Outage,
+    /// NewInstance (created or restored) or Deletion.
+    pub disruption: String,
+    /// Why, in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// When a field was put back to the spec.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Corrections {
+    /// Spec field name.
+    pub field: String,
+    /// The metadata.generation the corrections were made at.
+    pub generation: i64,
+    /// When (RFC 3339), the last three at most.
+    #[serde(default)]
+    pub times: Vec<String>,
+}
+
+/// Fields found changed outside the operator, and what was done.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DriftRecord {
+    /// When the difference was found (RFC 3339).
+    pub time: String,
+    /// Corrected (put back to the spec), Kept (more protective in AWS than in the spec, so left as
+    /// it is), Restored or Recreated (the instance was deleted outside the operator), or Reported
+    /// (driftPolicy Report).
+    pub action: String,
+    /// The fields, with what RDS had and what the spec says.
+    #[serde(default)]
+    pub fields: Vec<FieldDrift>,
+}
+
+/// One drifted field.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldDrift {
+    /// Spec field name.
+    pub field: String,
+    /// Value found in RDS.
+    pub observed: String,
+    /// Value in the spec.
+    pub desired: String,
+}
+
+/// Address and port of an RDS instance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoint {
+    pub address: String,
+    pub port: i32,
+}
+
+/// A status condition: Kubernetes's own `meta/v1 Condition` (type, status, reason, message,
+/// lastTransitionTime as a date-time, observedGeneration), so tools that read conditions find the
+/// schema they expect.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
