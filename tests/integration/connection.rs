@@ -1,7 +1,6 @@
 //! The connection Secret: what the Coffee Manage app consumes, for each password source.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
@@ -10,11 +9,11 @@ use kube::{Client, ResourceExt};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::dbinstance;
 use crate::common::setup;
 use crate::common::{self, Operator, is_ready, wait_dbi, wait_for};
 
-const TIMEOUT: Duration = Duration::from_secs(90);
 const STANDARD_KEYS: [&str; 7] = [
     "host", "port", "username", "password", "dbname", "engine", "uri",
 ];

@@ -8,12 +8,11 @@ use std::time::{Duration, Instant};
 use kube::api::PostParams;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::{
     self, Operator, dbinstance, is_ready, patch_spec, setup, synced_reason, unique, wait_dbi,
     wait_for,
 };
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 /// A queue and an EventBridge rule of their own, named `name`, removed again at the end of the
 /// test: a queue nobody reads would get every event of the tests after it, and moto's SendMessage

@@ -4,15 +4,13 @@
 //! by tests/env/build.sh from sigs.k8s.io/cli-utils).
 
 use std::process::Command;
-use std::time::Duration;
 
 use kube::api::{Patch, PatchParams, PostParams};
 use rds_operator::crd::{DBInstance, PAUSED_ANNOTATION};
 use serde_json::{Value, json};
 
+use crate::common::TIMEOUT;
 use crate::common::{self, Operator, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi};
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 /// A JSON value as a Lua table constructor.
 fn lua(v: &Value) -> String {

@@ -8,12 +8,11 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::dbparametergroup::DBParameterGroup;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::{
     self, Operator, calls, dbinstance, is_ready, patch_spec, setup, synced_reason, unique,
     wait_dbi, wait_for,
 };
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 fn group(name: &str, rds_name: &str, parameters: serde_json::Value) -> DBParameterGroup {
     serde_json::from_value(json!({
@@ -75,7 +74,7 @@ const MUTATIONS: [&str; 6] = [
 ];
 
 fn mutations(name: &str) -> u64 {
-    MUTATIONS.iter().map(|a| calls(name, a)).sum()
+    common::calls_of(name, &MUTATIONS)
 }
 
 #[tokio::test]

@@ -13,12 +13,11 @@ use kube::api::{Api, PostParams};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::{
     self, Operator, Proxy, calls, condition, dbinstance, is_ready, operator_calls, patch_spec,
     setup, synced_reason, unique, wait_dbi, wait_for,
 };
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 /// (identifier, type) of every snapshot of an instance identifier.
 async fn snapshots(rds: &aws_sdk_rds::Client, identifier: &str) -> Vec<(String, String)> {

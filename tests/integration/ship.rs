@@ -13,10 +13,9 @@ use kube::{Client, Config};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::dbinstance;
 use crate::common::{self, Operator, is_ready, wait_dbi, wait_for};
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 fn chart() -> String {
     format!("{}/helm/rds-operator", common::REPO)

@@ -6,11 +6,10 @@ use kube::api::{Api, PostParams};
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::{
     self, Operator, calls, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi, wait_for,
 };
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 /// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).
 pub(crate) async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
@@ -54,7 +53,7 @@ const MUTATIONS: [&str; 5] = [
 ];
 
 fn mutations(name: &str) -> u64 {
-    MUTATIONS.iter().map(|a| calls(name, a)).sum()
+    common::calls_of(name, &MUTATIONS)
 }
 
 async fn describe_group(

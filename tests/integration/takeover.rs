@@ -10,12 +10,11 @@ use rds_operator::crd::{
 };
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::{
     self, Operator, calls, dbinstance, is_ready, patch_spec, setup, synced_reason, unique,
     wait_dbi, wait_for,
 };
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 async fn annotate(api: &Api<DBInstance>, value: Option<&str>) {
     annotate_with(api, PAUSED_ANNOTATION, value).await;
@@ -63,17 +62,8 @@ async fn a_paused_dbinstance_makes_no_rds_call_until_it_resumes() {
 
     // Unpaused: the drift is corrected.
     annotate(&api, None).await;
-    wait_class(&rds, &id, "db.t3.micro").await;
+    common::wait_class(&rds, &id, "db.t3.micro").await;
     common::delete_and_wait(&api, "db").await;
-}
-
-/// Waits until RDS reports the instance with this class.
-async fn wait_class(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
-    wait_for(&format!("class {class}"), TIMEOUT, || async {
-        let i = common::describe(rds, id).await?;
-        (i.db_instance_class() == Some(class)).then_some(())
-    })
-    .await;
 }
 
 /// Creates an instance as a CloudFormation stack or the console would: no rds-operator tags but
@@ -107,17 +97,6 @@ pub async fn stack_instance(rds: &aws_sdk_rds::Client, id: &str, class: &str, na
         .expect("create the stack's instance");
 }
 
-fn tags_of(i: &aws_sdk_rds::types::DbInstance) -> std::collections::BTreeMap<String, String> {
-    (i.tag_list().iter())
-        .map(|t| {
-            (
-                t.key().unwrap_or_default().into(),
-                t.value().unwrap_or_default().into(),
-            )
-        })
-        .collect()
-}
-
 const MUTATIONS: [&str; 4] = [
     "ModifyDBInstance",
     "AddTagsToResource",
@@ -126,7 +105,7 @@ const MUTATIONS: [&str; 4] = [
 ];
 
 fn mutations(id: &str) -> u64 {
-    MUTATIONS.iter().map(|a| calls(id, a)).sum()
+    common::calls_of(id, &MUTATIONS)
 }
 
 #[tokio::test]
@@ -162,7 +141,7 @@ async fn adoption_tags_only_and_puts_differences_right_once_the_spec_changes() {
     );
     let i = common::describe(&rds, &id).await.expect("instance");
     assert_eq!(i.db_instance_class(), Some("db.t3.small"));
-    let tags = tags_of(&i);
+    let tags = common::tags_of(&i);
     let uid = api.get("db").await.expect("get").metadata.uid.expect("uid");
     assert_eq!(tags.get(OWNER_TAG), Some(&uid));
     assert_eq!(
@@ -172,7 +151,7 @@ async fn adoption_tags_only_and_puts_differences_right_once_the_spec_changes() {
 
     // Any edit of the spec confirms it: the differences are put right.
     patch_spec(&api, "db", json!({"tags": [{"key": "app", "value": "coffee-manage"}, {"key": "team", "value": "cafe"}]})).await;
-    wait_class(&rds, &id, "db.t3.micro").await;
+    common::wait_class(&rds, &id, "db.t3.micro").await;
     assert_eq!(
         common::rds_master_password(&id).as_deref(),
         Some("Sup3r-Secret-Passw0rd"),
@@ -195,7 +174,10 @@ async fn an_instance_retained_is_adopted_again_by_the_same_name() {
     let i = common::describe(&rds, &id)
         .await
         .expect("retained instance");
-    assert!(tags_of(&i).contains_key(RETAINED_TAG), "marked as let go");
+    assert!(
+        common::tags_of(&i).contains_key(RETAINED_TAG),
+        "marked as let go"
+    );
 
     // A GitOps rebuild applies the same manifest: the instance is adopted, not refused.
     api.create(&PostParams::default(), &dbinstance("db", &id, spec))
@@ -205,7 +187,7 @@ async fn an_instance_retained_is_adopted_again_by_the_same_name() {
         is_ready(db) && synced_reason(db) == "Synced"
     })
     .await;
-    let tags = tags_of(&common::describe(&rds, &id).await.expect("instance"));
+    let tags = common::tags_of(&common::describe(&rds, &id).await.expect("instance"));
     assert_eq!(tags.get(OWNER_TAG), second.metadata.uid.as_ref());
     assert_ne!(first.metadata.uid, second.metadata.uid);
     assert!(
@@ -256,7 +238,7 @@ async fn observe_only_reports_and_writes_the_secret_and_never_changes_the_instan
     common::delete_and_wait(&api, "db").await;
     let i = common::describe(&rds, &id).await.expect("still there");
     assert_eq!(i.db_instance_class(), Some("db.t3.small"));
-    assert!(!tags_of(&i).contains_key(OWNER_TAG));
+    assert!(!common::tags_of(&i).contains_key(OWNER_TAG));
     assert_eq!(mutations(&id), 0, "no call changed the instance");
 }
 
@@ -294,7 +276,7 @@ async fn a_dry_run_shows_a_class_change_as_an_outage_and_makes_no_call() {
 
     // Let it act: the edit is applied as an edit, not put back as drift.
     annotate_with(&api, DRY_RUN_ANNOTATION, None).await;
-    wait_class(&rds, &id, "db.t3.large").await;
+    common::wait_class(&rds, &id, "db.t3.large").await;
     let reasons = common::event_reasons(&client, &ns, "db").await;
     assert!(reasons.contains(&"Updating".into()), "{reasons:?}");
     assert!(!reasons.contains(&"DriftCorrected".into()), "{reasons:?}");

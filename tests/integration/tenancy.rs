@@ -14,14 +14,13 @@ use rds_operator::crd::{
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
 use serde_json::json;
 
+use crate::common::TIMEOUT;
 use crate::common::{
     self, Operator, calls, dbinstance, is_ready, patch_spec, setup, synced_reason, unique,
     wait_dbi, wait_for,
 };
 use crate::subnetgroups::coffee_subnets;
 use crate::takeover::stack_instance;
-
-const TIMEOUT: Duration = Duration::from_secs(90);
 
 struct Tenants {
     client: kube::Client,
@@ -59,17 +58,6 @@ async fn apply(api: &Api<DBInstance>, name: &str, id: &str, spec: serde_json::Va
     (api.create(&PostParams::default(), &dbinstance(name, id, spec))
         .await)
         .unwrap_or_else(|e| panic!("create {name}: {e}"));
-}
-
-fn tags_of(i: &aws_sdk_rds::types::DbInstance) -> BTreeMap<String, String> {
-    (i.tag_list().iter())
-        .map(|t| {
-            (
-                t.key().unwrap_or_default().into(),
-                t.value().unwrap_or_default().into(),
-            )
-        })
-        .collect()
 }
 
 async fn add_tag(rds: &aws_sdk_rds::Client, arn: &str, key: &str, value: &str) {
@@ -126,7 +114,7 @@ async fn team_b_untouched(t: &Tenants, id: &str, before: &aws_sdk_rds::types::Db
         .await
         .expect("team B's instance");
     assert_eq!(now.db_instance_class(), before.db_instance_class());
-    assert_eq!(tags_of(&now), tags_of(before));
+    assert_eq!(common::tags_of(&now), common::tags_of(before));
     assert_eq!(
         common::rds_master_password(id).as_deref(),
         Some("Team-B-Passw0rd")
@@ -207,7 +195,10 @@ async fn another_namespaces_snapshot_or_instance_is_not_restored_until_granted()
     let restored = common::describe(&t.rds, &from_snapshot)
         .await
         .expect("restored");
-    assert_eq!(tags_of(&restored).get(OWNER_TAG), db.metadata.uid.as_ref());
+    assert_eq!(
+        common::tags_of(&restored).get(OWNER_TAG),
+        db.metadata.uid.as_ref()
+    );
     assert_eq!(calls(&from_snapshot, "RestoreDBInstanceFromDBSnapshot"), 1);
     // The point-in-time restore, never granted, still made no call.
     assert_eq!(calls(&from_instance, "RestoreDBInstanceToPointInTime"), 0);
@@ -273,7 +264,10 @@ async fn an_unowned_instance_is_observed_or_adopted_only_where_granted_and_never
     let db = t.api_a.get("adopt").await.expect("get");
     assert_eq!(synced_reason(&db), "IdentifierInUse", "{:?}", db.status);
     let i = common::describe(&t.rds, &id).await.expect("instance");
-    assert!(!tags_of(&i).contains_key(OWNER_TAG), "nobody took it");
+    assert!(
+        !common::tags_of(&i).contains_key(OWNER_TAG),
+        "nobody took it"
+    );
     for action in [
         "AddTagsToResource",
         "ModifyDBInstance",
@@ -558,11 +552,11 @@ async fn a_tag_that_was_there_before_stays_when_the_spec_drops_it() {
     .await;
     wait_for("team tag removed", TIMEOUT, || async {
         let i = common::describe(&t.rds, &id).await?;
-        (!tags_of(&i).contains_key("team")).then_some(())
+        (!common::tags_of(&i).contains_key("team")).then_some(())
     })
     .await;
     tokio::time::sleep(Duration::from_secs(6)).await;
-    let tags = tags_of(&common::describe(&t.rds, &id).await.expect("instance"));
+    let tags = common::tags_of(&common::describe(&t.rds, &id).await.expect("instance"));
     assert_eq!(
         tags.get("backup-plan").map(String::as_str),
         Some("daily"),

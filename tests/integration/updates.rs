@@ -1,6 +1,5 @@
 //! Spec updates and drift: the spec wins, visibly and without loops.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
@@ -20,19 +19,6 @@ fn synced(db: &DBInstance) -> bool {
     condition(db, "Synced").is_some_and(|c| c.0 == "True")
         && db.status.as_ref().and_then(|s| s.observed_generation) == db.metadata.generation
         && is_ready(db)
-}
-
-fn tags_of(instance: &aws_sdk_rds::types::DbInstance) -> BTreeMap<String, String> {
-    instance
-        .tag_list()
-        .iter()
-        .map(|t| {
-            (
-                t.key().unwrap_or_default().to_owned(),
-                t.value().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
 }
 
 async fn network_security_group() -> String {
@@ -128,7 +114,7 @@ async fn every_updatable_field_reaches_rds_in_one_modification() {
     );
     assert_eq!(i.auto_minor_version_upgrade(), Some(false));
     assert_eq!(i.copy_tags_to_snapshot(), Some(true));
-    let tags = tags_of(&i);
+    let tags = common::tags_of(&i);
     assert_eq!(tags.get("team").map(String::as_str), Some("baristas"));
     assert!(
         !tags.contains_key("app"),
@@ -345,7 +331,7 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
         let id = id.clone();
         async move {
             let i = common::describe(&rds, &id).await?;
-            let tags = tags_of(&i);
+            let tags = common::tags_of(&i);
             (i.db_instance_class() == Some("db.t3.micro")
                 && i.storage_type() == Some("gp2")
                 && i.max_allocated_storage() == Some(100)
@@ -360,7 +346,7 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
     wait_dbi(&api, "drift", "in sync again", TIMEOUT, synced).await;
     let i = common::describe(&rds, &id).await.unwrap();
     assert_eq!(
-        tags_of(&i).get("rogue").map(String::as_str),
+        common::tags_of(&i).get("rogue").map(String::as_str),
         Some("1"),
         "a tag someone else set survives"
     );

@@ -715,6 +715,26 @@ pub fn synced_reason(db: &DBInstance) -> String {
 }
 
 /// Calls of one action the emulator served for an identifier (moto_ext's count).
+/// How long a test waits for one thing the operator does.
+pub const TIMEOUT: Duration = Duration::from_secs(90);
+
+/// The calls of these actions the emulator served for one identifier, added up.
+pub fn calls_of(identifier: &str, actions: &[&str]) -> u64 {
+    actions.iter().map(|a| calls(identifier, a)).sum()
+}
+
+/// An instance's tags as RDS reports them.
+pub fn tags_of(i: &aws_sdk_rds::types::DbInstance) -> std::collections::BTreeMap<String, String> {
+    (i.tag_list().iter())
+        .map(|t| {
+            (
+                t.key().unwrap_or_default().into(),
+                t.value().unwrap_or_default().into(),
+            )
+        })
+        .collect()
+}
+
 pub fn calls(identifier: &str, action: &str) -> u64 {
     server_calls(identifier).get(action).copied().unwrap_or(0)
 }
