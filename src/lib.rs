@@ -8,7 +8,7 @@
 //! 3. **act** ([`act`]): runs the steps through the adapters ([`rds`], [`secrets`]);
 //! 4. **report** ([`report`]): status and Events, amended by what the act step achieved.
 //!
-//! The optional event feed ([`events`]) tells the observer which instances changed.
+//! The optional event feed ([`feed`]) tells the observer which instances changed.
 //!
 //! Around them: [`controller`] (watches and the reconcile shell), [`context`], [`error`], the CRD
 //! in [`crd`], the pure connection Secret renderer in [`connection`], [`observed`] (what is seen
@@ -25,7 +25,7 @@ pub mod dbsubnetgroup;
 pub mod drift;
 pub mod duration;
 pub mod error;
-pub mod events;
+pub mod feed;
 pub mod http;
 pub mod leader;
 pub mod managed;

@@ -8,7 +8,7 @@ use rds_operator::budget::ReadBudget;
 use rds_operator::context::Context;
 use rds_operator::controller;
 use rds_operator::duration::parse_duration;
-use rds_operator::events::Feed;
+use rds_operator::feed::Feed;
 use rds_operator::http::{self, Health, Liveness};
 use rds_operator::leader::LeaderElection;
 use rds_operator::metrics::Metrics;

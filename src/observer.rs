@@ -1,7 +1,7 @@
 //! How the operator learns what RDS holds. Every read of RDS state goes through [`Observer`]: one
 //! shared, paginated poll per drift interval (ceil(N/100) DescribeDBInstances for N instances),
 //! which wakes exactly the DBInstances whose instance changed, and targeted describes only where
-//! the snapshot cannot be trusted. With the event feed (`events.rs`) the instances an event names
+//! the snapshot cannot be trusted. With the event feed (`feed.rs`) the instances an event names
 //! are read at once, and the shared poll becomes a safety net at a longer interval while the feed's
 //! queue answers.
 

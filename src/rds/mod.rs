@@ -691,7 +691,7 @@ mod tests {
             include_str!("../dbparametergroup/aws.rs"),
         ]
         .concat();
-        let feed = include_str!("../events.rs");
+        let feed = include_str!("../feed.rs");
         let statements = policy["Statement"].as_array().expect("statements");
         let allows = |action: &str| {
             statements

@@ -5,7 +5,7 @@
 mod common;
 mod connection;
 mod engines;
-mod events;
+mod feed;
 mod health;
 mod lifecycle;
 mod migration;
