@@ -253,7 +253,7 @@ async fn once(db: &DBInstance, ctx: &Context) -> Result<(Requeue, Option<&'stati
     let facts = read::gather(db, ctx).await?;
     let plan = plan::plan(&facts);
     let mut achieved = act::run(ctx, db, &plan.steps).await;
-    report::report(ctx, db, &plan, &achieved, &facts.now).await?;
+    report::write(ctx, db, &plan, &achieved, &facts.now).await?;
     match achieved.error.take() {
         Some(e) => Err(e),
         None => Ok((plan.requeue, plan.refusal)),

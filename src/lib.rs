@@ -6,7 +6,7 @@
 //! 2. **plan** ([`plan`], pure): the steps to take, the status and Events to report, when to look
 //!    again; drift is decided in [`drift`];
 //! 3. **act** ([`act`]): runs the steps through the adapters ([`rds`], [`secrets`]);
-//! 4. **report** ([`report`]): status and Events, amended by what the act step achieved.
+//! 4. **report** ([`report::write`]): status and Events, amended by what the act step achieved.
 //!
 //! The optional event feed ([`feed`]) tells the observer which instances changed.
 //!

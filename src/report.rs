@@ -15,7 +15,7 @@ use crate::plan::status;
 use crate::plan::{Gauge, Plan, PlannedEvent};
 
 /// Publishes the Events whose steps succeeded and, when every step did, writes the status.
-pub async fn report(
+pub async fn write(
     ctx: &Context,
     db: &DBInstance,
     plan: &Plan,

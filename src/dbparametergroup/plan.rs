@@ -67,7 +67,7 @@ pub enum Step {
 
 pub type Plan = KindPlan<Step, DBParameterGroupStatus>;
 
-fn report(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: ConditionPlan) {
+fn status(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: ConditionPlan) {
     let ready = match ready {
         true => ConditionPlan::new(
             true,
@@ -199,7 +199,7 @@ fn apply(f: &Facts) -> Plan {
 /// Refused before any call: Synced=False with `reason`, and a Warning Event.
 fn refuse(mut plan: Plan, fields: DBParameterGroupStatus, reason: &str, message: String) -> Plan {
     plan.event(EventType::Warning, reason, "Reconcile", message.clone());
-    report(
+    status(
         &mut plan,
         fields,
         false,
@@ -266,7 +266,7 @@ fn parameter_steps(
 fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[String]) -> Plan {
     if changed.is_empty() && f.observed.is_some() {
         let message = "the DB parameter group matches the spec".to_owned();
-        report(
+        status(
             &mut plan,
             fields,
             true,
@@ -283,7 +283,7 @@ fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[
     }
     plan.requeue = Requeue::After(Duration::from_secs(1));
     let ready = f.observed.is_some();
-    report(
+    status(
         &mut plan,
         fields,
         ready,

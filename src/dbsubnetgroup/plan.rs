@@ -60,7 +60,7 @@ pub type Plan = KindPlan<Step, DBSubnetGroupStatus>;
 
 /// The status to write: Ready says whether the group exists as RDS reports it (Complete), Synced
 /// whether this reconcile found it as the spec says.
-fn report(plan: &mut Plan, fields: DBSubnetGroupStatus, ok: bool, reason: &str, message: String) {
+fn status(plan: &mut Plan, fields: DBSubnetGroupStatus, ok: bool, reason: &str, message: String) {
     let synced = ConditionPlan::new(ok, reason, message);
     let ready = match fields.state.as_deref() {
         Some("Complete") if ok => synced.clone(),
@@ -135,7 +135,7 @@ fn apply(f: &Facts) -> Plan {
             message.clone(),
         );
         fields.state = None;
-        report(&mut plan, fields, false, "NameInUse", message);
+        status(&mut plan, fields, false, "NameInUse", message);
         return plan;
     }
     let mut changed = modification(g, o, &mut plan);
@@ -159,7 +159,7 @@ fn apply(f: &Facts) -> Plan {
     ));
     fields.applied_tag_keys = tags::applied(&g.spec.tags, &o.tags, &managed);
     if changed.is_empty() {
-        report(
+        status(
             &mut plan,
             fields,
             true,
@@ -169,7 +169,7 @@ fn apply(f: &Facts) -> Plan {
     } else {
         let note = format!("sent to RDS: {}", changed.join("; "));
         plan.event(EventType::Normal, "Updating", "Update", note.clone());
-        report(&mut plan, fields, false, "Updating", note);
+        status(&mut plan, fields, false, "Updating", note);
         plan.requeue = Requeue::After(Duration::from_secs(1));
     }
     plan
@@ -196,7 +196,7 @@ fn create(g: &DBSubnetGroup, mut plan: Plan, tags: BTreeMap<String, String>) -> 
         ..Default::default()
     };
     plan.requeue = Requeue::After(Duration::from_secs(1));
-    report(
+    status(
         &mut plan,
         fields,
         false,
