@@ -16,7 +16,9 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::crd::DBInstance;
 use serde_json::json;
 
+// The benchmark uses part of the test bed: not every re-export of common is used here.
 #[path = "../integration/common/mod.rs"]
+#[allow(unused_imports)]
 mod common;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};

@@ -11,7 +11,9 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, PostParams};
 
+// The benchmark uses part of the test bed: not every re-export of common is used here.
 #[path = "../integration/common/mod.rs"]
+#[allow(unused_imports)]
 mod common;
 
 use common::Operator;

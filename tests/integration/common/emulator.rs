@@ -1,0 +1,195 @@
+//! The AWS emulator: clients, the sample network, console-like changes, the calls moto_ext
+//! counted, and what RDS reports of an instance.
+
+use super::*;
+
+/// The AWS endpoint the tests use (moto from localstack/moto.sh, or LocalStack).
+pub fn aws_endpoint() -> String {
+    std::env::var("AWS_ENDPOINT_URL")
+        .expect("AWS_ENDPOINT_URL must name the AWS emulator: start one with `localstack/moto.sh start` (see README)")
+}
+
+/// An RDS client of the emulator, independent of the operator's (plays the console user).
+pub async fn rds() -> aws_sdk_rds::Client {
+    aws_sdk_rds::Client::new(&emulator_config().await)
+}
+
+/// An SQS client of the emulator (plays EventBridge's sender, and looks into queues).
+pub async fn sqs() -> aws_sdk_sqs::Client {
+    aws_sdk_sqs::Client::new(&emulator_config().await)
+}
+
+async fn emulator_config() -> aws_config::SdkConfig {
+    aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(aws_endpoint())
+        .region(aws_config::Region::new(region()))
+        .credentials_provider(aws_sdk_rds::config::Credentials::new(
+            std::env::var("AWS_ACCESS_KEY_ID").unwrap_or_else(|_| "test".into()),
+            std::env::var("AWS_SECRET_ACCESS_KEY").unwrap_or_else(|_| "test".into()),
+            None,
+            None,
+            "tests",
+        ))
+        .load()
+        .await
+}
+
+pub fn region() -> String {
+    std::env::var("AWS_REGION").unwrap_or_else(|_| "us-east-1".into())
+}
+
+/// Runs localstack/init/coffee_network.py (the test bed's AWS set-up) with these arguments against
+/// the emulator, and returns what it prints.
+pub fn coffee_network(args: &[&str]) -> String {
+    let cache = std::env::var("RDS_OPERATOR_CACHE")
+        .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()));
+    let out = Command::new(format!("{cache}/moto-venv/bin/python"))
+        .arg(format!("{REPO}/localstack/init/coffee_network.py"))
+        .args(args)
+        .env("AWS_ENDPOINT_URL", aws_endpoint())
+        .output()
+        .expect("run coffee_network.py");
+    assert!(
+        out.status.success(),
+        "coffee_network.py {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A change made in the console: one ModifyDBInstance of `id`, applied at once.
+pub async fn console_modify(
+    rds: &aws_sdk_rds::Client,
+    id: &str,
+    change: impl FnOnce(
+        aws_sdk_rds::operation::modify_db_instance::builders::ModifyDBInstanceFluentBuilder,
+    ) -> aws_sdk_rds::operation::modify_db_instance::builders::ModifyDBInstanceFluentBuilder,
+) {
+    change(rds.modify_db_instance().db_instance_identifier(id))
+        .apply_immediately(true)
+        .send()
+        .await
+        .expect("out-of-band ModifyDBInstance");
+}
+
+/// Waits until RDS reports the instance's class as `class`.
+pub async fn wait_class(rds: &aws_sdk_rds::Client, id: &str, class: &str) {
+    wait_for(
+        &format!("{id} at {class} in RDS"),
+        Duration::from_secs(90),
+        || async {
+            let i = describe(rds, id).await?;
+            (i.db_instance_class() == Some(class)).then_some(())
+        },
+    )
+    .await;
+}
+
+/// Whether the endpoint is moto with moto_ext (which counts calls); LocalStack is not.
+pub fn has_moto_ext() -> bool {
+    moto_ext_get("/_rds_ext/config").is_some()
+}
+
+/// RDS API calls the emulator served for one identifier, by action (moto_ext's count).
+pub fn server_calls(identifier: &str) -> BTreeMap<String, u64> {
+    let body = moto_ext_get(&format!("/_rds_ext/calls?identifier={identifier}"))
+        .expect("the emulator counts calls (moto with localstack/moto_ext)");
+    serde_json::from_str(&body).expect("calls JSON")
+}
+
+pub fn moto_ext_get(path: &str) -> Option<String> {
+    // A busy emulator may drop one request of many: ask up to three times.
+    (0..3).find_map(|attempt| {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        match http(&emulator_host(), "GET", path)? {
+            (200, body) => Some(body),
+            _ => None,
+        }
+    })
+}
+
+/// POST to moto_ext's (or moto's) control API; true on 200.
+pub fn moto_ext_post(path: &str) -> bool {
+    matches!(http(&emulator_host(), "POST", path), Some((200, _)))
+}
+
+fn emulator_host() -> String {
+    aws_endpoint()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// A bodyless HTTP/1.0 request: (status code, body), or None when nothing answers.
+pub(super) fn http(host: &str, method: &str, path: &str) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(host).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.0\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let (head, body) = response.split_once("\r\n\r\n")?;
+    let code = head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((code, body.to_owned()))
+}
+
+/// The instance as RDS reports it, or None.
+pub async fn describe(
+    rds: &aws_sdk_rds::Client,
+    identifier: &str,
+) -> Option<aws_sdk_rds::types::DbInstance> {
+    match rds
+        .describe_db_instances()
+        .db_instance_identifier(identifier)
+        .send()
+        .await
+    {
+        Ok(out) => out.db_instances().first().cloned(),
+        Err(e) => {
+            let code = aws_sdk_rds::error::ProvideErrorMetadata::code(&e).map(str::to_owned);
+            assert_eq!(
+                code.as_deref(),
+                Some("DBInstanceNotFound"),
+                "describe {identifier}: {e:?}"
+            );
+            None
+        }
+    }
+}
+
+/// The master password the emulator's instance was last given (moto_ext introspection).
+pub fn rds_master_password(identifier: &str) -> Option<String> {
+    let body = moto_ext_get(&format!(
+        "/_rds_ext/master-password?identifier={identifier}"
+    ))?;
+    let value: serde_json::Value = serde_json::from_str(&body).ok()?;
+    value["password"].as_str().map(str::to_owned)
+}
+
+/// The calls of these actions the emulator served for one identifier, added up.
+pub fn calls_of(identifier: &str, actions: &[&str]) -> u64 {
+    actions.iter().map(|a| calls(identifier, a)).sum()
+}
+
+/// An instance's tags as RDS reports them.
+pub fn tags_of(i: &aws_sdk_rds::types::DbInstance) -> std::collections::BTreeMap<String, String> {
+    (i.tag_list().iter())
+        .map(|t| {
+            (
+                t.key().unwrap_or_default().into(),
+                t.value().unwrap_or_default().into(),
+            )
+        })
+        .collect()
+}
+
+pub fn calls(identifier: &str, action: &str) -> u64 {
+    server_calls(identifier).get(action).copied().unwrap_or(0)
+}

@@ -1,0 +1,188 @@
+//! Waiting for what the operator does, and reading what it reported: conditions, Events, Secrets.
+
+use super::*;
+
+/// Polls `check` until it returns Some, or panics naming `what` after `timeout`.
+pub async fn wait_for<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            start.elapsed() < timeout,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The DBInstance, once its status satisfies `check`.
+pub async fn wait_dbi(
+    api: &Api<DBInstance>,
+    name: &str,
+    what: &str,
+    timeout: Duration,
+    check: impl Fn(&DBInstance) -> bool,
+) -> DBInstance {
+    let start = Instant::now();
+    loop {
+        let db = api.get_opt(name).await.ok().flatten();
+        if let Some(db) = db.as_ref().filter(|db| check(db)) {
+            return db.clone();
+        }
+        if start.elapsed() > timeout {
+            let conditions = db.and_then(|d| d.status).map(|s| s.conditions);
+            panic!("timed out after {timeout:?} waiting for {what}; conditions: {conditions:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The status of the named condition, with its reason.
+pub fn condition(db: &DBInstance, type_: &str) -> Option<(String, String, String)> {
+    db.status
+        .as_ref()?
+        .conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+pub fn is_ready(db: &DBInstance) -> bool {
+    condition(db, "Ready").is_some_and(|c| c.0 == "True")
+}
+
+/// Waits until the named object is gone from the API.
+pub async fn wait_gone(api: &Api<DBInstance>, name: &str, timeout: Duration) {
+    wait_for(
+        &format!("DBInstance {name} to be gone"),
+        timeout,
+        || async { matches!(api.get_opt(name).await, Ok(None)).then_some(()) },
+    )
+    .await
+}
+
+/// Deletes the DBInstance and waits (90 s at most) until the operator has let it go.
+pub async fn delete_and_wait(api: &Api<DBInstance>, name: &str) {
+    delete(api, name).await;
+    wait_gone(api, name, Duration::from_secs(90)).await;
+}
+
+pub async fn delete(api: &Api<DBInstance>, name: &str) {
+    api.delete(name, &DeleteParams::default())
+        .await
+        .expect("delete DBInstance");
+}
+
+/// The Events recorded for an object.
+pub async fn events(
+    client: &Client,
+    ns: &str,
+    name: &str,
+) -> Vec<k8s_openapi::api::events::v1::Event> {
+    let api: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(client.clone(), ns);
+    api.list(&Default::default())
+        .await
+        .expect("list events")
+        .items
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
+        .collect()
+}
+
+/// Reasons of the Events recorded for an object.
+pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String> {
+    events(client, ns, name)
+        .await
+        .into_iter()
+        .filter_map(|e| e.reason)
+        .collect()
+}
+
+/// A Secret's data as text, or None when it does not exist.
+pub async fn secret_data(
+    client: &Client,
+    ns: &str,
+    name: &str,
+) -> Option<BTreeMap<String, String>> {
+    let api: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let secret = api.get_opt(name).await.expect("read Secret")?;
+    Some(
+        secret
+            .data
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, String::from_utf8(v.0).expect("UTF-8 Secret value")))
+            .collect(),
+    )
+}
+
+/// Every Event note for an object, joined.
+pub async fn event_notes(client: &Client, ns: &str, name: &str) -> String {
+    let notes: Vec<String> = events(client, ns, name)
+        .await
+        .into_iter()
+        .filter_map(|e| e.note)
+        .collect();
+    notes.join("\n")
+}
+
+/// The reason of the Synced condition, or "".
+pub fn synced_reason(db: &DBInstance) -> String {
+    condition(db, "Synced").map(|c| c.1).unwrap_or_default()
+}
+
+/// Calls of one action the emulator served for an identifier (moto_ext's count).
+/// How long a test waits for one thing the operator does.
+pub const TIMEOUT: Duration = Duration::from_secs(90);
+
+/// Merges `spec` into a DBInstance's spec.
+pub async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Value) {
+    api.patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(&serde_json::json!({ "spec": spec })),
+    )
+    .await
+    .expect("patch spec");
+}
+
+/// An object of one of the group kinds, once it satisfies `check` (90 s at most).
+pub async fn wait_object<K: rds_operator::managed::Reconciled>(
+    api: &Api<K>,
+    name: &str,
+    what: &str,
+    check: impl Fn(&K) -> bool,
+) -> K {
+    wait_for(what, Duration::from_secs(90), || async {
+        let obj = api.get_opt(name).await.ok()??;
+        check(&obj).then_some(obj)
+    })
+    .await
+}
+
+/// A condition of an object of one of the group kinds: (status, reason, message).
+pub fn object_condition<K: rds_operator::managed::Reconciled>(
+    obj: &K,
+    type_: &str,
+) -> Option<(String, String, String)> {
+    let mut status = obj.status()?.clone();
+    (K::conditions(&mut status).iter())
+        .find(|c| c.type_ == type_)
+        .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+}
+
+/// Waits until an object of one of the group kinds is gone from the API.
+pub async fn wait_object_gone<K: rds_operator::managed::Reconciled>(api: &Api<K>, name: &str) {
+    wait_for(
+        &format!("{name} to be gone"),
+        Duration::from_secs(120),
+        || async { api.get_opt(name).await.ok()?.is_none().then_some(()) },
+    )
+    .await
+}
