@@ -8,12 +8,12 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use kube::api::PartialObjectMeta;
-use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::controller::{Config as ControllerConfig, Controller};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use tokio::sync::watch;
-use tracing::{Instrument, debug, info, info_span, warn};
+use tracing::{debug, info};
 
 use crate::context::Context;
 use crate::crd::{DBInstance, SECRET_OWNER_ANNOTATION};
@@ -22,7 +22,8 @@ use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
 use crate::http::Health;
 use crate::managed;
-use crate::plan::{self, Requeue};
+use crate::plan;
+use crate::shell::{self, Failed, Outcome, Shell};
 use crate::{act, read, report};
 
 /// Runs one controller per watched namespace (or one for all namespaces when `namespaces` is
@@ -66,7 +67,7 @@ pub async fn run(
         stores.push(store);
         controllers.push(
             controller
-                .run(reconcile, error_policy, ctx.clone())
+                .run(shell::reconcile, shell::error_policy, ctx.clone())
                 .for_each(|result| async move {
                     match result {
                         Ok((obj, _)) => debug!(dbinstance = %obj, "reconciled"),
@@ -202,75 +203,32 @@ fn referrers<K: managed::Reconciled>(
     }
 }
 
-/// Entry point of a reconcile: a span and a metrics timer around read -> plan -> act -> report,
-/// then failure reporting.
-pub async fn reconcile(db: Arc<DBInstance>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
-    let span = info_span!(
-        "reconcile",
-        kind = "DBInstance",
-        namespace = %namespace,
-        resource = %db.name_any()
-    );
-    async move {
-        let uid = db.uid().ok_or(Error::MissingObjectKey("uid"))?;
-        if ctx.writes.behind(&db.metadata) {
-            debug!("the cache is older than our last write; waiting for it");
-            return Ok(Action::requeue(crate::writes::CACHE_WAIT));
-        }
-        let started = std::time::Instant::now();
-        let _running = ctx.health.reconcile_started();
-        let result = once(&db, &ctx).await;
-        let label = match &result {
-            Ok((_, refusal)) => refusal.unwrap_or("success"),
-            Err(e) => e.metric_label(),
-        };
-        ctx.metrics.reconciled(label, started.elapsed());
-        match result {
-            Ok((requeue, refusal)) => {
-                if refusal.is_none() {
-                    ctx.reset_failures(&uid);
-                }
-                Ok(match requeue {
-                    Requeue::After(d) => Action::requeue(d),
-                    Requeue::AwaitChange => Action::await_change(),
-                    Requeue::Backoff => Action::requeue(ctx.backoff(&uid, db.metadata.generation)),
-                })
-            }
-            Err(e) => {
-                warn!(error = %e, "reconcile failed");
-                report::failure(&ctx, &db, &e).await;
-                Err(e)
-            }
+/// DBInstance in the shell every kind runs in: its four steps, and failures reported over the
+/// last status (`report::failure`).
+impl Shell for DBInstance {
+    const KIND: &'static str = "DBInstance";
+    type Ctx = Context;
+    type Planned = ();
+
+    fn context(ctx: &Context) -> &Context {
+        ctx
+    }
+
+    async fn once(&self, ctx: &Context) -> Result<Outcome, Failed<()>> {
+        let facts = read::gather(self, ctx).await?;
+        let plan = plan::plan(&facts);
+        let mut achieved = act::run(ctx, self, &plan.steps).await;
+        report::write(ctx, self, &plan, &achieved, &facts.now).await?;
+        match achieved.error.take() {
+            Some(e) => Err(e.into()),
+            None => Ok(Outcome {
+                requeue: plan.requeue,
+                refusal: plan.refusal,
+            }),
         }
     }
-    .instrument(span)
-    .await
-}
 
-/// One pass of the four steps. Returns when to look again and the plan's refusal, if any.
-async fn once(db: &DBInstance, ctx: &Context) -> Result<(Requeue, Option<&'static str>), Error> {
-    let facts = read::gather(db, ctx).await?;
-    let plan = plan::plan(&facts);
-    let mut achieved = act::run(ctx, db, &plan.steps).await;
-    report::write(ctx, db, &plan, &achieved, &facts.now).await?;
-    match achieved.error.take() {
-        Some(e) => Err(e),
-        None => Ok((plan.requeue, plan.refusal)),
+    async fn report_failure(&self, ctx: &Context, error: &Error, _: Option<()>) {
+        report::failure(ctx, self, error).await;
     }
-}
-
-/// Backoff per object after an error: 2 s, 4 s, 8 s... up to 5 min, with jitter; none after a terminal error
-/// (the next spec change wakes the object).
-pub fn error_policy(db: Arc<DBInstance>, err: &Error, ctx: Arc<Context>) -> Action {
-    if err.terminal() {
-        return Action::await_change();
-    }
-    if let Some(wait) = err.retry_after() {
-        return Action::requeue(crate::duration::jitter(
-            wait.max(std::time::Duration::from_secs(1)),
-            0.25,
-        ));
-    }
-    Action::requeue(ctx.backoff(&db.uid().unwrap_or_default(), db.metadata.generation))
 }

@@ -10,7 +10,8 @@
 //!
 //! The optional event feed ([`feed`]) tells the observer which instances changed.
 //!
-//! Around them: [`controller`] (watches and the reconcile shell), [`context`], [`error`], the CRD
+//! Around them: [`shell`] (the one reconcile shell and error policy of every kind), [`controller`]
+//! (DBInstance's watches and pass), [`context`], [`error`], the CRD
 //! in [`crd`], the pure connection Secret renderer in [`connection`], [`observed`] (what is seen
 //! of an instance), [`duration`], and [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
@@ -37,6 +38,7 @@ pub mod rds;
 pub mod read;
 pub mod report;
 pub mod secrets;
+pub mod shell;
 pub mod tags;
 pub mod telemetry;
 pub mod writes;

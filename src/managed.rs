@@ -20,6 +20,7 @@ use crate::error::{Error, kube_err};
 use crate::plan::status;
 use crate::plan::{ConditionPlan, PlannedEvent, Requeue};
 use crate::secrets::MANAGER;
+use crate::shell::{self, Failed, Outcome, Shell};
 
 /// A namespaced kind of this operator.
 pub trait Kind:
@@ -161,7 +162,7 @@ impl<S, T> KindPlan<S, T> {
     }
 }
 
-/// A kind reconciled by the shared shell ([`reconcile`]): read -> plan (pure) -> act -> report.
+/// A kind reconciled by the shared shell (`shell::reconcile`): read -> plan (pure) -> act -> report.
 /// What differs per kind is these functions, in the kind's own files.
 pub trait Reconciled: Kind + Send + Sync + 'static {
     type Facts: Send;
@@ -276,7 +277,7 @@ pub async fn run<K: Reconciled>(
         .graceful_shutdown_on(async move {
             let _ = shutdown.wait_for(|stop| *stop).await;
         })
-        .run(reconcile::<K>, error_policy::<K>, shared)
+        .run(shell::reconcile::<K>, shell::error_policy::<K>, shared)
         .for_each(|result| async move {
             if let Err(e) = result {
                 tracing::debug!(error = %e, kind = K::LABEL, "reconcile failed");
@@ -358,58 +359,34 @@ pub struct Shared {
     pub drift_interval: std::time::Duration,
 }
 
-/// The shared reconcile: a span and the metrics timer around the four steps; on failure, Ready and
-/// Synced False with the error's reason and an Event; the per-object backoff.
-pub async fn reconcile<K: Reconciled>(
-    obj: std::sync::Arc<K>,
-    shared: std::sync::Arc<Shared>,
-) -> Result<kube::runtime::controller::Action, Error> {
-    use kube::runtime::controller::Action;
-    use tracing::Instrument;
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey("namespace"))?;
-    let span = tracing::info_span!(
-        "reconcile",
-        kind = K::LABEL,
-        namespace = %namespace,
-        resource = %obj.name_any()
-    );
-    async move {
-        let ctx = &shared.ctx;
-        let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
-        if ctx.writes.behind(obj.meta()) {
-            tracing::debug!("the cache is older than our last write; waiting for it");
-            return Ok(Action::requeue(crate::writes::CACHE_WAIT));
-        }
-        let started = std::time::Instant::now();
-        let result = once(&*obj, &shared).await;
-        let label = match &result {
-            Ok(_) => "success",
-            Err(f) => f.error.metric_label(),
-        };
-        ctx.metrics.reconciled(label, started.elapsed());
-        match result {
-            Ok(requeue) => {
-                ctx.reset_failures(&uid);
-                Ok(match requeue {
-                    Requeue::After(d) => Action::requeue(d),
-                    Requeue::AwaitChange => Action::await_change(),
-                    Requeue::Backoff => Action::requeue(ctx.backoff(&uid, obj.meta().generation)),
-                })
-            }
-            Err(Failed { error, planned }) => {
-                warn!(error = %error, "reconcile failed");
-                failure(&shared, &*obj, &error, planned).await;
-                Err(error)
-            }
-        }
+/// Every group kind in the shell every kind runs in: its four steps, and failures reported over
+/// what its plan found.
+impl<K: Reconciled> Shell for K {
+    const KIND: &'static str = <K as Reconciled>::LABEL;
+    type Ctx = Shared;
+    type Planned = (K::Status, ConditionPlan);
+
+    fn context(shared: &Shared) -> &crate::context::Context {
+        &shared.ctx
     }
-    .instrument(span)
-    .await
+
+    async fn once(&self, shared: &Shared) -> Result<Outcome, Failed<Self::Planned>> {
+        let requeue = once(self, shared).await?;
+        Ok(Outcome {
+            requeue,
+            refusal: None,
+        })
+    }
+
+    async fn report_failure(&self, shared: &Shared, error: &Error, planned: Option<Self::Planned>) {
+        failure(shared, self, error, planned).await;
+    }
 }
 
-async fn once<K: Reconciled>(obj: &K, shared: &Shared) -> Result<Requeue, Failed<K::Status>> {
+async fn once<K: Reconciled>(
+    obj: &K,
+    shared: &Shared,
+) -> Result<Requeue, Failed<(K::Status, ConditionPlan)>> {
     let facts = obj.read(shared).await?;
     let plan = K::plan(&facts);
     let mut completed = 0;
@@ -436,22 +413,6 @@ async fn once<K: Reconciled>(obj: &K, shared: &Shared) -> Result<Requeue, Failed
             error,
             planned: planned.map(|(fields, ready, _)| (fields, ready)),
         }),
-    }
-}
-
-/// A reconcile that failed, and what its plan found before the failing step (None: it failed
-/// before planning): the failure is reported over that, not over the last status.
-struct Failed<S> {
-    error: Error,
-    planned: Option<(S, ConditionPlan)>,
-}
-
-impl<S> From<Error> for Failed<S> {
-    fn from(error: Error) -> Self {
-        Failed {
-            error,
-            planned: None,
-        }
     }
 }
 
@@ -500,20 +461,6 @@ async fn failure<K: Reconciled>(
     if let Err(e) = write_status(shared, obj, status, &ready, &failed).await {
         warn!(error = %e, "could not report failure in status");
     }
-}
-
-/// The per-object backoff after an error: 2 s, 4 s, 8 s... up to 5 min, with jitter; a new
-/// generation starts again.
-pub fn error_policy<K: Reconciled>(
-    obj: std::sync::Arc<K>,
-    error: &Error,
-    shared: std::sync::Arc<Shared>,
-) -> kube::runtime::controller::Action {
-    if error.terminal() {
-        return kube::runtime::controller::Action::await_change();
-    }
-    let wait = (shared.ctx).backoff(&obj.uid().unwrap_or_default(), obj.meta().generation);
-    kube::runtime::controller::Action::requeue(wait)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The DBParameterGroup reconcile: what it reads (the group, its parameters and tags, RDS's catalog
 //! of its family, the DBInstances that refer to it) and how it acts; the shell and the watches are
-//! the shared ones (`managed::run`, `managed::reconcile`).
+//! the shared ones (`managed::run`, `shell::reconcile`).
 
 use std::sync::Arc;
 

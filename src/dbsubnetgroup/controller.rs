@@ -1,6 +1,6 @@
 //! The DBSubnetGroup reconcile: what it reads (the group and its tags in RDS, the DBInstances that
 //! refer to it) and how it acts; the shell around them, and the watches, are the shared ones
-//! (`managed::run`, `managed::reconcile`).
+//! (`managed::run`, `shell::reconcile`).
 
 use crate::crd::{Condition, DBInstance, LocalRef};
 use crate::error::Error;
