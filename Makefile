@@ -20,7 +20,7 @@ lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 
-## crds: regenerate crds/*.yaml (and the chart's copies) from src/crd/, src/dbsubnetgroup/ and src/dbparametergroup/, then deploy/
+## crds: regenerate crds/*.yaml (and the chart's copies) from src/dbinstance/, src/dbsubnetgroup/ and src/dbparametergroup/, then deploy/
 crds:
 	cargo run --quiet --locked -- crd dbinstance > crds/dbinstance.yaml
 	cargo run --quiet --locked -- crd dbsubnetgroup > crds/dbsubnetgroup.yaml

@@ -9,11 +9,11 @@ use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::Store;
 
 use crate::budget::ReadBudget;
-use crate::crd::DBInstance;
+use crate::dbinstance::DBInstance;
+use crate::dbinstance::plan::Sensitive;
+use crate::dbinstance::plan::tenancy::Grants;
 use crate::error::Error;
 use crate::observed::Observation;
-use crate::plan::Sensitive;
-use crate::plan::tenancy::Grants;
 
 use crate::http::Health;
 use crate::lock;
@@ -94,7 +94,7 @@ impl Context {
         (stores.iter().flat_map(|s| s.state()))
             .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
             .filter(|db| {
-                crate::plan::spec::secrets_of(db)
+                crate::dbinstance::plan::spec::secrets_of(db)
                     .iter()
                     .any(|(n, _)| n == secret)
             })
@@ -108,7 +108,7 @@ impl Context {
         let stores = self.stores.read().unwrap_or_else(|e| e.into_inner());
         (stores.iter().flat_map(|s| s.state()))
             .filter(|db| db.metadata.uid.as_deref() != uid && db.identifier() == identifier)
-            .filter(|db| crate::plan::spec::observe_only(db))
+            .filter(|db| crate::dbinstance::plan::spec::observe_only(db))
             .filter_map(|db| db.metadata.namespace.clone())
             .collect()
     }
@@ -176,7 +176,7 @@ impl Context {
     /// do not all come back together.
     pub fn backoff(&self, uid: &str, generation: Option<i64>) -> std::time::Duration {
         crate::duration::jitter(
-            crate::plan::backoff_delay(self.next_failure(uid, generation)),
+            crate::dbinstance::plan::backoff_delay(self.next_failure(uid, generation)),
             0.25,
         )
     }

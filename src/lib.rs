@@ -1,29 +1,23 @@
-//! rds-operator: manages AWS RDS DB instances from `DBInstance` custom resources.
+//! rds-operator: manages AWS RDS databases from custom resources.
 //!
-//! Every reconcile is four steps, each in its own place:
-//! 1. **read** ([`read`]): the DBInstance, its Secrets and the observed RDS instance, into
-//!    [`plan::Facts`]; every read of RDS goes through [`observer`];
-//! 2. **plan** ([`plan`], pure): the steps to take, the status and Events to report, when to look
-//!    again; drift is decided in [`drift`];
-//! 3. **act** ([`act`]): runs the steps through the adapters ([`rds`], [`secrets`]);
-//! 4. **report** ([`report::write`]): status and Events, amended by what the act step achieved.
+//! Each kind has its own folder, with its CRD types, its pure plan and table tests, its SDK calls
+//! and its read and act: [`dbinstance`], [`dbsubnetgroup`], [`dbparametergroup`]. Every reconcile
+//! of every kind runs in one shell ([`shell`]): read, plan (pure), act, report. What the kinds
+//! share is written once: [`managed`] (finalizer, status writes by server-side apply, Events,
+//! references, the group kinds' `Reconciled` trait), [`tags`] (ownership tags and tag changes),
+//! [`writes`] (read your own writes), [`rds`] (the SDK client, error classes, call counts),
+//! [`context`] and [`error`].
 //!
-//! The optional event feed ([`feed`]) tells the observer which instances changed.
-//!
-//! Around them: [`shell`] (the one reconcile shell and error policy of every kind), [`controller`]
-//! (DBInstance's watches and pass), [`context`], [`error`], the CRD
-//! in [`crd`], the pure connection Secret renderer in [`connection`], [`observed`] (what is seen
-//! of an instance), [`duration`], and [`metrics`], [`http`], [`leader`] and [`telemetry`].
+//! Around them: [`observer`] (every read of RDS instances, and the shared poll) with [`observed`]
+//! (what is seen of an instance), the optional event feed [`feed`], the per-namespace read
+//! [`budget`], the Secrets I/O in [`secrets`], [`duration`], and [`metrics`], [`http`],
+//! [`leader`] and [`telemetry`].
 
-pub mod act;
 pub mod budget;
-pub mod connection;
 pub mod context;
-pub mod controller;
-pub mod crd;
+pub mod dbinstance;
 pub mod dbparametergroup;
 pub mod dbsubnetgroup;
-pub mod drift;
 pub mod duration;
 pub mod error;
 pub mod feed;
@@ -33,10 +27,7 @@ pub mod managed;
 pub mod metrics;
 pub mod observed;
 pub mod observer;
-pub mod plan;
 pub mod rds;
-pub mod read;
-pub mod report;
 pub mod secrets;
 pub mod shell;
 pub mod tags;

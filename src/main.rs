@@ -6,7 +6,8 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use rds_operator::budget::ReadBudget;
 use rds_operator::context::Context;
-use rds_operator::controller;
+use rds_operator::dbinstance::controller;
+use rds_operator::dbinstance::plan::tenancy::Grants;
 use rds_operator::duration::parse_duration;
 use rds_operator::feed::Feed;
 use rds_operator::http::{self, Health, Liveness};
@@ -14,7 +15,6 @@ use rds_operator::leader::LeaderElection;
 use rds_operator::metrics::Metrics;
 use rds_operator::observed::PollIntervals;
 use rds_operator::observer::Observer;
-use rds_operator::plan::tenancy::Grants;
 use rds_operator::rds::Rds;
 use rds_operator::telemetry::{self, LogFormat};
 use tokio::sync::watch;
@@ -139,7 +139,7 @@ async fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Command::Crd { kind }) => {
             match kind {
-                CrdKind::Dbinstance => print!("{}", rds_operator::crd::crd_yaml()),
+                CrdKind::Dbinstance => print!("{}", rds_operator::dbinstance::crd_yaml()),
                 CrdKind::Dbsubnetgroup => print!("{}", rds_operator::dbsubnetgroup::crd_yaml()),
                 CrdKind::Dbparametergroup => {
                     print!("{}", rds_operator::dbparametergroup::crd_yaml())

@@ -15,10 +15,10 @@ use serde_json::json;
 use tracing::warn;
 
 use crate::context::Context;
-use crate::crd::{Condition, DBInstance, FINALIZER, LocalRef};
+use crate::dbinstance::plan::status;
+use crate::dbinstance::plan::{ConditionPlan, PlannedEvent, Requeue};
+use crate::dbinstance::{Condition, DBInstance, FINALIZER, LocalRef};
 use crate::error::{Error, kube_err};
-use crate::plan::status;
-use crate::plan::{ConditionPlan, PlannedEvent, Requeue};
 use crate::secrets::MANAGER;
 use crate::shell::{self, Failed, Outcome, Shell};
 
@@ -299,7 +299,7 @@ pub fn deletion<K: Reconciled>(
 ) -> KindPlan<K::Step, K::Status> {
     let (meta, status) = (obj.meta(), obj.status());
     let mut plan = KindPlan::new(Requeue::AwaitChange);
-    if !crate::crd::has_finalizer(meta) {
+    if !crate::dbinstance::has_finalizer(meta) {
         return plan;
     }
     if !referrers.is_empty() {
@@ -479,11 +479,14 @@ mod tests {
     #[test]
     fn the_cache_keeps_what_reconciles_read_and_drops_managed_fields_and_last_applied() {
         use kube::api::ObjectMeta;
-        let mut db = crate::crd::DBInstance::new("db", Default::default());
+        let mut db = crate::dbinstance::DBInstance::new("db", Default::default());
         db.metadata = ObjectMeta {
             annotations: Some(
                 [
-                    (crate::crd::DRY_RUN_ANNOTATION.to_owned(), "true".to_owned()),
+                    (
+                        crate::dbinstance::DRY_RUN_ANNOTATION.to_owned(),
+                        "true".to_owned(),
+                    ),
                     (
                         "kubectl.kubernetes.io/last-applied-configuration".to_owned(),
                         "{\"spec\":{}}".to_owned(),
@@ -503,7 +506,7 @@ mod tests {
         let annotations = db.metadata.annotations.unwrap();
         assert_eq!(
             annotations.keys().collect::<Vec<_>>(),
-            vec![crate::crd::DRY_RUN_ANNOTATION]
+            vec![crate::dbinstance::DRY_RUN_ANNOTATION]
         );
         assert_eq!(db.metadata.resource_version.as_deref(), Some("7"));
     }

@@ -15,11 +15,11 @@ use kube::runtime::reflector::ObjectRef;
 use tokio::sync::{Notify, broadcast, watch};
 use tracing::{debug, warn};
 
-use crate::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use crate::dbinstance::plan::status;
+use crate::dbinstance::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::http::Health;
 use crate::lock;
 use crate::observed::{Observation, ObservedInstance, PollIntervals, is_transitional};
-use crate::plan::status;
 use crate::rds::{AwsError, Rds};
 
 /// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift

@@ -11,8 +11,8 @@ use kube::{Resource, ResourceExt};
 use tracing::{Instrument, debug, warn};
 
 use crate::context::Context;
+use crate::dbinstance::plan::Requeue;
 use crate::error::Error;
-use crate::plan::Requeue;
 
 /// How a pass that did not fail ended: when to look again, and what the plan refused (the metric
 /// label; None for success).

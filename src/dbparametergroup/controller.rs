@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::crd::{Condition, DBInstance, LocalRef};
+use crate::dbinstance::{Condition, DBInstance, LocalRef};
 use crate::error::Error;
 use crate::managed::{self, KindPlan, Reconciled, Shared};
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use kube::{CustomResource, CustomResourceExt, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use crate::crd::{Condition, Tag};
+use crate::dbinstance::{Condition, Tag};
 
 /// An RDS DB parameter group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column

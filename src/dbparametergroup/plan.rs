@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::crd::has_finalizer;
+use crate::dbinstance::has_finalizer;
+use crate::dbinstance::plan::{ConditionPlan, Requeue};
 use crate::managed::{self, KindPlan};
-use crate::plan::{ConditionPlan, Requeue};
 use crate::tags;
 
 use super::aws::Change;
@@ -311,7 +311,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
+    use crate::dbinstance::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
     use crate::dbparametergroup::{DBParameterGroupSpec, ParameterInfo};
 
     const UID: &str = "uid-1";

@@ -2,7 +2,7 @@
 //! refer to it) and how it acts; the shell around them, and the watches, are the shared ones
 //! (`managed::run`, `shell::reconcile`).
 
-use crate::crd::{Condition, DBInstance, LocalRef};
+use crate::dbinstance::{Condition, DBInstance, LocalRef};
 use crate::error::Error;
 use crate::managed::{self, KindPlan, Reconciled, Shared};
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use kube::{CustomResource, CustomResourceExt, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use crate::crd::{Condition, Tag};
+use crate::dbinstance::{Condition, Tag};
 
 /// An RDS DB subnet group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::crd::has_finalizer;
+use crate::dbinstance::has_finalizer;
+use crate::dbinstance::plan::{ConditionPlan, Requeue};
 use crate::managed::{self, KindPlan};
-use crate::plan::{ConditionPlan, Requeue};
 use crate::tags;
 
 use super::{DBSubnetGroup, DBSubnetGroupStatus, ObservedSubnetGroup};
@@ -257,7 +257,7 @@ fn delete(f: &Facts) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
+    use crate::dbinstance::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
     use crate::dbsubnetgroup::{DBSubnetGroupSpec, SubnetStatus};
 
     const UID: &str = "uid-1";
@@ -379,7 +379,7 @@ mod tests {
             (
                 "a new spec tag is added; others' tags are left",
                 with(facts(), |f| {
-                    f.group.spec.tags = vec![crate::crd::Tag {
+                    f.group.spec.tags = vec![crate::dbinstance::Tag {
                         key: "app".into(),
                         value: "coffee".into(),
                     }];

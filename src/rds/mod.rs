@@ -9,8 +9,8 @@ use aws_sdk_rds::types::{DbInstance, Tag as RdsTag};
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::crd::DBInstanceSpec;
-use crate::drift::Modification;
+use crate::dbinstance::DBInstanceSpec;
+use crate::dbinstance::drift::Modification;
 use crate::lock;
 use crate::observed::{AwsIdentity, ObservedInstance};
 
@@ -767,11 +767,11 @@ mod tests {
         assert_eq!(restore["Resource"], "arn:aws:rds:*:*:snapshot:*");
         let null = &restore["Condition"]["Null"];
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::dbinstance::OWNER_TAG)],
             "true"
         );
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::crd::RESTORABLE_BY_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::dbinstance::RESTORABLE_BY_TAG)],
             "true"
         );
         let adopt = deny("AdoptOnlyGrantedInstances");
@@ -780,15 +780,15 @@ mod tests {
         // Only the adopting call carries the adopted tag: creates, restores and syncs are not
         // refused by it.
         assert_eq!(
-            null[format!("aws:RequestTag/{}", crate::crd::ADOPTED_TAG)],
+            null[format!("aws:RequestTag/{}", crate::dbinstance::ADOPTED_TAG)],
             "false"
         );
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::dbinstance::OWNER_TAG)],
             "true"
         );
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::crd::ADOPTABLE_BY_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::dbinstance::ADOPTABLE_BY_TAG)],
             "true"
         );
     }

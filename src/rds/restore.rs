@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::crd::DBInstanceSpec;
+use crate::dbinstance::DBInstanceSpec;
 use crate::observed::{ObservedInstance, SnapshotInfo};
 
 use super::{AwsError, ErrorClass, Rds, aws_error, creating, rds_tags, tag_map};

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use rds_operator::crd::DBInstance;
+use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 // The benchmark uses part of the test bed: not every re-export of common is used here.

@@ -6,7 +6,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use rds_operator::crd::DBInstance;
+use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::TIMEOUT;
@@ -75,7 +75,7 @@ fn assert_connection(data: &BTreeMap<String, String>, db: &DBInstance, password:
         data["uri"],
         format!(
             "mysql://admin:{}@{}:{}/COFFEE",
-            rds_operator::connection::encode(password),
+            rds_operator::dbinstance::connection::encode(password),
             endpoint.address,
             endpoint.port
         )

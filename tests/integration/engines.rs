@@ -131,7 +131,7 @@ async fn connection_secret(
 struct Real {
     client: kube::Client,
     ns: String,
-    api: Api<rds_operator::crd::DBInstance>,
+    api: Api<rds_operator::dbinstance::DBInstance>,
     rds: aws_sdk_rds::Client,
     secret: BTreeMap<String, String>,
     _operator: Operator,
@@ -139,7 +139,7 @@ struct Real {
 
 async fn ready_real(
     prefix: &str,
-    make: impl FnOnce(&str) -> rds_operator::crd::DBInstance,
+    make: impl FnOnce(&str) -> rds_operator::dbinstance::DBInstance,
 ) -> Real {
     let (client, ns, api, rds) = setup(prefix).await;
     let operator = Operator::start(&ns);

@@ -52,7 +52,7 @@ fn last_poll(operator: &Operator) -> f64 {
     )
 }
 
-fn in_sync(db: &rds_operator::crd::DBInstance) -> bool {
+fn in_sync(db: &rds_operator::dbinstance::DBInstance) -> bool {
     is_ready(db)
         && synced_reason(db) == "Synced"
         && db.status.as_ref().and_then(|s| s.observed_generation) == db.metadata.generation

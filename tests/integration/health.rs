@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use kube::api::{Patch, PatchParams, PostParams};
-use rds_operator::crd::{DBInstance, PAUSED_ANNOTATION};
+use rds_operator::dbinstance::{DBInstance, PAUSED_ANNOTATION};
 use serde_json::{Value, json};
 
 use crate::common::TIMEOUT;

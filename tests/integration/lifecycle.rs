@@ -6,7 +6,7 @@ use std::time::Duration;
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::ApiResource;
-use rds_operator::crd::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use rds_operator::dbinstance::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use serde_json::json;
 
 use crate::common::{self, Operator, condition, dbinstance, is_ready, setup, wait_dbi, wait_for};

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use kube::api::PostParams;
-use rds_operator::crd::ADOPTABLE_BY_TAG;
+use rds_operator::dbinstance::ADOPTABLE_BY_TAG;
 use serde_json::json;
 
 use crate::common::{

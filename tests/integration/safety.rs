@@ -10,7 +10,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::ResourceExt;
 use kube::api::{Api, PostParams};
-use rds_operator::crd::DBInstance;
+use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::TIMEOUT;
@@ -83,7 +83,7 @@ async fn deleting_the_namespace_leaves_a_final_snapshot_and_the_backups() {
         .expect("create");
     assert_eq!(
         db.spec.deletion_policy,
-        rds_operator::crd::DeletionPolicy::Snapshot
+        rds_operator::dbinstance::DeletionPolicy::Snapshot
     );
     wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
 
@@ -166,7 +166,7 @@ async fn an_instance_deleted_out_of_band_is_restored_from_its_newest_snapshot() 
         .expect("the instance is back");
     assert_eq!(i.db_instance_class(), Some("db.t3.micro"));
     let owner = (i.tag_list().iter())
-        .find(|t| t.key() == Some(rds_operator::crd::OWNER_TAG))
+        .find(|t| t.key() == Some(rds_operator::dbinstance::OWNER_TAG))
         .and_then(|t| t.value());
     assert_eq!(
         owner,

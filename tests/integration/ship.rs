@@ -10,7 +10,7 @@ use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use rds_operator::crd::DBInstance;
+use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::TIMEOUT;

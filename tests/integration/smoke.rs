@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kube::api::{Api, PostParams};
-use rds_operator::crd::{DBInstance, DBInstanceSpec};
+use rds_operator::dbinstance::{DBInstance, DBInstanceSpec};
 
 use crate::common::{self, wait_for};
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use rds_operator::crd::{
+use rds_operator::dbinstance::{
     ACK_DELETION_POLICY, ADOPTABLE_BY_TAG, DBInstance, DRY_RUN_ANNOTATION, OWNER_TAG,
     PAUSED_ANNOTATION, RETAINED_TAG,
 };

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, PostParams};
-use rds_operator::crd::{
+use rds_operator::dbinstance::{
     ADOPTABLE_BY_TAG, DBInstance, OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG,
     SECRET_OWNER_ANNOTATION,
 };

@@ -5,7 +5,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::{Api, PostParams};
-use rds_operator::crd::{OWNER_NAME_TAG, OWNER_TAG};
+use rds_operator::dbinstance::{OWNER_NAME_TAG, OWNER_TAG};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 

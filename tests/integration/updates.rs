@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use rds_operator::crd::DBInstance;
+use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::dbinstance;
@@ -120,7 +120,7 @@ async fn every_updatable_field_reaches_rds_in_one_modification() {
         !tags.contains_key("app"),
         "the removed spec tag is gone from RDS: {tags:?}"
     );
-    assert!(tags.contains_key(rds_operator::crd::OWNER_TAG));
+    assert!(tags.contains_key(rds_operator::dbinstance::OWNER_TAG));
     assert_eq!(
         calls(&id, "ModifyDBInstance"),
         1,

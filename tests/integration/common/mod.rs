@@ -16,7 +16,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use rds_operator::crd::DBInstance;
+use rds_operator::dbinstance::DBInstance;
 
 mod cluster;
 mod emulator;

@@ -10,12 +10,12 @@ use kube::runtime::events::EventType::{self, Normal, Warning};
 
 use super::status::observed_status;
 use super::*;
-use crate::crd::{
+use crate::dbinstance::drift::Modification;
+use crate::dbinstance::{
     ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
     DeletionPolicy, DriftPolicy, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG, OWNER_TAG,
     OutOfBandDeletionPolicy, SecretKeyReference, StorageType, Tag,
 };
-use crate::drift::Modification;
 use crate::error::Error;
 use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 use crate::rds::{AwsError, ErrorClass};
@@ -1200,7 +1200,8 @@ fn deletion_policies() {
                         Step::AddTags {
                             identifier: "coffee".into(),
                             arn: ARN.into(),
-                            tags: [(crate::crd::RETAINED_TAG.to_owned(), NOW.to_owned())].into(),
+                            tags: [(crate::dbinstance::RETAINED_TAG.to_owned(), NOW.to_owned())]
+                                .into(),
                         },
                         Step::OrphanSecret {
                             name: "coffee-db".into(),
@@ -1411,7 +1412,7 @@ fn reads_follow_ownership() {
     assert!(reads(&f.db, None).references);
     assert!(reads(&f.db, f.observed.as_ref()).references);
     assert!(!reads(&d.db, None).references);
-    let paused = annotated(synced(), crate::crd::PAUSED_ANNOTATION, "true");
+    let paused = annotated(synced(), crate::dbinstance::PAUSED_ANNOTATION, "true");
     assert!(!reads(&paused.db, paused.observed.as_ref()).references);
 }
 
@@ -1462,7 +1463,7 @@ fn readiness_by_state() {
 
 #[test]
 fn unchanged_drift_keeps_its_record() {
-    let diffs = vec![crate::drift::Diff {
+    let diffs = vec![crate::dbinstance::drift::Diff {
         field: "multiAZ",
         observed: "true".into(),
         desired: "false".into(),
@@ -1544,7 +1545,7 @@ fn observed_status_reports_endpoint_only_when_known() {
     let s = status::observed_status("coffee", &o);
     assert_eq!(
         s.endpoint,
-        Some(crate::crd::Endpoint {
+        Some(crate::dbinstance::Endpoint {
             address: "coffee.example".into(),
             port: 3306
         })
@@ -1894,8 +1895,13 @@ fn the_password_hash_needs_the_operators_key() {
 #[test]
 fn a_paused_dbinstance_makes_no_call_and_says_so() {
     let pause = |f: &mut Facts| {
-        f.db.metadata.annotations =
-            Some([(crate::crd::PAUSED_ANNOTATION.to_owned(), "true".to_owned())].into());
+        f.db.metadata.annotations = Some(
+            [(
+                crate::dbinstance::PAUSED_ANNOTATION.to_owned(),
+                "true".to_owned(),
+            )]
+            .into(),
+        );
     };
     // Drift, a rotation and a deletion all wait.
     let drifted = with(synced(), |f| {
@@ -1919,8 +1925,13 @@ fn a_paused_dbinstance_makes_no_call_and_says_so() {
     assert_eq!(reads(&drifted.db, None).password, PasswordRead::None);
     // "false" is not paused.
     let not = with(synced(), |f| {
-        f.db.metadata.annotations =
-            Some([(crate::crd::PAUSED_ANNOTATION.to_owned(), "false".to_owned())].into());
+        f.db.metadata.annotations = Some(
+            [(
+                crate::dbinstance::PAUSED_ANNOTATION.to_owned(),
+                "false".to_owned(),
+            )]
+            .into(),
+        );
     });
     assert_eq!(plan(&not).status.unwrap().synced.reason, "Synced");
 }
@@ -1948,7 +1959,10 @@ pub(super) fn stack_instance() -> ObservedInstance {
             "aws:cloudformation:stack-name".to_owned(),
             "coffee".to_owned(),
         ),
-        (crate::crd::ADOPTABLE_BY_TAG.to_owned(), "shop".to_owned()),
+        (
+            crate::dbinstance::ADOPTABLE_BY_TAG.to_owned(),
+            "shop".to_owned(),
+        ),
     ]
     .into();
     o.db_instance_class = Some("db.t3.small".into());
@@ -1960,7 +1974,7 @@ fn annotated(mut f: Facts, key: &str, value: &str) -> Facts {
     f
 }
 
-pub(super) fn adopting(policy: crate::crd::AdoptionPolicy) -> Facts {
+pub(super) fn adopting(policy: crate::dbinstance::AdoptionPolicy) -> Facts {
     with(facts(), |f| {
         f.db.spec.adoption_policy = Some(policy);
         f.observed = Some(stack_instance());
@@ -1970,7 +1984,7 @@ pub(super) fn adopting(policy: crate::crd::AdoptionPolicy) -> Facts {
 
 /// An instance tagged for the DBInstance `owner` (namespace/name), which still exists or not.
 fn claimed_by(owner: &str, alive: Option<bool>) -> Facts {
-    with(adopting(crate::crd::AdoptionPolicy::Adopt), |f| {
+    with(adopting(crate::dbinstance::AdoptionPolicy::Adopt), |f| {
         let o = f.observed.as_mut().unwrap();
         o.tags.insert(OWNER_TAG.into(), "theirs".into());
         o.tags.insert(OWNER_NAME_TAG.into(), owner.into());
@@ -1982,13 +1996,14 @@ fn claimed_by(owner: &str, alive: Option<bool>) -> Facts {
 fn retained() -> ObservedInstance {
     let mut o = ours();
     o.tags.insert(OWNER_TAG.into(), "previous-uid".into());
-    o.tags.insert(crate::crd::RETAINED_TAG.into(), NOW.into());
+    o.tags
+        .insert(crate::dbinstance::RETAINED_TAG.into(), NOW.into());
     o
 }
 
 #[test]
 fn adoption_rules() {
-    use crate::crd::AdoptionPolicy::{Adopt, AdoptOrCreate};
+    use crate::dbinstance::AdoptionPolicy::{Adopt, AdoptOrCreate};
     let after_adoption = with(synced(), |f| {
         f.observed = Some({
             let mut o = stack_instance();
@@ -2022,7 +2037,7 @@ fn adoption_rules() {
                     f.observed = Some(stack_instance());
                     f.observed_directly = true;
                 }),
-                crate::crd::ACK_ADOPTION_POLICY,
+                crate::dbinstance::ACK_ADOPTION_POLICY,
                 "adopt",
             ),
             vec!["AddTags"],
@@ -2030,7 +2045,7 @@ fn adoption_rules() {
         ),
         (
             "an unknown ACK adoption policy is refused",
-            annotated(facts(), crate::crd::ACK_ADOPTION_POLICY, "take"),
+            annotated(facts(), crate::dbinstance::ACK_ADOPTION_POLICY, "take"),
             vec![],
             "InvalidSpec",
         ),
@@ -2038,7 +2053,7 @@ fn adoption_rules() {
             "the annotation contradicting the spec is refused",
             annotated(
                 adopting(AdoptOrCreate),
-                crate::crd::ACK_ADOPTION_POLICY,
+                crate::dbinstance::ACK_ADOPTION_POLICY,
                 "adopt",
             ),
             vec![],
@@ -2112,7 +2127,7 @@ fn adoption_rules() {
             "an unreleased instance of this name waits for the opt-in",
             with(facts(), |f| {
                 let mut o = retained();
-                o.tags.remove(crate::crd::RETAINED_TAG);
+                o.tags.remove(crate::dbinstance::RETAINED_TAG);
                 f.observed = Some(o);
                 f.owner_alive = Some(false);
             }),
@@ -2140,7 +2155,8 @@ fn adoption_rules() {
             with(facts(), |f| {
                 let mut o = stack_instance();
                 o.tags.extend(ours().tags);
-                o.tags.insert(crate::crd::ADOPTED_TAG.into(), NOW.into());
+                o.tags
+                    .insert(crate::dbinstance::ADOPTED_TAG.into(), NOW.into());
                 f.observed = Some(o);
             }),
             vec![],
@@ -2163,7 +2179,7 @@ fn adoption_rules() {
             tags: [
                 (OWNER_TAG.to_owned(), UID.to_owned()),
                 (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
-                (crate::crd::ADOPTED_TAG.to_owned(), NOW.to_owned()),
+                (crate::dbinstance::ADOPTED_TAG.to_owned(), NOW.to_owned()),
             ]
             .into(),
         }]
@@ -2178,7 +2194,7 @@ fn adoption_rules() {
     // The refusal of a retained but unreleased instance says how to take it over.
     let unreleased = with(facts(), |f| {
         let mut o = retained();
-        o.tags.remove(crate::crd::RETAINED_TAG);
+        o.tags.remove(crate::dbinstance::RETAINED_TAG);
         f.observed = Some(o);
         f.owner_alive = Some(false);
     });
@@ -2191,7 +2207,7 @@ fn adoption_rules() {
 
 #[test]
 fn observe_only_rules() {
-    use crate::crd::ManagementPolicy::ObserveOnly;
+    use crate::dbinstance::ManagementPolicy::ObserveOnly;
     let observing = |observed: Option<ObservedInstance>| {
         with(synced(), |f| {
             f.db.spec.management_policy = ObserveOnly;
@@ -2262,12 +2278,12 @@ fn observe_only_rules() {
 fn ack_deletion_policy_annotation() {
     let retain = annotated(
         deleting(DeletionPolicy::Snapshot, Some(ours())),
-        crate::crd::ACK_DELETION_POLICY,
+        crate::dbinstance::ACK_DELETION_POLICY,
         "retain",
     );
     let delete = annotated(
         deleting(DeletionPolicy::Snapshot, Some(ours())),
-        crate::crd::ACK_DELETION_POLICY,
+        crate::dbinstance::ACK_DELETION_POLICY,
         "delete",
     );
     check_outlines(vec![
@@ -2285,7 +2301,7 @@ fn ack_deletion_policy_annotation() {
         ),
         (
             "an unknown value is refused",
-            annotated(facts(), crate::crd::ACK_DELETION_POLICY, "keep"),
+            annotated(facts(), crate::dbinstance::ACK_DELETION_POLICY, "keep"),
             vec![],
             "InvalidSpec",
         ),
@@ -2295,7 +2311,7 @@ fn ack_deletion_policy_annotation() {
                 with(facts(), |f| {
                     f.db.spec.deletion_policy = DeletionPolicy::Retain
                 }),
-                crate::crd::ACK_DELETION_POLICY,
+                crate::dbinstance::ACK_DELETION_POLICY,
                 "delete",
             ),
             vec![],
@@ -2309,7 +2325,7 @@ fn ack_deletion_policy_annotation() {
 
 #[test]
 fn restore_from_rules() {
-    use crate::crd::{RestoreFrom, RestoreStatus};
+    use crate::dbinstance::{RestoreFrom, RestoreStatus};
     // The source is this namespace's own (its ownership tags name shop/...).
     let from = |r: RestoreFrom| {
         with(facts(), |f| {
@@ -2436,7 +2452,7 @@ fn restore_from_rules() {
 /// are sent, once. Only for an instance of ours this DBInstance never recorded.
 #[test]
 fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
-    use crate::crd::{RestoreFrom, RestoreStatus};
+    use crate::dbinstance::{RestoreFrom, RestoreStatus};
     let unrecorded = with(facts(), |f| {
         f.db.spec.restore_from = Some(RestoreFrom {
             db_snapshot_identifier: Some("coffee-before".into()),
@@ -2462,7 +2478,8 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
         f.db.status = Some(status);
     });
     let adopted = with(unrecorded.clone(), |f| {
-        (f.observed.as_mut().unwrap().tags).insert(crate::crd::ADOPTED_TAG.into(), "true".into());
+        (f.observed.as_mut().unwrap().tags)
+            .insert(crate::dbinstance::ADOPTED_TAG.into(), "true".into());
     });
     let created = with(unrecorded.clone(), |f| f.db.spec.restore_from = None);
     // (case, facts, password sent, retention sent, status.restore, hash written)
@@ -2539,7 +2556,7 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
 
 #[test]
 fn dry_run_rules() {
-    let dry = |f: Facts| annotated(f, crate::crd::DRY_RUN_ANNOTATION, "true");
+    let dry = |f: Facts| annotated(f, crate::dbinstance::DRY_RUN_ANNOTATION, "true");
     let class_change = dry(with(synced(), |f| {
         f.db.spec.db_instance_class = "db.t3.large".into();
         f.db.metadata.generation = Some(2);
@@ -2612,7 +2629,7 @@ fn dry_run_rules() {
         ("DeleteDBInstance", "Deletion")
     );
     // An adoption in dry run shows the tags it adds and the differences it would put right later.
-    let p = plan(&dry(adopting(crate::crd::AdoptionPolicy::Adopt)));
+    let p = plan(&dry(adopting(crate::dbinstance::AdoptionPolicy::Adopt)));
     assert!(p.steps.is_empty());
     let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
     assert_eq!(
@@ -2630,7 +2647,7 @@ fn dry_run_rules() {
 fn a_pause_keeps_the_observed_generation() {
     let paused = annotated(
         with(synced(), |f| f.db.metadata.generation = Some(2)),
-        crate::crd::PAUSED_ANNOTATION,
+        crate::dbinstance::PAUSED_ANNOTATION,
         "true",
     );
     assert!(plan(&paused).status.unwrap().held);
@@ -2639,7 +2656,7 @@ fn a_pause_keeps_the_observed_generation() {
 #[test]
 fn disruption_follows_rds_downtime_notes() {
     use super::dry_run::{Disruption, disruption_of};
-    use crate::drift::Diff;
+    use crate::dbinstance::drift::Diff;
     let d = |field: &'static str, observed: &str, desired: &str| Diff {
         field,
         observed: observed.into(),
@@ -2747,7 +2764,7 @@ fn references_wait_until_they_resolve() {
 
 #[test]
 fn pending_reboot_follows_the_policy() {
-    use crate::crd::PendingRebootPolicy::{MaintenanceWindow, Reboot, Report};
+    use crate::dbinstance::PendingRebootPolicy::{MaintenanceWindow, Reboot, Report};
     let pending = |policy| {
         with(synced(), |f| {
             f.db.spec.pending_reboot_policy = policy;
@@ -2765,7 +2782,7 @@ fn pending_reboot_follows_the_policy() {
         f.observed.as_mut().unwrap().status = "rebooting".into()
     });
     let observed = with(pending(Reboot), |f| {
-        f.db.spec.management_policy = crate::crd::ManagementPolicy::ObserveOnly;
+        f.db.spec.management_policy = crate::dbinstance::ManagementPolicy::ObserveOnly;
     });
     check_outlines(vec![
         (

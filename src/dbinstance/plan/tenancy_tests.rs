@@ -12,7 +12,7 @@ use super::tests::{
     no_generated_secret, ours, outline, snapshot, stack_instance, synced, with,
 };
 use super::*;
-use crate::crd::{
+use crate::dbinstance::{
     ADOPTABLE_BY_TAG, AdoptionPolicy, ConnectionSecretSpec, DeletionPolicy, ManagementPolicy,
     OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG, RestoreFrom, SECRET_OWNER_ANNOTATION, Tag,
 };

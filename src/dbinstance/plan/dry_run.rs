@@ -5,8 +5,8 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DryRun, DryRunStep, FieldDrift, OWNER_TAG};
-use crate::drift::{self, Diff};
+use crate::dbinstance::drift::{self, Diff};
+use crate::dbinstance::{DryRun, DryRunStep, FieldDrift, OWNER_TAG};
 use crate::observed::ObservedInstance;
 
 use super::spec;

@@ -4,7 +4,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::connection::{self, ConnectionInfo};
+use crate::dbinstance::connection::{self, ConnectionInfo};
 use crate::observed::ObservedInstance;
 
 use super::spec;

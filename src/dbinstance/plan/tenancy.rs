@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::crd::{
+use crate::dbinstance::{
     ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG,
 };
 use crate::observed::{ObservedInstance, SnapshotInfo};

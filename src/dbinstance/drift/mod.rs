@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Display;
 
-use crate::crd::DBInstanceSpec;
+use crate::dbinstance::DBInstanceSpec;
 use crate::observed::ObservedInstance;
 
 mod version;
@@ -610,7 +610,7 @@ fn format_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::StorageType;
+    use crate::dbinstance::StorageType;
 
     fn spec() -> DBInstanceSpec {
         DBInstanceSpec {
@@ -672,7 +672,7 @@ mod tests {
         s.monitoring_interval = Some(60);
         s.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/rds-monitoring".into());
         s.option_group_name = Some("coffee-options".into());
-        s.network_type = Some(crate::crd::NetworkType::Dual);
+        s.network_type = Some(crate::dbinstance::NetworkType::Dual);
         s.enable_cloudwatch_logs_exports = Some(vec!["error".into(), "slowquery".into()]);
         // Create-time only: never compared (a failover moves the AZ).
         s.availability_zone = Some("us-east-1a".into());

@@ -4,10 +4,10 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{
+use crate::dbinstance::drift::{self, Comparison, Diff, field_list};
+use crate::dbinstance::{
     ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy, RestoreStatus,
 };
-use crate::drift::{self, Comparison, Diff, field_list};
 use crate::observed::{ObservedInstance, is_transitional};
 
 use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
@@ -141,7 +141,7 @@ fn state_events(plan: &mut Plan, previous: &DBInstanceStatus, observed: &Observe
 /// The tags the instance should carry: the spec's and the ownership tags; an observed instance is
 /// not tagged as ours, so only the spec's are compared.
 fn desired_tags(
-    db: &crate::crd::DBInstance,
+    db: &crate::dbinstance::DBInstance,
     observing: bool,
 ) -> std::collections::BTreeMap<String, String> {
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
@@ -195,7 +195,7 @@ impl Sync<'_> {
 }
 
 /// Whether the spec changed since the status was last written (an edit, not drift).
-fn edited(db: &crate::crd::DBInstance) -> bool {
+fn edited(db: &crate::dbinstance::DBInstance) -> bool {
     db.metadata.generation != db.status.as_ref().and_then(|s| s.observed_generation)
 }
 
@@ -321,7 +321,7 @@ impl Sync<'_> {
         Requeue::After(spec::settled_requeue(&self.f.db.spec, &self.f.intervals))
     }
 
-    fn in_sync(&self, mut plan: Plan, mut fields: crate::crd::DBInstanceStatus) -> Plan {
+    fn in_sync(&self, mut plan: Plan, mut fields: crate::dbinstance::DBInstanceStatus) -> Plan {
         fields.applied_tag_keys = self.applied_tag_keys();
         let refused = self.comparison.refused.join("; ");
         let pending = &self.observed.pending_modified_values;
@@ -410,7 +410,7 @@ impl Sync<'_> {
     fn report_only(
         &self,
         mut plan: Plan,
-        mut fields: crate::crd::DBInstanceStatus,
+        mut fields: crate::dbinstance::DBInstanceStatus,
         hold: Hold,
     ) -> Plan {
         let c = self.comparison;
@@ -444,7 +444,7 @@ impl Sync<'_> {
     fn correct(
         &self,
         mut plan: Plan,
-        mut fields: crate::crd::DBInstanceStatus,
+        mut fields: crate::dbinstance::DBInstanceStatus,
         password: Option<Sensitive>,
         hash: Option<String>,
     ) -> Plan {

@@ -7,17 +7,18 @@ use kube::ResourceExt;
 use kube::api::Api;
 
 use crate::context::Context;
-use crate::crd::{DBInstance, RestoreFrom};
+use crate::dbinstance::connection;
+use crate::dbinstance::plan::tenancy::RestoreSource;
+use crate::dbinstance::plan::{
+    self, Facts, GroupRead, GroupTags, Look, PasswordFacts, PasswordRead, Sensitive, spec,
+};
+use crate::dbinstance::{DBInstance, RestoreFrom};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::managed;
 use crate::observed::Observation;
-use crate::plan::tenancy::RestoreSource;
-use crate::plan::{
-    self, Facts, GroupRead, GroupTags, Look, PasswordFacts, PasswordRead, Sensitive, spec,
-};
-use crate::{connection, secrets};
+use crate::secrets;
 
 /// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.
 pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {

@@ -8,13 +8,13 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::events::EventType;
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::crd::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
-use crate::drift::Modification;
+use crate::dbinstance::drift::Modification;
+use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
 use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 use super::tenancy::{Grants, RestoreSource};
 
-/// Everything a decision needs, gathered by the read step (`crate::read`). Not Debug: it holds
+/// Everything a decision needs, gathered by the read step (`crate::dbinstance::read`). Not Debug: it holds
 /// Secrets.
 #[derive(Clone)]
 pub struct Facts {

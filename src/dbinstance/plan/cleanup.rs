@@ -3,7 +3,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{DBInstance, DeletionPolicy, RETAINED_TAG};
+use crate::dbinstance::{DBInstance, DeletionPolicy, RETAINED_TAG};
 use crate::observed::ObservedInstance;
 
 use super::spec::{self, final_snapshot_identifier, owned_by};

@@ -5,14 +5,14 @@
 use kube::ResourceExt;
 use tracing::warn;
 
-use crate::act::Achieved;
 use crate::context::Context;
-use crate::crd::{DBInstance, DBInstanceStatus};
+use crate::dbinstance::act::Achieved;
+use crate::dbinstance::plan::StatusPlan;
+use crate::dbinstance::plan::status;
+use crate::dbinstance::plan::{Gauge, Plan, PlannedEvent};
+use crate::dbinstance::{DBInstance, DBInstanceStatus};
 use crate::error::Error;
 use crate::managed;
-use crate::plan::StatusPlan;
-use crate::plan::status;
-use crate::plan::{Gauge, Plan, PlannedEvent};
 
 /// Publishes the Events whose steps succeeded and, when every step did, writes the status.
 pub async fn write(

@@ -5,8 +5,8 @@ use kube::runtime::events::EventType;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use crate::crd::{Condition, DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
-use crate::drift::Diff;
+use crate::dbinstance::drift::Diff;
+use crate::dbinstance::{Condition, DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
 use crate::observed::{ObservedInstance, is_transitional};
 
 use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Response, StatusPlan};

@@ -8,7 +8,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use sha2::{Digest, Sha256};
 
-use crate::crd::{
+use crate::dbinstance::{
     ACK_ADOPTION_POLICY, ACK_DELETION_POLICY, AdoptionPolicy, DBInstance, DBInstanceSpec,
     DeletionPolicy, ManagementPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG,
 };
@@ -41,7 +41,8 @@ pub fn observe_only(db: &DBInstance) -> bool {
 
 /// Whether the DBInstance is in dry run (annotation `rds.operator.rs/dry-run: "true"`).
 pub fn dry_run(db: &DBInstance) -> bool {
-    annotation(db, crate::crd::DRY_RUN_ANNOTATION).is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    annotation(db, crate::dbinstance::DRY_RUN_ANNOTATION)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"))
 }
 
 /// The adoption policy: spec.adoptionPolicy, or ACK's `services.k8s.aws/adoption-policy`
@@ -141,13 +142,13 @@ pub fn may_claim(db: &DBInstance, observed: &ObservedInstance) -> bool {
 /// Whether the DBInstance is paused (annotation `rds.operator.rs/paused: "true"`): no AWS call at all.
 pub fn paused(db: &DBInstance) -> bool {
     (db.metadata.annotations.as_ref())
-        .and_then(|a| a.get(crate::crd::PAUSED_ANNOTATION))
+        .and_then(|a| a.get(crate::dbinstance::PAUSED_ANNOTATION))
         .is_some_and(|v| v.eq_ignore_ascii_case("true"))
 }
 
 /// Whether the DBInstance carries the operator's cleanup finalizer.
 pub fn has_finalizer(db: &DBInstance) -> bool {
-    crate::crd::has_finalizer(&db.metadata)
+    crate::dbinstance::has_finalizer(&db.metadata)
 }
 
 /// Name of the Secret holding a generated master password.
@@ -227,7 +228,7 @@ fn hex(bytes: &[u8]) -> String {
 pub fn controlled_by(meta: &ObjectMeta, db: &DBInstance) -> bool {
     let uid = db.metadata.uid.as_deref();
     let annotated = (meta.annotations.as_ref())
-        .and_then(|a| a.get(crate::crd::SECRET_OWNER_ANNOTATION))
+        .and_then(|a| a.get(crate::dbinstance::SECRET_OWNER_ANNOTATION))
         .is_some_and(|v| Some(v.as_str()) == uid);
     annotated || owner_referenced(meta, db)
 }
@@ -289,7 +290,8 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
         ));
     }
     if let Some(c) = &db.spec.connection_secret {
-        crate::connection::validate_templates(&c.extra_keys).map_err(|e| e.to_string())?;
+        crate::dbinstance::connection::validate_templates(&c.extra_keys)
+            .map_err(|e| e.to_string())?;
         let clashes = [
             db.spec
                 .master_user_password

@@ -4,7 +4,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{ADOPTED_TAG, AdoptionPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG};
+use crate::dbinstance::{ADOPTED_TAG, AdoptionPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG};
 use crate::observed::ObservedInstance;
 
 use super::create::{Creation, create, restore_source};
@@ -149,7 +149,7 @@ pub fn plan(f: &Facts) -> Plan {
             let message = format!(
                 "restoreFrom names {source}, which is not found, or is neither this namespace's own nor \
                  granted to it (tag {} on it, or the operator's --grant-restore); nothing is restored",
-                crate::crd::RESTORABLE_BY_TAG
+                crate::dbinstance::RESTORABLE_BY_TAG
             );
             refuse(plan, f, "RestoreSourceNotOwned", &message, Some("NotOwned"))
         }
@@ -232,7 +232,7 @@ fn foreign(f: &Facts, mut plan: Plan, why: Foreign) -> Plan {
             "an RDS instance named {identifier} already exists and no DBInstance manages it, but nothing \
              grants this namespace its adoption: a platform admin tags it {} with this namespace's \
              name, or lists the namespace in the operator's --grant-adoption",
-            crate::crd::ADOPTABLE_BY_TAG
+            crate::dbinstance::ADOPTABLE_BY_TAG
         ),
         Foreign::ObservedElsewhere => format!(
             "an RDS instance named {identifier} already exists and is observed by a DBInstance of \

@@ -3,7 +3,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::crd::{
+use crate::dbinstance::{
     DBInstance, DBInstanceStatus, DriftRecord, FieldDrift, RestoreFrom, RestoreStatus,
 };
 use crate::observed::ObservedInstance;
@@ -68,7 +68,7 @@ fn creating_fields(f: &Facts, password: Option<&Sensitive>) -> DBInstanceStatus 
 
 /// The spec an instance is created or restored with: unset, copyTagsToSnapshot is true, so its
 /// snapshots carry the ownership tags that make them this namespace's to restore.
-fn creation_spec(db: &DBInstance) -> Box<crate::crd::DBInstanceSpec> {
+fn creation_spec(db: &DBInstance) -> Box<crate::dbinstance::DBInstanceSpec> {
     let mut spec = db.spec.clone();
     spec.copy_tags_to_snapshot.get_or_insert(true);
     Box::new(spec)

@@ -7,11 +7,11 @@ use kube::api::Api;
 use tracing::info;
 
 use crate::context::Context;
-use crate::crd::DBInstance;
+use crate::dbinstance::DBInstance;
+use crate::dbinstance::plan::Response;
+use crate::dbinstance::plan::Step;
 use crate::error::Error;
 use crate::managed;
-use crate::plan::Response;
-use crate::plan::Step;
 use crate::rds::CreateRequest;
 use crate::secrets::{self, GENERATED_KEY};
 

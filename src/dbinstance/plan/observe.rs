@@ -2,7 +2,7 @@
 //! connection Secret, never change it (no create, no tag, no modify, no delete). An instance no
 //! DBInstance owns is observed only from a namespace granted it.
 
-use crate::crd::{ADOPTABLE_BY_TAG, OWNER_TAG};
+use crate::dbinstance::{ADOPTABLE_BY_TAG, OWNER_TAG};
 
 use super::spec;
 use super::status::refuse;

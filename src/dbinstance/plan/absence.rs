@@ -5,7 +5,7 @@
 //! instance is created only when the spec opts in. Only this DBInstance's own snapshots count
 //! (`tenancy::own_snapshots`): an identifier another team used before has that team's snapshots.
 
-use crate::crd::{DriftPolicy, OutOfBandDeletionPolicy};
+use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::observed::SnapshotInfo;
 
 use super::create::{Creation, create};

@@ -16,15 +16,15 @@ use tokio::sync::watch;
 use tracing::{debug, info};
 
 use crate::context::Context;
-use crate::crd::{DBInstance, SECRET_OWNER_ANNOTATION};
+use crate::dbinstance::plan;
+use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
+use crate::dbinstance::{act, read, report};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
 use crate::http::Health;
 use crate::managed;
-use crate::plan;
 use crate::shell::{self, Failed, Outcome, Shell};
-use crate::{act, read, report};
 
 /// Runs one controller per watched namespace (or one for all namespaces when `namespaces` is
 /// empty) until `shutdown` turns true; marks `health` ready once every cache has synced.

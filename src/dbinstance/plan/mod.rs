@@ -9,7 +9,7 @@
 //! - [`cleanup`]: a DBInstance that is being deleted (deletion policy, protection);
 //! - [`spec`]: what the spec alone decides (validation, tags, hashes, names, intervals);
 //! - [`status`]: conditions, readiness and the status written after the act step;
-//! - `crate::drift`: which fields differ and the ModifyDBInstance that puts them right.
+//! - `crate::dbinstance::drift`: which fields differ and the ModifyDBInstance that puts them right.
 
 pub mod absence;
 pub mod apply;
@@ -31,7 +31,7 @@ pub mod types;
 
 use std::time::Duration;
 
-use crate::crd::DBInstance;
+use crate::dbinstance::DBInstance;
 use crate::observed::ObservedInstance;
 
 pub use types::*;
