@@ -2,14 +2,12 @@
 //! metrics. No globals.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
-use kube::runtime::reflector::Store;
 
 use crate::budget::ReadBudget;
-use crate::dbinstance::DBInstance;
 use crate::dbinstance::plan::Sensitive;
 use crate::dbinstance::plan::tenancy::Grants;
 use crate::error::Error;
@@ -39,12 +37,12 @@ pub struct Context {
     pub read_budget: ReadBudget,
     /// Our own writes of the objects, which a reconcile waits for the cache to show.
     pub writes: crate::writes::Writes,
-    /// The watches' caches of DBInstances, one per watched namespace (or one for all).
-    stores: RwLock<Vec<Store<DBInstance>>>,
+    /// The DBInstance kind's caches: the watches' stores.
+    pub instances: crate::dbinstance::cache::Instances,
+    /// The DBParameterGroup kind's cache: RDS's parameter catalogs.
+    pub catalogs: crate::dbparametergroup::catalog::Catalogs,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
     identity: tokio::sync::OnceCell<AwsIdentity>,
-    /// RDS's parameter catalogs by family: they do not change, so each is read once.
-    catalogs: Mutex<HashMap<String, Arc<crate::observed::Catalog>>>,
 }
 
 impl Context {
@@ -72,45 +70,11 @@ impl Context {
             grants: Grants::default(),
             read_budget: ReadBudget::new(0),
             writes: Default::default(),
-            stores: RwLock::default(),
+            instances: Default::default(),
             backoff: Mutex::default(),
             identity: tokio::sync::OnceCell::new(),
-            catalogs: Mutex::default(),
+            catalogs: Default::default(),
         }
-    }
-
-    /// Registers a watch's cache of DBInstances.
-    pub fn add_store(&self, store: Store<DBInstance>) {
-        self.stores
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(store);
-    }
-
-    /// The DBInstances of a namespace that use a Secret of this name (as password, generated
-    /// password or connection Secret), as the watches know them.
-    pub fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {
-        let stores = self.stores.read().unwrap_or_else(|e| e.into_inner());
-        (stores.iter().flat_map(|s| s.state()))
-            .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
-            .filter(|db| {
-                crate::dbinstance::plan::spec::secrets_of(db)
-                    .iter()
-                    .any(|(n, _)| n == secret)
-            })
-            .map(|db| (*db).clone())
-            .collect()
-    }
-
-    /// The namespaces of the DBInstances (other than `uid`) that observe an instance of this
-    /// identifier (managementPolicy ObserveOnly), as the watches know them.
-    pub fn observers_of(&self, identifier: &str, uid: Option<&str>) -> Vec<String> {
-        let stores = self.stores.read().unwrap_or_else(|e| e.into_inner());
-        (stores.iter().flat_map(|s| s.state()))
-            .filter(|db| db.metadata.uid.as_deref() != uid && db.identifier() == identifier)
-            .filter(|db| crate::dbinstance::plan::spec::observe_only(db))
-            .filter_map(|db| db.metadata.namespace.clone())
-            .collect()
     }
 
     /// The instance with this identifier read directly, its read taken from the namespace's
@@ -144,19 +108,6 @@ impl Context {
             .get_or_try_init(|| self.rds.identity())
             .await
             .cloned()
-    }
-
-    /// RDS's catalog of a parameter group family, read once (DescribeEngineDefaultParameters).
-    pub async fn parameter_catalog(
-        &self,
-        family: &str,
-    ) -> Result<Arc<crate::observed::Catalog>, AwsError> {
-        if let Some(c) = lock(&self.catalogs).get(family) {
-            return Ok(c.clone());
-        }
-        let catalog = Arc::new(self.rds.parameter_catalog(family).await?);
-        lock(&self.catalogs).insert(family.to_owned(), catalog.clone());
-        Ok(catalog)
     }
 
     /// Failures in a row for this object at this generation; a new generation starts again at zero,

@@ -63,7 +63,7 @@ pub async fn run(
         ));
         let (controller, store) =
             controller(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
-        ctx.add_store(store.clone());
+        ctx.instances.add(store.clone());
         stores.push(store);
         controllers.push(
             controller

@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub mod act;
+pub mod cache;
 mod choices;
 pub mod connection;
 pub mod controller;

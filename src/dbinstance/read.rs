@@ -72,14 +72,14 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         connection_secret,
         release_candidates,
         peers: match &db.spec.connection_secret {
-            Some(c) => ctx.peers_using(&namespace, &c.name),
+            Some(c) => ctx.instances.peers_using(&namespace, &c.name),
             None => Vec::new(),
         },
         owner_alive,
         restore_source,
         groups,
         observers: match reads.observers {
-            true => ctx.observers_of(&identifier, db.uid().as_deref()),
+            true => ctx.instances.observers_of(&identifier, db.uid().as_deref()),
             false => Vec::new(),
         },
         grants: ctx.grants.clone(),

@@ -22,7 +22,7 @@ impl Reconciled for DBParameterGroup {
         let deleting = self.metadata.deletion_timestamp.is_some();
         let catalog = match deleting {
             true => Arc::default(),
-            false => ctx.parameter_catalog(&self.spec.family).await?,
+            false => ctx.catalogs.get(&ctx.rds, &self.spec.family).await?,
         };
         Ok(Facts {
             group: self.clone(),

@@ -3,6 +3,7 @@
 //! catalog of the family (DescribeEngineDefaultParameters), never from a list kept here.
 
 pub mod aws;
+pub mod catalog;
 pub mod controller;
 pub mod plan;
 

@@ -1,0 +1,48 @@
+//! The DBInstance kind's caches: the watches' stores of DBInstances, one per watched namespace (or
+//! one for all), and what reconciles ask of them.
+
+use std::sync::RwLock;
+
+use kube::runtime::reflector::Store;
+
+use super::DBInstance;
+
+/// The watches' stores of DBInstances.
+#[derive(Default)]
+pub struct Instances(RwLock<Vec<Store<DBInstance>>>);
+
+impl Instances {
+    /// Registers a watch's store of DBInstances.
+    pub fn add(&self, store: Store<DBInstance>) {
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(store);
+    }
+
+    /// The DBInstances of a namespace that use a Secret of this name (as password, generated
+    /// password or connection Secret), as the watches know them.
+    pub fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {
+        let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
+        (stores.iter().flat_map(|s| s.state()))
+            .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
+            .filter(|db| {
+                crate::dbinstance::plan::spec::secrets_of(db)
+                    .iter()
+                    .any(|(n, _)| n == secret)
+            })
+            .map(|db| (*db).clone())
+            .collect()
+    }
+
+    /// The namespaces of the DBInstances (other than `uid`) that observe an instance of this
+    /// identifier (managementPolicy ObserveOnly), as the watches know them.
+    pub fn observers_of(&self, identifier: &str, uid: Option<&str>) -> Vec<String> {
+        let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
+        (stores.iter().flat_map(|s| s.state()))
+            .filter(|db| db.metadata.uid.as_deref() != uid && db.identifier() == identifier)
+            .filter(|db| crate::dbinstance::plan::spec::observe_only(db))
+            .filter_map(|db| db.metadata.namespace.clone())
+            .collect()
+    }
+}
