@@ -1,0 +1,201 @@
+//! Table tests of the plan: deletion policies and their defaults.
+
+use super::*;
+
+#[test]
+fn deletion_policies() {
+    let protected = {
+        let mut o = ours();
+        o.deletion_protection = Some(true);
+        o
+    };
+    let protected_message = "RDS instance coffee has deletion protection on; set spec.deletionProtection to false \
+                 (or turn it off in AWS) to let the deletion proceed";
+    let theirs = {
+        let mut o = ours();
+        o.tags.insert(OWNER_TAG.into(), "another-uid".into());
+        o
+    };
+    let in_progress = {
+        let mut o = ours();
+        o.status = "deleting".into();
+        o
+    };
+    let waiting = deleting(DeletionPolicy::Delete, Some(in_progress.clone()));
+    let mut waiting_fields = observed_status("coffee", &in_progress);
+    waiting_fields.master_user_password_hash =
+        Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
+    let released = |reason: &str, note: &str, secret_step: Step| Plan {
+        gauge: Gauge::Remove,
+        ..plan_of(
+            Requeue::AwaitChange,
+            vec![secret_step, Step::RemoveFinalizer],
+            None,
+            vec![event(Normal, reason, "Delete", note, 1)],
+        )
+    };
+    let delete_secret = Step::DeleteSecret {
+        name: "coffee-db".into(),
+    };
+    let let_go = with(deleting(DeletionPolicy::Delete, None), |f| {
+        f.db.metadata.finalizers = None
+    });
+    let protected_facts = deleting(DeletionPolicy::Snapshot, Some(protected));
+    check(vec![
+        (
+            "Delete deletes without a final snapshot",
+            deleting(DeletionPolicy::Delete, Some(ours())),
+            plan_of(
+                BUSY,
+                vec![Step::DeleteInstance {
+                    identifier: "coffee".into(),
+                    final_snapshot: None,
+                    delete_automated_backups: false,
+                }],
+                None,
+                vec![event(
+                    Normal,
+                    "Deleting",
+                    "Delete",
+                    "deleting RDS instance coffee",
+                    1,
+                )],
+            ),
+        ),
+        (
+            "Snapshot deletes after a final snapshot named after the uid",
+            deleting(DeletionPolicy::Snapshot, Some(ours())),
+            plan_of(
+                BUSY,
+                vec![Step::DeleteInstance {
+                    identifier: "coffee".into(),
+                    final_snapshot: Some(FINAL.into()),
+                    delete_automated_backups: false,
+                }],
+                None,
+                vec![event(
+                    Normal,
+                    "Deleting",
+                    "Delete",
+                    &format!("deleting RDS instance coffee after final snapshot {FINAL}"),
+                    1,
+                )],
+            ),
+        ),
+        (
+            "Retain keeps the instance, marked as let go, and our Secrets, without owner",
+            deleting(DeletionPolicy::Retain, Some(ours())),
+            Plan {
+                gauge: Gauge::Remove,
+                ..plan_of(
+                    Requeue::AwaitChange,
+                    vec![
+                        Step::AddTags {
+                            identifier: "coffee".into(),
+                            arn: ARN.into(),
+                            tags: [(crate::dbinstance::RETAINED_TAG.to_owned(), NOW.to_owned())]
+                                .into(),
+                        },
+                        Step::OrphanSecret {
+                            name: "coffee-db".into(),
+                        },
+                        Step::RemoveFinalizer,
+                    ],
+                    None,
+                    vec![event(
+                        Normal,
+                        "Retained",
+                        "Delete",
+                        "deletionPolicy is Retain: RDS instance coffee is left running",
+                        2,
+                    )],
+                )
+            },
+        ),
+        (
+            "a gone instance lets the DBInstance go, with our Secrets",
+            deleting(DeletionPolicy::Delete, None),
+            released(
+                "Deleted",
+                "RDS instance coffee is gone",
+                delete_secret.clone(),
+            ),
+        ),
+        (
+            "a foreign instance is left alone",
+            deleting(DeletionPolicy::Delete, Some(theirs)),
+            released(
+                "Released",
+                "RDS instance coffee is not managed by this DBInstance and was left alone",
+                delete_secret,
+            ),
+        ),
+        (
+            "RDS deleting: wait",
+            waiting,
+            plan_of(
+                BUSY,
+                vec![],
+                observed(
+                    waiting_fields,
+                    true,
+                    "Deleting",
+                    "RDS instance coffee is being deleted",
+                ),
+                vec![],
+            ),
+        ),
+        (
+            "deletion protection holds the deletion, reported once",
+            protected_facts.clone(),
+            plan_of(
+                SETTLED,
+                vec![],
+                failed(
+                    protected_facts.db.status.as_ref(),
+                    "DeletionProtected",
+                    protected_message,
+                ),
+                vec![event(
+                    Warning,
+                    "DeletionProtected",
+                    "Reconcile",
+                    protected_message,
+                    0,
+                )],
+            ),
+        ),
+        (
+            "without our finalizer there is nothing left to do",
+            let_go,
+            Plan::idle(Requeue::AwaitChange),
+        ),
+    ]);
+}
+
+#[test]
+fn deletion_defaults_keep_a_snapshot_and_the_backups() {
+    let default_policy = with(deleting(DeletionPolicy::default(), Some(ours())), |_| {});
+    let named = with(deleting(DeletionPolicy::Snapshot, Some(ours())), |f| {
+        f.db.spec.final_db_snapshot_identifier = Some("coffee-before-migration".into());
+        f.db.spec.delete_automated_backups = Some(true);
+    });
+    let cached = with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {
+        f.observed_directly = false;
+    });
+    let delete = |snapshot: &str, backups: bool| Step::DeleteInstance {
+        identifier: "coffee".into(),
+        final_snapshot: Some(snapshot.into()),
+        delete_automated_backups: backups,
+    };
+    assert_eq!(plan(&default_policy).steps, vec![delete(FINAL, false)]);
+    assert_eq!(
+        plan(&named).steps,
+        vec![delete("coffee-before-migration", true)]
+    );
+    assert_eq!(
+        plan(&cached),
+        Plan::idle(BUSY),
+        "never delete on the shared poll's knowledge"
+    );
+}
