@@ -131,13 +131,15 @@ pub async fn publish<K: Kind>(recorder: &Recorder, obj: &K, planned: &PlannedEve
 }
 
 /// The plan of a kind reconciled by the shared shell: the steps in order, the status to write
-/// (fields, Ready, Synced), the Events (each after the steps it follows), and when to look again.
+/// (fields, Ready, Synced), the Events (each after the steps it follows), when to look again, and
+/// the metric label of what it refuses (None for success), as for DBInstance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KindPlan<S, T> {
     pub steps: Vec<S>,
     pub status: Option<(T, ConditionPlan, ConditionPlan)>,
     pub events: Vec<PlannedEvent>,
     pub requeue: Requeue,
+    pub refusal: Option<&'static str>,
 }
 
 impl<S, T> KindPlan<S, T> {
@@ -147,6 +149,7 @@ impl<S, T> KindPlan<S, T> {
             status: None,
             events: Vec::new(),
             requeue,
+            refusal: None,
         }
     }
 
@@ -371,11 +374,7 @@ impl<K: Reconciled> Shell for K {
     }
 
     async fn once(&self, shared: &Shared) -> Result<Outcome, Failed<Self::Planned>> {
-        let requeue = once(self, shared).await?;
-        Ok(Outcome {
-            requeue,
-            refusal: None,
-        })
+        once(self, shared).await
     }
 
     async fn report_failure(&self, shared: &Shared, error: &Error, planned: Option<Self::Planned>) {
@@ -386,7 +385,7 @@ impl<K: Reconciled> Shell for K {
 async fn once<K: Reconciled>(
     obj: &K,
     shared: &Shared,
-) -> Result<Requeue, Failed<(K::Status, ConditionPlan)>> {
+) -> Result<Outcome, Failed<(K::Status, ConditionPlan)>> {
     let facts = obj.read(shared).await?;
     let plan = K::plan(&facts);
     let mut completed = 0;
@@ -403,12 +402,16 @@ async fn once<K: Reconciled>(
     for event in plan.events.iter().filter(|e| e.after <= completed) {
         publish(&shared.ctx.recorder, obj, event).await;
     }
+    let outcome = Outcome {
+        requeue: plan.requeue,
+        refusal: plan.refusal,
+    };
     match (error, plan.status) {
         (None, Some((fields, ready, synced))) => {
             write_status(shared, obj, fields, &ready, &synced).await?;
-            Ok(plan.requeue)
+            Ok(outcome)
         }
-        (None, None) => Ok(plan.requeue),
+        (None, None) => Ok(outcome),
         (Some(error), planned) => Err(Failed {
             error,
             planned: planned.map(|(fields, ready, _)| (fields, ready)),

@@ -138,6 +138,8 @@ fn apply(f: &Facts) -> Plan {
     };
     if let Some(message) = refused(f) {
         plan.requeue = Requeue::AwaitChange;
+        // Counted as DBInstance counts a spec it refuses.
+        plan.refusal = Some("InvalidSpec");
         return refuse(plan, fields, "InvalidParameters", message);
     }
     let uid = g.metadata.uid.as_deref().unwrap_or_default();
@@ -522,11 +524,12 @@ mod tests {
             ),
         ];
         for (name, facts, steps, reason) in table {
-            assert_eq!(
-                outline(&plan(&facts)),
-                (steps, reason.to_owned()),
-                "case: {name}"
-            );
+            let p = plan(&facts);
+            assert_eq!(outline(&p), (steps, reason.to_owned()), "case: {name}");
+            // A spec RDS would refuse counts as a refused reconcile, as for DBInstance; a name in
+            // use is reported, like IdentifierInUse, without one.
+            let refusal = (reason == "InvalidParameters").then_some("InvalidSpec");
+            assert_eq!(p.refusal, refusal, "case: {name}");
         }
     }
 
