@@ -170,7 +170,8 @@ fn group_reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Vec<Grou
     ];
     (fields.into_iter())
         .filter_map(|(field, resource, wanted, shown)| {
-            let name = wanted.filter(|w| shown != Some(*w))?;
+            // RDS stores group names in lower case: a name it shows, in any case, is settled.
+            let name = wanted.filter(|w| !shown.is_some_and(|s| s.eq_ignore_ascii_case(w)))?;
             Some(GroupRead {
                 field,
                 resource,

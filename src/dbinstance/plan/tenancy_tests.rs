@@ -520,6 +520,12 @@ fn a_group_another_namespace_manages_is_not_used() {
     let mut settled = ours();
     settled.db_subnet_group_name = Some("team-b-subnets".into());
     assert_eq!(reads(&spec_named, Some(&settled)).groups, vec![]);
+    settled.db_subnet_group_name = Some("TEAM-B-SUBNETS".into());
+    assert_eq!(
+        reads(&spec_named, Some(&settled)).groups,
+        vec![],
+        "in any case"
+    );
 }
 
 /// The connection Secret as written for this DBInstance: annotated, with its ownerReference when
