@@ -11,14 +11,14 @@ use crate::budget::ReadBudget;
 use crate::dbinstance::plan::Sensitive;
 use crate::dbinstance::plan::tenancy::Grants;
 use crate::error::Error;
-use crate::observed::Observation;
+use crate::rds_state::Observation;
 
 use crate::http::Health;
 use crate::lock;
 use crate::metrics::Metrics;
-use crate::observed::AwsIdentity;
 use crate::observer::Observer;
 use crate::rds::{AwsError, Rds};
+use crate::rds_state::AwsIdentity;
 use crate::secrets::MANAGER;
 
 /// Everything a reconcile needs.

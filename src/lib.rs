@@ -8,10 +8,10 @@
 //! [`writes`] (read your own writes), [`rds`] (the SDK client, error classes, call counts),
 //! [`context`] and [`error`].
 //!
-//! Around them: [`observer`] (every read of RDS instances, and the shared poll) with [`observed`]
-//! (what is seen of an instance), the optional event feed [`feed`], the per-namespace read
-//! [`budget`], the Secrets I/O in [`secrets`], [`duration`], and [`metrics`], [`http`],
-//! [`leader`] and [`telemetry`].
+//! Around them: [`observer`] (every read of RDS instances, and the shared poll) with
+//! [`rds_state`] (what is seen of RDS: instances, snapshots, the account, parameter catalogs), the
+//! optional event feed [`feed`], the per-namespace read [`budget`], the Secrets I/O in
+//! [`secrets`], [`duration`], and [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
 pub mod budget;
 pub mod context;
@@ -25,9 +25,9 @@ pub mod http;
 pub mod leader;
 pub mod managed;
 pub mod metrics;
-pub mod observed;
 pub mod observer;
 pub mod rds;
+pub mod rds_state;
 pub mod secrets;
 pub mod shell;
 pub mod tags;

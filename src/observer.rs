@@ -19,8 +19,8 @@ use crate::dbinstance::plan::status;
 use crate::dbinstance::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::http::Health;
 use crate::lock;
-use crate::observed::{Observation, ObservedInstance, PollIntervals, is_transitional};
 use crate::rds::{AwsError, Rds};
+use crate::rds_state::{Observation, ObservedInstance, PollIntervals, is_transitional};
 
 /// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift
 /// interval for the whole account and region, and a targeted describe only where the snapshot

@@ -17,7 +17,7 @@ use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::managed;
-use crate::observed::Observation;
+use crate::rds_state::Observation;
 use crate::secrets;
 
 /// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.

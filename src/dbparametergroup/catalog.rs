@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::lock;
-use crate::observed::Catalog;
 use crate::rds::{AwsError, Rds};
+use crate::rds_state::Catalog;
 
 /// The catalogs read so far, by family.
 #[derive(Default)]

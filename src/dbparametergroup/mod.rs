@@ -109,7 +109,7 @@ pub struct ObservedParameterGroup {
     pub tags: BTreeMap<String, String>,
 }
 
-pub use crate::observed::{Catalog, ParameterInfo};
+pub use crate::rds_state::{Catalog, ParameterInfo};
 
 impl DBParameterGroup {
     /// The RDS name: spec.dbParameterGroupName or metadata.name, lower-cased as RDS stores it.

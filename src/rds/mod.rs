@@ -12,7 +12,7 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::dbinstance::DBInstanceSpec;
 use crate::dbinstance::drift::Modification;
 use crate::lock;
-use crate::observed::{AwsIdentity, ObservedInstance};
+use crate::rds_state::{AwsIdentity, ObservedInstance};
 
 mod restore;
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::dbinstance::DBInstanceSpec;
-use crate::observed::{ObservedInstance, SnapshotInfo};
+use crate::rds_state::{ObservedInstance, SnapshotInfo};
 
 use super::{AwsError, ErrorClass, Rds, aws_error, creating, rds_tags, tag_map};
 

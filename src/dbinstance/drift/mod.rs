@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Display;
 
 use crate::dbinstance::DBInstanceSpec;
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 mod version;
 pub use version::{VersionChange, compare_versions, engine_version_change, major_version};

@@ -6,7 +6,7 @@
 //! (`tenancy::own_snapshots`): an identifier another team used before has that team's snapshots.
 
 use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
-use crate::observed::SnapshotInfo;
+use crate::rds_state::SnapshotInfo;
 
 use super::create::{Creation, create};
 use super::spec;

@@ -5,7 +5,7 @@
 use kube::runtime::events::EventType;
 
 use crate::dbinstance::{ADOPTED_TAG, AdoptionPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG};
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 use super::create::{Creation, create, restore_source};
 use super::password::{password, password_refused};

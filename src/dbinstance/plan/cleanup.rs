@@ -4,7 +4,7 @@
 use kube::runtime::events::EventType;
 
 use crate::dbinstance::{DBInstance, DeletionPolicy, RETAINED_TAG};
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 use super::spec::{self, final_snapshot_identifier, owned_by};
 use super::status::{observed_status, refuse};

@@ -5,7 +5,7 @@
 use kube::runtime::events::EventType;
 
 use crate::dbinstance::connection::{self, ConnectionInfo};
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 use super::spec;
 use super::tenancy;

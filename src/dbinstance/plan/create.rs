@@ -6,7 +6,7 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::{
     DBInstance, DBInstanceStatus, DriftRecord, FieldDrift, RestoreFrom, RestoreStatus,
 };
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
 use super::spec;

@@ -7,7 +7,7 @@ use kube::runtime::events::EventType;
 
 use crate::dbinstance::drift::{self, Diff};
 use crate::dbinstance::{DryRun, DryRunStep, FieldDrift, OWNER_TAG};
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 use super::spec;
 use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Requeue, StatusPlan, Step};

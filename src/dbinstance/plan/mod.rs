@@ -32,7 +32,7 @@ pub mod types;
 use std::time::Duration;
 
 use crate::dbinstance::DBInstance;
-use crate::observed::ObservedInstance;
+use crate::rds_state::ObservedInstance;
 
 pub use types::*;
 

@@ -13,7 +13,7 @@ use crate::dbinstance::{
     DeletionPolicy, ManagementPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG,
 };
 use crate::duration::MIN_SPEC_INTERVAL;
-use crate::observed::{ObservedInstance, PollIntervals};
+use crate::rds_state::{ObservedInstance, PollIntervals};
 
 use super::types::Sensitive;
 

@@ -7,7 +7,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use crate::dbinstance::drift::Diff;
 use crate::dbinstance::{Condition, DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
-use crate::observed::{ObservedInstance, is_transitional};
+use crate::rds_state::{ObservedInstance, is_transitional};
 
 use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Response, StatusPlan};
 

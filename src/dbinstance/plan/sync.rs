@@ -8,7 +8,7 @@ use crate::dbinstance::drift::{self, Comparison, Diff, field_list};
 use crate::dbinstance::{
     ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy, RestoreStatus,
 };
-use crate::observed::{ObservedInstance, is_transitional};
+use crate::rds_state::{ObservedInstance, is_transitional};
 
 use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
 use super::create::restore_source;

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use crate::dbinstance::{
     ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG,
 };
-use crate::observed::{ObservedInstance, SnapshotInfo};
+use crate::rds_state::{ObservedInstance, SnapshotInfo};
 
 /// What the operator's settings grant to namespaces (`*`: every namespace): a platform admin's
 /// word, for clusters where the AWS account's tags are not the place to say it.

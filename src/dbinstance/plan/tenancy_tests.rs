@@ -16,7 +16,7 @@ use crate::dbinstance::{
     ADOPTABLE_BY_TAG, AdoptionPolicy, ConnectionSecretSpec, DeletionPolicy, ManagementPolicy,
     OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG, RestoreFrom, SECRET_OWNER_ANNOTATION, Tag,
 };
-use crate::observed::SnapshotInfo;
+use crate::rds_state::SnapshotInfo;
 
 fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     (pairs.iter())

@@ -10,7 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
-use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
+use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 use super::tenancy::{Grants, RestoreSource};
 

@@ -17,8 +17,8 @@ use crate::dbinstance::{
     OutOfBandDeletionPolicy, SecretKeyReference, StorageType, Tag,
 };
 use crate::error::Error;
-use crate::observed::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 use crate::rds::{AwsError, ErrorClass};
+use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 mod cleanup;
 mod create;

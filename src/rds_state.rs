@@ -1,5 +1,6 @@
-//! What the operator sees of an RDS instance: a plain value, read by the RDS adapter (`rds.rs`),
-//! kept by the observer and compared by the plan. No I/O and no SDK types here.
+//! What the operator sees of RDS: an instance, its snapshots, the account and region, a parameter
+//! catalog. Plain values, read by the RDS adapter (`rds/`), kept by the observer and compared by
+//! the plans. No I/O and no SDK types here.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
