@@ -77,3 +77,20 @@ pub fn changes(
         .collect();
     (add, remove)
 }
+
+/// The namespace of the DBInstance (or group) the ownership tags name, if they name one.
+pub fn owner_namespace(tags: &BTreeMap<String, String>) -> Option<&str> {
+    tags.get(OWNER_TAG)?;
+    Some(tags.get(OWNER_NAME_TAG)?.split_once('/')?.0)
+}
+
+/// Whether the ownership tags say an object of this namespace owns the resource.
+pub fn owned_by_namespace(tags: &BTreeMap<String, String>, namespace: &str) -> bool {
+    owner_namespace(tags) == Some(namespace)
+}
+
+/// Whether the ownership tags say an object of another namespace owns the resource (tags that
+/// carry the uid but no readable namespace count as another's).
+pub fn of_another_namespace(tags: &BTreeMap<String, String>, namespace: &str) -> bool {
+    tags.contains_key(OWNER_TAG) && !owned_by_namespace(tags, namespace)
+}

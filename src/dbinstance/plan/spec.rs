@@ -105,8 +105,7 @@ fn owner_name(observed: &ObservedInstance) -> Option<(&str, &str)> {
 /// never adopted or observed from this one.
 pub fn of_another_namespace(observed: &ObservedInstance, db: &DBInstance) -> bool {
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    observed.tags.contains_key(OWNER_TAG)
-        && owner_name(observed).is_none_or(|(ns, _)| ns != namespace)
+    crate::tags::of_another_namespace(&observed.tags, namespace)
 }
 
 /// Whether the instance was retained by a DBInstance of this namespace and name (a DBInstance

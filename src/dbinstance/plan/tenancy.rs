@@ -13,10 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::dbinstance::{
-    ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, OWNER_NAME_TAG, OWNER_TAG, RESTORABLE_BY_TAG,
-};
+use crate::dbinstance::{ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, RESTORABLE_BY_TAG};
 use crate::rds_state::{ObservedInstance, SnapshotInfo};
+use crate::tags::{of_another_namespace, owned_by_namespace};
 
 /// What the operator's settings grant to namespaces (`*`: every namespace): a platform admin's
 /// word, for clusters where the AWS account's tags are not the place to say it.
@@ -36,23 +35,6 @@ fn listed(list: &[String], namespace: &str) -> bool {
 /// spaces (RDS tag values cannot hold commas).
 pub fn tag_grants(tags: &BTreeMap<String, String>, key: &str, namespace: &str) -> bool {
     (tags.get(key)).is_some_and(|v| v.split_whitespace().any(|n| n == namespace))
-}
-
-/// The namespace of the DBInstance (or group) the ownership tags name, if they name one.
-pub fn owner_namespace(tags: &BTreeMap<String, String>) -> Option<&str> {
-    tags.get(OWNER_TAG)?;
-    Some(tags.get(OWNER_NAME_TAG)?.split_once('/')?.0)
-}
-
-/// Whether the ownership tags say an object of this namespace owns the resource.
-pub fn owned_by_namespace(tags: &BTreeMap<String, String>, namespace: &str) -> bool {
-    owner_namespace(tags) == Some(namespace)
-}
-
-/// Whether the ownership tags say an object of another namespace owns the resource (tags that
-/// carry the uid but no readable namespace count as another's).
-pub fn of_another_namespace(tags: &BTreeMap<String, String>, namespace: &str) -> bool {
-    tags.contains_key(OWNER_TAG) && !owned_by_namespace(tags, namespace)
 }
 
 /// What the read step found, in this reconcile, of spec.restoreFrom's source.
