@@ -94,10 +94,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
         Err(problem) => return password_refused(plan, f, problem),
     };
     let identifier = db.identifier();
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    let name = db.metadata.name.as_deref().unwrap_or_default();
-    let tags = spec::creation_tags(&db.spec, uid, namespace, name);
+    let tags = spec::tags_of(db);
     let mut fields = creating_fields(f, password.as_ref());
     match why {
         Creation::Restore { snapshot, note } => {

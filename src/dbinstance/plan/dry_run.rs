@@ -74,10 +74,7 @@ fn field(d: &Diff) -> FieldDrift {
 /// The differences between the spec and the instance, as the plan compared them.
 fn diffs(f: &Facts, observed: &ObservedInstance) -> Vec<Diff> {
     let db = &f.db;
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    let name = db.metadata.name.as_deref().unwrap_or_default();
-    let tags = spec::creation_tags(&db.spec, uid, namespace, name);
+    let tags = spec::tags_of(db);
     let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
     drift::compare(&db.spec, observed, &tags, managed, false).diffs
 }

@@ -142,13 +142,12 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
 /// since which keys count as the operator's (and so may later be removed) depends on the tags RDS
 /// has now, not on those the shared poll last saw.
 fn retags(db: &DBInstance, observed: &ObservedInstance) -> bool {
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    let name = db.metadata.name.as_deref().unwrap_or_default();
-    let desired = spec::creation_tags(&db.spec, uid, namespace, name);
+    if spec::observe_only(db) {
+        return false;
+    }
     let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
-    let (add, remove) = crate::tags::changes(&observed.tags, &desired, managed);
-    !spec::observe_only(db) && (!add.is_empty() || !remove.is_empty())
+    let (add, remove) = crate::tags::changes(&observed.tags, &spec::tags_of(db), managed);
+    !add.is_empty() || !remove.is_empty()
 }
 
 /// The groups the spec names by name whose tags must be read: those the plan may send, at

@@ -192,6 +192,14 @@ pub fn creation_tags(
     crate::tags::with_owner(&spec.tags, uid, namespace, name)
 }
 
+/// The tags this DBInstance's instance should carry: the spec's and the ownership tags.
+pub fn tags_of(db: &DBInstance) -> BTreeMap<String, String> {
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
+    let name = db.metadata.name.as_deref().unwrap_or_default();
+    creation_tags(&db.spec, uid, namespace, name)
+}
+
 /// The keys of spec.tags, sorted: the tags the operator manages.
 pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
     crate::tags::keys(&spec.tags)

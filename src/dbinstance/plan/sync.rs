@@ -144,10 +144,7 @@ fn desired_tags(
     db: &crate::dbinstance::DBInstance,
     observing: bool,
 ) -> std::collections::BTreeMap<String, String> {
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    let name = db.metadata.name.as_deref().unwrap_or_default();
-    let mut desired = spec::creation_tags(&db.spec, uid, namespace, name);
+    let mut desired = spec::tags_of(db);
     if observing {
         desired.retain(|k, _| !k.starts_with("rds.operator.rs/"));
     }
