@@ -20,12 +20,10 @@ lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 
-## crds: regenerate crds/*.yaml (and the chart's copies) from src/dbinstance/, src/dbsubnetgroup/ and src/dbparametergroup/, then deploy/
+## crds: regenerate every registered kind's CRD (src/kinds.rs) in crds/ and the chart's crds/, then deploy/
 crds:
-	cargo run --quiet --locked -- crd dbinstance > crds/dbinstance.yaml
-	cargo run --quiet --locked -- crd dbsubnetgroup > crds/dbsubnetgroup.yaml
-	cargo run --quiet --locked -- crd dbparametergroup > crds/dbparametergroup.yaml
-	cp crds/dbinstance.yaml crds/dbsubnetgroup.yaml crds/dbparametergroup.yaml helm/rds-operator/crds/
+	cargo run --quiet --locked -- crd --out crds
+	cargo run --quiet --locked -- crd --out helm/rds-operator/crds
 	$(MAKE) manifests
 
 ## manifests: render deploy/*.yaml from the Helm chart

@@ -15,9 +15,10 @@ use crate::rds_state::Observation;
 
 use crate::http::Health;
 use crate::lock;
+use crate::managed::aws_error::AwsError;
 use crate::metrics::Metrics;
 use crate::observer::Observer;
-use crate::rds::{AwsError, Rds};
+use crate::rds::Rds;
 use crate::rds_state::AwsIdentity;
 use crate::secrets::MANAGER;
 
@@ -36,7 +37,7 @@ pub struct Context {
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
     pub read_budget: ReadBudget,
     /// Our own writes of the objects, which a reconcile waits for the cache to show.
-    pub writes: crate::writes::Writes,
+    pub writes: crate::managed::writes::Writes,
     /// The DBInstance kind's caches: the watches' stores.
     pub instances: crate::dbinstance::cache::Instances,
     /// The DBParameterGroup kind's cache: RDS's parameter catalogs.

@@ -1,7 +1,7 @@
 //! What can go wrong in a reconcile, classified once: each variant names what failed, carries a
 //! stable metric label, and says what the user is shown.
 
-use crate::rds::{AwsError, ErrorClass};
+use crate::managed::aws_error::{AwsError, ErrorClass};
 
 /// What went wrong in a reconcile.
 #[derive(Debug, thiserror::Error)]

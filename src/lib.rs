@@ -1,17 +1,17 @@
 //! rds-operator: manages AWS RDS databases from custom resources.
 //!
 //! Each kind has its own folder, with its CRD types, its pure plan and table tests, its SDK calls
-//! and its read and act: [`dbinstance`], [`dbsubnetgroup`], [`dbparametergroup`]. Every reconcile
-//! of every kind runs in one shell ([`shell`]): read, plan (pure), act, report. What the kinds
-//! share is written once: [`managed`] (finalizer, status writes by server-side apply, Events,
-//! references, the group kinds' `Reconciled` trait), [`tags`] (ownership tags and tag changes),
-//! [`writes`] (read your own writes), [`rds`] (the SDK client, error classes, call counts),
-//! [`context`] and [`error`].
+//! and its read and act: [`dbinstance`], [`dbsubnetgroup`], [`dbparametergroup`]. Every kind runs
+//! on one skeleton, and what the kinds share is written once, in [`managed`]: the skeleton (read,
+//! plan (pure), act, report; the one status writer and error policy), the API-server writes, the
+//! conditions, the plan vocabulary, references between kinds, the CRD parts, the ownership tags,
+//! the write tracker and the AWS error classes. [`kinds`] registers every kind, a line each.
 //!
-//! Around them: [`observer`] (every read of RDS instances, and the shared poll) with
-//! [`rds_state`] (what is seen of RDS: instances, snapshots, the account, parameter catalogs), the
-//! optional event feed [`feed`], the per-namespace read [`budget`], the Secrets I/O in
-//! [`secrets`], [`duration`], and [`metrics`], [`http`], [`leader`] and [`telemetry`].
+//! Around them: [`rds`] (the SDK client and call counts), [`observer`] (every read of RDS
+//! instances, and the shared poll) with [`rds_state`] (what is seen of RDS: instances, snapshots,
+//! the account, parameter catalogs), the optional event feed [`feed`], the per-namespace read
+//! [`budget`], the Secrets I/O in [`secrets`], [`context`], [`error`], [`duration`], and
+//! [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
 pub mod budget;
 pub mod context;
@@ -22,6 +22,7 @@ pub mod duration;
 pub mod error;
 pub mod feed;
 pub mod http;
+pub mod kinds;
 pub mod leader;
 pub mod managed;
 pub mod metrics;
@@ -29,10 +30,7 @@ pub mod observer;
 pub mod rds;
 pub mod rds_state;
 pub mod secrets;
-pub mod shell;
-pub mod tags;
 pub mod telemetry;
-pub mod writes;
 
 /// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the
 /// operator keeps behind a mutex (counters, snapshots, backoff state) stays usable after a panic.

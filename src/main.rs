@@ -6,7 +6,6 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use rds_operator::budget::ReadBudget;
 use rds_operator::context::Context;
-use rds_operator::dbinstance::controller;
 use rds_operator::dbinstance::plan::tenancy::Grants;
 use rds_operator::duration::parse_duration;
 use rds_operator::feed::Feed;
@@ -34,18 +33,14 @@ struct Cli {
 enum Command {
     /// Run the controller (the default).
     Run(Box<RunArgs>),
-    /// Print a CustomResourceDefinition as YAML (DBInstance unless told).
+    /// Print a kind's CustomResourceDefinition as YAML (DBInstance unless told), or with
+    /// `--out DIR` write every kind's to DIR/<kind>.yaml.
     Crd {
-        #[arg(value_enum, default_value = "dbinstance")]
-        kind: CrdKind,
+        #[arg(default_value = "dbinstance")]
+        kind: String,
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
     },
-}
-
-#[derive(clap::ValueEnum, Clone, Copy)]
-enum CrdKind {
-    Dbinstance,
-    Dbsubnetgroup,
-    Dbparametergroup,
 }
 
 #[derive(clap::Args, Clone)]
@@ -133,20 +128,25 @@ struct RunArgs {
     log_level: String,
 }
 
+/// The `crd` command: one kind's CRD on stdout, or every kind's in a folder.
+fn crd(kind: &str, out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use rds_operator::kinds::{KINDS, crd_yaml};
+    let Some(dir) = out else {
+        let yaml = crd_yaml(kind).ok_or_else(|| anyhow::anyhow!("no kind {kind}"))?;
+        print!("{yaml}");
+        return Ok(());
+    };
+    for kind in KINDS {
+        std::fs::write(dir.join(format!("{}.yaml", (kind.name)())), (kind.crd)())?;
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Crd { kind }) => {
-            match kind {
-                CrdKind::Dbinstance => print!("{}", rds_operator::dbinstance::crd_yaml()),
-                CrdKind::Dbsubnetgroup => print!("{}", rds_operator::dbsubnetgroup::crd_yaml()),
-                CrdKind::Dbparametergroup => {
-                    print!("{}", rds_operator::dbparametergroup::crd_yaml())
-                }
-            }
-            Ok(())
-        }
+        Some(Command::Crd { kind, out }) => crd(&kind, out.as_deref()),
         Some(Command::Run(args)) => run(*args).await,
         None => run(cli.run).await,
     }
@@ -190,7 +190,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let (observer, poller, feed) = observe(&args, &aws, &rds, &metrics, &health, &stopped);
     let parts = (client, rds, observer, identity, metrics, health.clone());
     let ctx = Arc::new(context(&args, parts).await?);
-    controller::run(
+    rds_operator::kinds::run(
         ctx.clone(),
         args.namespaces,
         args.concurrency,

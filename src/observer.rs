@@ -19,7 +19,8 @@ use crate::dbinstance::plan::status;
 use crate::dbinstance::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::http::Health;
 use crate::lock;
-use crate::rds::{AwsError, Rds};
+use crate::managed::aws_error::AwsError;
+use crate::rds::Rds;
 use crate::rds_state::{Observation, ObservedInstance, PollIntervals, is_transitional};
 
 /// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift

@@ -1,5 +1,6 @@
-//! Step 3 of a reconcile, act: runs the plan's steps in order through the adapters (`rds.rs`,
-//! `secrets.rs`, the DBInstance's finalizers), stopping at the first failure. It decides nothing.
+//! Act, for a DBInstance: runs one step of the plan through the adapters (`rds.rs`, `secrets.rs`,
+//! the finalizer); the skeleton runs them in order and stops at the first failure. It decides
+//! nothing.
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
@@ -15,41 +16,17 @@ use crate::managed;
 use crate::rds::CreateRequest;
 use crate::secrets::{self, GENERATED_KEY};
 
-/// What the act step achieved.
-#[derive(Debug, Default)]
-pub struct Achieved {
-    /// Steps that succeeded, from the first.
-    pub completed: usize,
-    /// RDS's answer to the last create or modify, which amends the planned status.
-    pub response: Option<Response>,
-    /// Why the step after `completed` failed (the rest did not run).
-    pub error: Option<Error>,
-}
-
-/// Runs the steps in order until one fails.
-pub async fn run(ctx: &Context, db: &DBInstance, steps: &[Step]) -> Achieved {
-    let mut achieved = Achieved::default();
-    for step in steps {
-        match execute(ctx, db, step).await {
-            Ok(response) => {
-                achieved.response = response.or(achieved.response.take());
-                achieved.completed += 1;
-            }
-            Err(e) => {
-                achieved.error = Some(e);
-                break;
-            }
-        }
-    }
-    achieved
-}
-
-async fn execute(ctx: &Context, db: &DBInstance, step: &Step) -> Result<Option<Response>, Error> {
+/// Runs one step; RDS's answer when it amends the status (a create, modify or restore).
+pub async fn execute(
+    ctx: &Context,
+    db: &DBInstance,
+    step: &Step,
+) -> Result<Option<Response>, Error> {
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     match step {
-        Step::AddFinalizer => managed::set_finalizer(ctx, db, true).await?,
-        Step::RemoveFinalizer => managed::set_finalizer(ctx, db, false).await?,
+        Step::AddFinalizer => managed::apiserver::set_finalizer(ctx, db, true).await?,
+        Step::RemoveFinalizer => managed::apiserver::set_finalizer(ctx, db, false).await?,
         Step::WritePasswordSecret {
             name,
             password,

@@ -1,149 +1,25 @@
-//! The reconcile shell: the watches, and for each reconcile the four steps in order: read
-//! (`read.rs`) -> plan (pure, `plan/`) -> act (`act.rs`) -> report (`report.rs`). Nothing here
-//! decides what to call or what to report.
+//! DBInstance on the skeleton (`managed::skeleton`): its wake-ups, and its four steps: read
+//! (`read.rs`) -> plan (pure, `plan/`) -> act (`act.rs`) -> report (`plan::status`, and the
+//! gauges below). Nothing here decides what to call or what to report.
 
 use std::sync::Arc;
 
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::Api;
 use kube::api::PartialObjectMeta;
-use kube::runtime::controller::{Config as ControllerConfig, Controller};
+use kube::runtime::Controller;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
-use tokio::sync::watch;
-use tracing::{debug, info};
 
 use crate::context::Context;
-use crate::dbinstance::plan;
-use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
-use crate::dbinstance::{act, read, report};
+use crate::dbinstance::plan::{self, Facts, Gauge, Plan, PlannedEvent, Response, Step, status};
+use crate::dbinstance::{DBInstance, DBInstanceStatus, SECRET_OWNER_ANNOTATION};
+use crate::dbinstance::{act, read};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
-use crate::http::Health;
-use crate::managed;
-use crate::shell::{self, Failed, Outcome, Shell};
-
-/// Runs one controller per watched namespace (or one for all namespaces when `namespaces` is
-/// empty) until `shutdown` turns true; marks `health` ready once every cache has synced.
-pub async fn run(
-    ctx: Arc<Context>,
-    namespaces: Vec<String>,
-    concurrency: u16,
-    shutdown: watch::Receiver<bool>,
-    health: Arc<Health>,
-) {
-    let scopes: Vec<Option<String>> = if namespaces.is_empty() {
-        vec![None]
-    } else {
-        namespaces.into_iter().map(Some).collect()
-    };
-    let mut stores = Vec::new();
-    let mut controllers = Vec::new();
-    let mut others = Vec::new();
-    for namespace in scopes {
-        let drift = ctx.observer.intervals.settled;
-        others.push(futures::future::join(
-            managed::run::<DBSubnetGroup>(
-                ctx.clone(),
-                namespace.clone(),
-                concurrency,
-                drift,
-                shutdown.clone(),
-            ),
-            managed::run::<DBParameterGroup>(
-                ctx.clone(),
-                namespace.clone(),
-                concurrency,
-                drift,
-                shutdown.clone(),
-            ),
-        ));
-        let (controller, store) =
-            controller(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
-        ctx.instances.add(store.clone());
-        stores.push(store);
-        controllers.push(
-            controller
-                .run(shell::reconcile, shell::error_policy, ctx.clone())
-                .for_each(|result| async move {
-                    match result {
-                        Ok((obj, _)) => debug!(dbinstance = %obj, "reconciled"),
-                        Err(e) => debug!(error = %e, "reconcile failed"),
-                    }
-                }),
-        );
-    }
-    let readiness = async move {
-        for store in stores {
-            if store.wait_until_ready().await.is_err() {
-                return;
-            }
-        }
-        info!("caches synced");
-        health.set_ready(true);
-    };
-    tokio::join!(
-        futures::future::join_all(controllers),
-        futures::future::join_all(others),
-        readiness
-    );
-    info!("controllers stopped");
-}
-
-fn controller(
-    ctx: &Context,
-    namespace: Option<&str>,
-    concurrency: u16,
-    mut shutdown: watch::Receiver<bool>,
-) -> (Controller<DBInstance>, Store<DBInstance>) {
-    let (api, secrets): (Api<DBInstance>, Api<PartialObjectMeta<Secret>>) = match namespace {
-        Some(ns) => (
-            Api::namespaced(ctx.client.clone(), ns),
-            Api::namespaced(ctx.client.clone(), ns),
-        ),
-        None => (Api::all(ctx.client.clone()), Api::all(ctx.client.clone())),
-    };
-    info!(
-        namespace = namespace.unwrap_or("*"),
-        "starting DBInstance controller"
-    );
-    let controller = managed::lean_controller(api);
-    let store = controller.store();
-    let controller = controller
-        .with_config(ControllerConfig::default().concurrency(concurrency))
-        // Secrets are watched by their metadata only (the name and owners are all a wake needs):
-        // the operator never holds the data of the cluster's Secrets, only of those a reconcile
-        // reads.
-        .watches_stream(
-            watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
-            secret_wakes(store.clone()),
-        )
-        // A DBSubnetGroup or DBParameterGroup becoming Ready (or changing) wakes the DBInstances
-        // that refer to it.
-        .watches(
-            group_api(ctx, namespace),
-            watcher::Config::default().any_semantic(),
-            referrers::<DBSubnetGroup>(store.clone()),
-        )
-        .watches(
-            group_api(ctx, namespace),
-            watcher::Config::default().any_semantic(),
-            referrers::<DBParameterGroup>(store.clone()),
-        )
-        .reconcile_on({
-            let namespace = namespace.map(str::to_owned);
-            ctx.observer.changes().filter(move |r| {
-                futures::future::ready(namespace.is_none() || r.namespace == namespace)
-            })
-        })
-        .graceful_shutdown_on(async move {
-            let _ = shutdown.wait_for(|stop| *stop).await;
-        });
-    (controller, store)
-}
+use crate::managed::{Managed, Planned, references, scoped};
 
 /// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
 /// password) wake their owner, by ownerReference or (under deletionPolicy Retain) by the owner
@@ -179,56 +55,131 @@ fn secret_wakes(
     }
 }
 
-fn group_api<K>(ctx: &Context, namespace: Option<&str>) -> Api<K>
-where
-    K: managed::Reconciled + Resource<Scope = kube::core::NamespaceResourceScope>,
-{
-    match namespace {
-        Some(ns) => Api::namespaced(ctx.client.clone(), ns),
-        None => Api::all(ctx.client.clone()),
-    }
-}
-
-/// The DBInstances of a group's namespace whose reference (`K::referred_by`) names it.
-fn referrers<K: managed::Reconciled>(
-    store: Store<DBInstance>,
-) -> impl Fn(K) -> Vec<ObjectRef<DBInstance>> + Send + Sync + 'static {
-    move |group: K| {
-        let ns = group.namespace();
-        let name = group.name_any();
-        (store.state().into_iter())
-            .filter(|db| db.namespace() == ns && K::referred_by(db).is_some_and(|r| r.name == name))
-            .map(|db| ObjectRef::from_obj(&*db))
-            .collect()
-    }
-}
-
-/// DBInstance in the shell every kind runs in: its four steps, and failures reported over the
-/// last status (`report::failure`).
-impl Shell for DBInstance {
+/// DBInstance on the skeleton: woken by its Secrets, by the groups it refers to and by the
+/// observer; its status finished from the plan and RDS's answers (`status::finish`).
+impl Managed for DBInstance {
     const KIND: &'static str = "DBInstance";
     type Ctx = Context;
-    type Planned = ();
+    type Facts = Facts;
+    type Step = Step;
+    type Plan = Plan;
+    type Answer = Response;
+    type Status = DBInstanceStatus;
+
+    fn shared(ctx: Arc<Context>) -> Arc<Context> {
+        ctx
+    }
 
     fn context(ctx: &Context) -> &Context {
         ctx
     }
 
-    async fn once(&self, ctx: &Context) -> Result<Outcome, Failed<()>> {
-        let facts = read::gather(self, ctx).await?;
-        let plan = plan::plan(&facts);
-        let mut achieved = act::run(ctx, self, &plan.steps).await;
-        report::write(ctx, self, &plan, &achieved, &facts.now).await?;
-        match achieved.error.take() {
-            Some(e) => Err(e.into()),
-            None => Ok(Outcome {
-                requeue: plan.requeue,
-                refusal: plan.refusal,
-            }),
-        }
+    fn watches(
+        controller: Controller<DBInstance>,
+        ctx: &Context,
+        namespace: Option<&str>,
+    ) -> Controller<DBInstance> {
+        let store = controller.store();
+        ctx.instances.add(store.clone());
+        let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
+        // Secrets are watched by their metadata only (the name and owners are all a wake needs):
+        // the operator never holds the data of the cluster's Secrets, only of those a reconcile
+        // reads.
+        let controller = controller.watches_stream(
+            watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
+            secret_wakes(store),
+        );
+        // A DBSubnetGroup or DBParameterGroup becoming Ready (or changing) wakes the DBInstances
+        // that refer to it.
+        let controller = references::wakes_referrers::<DBSubnetGroup>(controller, ctx, namespace);
+        let controller =
+            references::wakes_referrers::<DBParameterGroup>(controller, ctx, namespace);
+        let namespace = namespace.map(str::to_owned);
+        controller.reconcile_on(ctx.observer.changes().filter(move |r| {
+            futures::future::ready(namespace.is_none() || r.namespace == namespace)
+        }))
     }
 
-    async fn report_failure(&self, ctx: &Context, error: &Error, _: Option<()>) {
-        report::failure(ctx, self, error).await;
+    async fn read(&self, ctx: &Context) -> Result<Facts, Error> {
+        read::gather(self, ctx).await
+    }
+
+    fn plan(facts: &Facts) -> Plan {
+        plan::plan(facts)
+    }
+
+    async fn act(&self, ctx: &Context, step: &Step) -> Result<Option<Response>, Error> {
+        act::execute(ctx, self, step).await
+    }
+
+    fn status(&self) -> Option<&DBInstanceStatus> {
+        self.status.as_ref()
+    }
+
+    fn settle(
+        &self,
+        facts: &Facts,
+        plan: &Plan,
+        answer: Option<&Response>,
+    ) -> Option<DBInstanceStatus> {
+        let (previous, generation) = (self.status.as_ref(), self.metadata.generation);
+        let planned = plan.status.as_ref()?;
+        Some(status::finish(
+            planned, previous, answer, generation, &facts.now,
+        ))
+    }
+
+    /// Over the last status; what the plan found is not used (a DBInstance's plan reports RDS's
+    /// state only when its steps succeed).
+    fn failed(
+        &self,
+        reason: &str,
+        message: &str,
+        _: Option<&Plan>,
+        now: &str,
+    ) -> (DBInstanceStatus, Option<PlannedEvent>) {
+        let (previous, generation) = (self.status.as_ref(), self.metadata.generation);
+        let (planned, event) = status::failure(previous, reason, message);
+        (
+            status::finish(&planned, previous, None, generation, now),
+            event,
+        )
+    }
+
+    /// The instance gauge follows the RDS state the status reports; the drift metric counts what
+    /// was put back.
+    fn reported(&self, ctx: &Context, plan: &Plan, written: Option<&DBInstanceStatus>) {
+        let uid = self.uid().unwrap_or_default();
+        if let (Some(planned), Some(written)) = (&plan.status, written)
+            && planned.reports_rds_state()
+        {
+            let state = written.db_instance_status.as_deref().unwrap_or_default();
+            ctx.metrics.set_state(&uid, Some(state));
+        }
+        if plan.gauge == Gauge::Remove {
+            ctx.metrics.set_state(&uid, None);
+        }
+        if !plan.drift_corrected.is_empty() {
+            ctx.metrics
+                .drift_corrected(plan.drift_corrected.iter().copied());
+        }
+    }
+}
+
+impl Planned<Step> for Plan {
+    fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+    fn events(&self) -> &[PlannedEvent] {
+        &self.events
+    }
+    fn requeue(&self) -> plan::Requeue {
+        self.requeue
+    }
+    fn refusal(&self) -> Option<&'static str> {
+        self.refusal
+    }
+    fn log(&self) -> Option<&str> {
+        self.log.as_deref()
     }
 }

@@ -87,7 +87,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         parameter_group,
         hash_key: ctx.hash_key.clone(),
         intervals,
-        now: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        now: crate::duration::now(),
     })
 }
 
@@ -168,15 +168,16 @@ async fn references(
     Error,
 > {
     let subnet_group = match &db.spec.db_subnet_group_ref {
-        Some(r) if reads.references => {
-            Some(managed::resolve::<DBSubnetGroup>(&ctx.client, namespace, &r.name).await?)
-        }
+        Some(r) if reads.references => Some(
+            managed::references::resolve::<DBSubnetGroup>(&ctx.client, namespace, &r.name).await?,
+        ),
         _ => None,
     };
     let parameter_group = match &db.spec.db_parameter_group_ref {
-        Some(r) if reads.references => {
-            Some(managed::resolve::<DBParameterGroup>(&ctx.client, namespace, &r.name).await?)
-        }
+        Some(r) if reads.references => Some(
+            managed::references::resolve::<DBParameterGroup>(&ctx.client, namespace, &r.name)
+                .await?,
+        ),
         _ => None,
     };
     Ok((subnet_group, parameter_group))

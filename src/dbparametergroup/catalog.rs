@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::lock;
-use crate::rds::{AwsError, Rds};
+use crate::managed::aws_error::AwsError;
+use crate::rds::Rds;
 use crate::rds_state::Catalog;
 
 /// The catalogs read so far, by family.

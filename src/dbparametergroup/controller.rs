@@ -1,21 +1,27 @@
 //! The DBParameterGroup reconcile: what it reads (the group, its parameters and tags, RDS's catalog
 //! of its family, the DBInstances that refer to it) and how it acts; the shell and the watches are
-//! the shared ones (`managed::run`, `shell::reconcile`).
+//! the shared ones (`managed::skeleton`, `managed::groups`).
 
 use std::sync::Arc;
 
-use crate::dbinstance::{Condition, DBInstance, LocalRef};
-use crate::error::Error;
-use crate::managed::{self, KindPlan, Reconciled, Shared};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use super::plan::{self, Facts, Step};
+use crate::dbinstance::DBInstance;
+use crate::error::Error;
+use crate::managed::crd::{LocalRef, Tag};
+use crate::managed::groups::{Group, GroupPlan, Shared};
+use crate::managed::references;
+
+use super::plan::{self, Facts, Own};
 use super::{DBParameterGroup, DBParameterGroupStatus};
 
-impl Reconciled for DBParameterGroup {
+impl Group for DBParameterGroup {
     type Facts = Facts;
-    type Step = Step;
+    type Own = Own;
     type Status = DBParameterGroupStatus;
     const LABEL: &'static str = "DBParameterGroup";
+    const WHAT: &'static str = "DB parameter group";
+    const NAME_FIELD: &'static str = "dbParameterGroupName";
 
     async fn read(&self, shared: &Shared) -> Result<Facts, Error> {
         let ctx = &shared.ctx;
@@ -28,21 +34,20 @@ impl Reconciled for DBParameterGroup {
             group: self.clone(),
             observed: ctx.rds.parameter_group(&self.group_name()).await?,
             catalog,
-            referrers: managed::referrers(&ctx.client, self).await?,
+            referrers: references::referrers(&ctx.client, self).await?,
             drift_interval: shared.drift_interval,
+            now: crate::duration::now(),
         })
     }
 
-    fn plan(facts: &Facts) -> KindPlan<Step, DBParameterGroupStatus> {
+    fn plan(facts: &Facts) -> GroupPlan<Self> {
         plan::plan(facts)
     }
 
-    async fn act(&self, shared: &Shared, step: &Step) -> Result<(), Error> {
+    async fn act(&self, shared: &Shared, step: &Own) -> Result<(), Error> {
         let ctx = &shared.ctx;
         match step {
-            Step::AddFinalizer => managed::set_finalizer(ctx, self, true).await,
-            Step::RemoveFinalizer => managed::set_finalizer(ctx, self, false).await,
-            Step::Create {
+            Own::Create {
                 name,
                 family,
                 description,
@@ -50,11 +55,9 @@ impl Reconciled for DBParameterGroup {
             } => Ok((ctx.rds)
                 .create_parameter_group(name, family, description, tags)
                 .await?),
-            Step::Modify { name, changes } => Ok(ctx.rds.modify_parameters(name, changes).await?),
-            Step::Reset { name, changes } => Ok(ctx.rds.reset_parameters(name, changes).await?),
-            Step::AddTags { arn, tags } => Ok(ctx.rds.add_tags(arn, tags).await?),
-            Step::RemoveTags { arn, keys } => Ok(ctx.rds.remove_tags(arn, keys).await?),
-            Step::Delete { name } => Ok(ctx.rds.delete_parameter_group(name).await?),
+            Own::Modify { name, changes } => Ok(ctx.rds.modify_parameters(name, changes).await?),
+            Own::Reset { name, changes } => Ok(ctx.rds.reset_parameters(name, changes).await?),
+            Own::Delete { name } => Ok(ctx.rds.delete_parameter_group(name).await?),
         }
     }
 
@@ -62,7 +65,31 @@ impl Reconciled for DBParameterGroup {
         self.status.as_ref()
     }
 
-    fn conditions(status: &mut DBParameterGroupStatus) -> &mut Vec<Condition> {
+    fn rds_name_of(&self) -> String {
+        self.group_name()
+    }
+
+    fn delete_step(name: String) -> Own {
+        Own::Delete { name }
+    }
+
+    fn spec_tags(&self) -> &[Tag] {
+        &self.spec.tags
+    }
+
+    fn applied_tag_keys(status: &DBParameterGroupStatus) -> &[String] {
+        &status.applied_tag_keys
+    }
+
+    fn read_at(facts: &Facts) -> &str {
+        &facts.now
+    }
+
+    fn conditions(status: &DBParameterGroupStatus) -> &[Condition] {
+        &status.conditions
+    }
+
+    fn conditions_mut(status: &mut DBParameterGroupStatus) -> &mut Vec<Condition> {
         &mut status.conditions
     }
 

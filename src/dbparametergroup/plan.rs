@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::dbinstance::has_finalizer;
-use crate::dbinstance::plan::{ConditionPlan, Requeue};
-use crate::managed::{self, KindPlan};
-use crate::tags;
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::tags;
 
 use super::aws::Change;
 use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
@@ -29,12 +28,13 @@ pub struct Facts {
     /// At deletion: the DBInstances of the namespace whose dbParameterGroupRef names this group.
     pub referrers: Vec<String>,
     pub drift_interval: Duration,
+    /// When they were read (RFC 3339).
+    pub now: String,
 }
 
-/// One call or write.
+/// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    AddFinalizer,
+pub enum Own {
     Create {
         name: String,
         family: String,
@@ -51,21 +51,15 @@ pub enum Step {
         name: String,
         changes: Vec<Change>,
     },
-    AddTags {
-        arn: String,
-        tags: std::collections::BTreeMap<String, String>,
-    },
-    RemoveTags {
-        arn: String,
-        keys: Vec<String>,
-    },
     Delete {
         name: String,
     },
-    RemoveFinalizer,
 }
 
-pub type Plan = KindPlan<Step, DBParameterGroupStatus>;
+/// One call or write.
+pub type Step = groups::Step<Own>;
+
+pub type Plan = groups::GroupPlan<DBParameterGroup>;
 
 fn status(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: ConditionPlan) {
     let ready = match ready {
@@ -76,7 +70,13 @@ fn status(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: 
         ),
         false => synced.clone(),
     };
-    plan.status = Some((fields, ready, synced));
+    // RDS reports no state of a parameter group: Reconciling follows Synced alone.
+    plan.status = Some(GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy: false,
+    });
 }
 
 /// How RDS applies a change of this parameter: at once when the catalog says it is dynamic,
@@ -90,14 +90,14 @@ pub fn apply_method(catalog: &Catalog, parameter: &str) -> &'static str {
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    match f.group.metadata.deletion_timestamp.is_some() {
-        true => delete(f),
-        false => apply(f),
-    }
-}
-
-fn owned(f: &Facts, o: &ObservedParameterGroup) -> bool {
-    tags::owned_by(&o.tags, f.group.metadata.uid.as_deref().unwrap_or_default())
+    let (g, observed) = (&f.group, f.observed.as_ref());
+    groups::plan(
+        g,
+        observed.map(|o| &o.tags),
+        &f.referrers,
+        f.drift_interval,
+        |plan, desired| apply(f, plan, desired),
+    )
 }
 
 /// Parameters the catalog does not know, or says cannot be changed.
@@ -121,13 +121,13 @@ fn refused(f: &Facts) -> Option<String> {
     (!fixed.is_empty()).then(|| format!("RDS does not let {} be changed", fixed.join(", ")))
 }
 
-fn apply(f: &Facts) -> Plan {
+fn apply(
+    f: &Facts,
+    mut plan: Plan,
+    desired_tags: std::collections::BTreeMap<String, String>,
+) -> Plan {
     let g = &f.group;
     let name = g.group_name();
-    let mut plan = Plan::new(Requeue::After(f.drift_interval));
-    if !has_finalizer(&g.metadata) {
-        plan.steps.push(Step::AddFinalizer);
-    }
     let previous = g.status.clone().unwrap_or_default();
     let mut fields = DBParameterGroupStatus {
         db_parameter_group_name: Some(name.clone()),
@@ -142,19 +142,15 @@ fn apply(f: &Facts) -> Plan {
         plan.refusal = Some("InvalidSpec");
         return refuse(plan, fields, "InvalidParameters", message);
     }
-    let uid = g.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
-    let object = g.metadata.name.clone().unwrap_or_default();
-    let desired_tags = tags::with_owner(&g.spec.tags, uid, namespace, &object);
     let empty = ObservedParameterGroup::default();
     let observed = match &f.observed {
         None => {
-            plan.steps.push(Step::Create {
+            plan.steps.push(Step::Own(Own::Create {
                 name: name.clone(),
                 family: g.spec.family.clone(),
                 description: g.spec.description.clone(),
                 tags: desired_tags.clone(),
-            });
+            }));
             plan.event(
                 EventType::Normal,
                 "Creating",
@@ -164,11 +160,8 @@ fn apply(f: &Facts) -> Plan {
             fields.applied_tag_keys = tags::keys(&g.spec.tags);
             &empty
         }
-        Some(o) if !owned(f, o) => {
-            let message = format!(
-                "a DB parameter group named {name} already exists and is not managed by this \
-                 DBParameterGroup; choose another dbParameterGroupName"
-            );
+        Some(o) if !groups::owned(g, &o.tags) => {
+            let message = groups::name_in_use(g);
             fields.arn = None;
             return refuse(plan, fields, "NameInUse", message);
         }
@@ -176,23 +169,14 @@ fn apply(f: &Facts) -> Plan {
     };
     let mut changed = parameter_steps(f, observed, &previous.applied_parameters, &mut plan);
     if f.observed.is_some() {
-        let arn = observed.arn.clone().unwrap_or_default();
-        changed.extend(managed::tag_steps(
+        let (tags_changed, applied) = groups::retag(
             &mut plan,
-            &observed.tags,
+            g,
+            (&observed.tags, observed.arn.as_deref()),
             &desired_tags,
-            &previous.applied_tag_keys,
-            |tags| Step::AddTags {
-                arn: arn.clone(),
-                tags,
-            },
-            |keys| Step::RemoveTags {
-                arn: arn.clone(),
-                keys,
-            },
-        ));
-        fields.applied_tag_keys =
-            tags::applied(&g.spec.tags, &observed.tags, &previous.applied_tag_keys);
+        );
+        changed.extend(tags_changed);
+        fields.applied_tag_keys = applied;
     }
     fields.applied_parameters = g.spec.parameters.keys().cloned().collect();
     finish(f, plan, fields, &changed)
@@ -236,16 +220,16 @@ fn parameter_steps(
         .map(|k| (k.clone(), None, apply_method(&f.catalog, k).to_owned()))
         .collect();
     for chunk in sets.chunks(PER_CALL) {
-        plan.steps.push(Step::Modify {
+        plan.steps.push(Step::Own(Own::Modify {
             name: name.clone(),
             changes: chunk.to_vec(),
-        });
+        }));
     }
     for chunk in resets.chunks(PER_CALL) {
-        plan.steps.push(Step::Reset {
+        plan.steps.push(Step::Own(Own::Reset {
             name: name.clone(),
             changes: chunk.to_vec(),
-        });
+        }));
     }
     let describe = |changes: &[Change]| {
         (changes.iter())
@@ -294,20 +278,6 @@ fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[
     plan
 }
 
-fn delete(f: &Facts) -> Plan {
-    // RDS refuses while an instance uses the group (InvalidDBParameterGroupState):
-    // reported, with backoff, and retried.
-    let ours = f.observed.as_ref().map(|o| owned(f, o));
-    let steps = (
-        Step::Delete {
-            name: f.group.group_name(),
-        },
-        Step::RemoveFinalizer,
-    );
-    let (what, drift) = ("DB parameter group", f.drift_interval);
-    managed::deletion(&f.group, &f.referrers, ours, steps, what, drift)
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -353,6 +323,7 @@ mod tests {
             catalog: catalog(),
             referrers: vec![],
             drift_interval: Duration::from_secs(60),
+            now: "2026-01-01T00:00:00Z".into(),
         }
     }
 
@@ -382,12 +353,12 @@ mod tests {
         let names = (p.steps.iter())
             .map(|s| match s {
                 Step::AddFinalizer => "AddFinalizer",
-                Step::Create { .. } => "Create",
-                Step::Modify { .. } => "Modify",
-                Step::Reset { .. } => "Reset",
+                Step::Own(Own::Create { .. }) => "Create",
+                Step::Own(Own::Modify { .. }) => "Modify",
+                Step::Own(Own::Reset { .. }) => "Reset",
                 Step::AddTags { .. } => "AddTags",
                 Step::RemoveTags { .. } => "RemoveTags",
-                Step::Delete { .. } => "Delete",
+                Step::Own(Own::Delete { .. }) => "Delete",
                 Step::RemoveFinalizer => "RemoveFinalizer",
             })
             .collect();
@@ -395,7 +366,7 @@ mod tests {
             names,
             p.status
                 .as_ref()
-                .map(|s| s.2.reason.clone())
+                .map(|s| s.synced.reason.clone())
                 .unwrap_or_default(),
         )
     }
@@ -544,7 +515,7 @@ mod tests {
         });
         assert_eq!(
             plan(&f).steps,
-            vec![Step::Modify {
+            vec![Step::Own(Own::Modify {
                 name: "coffee".into(),
                 changes: vec![
                     (
@@ -558,7 +529,7 @@ mod tests {
                         "pending-reboot".into()
                     ),
                 ],
-            }]
+            })]
         );
     }
 }

@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::rds::{AwsError, Rds, aws_error, rds_tags};
+use crate::managed::aws_error::{AwsError, aws_error};
+use crate::rds::{Rds, rds_tags};
 
 use super::{ObservedSubnetGroup, SubnetStatus};
 

@@ -1,39 +1,44 @@
 //! The DBSubnetGroup reconcile: what it reads (the group and its tags in RDS, the DBInstances that
 //! refer to it) and how it acts; the shell around them, and the watches, are the shared ones
-//! (`managed::run`, `shell::reconcile`).
+//! (`managed::skeleton`, `managed::groups`).
 
-use crate::dbinstance::{Condition, DBInstance, LocalRef};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+use crate::dbinstance::DBInstance;
 use crate::error::Error;
-use crate::managed::{self, KindPlan, Reconciled, Shared};
+use crate::managed::crd::{LocalRef, Tag};
+use crate::managed::groups::{Group, GroupPlan, Shared};
+use crate::managed::references;
 
-use super::plan::{self, Facts, Step};
+use super::plan::{self, Facts, Own};
 use super::{DBSubnetGroup, DBSubnetGroupStatus};
 
-impl Reconciled for DBSubnetGroup {
+impl Group for DBSubnetGroup {
     type Facts = Facts;
-    type Step = Step;
+    type Own = Own;
     type Status = DBSubnetGroupStatus;
     const LABEL: &'static str = "DBSubnetGroup";
+    const WHAT: &'static str = "DB subnet group";
+    const NAME_FIELD: &'static str = "dbSubnetGroupName";
 
     async fn read(&self, shared: &Shared) -> Result<Facts, Error> {
         Ok(Facts {
             group: self.clone(),
             observed: shared.ctx.rds.subnet_group(&self.group_name()).await?,
-            referrers: managed::referrers(&shared.ctx.client, self).await?,
+            referrers: references::referrers(&shared.ctx.client, self).await?,
             drift_interval: shared.drift_interval,
+            now: crate::duration::now(),
         })
     }
 
-    fn plan(facts: &Facts) -> KindPlan<Step, DBSubnetGroupStatus> {
+    fn plan(facts: &Facts) -> GroupPlan<Self> {
         plan::plan(facts)
     }
 
-    async fn act(&self, shared: &Shared, step: &Step) -> Result<(), Error> {
+    async fn act(&self, shared: &Shared, step: &Own) -> Result<(), Error> {
         let ctx = &shared.ctx;
         match step {
-            Step::AddFinalizer => managed::set_finalizer(ctx, self, true).await,
-            Step::RemoveFinalizer => managed::set_finalizer(ctx, self, false).await,
-            Step::Create {
+            Own::Create {
                 name,
                 description,
                 subnet_ids,
@@ -41,16 +46,14 @@ impl Reconciled for DBSubnetGroup {
             } => Ok((ctx.rds)
                 .create_subnet_group(name, description, subnet_ids, tags)
                 .await?),
-            Step::Modify {
+            Own::Modify {
                 name,
                 description,
                 subnet_ids,
             } => Ok((ctx.rds)
                 .modify_subnet_group(name, description, subnet_ids)
                 .await?),
-            Step::AddTags { arn, tags } => Ok(ctx.rds.add_tags(arn, tags).await?),
-            Step::RemoveTags { arn, keys } => Ok(ctx.rds.remove_tags(arn, keys).await?),
-            Step::Delete { name } => Ok(ctx.rds.delete_subnet_group(name).await?),
+            Own::Delete { name } => Ok(ctx.rds.delete_subnet_group(name).await?),
         }
     }
 
@@ -58,7 +61,31 @@ impl Reconciled for DBSubnetGroup {
         self.status.as_ref()
     }
 
-    fn conditions(status: &mut DBSubnetGroupStatus) -> &mut Vec<Condition> {
+    fn rds_name_of(&self) -> String {
+        self.group_name()
+    }
+
+    fn delete_step(name: String) -> Own {
+        Own::Delete { name }
+    }
+
+    fn spec_tags(&self) -> &[Tag] {
+        &self.spec.tags
+    }
+
+    fn applied_tag_keys(status: &DBSubnetGroupStatus) -> &[String] {
+        &status.applied_tag_keys
+    }
+
+    fn read_at(facts: &Facts) -> &str {
+        &facts.now
+    }
+
+    fn conditions(status: &DBSubnetGroupStatus) -> &[Condition] {
+        &status.conditions
+    }
+
+    fn conditions_mut(status: &mut DBSubnetGroupStatus) -> &mut Vec<Condition> {
         &mut status.conditions
     }
 

@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::dbinstance::has_finalizer;
-use crate::dbinstance::plan::{ConditionPlan, Requeue};
-use crate::managed::{self, KindPlan};
-use crate::tags;
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::tags;
 
 use super::{DBSubnetGroup, DBSubnetGroupStatus, ObservedSubnetGroup};
 
@@ -23,12 +22,13 @@ pub struct Facts {
     pub referrers: Vec<String>,
     /// How often to look again once in sync.
     pub drift_interval: Duration,
+    /// When they were read (RFC 3339).
+    pub now: String,
 }
 
-/// One call or write.
+/// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    AddFinalizer,
+pub enum Own {
     Create {
         name: String,
         description: String,
@@ -41,25 +41,20 @@ pub enum Step {
         description: String,
         subnet_ids: Vec<String>,
     },
-    AddTags {
-        arn: String,
-        tags: BTreeMap<String, String>,
-    },
-    RemoveTags {
-        arn: String,
-        keys: Vec<String>,
-    },
     Delete {
         name: String,
     },
-    RemoveFinalizer,
 }
 
+/// One call or write.
+pub type Step = groups::Step<Own>;
+
 /// What one reconcile does and reports.
-pub type Plan = KindPlan<Step, DBSubnetGroupStatus>;
+pub type Plan = groups::GroupPlan<DBSubnetGroup>;
 
 /// The status to write: Ready says whether the group exists as RDS reports it (Complete), Synced
-/// whether this reconcile found it as the spec says.
+/// whether this reconcile found it as the spec says; Reconciling also while RDS reports the group
+/// in another state.
 fn status(plan: &mut Plan, fields: DBSubnetGroupStatus, ok: bool, reason: &str, message: String) {
     let synced = ConditionPlan::new(ok, reason, message);
     let ready = match fields.state.as_deref() {
@@ -67,7 +62,13 @@ fn status(plan: &mut Plan, fields: DBSubnetGroupStatus, ok: bool, reason: &str, 
         Some("Complete") => ConditionPlan::new(true, "Available", "the group exists"),
         _ => synced.clone(),
     };
-    plan.status = Some((fields, ready, synced));
+    let busy = fields.state.as_deref().is_some_and(|s| s != "Complete");
+    plan.status = Some(GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy,
+    });
 }
 
 fn sorted(ids: &[String]) -> Vec<String> {
@@ -94,40 +95,28 @@ fn observed_fields(g: &DBSubnetGroup, o: &ObservedSubnetGroup) -> DBSubnetGroupS
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    match f.group.metadata.deletion_timestamp.is_some() {
-        true => delete(f),
-        false => apply(f),
-    }
+    let (g, observed) = (&f.group, f.observed.as_ref());
+    groups::plan(
+        g,
+        observed.map(|o| &o.tags),
+        &f.referrers,
+        f.drift_interval,
+        |plan, desired| apply(g, observed, plan, desired),
+    )
 }
 
-fn owned(f: &Facts, o: &ObservedSubnetGroup) -> bool {
-    tags::owned_by(&o.tags, f.group.metadata.uid.as_deref().unwrap_or_default())
-}
-
-fn apply(f: &Facts) -> Plan {
-    let g = &f.group;
-    let name = g.group_name();
-    let mut plan = Plan::new(Requeue::After(f.drift_interval));
-    if !has_finalizer(&g.metadata) {
-        plan.steps.push(Step::AddFinalizer);
-    }
-    let uid = g.metadata.uid.as_deref().unwrap_or_default();
-    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
-    let desired_tags = tags::with_owner(
-        &g.spec.tags,
-        uid,
-        namespace,
-        &g.metadata.name.clone().unwrap_or_default(),
-    );
-    let Some(o) = &f.observed else {
+fn apply(
+    g: &DBSubnetGroup,
+    observed: Option<&ObservedSubnetGroup>,
+    mut plan: Plan,
+    desired_tags: BTreeMap<String, String>,
+) -> Plan {
+    let Some(o) = observed else {
         return create(g, plan, desired_tags);
     };
     let mut fields = observed_fields(g, o);
-    if !owned(f, o) {
-        let message = format!(
-            "a DB subnet group named {name} already exists and is not managed by this DBSubnetGroup; \
-             choose another dbSubnetGroupName"
-        );
+    if !groups::owned(g, &o.tags) {
+        let message = groups::name_in_use(g);
         plan.event(
             EventType::Warning,
             "NameInUse",
@@ -139,33 +128,13 @@ fn apply(f: &Facts) -> Plan {
         return plan;
     }
     let mut changed = modification(g, o, &mut plan);
-    let managed = (g.status.as_ref())
-        .map(|s| s.applied_tag_keys.clone())
-        .unwrap_or_default();
-    let arn = o.arn.clone().unwrap_or_default();
-    changed.extend(managed::tag_steps(
-        &mut plan,
-        &o.tags,
-        &desired_tags,
-        &managed,
-        |tags| Step::AddTags {
-            arn: arn.clone(),
-            tags,
-        },
-        |keys| Step::RemoveTags {
-            arn: arn.clone(),
-            keys,
-        },
-    ));
-    fields.applied_tag_keys = tags::applied(&g.spec.tags, &o.tags, &managed);
+    let (tags_changed, applied) =
+        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+    changed.extend(tags_changed);
+    fields.applied_tag_keys = applied;
     if changed.is_empty() {
-        status(
-            &mut plan,
-            fields,
-            true,
-            "Synced",
-            "the DB subnet group matches the spec".into(),
-        );
+        let message = "the DB subnet group matches the spec".into();
+        status(&mut plan, fields, true, "Synced", message);
     } else {
         let note = format!("sent to RDS: {}", changed.join("; "));
         plan.event(EventType::Normal, "Updating", "Update", note.clone());
@@ -178,12 +147,12 @@ fn apply(f: &Facts) -> Plan {
 /// RDS has no group of that name: create it, tagged.
 fn create(g: &DBSubnetGroup, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
     let name = g.group_name();
-    plan.steps.push(Step::Create {
+    plan.steps.push(Step::Own(Own::Create {
         name: name.clone(),
         description: g.spec.description.clone(),
         subnet_ids: sorted(&g.spec.subnet_ids),
         tags,
-    });
+    }));
     plan.event(
         EventType::Normal,
         "Creating",
@@ -231,27 +200,13 @@ fn modification(g: &DBSubnetGroup, o: &ObservedSubnetGroup, plan: &mut Plan) -> 
         ));
     }
     if !changed.is_empty() {
-        plan.steps.push(Step::Modify {
+        plan.steps.push(Step::Own(Own::Modify {
             name: g.group_name(),
             description: g.spec.description.clone(),
             subnet_ids: sorted(&g.spec.subnet_ids),
-        });
+        }));
     }
     changed
-}
-
-fn delete(f: &Facts) -> Plan {
-    // RDS refuses while an instance uses the group (InvalidDBSubnetGroupStateFault):
-    // reported, with backoff, and retried.
-    let ours = f.observed.as_ref().map(|o| owned(f, o));
-    let steps = (
-        Step::Delete {
-            name: f.group.group_name(),
-        },
-        Step::RemoveFinalizer,
-    );
-    let (what, drift) = ("DB subnet group", f.drift_interval);
-    managed::deletion(&f.group, &f.referrers, ours, steps, what, drift)
 }
 
 #[cfg(test)]
@@ -281,6 +236,7 @@ mod tests {
             observed: None,
             referrers: vec![],
             drift_interval: Duration::from_secs(60),
+            now: "2026-01-01T00:00:00Z".into(),
         }
     }
 
@@ -316,11 +272,11 @@ mod tests {
             .iter()
             .map(|s| match s {
                 Step::AddFinalizer => "AddFinalizer",
-                Step::Create { .. } => "Create",
-                Step::Modify { .. } => "Modify",
+                Step::Own(Own::Create { .. }) => "Create",
+                Step::Own(Own::Modify { .. }) => "Modify",
                 Step::AddTags { .. } => "AddTags",
                 Step::RemoveTags { .. } => "RemoveTags",
-                Step::Delete { .. } => "Delete",
+                Step::Own(Own::Delete { .. }) => "Delete",
                 Step::RemoveFinalizer => "RemoveFinalizer",
             })
             .collect()
@@ -329,7 +285,7 @@ mod tests {
     fn reason(p: &Plan) -> String {
         p.status
             .as_ref()
-            .map(|s| s.2.reason.clone())
+            .map(|s| s.synced.reason.clone())
             .unwrap_or_default()
     }
 
@@ -465,11 +421,44 @@ mod tests {
         });
         assert_eq!(
             plan(&f).steps,
-            vec![Step::Modify {
+            vec![Step::Own(Own::Modify {
                 name: "coffee".into(),
                 description: "Coffee Manage".into(),
                 subnet_ids: vec!["subnet-a".into(), "subnet-b".into()],
-            }]
+            })]
         );
+    }
+
+    /// Reconciling follows RDS's state of the group as well as Synced: (RDS state, Ready, Synced
+    /// reason, Reconciling) once settled into conditions.
+    #[test]
+    fn reconciling_follows_the_state_rds_reports() {
+        let table = [
+            ("Complete", "True", "Synced", "False"),
+            ("Incomplete", "True", "Synced", "True"),
+        ];
+        for (state, ready, synced, reconciling) in table {
+            let f = with(facts(), |f| {
+                let mut o = ours();
+                o.state = state.into();
+                f.observed = Some(o);
+            });
+            let p = plan(&f);
+            let status = crate::managed::groups::settled::<DBSubnetGroup>(
+                None,
+                p.status.as_ref().expect("a status"),
+                Some(1),
+                &f.now,
+            );
+            let of = |type_: &str| {
+                let c = status.conditions.iter().find(|c| c.type_ == type_).unwrap();
+                (c.status.clone(), c.reason.clone())
+            };
+            assert_eq!(
+                (of("Ready").0, of("Synced").1, of("Reconciling").0),
+                (ready.to_owned(), synced.to_owned(), reconciling.to_owned()),
+                "state {state}"
+            );
+        }
     }
 }

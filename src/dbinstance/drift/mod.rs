@@ -534,7 +534,7 @@ fn tags(
     managed: &[String],
     c: &mut Comparison,
 ) {
-    (c.tags_to_add, c.tags_to_remove) = crate::tags::changes(&o.tags, desired, managed);
+    (c.tags_to_add, c.tags_to_remove) = crate::managed::tags::changes(&o.tags, desired, managed);
     if !c.tags_to_add.is_empty() || !c.tags_to_remove.is_empty() {
         c.diffs.push(Diff {
             field: "tags",

@@ -146,7 +146,7 @@ fn retags(db: &DBInstance, observed: &ObservedInstance) -> bool {
         return false;
     }
     let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
-    let (add, remove) = crate::tags::changes(&observed.tags, &spec::tags_of(db), managed);
+    let (add, remove) = crate::managed::tags::changes(&observed.tags, &spec::tags_of(db), managed);
     !add.is_empty() || !remove.is_empty()
 }
 

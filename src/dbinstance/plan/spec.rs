@@ -19,7 +19,7 @@ use super::types::Sensitive;
 
 /// Is this observed instance the one created for the DBInstance with this uid?
 pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
-    crate::tags::owned_by(&observed.tags, uid)
+    crate::managed::tags::owned_by(&observed.tags, uid)
 }
 
 fn annotation<'a>(db: &'a DBInstance, key: &str) -> Option<&'a str> {
@@ -105,7 +105,7 @@ fn owner_name(observed: &ObservedInstance) -> Option<(&str, &str)> {
 /// never adopted or observed from this one.
 pub fn of_another_namespace(observed: &ObservedInstance, db: &DBInstance) -> bool {
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
-    crate::tags::of_another_namespace(&observed.tags, namespace)
+    crate::managed::tags::of_another_namespace(&observed.tags, namespace)
 }
 
 /// Whether the instance was retained by a DBInstance of this namespace and name (a DBInstance
@@ -189,7 +189,7 @@ pub fn creation_tags(
     namespace: &str,
     name: &str,
 ) -> BTreeMap<String, String> {
-    crate::tags::with_owner(&spec.tags, uid, namespace, name)
+    crate::managed::tags::with_owner(&spec.tags, uid, namespace, name)
 }
 
 /// The tags this DBInstance's instance should carry: the spec's and the ownership tags.
@@ -202,7 +202,7 @@ pub fn tags_of(db: &DBInstance) -> BTreeMap<String, String> {
 
 /// The keys of spec.tags, sorted: the tags the operator manages.
 pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
-    crate::tags::keys(&spec.tags)
+    crate::managed::tags::keys(&spec.tags)
 }
 
 /// A keyed hash of the master password (HMAC-SHA256 under the operator's own key), to notice a

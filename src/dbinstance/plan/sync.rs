@@ -307,7 +307,8 @@ impl Sync<'_> {
     /// as the operator's (`plan::reads` asks for a direct read whenever tags change).
     fn applied_tag_keys(&self) -> Vec<String> {
         let before = (self.f.db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
-        let mut keys = crate::tags::applied(&self.f.db.spec.tags, &self.observed.tags, before);
+        let mut keys =
+            crate::managed::tags::applied(&self.f.db.spec.tags, &self.observed.tags, before);
         if !self.f.observed_directly {
             keys.retain(|k| before.contains(k));
         }

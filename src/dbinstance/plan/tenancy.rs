@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 
 use crate::dbinstance::{ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, RESTORABLE_BY_TAG};
+use crate::managed::tags::{of_another_namespace, owned_by_namespace};
 use crate::rds_state::{ObservedInstance, SnapshotInfo};
-use crate::tags::{of_another_namespace, owned_by_namespace};
 
 /// What the operator's settings grant to namespaces (`*`: every namespace): a platform admin's
 /// word, for clusters where the AWS account's tags are not the place to say it.
@@ -111,7 +111,7 @@ pub fn own_snapshots<'a>(
     let resource = db.status.as_ref().and_then(|s| s.dbi_resource_id.clone());
     snapshots.iter().filter(move |s| {
         (resource.is_some() && s.dbi_resource_id == resource)
-            || crate::tags::owned_by(&s.tags, &uid)
+            || crate::managed::tags::owned_by(&s.tags, &uid)
     })
 }
 

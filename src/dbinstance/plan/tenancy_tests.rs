@@ -177,7 +177,7 @@ fn a_restore_source_must_be_this_namespaces_own_or_granted() {
         "{status:?}"
     );
     assert_eq!(refused.requeue, SETTLED);
-    assert!(status::STALLED.contains(&"RestoreSourceNotOwned"));
+    assert!(crate::managed::conditions::STALLED.contains(&"RestoreSourceNotOwned"));
     // The read step is asked for the source exactly when a restore may follow.
     let asked = reads(&restoring(None).db, None);
     assert_eq!(

@@ -14,6 +14,8 @@ use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInf
 
 use super::tenancy::{Grants, RestoreSource};
 
+pub use crate::managed::plan::{ConditionPlan, PlannedEvent, Requeue};
+
 /// Everything a decision needs, gathered by the read step (`crate::dbinstance::read`). Not Debug: it holds
 /// Secrets.
 #[derive(Clone)]
@@ -236,26 +238,6 @@ impl Step {
     }
 }
 
-/// An Event to publish once the first `after` steps have succeeded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlannedEvent {
-    pub type_: EventType,
-    pub reason: String,
-    pub action: &'static str,
-    pub note: String,
-    pub after: usize,
-}
-
-/// When to look again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Requeue {
-    After(Duration),
-    /// Only when the DBInstance (or a watched Secret) changes.
-    AwaitChange,
-    /// The per-object error backoff (2 s, 4 s, 8 s... up to 5 min).
-    Backoff,
-}
-
 /// What happens to the `rds_operator_instances` gauge for this DBInstance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Gauge {
@@ -359,24 +341,6 @@ pub struct GroupRead {
     pub field: &'static str,
     pub resource: &'static str,
     pub name: String,
-}
-
-/// One condition to report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConditionPlan {
-    pub ok: bool,
-    pub reason: String,
-    pub message: String,
-}
-
-impl ConditionPlan {
-    pub fn new(ok: bool, reason: &str, message: impl Into<String>) -> Self {
-        ConditionPlan {
-            ok,
-            reason: reason.to_owned(),
-            message: message.into(),
-        }
-    }
 }
 
 /// The status a plan reports: its fields, Ready (from the RDS state unless given), and Synced.

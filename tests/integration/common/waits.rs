@@ -153,7 +153,7 @@ pub async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Val
 }
 
 /// An object of one of the group kinds, once it satisfies `check` (90 s at most).
-pub async fn wait_object<K: rds_operator::managed::Reconciled>(
+pub async fn wait_object<K: rds_operator::managed::groups::Group>(
     api: &Api<K>,
     name: &str,
     what: &str,
@@ -167,18 +167,17 @@ pub async fn wait_object<K: rds_operator::managed::Reconciled>(
 }
 
 /// A condition of an object of one of the group kinds: (status, reason, message).
-pub fn object_condition<K: rds_operator::managed::Reconciled>(
+pub fn object_condition<K: rds_operator::managed::groups::Group>(
     obj: &K,
     type_: &str,
 ) -> Option<(String, String, String)> {
-    let mut status = obj.status()?.clone();
-    (K::conditions(&mut status).iter())
+    (K::conditions(K::status(obj)?).iter())
         .find(|c| c.type_ == type_)
         .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
 }
 
 /// Waits until an object of one of the group kinds is gone from the API.
-pub async fn wait_object_gone<K: rds_operator::managed::Reconciled>(api: &Api<K>, name: &str) {
+pub async fn wait_object_gone<K: rds_operator::managed::groups::Group>(api: &Api<K>, name: &str) {
     wait_for(
         &format!("{name} to be gone"),
         Duration::from_secs(120),

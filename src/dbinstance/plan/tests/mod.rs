@@ -17,7 +17,7 @@ use crate::dbinstance::{
     OutOfBandDeletionPolicy, SecretKeyReference, StorageType, Tag,
 };
 use crate::error::Error;
-use crate::rds::{AwsError, ErrorClass};
+use crate::managed::aws_error::{AwsError, ErrorClass};
 use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 mod cleanup;
@@ -221,8 +221,11 @@ fn synced_fields(f: &Facts) -> DBInstanceStatus {
     fields.last_drift = previous.last_drift;
     fields.connection_secret = previous.connection_secret;
     let observed = f.observed.as_ref().unwrap();
-    fields.applied_tag_keys =
-        (crate::tags::applied)(&f.db.spec.tags, &observed.tags, &previous.applied_tag_keys);
+    fields.applied_tag_keys = (crate::managed::tags::applied)(
+        &f.db.spec.tags,
+        &observed.tags,
+        &previous.applied_tag_keys,
+    );
     fields.owned = (!spec::observe_only(&f.db)).then_some(true);
     let generation = f.db.metadata.generation.unwrap_or_default();
     fields.corrections = (previous.corrections.into_iter())

@@ -1,6 +1,7 @@
 //! Table tests of the plan: the status written: errors by class, RDS answers, readiness, conditions, the restorable time, failures, backoff.
 
 use super::*;
+use crate::managed::conditions;
 
 #[test]
 fn aws_errors_are_reported_by_class() {
@@ -27,7 +28,7 @@ fn aws_errors_are_reported_by_class() {
     }
     // The same failure again publishes no second Event.
     let mut previous = synced().db.status.unwrap();
-    previous.conditions = vec![status::condition(
+    previous.conditions = vec![conditions::condition(
         "Synced",
         &ConditionPlan::new(false, "AWSUnavailable", "m"),
         None,
@@ -121,22 +122,22 @@ fn unchanged_condition_keeps_its_transition_time() {
         "2026-11-30T10:02:00Z",
     );
     let creating = ConditionPlan::new(false, "Creating", "m");
-    let first = status::merge_conditions(
+    let first = conditions::merge_conditions(
         &[],
-        vec![status::condition("Ready", &creating, Some(1))],
+        vec![conditions::condition("Ready", &creating, Some(1))],
         t1,
     );
     assert_eq!(first[0].last_transition_time, at(t1));
-    let same = status::merge_conditions(
+    let same = conditions::merge_conditions(
         &first,
-        vec![status::condition("Ready", &creating, Some(1))],
+        vec![conditions::condition("Ready", &creating, Some(1))],
         t2,
     );
     assert_eq!(same, first);
     let available = ConditionPlan::new(true, "Available", "m");
-    let flipped = status::merge_conditions(
+    let flipped = conditions::merge_conditions(
         &same,
-        vec![status::condition("Ready", &available, Some(1))],
+        vec![conditions::condition("Ready", &available, Some(1))],
         t3,
     );
     assert_eq!(flipped[0].last_transition_time, at(t3));
@@ -182,9 +183,10 @@ fn observed_status_reports_endpoint_only_when_known() {
 
 #[test]
 fn ready_means_available_to_clients() {
-    use super::status::{failure, progress, readiness};
+    use super::status::{failure, readiness};
+    use crate::managed::conditions::progress;
     let ready_before = DBInstanceStatus {
-        conditions: vec![status::condition(
+        conditions: vec![conditions::condition(
             "Ready",
             &ConditionPlan::new(true, "Available", "the RDS instance is available"),
             None,
@@ -320,7 +322,7 @@ fn a_failed_step_is_reported_over_what_the_plan_found() {
             "NotFound" => ConditionPlan::new(false, "NotFound", "gone"),
             _ => was_ready.clone(),
         };
-        let got = status::ready_after_failure(planned, failed_ready, reason);
+        let got = conditions::ready_after_failure(planned, failed_ready, reason);
         assert_eq!(got, expected, "case: {name}");
     }
 }

@@ -50,3 +50,47 @@ impl Writes {
 /// How long a reconcile that found the cache behind our own write waits before it looks again;
 /// the watch event of that write normally wakes it sooner.
 pub const CACHE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+#[cfg(test)]
+mod tests {
+    use super::Writes;
+    use kube::api::ObjectMeta;
+
+    fn copy(uid: &str, resource_version: &str) -> ObjectMeta {
+        ObjectMeta {
+            uid: Some(uid.into()),
+            resource_version: Some(resource_version.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_copy_older_than_our_write_is_behind_until_the_cache_catches_up() {
+        let writes = Writes::default();
+        assert!(
+            !writes.behind(&copy("a", "5")),
+            "nothing written: never behind"
+        );
+        writes.wrote("a", Some("100"));
+        writes.wrote("a", Some("99"));
+        // (copy, behind): compared as integers, not as strings ("99" > "100" as text).
+        let rows = [("99", true), ("100", false), ("100", false), ("99", false)];
+        for (i, (version, behind)) in rows.into_iter().enumerate() {
+            assert_eq!(
+                writes.behind(&copy("a", version)),
+                behind,
+                "row {i}: {version}"
+            );
+        }
+        assert!(!writes.behind(&copy("b", "1")), "another object");
+        // A resourceVersion that is no integer is never called stale.
+        writes.wrote("c", Some("10"));
+        assert!(!writes.behind(&copy("c", "opaque")));
+        writes.wrote("d", Some("not-a-number"));
+        assert!(!writes.behind(&copy("d", "1")));
+        // Let go of: forgotten.
+        writes.wrote("e", Some("10"));
+        writes.forget("e");
+        assert!(!writes.behind(&copy("e", "1")));
+    }
+}

@@ -1,0 +1,102 @@
+//! Every kind the operator runs, registered once: a line in [`KINDS`] gives a kind its CRD (printed
+//! by `rds-operator crd`, committed in `crds/`) and its controller on the skeleton.
+
+use std::sync::Arc;
+
+use kube::CustomResourceExt;
+use tokio::sync::watch;
+use tracing::info;
+
+use crate::context::Context;
+use crate::dbinstance::DBInstance;
+use crate::dbparametergroup::DBParameterGroup;
+use crate::dbsubnetgroup::DBSubnetGroup;
+use crate::http::Health;
+use crate::managed::skeleton::{self, Running};
+use crate::managed::{Managed, crd};
+
+/// A registered kind: its name in lower case (the CRD's file in `crds/`), its CRD as YAML, and its
+/// controller for one namespace (or all).
+pub struct Registration {
+    pub name: fn() -> String,
+    pub crd: fn() -> String,
+    pub controller: fn(&Arc<Context>, Option<&str>, u16, watch::Receiver<bool>) -> Running,
+}
+
+const fn register<K: Managed + CustomResourceExt>() -> Registration {
+    Registration {
+        name: || K::crd().spec.names.kind.to_lowercase(),
+        crd: crd::yaml::<K>,
+        controller: skeleton::controller::<K>,
+    }
+}
+
+/// Every kind, in the order `make crds` writes them.
+pub const KINDS: &[Registration] = &[
+    register::<DBInstance>(),
+    register::<DBSubnetGroup>(),
+    register::<DBParameterGroup>(),
+];
+
+/// The CRD of the kind with this name (lower case), as YAML.
+pub fn crd_yaml(name: &str) -> Option<String> {
+    (KINDS.iter())
+        .find(|k| (k.name)() == name)
+        .map(|k| (k.crd)())
+}
+
+/// Runs every kind's controller in each watched namespace (or one for all namespaces when
+/// `namespaces` is empty) until `shutdown` turns true; marks `health` ready once every cache has
+/// synced.
+pub async fn run(
+    ctx: Arc<Context>,
+    namespaces: Vec<String>,
+    concurrency: u16,
+    shutdown: watch::Receiver<bool>,
+    health: Arc<Health>,
+) {
+    let scopes: Vec<Option<String>> = match namespaces.is_empty() {
+        true => vec![None],
+        false => namespaces.into_iter().map(Some).collect(),
+    };
+    let (mut runs, mut synced) = (Vec::new(), Vec::new());
+    for namespace in &scopes {
+        for kind in KINDS {
+            let running =
+                (kind.controller)(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
+            runs.push(running.run);
+            synced.push(running.synced);
+        }
+    }
+    let readiness = async move {
+        if !futures::future::join_all(synced)
+            .await
+            .into_iter()
+            .all(|ok| ok)
+        {
+            return;
+        }
+        info!("caches synced");
+        health.set_ready(true);
+    };
+    tokio::join!(futures::future::join_all(runs), readiness);
+    info!("controllers stopped");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KINDS;
+
+    #[test]
+    fn committed_crds_are_current() {
+        for kind in KINDS {
+            let name = (kind.name)();
+            let path = format!("{}/crds/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                committed == (kind.crd)(),
+                "crds/{name}.yaml is stale: run `make crds` and commit the result"
+            );
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The conditions every kind writes, and how they follow from a pass: Ready, Synced, and
+//! kstatus's Reconciling and Stalled, merged into the previous ones so an unchanged condition
+//! keeps its lastTransitionTime; and how a failure is reported over them. Pure.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::runtime::events::EventType;
+
+use super::plan::{ConditionPlan, PlannedEvent};
+
+/// The four conditions every kind writes (Ready, Synced, and kstatus's Reconciling and Stalled),
+/// merged into the previous ones. `rds_busy`: RDS is in the middle of something.
+pub fn conditions(
+    previous: &[Condition],
+    ready: &ConditionPlan,
+    synced: &ConditionPlan,
+    rds_busy: bool,
+    generation: Option<i64>,
+    now: &str,
+) -> Vec<Condition> {
+    let (reconciling, stalled) = progress(synced, rds_busy);
+    let new = vec![
+        condition("Ready", ready, generation),
+        condition("Synced", synced, generation),
+        condition("Reconciling", &reconciling, generation),
+        condition("Stalled", &stalled, generation),
+    ];
+    merge_conditions(previous, new, now)
+}
+
+/// Synced reasons that need a change of the spec (or of what it names) before anything can
+/// proceed: kstatus reads them as Stalled, and the operator stops retrying until the spec changes.
+pub const STALLED: &[&str] = &[
+    "InvalidSpec",
+    "InvalidParameter",
+    "InvalidParameters",
+    "IdentifierInUse",
+    "NameInUse",
+    "UnsupportedChange",
+    "PasswordUnknown",
+    "NothingToAdopt",
+    "RestoreSourceNotOwned",
+    "NotGranted",
+    "GroupNotOwned",
+];
+
+/// Synced reasons of a settled object: reported, nothing in progress.
+pub const SETTLED: &[&str] = &[
+    "Synced",
+    "Drifted",
+    "Observed",
+    "AdoptedWithDifferences",
+    "ProtectionKept",
+    "Fighting",
+    "PendingReboot",
+    "Pending",
+    "DryRun",
+    "ReconcilePaused",
+    "NotFound",
+    "DeletionProtected",
+    "ConnectionSecretConflict",
+    "PasswordSecretConflict",
+];
+
+/// Failures that say the instance cannot be reached: Ready turns False with them. Every other
+/// failure (AWS throttling, a refused change, a Secret) leaves Ready as it was: the database is as
+/// available to clients as it was before.
+pub const UNAVAILABLE: &[&str] = &[
+    "DeletedOutOfBand",
+    "ConfirmingAbsence",
+    "RenameInProgress",
+    "AccountOrRegionMismatch",
+    "NotFound",
+    "NothingToAdopt",
+];
+
+/// The kstatus conditions from Synced and the RDS state: Stalled when only a spec change can
+/// help; Reconciling while RDS is busy or the operator is still working towards the spec.
+pub fn progress(synced: &ConditionPlan, rds_busy: bool) -> (ConditionPlan, ConditionPlan) {
+    let reason = synced.reason.as_str();
+    let stalled = !synced.ok && STALLED.contains(&reason);
+    let working = !synced.ok && !SETTLED.contains(&reason);
+    let reconciling = match (stalled, rds_busy || working) {
+        (false, true) => ConditionPlan::new(true, reason, synced.message.clone()),
+        _ => ConditionPlan::new(false, "Settled", "nothing is in progress"),
+    };
+    let stalled = match stalled {
+        true => ConditionPlan::new(true, reason, synced.message.clone()),
+        false => ConditionPlan::new(false, "NotStalled", "nothing needs a spec change"),
+    };
+    (reconciling, stalled)
+}
+
+/// The condition of this type last written, as a plan that keeps it as it was.
+pub fn last(conditions: &[Condition], type_: &str) -> Option<ConditionPlan> {
+    (conditions.iter())
+        .find(|c| c.type_ == type_)
+        .map(|c| ConditionPlan::new(c.status == "True", &c.reason, c.message.clone()))
+}
+
+/// Ready and Synced after a failure with this reason, over the conditions last written: Synced
+/// False; Ready False only for a failure that says the instance cannot be reached (or when
+/// nothing was ever observed), else as it was; a Warning Event when Synced did not already say so.
+/// Every kind reports its failures this way.
+pub fn failed(
+    previous: &[Condition],
+    reason: &str,
+    message: &str,
+) -> (ConditionPlan, ConditionPlan, Option<PlannedEvent>) {
+    let failed = ConditionPlan::new(false, reason, message);
+    let ready = (last(previous, "Ready"))
+        .filter(|_| !UNAVAILABLE.contains(&reason))
+        .unwrap_or_else(|| failed.clone());
+    let already = (previous.iter())
+        .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
+    let event = (!already).then(|| PlannedEvent {
+        type_: EventType::Warning,
+        reason: reason.to_owned(),
+        action: "Reconcile",
+        note: message.to_owned(),
+        after: 0,
+    });
+    (ready, failed, event)
+}
+
+/// Ready after a step of the plan failed: what the plan found in this reconcile (`planned`), unless
+/// the failure itself says the object cannot be reached; with no planned status, `ready` as
+/// [`failed`] gave it. A group RDS no longer has, whose re-creation fails, is then not Ready,
+/// whatever the status said before.
+pub fn ready_after_failure(
+    planned: Option<&ConditionPlan>,
+    ready: ConditionPlan,
+    reason: &str,
+) -> ConditionPlan {
+    match planned {
+        Some(p) if !UNAVAILABLE.contains(&reason) => p.clone(),
+        _ => ready,
+    }
+}
+
+/// Builds a condition (its transition time is set by [`merge_conditions`]).
+pub fn condition(type_: &str, plan: &ConditionPlan, generation: Option<i64>) -> Condition {
+    Condition {
+        type_: type_.to_owned(),
+        status: if plan.ok { "True" } else { "False" }.to_owned(),
+        reason: plan.reason.clone(),
+        message: plan.message.clone(),
+        last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+        observed_generation: generation,
+    }
+}
+
+/// `now` (RFC 3339) as a Kubernetes time.
+fn time(now: &str) -> Time {
+    Time(
+        now.parse()
+            .unwrap_or(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+    )
+}
+
+/// Merges new conditions into the previous ones: a condition whose status did not change keeps its
+/// lastTransitionTime, so an unchanged status writes nothing new (no hot loop).
+pub fn merge_conditions(previous: &[Condition], new: Vec<Condition>, now: &str) -> Vec<Condition> {
+    let mut merged: Vec<Condition> = previous
+        .iter()
+        .filter(|p| !new.iter().any(|n| n.type_ == p.type_))
+        .cloned()
+        .collect();
+    for mut c in new {
+        let before = previous.iter().find(|p| p.type_ == c.type_);
+        c.last_transition_time = match before {
+            Some(p) if p.status == c.status => p.last_transition_time.clone(),
+            _ => time(now),
+        };
+        merged.push(c);
+    }
+    merged.sort_by(|a, b| a.type_.cmp(&b.type_));
+    merged
+}

@@ -1,0 +1,355 @@
+//! The kinds shaped like the groups (DBSubnetGroup, DBParameterGroup): a named RDS resource that
+//! DBInstances refer to. What they share is here: the [`Group`] trait (through which they run on
+//! the skeleton), the status they report, the deletion they follow, and their tag calls.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::ResourceExt;
+use kube::runtime::Controller;
+use kube::runtime::events::EventType;
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use serde::Serialize;
+
+use super::apiserver::set_finalizer;
+use super::conditions;
+use super::crd::{LocalRef, Tag, has_finalizer};
+use super::plan::{ConditionPlan, GroupStatus, KindPlan, PlannedEvent, Requeue};
+use super::tags;
+use super::{Kind, Managed, scoped};
+use crate::context::Context;
+use crate::dbinstance::DBInstance;
+use crate::error::Error;
+
+/// What a group kind supplies: its facts and how to read them, its pure plan, how to run a step
+/// of its own, its names, and where its status keeps what every group reports.
+pub trait Group: Kind + Send + Sync + 'static {
+    type Facts: Send + Sync;
+    /// The steps only this kind takes (create, modify, delete); the others are [`Step`]'s.
+    type Own: Send + Sync;
+    type Status: Clone + PartialEq + Default + Serialize + Send + Sync;
+    /// The kind in spans and logs.
+    const LABEL: &'static str;
+    /// What RDS calls it, in messages ("DB subnet group").
+    const WHAT: &'static str;
+    /// The spec field that names it in RDS.
+    const NAME_FIELD: &'static str;
+    fn read(&self, shared: &Shared) -> impl Future<Output = Result<Self::Facts, Error>> + Send;
+    /// Pure.
+    fn plan(facts: &Self::Facts) -> GroupPlan<Self>;
+    fn act(
+        &self,
+        shared: &Shared,
+        step: &Self::Own,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
+    /// The name in RDS (lower case, as RDS stores it).
+    fn rds_name_of(&self) -> String;
+    /// The DeleteDB...Group of it.
+    fn delete_step(name: String) -> Self::Own;
+    fn spec_tags(&self) -> &[Tag];
+    /// The tag keys the operator applied from the spec, as the status keeps them.
+    fn applied_tag_keys(status: &Self::Status) -> &[String];
+    /// When the facts were read (RFC 3339): the time of a condition that changes.
+    fn read_at(facts: &Self::Facts) -> &str;
+    fn status(&self) -> Option<&Self::Status>;
+    fn conditions(status: &Self::Status) -> &[Condition];
+    fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
+    fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
+    /// The name in RDS the status reports.
+    fn rds_name(status: &Self::Status) -> Option<String>;
+    /// The reference to an object of this kind a DBInstance holds, if any.
+    fn referred_by(db: &DBInstance) -> Option<&LocalRef>;
+}
+
+/// A step of a group kind: one every group takes, or one of the kind's own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step<S> {
+    AddFinalizer,
+    Own(S),
+    AddTags {
+        arn: String,
+        tags: BTreeMap<String, String>,
+    },
+    RemoveTags {
+        arn: String,
+        keys: Vec<String>,
+    },
+    RemoveFinalizer,
+}
+
+/// What one reconcile of a group kind does and reports.
+pub type GroupPlan<K> = KindPlan<Step<<K as Group>::Own>, <K as Group>::Status>;
+
+/// What a group kind's reconciles share.
+pub struct Shared {
+    pub ctx: Arc<Context>,
+    /// How often to look again at a settled object.
+    pub drift_interval: Duration,
+}
+
+/// Every group kind on the skeleton: a DBInstance that starts or stops referring to it wakes it,
+/// and its status is [`settled`] after a pass or [`failed`] after a failure.
+impl<K: Group> Managed for K {
+    const KIND: &'static str = K::LABEL;
+    type Ctx = Shared;
+    type Facts = K::Facts;
+    type Step = Step<K::Own>;
+    type Plan = GroupPlan<K>;
+    type Answer = ();
+    type Status = K::Status;
+
+    fn shared(ctx: Arc<Context>) -> Arc<Shared> {
+        let drift_interval = ctx.observer.intervals.settled;
+        Arc::new(Shared {
+            ctx,
+            drift_interval,
+        })
+    }
+
+    fn context(shared: &Shared) -> &Context {
+        &shared.ctx
+    }
+
+    fn watches(
+        controller: Controller<K>,
+        shared: &Shared,
+        namespace: Option<&str>,
+    ) -> Controller<K> {
+        woken_by_referrers(controller, &shared.ctx, namespace)
+    }
+
+    async fn read(&self, shared: &Shared) -> Result<K::Facts, Error> {
+        K::read(self, shared).await
+    }
+
+    fn plan(facts: &K::Facts) -> Self::Plan {
+        K::plan(facts)
+    }
+
+    async fn act(&self, shared: &Shared, step: &Step<K::Own>) -> Result<Option<()>, Error> {
+        let (ctx, rds) = (&shared.ctx, &shared.ctx.rds);
+        match step {
+            Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
+            Step::Own(own) => K::act(self, shared, own).await?,
+            Step::AddTags { arn, tags } => rds.add_tags(arn, tags).await?,
+            Step::RemoveTags { arn, keys } => rds.remove_tags(arn, keys).await?,
+            Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
+        }
+        Ok(None)
+    }
+
+    fn status(&self) -> Option<&K::Status> {
+        K::status(self)
+    }
+
+    fn settle(&self, facts: &K::Facts, plan: &Self::Plan, _: Option<&()>) -> Option<K::Status> {
+        let generation = self.meta().generation;
+        let planned = plan.status.as_ref()?;
+        Some(settled::<K>(
+            K::status(self),
+            planned,
+            generation,
+            K::read_at(facts),
+        ))
+    }
+
+    fn failed(
+        &self,
+        reason: &str,
+        message: &str,
+        planned: Option<&Self::Plan>,
+        now: &str,
+    ) -> (K::Status, Option<PlannedEvent>) {
+        let planned = planned.and_then(|p| p.status.as_ref());
+        failed::<K>(
+            K::status(self),
+            planned,
+            self.meta().generation,
+            reason,
+            message,
+            now,
+        )
+    }
+}
+
+/// A group's controller, woken by a DBInstance that starts or stops referring to it.
+pub fn woken_by_referrers<K: Group>(
+    controller: Controller<K>,
+    ctx: &Context,
+    namespace: Option<&str>,
+) -> Controller<K> {
+    controller.watches(
+        scoped::<DBInstance>(&ctx.client, namespace),
+        watcher::Config::default().any_semantic(),
+        |db: DBInstance| {
+            let ns = db.namespace();
+            K::referred_by(&db).and_then(|r| ns.map(|ns| ObjectRef::new(&r.name).within(&ns)))
+        },
+    )
+}
+
+/// A group's status after a pass: the plan's fields, with its conditions merged into the previous
+/// ones, at this generation.
+pub fn settled<K: Group>(
+    previous: Option<&K::Status>,
+    planned: &GroupStatus<K::Status>,
+    generation: Option<i64>,
+    now: &str,
+) -> K::Status {
+    let mut status = planned.fields.clone();
+    let before = previous.map(K::conditions).unwrap_or_default();
+    let (ready, synced, busy) = (&planned.ready, &planned.synced, planned.busy);
+    *K::conditions_mut(&mut status) =
+        conditions::conditions(before, ready, synced, busy, generation, now);
+    *K::observed_generation(&mut status) = generation;
+    status
+}
+
+/// A group's status after a failure, and its Event: Synced False with the reason; Ready as the
+/// plan found it (or as last written, when the pass failed before planning), unless the failure
+/// says the group cannot be reached ([`conditions::failed`], [`conditions::ready_after_failure`]).
+pub fn failed<K: Group>(
+    previous: Option<&K::Status>,
+    planned: Option<&GroupStatus<K::Status>>,
+    generation: Option<i64>,
+    reason: &str,
+    message: &str,
+    now: &str,
+) -> (K::Status, Option<PlannedEvent>) {
+    let before = previous.map(K::conditions).unwrap_or_default();
+    let (ready, synced, event) = conditions::failed(before, reason, message);
+    let ready = conditions::ready_after_failure(planned.map(|p| &p.ready), ready, reason);
+    let fields = match planned {
+        Some(p) => p.fields.clone(),
+        None => previous.cloned().unwrap_or_default(),
+    };
+    let status = GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy: false,
+    };
+    (settled::<K>(previous, &status, generation, now), event)
+}
+
+/// Every group kind's plan: when the object is being deleted, the deletion every group follows
+/// (wait while DBInstances refer to it, no call made; delete it when it is ours, then let go; let
+/// go of what is not ours or is gone); else `apply`, given a plan that adds the finalizer first and
+/// the tags the group should carry (the spec's and the ownership tags).
+pub fn plan<K: Group>(
+    group: &K,
+    observed_tags: Option<&BTreeMap<String, String>>,
+    referrers: &[String],
+    drift_interval: Duration,
+    apply: impl FnOnce(GroupPlan<K>, BTreeMap<String, String>) -> GroupPlan<K>,
+) -> GroupPlan<K> {
+    let meta = group.meta();
+    if meta.deletion_timestamp.is_some() {
+        // RDS refuses while an instance uses the group (InvalidDB...GroupState): reported, with
+        // backoff, and retried.
+        let ours = observed_tags.map(|tags| owned(group, tags));
+        return deletion(group, referrers, ours, drift_interval);
+    }
+    let mut plan = KindPlan::new(Requeue::After(drift_interval));
+    if !has_finalizer(meta) {
+        plan.steps.push(Step::AddFinalizer);
+    }
+    let (uid, namespace) = (group.uid().unwrap_or_default(), group.namespace());
+    let name = group.name_any();
+    let desired = tags::with_owner(
+        group.spec_tags(),
+        &uid,
+        &namespace.unwrap_or_default(),
+        &name,
+    );
+    apply(plan, desired)
+}
+
+/// Whether RDS's group carries this object's ownership tag.
+pub fn owned<K: Group>(group: &K, observed_tags: &BTreeMap<String, String>) -> bool {
+    tags::owned_by(observed_tags, &group.uid().unwrap_or_default())
+}
+
+/// Why a group of the name that is not ours is left alone.
+pub fn name_in_use<K: Group>(group: &K) -> String {
+    format!(
+        "a {} named {} already exists and is not managed by this {}; choose another {}",
+        K::WHAT,
+        group.rds_name_of(),
+        K::LABEL,
+        K::NAME_FIELD
+    )
+}
+
+fn deletion<K: Group>(
+    group: &K,
+    referrers: &[String],
+    ours: Option<bool>,
+    drift_interval: Duration,
+) -> GroupPlan<K> {
+    let mut plan = KindPlan::new(Requeue::AwaitChange);
+    if !has_finalizer(group.meta()) {
+        return plan;
+    }
+    let what = K::WHAT;
+    if !referrers.is_empty() {
+        let message = format!(
+            "DBInstance {} still refers to this {what}; it is deleted once they are gone",
+            referrers.join(", ")
+        );
+        let condition = ConditionPlan::new(false, "InUse", message);
+        plan.status = Some(GroupStatus {
+            fields: K::status(group).cloned().unwrap_or_default(),
+            ready: condition.clone(),
+            synced: condition,
+            busy: false,
+        });
+        plan.requeue = Requeue::After(drift_interval);
+        return plan;
+    }
+    if ours == Some(true) {
+        plan.steps
+            .push(Step::Own(K::delete_step(group.rds_name_of())));
+        plan.event(
+            EventType::Normal,
+            "Deleting",
+            "Delete",
+            format!("deleting the {what} in RDS"),
+        );
+    }
+    plan.steps.push(Step::RemoveFinalizer);
+    plan
+}
+
+/// The tag calls that bring RDS's group (its tags and ARN) to the desired tags, keeping to the keys the operator
+/// manages (the ownership tags and those it applied from the spec): what changes, in words, and
+/// the spec tag keys applied after them.
+pub fn retag<K: Group>(
+    plan: &mut GroupPlan<K>,
+    group: &K,
+    (observed, arn): (&BTreeMap<String, String>, Option<&str>),
+    desired: &BTreeMap<String, String>,
+) -> (Vec<String>, Vec<String>) {
+    let managed = (K::status(group))
+        .map(|s| K::applied_tag_keys(s).to_vec())
+        .unwrap_or_default();
+    let (to_add, to_remove) = tags::changes(observed, desired, &managed);
+    let arn = arn.unwrap_or_default().to_owned();
+    let mut changed = Vec::new();
+    if !to_add.is_empty() {
+        let keys = to_add.keys().cloned().collect::<Vec<_>>().join(",");
+        changed.push(format!("tags: add {keys}"));
+        let (arn, tags) = (arn.clone(), to_add);
+        plan.steps.push(Step::AddTags { arn, tags });
+    }
+    if !to_remove.is_empty() {
+        changed.push(format!("tags: remove {}", to_remove.join(",")));
+        let (arn, keys) = (arn, to_remove);
+        plan.steps.push(Step::RemoveTags { arn, keys });
+    }
+    let applied = tags::applied(group.spec_tags(), observed, &managed);
+    (changed, applied)
+}

@@ -1,0 +1,134 @@
+//! What every kind shares, written once: the skeleton every reconcile runs in ([`skeleton`]: the
+//! watches, the span, metrics and health timer, read → plan → act → report, the one status writer,
+//! the error policy with backoff and jitter, the read-your-own-writes guard), the API-server writes
+//! ([`apiserver`]: finalizer, status by server-side apply, Events), the conditions ([`conditions`]),
+//! the plan vocabulary ([`plan`]), the group kinds' shared plan and deletion ([`groups`]),
+//! references between kinds ([`references`]), the CRD parts ([`crd`]), the ownership tags
+//! ([`tags`]), the write tracker ([`writes`]) and the AWS error classes ([`aws_error`]).
+//!
+//! A kind is one folder with its CRD types, its pure plan and table tests, its SDK calls, and an
+//! implementation of [`Managed`] (or, for a kind shaped like the groups, of [`groups::Group`]);
+//! `kinds.rs` registers it.
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use kube::Resource;
+use kube::runtime::Controller;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::context::Context;
+use crate::error::Error;
+
+pub mod apiserver;
+pub mod aws_error;
+pub mod conditions;
+pub mod crd;
+pub mod groups;
+pub mod plan;
+pub mod references;
+pub mod skeleton;
+pub mod tags;
+pub mod writes;
+
+use plan::{PlannedEvent, Requeue};
+
+/// A namespaced kind of this operator.
+pub trait Kind:
+    Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+{
+}
+
+impl<K> Kind for K where
+    K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+{
+}
+
+/// What a kind supplies to the skeleton: its facts and how to read them, its pure plan, its steps
+/// and how to run one, and its status with how a pass and a failure are reported in it (pure).
+pub trait Managed: Kind + Send + Sync + 'static {
+    /// The kind in spans and logs.
+    const KIND: &'static str;
+    /// What its reconciles share: the operator's [`Context`] and what the kind adds.
+    type Ctx: Send + Sync + 'static;
+    type Facts: Send + Sync;
+    type Step: Send + Sync;
+    type Plan: Planned<Self::Step> + Send + Sync;
+    /// What RDS answered to a step, which amends the status (`()` when nothing does).
+    type Answer: Send + Sync;
+    type Status: PartialEq + Serialize + Send + Sync;
+
+    /// What its reconciles share, made once from the operator's context.
+    fn shared(ctx: Arc<Context>) -> Arc<Self::Ctx>;
+    fn context(ctx: &Self::Ctx) -> &Context;
+    /// The kind's wake-ups (references, owned Secrets, the observer), added to its controller.
+    fn watches(
+        controller: Controller<Self>,
+        _ctx: &Self::Ctx,
+        _namespace: Option<&str>,
+    ) -> Controller<Self> {
+        controller
+    }
+    /// Read: what a decision needs.
+    fn read(&self, ctx: &Self::Ctx) -> impl Future<Output = Result<Self::Facts, Error>> + Send;
+    /// Plan, pure.
+    fn plan(facts: &Self::Facts) -> Self::Plan;
+    /// Act: one step, and RDS's answer if it amends the status.
+    fn act(
+        &self,
+        ctx: &Self::Ctx,
+        step: &Self::Step,
+    ) -> impl Future<Output = Result<Option<Self::Answer>, Error>> + Send;
+    fn status(&self) -> Option<&Self::Status>;
+    /// Report, pure: the status once every step succeeded (None writes nothing).
+    fn settle(
+        &self,
+        facts: &Self::Facts,
+        plan: &Self::Plan,
+        answer: Option<&Self::Answer>,
+    ) -> Option<Self::Status>;
+    /// Report a failure with AWS's (or the API server's) reason and message, pure: the status and
+    /// the Event, over what the plan found (None: the pass failed before planning).
+    fn failed(
+        &self,
+        reason: &str,
+        message: &str,
+        planned: Option<&Self::Plan>,
+        now: &str,
+    ) -> (Self::Status, Option<PlannedEvent>);
+    /// After a pass's status is written: the kind's gauges.
+    fn reported(&self, _ctx: &Self::Ctx, _plan: &Self::Plan, _status: Option<&Self::Status>) {}
+}
+
+/// What the skeleton reads of a kind's plan.
+pub trait Planned<S> {
+    fn steps(&self) -> &[S];
+    fn events(&self) -> &[PlannedEvent];
+    fn requeue(&self) -> Requeue;
+    /// The metric label of what the plan refuses; None for success.
+    fn refusal(&self) -> Option<&'static str>;
+    /// A line for the operator's log only.
+    fn log(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// The API of kind `K` in one namespace, or in all of them.
+pub fn scoped<K>(client: &kube::Client, namespace: Option<&str>) -> kube::Api<K>
+where
+    K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(ns) => kube::Api::namespaced(client.clone(), ns),
+        None => kube::Api::all(client.clone()),
+    }
+}

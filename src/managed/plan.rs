@@ -1,0 +1,105 @@
+//! The vocabulary of every kind's plan: when to look again, an Event to publish after its steps,
+//! one condition to report; and the plan of a group kind ([`KindPlan`]).
+
+use std::time::Duration;
+
+use kube::runtime::events::EventType;
+
+/// An Event to publish once the first `after` steps have succeeded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedEvent {
+    pub type_: EventType,
+    pub reason: String,
+    pub action: &'static str,
+    pub note: String,
+    pub after: usize,
+}
+
+/// When to look again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requeue {
+    After(Duration),
+    /// Only when the DBInstance (or a watched Secret) changes.
+    AwaitChange,
+    /// The per-object error backoff (2 s, 4 s, 8 s... up to 5 min).
+    Backoff,
+}
+
+/// One condition to report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionPlan {
+    pub ok: bool,
+    pub reason: String,
+    pub message: String,
+}
+
+impl ConditionPlan {
+    pub fn new(ok: bool, reason: &str, message: impl Into<String>) -> Self {
+        ConditionPlan {
+            ok,
+            reason: reason.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The plan of a group kind: the steps in order, the status to write (fields, Ready, Synced, and
+/// whether RDS is busy with the group), the Events (each after the steps it follows), when to look
+/// again, and the metric label of what it refuses (None for success), as for DBInstance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindPlan<S, T> {
+    pub steps: Vec<S>,
+    pub status: Option<GroupStatus<T>>,
+    pub events: Vec<PlannedEvent>,
+    pub requeue: Requeue,
+    pub refusal: Option<&'static str>,
+}
+
+impl<S, T> KindPlan<S, T> {
+    pub fn new(requeue: Requeue) -> Self {
+        KindPlan {
+            steps: Vec::new(),
+            status: None,
+            events: Vec::new(),
+            requeue,
+            refusal: None,
+        }
+    }
+
+    /// An Event published once the steps so far have succeeded.
+    pub fn event(&mut self, type_: EventType, reason: &str, action: &'static str, note: String) {
+        self.events.push(PlannedEvent {
+            type_,
+            reason: reason.into(),
+            action,
+            note,
+            after: self.steps.len(),
+        });
+    }
+}
+
+/// The status a group kind's plan reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupStatus<T> {
+    /// Every field but conditions and observedGeneration.
+    pub fields: T,
+    pub ready: ConditionPlan,
+    pub synced: ConditionPlan,
+    /// RDS is in the middle of something with the group: Reconciling says so.
+    pub busy: bool,
+}
+
+impl<S, T> super::Planned<S> for KindPlan<S, T> {
+    fn steps(&self) -> &[S] {
+        &self.steps
+    }
+    fn events(&self) -> &[PlannedEvent] {
+        &self.events
+    }
+    fn requeue(&self) -> Requeue {
+        self.requeue
+    }
+    fn refusal(&self) -> Option<&'static str> {
+        self.refusal
+    }
+}

@@ -1,0 +1,83 @@
+//! References between kinds: a DBInstance names a group of its namespace (`dbSubnetGroupRef`,
+//! `dbParameterGroupRef`). What a reference resolves to, who refers to a group, and the wake-up
+//! of the DBInstances that refer to a group that changes (turns Ready). The other way (a
+//! DBInstance that starts or stops referring to a group wakes it) is the group's, in `groups.rs`.
+
+use kube::api::Api;
+use kube::runtime::Controller;
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
+
+use super::groups::Group;
+use super::scoped;
+use crate::context::Context;
+use crate::dbinstance::DBInstance;
+use crate::error::{Error, kube_err};
+
+/// What a DBInstance's reference to an object of kind `K` resolves to: its RDS name once it is
+/// Ready at its current generation (and not being deleted), or why it cannot be used yet.
+pub async fn resolve<K: Group>(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+) -> Result<Result<String, String>, Error> {
+    let api: Api<K> = Api::namespaced(client.clone(), namespace);
+    let what = K::LABEL;
+    let Some(obj) = api
+        .get_opt(name)
+        .await
+        .map_err(kube_err("get a referenced object"))?
+    else {
+        return Ok(Err(format!("{what} {name} does not exist")));
+    };
+    let status = obj.status().cloned().unwrap_or_default();
+    let generation = obj.meta().generation;
+    let ready = (K::conditions(&status).iter())
+        .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);
+    Ok(match (ready, K::rds_name(&status)) {
+        (true, Some(rds_name)) if obj.meta().deletion_timestamp.is_none() => Ok(rds_name),
+        _ => Err(format!("{what} {name} is not Ready yet")),
+    })
+}
+
+/// The DBInstances of the object's namespace that refer to it, read from the API (fresh: a
+/// deletion waits on them) only when the object is being deleted, the one decision that needs
+/// them; otherwise none, and no read.
+pub async fn referrers<K: Group>(client: &Client, obj: &K) -> Result<Vec<String>, Error> {
+    if obj.meta().deletion_timestamp.is_none() {
+        return Ok(Vec::new());
+    }
+    let namespace = obj.namespace().unwrap_or_default();
+    let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
+    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
+    let name = obj.meta().name.as_ref();
+    Ok((list.items.into_iter())
+        .filter(|db| K::referred_by(db).is_some_and(|r| Some(&r.name) == name))
+        .map(|db| db.name_any())
+        .collect())
+}
+
+/// The DBInstance controller, woken by a change of a group of kind `K` (it turning Ready): the
+/// DBInstances of its namespace whose reference names it.
+pub fn wakes_referrers<K: Group>(
+    controller: Controller<DBInstance>,
+    ctx: &Context,
+    namespace: Option<&str>,
+) -> Controller<DBInstance> {
+    let store: Store<DBInstance> = controller.store();
+    controller.watches(
+        scoped::<K>(&ctx.client, namespace),
+        watcher::Config::default().any_semantic(),
+        move |group: K| {
+            let ns = group.namespace();
+            let name = group.name_any();
+            (store.state().into_iter())
+                .filter(|db| {
+                    db.namespace() == ns && K::referred_by(db).is_some_and(|r| r.name == name)
+                })
+                .map(|db| ObjectRef::from_obj(&*db))
+                .collect::<Vec<_>>()
+        },
+    )
+}

@@ -1,0 +1,223 @@
+//! The skeleton every kind runs on, written once: its controller (the lean cache, the kind's
+//! wake-ups, concurrency, graceful shutdown), and for each reconcile the tracing span, the
+//! read-your-own-writes guard, the health timer, the metrics timer and result label, the four
+//! steps in order (read → plan (pure) → act → report), the one status writer, Events published
+//! after their steps succeed, failures reported over what the plan found, and the one error policy
+//! (per-object backoff with jitter). What differs per kind is the [`Managed`] implementation.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use kube::ResourceExt;
+use kube::runtime::controller::{Action, Config as ControllerConfig};
+use tokio::sync::watch;
+use tracing::{Instrument, debug, info, warn};
+
+use super::apiserver::{lean_controller, patch_status, publish};
+use super::plan::Requeue;
+use super::{Managed, Planned, scoped};
+use crate::context::Context;
+use crate::error::Error;
+
+/// How a pass that did not fail ended: when to look again, and what the plan refused (the metric
+/// label; None for success).
+struct Outcome {
+    requeue: Requeue,
+    refusal: Option<&'static str>,
+}
+
+/// A pass that failed, and what its plan found before the failing step (None: it failed before
+/// planning): the failure is reported over that, not over the last status.
+struct Failed<P> {
+    error: Error,
+    planned: Option<P>,
+}
+
+impl<P> From<Error> for Failed<P> {
+    fn from(error: Error) -> Self {
+        Failed {
+            error,
+            planned: None,
+        }
+    }
+}
+
+/// One kind's controller in one namespace (or all): its run until shutdown, and a wait for its
+/// cache to sync.
+pub struct Running {
+    pub run: BoxFuture<'static, ()>,
+    /// True once the cache has synced; false when it never will (shut down first).
+    pub synced: BoxFuture<'static, bool>,
+}
+
+/// The controller of kind `K` for one namespace (or all), with the kind's wake-ups.
+pub fn controller<K: Managed>(
+    ctx: &Arc<Context>,
+    namespace: Option<&str>,
+    concurrency: u16,
+    mut shutdown: watch::Receiver<bool>,
+) -> Running {
+    info!(
+        namespace = namespace.unwrap_or("*"),
+        kind = K::KIND,
+        "starting controller"
+    );
+    let shared = K::shared(ctx.clone());
+    let controller = lean_controller(scoped::<K>(&ctx.client, namespace))
+        .with_config(ControllerConfig::default().concurrency(concurrency));
+    let controller = K::watches(controller, &shared, namespace);
+    let store = controller.store();
+    let run = controller
+        .graceful_shutdown_on(async move {
+            let _ = shutdown.wait_for(|stop| *stop).await;
+        })
+        .run(reconcile::<K>, error_policy::<K>, shared)
+        .for_each(|result| async move {
+            match result {
+                Ok((obj, _)) => debug!(kind = K::KIND, object = %obj, "reconciled"),
+                Err(e) => debug!(error = %e, kind = K::KIND, "reconcile failed"),
+            }
+        });
+    let synced = async move { store.wait_until_ready().await.is_ok() };
+    Running {
+        run: Box::pin(run),
+        synced: Box::pin(synced),
+    }
+}
+
+/// The reconcile of every kind.
+pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<Action, Error> {
+    let namespace = obj
+        .namespace()
+        .ok_or(Error::MissingObjectKey("namespace"))?;
+    let span = tracing::info_span!(
+        "reconcile",
+        kind = K::KIND,
+        namespace = %namespace,
+        resource = %obj.name_any()
+    );
+    async move {
+        let ctx = K::context(&shared);
+        let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
+        if ctx.writes.behind(obj.meta()) {
+            debug!("the cache is older than our last write; waiting for it");
+            return Ok(Action::requeue(super::writes::CACHE_WAIT));
+        }
+        let started = std::time::Instant::now();
+        let _running = ctx.health.reconcile_started();
+        let result = once(&*obj, &shared).await;
+        let label = match &result {
+            Ok(outcome) => outcome.refusal.unwrap_or("success"),
+            Err(failed) => failed.error.metric_label(),
+        };
+        ctx.metrics.reconciled(label, started.elapsed());
+        match result {
+            Ok(Outcome { requeue, refusal }) => {
+                if refusal.is_none() {
+                    ctx.reset_failures(&uid);
+                }
+                Ok(match requeue {
+                    Requeue::After(d) => Action::requeue(d),
+                    Requeue::AwaitChange => Action::await_change(),
+                    Requeue::Backoff => Action::requeue(ctx.backoff(&uid, obj.meta().generation)),
+                })
+            }
+            Err(Failed { error, planned }) => {
+                warn!(error = %error, "reconcile failed");
+                report_failure(&*obj, &shared, &error, planned.as_ref()).await;
+                Err(error)
+            }
+        }
+    }
+    .instrument(span)
+    .await
+}
+
+/// The error policy of every kind: none after a terminal error (the next spec change wakes the
+/// object); after a spent read budget, its refill time; else the per-object backoff (2 s, 4 s,
+/// 8 s... up to 5 min), each with jitter.
+pub fn error_policy<K: Managed>(obj: Arc<K>, error: &Error, shared: Arc<K::Ctx>) -> Action {
+    if error.terminal() {
+        return Action::await_change();
+    }
+    if let Some(wait) = error.retry_after() {
+        let wait = wait.max(std::time::Duration::from_secs(1));
+        return Action::requeue(crate::duration::jitter(wait, 0.25));
+    }
+    let ctx = K::context(&shared);
+    Action::requeue(ctx.backoff(&obj.uid().unwrap_or_default(), obj.meta().generation))
+}
+
+/// One pass: read → plan (pure) → act (the steps in order, up to the first failure) → report (the
+/// Events whose steps succeeded; the status when every step did).
+async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K::Plan>> {
+    let ctx = K::context(shared);
+    let facts = obj.read(shared).await?;
+    let plan = K::plan(&facts);
+    let (mut completed, mut answer, mut error) = (0, None, None);
+    for step in plan.steps() {
+        match obj.act(shared, step).await {
+            Ok(answered) => {
+                answer = answered.or(answer.take());
+                completed += 1;
+            }
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    if let Some(line) = plan.log() {
+        info!("{line}");
+    }
+    for event in plan.events().iter().filter(|e| e.after <= completed) {
+        publish(&ctx.recorder, obj, event).await;
+    }
+    if let Some(error) = error {
+        return Err(Failed {
+            error,
+            planned: Some(plan),
+        });
+    }
+    let status = obj.settle(&facts, &plan, answer.as_ref());
+    if let Some(status) = &status {
+        write_status(ctx, obj, status).await?;
+    }
+    obj.reported(shared, &plan, status.as_ref());
+    Ok(Outcome {
+        requeue: plan.requeue(),
+        refusal: plan.refusal(),
+    })
+}
+
+/// The one status writer: by server-side apply, when the status changed.
+async fn write_status<K: Managed>(ctx: &Context, obj: &K, status: &K::Status) -> Result<(), Error> {
+    if obj.status() == Some(status) {
+        return Ok(());
+    }
+    patch_status(ctx, obj, status).await
+}
+
+/// A failure with a reason the user can act on, reported in status (over what the plan found) and
+/// by an Event when that is new; best effort: a failure to report is logged, not raised over the
+/// original error.
+async fn report_failure<K: Managed>(
+    obj: &K,
+    shared: &K::Ctx,
+    error: &Error,
+    planned: Option<&K::Plan>,
+) {
+    let Some((reason, message)) = error.user_facing() else {
+        return;
+    };
+    let ctx = K::context(shared);
+    let now = crate::duration::now();
+    let (status, event) = obj.failed(&reason, &message, planned, &now);
+    if let Some(event) = event {
+        publish(&ctx.recorder, obj, &event).await;
+    }
+    if let Err(e) = write_status(ctx, obj, &status).await {
+        warn!(error = %e, "could not report failure in status");
+    }
+}
