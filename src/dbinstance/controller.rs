@@ -19,7 +19,7 @@ use crate::dbinstance::{act, read};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
-use crate::managed::{Managed, Planned, references, scoped};
+use crate::managed::{Failure, Managed, Planned, references, scoped};
 
 /// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
 /// password) wake their owner, by ownerReference or (under deletionPolicy Retain) by the owner
@@ -131,15 +131,10 @@ impl Managed for DBInstance {
 
     /// Over the last status; what the plan found is not used (a DBInstance's plan reports RDS's
     /// state only when its steps succeed).
-    fn failed(
-        &self,
-        reason: &str,
-        message: &str,
-        _: Option<&Plan>,
-        now: &str,
-    ) -> (DBInstanceStatus, Option<PlannedEvent>) {
+    fn failed(&self, failure: &Failure<'_, Plan>) -> (DBInstanceStatus, Option<PlannedEvent>) {
         let (previous, generation) = (self.status.as_ref(), self.metadata.generation);
-        let (planned, event) = status::failure(previous, reason, message);
+        let (planned, event) = status::failure(previous, failure.reason, failure.message);
+        let now = failure.now;
         (
             status::finish(&planned, previous, None, generation, now),
             event,

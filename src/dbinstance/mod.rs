@@ -593,6 +593,20 @@ pub fn crd_yaml() -> String {
     crate::managed::crd::yaml::<DBInstance>()
 }
 
+/// The Coffee Manage database as the table tests start from it: MySQL 8.0 on a db.t3.micro with
+/// 20 GiB of gp2.
+#[cfg(test)]
+pub(crate) fn coffee_spec() -> DBInstanceSpec {
+    DBInstanceSpec {
+        engine: "mysql".into(),
+        engine_version: Some("8.0".into()),
+        db_instance_class: "db.t3.micro".into(),
+        allocated_storage: Some(20),
+        storage_type: Some(StorageType::Gp2),
+        ..Default::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,6 @@
 //! how RDS applies each: `immediate` for a dynamic one, `pending-reboot` for a static one, as the
 //! family's catalog says), which to reset, tags, and what deletion does. Table tests below.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use kube::runtime::events::EventType;
@@ -18,19 +17,7 @@ use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameter
 pub const PER_CALL: usize = 20;
 
 /// Everything a decision needs.
-#[derive(Clone, Debug)]
-pub struct Facts {
-    pub group: DBParameterGroup,
-    /// The group with that name in RDS: its user-set parameters and tags.
-    pub observed: Option<ObservedParameterGroup>,
-    /// RDS's catalog of the spec's family (empty at deletion: not read).
-    pub catalog: Arc<Catalog>,
-    /// At deletion: the DBInstances of the namespace whose dbParameterGroupRef names this group.
-    pub referrers: Vec<String>,
-    pub drift_interval: Duration,
-    /// When they were read (RFC 3339).
-    pub now: String,
-}
+pub type Facts = groups::Facts<DBParameterGroup>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,18 +29,9 @@ pub enum Own {
         tags: std::collections::BTreeMap<String, String>,
     },
     /// ModifyDBParameterGroup: at most [`PER_CALL`] parameters, each with its apply method.
-    Modify {
-        name: String,
-        changes: Vec<Change>,
-    },
+    Modify { name: String, changes: Vec<Change> },
     /// ResetDBParameterGroup of at most [`PER_CALL`] parameters.
-    Reset {
-        name: String,
-        changes: Vec<Change>,
-    },
-    Delete {
-        name: String,
-    },
+    Reset { name: String, changes: Vec<Change> },
 }
 
 /// One call or write.
@@ -90,21 +68,14 @@ pub fn apply_method(catalog: &Catalog, parameter: &str) -> &'static str {
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    let (g, observed) = (&f.group, f.observed.as_ref());
-    groups::plan(
-        g,
-        observed.map(|o| &o.tags),
-        &f.referrers,
-        f.drift_interval,
-        |plan, desired| apply(f, plan, desired),
-    )
+    groups::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 /// Parameters the catalog does not know, or says cannot be changed.
 fn refused(f: &Facts) -> Option<String> {
     let g = &f.group;
     let unknown: Vec<&str> = (g.spec.parameters.keys())
-        .filter(|k| !f.catalog.contains_key(*k))
+        .filter(|k| !f.extra.contains_key(*k))
         .map(String::as_str)
         .collect();
     if !unknown.is_empty() {
@@ -115,7 +86,7 @@ fn refused(f: &Facts) -> Option<String> {
         ));
     }
     let fixed: Vec<&str> = (g.spec.parameters.keys())
-        .filter(|k| f.catalog.get(*k).is_some_and(|p| !p.modifiable))
+        .filter(|k| f.extra.get(*k).is_some_and(|p| !p.modifiable))
         .map(String::as_str)
         .collect();
     (!fixed.is_empty()).then(|| format!("RDS does not let {} be changed", fixed.join(", ")))
@@ -211,13 +182,13 @@ fn parameter_steps(
             (
                 k.clone(),
                 Some(v.clone()),
-                apply_method(&f.catalog, k).to_owned(),
+                apply_method(&f.extra, k).to_owned(),
             )
         })
         .collect();
     let resets: Vec<Change> = (applied.iter())
         .filter(|k| !g.spec.parameters.contains_key(*k) && observed.parameters.contains_key(*k))
-        .map(|k| (k.clone(), None, apply_method(&f.catalog, k).to_owned()))
+        .map(|k| (k.clone(), None, apply_method(&f.extra, k).to_owned()))
         .collect();
     for chunk in sets.chunks(PER_CALL) {
         plan.steps.push(Step::Own(Own::Modify {
@@ -281,12 +252,11 @@ fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+    use std::sync::Arc;
 
     use super::*;
-    use crate::dbinstance::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
     use crate::dbparametergroup::{DBParameterGroupSpec, ParameterInfo};
-
-    const UID: &str = "uid-1";
+    use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
     fn catalog() -> Arc<Catalog> {
         let info = |apply_type: &str, modifiable: bool| ParameterInfo {
@@ -304,27 +274,14 @@ mod tests {
     }
 
     fn facts() -> Facts {
-        let mut group = DBParameterGroup::new(
-            "coffee",
-            DBParameterGroupSpec {
-                db_parameter_group_name: None,
-                family: "mysql8.0".into(),
-                description: "Coffee Manage".into(),
-                parameters: [("max_connections".to_owned(), "200".to_owned())].into(),
-                tags: vec![],
-            },
-        );
-        group.metadata.namespace = Some("shop".into());
-        group.metadata.uid = Some(UID.into());
-        group.metadata.finalizers = Some(vec![FINALIZER.into()]);
-        Facts {
-            group,
-            observed: None,
-            catalog: catalog(),
-            referrers: vec![],
-            drift_interval: Duration::from_secs(60),
-            now: "2026-01-01T00:00:00Z".into(),
-        }
+        let spec = DBParameterGroupSpec {
+            db_parameter_group_name: None,
+            family: "mysql8.0".into(),
+            description: "Coffee Manage".into(),
+            parameters: [("max_connections".to_owned(), "200".to_owned())].into(),
+            tags: vec![],
+        };
+        fixtures::facts(DBParameterGroup::new("coffee", spec), catalog())
     }
 
     fn ours(parameters: &[(&str, &str)]) -> ObservedParameterGroup {
@@ -336,17 +293,8 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            tags: [
-                (OWNER_TAG.to_owned(), UID.to_owned()),
-                (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
-            ]
-            .into(),
+            tags: owner_tags(),
         }
-    }
-
-    fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
-        change(&mut f);
-        f
     }
 
     fn outline(p: &Plan) -> (Vec<&'static str>, String) {
@@ -358,7 +306,7 @@ mod tests {
                 Step::Own(Own::Reset { .. }) => "Reset",
                 Step::AddTags { .. } => "AddTags",
                 Step::RemoveTags { .. } => "RemoveTags",
-                Step::Own(Own::Delete { .. }) => "Delete",
+                Step::Delete { .. } => "Delete",
                 Step::RemoveFinalizer => "RemoveFinalizer",
             })
             .collect();
@@ -373,14 +321,6 @@ mod tests {
 
     #[test]
     fn rules() {
-        let deleting = |f: Facts| {
-            with(f, |f| {
-                f.group.metadata.deletion_timestamp =
-                    Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
-                    ))
-            })
-        };
         let many: BTreeMap<String, String> = (0..30)
             .map(|i| (format!("p{i:02}"), "1".to_owned()))
             .collect();

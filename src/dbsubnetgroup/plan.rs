@@ -13,18 +13,7 @@ use crate::managed::tags;
 use super::{DBSubnetGroup, DBSubnetGroupStatus, ObservedSubnetGroup};
 
 /// Everything a decision needs.
-#[derive(Clone, Debug)]
-pub struct Facts {
-    pub group: DBSubnetGroup,
-    /// The group with that name in RDS, with its tags.
-    pub observed: Option<ObservedSubnetGroup>,
-    /// At deletion: the DBInstances of the namespace whose dbSubnetGroupRef names this group.
-    pub referrers: Vec<String>,
-    /// How often to look again once in sync.
-    pub drift_interval: Duration,
-    /// When they were read (RFC 3339).
-    pub now: String,
-}
+pub type Facts = groups::Facts<DBSubnetGroup>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,9 +29,6 @@ pub enum Own {
         name: String,
         description: String,
         subnet_ids: Vec<String>,
-    },
-    Delete {
-        name: String,
     },
 }
 
@@ -95,14 +81,9 @@ fn observed_fields(g: &DBSubnetGroup, o: &ObservedSubnetGroup) -> DBSubnetGroupS
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    let (g, observed) = (&f.group, f.observed.as_ref());
-    groups::plan(
-        g,
-        observed.map(|o| &o.tags),
-        &f.referrers,
-        f.drift_interval,
-        |plan, desired| apply(g, observed, plan, desired),
-    )
+    groups::plan(f, |plan, desired| {
+        apply(&f.group, f.observed.as_ref(), plan, desired)
+    })
 }
 
 fn apply(
@@ -212,32 +193,19 @@ fn modification(g: &DBSubnetGroup, o: &ObservedSubnetGroup, plan: &mut Plan) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dbinstance::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
     use crate::dbsubnetgroup::{DBSubnetGroupSpec, SubnetStatus};
+    use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
-    const UID: &str = "uid-1";
     const ARN: &str = "arn:aws:rds:us-east-1:123456789012:subgrp:coffee";
 
     fn facts() -> Facts {
-        let mut group = DBSubnetGroup::new(
-            "coffee",
-            DBSubnetGroupSpec {
-                db_subnet_group_name: None,
-                description: "Coffee Manage".into(),
-                subnet_ids: vec!["subnet-b".into(), "subnet-a".into()],
-                tags: vec![],
-            },
-        );
-        group.metadata.namespace = Some("shop".into());
-        group.metadata.uid = Some(UID.into());
-        group.metadata.finalizers = Some(vec![FINALIZER.into()]);
-        Facts {
-            group,
-            observed: None,
-            referrers: vec![],
-            drift_interval: Duration::from_secs(60),
-            now: "2026-01-01T00:00:00Z".into(),
-        }
+        let spec = DBSubnetGroupSpec {
+            db_subnet_group_name: None,
+            description: "Coffee Manage".into(),
+            subnet_ids: vec!["subnet-b".into(), "subnet-a".into()],
+            tags: vec![],
+        };
+        fixtures::facts(DBSubnetGroup::new("coffee", spec), ())
     }
 
     fn ours() -> ObservedSubnetGroup {
@@ -254,17 +222,8 @@ mod tests {
                     status: "Active".into(),
                 })
                 .to_vec(),
-            tags: [
-                (OWNER_TAG.to_owned(), UID.to_owned()),
-                (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
-            ]
-            .into(),
+            tags: owner_tags(),
         }
-    }
-
-    fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
-        change(&mut f);
-        f
     }
 
     fn names(p: &Plan) -> Vec<&'static str> {
@@ -276,7 +235,7 @@ mod tests {
                 Step::Own(Own::Modify { .. }) => "Modify",
                 Step::AddTags { .. } => "AddTags",
                 Step::RemoveTags { .. } => "RemoveTags",
-                Step::Own(Own::Delete { .. }) => "Delete",
+                Step::Delete { .. } => "Delete",
                 Step::RemoveFinalizer => "RemoveFinalizer",
             })
             .collect()
@@ -291,14 +250,6 @@ mod tests {
 
     #[test]
     fn rules() {
-        let deleting = |f: Facts| {
-            with(f, |f| {
-                f.group.metadata.deletion_timestamp =
-                    Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
-                        k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
-                    ))
-            })
-        };
         let table: Vec<(&str, Facts, Vec<&str>, &str)> = vec![
             (
                 "absent: created, with the finalizer first",

@@ -3,15 +3,17 @@
 //! the skeleton), the status they report, the deletion they follow, and their tag calls.
 
 use std::collections::BTreeMap;
+use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::ResourceExt;
+use kube::api::Api;
 use kube::runtime::Controller;
 use kube::runtime::events::EventType;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
+use kube::{Client, ResourceExt};
 use serde::Serialize;
 
 use super::apiserver::set_finalizer;
@@ -19,16 +21,20 @@ use super::conditions;
 use super::crd::{LocalRef, Tag, has_finalizer};
 use super::plan::{ConditionPlan, GroupStatus, KindPlan, PlannedEvent, Requeue};
 use super::tags;
-use super::{Kind, Managed, scoped};
+use super::{Failure, Kind, Managed, scoped};
 use crate::context::Context;
 use crate::dbinstance::DBInstance;
-use crate::error::Error;
+use crate::error::{Error, kube_err};
 
-/// What a group kind supplies: its facts and how to read them, its pure plan, how to run a step
-/// of its own, its names, and where its status keeps what every group reports.
+/// What a group kind supplies: how to read the group in RDS, its pure plan, how to run a step of
+/// its own, its names, and where its status keeps what every group reports (the fields every
+/// group kind has are reached through [`group_fields!`](crate::group_fields)).
 pub trait Group: Kind + Send + Sync + 'static {
-    type Facts: Send + Sync;
-    /// The steps only this kind takes (create, modify, delete); the others are [`Step`]'s.
+    /// The group as RDS has it.
+    type Observed: Clone + Debug + Send + Sync;
+    /// What else only this kind reads (the parameter catalog); `()` for nothing.
+    type Extra: Clone + Debug + Send + Sync;
+    /// The steps only this kind takes (create, modify); the others are [`Step`]'s.
     type Own: Send + Sync;
     type Status: Clone + PartialEq + Default + Serialize + Send + Sync;
     /// The kind in spans and logs.
@@ -37,31 +43,103 @@ pub trait Group: Kind + Send + Sync + 'static {
     const WHAT: &'static str;
     /// The spec field that names it in RDS.
     const NAME_FIELD: &'static str;
-    fn read(&self, shared: &Shared) -> impl Future<Output = Result<Self::Facts, Error>> + Send;
-    /// Pure.
-    fn plan(facts: &Self::Facts) -> GroupPlan<Self>;
+    /// Read: the group of its name in RDS (None: RDS has none), and what else the kind reads.
+    fn observe(
+        &self,
+        shared: &Shared,
+    ) -> impl Future<Output = Result<(Option<Self::Observed>, Self::Extra), Error>> + Send;
+    /// Pure (the kind's `plan.rs`).
+    fn plan(facts: &Facts<Self>) -> GroupPlan<Self>;
+    /// The tags of the group in RDS.
+    fn tags_of(observed: &Self::Observed) -> &BTreeMap<String, String>;
     fn act(
         &self,
         shared: &Shared,
         step: &Self::Own,
     ) -> impl Future<Output = Result<(), Error>> + Send;
+    /// The DeleteDB...Group of the group of this name.
+    fn delete(&self, shared: &Shared, name: &str)
+    -> impl Future<Output = Result<(), Error>> + Send;
     /// The name in RDS (lower case, as RDS stores it).
     fn rds_name_of(&self) -> String;
-    /// The DeleteDB...Group of it.
-    fn delete_step(name: String) -> Self::Own;
-    fn spec_tags(&self) -> &[Tag];
-    /// The tag keys the operator applied from the spec, as the status keeps them.
-    fn applied_tag_keys(status: &Self::Status) -> &[String];
-    /// When the facts were read (RFC 3339): the time of a condition that changes.
-    fn read_at(facts: &Self::Facts) -> &str;
-    fn status(&self) -> Option<&Self::Status>;
-    fn conditions(status: &Self::Status) -> &[Condition];
-    fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
-    fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
     /// The name in RDS the status reports.
     fn rds_name(status: &Self::Status) -> Option<String>;
     /// The reference to an object of this kind a DBInstance holds, if any.
     fn referred_by(db: &DBInstance) -> Option<&LocalRef>;
+    fn status(&self) -> Option<&Self::Status>;
+    fn spec_tags(&self) -> &[Tag];
+    /// The tag keys the operator applied from the spec, as the status keeps them.
+    fn applied_tag_keys(status: &Self::Status) -> &[String];
+    fn conditions(status: &Self::Status) -> &[Condition];
+    fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
+    fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
+}
+
+/// The fields every group kind has, reached the same way in each: inside `impl Group for ...`,
+/// with the status type, the status field of its RDS name and the DBInstance's reference to it
+/// (and `spec.tags`, `status.conditions`, `observedGeneration`, `appliedTagKeys`, `group_name()`,
+/// the observed group's `tags`, and the kind's `plan::plan`).
+#[macro_export]
+macro_rules! group_fields {
+    ($status:ty, $rds_name:ident, $reference:ident) => {
+        fn plan(
+            facts: &$crate::managed::groups::Facts<Self>,
+        ) -> $crate::managed::groups::GroupPlan<Self> {
+            super::plan::plan(facts)
+        }
+        fn tags_of(observed: &Self::Observed) -> &std::collections::BTreeMap<String, String> {
+            &observed.tags
+        }
+        fn rds_name_of(&self) -> String {
+            self.group_name()
+        }
+        fn rds_name(status: &$status) -> Option<String> {
+            status.$rds_name.clone()
+        }
+        fn referred_by(
+            db: &$crate::dbinstance::DBInstance,
+        ) -> Option<&$crate::managed::crd::LocalRef> {
+            db.spec.$reference.as_ref()
+        }
+        fn status(&self) -> Option<&$status> {
+            self.status.as_ref()
+        }
+        fn spec_tags(&self) -> &[$crate::managed::crd::Tag] {
+            &self.spec.tags
+        }
+        fn applied_tag_keys(status: &$status) -> &[String] {
+            &status.applied_tag_keys
+        }
+        fn conditions(
+            status: &$status,
+        ) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
+            &status.conditions
+        }
+        fn conditions_mut(
+            status: &mut $status,
+        ) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> {
+            &mut status.conditions
+        }
+        fn observed_generation(status: &mut $status) -> &mut Option<i64> {
+            &mut status.observed_generation
+        }
+    };
+}
+
+/// Everything a group kind's decision needs.
+#[derive(Clone, Debug)]
+pub struct Facts<K: Group> {
+    pub group: K,
+    /// The group with that name in RDS, with its tags.
+    pub observed: Option<K::Observed>,
+    /// What else the kind read (the parameter catalog; empty at deletion: not read).
+    pub extra: K::Extra,
+    /// At deletion: the DBInstances of the namespace whose reference names this group.
+    pub referrers: Vec<String>,
+    /// How often to look again once in sync.
+    pub drift_interval: Duration,
+    /// When they were read (RFC 3339).
+    pub now: String,
 }
 
 /// A step of a group kind: one every group takes, or one of the kind's own.
@@ -76,6 +154,9 @@ pub enum Step<S> {
     RemoveTags {
         arn: String,
         keys: Vec<String>,
+    },
+    Delete {
+        name: String,
     },
     RemoveFinalizer,
 }
@@ -95,7 +176,7 @@ pub struct Shared {
 impl<K: Group> Managed for K {
     const KIND: &'static str = K::LABEL;
     type Ctx = Shared;
-    type Facts = K::Facts;
+    type Facts = Facts<K>;
     type Step = Step<K::Own>;
     type Plan = GroupPlan<K>;
     type Answer = ();
@@ -121,11 +202,19 @@ impl<K: Group> Managed for K {
         woken_by_referrers(controller, &shared.ctx, namespace)
     }
 
-    async fn read(&self, shared: &Shared) -> Result<K::Facts, Error> {
-        K::read(self, shared).await
+    async fn read(&self, shared: &Shared) -> Result<Facts<K>, Error> {
+        let (observed, extra) = self.observe(shared).await?;
+        Ok(Facts {
+            group: self.clone(),
+            observed,
+            extra,
+            referrers: referrers(&shared.ctx.client, self).await?,
+            drift_interval: shared.drift_interval,
+            now: crate::duration::now(),
+        })
     }
 
-    fn plan(facts: &K::Facts) -> Self::Plan {
+    fn plan(facts: &Facts<K>) -> Self::Plan {
         K::plan(facts)
     }
 
@@ -136,6 +225,7 @@ impl<K: Group> Managed for K {
             Step::Own(own) => K::act(self, shared, own).await?,
             Step::AddTags { arn, tags } => rds.add_tags(arn, tags).await?,
             Step::RemoveTags { arn, keys } => rds.remove_tags(arn, keys).await?,
+            Step::Delete { name } => K::delete(self, shared, name).await?,
             Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
         }
         Ok(None)
@@ -145,24 +235,24 @@ impl<K: Group> Managed for K {
         K::status(self)
     }
 
-    fn settle(&self, facts: &K::Facts, plan: &Self::Plan, _: Option<&()>) -> Option<K::Status> {
+    fn settle(&self, facts: &Facts<K>, plan: &Self::Plan, _: Option<&()>) -> Option<K::Status> {
         let generation = self.meta().generation;
         let planned = plan.status.as_ref()?;
         Some(settled::<K>(
             K::status(self),
             planned,
             generation,
-            K::read_at(facts),
+            &facts.now,
         ))
     }
 
-    fn failed(
-        &self,
-        reason: &str,
-        message: &str,
-        planned: Option<&Self::Plan>,
-        now: &str,
-    ) -> (K::Status, Option<PlannedEvent>) {
+    fn failed(&self, failure: &Failure<'_, Self::Plan>) -> (K::Status, Option<PlannedEvent>) {
+        let Failure {
+            reason,
+            message,
+            planned,
+            now,
+        } = *failure;
         let planned = planned.and_then(|p| p.status.as_ref());
         failed::<K>(
             K::status(self),
@@ -189,6 +279,23 @@ pub fn woken_by_referrers<K: Group>(
             K::referred_by(&db).and_then(|r| ns.map(|ns| ObjectRef::new(&r.name).within(&ns)))
         },
     )
+}
+
+/// The DBInstances of the object's namespace that refer to it, read from the API (fresh: a
+/// deletion waits on them) only when the object is being deleted, the one decision that needs
+/// them; otherwise none, and no read.
+pub async fn referrers<K: Group>(client: &Client, obj: &K) -> Result<Vec<String>, Error> {
+    if obj.meta().deletion_timestamp.is_none() {
+        return Ok(Vec::new());
+    }
+    let namespace = obj.namespace().unwrap_or_default();
+    let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
+    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
+    let name = obj.meta().name.as_ref();
+    Ok((list.items.into_iter())
+        .filter(|db| K::referred_by(db).is_some_and(|r| Some(&r.name) == name))
+        .map(|db| db.name_any())
+        .collect())
 }
 
 /// A group's status after a pass: the plan's fields, with its conditions merged into the previous
@@ -240,18 +347,16 @@ pub fn failed<K: Group>(
 /// go of what is not ours or is gone); else `apply`, given a plan that adds the finalizer first and
 /// the tags the group should carry (the spec's and the ownership tags).
 pub fn plan<K: Group>(
-    group: &K,
-    observed_tags: Option<&BTreeMap<String, String>>,
-    referrers: &[String],
-    drift_interval: Duration,
+    f: &Facts<K>,
     apply: impl FnOnce(GroupPlan<K>, BTreeMap<String, String>) -> GroupPlan<K>,
 ) -> GroupPlan<K> {
+    let (group, drift_interval) = (&f.group, f.drift_interval);
     let meta = group.meta();
     if meta.deletion_timestamp.is_some() {
         // RDS refuses while an instance uses the group (InvalidDB...GroupState): reported, with
         // backoff, and retried.
-        let ours = observed_tags.map(|tags| owned(group, tags));
-        return deletion(group, referrers, ours, drift_interval);
+        let ours = f.observed.as_ref().map(|o| owned(group, K::tags_of(o)));
+        return deletion(group, &f.referrers, ours, drift_interval);
     }
     let mut plan = KindPlan::new(Requeue::After(drift_interval));
     if !has_finalizer(meta) {
@@ -311,8 +416,9 @@ fn deletion<K: Group>(
         return plan;
     }
     if ours == Some(true) {
-        plan.steps
-            .push(Step::Own(K::delete_step(group.rds_name_of())));
+        plan.steps.push(Step::Delete {
+            name: group.rds_name_of(),
+        });
         plan.event(
             EventType::Normal,
             "Deleting",
@@ -352,4 +458,56 @@ pub fn retag<K: Group>(
     }
     let applied = tags::applied(group.spec_tags(), observed, &managed);
     (changed, applied)
+}
+
+/// What the group kinds' table tests start from: the Coffee Manage group `shop/coffee`, with
+/// its finalizer, and RDS's tags of a group it owns.
+#[cfg(test)]
+pub mod fixtures {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use super::{Facts, Group};
+    use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
+
+    pub const UID: &str = "uid-1";
+
+    /// The facts of `group` (named coffee in namespace shop), absent from RDS.
+    pub fn facts<K: Group>(mut group: K, extra: K::Extra) -> Facts<K> {
+        let meta = group.meta_mut();
+        meta.namespace = Some("shop".into());
+        meta.uid = Some(UID.into());
+        meta.finalizers = Some(vec![FINALIZER.into()]);
+        Facts {
+            group,
+            observed: None,
+            extra,
+            referrers: vec![],
+            drift_interval: Duration::from_secs(60),
+            now: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    /// The ownership tags of a group made for `shop/coffee`.
+    pub fn owner_tags() -> BTreeMap<String, String> {
+        [
+            (OWNER_TAG.to_owned(), UID.to_owned()),
+            (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
+        ]
+        .into()
+    }
+
+    pub fn with<K: Group>(mut f: Facts<K>, change: impl FnOnce(&mut Facts<K>)) -> Facts<K> {
+        change(&mut f);
+        f
+    }
+
+    /// The facts with the object being deleted.
+    pub fn deleting<K: Group>(f: Facts<K>) -> Facts<K> {
+        with(f, |f| {
+            let epoch = k8s_openapi::jiff::Timestamp::UNIX_EPOCH;
+            let time = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(epoch);
+            f.group.meta_mut().deletion_timestamp = Some(time);
+        })
+    }
 }

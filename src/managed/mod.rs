@@ -96,17 +96,19 @@ pub trait Managed: Kind + Send + Sync + 'static {
         plan: &Self::Plan,
         answer: Option<&Self::Answer>,
     ) -> Option<Self::Status>;
-    /// Report a failure with AWS's (or the API server's) reason and message, pure: the status and
-    /// the Event, over what the plan found (None: the pass failed before planning).
-    fn failed(
-        &self,
-        reason: &str,
-        message: &str,
-        planned: Option<&Self::Plan>,
-        now: &str,
-    ) -> (Self::Status, Option<PlannedEvent>);
+    /// Report a failure, pure: the status and the Event.
+    fn failed(&self, failure: &Failure<'_, Self::Plan>) -> (Self::Status, Option<PlannedEvent>);
     /// After a pass's status is written: the kind's gauges.
     fn reported(&self, _ctx: &Self::Ctx, _plan: &Self::Plan, _status: Option<&Self::Status>) {}
+}
+
+/// A failed pass, as a kind reports it: AWS's (or the API server's) reason and message, what the
+/// plan found (None: the pass failed before planning), and the time.
+pub struct Failure<'a, P> {
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub planned: Option<&'a P>,
+    pub now: &'a str,
 }
 
 /// What the skeleton reads of a kind's plan.

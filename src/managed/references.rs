@@ -41,23 +41,6 @@ pub async fn resolve<K: Group>(
     })
 }
 
-/// The DBInstances of the object's namespace that refer to it, read from the API (fresh: a
-/// deletion waits on them) only when the object is being deleted, the one decision that needs
-/// them; otherwise none, and no read.
-pub async fn referrers<K: Group>(client: &Client, obj: &K) -> Result<Vec<String>, Error> {
-    if obj.meta().deletion_timestamp.is_none() {
-        return Ok(Vec::new());
-    }
-    let namespace = obj.namespace().unwrap_or_default();
-    let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
-    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
-    let name = obj.meta().name.as_ref();
-    Ok((list.items.into_iter())
-        .filter(|db| K::referred_by(db).is_some_and(|r| Some(&r.name) == name))
-        .map(|db| db.name_any())
-        .collect())
-}
-
 /// The DBInstance controller, woken by a change of a group of kind `K` (it turning Ready): the
 /// DBInstances of its namespace whose reference names it.
 pub fn wakes_referrers<K: Group>(

@@ -16,7 +16,7 @@ use tracing::{Instrument, debug, info, warn};
 
 use super::apiserver::{lean_controller, patch_status, publish};
 use super::plan::Requeue;
-use super::{Managed, Planned, scoped};
+use super::{Failure, Managed, Planned, scoped};
 use crate::context::Context;
 use crate::error::Error;
 
@@ -213,7 +213,14 @@ async fn report_failure<K: Managed>(
     };
     let ctx = K::context(shared);
     let now = crate::duration::now();
-    let (status, event) = obj.failed(&reason, &message, planned, &now);
+    let (reason, message) = (reason.as_str(), message.as_str());
+    let failure = Failure {
+        reason,
+        message,
+        planned,
+        now: &now,
+    };
+    let (status, event) = obj.failed(&failure);
     if let Some(event) = event {
         publish(&ctx.recorder, obj, &event).await;
     }

@@ -14,6 +14,35 @@ use crate::rds_state::ObservedInstance;
 mod version;
 pub use version::{VersionChange, compare_versions, engine_version_change, major_version};
 
+/// Compares optional spec fields with RDS's values, `same` (equal) or `text` (equal ignoring case),
+/// and records each difference in the modification's field of that name: a row per field, as
+/// `same "name" field,` when the spec, RDS and the modification name it alike, else as
+/// `same "name" (wanted, observed) => modification field,`. A field the spec leaves unset (None)
+/// is not compared.
+macro_rules! compare {
+    ($f:ident, $m:ident, $spec:ident, $o:ident;) => {};
+    (
+        $f:ident, $m:ident, $spec:ident, $o:ident;
+        $eq:ident $name:literal $field:ident, $($rest:tt)*
+    ) => {
+        compare!(@one $f, $m, $eq, $name, $spec.$field, $o.$field, $field);
+        compare!($f, $m, $spec, $o; $($rest)*);
+    };
+    (
+        $f:ident, $m:ident, $spec:ident, $o:ident;
+        $eq:ident $name:literal ($want:expr, $have:expr) => $slot:ident, $($rest:tt)*
+    ) => {
+        compare!(@one $f, $m, $eq, $name, $want, $have, $slot);
+        compare!($f, $m, $spec, $o; $($rest)*);
+    };
+    (@one $f:ident, $m:ident, same, $name:literal, $want:expr, $have:expr, $slot:ident) => {
+        $f.opt($name, $want.as_ref(), $have.as_ref(), |a, b| a == b, &mut $m.$slot)
+    };
+    (@one $f:ident, $m:ident, text, $name:literal, $want:expr, $have:expr, $slot:ident) => {
+        $f.opt($name, $want.as_ref(), $have.as_ref(), eq_ignore_case, &mut $m.$slot)
+    };
+}
+
 /// One field whose observed value differs from the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diff {
@@ -250,27 +279,11 @@ fn storage(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut 
             _ => {}
         }
     }
-    f.opt(
-        "maxAllocatedStorage",
-        spec.max_allocated_storage.as_ref(),
-        o.max_allocated_storage.as_ref(),
-        |a, b| a == b,
-        &mut m.max_allocated_storage,
-    );
     let storage_type = spec.storage_type.map(|t| t.as_str().to_owned());
-    f.opt(
-        "storageType",
-        storage_type.as_ref(),
-        o.storage_type.as_ref(),
-        eq_ignore_case,
-        &mut m.storage_type,
-    );
-    f.opt(
-        "iops",
-        spec.iops.as_ref(),
-        o.iops.as_ref(),
-        |a, b| a == b,
-        &mut m.iops,
+    compare!(f, m, spec, o;
+        same "maxAllocatedStorage" max_allocated_storage,
+        text "storageType" (storage_type, o.storage_type) => storage_type,
+        same "iops" iops,
     );
 }
 
@@ -295,51 +308,19 @@ fn version(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut 
 
 /// Backups: retention and the backup and maintenance windows.
 fn backups(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    f.opt(
-        "backupRetentionPeriod",
-        spec.backup_retention_period.as_ref(),
-        o.backup_retention_period.as_ref(),
-        |a, b| a == b,
-        &mut m.backup_retention_period,
-    );
-    f.opt(
-        "preferredBackupWindow",
-        spec.preferred_backup_window.as_ref(),
-        o.preferred_backup_window.as_ref(),
-        eq_ignore_case,
-        &mut m.preferred_backup_window,
-    );
-    f.opt(
-        "preferredMaintenanceWindow",
-        spec.preferred_maintenance_window.as_ref(),
-        o.preferred_maintenance_window.as_ref(),
-        eq_ignore_case,
-        &mut m.preferred_maintenance_window,
+    compare!(f, m, spec, o;
+        same "backupRetentionPeriod" backup_retention_period,
+        text "preferredBackupWindow" preferred_backup_window,
+        text "preferredMaintenanceWindow" preferred_maintenance_window,
     );
 }
 
 /// Availability and access: Multi-AZ, public access, deletion protection.
 fn availability(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    f.opt(
-        "multiAZ",
-        spec.multi_az.as_ref(),
-        o.multi_az.as_ref(),
-        |a, b| a == b,
-        &mut m.multi_az,
-    );
-    f.opt(
-        "publiclyAccessible",
-        spec.publicly_accessible.as_ref(),
-        o.publicly_accessible.as_ref(),
-        |a, b| a == b,
-        &mut m.publicly_accessible,
-    );
-    f.opt(
-        "deletionProtection",
-        spec.deletion_protection.as_ref(),
-        o.deletion_protection.as_ref(),
-        |a, b| a == b,
-        &mut m.deletion_protection,
+    compare!(f, m, spec, o;
+        same "multiAZ" multi_az,
+        same "publiclyAccessible" publicly_accessible,
+        same "deletionProtection" deletion_protection,
     );
 }
 
@@ -350,33 +331,11 @@ fn configuration(
     f: &mut Fields,
     m: &mut Modification,
 ) {
-    f.opt(
-        "dbParameterGroupName",
-        spec.db_parameter_group_name.as_ref(),
-        o.db_parameter_group_name.as_ref(),
-        eq_ignore_case,
-        &mut m.db_parameter_group_name,
-    );
-    f.opt(
-        "port",
-        spec.port.as_ref(),
-        o.port.as_ref(),
-        |a, b| a == b,
-        &mut m.port,
-    );
-    f.opt(
-        "autoMinorVersionUpgrade",
-        spec.auto_minor_version_upgrade.as_ref(),
-        o.auto_minor_version_upgrade.as_ref(),
-        |a, b| a == b,
-        &mut m.auto_minor_version_upgrade,
-    );
-    f.opt(
-        "copyTagsToSnapshot",
-        spec.copy_tags_to_snapshot.as_ref(),
-        o.copy_tags_to_snapshot.as_ref(),
-        |a, b| a == b,
-        &mut m.copy_tags_to_snapshot,
+    compare!(f, m, spec, o;
+        text "dbParameterGroupName" db_parameter_group_name,
+        same "port" port,
+        same "autoMinorVersionUpgrade" auto_minor_version_upgrade,
+        same "copyTagsToSnapshot" copy_tags_to_snapshot,
     );
 }
 
@@ -406,83 +365,32 @@ fn security_groups(
 /// create-time-only ones (availability zone, character set, engine lifecycle support) are never
 /// compared: the schema keeps them immutable, and a failover moving the AZ is not drift.
 fn features(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    let same = |a: &i32, b: &i32| a == b;
-    let same_flag = |a: &bool, b: &bool| a == b;
-    f.opt(
-        "storageThroughput",
-        spec.storage_throughput.as_ref(),
-        o.storage_throughput.as_ref(),
-        same,
-        &mut m.storage_throughput,
-    );
-    f.opt(
-        "caCertificateIdentifier",
-        spec.ca_certificate_identifier.as_ref(),
-        o.ca_certificate_identifier.as_ref(),
-        eq_ignore_case,
-        &mut m.ca_certificate_identifier,
-    );
-    f.opt(
-        "enableIAMDatabaseAuthentication",
-        spec.enable_iam_database_authentication.as_ref(),
-        o.iam_database_authentication_enabled.as_ref(),
-        same_flag,
-        &mut m.iam_database_authentication,
-    );
-    f.opt(
-        "enablePerformanceInsights",
-        spec.enable_performance_insights.as_ref(),
-        o.performance_insights_enabled.as_ref(),
-        same_flag,
-        &mut m.performance_insights,
-    );
-    // The retention means something only while Performance Insights is on.
-    if spec.enable_performance_insights != Some(false) {
-        f.opt(
-            "performanceInsightsRetentionPeriod",
-            spec.performance_insights_retention_period.as_ref(),
-            o.performance_insights_retention_period.as_ref(),
-            same,
-            &mut m.performance_insights_retention_period,
-        );
-    }
-    f.opt(
-        "monitoringInterval",
-        spec.monitoring_interval.as_ref(),
-        o.monitoring_interval.as_ref(),
-        same,
-        &mut m.monitoring_interval,
-    );
-    if spec.monitoring_interval != Some(0) {
-        f.opt(
-            "monitoringRoleARN",
-            spec.monitoring_role_arn.as_ref(),
-            o.monitoring_role_arn.as_ref(),
-            |a, b| a == b,
-            &mut m.monitoring_role_arn,
-        );
-    }
-    f.opt(
-        "optionGroupName",
-        spec.option_group_name.as_ref(),
-        o.option_group_name.as_ref(),
-        eq_ignore_case,
-        &mut m.option_group_name,
-    );
+    // The retention means something only while Performance Insights is on, the role only while
+    // Enhanced Monitoring is.
+    let retention = (spec.performance_insights_retention_period)
+        .filter(|_| spec.enable_performance_insights != Some(false));
+    let role = (spec.monitoring_role_arn.clone()).filter(|_| spec.monitoring_interval != Some(0));
     let network = spec.network_type.map(|t| t.as_str().to_owned());
-    f.opt(
-        "networkType",
-        network.as_ref(),
-        o.network_type.as_ref(),
-        eq_ignore_case,
-        &mut m.network_type,
-    );
-    f.opt(
-        "licenseModel",
-        spec.license_model.as_ref(),
-        o.license_model.as_ref(),
-        eq_ignore_case,
-        &mut m.license_model,
+    compare!(f, m, spec, o;
+        same "storageThroughput" storage_throughput,
+        text "caCertificateIdentifier" ca_certificate_identifier,
+        same "enableIAMDatabaseAuthentication" (
+            spec.enable_iam_database_authentication,
+            o.iam_database_authentication_enabled
+        ) => iam_database_authentication,
+        same "enablePerformanceInsights" (
+            spec.enable_performance_insights,
+            o.performance_insights_enabled
+        ) => performance_insights,
+        same "performanceInsightsRetentionPeriod" (
+            retention,
+            o.performance_insights_retention_period
+        ) => performance_insights_retention_period,
+        same "monitoringInterval" monitoring_interval,
+        same "monitoringRoleARN" (role, o.monitoring_role_arn) => monitoring_role_arn,
+        text "optionGroupName" option_group_name,
+        text "networkType" (network, o.network_type) => network_type,
+        text "licenseModel" license_model,
     );
 }
 
@@ -610,19 +518,13 @@ fn format_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dbinstance::StorageType;
 
     fn spec() -> DBInstanceSpec {
         DBInstanceSpec {
-            engine: "mysql".into(),
-            engine_version: Some("8.0".into()),
-            db_instance_class: "db.t3.micro".into(),
-            allocated_storage: Some(20),
-            storage_type: Some(StorageType::Gp2),
             backup_retention_period: Some(1),
             multi_az: Some(false),
             deletion_protection: Some(false),
-            ..Default::default()
+            ..crate::dbinstance::coffee_spec()
         }
     }
 

@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// The plan that deletes the instance coffee (after `final_snapshot`, keeping the automated
+/// backups), with its Event.
+fn deleted(final_snapshot: Option<&str>, note: &str) -> Plan {
+    let step = Step::DeleteInstance {
+        identifier: "coffee".into(),
+        final_snapshot: final_snapshot.map(str::to_owned),
+        delete_automated_backups: false,
+    };
+    let events = vec![event(Normal, "Deleting", "Delete", note, 1)];
+    plan_of(BUSY, vec![step], None, events)
+}
+
 #[test]
 fn deletion_policies() {
     let protected = {
@@ -45,41 +57,14 @@ fn deletion_policies() {
         (
             "Delete deletes without a final snapshot",
             deleting(DeletionPolicy::Delete, Some(ours())),
-            plan_of(
-                BUSY,
-                vec![Step::DeleteInstance {
-                    identifier: "coffee".into(),
-                    final_snapshot: None,
-                    delete_automated_backups: false,
-                }],
-                None,
-                vec![event(
-                    Normal,
-                    "Deleting",
-                    "Delete",
-                    "deleting RDS instance coffee",
-                    1,
-                )],
-            ),
+            deleted(None, "deleting RDS instance coffee"),
         ),
         (
             "Snapshot deletes after a final snapshot named after the uid",
             deleting(DeletionPolicy::Snapshot, Some(ours())),
-            plan_of(
-                BUSY,
-                vec![Step::DeleteInstance {
-                    identifier: "coffee".into(),
-                    final_snapshot: Some(FINAL.into()),
-                    delete_automated_backups: false,
-                }],
-                None,
-                vec![event(
-                    Normal,
-                    "Deleting",
-                    "Delete",
-                    &format!("deleting RDS instance coffee after final snapshot {FINAL}"),
-                    1,
-                )],
+            deleted(
+                Some(FINAL),
+                &format!("deleting RDS instance coffee after final snapshot {FINAL}"),
             ),
         ),
         (

@@ -14,7 +14,7 @@ use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{
     ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
     DeletionPolicy, DriftPolicy, DriftRecord, FINALIZER, FieldDrift, OWNER_NAME_TAG, OWNER_TAG,
-    OutOfBandDeletionPolicy, SecretKeyReference, StorageType, Tag,
+    OutOfBandDeletionPolicy, SecretKeyReference, Tag,
 };
 use crate::error::Error;
 use crate::managed::aws_error::{AwsError, ErrorClass};
@@ -57,11 +57,6 @@ pub(super) fn db() -> DBInstance {
     let mut db = DBInstance::new(
         "coffee",
         DBInstanceSpec {
-            engine: "mysql".into(),
-            engine_version: Some("8.0".into()),
-            db_instance_class: "db.t3.micro".into(),
-            allocated_storage: Some(20),
-            storage_type: Some(StorageType::Gp2),
             master_username: Some("admin".into()),
             db_name: Some("COFFEE".into()),
             master_user_password: Some(SecretKeyReference {
@@ -69,7 +64,7 @@ pub(super) fn db() -> DBInstance {
                 key: "password".into(),
                 namespace: None,
             }),
-            ..Default::default()
+            ..crate::dbinstance::coffee_spec()
         },
     );
     db.metadata.namespace = Some("shop".into());
