@@ -20,22 +20,14 @@ fn creation_and_ownership() {
         .into();
         f.observed = Some(o);
     });
-    let untagged = with(facts(), |f| {
-        let mut o = ours();
-        o.tags.clear();
-        f.observed = Some(o);
-    });
+    let untagged = facts().rds_shows(|o| o.tags.clear());
     // Who owns it goes to the operator's log only.
     let foreign_message = "an RDS instance named coffee already exists and is managed by another DBInstance; \
                  choose another dbInstanceIdentifier";
     let untagged_message = "an RDS instance named coffee already exists and is not managed by this DBInstance; \
              choose another dbInstanceIdentifier, or set spec.adoptionPolicy: Adopt to take it over";
     // A crash after CreateDBInstance: the instance carries our tag, status knows nothing yet.
-    let crashed = with(facts(), |f| {
-        let mut o = ours();
-        o.status = "creating".into();
-        f.observed = Some(o);
-    });
+    let crashed = facts().rds_shows(|o| o.status = "creating".into());
     let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
     crashed_fields.owned = Some(true);
     crashed_fields.master_user_password_hash =

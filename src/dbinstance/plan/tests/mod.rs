@@ -152,6 +152,24 @@ pub(super) fn no_generated_secret(candidate: &str) -> PasswordFacts {
     }
 }
 
+/// Sentence-like changes of the facts: `synced().rds_shows(|o| o.status = "modifying".into())`.
+impl Facts {
+    /// RDS shows the instance changed by `change` (from `ours()` when nothing was observed).
+    pub(super) fn rds_shows(mut self, change: impl FnOnce(&mut ObservedInstance)) -> Self {
+        let mut observed = self.observed.take().unwrap_or_else(ours);
+        change(&mut observed);
+        self.observed = Some(observed);
+        self
+    }
+
+    /// The spec edited by `change`: a new generation.
+    pub(super) fn edited(mut self, change: impl FnOnce(&mut DBInstanceSpec)) -> Self {
+        change(&mut self.db.spec);
+        self.db.metadata.generation = Some(self.db.metadata.generation.unwrap_or(1) + 1);
+        self
+    }
+}
+
 pub(super) fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
     change(&mut f);
     f

@@ -21,11 +21,9 @@ fn our_instance_in_sync_pending_refused_or_busy() {
         f.db.metadata.generation = Some(2);
     });
     let shrink_message = "allocatedStorage cannot shrink from 50 to 20 GiB: RDS storage only grows";
-    let busy = with(synced(), |f| {
-        let mut o = ours();
+    let busy = synced().rds_shows(|o| {
         o.status = "backing-up".into();
         o.db_instance_class = Some("db.t3.large".into());
-        f.observed = Some(o);
     });
     let became_available = with(synced(), |f| {
         f.db.status.as_mut().unwrap().db_instance_status = Some("creating".into());
@@ -113,15 +111,8 @@ fn our_instance_in_sync_pending_refused_or_busy() {
 
 #[test]
 fn spec_edits_drift_tags_and_rotation() {
-    let edited = with(synced(), |f| {
-        f.db.spec.db_instance_class = "db.t3.small".into();
-        f.db.metadata.generation = Some(2);
-    });
-    let drifted = with(synced(), |f| {
-        let mut o = ours();
-        o.db_instance_class = Some("db.t3.large".into());
-        f.observed = Some(o);
-    });
+    let edited = synced().edited(|spec| spec.db_instance_class = "db.t3.small".into());
+    let drifted = synced().rds_shows(|o| o.db_instance_class = Some("db.t3.large".into()));
     let mut corrected = synced_fields(&drifted);
     corrected.corrections = vec![Corrections {
         field: "dbInstanceClass".into(),
@@ -158,10 +149,8 @@ fn spec_edits_drift_tags_and_rotation() {
         // Tags change: the read step read the instance directly (plan::reads).
         f.observed_directly = true;
     });
-    let foreign_tag = with(synced(), |f| {
-        let mut o = ours();
+    let foreign_tag = synced().rds_shows(|o| {
         o.tags.insert("backup-plan".into(), "daily".into());
-        f.observed = Some(o);
     });
     let rotated = with(synced(), |f| {
         f.password = PasswordFacts::Referenced(Ok(pw("Rotated-2026")));
@@ -683,10 +672,7 @@ fn maintenance_windows_are_read_as_rds_writes_them() {
 #[test]
 fn drift_policy_report_still_applies_the_users_edits() {
     let report = with(synced(), |f| f.db.spec.drift_policy = DriftPolicy::Report);
-    let edited = with(report.clone(), |f| {
-        f.db.spec.db_instance_class = "db.t3.large".into();
-        f.db.metadata.generation = Some(2);
-    });
+    let edited = (report.clone()).edited(|spec| spec.db_instance_class = "db.t3.large".into());
     let drifted = with(report, |f| {
         f.observed.as_mut().unwrap().db_instance_class = Some("db.t3.large".into());
     });

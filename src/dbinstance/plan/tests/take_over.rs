@@ -187,11 +187,7 @@ fn adoption_rules() {
         ),
         (
             "a crash after create (no adoption tag): what differs is put right, not held",
-            with(facts(), |f| {
-                let mut o = ours();
-                o.db_instance_class = Some("db.t3.small".into());
-                f.observed = Some(o);
-            }),
+            facts().rds_shows(|o| o.db_instance_class = Some("db.t3.small".into())),
             vec!["ModifyInstance"],
             "Updating",
         ),
@@ -371,10 +367,7 @@ fn ack_deletion_policy_annotation() {
 #[test]
 fn dry_run_rules() {
     let dry = |f: Facts| annotated(f, crate::dbinstance::DRY_RUN_ANNOTATION, "true");
-    let class_change = dry(with(synced(), |f| {
-        f.db.spec.db_instance_class = "db.t3.large".into();
-        f.db.metadata.generation = Some(2);
-    }));
+    let class_change = dry(synced().edited(|spec| spec.db_instance_class = "db.t3.large".into()));
     let p = plan(&class_change);
     assert!(p.steps.is_empty(), "no step is carried out: {:?}", p.steps);
     let status = p.status.clone().unwrap();
