@@ -61,6 +61,13 @@ start() {
     echo "moto already running on port $port (pid $(cat "$pidfile")); stop it with: $0 stop" >&2
     exit 1
   fi
+  # MOTO_RDS_ENGINE_NETWORK=10.88.1: the real database servers listen in 10.88.1.0/24, made local to
+  # this host here (as loopback addresses are), so Pods on the test node (tests/env/node.sh) reach
+  # an instance's endpoint as clients on the host do.
+  if [ -n "${MOTO_RDS_ENGINE_NETWORK:-}" ]; then
+    ip route replace local "$MOTO_RDS_ENGINE_NETWORK.0/24" dev lo
+    echo "$MOTO_RDS_ENGINE_NETWORK" >"$run/moto-$port.network"
+  fi
   # moto counts automated snapshots (one per instance with backups) against the manual snapshot
   # quota, 1000 by default, and then fails CreateDBInstance; AWS does not count them.
   MOTO_RDS_SNAPSHOT_LIMIT=${MOTO_RDS_SNAPSHOT_LIMIT:-1000000} \
@@ -90,6 +97,10 @@ stop() {
   engines="${MOTO_RDS_ENGINES_DIR:-/tmp/moto-rds-engines-$port}"
   pkill -f -- "$engines/" 2>/dev/null || true
   rm -rf "$engines"
+  if [ -f "$run/moto-$port.network" ]; then
+    ip route del local "$(cat "$run/moto-$port.network").0/24" dev lo 2>/dev/null || true
+    rm -f "$run/moto-$port.network"
+  fi
 }
 
 case "${1:-}" in

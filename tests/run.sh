@@ -17,7 +17,9 @@ if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
   if curl -sf "http://127.0.0.1:$port/_rds_ext/config" >/dev/null 2>&1; then
     echo "using the moto already running on port $port"
   else
-    MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-3} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-2} \
+    # The real database servers in 10.88.1.0/24, which the test node's Pods reach (tests/env/node.sh).
+    MOTO_RDS_ENGINE_NETWORK=${MOTO_RDS_ENGINE_NETWORK:-10.88.1} \
+      MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-3} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-2} \
       MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-2} localstack/moto.sh start
     trap 'localstack/moto.sh stop' EXIT
   fi

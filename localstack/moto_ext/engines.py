@@ -5,7 +5,9 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
 
 * mysql and mariadb instances get a MariaDB server (Debian ``mariadb-server``), postgres instances a
   PostgreSQL server (Debian ``postgresql``, run as the ``postgres`` user, since it refuses root);
-* each listens on an address of its own in the loopback range (127.0.0.2, 127.0.0.3, ...) on the
+* each listens on an address of its own in the loopback range (127.0.0.2, 127.0.0.3, ...; with
+  ``MOTO_RDS_ENGINE_NETWORK=10.88.1``, in that /24, which tests/env/node.sh makes local to the host
+  so Pods on its node reach them) on the
   port the instance asked for or the engine's default, which is the instance's endpoint: one host
   per instance on the usual port, as in RDS;
 * the master user is created with the master password (MariaDB: ``mysql_native_password``, which
@@ -38,6 +40,7 @@ ROOT = os.environ.get("MOTO_RDS_ENGINES_DIR") or f"/tmp/moto-rds-engines-{os.env
 MAX = int(os.environ.get("MOTO_RDS_MAX_ENGINES", "8") or 8)
 ALL = os.environ.get("MOTO_RDS_ENGINES", "") == "real"
 TAG = "moto-ext:real-engine"
+NETWORK = os.environ.get("MOTO_RDS_ENGINE_NETWORK") or "127.0.0"
 PG_BIN = "/usr/lib/postgresql/15/bin"
 
 SNAPSHOTS = os.path.join(ROOT, "snapshots")
@@ -262,10 +265,10 @@ class Server:
 def _address() -> str:
     used = {s.address for s in SERVERS.values()}
     for n in range(2, 255):
-        candidate = f"127.0.0.{n}"
+        candidate = f"{NETWORK}.{n}"
         if candidate not in used:
             return candidate
-    raise EngineError("no loopback address left")
+    raise EngineError(f"no address left in {NETWORK}.0/24")
 
 
 def create(identifier: str, engine: str, port: int | None, user: str, password: str, dbname: str | None,

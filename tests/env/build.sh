@@ -4,7 +4,7 @@
 # builds helm, for the chart tests, into ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/,
 # and kstatus (the status library Flux's health checks use, sigs.k8s.io/cli-utils), for the Flux
 # health test, into .../kstatus-<version>/; `build.sh helm` or `build.sh kstatus` prints that folder
-# instead.
+# instead. `build.sh node` also builds kubelet, kube-scheduler and the pause binary, for node.sh.
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
 # - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
@@ -76,6 +76,15 @@ build kube-apiserver k8s k8s.io/kubernetes/cmd/kube-apiserver "$out" "$k8s_ldfla
 build kube-controller-manager k8s k8s.io/kubernetes/cmd/kube-controller-manager "$out" "$k8s_ldflags"
 build kubectl k8s k8s.io/kubernetes/cmd/kubectl "$out" "$k8s_ldflags"
 build etcd etcd . "$out" ""
+if [ "${1:-}" = node ]; then
+  # The node (node.sh): kubelet and kube-scheduler from the same module, and a static pause.
+  build kubelet k8s k8s.io/kubernetes/cmd/kubelet "$out" "$k8s_ldflags"
+  build kube-scheduler k8s k8s.io/kubernetes/cmd/kube-scheduler "$out" "$k8s_ldflags"
+  if [ ! -x "$out/pause" ]; then
+    pause_c=$(cd "$here/k8s" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/build/pause/linux/pause.c
+    gcc -static -O2 -DVERSION=3.10 -o "$out/pause.tmp" "$pause_c" && mv "$out/pause.tmp" "$out/pause"
+  fi
+fi
 
 for b in "${bins[@]}"; do
   "$out/$b" --version >/dev/null 2>&1 || "$out/$b" version --client >/dev/null 2>&1 ||

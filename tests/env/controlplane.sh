@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A real Kubernetes control plane for tests and local runs: etcd + kube-apiserver (no kubelet), as
-# controller-runtime's envtest runs it, plus kube-controller-manager with the garbage collector and
-# namespace controllers, so owner references and namespace deletion work as in a cluster.
+# A real Kubernetes control plane for tests and local runs: etcd + kube-apiserver, as
+# controller-runtime's envtest runs it, plus kube-controller-manager with the controllers a cluster
+# needs for owner references, namespace deletion, ServiceAccounts, Deployments and Service
+# endpoints. No node: node.sh adds one (kubelet, containerd, kube-scheduler) beside it.
 #
 #   controlplane.sh start [DIR]   start in DIR (default ~/.cache/rds-operator/run/controlplane),
 #                                 write DIR/kubeconfig, wait until the API server is ready
@@ -20,6 +21,8 @@ dir=${2:-${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}/run/controlplane}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 stop() {
+  # A node beside it (node.sh) goes first: its kubelet talks to this API server.
+  [ -d "$dir/node" ] && "$here/node.sh" stop "$dir"
   for name in kube-controller-manager kube-apiserver etcd watcher; do
     local pidfile="$dir/$name.pid"
     [ -f "$pidfile" ] || continue
@@ -48,6 +51,16 @@ start() {
   token=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
   echo "$token,admin,admin,system:masters" >"$dir/tokens.csv"
   openssl genrsa -out "$dir/sa.key" 2048 2>/dev/null
+  # A CA and the API server's certificate, for 127.0.0.1 and the `kubernetes` Service (10.0.0.1, and
+  # its names), so every client verifies it: the kubeconfig here, and Pods through kube-root-ca.crt.
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/certs/ca.key" -out "$dir/certs/ca.crt" \
+    -days 30 -subj "/CN=rds-operator-test-ca" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -keyout "$dir/certs/apiserver.key" -out "$dir/certs/apiserver.csr" \
+    -subj "/CN=kube-apiserver" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\nextendedKeyUsage=serverAuth\n' \
+    >"$dir/certs/apiserver.ext"
+  openssl x509 -req -in "$dir/certs/apiserver.csr" -CA "$dir/certs/ca.crt" -CAkey "$dir/certs/ca.key" \
+    -CAcreateserial -days 30 -extfile "$dir/certs/apiserver.ext" -out "$dir/certs/apiserver.crt" 2>/dev/null
 
   "$assets/etcd" --name test --data-dir "$dir/etcd" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
@@ -57,12 +70,13 @@ start() {
   echo $! >"$dir/etcd.pid"
 
   "$assets/kube-apiserver" --advertise-address 127.0.0.1 --bind-address 127.0.0.1 --secure-port "$api_port" \
-    --etcd-servers "http://127.0.0.1:$etcd_port" --cert-dir "$dir/certs" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --tls-cert-file "$dir/certs/apiserver.crt" --tls-private-key-file "$dir/certs/apiserver.key" \
+    --kubelet-preferred-address-types InternalIP,Hostname \
     --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
     --authorization-mode RBAC --token-auth-file "$dir/tokens.csv" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-account-key-file "$dir/sa.key" --service-account-signing-key-file "$dir/sa.key" \
-    --disable-admission-plugins ServiceAccount \
     >"$dir/kube-apiserver.log" 2>&1 &
   echo $! >"$dir/kube-apiserver.pid"
 
@@ -73,7 +87,7 @@ clusters:
 - name: test
   cluster:
     server: https://127.0.0.1:$api_port
-    insecure-skip-tls-verify: true
+    certificate-authority-data: $(base64 -w0 "$dir/certs/ca.crt")
 users:
 - name: admin
   user:
@@ -98,7 +112,8 @@ KUBECONFIG
   for _ in $(seq 600); do
     if "$assets/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /readyz >/dev/null 2>&1; then
       "$assets/kube-controller-manager" --kubeconfig "$dir/kubeconfig" \
-        --controllers=garbagecollector,namespace --leader-elect=false \
+        --controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,endpoints-controller,endpointslice-controller,pod-garbage-collector-controller,node-lifecycle-controller \
+        --root-ca-file "$dir/certs/ca.crt" --leader-elect=false \
         --bind-address 127.0.0.1 --secure-port 0 \
         >"$dir/kube-controller-manager.log" 2>&1 &
       echo $! >"$dir/kube-controller-manager.pid"

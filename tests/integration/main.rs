@@ -9,6 +9,7 @@ mod feed;
 mod health;
 mod lifecycle;
 mod migration;
+mod node;
 mod parametergroups;
 mod safety;
 mod ship;

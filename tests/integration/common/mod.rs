@@ -20,12 +20,14 @@ use rds_operator::dbinstance::DBInstance;
 
 mod cluster;
 mod emulator;
+mod node;
 mod operator;
 mod proxy;
 mod waits;
 
 pub use cluster::*;
 pub use emulator::*;
+pub use node::*;
 pub use operator::*;
 pub use proxy::*;
 pub use waits::*;

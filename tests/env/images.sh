@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The images the test node runs, built on this machine (no registry is reachable) into
+# ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/images/ and imported into the node's containerd:
+#
+#   images.sh build NAME...                 build (when missing or older than their inputs)
+#   images.sh import CONTAINERD_SOCKET NAME...  build, then import into containerd's k8s.io namespace
+#
+# NAME is one of:
+# - pause:     rds-operator.test/pause:3.10, Kubernetes' build/pause/linux/pause.c, static;
+# - operator:  rds-operator.test/rds-operator:dev, the Dockerfile's runtime stage file for file: the
+#              static (musl) release binary as /rds-operator, the CA certificates and the nonroot
+#              user (65532) distroless/static-debian12:nonroot provides, no shell;
+# - app:       rds-operator.test/coffee-manage:dev, the stand-in Coffee Manage app
+#              (tests/env/app/): Node.js with mysql2, reading only the four APP_DB_* variables.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
+out=$cache/images
+mkdir -p "$out"
+target=x86_64-unknown-linux-musl
+
+# /etc/passwd and /etc/group as distroless's nonroot variant has them.
+etc_files() {
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$out/passwd"
+  printf 'root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n' >"$out/group"
+}
+
+# The shared libraries a dynamically linked binary needs, as image.py entries.
+libs_of() {
+  ldd "$1" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
+    echo "$lib=$(readlink -f "$lib")"
+  done
+}
+
+build_pause() {
+  local assets
+  assets=$("$here/build.sh" node)
+  python3 "$here/image.py" "$out/pause.tar" rds-operator.test/pause:3.10 --user 65535:65535 \
+    --entrypoint '["/pause"]' "pause=$assets/pause"
+}
+
+build_operator() {
+  rustup target list --installed | grep -qx "$target" || rustup target add "$target" >&2
+  command -v musl-gcc >/dev/null || { echo "images.sh: musl-gcc missing (apt-get install musl-tools)" >&2; exit 1; }
+  local target_dir=${CARGO_TARGET_DIR:-$cache/target}
+  (cd "$root" && CC_x86_64_unknown_linux_musl=musl-gcc cargo build --quiet --release --locked \
+    --target "$target" --bin rds-operator --target-dir "$target_dir") >&2
+  local bin=$target_dir/$target/release/rds-operator
+  etc_files
+  python3 "$here/image.py" "$out/operator.tar" rds-operator.test/rds-operator:dev --user 65532:65532 \
+    --entrypoint '["/rds-operator"]' --cmd '["run"]' \
+    "rds-operator=$bin" "etc/ssl/certs/ca-certificates.crt=/etc/ssl/certs/ca-certificates.crt" \
+    "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/ home/nonroot/
+}
+
+build_app() {
+  "$here/clients.sh" >/dev/null
+  local node_bin
+  node_bin=$(readlink -f "$(command -v node)")
+  etc_files
+  # shellcheck disable=SC2046
+  python3 "$here/image.py" "$out/app.tar" rds-operator.test/coffee-manage:dev --user 65532:65532 \
+    --entrypoint '["/usr/bin/node", "/app/app.js"]' --workdir /app \
+    "usr/bin/node=$node_bin" $(libs_of "$node_bin") \
+    "app/app.js=$here/app/app.js" "app/node_modules=$here/node/node_modules" \
+    "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/
+}
+
+build() {
+  for name in "$@"; do
+    case "$name" in
+      pause | operator | app) "build_$name" ;;
+      *) echo "images.sh: no image $name" >&2; exit 2 ;;
+    esac
+  done
+}
+
+case "${1:-}" in
+  build) shift; build "$@" ;;
+  import)
+    sock=$2
+    shift 2
+    build "$@"
+    for name in "$@"; do
+      ctr -a "$sock" -n k8s.io images import --snapshotter native "$out/$name.tar" >/dev/null
+    done
+    ;;
+  *) echo "usage: $0 build NAME... | import CONTAINERD_SOCKET NAME..." >&2; exit 2 ;;
+esac

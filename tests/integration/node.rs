@@ -1,0 +1,399 @@
+//! The operator as its users run it, on a real node (tests/env/node.sh): installed by helm, from
+//! the image built here, as a Pod under the chart's ServiceAccount, RBAC, probes and security
+//! context; the Coffee Manage app as a Deployment reading the connection Secret through envFrom
+//! and talking to the real database behind the emulator.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use kube::Client;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::dbinstance::DBInstance;
+use rds_operator::dbsubnetgroup::DBSubnetGroup;
+use serde_json::json;
+
+use crate::common::{self, is_ready, unique, wait_dbi, wait_for};
+
+const TIMEOUT: Duration = Duration::from_secs(180);
+const OPERATOR: &str = "app.kubernetes.io/name=rds-operator";
+
+fn chart() -> String {
+    format!("{}/helm/rds-operator", common::REPO)
+}
+
+fn read_example<T: serde::de::DeserializeOwned>(file: &str) -> T {
+    let path = format!("{}/deploy/examples/coffee-manage/{file}", common::REPO);
+    serde_yaml::from_str(&std::fs::read_to_string(path).expect("example file")).expect("YAML")
+}
+
+/// `helm install` of the chart into `release_ns` with `extra` values; panics with helm's output.
+fn install(release: &str, release_ns: &str, extra: &[String]) {
+    let mut args = vec!["install", release, &chart(), "--namespace", release_ns]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    for value in common::chart_values().iter().chain(extra) {
+        args.extend(["--set".to_owned(), value.clone()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, out, err) = common::helm(&args);
+    assert!(ok, "helm install: {out}{err}");
+}
+
+/// The Coffee Manage sample in `ns`, as deploy/examples/coffee-manage/ has it (the emulator's
+/// subnets, a unique identifier, a real MariaDB behind it): the password Secret, the DB subnet
+/// group and the DBInstance. Returns the RDS identifier.
+async fn coffee_manage(client: &Client, ns: &str) -> String {
+    let password: Secret = read_example("password-secret.yaml");
+    Api::<Secret>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &password)
+        .await
+        .expect("password Secret");
+    let mut group: DBSubnetGroup = read_example("dbsubnetgroup.yaml");
+    group.spec.subnet_ids = crate::subnetgroups::coffee_subnets(&common::rds().await).await;
+    group.spec.db_subnet_group_name = Some(unique("coffee-db-subnets"));
+    Api::<DBSubnetGroup>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &group)
+        .await
+        .expect("DBSubnetGroup");
+    let mut db: DBInstance = read_example("dbinstance.yaml");
+    let identifier = unique("coffee-db");
+    db.spec.db_instance_identifier = Some(identifier.clone());
+    db.spec.tags.push(rds_operator::dbinstance::Tag {
+        key: "moto-ext:real-engine".into(),
+        value: "true".into(),
+    });
+    Api::<DBInstance>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &db)
+        .await
+        .expect("DBInstance");
+    identifier
+}
+
+/// The example's app Deployment, running the stand-in Coffee Manage image built here.
+async fn app(client: &Client, ns: &str) {
+    let mut deployment: Deployment = read_example("deployment.yaml");
+    let container = &mut deployment
+        .spec
+        .as_mut()
+        .unwrap()
+        .template
+        .spec
+        .as_mut()
+        .unwrap()
+        .containers[0];
+    container.image = Some("rds-operator.test/coffee-manage:dev".into());
+    container.image_pull_policy = Some("Never".into());
+    Api::<Deployment>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &deployment)
+        .await
+        .expect("app Deployment");
+}
+
+/// The suppliers a running app Pod printed (its first JSON line), and the Pod.
+async fn app_output(client: &Client, ns: &str) -> (Pod, Vec<String>) {
+    wait_for("the app to print the suppliers", TIMEOUT, || async {
+        for pod in common::pods(client, ns, "app=coffee-manage").await {
+            let name = pod.metadata.name.clone()?;
+            if pod.metadata.deletion_timestamp.is_some() {
+                continue;
+            }
+            let log = common::pod_log(client, ns, &name, false).await;
+            let line = log.lines().find(|l| l.starts_with("{\"suppliers\""))?;
+            let v: serde_json::Value = serde_json::from_str(line).ok()?;
+            let names = (v["suppliers"].as_array()?.iter())
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect();
+            return Some((pod, names));
+        }
+        None
+    })
+    .await
+}
+
+async fn operator_logs(client: &Client, ns: &str) -> String {
+    let mut all = String::new();
+    for pod in common::pods(client, ns, OPERATOR).await {
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        all.push_str(&common::pod_log(client, ns, &name, true).await);
+        all.push_str(&common::pod_log(client, ns, &name, false).await);
+    }
+    all
+}
+
+/// The connection Secret's values.
+async fn connection(client: &Client, ns: &str) -> BTreeMap<String, String> {
+    (common::secret_data(client, ns, "coffee-db-connection").await).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
+    common::node();
+    let client = common::client_with_crd().await;
+    let release_ns = common::namespace(&client, "rds-system").await;
+    let ns = common::namespace(&client, "coffee").await;
+    common::aws_secret(&client, &release_ns).await;
+    let started = Instant::now();
+    install(
+        "rds-operator",
+        &release_ns,
+        &[format!("watchNamespaces={{{ns}}}")],
+    );
+    common::wait_available(&client, &release_ns, "rds-operator", 1).await;
+    eprintln!(
+        "helm install -> operator Pod Ready in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let pod = &common::pods(&client, &release_ns, OPERATOR).await[0];
+    let spec = pod.spec.as_ref().unwrap();
+    assert_eq!(spec.service_account_name.as_deref(), Some("rds-operator"));
+
+    // The sample reconciles to Ready, through the in-cluster config and the emulator.
+    let identifier = coffee_manage(&client, &ns).await;
+    let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
+    wait_dbi(
+        &api,
+        "coffee-db",
+        "Ready from the operator Pod",
+        TIMEOUT,
+        is_ready,
+    )
+    .await;
+
+    // The app reads the four variables from the Secret, creates its table and reads its row back.
+    app(&client, &ns).await;
+    let (app_pod, suppliers) = app_output(&client, &ns).await;
+    let app_pod_name = app_pod.metadata.name.clone().unwrap();
+    assert_eq!(suppliers, vec![app_pod_name.clone()]);
+    let secret = connection(&client, &ns).await;
+    let (ok, rows) = crate::engines::mariadb(
+        &secret["host"],
+        Some(&secret["port"]),
+        &secret["username"],
+        &secret["password"],
+        &secret["dbname"],
+        "SELECT name FROM suppliers",
+    );
+    assert!(ok, "the host reads the app's row: {rows}");
+    assert_eq!(rows.trim(), app_pod_name, "the row the app inserted");
+
+    // A password rotation restarts nothing; the next Pod connects with the new password.
+    let new_password = "Rotated-Coffee-2026";
+    Api::<Secret>::namespaced(client.clone(), &ns)
+        .patch(
+            "coffee-db-password",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"stringData": {"password": new_password}})),
+        )
+        .await
+        .unwrap();
+    wait_for("RDS to take the new password", TIMEOUT, || async {
+        (common::rds_master_password(&identifier).as_deref() == Some(new_password)).then_some(())
+    })
+    .await;
+    wait_for("the connection Secret to carry it", TIMEOUT, || async {
+        (connection(&client, &ns)
+            .await
+            .get("APP_DB_PASSWORD")
+            .map(String::as_str)
+            == Some(new_password))
+        .then_some(())
+    })
+    .await;
+    let same = common::pods(&client, &ns, "app=coffee-manage").await;
+    assert_eq!(same.len(), 1);
+    assert_eq!(
+        same[0].metadata.uid, app_pod.metadata.uid,
+        "the app Pod is the same"
+    );
+    assert_eq!(common::restarts(&same[0]), 0, "and was not restarted");
+    Api::<Pod>::namespaced(client.clone(), &ns)
+        .delete(&app_pod_name, &DeleteParams::default())
+        .await
+        .unwrap();
+    let (next, suppliers) = wait_for("a new app Pod", TIMEOUT, || async {
+        let (pod, suppliers) = app_output(&client, &ns).await;
+        (pod.metadata.name.as_deref() != Some(app_pod_name.as_str())).then_some((pod, suppliers))
+    })
+    .await;
+    assert_eq!(
+        suppliers,
+        vec![app_pod_name.clone(), next.metadata.name.clone().unwrap()],
+        "the new Pod logged in with the rotated password and found the first row"
+    );
+
+    // The chart's RBAC is enough: no Forbidden anywhere in the operator's log.
+    let logs = operator_logs(&client, &release_ns).await;
+    assert!(
+        !logs.contains("Forbidden") && !logs.contains("forbidden"),
+        "{logs}"
+    );
+
+    // The liveness probe: a frozen operator is restarted by the kubelet.
+    let operator_pod = common::pods(&client, &release_ns, OPERATOR).await.remove(0);
+    freeze_operator(&operator_pod);
+    let name = operator_pod.metadata.name.clone().unwrap();
+    wait_for(
+        "the kubelet to restart the frozen operator",
+        Duration::from_secs(150),
+        || async {
+            let pods = common::pods(&client, &release_ns, OPERATOR).await;
+            let pod = pods
+                .iter()
+                .find(|p| p.metadata.name.as_deref() == Some(name.as_str()))?;
+            (common::restarts(pod) >= 1 && common::pod_ready(pod)).then_some(())
+        },
+    )
+    .await;
+
+    // helm upgrade to a changed value rolls the Pod; the database stays as it is.
+    let started = Instant::now();
+    let mut args = vec![
+        "upgrade",
+        "rds-operator",
+        &chart(),
+        "--namespace",
+        &release_ns,
+        "--reuse-values",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect::<Vec<_>>();
+    args.extend(["--set".to_owned(), "log.level=debug".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (ok, out, err) = common::helm(&args);
+    assert!(ok, "helm upgrade: {out}{err}");
+    wait_for("the upgraded operator Pod", TIMEOUT, || async {
+        let pods = common::pods(&client, &release_ns, OPERATOR).await;
+        let pod = pods
+            .iter()
+            .find(|p| common::pod_ready(p) && p.metadata.name.as_deref() != Some(name.as_str()))?;
+        let args = pod.spec.as_ref()?.containers[0].args.clone()?;
+        args.contains(&"--log-level=debug".to_owned()).then_some(())
+    })
+    .await;
+    eprintln!(
+        "helm upgrade -> new Pod Ready in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    wait_dbi(
+        &api,
+        "coffee-db",
+        "still Ready after the upgrade",
+        TIMEOUT,
+        is_ready,
+    )
+    .await;
+
+    // helm uninstall takes the operator away and leaves the database (and the DBInstance) as they
+    // are: its deletion policy applies only when the DBInstance is deleted.
+    let (ok, out, err) = common::helm(&[
+        "uninstall",
+        "rds-operator",
+        "--namespace",
+        &release_ns,
+        "--wait",
+    ]);
+    assert!(ok, "helm uninstall: {out}{err}");
+    assert!(
+        api.get_opt("coffee-db").await.unwrap().is_some(),
+        "the DBInstance stays"
+    );
+    let rds = common::rds().await;
+    let instance = common::describe(&rds, &identifier)
+        .await
+        .expect("the database stays");
+    assert_eq!(instance.db_instance_status(), Some("available"));
+}
+
+/// Stops the operator's process (SIGSTOP), as a frozen process would be: only the liveness
+/// probe notices.
+fn freeze_operator(pod: &Pod) {
+    let uid = pod.metadata.uid.clone().unwrap();
+    // The container's process: an rds-operator whose cgroup is the Pod's.
+    let out = std::process::Command::new("pgrep")
+        .args(["-x", "rds-operator"])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8_lossy(&out.stdout).into_owned();
+    let pod_uid = uid.replace('-', "_");
+    let pid = pids
+        .lines()
+        .find(|pid| {
+            let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+            cgroup.contains(&uid) || cgroup.contains(&pod_uid)
+        })
+        .unwrap_or_else(|| panic!("no rds-operator process of Pod {uid} among {pids:?}"))
+        .to_owned();
+    let ok = std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[tokio::test]
+async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
+    common::node();
+    let client = common::client_with_crd().await;
+    let release_ns = common::namespace(&client, "rds-system").await;
+    let ns = common::namespace(&client, "coffee").await;
+    common::aws_secret(&client, &release_ns).await;
+    install(
+        "rds-operator-ha",
+        &release_ns,
+        &[
+            "replicaCount=2".to_owned(),
+            "leaderElection.leaseDuration=6s".to_owned(),
+        ],
+    );
+    common::wait_available(&client, &release_ns, "rds-operator-ha", 2).await;
+    let leases: Api<Lease> = Api::namespaced(client.clone(), &release_ns);
+    let holder = |lease: &Lease| lease.spec.as_ref()?.holder_identity.clone();
+    let leader = wait_for("a leader", TIMEOUT, || async {
+        holder(&leases.get("rds-operator-ha-leader").await.ok()?)
+    })
+    .await;
+    coffee_manage(&client, &ns).await;
+    let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
+    wait_dbi(&api, "coffee-db", "Ready, cluster-wide", TIMEOUT, is_ready).await;
+
+    // The leader's Pod goes; the standby takes the Lease and acts.
+    let started = Instant::now();
+    Api::<Pod>::namespaced(client.clone(), &release_ns)
+        .delete(&leader, &DeleteParams::default())
+        .await
+        .expect("delete the leader Pod");
+    let next = wait_for("the standby to lead", TIMEOUT, || async {
+        let h = holder(&leases.get("rds-operator-ha-leader").await.ok()?)?;
+        (h != leader).then_some(h)
+    })
+    .await;
+    let took_over = started.elapsed();
+    api.patch(
+        "coffee-db",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"dbInstanceClass": "db.t3.small"}})),
+    )
+    .await
+    .unwrap();
+    let id = api
+        .get("coffee-db")
+        .await
+        .unwrap()
+        .spec
+        .db_instance_identifier
+        .unwrap();
+    common::wait_class(&common::rds().await, &id, "db.t3.small").await;
+    eprintln!(
+        "leader {leader} deleted: {next} leads after {:.1} s, its first change reached RDS after {:.1} s",
+        took_over.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    let (ok, out, err) =
+        common::helm(&["uninstall", "rds-operator-ha", "--namespace", &release_ns]);
+    assert!(ok, "helm uninstall: {out}{err}");
+}
