@@ -4,8 +4,9 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/rds-operator/target
 .PHONY: run stop test lint crds manifests build
 
 ## run: local control plane + moto + the operator, with the Coffee Manage sample database
+## (NODE=1: on a real node, the operator installed by helm as a Pod, the app as a Deployment)
 run:
-	tests/env/demo.sh start
+	NODE=$(NODE) tests/env/demo.sh start
 
 ## stop: stop what `make run` started
 stop:

@@ -116,6 +116,13 @@ class Server:
             shutil.chown(self.dir, "postgres", "postgres")
             self._run([f"{PG_BIN}/initdb", "-D", self.data, "-U", "postgres", "--auth-local=trust",
                        "--auth-host=scram-sha-256"], user="postgres")
+            # Password logins from any address, as on RDS: its users cannot edit pg_hba.conf, the
+            # only method is a password, and the security groups decide who reaches the instance
+            # (https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/Appendix.PostgreSQL.CommonDBATasks.html,
+            # "Managing PostgreSQL database access"). initdb allows only 127.0.0.1; clients here
+            # come from the instance's own address or from Pods on the test node.
+            with open(os.path.join(self.data, "pg_hba.conf"), "a") as hba:
+                hba.write("host all all 0.0.0.0/0 scram-sha-256\n")
         self.start()
         self._setup()
         if snapshot is not None:

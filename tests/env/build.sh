@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Makes sure etcd, kube-apiserver, kube-controller-manager and kubectl exist for the test control plane and prints the folder
-# that holds them (the KUBEBUILDER_ASSETS layout used by controller-runtime's envtest). It also
-# builds helm, for the chart tests, into ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/,
-# and kstatus (the status library Flux's health checks use, sigs.k8s.io/cli-utils), for the Flux
-# health test, into .../kstatus-<version>/; `build.sh helm` or `build.sh kstatus` prints that folder
-# instead. `build.sh node` also builds kubelet, kube-scheduler and the pause binary, for node.sh.
+# Makes sure etcd, kube-apiserver, kube-controller-manager and kubectl exist for the test control
+# plane and prints the folder that holds them (the KUBEBUILDER_ASSETS layout used by
+# controller-runtime's envtest). `build.sh node` also builds kubelet, kube-scheduler and the pause
+# binary, for node.sh. `build.sh helm` builds helm (the chart tests) into
+# ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/ and `build.sh kstatus` kstatus (the
+# status library Flux's health checks use, sigs.k8s.io/cli-utils; the Flux health test) into
+# .../kstatus-<version>/, and print that folder instead: only the tests need them. `build.sh
+# prometheus` builds the Prometheus Operator, Prometheus and promtool (prometheus/) the same way.
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
 # - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
@@ -38,21 +40,37 @@ build() { # build <binary> <module dir> <package> <out dir> <ldflags>
   mv "$out/$bin.tmp" "$out/$bin"
 }
 
+# helm and kstatus are for the tests, built when they ask (`make run` builds only what it runs).
+if [ "${1:-}" = helm ]; then
 helm_out="$cache/helm-$HELM_VERSION"
 mkdir -p "$helm_out"
 build helm helm helm.sh/helm/v3/cmd/helm "$helm_out" \
   "-X helm.sh/helm/v3/internal/version.version=v$HELM_VERSION -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37"
 "$helm_out/helm" version --short >/dev/null 2>&1 ||
   fail "'$helm_out/helm' exists but does not run; delete it and run this script again to rebuild it."
-if [ "${1:-}" = helm ]; then
   echo "$helm_out"
   exit 0
 fi
-kstatus_out="$cache/kstatus-$KSTATUS_VERSION"
-mkdir -p "$kstatus_out"
-build kstatus kstatus . "$kstatus_out" ""
 if [ "${1:-}" = kstatus ]; then
+  kstatus_out="$cache/kstatus-$KSTATUS_VERSION"
+  mkdir -p "$kstatus_out"
+  build kstatus kstatus . "$kstatus_out" ""
   echo "$kstatus_out"
+  exit 0
+fi
+
+if [ "${1:-}" = prometheus ]; then
+  # The Prometheus Operator, Prometheus, its config reloader and promtool, for the node's
+  # monitoring test (tests/env/images.sh), static.
+  prom_out="$cache/prometheus"
+  mkdir -p "$prom_out"
+  export CGO_ENABLED=0
+  build prometheus prometheus github.com/prometheus/prometheus/cmd/prometheus "$prom_out" ""
+  build promtool prometheus github.com/prometheus/prometheus/cmd/promtool "$prom_out" ""
+  build operator prometheus-operator github.com/prometheus-operator/prometheus-operator/cmd/operator "$prom_out" ""
+  build prometheus-config-reloader prometheus-operator \
+    github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader "$prom_out" ""
+  echo "$prom_out"
   exit 0
 fi
 

@@ -69,10 +69,22 @@ start() {
     >"$dir/etcd.log" 2>&1 &
   echo $! >"$dir/etcd.pid"
 
+  # Audit: every request of a ServiceAccount (the operator under the chart's RBAC), as metadata,
+  # so the node tests can tell which of its Role's verbs it uses and that none was refused.
+  cat >"$dir/audit-policy.yaml" <<POLICY
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+    userGroups: ["system:serviceaccounts"]
+  - level: None
+POLICY
   "$assets/kube-apiserver" --advertise-address 127.0.0.1 --bind-address 127.0.0.1 --secure-port "$api_port" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --tls-cert-file "$dir/certs/apiserver.crt" --tls-private-key-file "$dir/certs/apiserver.key" \
     --kubelet-preferred-address-types InternalIP,Hostname \
+    --audit-policy-file "$dir/audit-policy.yaml" --audit-log-path "$dir/audit.log" \
     --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true \
     --authorization-mode RBAC --token-auth-file "$dir/tokens.csv" \
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
@@ -112,7 +124,7 @@ KUBECONFIG
   for _ in $(seq 600); do
     if "$assets/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /readyz >/dev/null 2>&1; then
       "$assets/kube-controller-manager" --kubeconfig "$dir/kubeconfig" \
-        --controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,endpoints-controller,endpointslice-controller,pod-garbage-collector-controller,node-lifecycle-controller \
+        --controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,endpoints-controller,endpointslice-controller,pod-garbage-collector-controller,node-lifecycle-controller,statefulset-controller \
         --root-ca-file "$dir/certs/ca.crt" --leader-elect=false \
         --bind-address 127.0.0.1 --secure-port 0 \
         >"$dir/kube-controller-manager.log" 2>&1 &

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: brings up a local control plane and moto, installs the CRD, runs the operator and
 # creates the Coffee Manage sample database, then prints it. `make stop` tears it all down.
+# `make run NODE=1` (NODE=1 here): a real node too (tests/env/node.sh), the operator installed by
+# helm from the image built here and running as a Pod, and the stand-in Coffee Manage app as a
+# Deployment on the node reading the connection Secret (tests/env/images.sh builds both images).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
@@ -11,6 +14,7 @@ export MOTO_PORT=${MOTO_PORT:-4566}
 export AWS_ENDPOINT_URL=${AWS_ENDPOINT_URL:-http://127.0.0.1:$MOTO_PORT}
 export AWS_REGION=${AWS_REGION:-us-east-1} AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-test}
 ns=coffee-manage
+node=${NODE:-}
 
 stop() {
   if [ -f "$run/operator.pid" ]; then
@@ -20,6 +24,22 @@ stop() {
   localstack/moto.sh stop
   tests/env/controlplane.sh stop "$cp_dir"
   echo "stopped"
+}
+
+# The node, the images, and the chart installed as a user does (the operator as a Pod).
+operator_pod() {
+  echo "==> starting a node (kubelet, containerd, kube-scheduler) and importing the images"
+  tests/env/node.sh start "$cp_dir"
+  tests/env/images.sh import "$cp_dir/node/containerd.sock" operator app
+  echo "==> helm install of the chart: the operator runs as a Pod in rds-system"
+  "$kubectl" create namespace rds-system --dry-run=client -o yaml | "$kubectl" apply -f -
+  "$kubectl" -n rds-system create secret generic aws --from-literal=AWS_ACCESS_KEY_ID=test \
+    --from-literal=AWS_SECRET_ACCESS_KEY=test --dry-run=client -o yaml | "$kubectl" apply -f -
+  "$(tests/env/build.sh helm)/helm" upgrade --install rds-operator helm/rds-operator --namespace rds-system \
+    --set image.repository=rds-operator.test/rds-operator --set image.tag=dev --set image.pullPolicy=Never \
+    --set aws.endpointUrl="http://10.88.0.1:$MOTO_PORT" --set aws.region="$AWS_REGION" \
+    --set aws.credentials.secretName=aws --set busyPollInterval=2s
+  "$kubectl" -n rds-system rollout status deployment/rds-operator --timeout 120s
 }
 
 start() {
@@ -35,6 +55,8 @@ start() {
   else
     echo "==> starting moto (the AWS emulator)"
     # Real engines: the sample's MySQL instance is a real MariaDB server on its own loopback address.
+    # With a node, in 10.88.1.0/24, which its Pods reach (tests/env/node.sh).
+    [ -n "$node" ] && export MOTO_RDS_ENGINE_NETWORK=${MOTO_RDS_ENGINE_NETWORK:-10.88.1}
     MOTO_RDS_ENGINES=${MOTO_RDS_ENGINES:-real} MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-5} \
       MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-3} MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-3} \
       localstack/moto.sh start
@@ -47,10 +69,14 @@ start() {
   "$kubectl" apply --server-side -f crds/
   "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs crd/dbparametergroups.rds.operator.rs --timeout 60s
 
-  echo "==> starting the operator (log: $run/operator.log)"
-  "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s \
-    --events-queue-url "$queue" >"$run/operator.log" 2>&1 &
-  echo $! >"$run/operator.pid"
+  if [ -n "$node" ]; then
+    operator_pod
+  else
+    echo "==> starting the operator (log: $run/operator.log)"
+    "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s \
+      --events-queue-url "$queue" >"$run/operator.log" 2>&1 &
+    echo $! >"$run/operator.pid"
+  fi
 
   echo "==> applying the Coffee Manage sample in namespace $ns"
   "$kubectl" create namespace "$ns" --dry-run=client -o yaml | "$kubectl" apply -f -
@@ -69,7 +95,18 @@ start() {
   fi
   "$kubectl" -n "$ns" get dbsng,dbi -o wide
   "$kubectl" -n "$ns" get dbi coffee-db -o jsonpath='{.status}' | python3 -m json.tool
-  "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/deployment.yaml
+  if [ -n "$node" ]; then
+    # The stand-in app image built here, in place of the lab's.
+    "$kubectl" -n "$ns" patch --local -f deploy/examples/coffee-manage/deployment.yaml --type json \
+      -p '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"rds-operator.test/coffee-manage:dev"},{"op":"add","path":"/spec/template/spec/containers/0/imagePullPolicy","value":"Never"}]' \
+      -o yaml | "$kubectl" -n "$ns" apply -f -
+    "$kubectl" -n "$ns" rollout status deployment/coffee-manage --timeout 120s
+    echo "==> the app's first line (its suppliers, read back from COFFEE):"
+    sleep 2
+    "$kubectl" -n "$ns" logs deployment/coffee-manage | head -n 1
+  else
+    "$kubectl" -n "$ns" apply -f deploy/examples/coffee-manage/deployment.yaml
+  fi
   echo "==> the connection Secret the Coffee Manage Deployment reads (keys only):"
   "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath='{.data}' | python3 -c 'import json,sys; print("  " + ", ".join(sorted(json.load(sys.stdin))))'
   secret() { "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath="{.data.$1}" | base64 -d; }

@@ -11,7 +11,9 @@
 #              static (musl) release binary as /rds-operator, the CA certificates and the nonroot
 #              user (65532) distroless/static-debian12:nonroot provides, no shell;
 # - app:       rds-operator.test/coffee-manage:dev, the stand-in Coffee Manage app
-#              (tests/env/app/): Node.js with mysql2, reading only the four APP_DB_* variables.
+#              (tests/env/app/): Node.js with mysql2, reading only the four APP_DB_* variables;
+# - prometheus-operator, prometheus, prometheus-config-reloader: rds-operator.test/<name>:dev, the
+#              static binaries of `build.sh prometheus`, as their upstream images run them.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -68,10 +70,23 @@ build_app() {
     "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/
 }
 
+# A static Go binary of `build.sh prometheus` as its upstream image runs it (nobody, /bin/NAME).
+build_prometheus_part() {
+  local name=$1 bin=$2 prom
+  prom=$("$here/build.sh" prometheus)
+  etc_files
+  python3 "$here/image.py" "$out/$name.tar" "rds-operator.test/$name:dev" --user 65534:65534 \
+    --entrypoint "[\"/bin/$bin\"]" "bin/$bin=$prom/$bin" \
+    "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/ prometheus/
+}
+
 build() {
   for name in "$@"; do
     case "$name" in
       pause | operator | app) "build_$name" ;;
+      prometheus-operator) build_prometheus_part prometheus-operator operator ;;
+      prometheus) build_prometheus_part prometheus prometheus ;;
+      prometheus-config-reloader) build_prometheus_part prometheus-config-reloader prometheus-config-reloader ;;
       *) echo "images.sh: no image $name" >&2; exit 2 ;;
     esac
   done

@@ -9,6 +9,7 @@ mod feed;
 mod health;
 mod lifecycle;
 mod migration;
+mod monitoring;
 mod node;
 mod parametergroups;
 mod safety;

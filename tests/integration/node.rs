@@ -12,6 +12,7 @@ use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::Client;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::dbinstance::DBInstance;
+use rds_operator::dbparametergroup::DBParameterGroup;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
 use serde_json::json;
 
@@ -30,7 +31,7 @@ fn read_example<T: serde::de::DeserializeOwned>(file: &str) -> T {
 }
 
 /// `helm install` of the chart into `release_ns` with `extra` values; panics with helm's output.
-fn install(release: &str, release_ns: &str, extra: &[String]) {
+pub(crate) fn install(release: &str, release_ns: &str, extra: &[String]) {
     let mut args = vec!["install", release, &chart(), "--namespace", release_ns]
         .into_iter()
         .map(str::to_owned)
@@ -46,7 +47,7 @@ fn install(release: &str, release_ns: &str, extra: &[String]) {
 /// The Coffee Manage sample in `ns`, as deploy/examples/coffee-manage/ has it (the emulator's
 /// subnets, a unique identifier, a real MariaDB behind it): the password Secret, the DB subnet
 /// group and the DBInstance. Returns the RDS identifier.
-async fn coffee_manage(client: &Client, ns: &str) -> String {
+pub(crate) async fn coffee_manage(client: &Client, ns: &str) -> String {
     let password: Secret = read_example("password-secret.yaml");
     Api::<Secret>::namespaced(client.clone(), ns)
         .create(&PostParams::default(), &password)
@@ -224,6 +225,7 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
         vec![app_pod_name.clone(), next.metadata.name.clone().unwrap()],
         "the new Pod logged in with the rotated password and found the first row"
     );
+    let modifications = common::calls_of(&identifier, &["ModifyDBInstance", "RebootDBInstance"]);
 
     // The chart's RBAC is enough: no Forbidden anywhere in the operator's log.
     let logs = operator_logs(&client, &release_ns).await;
@@ -288,6 +290,7 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
     )
     .await;
 
+    let logs = operator_logs(&client, &release_ns).await;
     // helm uninstall takes the operator away and leaves the database (and the DBInstance) as they
     // are: its deletion policy applies only when the DBInstance is deleted.
     let (ok, out, err) = common::helm(&[
@@ -306,7 +309,13 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
     let instance = common::describe(&rds, &identifier)
         .await
         .expect("the database stays");
-    assert_eq!(instance.db_instance_status(), Some("available"));
+    assert_eq!(
+        common::calls_of(&identifier, &["ModifyDBInstance", "RebootDBInstance"]),
+        modifications,
+        "a restarted, upgraded or uninstalled operator changed nothing (RDS shows {:?}): {}",
+        instance.db_instance_status(),
+        logs
+    );
 }
 
 /// Stops the operator's process (SIGSTOP), as a frozen process would be: only the liveness
@@ -393,7 +402,151 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
         took_over.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
+    // The rest of a full lifecycle of the three kinds: a DBParameterGroup made, edited and
+    // deleted; the DBInstance and its DBSubnetGroup deleted.
+    let groups: Api<DBParameterGroup> = Api::namespaced(client.clone(), &ns);
+    let group: DBParameterGroup = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-params"},
+        "spec": {
+            "dbParameterGroupName": unique("coffee-params"),
+            "family": "mysql8.0",
+            "description": "Coffee Manage MySQL settings",
+            "parameters": {"max_connections": "150"},
+        }
+    }))
+    .unwrap();
+    groups.create(&PostParams::default(), &group).await.unwrap();
+    let ready = |g: &DBParameterGroup| {
+        common::object_condition(g, "Ready").is_some_and(|c| c.0 == "True")
+            && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+    };
+    common::wait_object(&groups, "coffee-params", "Ready", ready).await;
+    let patch = json!({"spec": {"parameters": {"max_connections": "200"}}});
+    groups
+        .patch(
+            "coffee-params",
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+        .unwrap();
+    common::wait_object(&groups, "coffee-params", "Ready after an edit", ready).await;
+    let rds_group = groups.get("coffee-params").await.unwrap().group_name();
+    let patch = json!({"spec": {"dbParameterGroupRef": {"name": "coffee-params"}}});
+    api.patch("coffee-db", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    let rds = common::rds().await;
+    wait_for(
+        "the instance to use the parameter group",
+        TIMEOUT,
+        || async {
+            let i = common::describe(&rds, &id).await?;
+            (i.db_parameter_groups().iter())
+                .any(|g| g.db_parameter_group_name() == Some(rds_group.as_str()))
+                .then_some(())
+        },
+    )
+    .await;
+    // A rotation: the connection Secret is rewritten.
+    Api::<Secret>::namespaced(client.clone(), &ns)
+        .patch(
+            "coffee-db-password",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"stringData": {"password": "Rotated-Coffee-2026"}})),
+        )
+        .await
+        .unwrap();
+    wait_for(
+        "the connection Secret to carry the new password",
+        TIMEOUT,
+        || async {
+            (connection(&client, &ns)
+                .await
+                .get("APP_DB_PASSWORD")
+                .map(String::as_str)
+                == Some("Rotated-Coffee-2026"))
+            .then_some(())
+        },
+    )
+    .await;
+    common::delete_and_wait(&api, "coffee-db").await;
+    groups
+        .delete("coffee-params", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&groups, "coffee-params").await;
+    let subnets: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
+    subnets
+        .delete("coffee-db-subnets", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&subnets, "coffee-db-subnets").await;
+
+    // Under the chart's ClusterRole, nothing was refused, and every verb of it was used.
+    let requests = common::audited(&release_ns, "rds-operator-ha");
+    let refused: Vec<_> = requests.iter().filter(|r| r.code == 403).collect();
+    assert!(refused.is_empty(), "refused: {refused:?}");
+    let used = |group: &str, resource: &str, verb: &str| {
+        (requests.iter()).any(|r| r.group == group && r.resource == resource && r.verb == verb)
+    };
+    let mut unused = Vec::new();
+    for (group, resources, verbs) in granted(&release_ns, "rds-operator-ha") {
+        for resource in &resources {
+            for verb in &verbs {
+                if !used(&group, resource, verb)
+                    && !admission_only(resource, verb)
+                    && !elsewhere(&group, resource, verb)
+                {
+                    unused.push(format!("{verb} {group}/{resource}"));
+                }
+            }
+        }
+    }
+    assert!(unused.is_empty(), "granted and never used: {unused:?}");
     let (ok, out, err) =
         common::helm(&["uninstall", "rds-operator-ha", "--namespace", &release_ns]);
     assert!(ok, "helm uninstall: {out}{err}");
+}
+
+/// A grant no request uses, only an admission check: `update` of a kind's finalizers
+/// subresource lets the operator set blockOwnerDeletion on the Secrets it owns, where the
+/// OwnerReferencesPermissionEnforcement admission plugin runs.
+fn admission_only(resource: &str, verb: &str) -> bool {
+    resource.ends_with("/finalizers") && verb == "update"
+}
+
+/// A grant used on a path this lifecycle does not take: `get` of a DBInstance, to learn whether
+/// the DBInstance that an RDS instance's ownership tags name still exists before another takes
+/// the instance over (`read::owner_alive`; the take-over tests cover it).
+fn elsewhere(group: &str, resource: &str, verb: &str) -> bool {
+    (group, resource, verb) == ("rds.operator.rs", "dbinstances", "get")
+}
+
+/// The rules the release's ClusterRole and Roles grant (API group, resources, verbs), as
+/// `helm get manifest` shows them.
+fn granted(release_ns: &str, release: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let (ok, out, err) = common::helm(&["get", "manifest", release, "--namespace", release_ns]);
+    assert!(ok, "helm get manifest: {err}");
+    let mut rules = Vec::new();
+    for doc in out.split("\n---") {
+        let Ok(v) = serde_yaml::from_str::<serde_json::Value>(doc) else {
+            continue;
+        };
+        if !matches!(v["kind"].as_str(), Some("ClusterRole" | "Role")) {
+            continue;
+        }
+        for rule in v["rules"].as_array().cloned().unwrap_or_default() {
+            let list = |key: &str| -> Vec<String> {
+                (rule[key].as_array().cloned().unwrap_or_default().iter())
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            };
+            for group in list("apiGroups") {
+                rules.push((group, list("resources"), list("verbs")));
+            }
+        }
+    }
+    assert!(!rules.is_empty(), "the release has RBAC rules");
+    rules
 }

@@ -57,6 +57,40 @@ pub fn node() {
     });
 }
 
+/// Builds these images (tests/env/images.sh) and imports them into the node.
+pub fn import_images(names: &[&str]) {
+    node();
+    let socket = kubeconfig()
+        .parent()
+        .expect("control plane folder")
+        .join("node/containerd.sock");
+    let ok = Command::new(format!("{REPO}/tests/env/images.sh"))
+        .arg("import")
+        .arg(&socket)
+        .args(names)
+        .stderr(Stdio::inherit())
+        .status()
+        .expect("run tests/env/images.sh");
+    assert!(
+        ok.success(),
+        "the images {names:?} were not built or imported (see above)"
+    );
+}
+
+/// The folder of the Prometheus binaries (prometheus, promtool...), built by tests/env/build.sh.
+pub fn prometheus_bin() -> String {
+    let out = Command::new(format!("{REPO}/tests/env/build.sh"))
+        .arg("prometheus")
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run tests/env/build.sh prometheus");
+    assert!(
+        out.status.success(),
+        "tests/env/build.sh prometheus failed (see above)"
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 /// Runs helm against the control plane; (succeeded, stdout, stderr).
 pub fn helm(args: &[&str]) -> (bool, String, String) {
     let kubeconfig = kubeconfig().to_string_lossy().into_owned();
@@ -147,4 +181,42 @@ pub async fn wait_available(client: &Client, ns: &str, name: &str, n: i32) {
         },
     )
     .await;
+}
+
+/// One request the API server's audit log recorded (tests/env/controlplane.sh logs every request
+/// of a ServiceAccount): (verb, API group, resource with its subresource, response code).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Audited {
+    pub verb: String,
+    pub group: String,
+    pub resource: String,
+    pub code: i64,
+}
+
+/// The requests of a ServiceAccount, as the API server's audit log has them.
+pub fn audited(namespace: &str, service_account: &str) -> Vec<Audited> {
+    let user = format!("system:serviceaccount:{namespace}:{service_account}");
+    let path = kubeconfig()
+        .parent()
+        .expect("control plane folder")
+        .join("audit.log");
+    let log = std::fs::read_to_string(path).unwrap_or_default();
+    (log.lines())
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|e| e["user"]["username"] == user.as_str())
+        .map(|e| {
+            let o = &e["objectRef"];
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+            let mut resource = text(&o["resource"]);
+            if let Some(sub) = o["subresource"].as_str() {
+                resource = format!("{resource}/{sub}");
+            }
+            Audited {
+                verb: text(&e["verb"]),
+                group: text(&o["apiGroup"]),
+                resource,
+                code: e["responseStatus"]["code"].as_i64().unwrap_or_default(),
+            }
+        })
+        .collect()
 }

@@ -1,0 +1,215 @@
+//! Prometheus, as the seed architecture has it: the Prometheus Operator and Prometheus (built
+//! from their Go modules, tests/env/build.sh prometheus) run on the node; the chart's
+//! ServiceMonitor makes Prometheus discover and scrape the operator's Pod, its PrometheusRule
+//! loads, and an alert fires when its condition holds.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Pod;
+use kube::Client;
+use kube::api::{Api, DynamicObject};
+use serde_json::{Value, json};
+
+use crate::common::{self, is_ready, wait_dbi, wait_for};
+use rds_operator::dbinstance::DBInstance;
+
+const TIMEOUT: Duration = Duration::from_secs(240);
+const CRDS: &str = "monitoring.coreos.com_";
+
+/// The Prometheus Operator's CRDs, from its Go module (example/prometheus-operator-crd/).
+fn operator_crds() -> Vec<std::path::PathBuf> {
+    let out = std::process::Command::new("go")
+        .args([
+            "list",
+            "-m",
+            "-f",
+            "{{.Dir}}",
+            "github.com/prometheus-operator/prometheus-operator",
+        ])
+        .current_dir(format!("{}/tests/env/prometheus-operator", common::REPO))
+        .output()
+        .expect("go list");
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let dir = std::path::Path::new(&dir).join("example/prometheus-operator-crd");
+    let mut files: Vec<_> = (std::fs::read_dir(&dir).expect("the module's CRDs"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(CRDS))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Applies YAML or JSON documents by server-side apply, as `kubectl apply --server-side` does.
+fn kubectl_apply(manifest: &str) {
+    let path = std::env::temp_dir().join(format!("{}.yaml", common::unique("manifest")));
+    std::fs::write(&path, manifest).unwrap();
+    kubectl(&[
+        "apply",
+        "--server-side",
+        "--force-conflicts",
+        "-f",
+        path.to_str().unwrap(),
+    ]);
+}
+
+fn kubectl(args: &[&str]) -> String {
+    let kubeconfig = common::kubeconfig().to_string_lossy().into_owned();
+    let mut all = vec!["--kubeconfig", kubeconfig.as_str()];
+    all.extend_from_slice(args);
+    let (ok, out, err) = common::run(&common::tool("kubectl"), &all);
+    assert!(ok, "kubectl {args:?}: {out}{err}");
+    out
+}
+
+/// The Prometheus Operator in `ns` (cluster-admin: test infrastructure, not under test), and a
+/// Prometheus selecting every ServiceMonitor and PrometheusRule, scraping and evaluating every 5 s.
+fn prometheus(ns: &str) {
+    for file in operator_crds() {
+        kubectl(&[
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            "-f",
+            file.to_str().unwrap(),
+        ]);
+    }
+    let image = |name: &str| format!("rds-operator.test/{name}:dev");
+    let manifests = json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "prometheus-operator", "namespace": ns}},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "prometheus", "namespace": ns}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+         "metadata": {"name": format!("{ns}-monitoring")},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+         "subjects": [
+            {"kind": "ServiceAccount", "name": "prometheus-operator", "namespace": ns},
+            {"kind": "ServiceAccount", "name": "prometheus", "namespace": ns}]},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "prometheus-operator", "namespace": ns},
+         "spec": {"selector": {"matchLabels": {"app": "prometheus-operator"}},
+          "template": {"metadata": {"labels": {"app": "prometheus-operator"}},
+           "spec": {"serviceAccountName": "prometheus-operator",
+            "securityContext": {"runAsNonRoot": true, "runAsUser": 65534},
+            "containers": [{"name": "operator", "image": image("prometheus-operator"),
+             "imagePullPolicy": "Never",
+             "args": [format!("--prometheus-config-reloader={}", image("prometheus-config-reloader")),
+                      "--log-level=info"]}]}}}},
+        {"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus",
+         "metadata": {"name": "test", "namespace": ns},
+         "spec": {"image": image("prometheus"), "version": "v3.7.0", "replicas": 1,
+          "serviceAccountName": "prometheus",
+          "serviceMonitorSelector": {}, "serviceMonitorNamespaceSelector": {},
+          "ruleSelector": {}, "ruleNamespaceSelector": {},
+          "scrapeInterval": "5s", "evaluationInterval": "5s",
+          "securityContext": {"runAsNonRoot": true, "runAsUser": 65534, "fsGroup": 65534}}}
+    ]});
+    kubectl_apply(&manifests.to_string());
+}
+
+/// Prometheus's HTTP API on its Pod: GET `path`, the JSON `data` once the answer is a success.
+async fn prom_get(client: &Client, ns: &str, path: &str) -> Option<Value> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let pod = pods.get("prometheus-test-0").await.ok()?;
+    let ip = pod.status?.pod_ip?;
+    let url = format!("http://{ip}:9090{path}");
+    let out = std::process::Command::new("curl")
+        .args(["-sf", "--max-time", "5", &url])
+        .output()
+        .ok()?;
+    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    (v["status"] == "success").then(|| v["data"].clone())
+}
+
+#[tokio::test]
+async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
+    common::node();
+    common::import_images(&[
+        "prometheus-operator",
+        "prometheus",
+        "prometheus-config-reloader",
+    ]);
+    let client = common::client_with_crd().await;
+    let monitoring = common::namespace(&client, "monitoring").await;
+    let release_ns = common::namespace(&client, "rds-system").await;
+    let ns = common::namespace(&client, "coffee").await;
+    prometheus(&monitoring);
+    common::aws_secret(&client, &release_ns).await;
+    let values = [
+        format!("watchNamespaces={{{ns}}}"),
+        "metrics.serviceMonitor.enabled=true".into(),
+        "metrics.serviceMonitor.interval=5s".into(),
+        "metrics.prometheusRule.enabled=true".into(),
+        "metrics.prometheusRule.notAvailableFor=5s".into(),
+    ];
+    crate::node::install("rds-operator-mon", &release_ns, &values);
+    common::wait_available(&client, &release_ns, "rds-operator-mon", 1).await;
+
+    // The rule file the chart renders is valid for promtool.
+    let rules = Api::<DynamicObject>::namespaced_with(
+        client.clone(),
+        &release_ns,
+        &kube::discovery::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk(
+            "monitoring.coreos.com",
+            "v1",
+            "PrometheusRule",
+        )),
+    )
+    .get("rds-operator-mon")
+    .await
+    .expect("the chart's PrometheusRule");
+    let file = std::env::temp_dir().join(format!("{}.yaml", common::unique("rules")));
+    std::fs::write(&file, serde_yaml::to_string(&rules.data["spec"]).unwrap()).unwrap();
+    let promtool = std::path::Path::new(&common::prometheus_bin()).join("promtool");
+    let (ok, out, err) = common::run(&promtool, &["check", "rules", file.to_str().unwrap()]);
+    assert!(ok, "promtool check rules: {out}{err}");
+
+    // A database, so the operator reports one.
+    let identifier = crate::node::coffee_manage(&client, &ns).await;
+    let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
+    wait_dbi(&api, "coffee-db", "Ready", TIMEOUT, is_ready).await;
+
+    // Prometheus found the operator through the ServiceMonitor and scrapes it.
+    let query = "/api/v1/query?query=rds_operator_managed_instances";
+    let sample = wait_for("Prometheus to scrape the operator", TIMEOUT, || async {
+        let data = prom_get(&client, &monitoring, query).await?;
+        let result = data["result"].as_array()?.clone();
+        result.into_iter().find(|r| {
+            r["metric"]["state"] == "available" && r["metric"]["namespace"] == release_ns.as_str()
+        })
+    })
+    .await;
+    assert_eq!(sample["value"][1], "1", "{sample}");
+
+    // The chart's rules loaded with no error.
+    let groups = wait_for("the rds-operator rule group", TIMEOUT, || async {
+        let data = prom_get(&client, &monitoring, "/api/v1/rules").await?;
+        let groups = data["groups"].as_array()?.clone();
+        let ours: Vec<Value> = groups
+            .into_iter()
+            .filter(|g| g["name"] == "rds-operator")
+            .collect();
+        (!ours.is_empty()).then_some(ours)
+    })
+    .await;
+    for rule in groups[0]["rules"].as_array().unwrap() {
+        assert_eq!(rule["health"], "ok", "{rule}");
+    }
+
+    // An instance RDS reports stopped: RdsOperatorInstancesNotAvailable fires.
+    let rds = common::rds().await;
+    rds.stop_db_instance()
+        .db_instance_identifier(&identifier)
+        .send()
+        .await
+        .expect("stop the instance");
+    wait_for("the alert to fire", TIMEOUT, || async {
+        let data = prom_get(&client, &monitoring, "/api/v1/alerts").await?;
+        (data["alerts"].as_array()?.iter()).find(|a| {
+            a["labels"]["alertname"] == "RdsOperatorInstancesNotAvailable" && a["state"] == "firing"
+        })?;
+        Some(())
+    })
+    .await;
+}
