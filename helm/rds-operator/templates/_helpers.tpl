@@ -47,9 +47,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups"]
   verbs: ["get", "list", "watch", "patch"]
+# Status is written by server-side apply; it is read with the object, never on its own.
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status"]
-  verbs: ["get", "patch"]
+  verbs: ["patch"]
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers"]
   verbs: ["update"]
