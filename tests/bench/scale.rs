@@ -16,9 +16,8 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
-// The benchmark uses part of the test bed: not every re-export of common is used here.
+// The benchmark uses part of the test bed (common allows what a binary leaves unused).
 #[path = "../integration/common/mod.rs"]
-#[allow(unused_imports)]
 mod common;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};

@@ -11,9 +11,8 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, PostParams};
 
-// The benchmark uses part of the test bed: not every re-export of common is used here.
+// The benchmark uses part of the test bed (common allows what a binary leaves unused).
 #[path = "../integration/common/mod.rs"]
-#[allow(unused_imports)]
 mod common;
 
 use common::Operator;

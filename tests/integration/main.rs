@@ -9,8 +9,6 @@ mod feed;
 mod health;
 mod lifecycle;
 mod migration;
-mod monitoring;
-mod node;
 mod parametergroups;
 mod safety;
 mod ship;

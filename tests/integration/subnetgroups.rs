@@ -11,18 +11,7 @@ use crate::common::{
     self, Operator, calls, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi, wait_for,
 };
 
-/// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).
-pub(crate) async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
-    let out = (rds.describe_db_subnet_groups())
-        .db_subnet_group_name("coffee-manage-db-subnets")
-        .send()
-        .await
-        .expect("the emulator's network");
-    let group = &out.db_subnet_groups()[0];
-    (group.subnets().iter())
-        .filter_map(|s| s.subnet_identifier().map(str::to_owned))
-        .collect()
-}
+pub(crate) use crate::common::coffee_subnets;
 
 fn group(name: &str, rds_name: &str, subnets: &[String]) -> DBSubnetGroup {
     serde_json::from_value(json!({

@@ -124,6 +124,7 @@ async fn prom_get(client: &Client, ns: &str, path: &str) -> Option<Value> {
 
 #[tokio::test]
 async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
+    let _shared = crate::CLUSTER.read().await;
     common::node();
     common::import_images(&[
         "prometheus-operator",

@@ -54,7 +54,7 @@ pub(crate) async fn coffee_manage(client: &Client, ns: &str) -> String {
         .await
         .expect("password Secret");
     let mut group: DBSubnetGroup = read_example("dbsubnetgroup.yaml");
-    group.spec.subnet_ids = crate::subnetgroups::coffee_subnets(&common::rds().await).await;
+    group.spec.subnet_ids = common::coffee_subnets(&common::rds().await).await;
     group.spec.db_subnet_group_name = Some(unique("coffee-db-subnets"));
     Api::<DBSubnetGroup>::namespaced(client.clone(), ns)
         .create(&PostParams::default(), &group)
@@ -132,6 +132,7 @@ async fn connection(client: &Client, ns: &str) -> BTreeMap<String, String> {
 
 #[tokio::test]
 async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
+    let _shared = crate::CLUSTER.read().await;
     common::node();
     let client = common::client_with_crd().await;
     let release_ns = common::namespace(&client, "rds-system").await;
@@ -170,14 +171,7 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
     let app_pod_name = app_pod.metadata.name.clone().unwrap();
     assert_eq!(suppliers, vec![app_pod_name.clone()]);
     let secret = connection(&client, &ns).await;
-    let (ok, rows) = crate::engines::mariadb(
-        &secret["host"],
-        Some(&secret["port"]),
-        &secret["username"],
-        &secret["password"],
-        &secret["dbname"],
-        "SELECT name FROM suppliers",
-    );
+    let (ok, rows) = mariadb(&secret, "SELECT name FROM suppliers");
     assert!(ok, "the host reads the app's row: {rows}");
     assert_eq!(rows.trim(), app_pod_name, "the row the app inserted");
 
@@ -318,6 +312,28 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
     );
 }
 
+/// Runs SQL on the host with the `mariadb` client and the connection Secret's standard keys
+/// (the password through the environment); (succeeded, stdout + stderr).
+fn mariadb(s: &BTreeMap<String, String>, sql: &str) -> (bool, String) {
+    let out = std::process::Command::new("mariadb")
+        .args([
+            "--no-defaults",
+            "--batch",
+            "--skip-column-names",
+            "-h",
+            &s["host"],
+            "-P",
+            &s["port"],
+        ])
+        .args(["-u", &s["username"], &s["dbname"], "-e", sql])
+        .env("MYSQL_PWD", &s["password"])
+        .output()
+        .expect("run mariadb (Debian mariadb-client)");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
 /// Stops the operator's process (SIGSTOP), as a frozen process would be: only the liveness
 /// probe notices.
 fn freeze_operator(pod: &Pod) {
@@ -346,6 +362,7 @@ fn freeze_operator(pod: &Pod) {
 
 #[tokio::test]
 async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
+    let _alone = crate::CLUSTER.write().await;
     common::node();
     let client = common::client_with_crd().await;
     let release_ns = common::namespace(&client, "rds-system").await;

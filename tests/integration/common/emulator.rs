@@ -193,3 +193,16 @@ pub fn tags_of(i: &aws_sdk_rds::types::DbInstance) -> std::collections::BTreeMap
 pub fn calls(identifier: &str, action: &str) -> u64 {
     server_calls(identifier).get(action).copied().unwrap_or(0)
 }
+
+/// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).
+pub async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
+    let out = (rds.describe_db_subnet_groups())
+        .db_subnet_group_name("coffee-manage-db-subnets")
+        .send()
+        .await
+        .expect("the emulator's network");
+    let group = &out.db_subnet_groups()[0];
+    (group.subnets().iter())
+        .filter_map(|s| s.subnet_identifier().map(str::to_owned))
+        .collect()
+}

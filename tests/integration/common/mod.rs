@@ -1,7 +1,7 @@
 //! The test bed: a real kube-apiserver (tests/env/controlplane.sh) and moto (localstack/moto.sh),
 //! shared by every test in this binary; each test gets its own namespace and RDS identifiers.
 
-#![allow(dead_code)] // each test module uses a different part of the bed
+#![allow(dead_code, unused_imports)] // each test binary and module uses a different part of the bed
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
