@@ -15,6 +15,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 cmd=${1:-}
 dir=${2:-${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}/run/controlplane}
 
@@ -24,14 +26,7 @@ stop() {
   # A node beside it (node.sh) goes first: its kubelet talks to this API server.
   [ -d "$dir/node" ] && "$here/node.sh" stop "$dir"
   for name in kube-controller-manager kube-apiserver etcd watcher; do
-    local pidfile="$dir/$name.pid"
-    [ -f "$pidfile" ] || continue
-    local pid
-    pid=$(cat "$pidfile")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-    rm -f "$pidfile"
+    stop_pid "$dir" "$name"
   done
 }
 
@@ -133,15 +128,10 @@ KUBECONFIG
       echo "$dir/kubeconfig"
       return 0
     fi
-    for name in etcd kube-apiserver; do
-      kill -0 "$(cat "$dir/$name.pid")" 2>/dev/null || {
-        echo "---- last lines of $dir/$name.log ----" >&2
-        tail -n 20 "$dir/$name.log" >&2
-        stop
-        echo "tests/env/controlplane.sh: $name exited during start-up (log: $dir/$name.log)" >&2
-        exit 1
-      }
-    done
+    if exited "$dir" tests/env/controlplane.sh etcd kube-apiserver; then
+      stop
+      exit 1
+    fi
     sleep 0.1
   done
   stop

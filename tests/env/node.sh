@@ -21,6 +21,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 cmd=${1:-}
 cp=${2:?usage: node.sh start|stop CONTROLPLANE_DIR}
 dir=$cp/node
@@ -80,21 +82,10 @@ net_down() {
   ip link del "$bridge" 2>/dev/null || true
 }
 
-stop_pid() {
-  local pidfile="$dir/$1.pid"
-  [ -f "$pidfile" ] || return 0
-  local pid
-  pid=$(cat "$pidfile")
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$pidfile"
-}
-
 stop() {
   [ -d "$dir" ] || return 0
-  stop_pid kube-scheduler
-  stop_pid kubelet
+  stop_pid "$dir" kube-scheduler
+  stop_pid "$dir" kubelet
   # The Pods' containers and sandboxes: their shims, then containerd.
   if [ -S "$dir/containerd.sock" ]; then
     for task in $(ctr -a "$dir/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
@@ -102,7 +93,7 @@ stop() {
     done
   fi
   pkill -9 -f "containerd-shim.*-address $dir/containerd.sock" 2>/dev/null || true
-  stop_pid containerd
+  stop_pid "$dir" containerd
   pkill -9 -f "containerd-shim.*-address $dir/containerd.sock" 2>/dev/null || true
   # Mounts under the node's folder (container rootfs, volumes, sandbox /dev/shm), deepest first.
   awk -v d="$dir/" 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r | while read -r m; do
@@ -204,15 +195,10 @@ YAML
       echo "node $node Ready" >&2
       return 0
     fi
-    for name in containerd kubelet kube-scheduler; do
-      kill -0 "$(cat "$dir/$name.pid")" 2>/dev/null || {
-        echo "---- last lines of $dir/$name.log ----" >&2
-        tail -n 20 "$dir/$name.log" >&2
-        stop
-        echo "tests/env/node.sh: $name exited during start-up (log: $dir/$name.log)" >&2
-        exit 1
-      }
-    done
+    if exited "$dir" tests/env/node.sh containerd kubelet kube-scheduler; then
+      stop
+      exit 1
+    fi
     sleep 0.1
   done
   stop

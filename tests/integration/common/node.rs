@@ -37,19 +37,8 @@ pub fn node() {
             .expect("run tests/env/node.sh");
         assert!(ok.success(), "the test node did not start (see above)");
         eprintln!("node Ready in {:.1} s", started.elapsed().as_secs_f64());
-        let socket = cp.join("node/containerd.sock");
         let started = Instant::now();
-        let ok = Command::new(format!("{REPO}/tests/env/images.sh"))
-            .arg("import")
-            .arg(&socket)
-            .args(["operator", "app"])
-            .stderr(Stdio::inherit())
-            .status()
-            .expect("run tests/env/images.sh");
-        assert!(
-            ok.success(),
-            "the images were not built or imported (see above)"
-        );
+        import(&["operator", "app"]);
         eprintln!(
             "images built and imported in {:.1} s",
             started.elapsed().as_secs_f64()
@@ -60,6 +49,10 @@ pub fn node() {
 /// Builds these images (tests/env/images.sh) and imports them into the node.
 pub fn import_images(names: &[&str]) {
     node();
+    import(names);
+}
+
+fn import(names: &[&str]) {
     let socket = kubeconfig()
         .parent()
         .expect("control plane folder")
