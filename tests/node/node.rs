@@ -353,6 +353,34 @@ fn freeze_operator(pod: &Pod) {
         })
         .unwrap_or_else(|| panic!("no rds-operator process of Pod {uid} among {pids:?}"))
         .to_owned();
+    // The chart's security context, as the kubelet applied it: the nonroot user, no capabilities.
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        (status.lines())
+            .find(|l| l.starts_with(name))
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        field("Uid:"),
+        "65532 65532 65532 65532",
+        "runs as the nonroot user"
+    );
+    assert_eq!(
+        field("CapEff:"),
+        "0000000000000000",
+        "with every capability dropped"
+    );
+    assert_eq!(field("NoNewPrivs:"), "1", "and no privilege escalation");
+    let mounts = std::fs::read_to_string(format!("/proc/{pid}/mountinfo")).unwrap();
+    let root = (mounts.lines())
+        .map(|l| l.split(' ').collect::<Vec<_>>())
+        .find(|f| f.get(4) == Some(&"/"))
+        .expect("the container's root mount");
+    assert!(
+        root[5].split(',').any(|o| o == "ro"),
+        "on a read-only root filesystem: {root:?}"
+    );
     let ok = std::process::Command::new("kill")
         .args(["-STOP", &pid])
         .status()
