@@ -32,3 +32,6 @@ export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_
 tests/env/clients.sh
 
 cargo test --locked --all-targets -- --show-output
+
+# The node tests' node is gone, and took with it all it put on the host.
+tests/env/node.sh leftovers

@@ -5,6 +5,8 @@
 #
 #   node.sh start CONTROLPLANE_DIR   start the node beside that control plane, wait until it is Ready
 #   node.sh stop CONTROLPLANE_DIR    stop it and take away everything it put on the host
+#   node.sh leftovers                what any node left on the host (none: exit 0), waiting up to
+#                                    30 s for the stops under way
 #
 # Everything lives under CONTROLPLANE_DIR/node. Every address is on this machine:
 # - the Pods are on the bridge rdsop0 (10.88.0.0/24, the host is 10.88.0.1);
@@ -24,8 +26,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 cmd=${1:-}
-cp=${2:?usage: node.sh start|stop CONTROLPLANE_DIR}
-dir=$cp/node
+cp=${2:-}
+dir=${cp:-/nonexistent}/node
 bridge=rdsop0
 gateway=10.88.0.1
 service_ip=10.0.0.1
@@ -206,8 +208,33 @@ YAML
   exit 1
 }
 
+# What a node puts on the host, as it is now: one line each.
+host_state() {
+  ip link show "$bridge" >/dev/null 2>&1 && echo "the bridge $bridge"
+  iptables-save 2>/dev/null | grep -- "$bridge" | sed 's/^/the iptables rule: /'
+  ip route show 10.0.0.0/24 2>/dev/null | grep -q blackhole && echo "the blackhole route 10.0.0.0/24"
+  awk '$2 ~ /rds-operator-controlplane-|\/node\/(kubelet|containerd)\// {print "the mount " $2}' /proc/mounts
+  pgrep -af 'containerd-shim.*/node/containerd.sock' | sed 's/^/the shim /'
+  pgrep -af '/node/containerd.toml|k8s-[0-9.]*/kubelet ' | sed 's/^/the process /'
+  ip netns list 2>/dev/null | awk '/^cni-/{print "the network namespace " $1}'
+  return 0
+}
+
+leftovers() {
+  local state
+  for _ in $(seq 300); do
+    state=$(host_state)
+    [ -z "$state" ] && return 0
+    sleep 0.1
+  done
+  echo "tests/env/node.sh: a node left this on the host:" >&2
+  echo "$state" >&2
+  exit 1
+}
+
 case "$cmd" in
-  start) start ;;
-  stop) stop ;;
-  *) echo "usage: $0 start|stop CONTROLPLANE_DIR" >&2; exit 2 ;;
+  start) [ -n "$cp" ] || { echo "usage: $0 start CONTROLPLANE_DIR" >&2; exit 2; }; start ;;
+  stop) [ -n "$cp" ] || { echo "usage: $0 stop CONTROLPLANE_DIR" >&2; exit 2; }; stop ;;
+  leftovers) leftovers ;;
+  *) echo "usage: $0 start|stop CONTROLPLANE_DIR | leftovers" >&2; exit 2 ;;
 esac
