@@ -30,6 +30,8 @@ export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_
 
 # mysql2, the Coffee Manage app's driver, for the tests that connect with a Secret's uri.
 tests/env/clients.sh
+# What the node tests' node needs (containerd, runc, CNI plugins, iptables, musl-gcc).
+tests/env/node.sh install
 
 cargo test --locked --all-targets -- --show-output
 

@@ -5,6 +5,9 @@
 #
 #   node.sh start CONTROLPLANE_DIR   start the node beside that control plane, wait until it is Ready
 #   node.sh stop CONTROLPLANE_DIR    stop it and take away everything it put on the host
+#   node.sh install                  install what a node needs when it is missing: Debian's
+#                                    containerd, runc, CNI plugins, iptables, and musl-gcc with
+#                                    Rust's musl target for the operator's static image
 #   node.sh leftovers                what any node left on the host (none: exit 0), waiting up to
 #                                    30 s for the stops under way
 #
@@ -208,6 +211,26 @@ YAML
   exit 1
 }
 
+install() {
+  local missing=()
+  for tool in containerd runc iptables; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+  command -v musl-gcc >/dev/null || missing+=(musl-tools)
+  [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+  if ((${#missing[@]})); then
+    if ! command -v apt-get >/dev/null || [ "$(id -u)" != 0 ]; then
+      echo "tests/env/node.sh: the node needs ${missing[*]} (Debian packages) and root" >&2
+      exit 1
+    fi
+    echo "installing ${missing[*]} for the test node ..." >&2
+    # Installed, not started: the node runs its own containerd.
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    rm -f /usr/sbin/policy-rc.d
+  fi
+  rustup target list --installed | grep -qx x86_64-unknown-linux-musl ||
+    rustup target add x86_64-unknown-linux-musl >&2
+}
+
 # What a node puts on the host, as it is now: one line each.
 host_state() {
   ip link show "$bridge" >/dev/null 2>&1 && echo "the bridge $bridge"
@@ -235,6 +258,7 @@ leftovers() {
 case "$cmd" in
   start) [ -n "$cp" ] || { echo "usage: $0 start CONTROLPLANE_DIR" >&2; exit 2; }; start ;;
   stop) [ -n "$cp" ] || { echo "usage: $0 stop CONTROLPLANE_DIR" >&2; exit 2; }; stop ;;
+  install) install ;;
   leftovers) leftovers ;;
-  *) echo "usage: $0 start|stop CONTROLPLANE_DIR | leftovers" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop CONTROLPLANE_DIR | install | leftovers" >&2; exit 2 ;;
 esac
