@@ -12,6 +12,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../tests/env/lib.sh
+. "$here/../tests/env/lib.sh"
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
 venv="$cache/moto-venv"
 run="$cache/run"
@@ -29,15 +31,12 @@ engines() {
   [ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql)
   command -v psql >/dev/null || missing+=(postgresql-client)
   ((${#missing[@]})) || return 0
-  if ! command -v apt-get >/dev/null || [ "$(id -u)" != 0 ]; then
+  local status=0
+  apt_install "moto's real engines" "${missing[@]}" || status=$?
+  if [ "$status" = 2 ]; then
     echo "localstack/moto.sh: real engines need ${missing[*]} (Debian packages); install them for the tests that connect" >&2
     return 0
   fi
-  echo "installing ${missing[*]} for moto's real engines ..." >&2
-  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  local status=$?
-  rm -f /usr/sbin/policy-rc.d
   return $status
 }
 

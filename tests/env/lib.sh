@@ -27,3 +27,17 @@ exited() {
   done
   return 1
 }
+
+# apt_install WHAT PACKAGE...: installs Debian packages for WHAT, without starting their services;
+# returns 2 at once when it cannot (no apt-get, or not root), for the caller to decide.
+apt_install() {
+  local what=$1 status
+  shift
+  command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] || return 2
+  echo "installing $* for $what ..." >&2
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  status=$?
+  rm -f /usr/sbin/policy-rc.d
+  return $status
+}

@@ -216,16 +216,10 @@ install() {
   for tool in containerd runc iptables; do command -v "$tool" >/dev/null || missing+=("$tool"); done
   command -v musl-gcc >/dev/null || missing+=(musl-tools)
   [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
-  if ((${#missing[@]})); then
-    if ! command -v apt-get >/dev/null || [ "$(id -u)" != 0 ]; then
-      echo "tests/env/node.sh: the node needs ${missing[*]} (Debian packages) and root" >&2
-      exit 1
-    fi
-    echo "installing ${missing[*]} for the test node ..." >&2
-    # Installed, not started: the node runs its own containerd.
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-    rm -f /usr/sbin/policy-rc.d
+  # Installed, not started: the node runs its own containerd.
+  if ((${#missing[@]})) && ! apt_install "the test node" "${missing[@]}"; then
+    echo "tests/env/node.sh: the node needs ${missing[*]} (Debian packages) and root" >&2
+    exit 1
   fi
   rustup target list --installed | grep -qx x86_64-unknown-linux-musl ||
     rustup target add x86_64-unknown-linux-musl >&2
