@@ -25,7 +25,7 @@ pub struct Registration {
 
 const fn register<K: Managed + CustomResourceExt>() -> Registration {
     Registration {
-        name: || K::crd().spec.names.kind.to_lowercase(),
+        name: || K::kind(&()).to_lowercase(),
         crd: crd::yaml::<K>,
         controller: skeleton::controller::<K>,
     }

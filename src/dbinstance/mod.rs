@@ -588,11 +588,6 @@ impl DBInstance {
     }
 }
 
-/// The CRD as YAML, as committed in crds/.
-pub fn crd_yaml() -> String {
-    crate::managed::crd::yaml::<DBInstance>()
-}
-
 /// The Coffee Manage database as the table tests start from it: MySQL 8.0 on a db.t3.micro with
 /// 20 GiB of gp2.
 #[cfg(test)]
@@ -621,7 +616,7 @@ mod tests {
 
     #[test]
     fn schema_carries_immutability_rules_and_enums() {
-        let yaml = crd_yaml();
+        let yaml = crate::managed::crd::yaml::<DBInstance>();
         for needle in [
             "engine is immutable",
             "dbName is immutable",

@@ -36,58 +36,7 @@ pub(crate) fn real(extra: serde_json::Value) -> serde_json::Value {
     spec
 }
 
-/// Runs SQL with the `mariadb` client; (succeeded, stdout + stderr).
-pub(crate) fn mariadb(
-    host: &str,
-    port: Option<&str>,
-    user: &str,
-    password: &str,
-    db: &str,
-    sql: &str,
-) -> (bool, String) {
-    let mut cmd = Command::new("mariadb");
-    cmd.args([
-        "--no-defaults",
-        "--batch",
-        "--skip-column-names",
-        "-h",
-        host,
-        "-u",
-        user,
-        db,
-        "-e",
-        sql,
-    ]);
-    if let Some(port) = port {
-        cmd.args(["-P", port]);
-    }
-    // The password through the environment, not the command line.
-    run(
-        cmd.env("MYSQL_PWD", password),
-        "mariadb (Debian mariadb-client)",
-    )
-}
-
-/// Runs SQL with the `mariadb` client on a connection Secret's standard keys (host, port,
-/// username, dbname), logging in with `password`.
-fn mariadb_keys(s: &BTreeMap<String, String>, password: &str, sql: &str) -> (bool, String) {
-    mariadb(
-        &s["host"],
-        Some(&s["port"]),
-        &s["username"],
-        password,
-        &s["dbname"],
-        sql,
-    )
-}
-
-/// Runs a client; (succeeded, stdout + stderr).
-fn run(cmd: &mut Command, what: &str) -> (bool, String) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
-}
+pub(crate) use crate::common::{mariadb, mariadb_keys, run_client as run};
 
 /// Runs SQL with Node's mysql2, the Coffee Manage app's own driver, on a `mysql://` URI (installed
 /// by tests/env/clients.sh); (succeeded, rows as JSON or the error).

@@ -251,13 +251,7 @@ async fn a_parameter_group_turning_ready_wakes_the_dbinstance_waiting_for_it() {
     let (id, name) = (unique("pgwake"), unique("pgwake"));
     let spec =
         json!({"dbParameterGroupRef": {"name": "coffee-params"}, "deletionPolicy": "Delete"});
-    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
-        .await
-        .expect("create DBInstance");
-    wait_dbi(&api, "db", "ReferencesUnresolved", TIMEOUT, |db| {
-        synced_reason(db) == "ReferencesUnresolved"
-    })
-    .await;
+    common::create_waiting_for_a_reference(&api, &id, spec).await;
     // Let the DBInstance settle into its minute-long wait.
     tokio::time::sleep(Duration::from_secs(3)).await;
     groups

@@ -310,23 +310,8 @@ async fn service_account_kubeconfig(
     sa: &str,
     dir: &std::path::Path,
 ) -> (Client, std::path::PathBuf) {
-    let kubectl = common::tool("kubectl");
     let admin = common::kubeconfig().to_str().unwrap().to_owned();
-    let (ok, token, err) = common::run(
-        &kubectl,
-        &[
-            "--kubeconfig",
-            &admin,
-            "-n",
-            namespace,
-            "create",
-            "token",
-            sa,
-            "--duration",
-            "1h",
-        ],
-    );
-    assert!(ok, "kubectl create token: {err}");
+    let token = common::kubectl(&["-n", namespace, "create", "token", sa, "--duration", "1h"]);
     let admin_config: serde_yaml::Value =
         serde_yaml::from_str(&std::fs::read_to_string(&admin).unwrap()).unwrap();
     // The admin's cluster (its server and CA): the operator verifies the API server's certificate.
@@ -365,26 +350,19 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
     .await;
     common::secret(&client, &elsewhere, "not-yours", "token", "do-not-read").await;
 
-    let helm = common::tool("helm");
-    let admin = common::kubeconfig().to_str().unwrap().to_owned();
-    let (ok, out, err) = common::run(
-        &helm,
-        &[
-            "install",
-            "rds-operator",
-            &chart(),
-            "--kubeconfig",
-            &admin,
-            "--namespace",
-            &release_ns,
-            "--set",
-            &format!("watchNamespaces={{{watched}}}"),
-            "--set",
-            "admissionPolicy.enabled=false",
-            "--set",
-            "leaderElection.leaseDuration=6s",
-        ],
-    );
+    let (ok, out, err) = common::helm(&[
+        "install",
+        "rds-operator",
+        &chart(),
+        "--namespace",
+        &release_ns,
+        "--set",
+        &format!("watchNamespaces={{{watched}}}"),
+        "--set",
+        "admissionPolicy.enabled=false",
+        "--set",
+        "leaderElection.leaseDuration=6s",
+    ]);
     assert!(ok, "helm install: {out}{err}");
 
     // Every object is there.

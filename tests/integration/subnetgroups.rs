@@ -7,9 +7,7 @@ use rds_operator::dbsubnetgroup::DBSubnetGroup;
 use serde_json::json;
 
 use crate::common::TIMEOUT;
-use crate::common::{
-    self, Operator, calls, dbinstance, is_ready, setup, synced_reason, unique, wait_dbi, wait_for,
-};
+use crate::common::{self, Operator, calls, is_ready, setup, unique, wait_dbi, wait_for};
 
 pub(crate) use crate::common::coffee_subnets;
 
@@ -146,13 +144,7 @@ async fn a_dbinstance_waits_for_its_subnet_group_which_waits_for_it_on_deletion(
     let id = unique("subnetref");
     // The DBInstance first: it waits.
     let spec = json!({"dbSubnetGroupRef": {"name": "coffee-subnets"}, "deletionPolicy": "Delete"});
-    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
-        .await
-        .expect("create DBInstance");
-    wait_dbi(&api, "db", "ReferencesUnresolved", TIMEOUT, |db| {
-        synced_reason(db) == "ReferencesUnresolved"
-    })
-    .await;
+    common::create_waiting_for_a_reference(&api, &id, spec).await;
     assert!(
         common::describe(&rds, &id).await.is_none(),
         "nothing created while the group is missing"

@@ -46,7 +46,7 @@ fn operator_crds() -> Vec<std::path::PathBuf> {
 fn kubectl_apply(manifest: &str) {
     let path = std::env::temp_dir().join(format!("{}.yaml", common::unique("manifest")));
     std::fs::write(&path, manifest).unwrap();
-    kubectl(&[
+    common::kubectl(&[
         "apply",
         "--server-side",
         "--force-conflicts",
@@ -55,20 +55,11 @@ fn kubectl_apply(manifest: &str) {
     ]);
 }
 
-fn kubectl(args: &[&str]) -> String {
-    let kubeconfig = common::kubeconfig().to_string_lossy().into_owned();
-    let mut all = vec!["--kubeconfig", kubeconfig.as_str()];
-    all.extend_from_slice(args);
-    let (ok, out, err) = common::run(&common::tool("kubectl"), &all);
-    assert!(ok, "kubectl {args:?}: {out}{err}");
-    out
-}
-
 /// The Prometheus Operator in `ns` (cluster-admin: test infrastructure, not under test), and a
 /// Prometheus selecting every ServiceMonitor and PrometheusRule, scraping and evaluating every 5 s.
 fn prometheus(ns: &str) {
     for file in operator_crds() {
-        kubectl(&[
+        common::kubectl(&[
             "apply",
             "--server-side",
             "--force-conflicts",
@@ -162,7 +153,7 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
     .expect("the chart's PrometheusRule");
     let file = std::env::temp_dir().join(format!("{}.yaml", common::unique("rules")));
     std::fs::write(&file, serde_yaml::to_string(&rules.data["spec"]).unwrap()).unwrap();
-    let promtool = std::path::Path::new(&common::prometheus_bin()).join("promtool");
+    let promtool = common::tool("promtool");
     let (ok, out, err) = common::run(&promtool, &["check", "rules", file.to_str().unwrap()]);
     assert!(ok, "promtool check rules: {out}{err}");
 

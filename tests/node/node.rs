@@ -32,14 +32,11 @@ fn read_example<T: serde::de::DeserializeOwned>(file: &str) -> T {
 
 /// `helm install` of the chart into `release_ns` with `extra` values; panics with helm's output.
 pub(crate) fn install(release: &str, release_ns: &str, extra: &[String]) {
-    let mut args = vec!["install", release, &chart(), "--namespace", release_ns]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-    for value in common::chart_values().iter().chain(extra) {
-        args.extend(["--set".to_owned(), value.clone()]);
+    let (chart, values) = (chart(), [common::chart_values(), extra.to_vec()].concat());
+    let mut args = vec!["install", release, &chart, "--namespace", release_ns];
+    for value in &values {
+        args.extend(["--set", value]);
     }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (ok, out, err) = common::helm(&args);
     assert!(ok, "helm install: {out}{err}");
 }
@@ -171,7 +168,8 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
     let app_pod_name = app_pod.metadata.name.clone().unwrap();
     assert_eq!(suppliers, vec![app_pod_name.clone()]);
     let secret = connection(&client, &ns).await;
-    let (ok, rows) = mariadb(&secret, "SELECT name FROM suppliers");
+    let (ok, rows) =
+        common::mariadb_keys(&secret, &secret["password"], "SELECT name FROM suppliers");
     assert!(ok, "the host reads the app's row: {rows}");
     assert_eq!(rows.trim(), app_pod_name, "the row the app inserted");
 
@@ -247,20 +245,16 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
 
     // helm upgrade to a changed value rolls the Pod; the database stays as it is.
     let started = Instant::now();
-    let mut args = vec![
+    let (ok, out, err) = common::helm(&[
         "upgrade",
         "rds-operator",
         &chart(),
         "--namespace",
         &release_ns,
         "--reuse-values",
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .collect::<Vec<_>>();
-    args.extend(["--set".to_owned(), "log.level=debug".to_owned()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (ok, out, err) = common::helm(&args);
+        "--set",
+        "log.level=debug",
+    ]);
     assert!(ok, "helm upgrade: {out}{err}");
     wait_for("the upgraded operator Pod", TIMEOUT, || async {
         let pods = common::pods(&client, &release_ns, OPERATOR).await;
@@ -310,28 +304,6 @@ async fn the_chart_runs_the_operator_as_a_pod_and_the_app_reads_its_secret() {
         instance.db_instance_status(),
         logs
     );
-}
-
-/// Runs SQL on the host with the `mariadb` client and the connection Secret's standard keys
-/// (the password through the environment); (succeeded, stdout + stderr).
-fn mariadb(s: &BTreeMap<String, String>, sql: &str) -> (bool, String) {
-    let out = std::process::Command::new("mariadb")
-        .args([
-            "--no-defaults",
-            "--batch",
-            "--skip-column-names",
-            "-h",
-            &s["host"],
-            "-P",
-            &s["port"],
-        ])
-        .args(["-u", &s["username"], &s["dbname"], "-e", sql])
-        .env("MYSQL_PWD", &s["password"])
-        .output()
-        .expect("run mariadb (Debian mariadb-client)");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
 }
 
 /// Stops the operator's process (SIGSTOP), as a frozen process would be: only the liveness

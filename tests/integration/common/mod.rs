@@ -23,6 +23,7 @@ mod emulator;
 mod node;
 mod operator;
 mod proxy;
+mod sql;
 mod waits;
 
 pub use cluster::*;
@@ -30,6 +31,7 @@ pub use emulator::*;
 pub use node::*;
 pub use operator::*;
 pub use proxy::*;
+pub use sql::*;
 pub use waits::*;
 
 /// A DBInstance like the Coffee Manage one (MySQL 8.0.42, db.t3.micro, 20 GiB gp2, password from the
@@ -76,4 +78,20 @@ pub async fn setup(prefix: &str) -> (Client, String, Api<DBInstance>, aws_sdk_rd
     .await;
     let api = Api::namespaced(client.clone(), &ns);
     (client, ns, api, rds().await)
+}
+
+/// Creates the DBInstance `db` (identifier `id`, `spec` merged) whose reference names a group that
+/// does not exist yet, and waits until it reports so (Synced reason ReferencesUnresolved).
+pub async fn create_waiting_for_a_reference(
+    api: &Api<DBInstance>,
+    id: &str,
+    spec: serde_json::Value,
+) {
+    api.create(&PostParams::default(), &dbinstance("db", id, spec))
+        .await
+        .expect("create DBInstance");
+    wait_dbi(api, "db", "ReferencesUnresolved", TIMEOUT, |db| {
+        synced_reason(db) == "ReferencesUnresolved"
+    })
+    .await;
 }

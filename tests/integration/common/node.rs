@@ -70,26 +70,24 @@ fn import(names: &[&str]) {
     );
 }
 
-/// The folder of the Prometheus binaries (prometheus, promtool...), built by tests/env/build.sh.
-pub fn prometheus_bin() -> String {
-    let out = Command::new(format!("{REPO}/tests/env/build.sh"))
-        .arg("prometheus")
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run tests/env/build.sh prometheus");
-    assert!(
-        out.status.success(),
-        "tests/env/build.sh prometheus failed (see above)"
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 /// Runs helm against the control plane; (succeeded, stdout, stderr).
 pub fn helm(args: &[&str]) -> (bool, String, String) {
+    on_the_cluster("helm", args)
+}
+
+/// Runs kubectl against the control plane; its output, once it succeeded.
+pub fn kubectl(args: &[&str]) -> String {
+    let (ok, out, err) = on_the_cluster("kubectl", args);
+    assert!(ok, "kubectl {args:?}: {out}{err}");
+    out
+}
+
+/// Runs a test tool with the control plane's kubeconfig; (succeeded, stdout, stderr).
+fn on_the_cluster(name: &str, args: &[&str]) -> (bool, String, String) {
     let kubeconfig = kubeconfig().to_string_lossy().into_owned();
     let mut all = vec!["--kubeconfig", kubeconfig.as_str()];
     all.extend_from_slice(args);
-    run(&tool("helm"), &all)
+    run(&tool(name), &all)
 }
 
 /// The chart's values that run the operator from the image built here against the emulator,

@@ -117,13 +117,15 @@ pub fn free_port() -> u16 {
         .expect("a free port")
 }
 
-/// Path of a test tool: "helm", "kstatus", or one of the control plane binaries ("kubectl"...), as
-/// built (and cached) by tests/env/build.sh.
+/// Path of a test tool: "helm", "kstatus", "promtool", or one of the control plane binaries
+/// ("kubectl"...), as built (and cached) by tests/env/build.sh.
 pub fn tool(name: &str) -> PathBuf {
     let mut cmd = Command::new(format!("{REPO}/tests/env/build.sh"));
-    if name == "helm" || name == "kstatus" {
-        cmd.arg(name);
-    }
+    match name {
+        "helm" | "kstatus" => cmd.arg(name),
+        "promtool" => cmd.arg("prometheus"),
+        _ => &mut cmd,
+    };
     let out = cmd
         .stderr(Stdio::inherit())
         .output()
