@@ -14,19 +14,23 @@ use crate::error::Error;
 use crate::rds_state::Observation;
 
 use crate::http::Health;
+use crate::locations::{Directory, Locations};
 use crate::lock;
-use crate::managed::aws_error::AwsError;
 use crate::metrics::Metrics;
 use crate::observer::Observer;
-use crate::rds::Rds;
-use crate::rds_state::AwsIdentity;
 use crate::secrets::MANAGER;
 
 /// Everything a reconcile needs.
 pub struct Context {
     pub client: Client,
-    pub rds: Rds,
-    pub observer: Arc<Observer>,
+    /// Every (account, region) the operator works in, each with its adapter and its poll.
+    pub locations: Arc<Locations>,
+    /// The namespaces and AWSAccounts where objects are placed.
+    pub directory: Directory,
+    /// The operator's own namespace (its hash key, AWSAccount source Secrets, ACK's role map).
+    pub own_namespace: String,
+    /// The namespaces watched (empty: all).
+    pub watched: Vec<String>,
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
     pub health: Arc<Health>,
@@ -43,19 +47,32 @@ pub struct Context {
     /// The DBParameterGroup kind's cache: RDS's parameter catalogs.
     pub catalogs: crate::dbparametergroup::catalog::Catalogs,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
-    identity: tokio::sync::OnceCell<AwsIdentity>,
+}
+
+/// What a [`Context`] is made of.
+pub struct Parts {
+    pub client: Client,
+    pub locations: Arc<Locations>,
+    pub directory: Directory,
+    pub own_namespace: String,
+    pub instance: String,
+    pub metrics: Arc<Metrics>,
+    pub health: Arc<Health>,
+    pub hash_key: Sensitive,
 }
 
 impl Context {
-    pub fn new(
-        client: Client,
-        rds: Rds,
-        observer: Arc<Observer>,
-        instance: String,
-        metrics: Arc<Metrics>,
-        health: Arc<Health>,
-        hash_key: Sensitive,
-    ) -> Self {
+    pub fn new(parts: Parts) -> Self {
+        let Parts {
+            client,
+            locations,
+            directory,
+            own_namespace,
+            instance,
+            metrics,
+            health,
+            hash_key,
+        } = parts;
         let reporter = Reporter {
             controller: MANAGER.into(),
             instance: Some(instance),
@@ -63,8 +80,10 @@ impl Context {
         Context {
             recorder: Recorder::new(client.clone(), reporter),
             client,
-            rds,
-            observer,
+            locations,
+            directory,
+            own_namespace,
+            watched: Vec::new(),
             metrics,
             health,
             hash_key,
@@ -73,7 +92,6 @@ impl Context {
             writes: Default::default(),
             instances: Default::default(),
             backoff: Mutex::default(),
-            identity: tokio::sync::OnceCell::new(),
             catalogs: Default::default(),
         }
     }
@@ -83,6 +101,7 @@ impl Context {
     /// one the operator has not made stale, else `Error::ReadBudget` (retried once it refills).
     pub async fn direct_read(
         &self,
+        observer: &Observer,
         namespace: &str,
         identifier: &str,
         fallback: bool,
@@ -90,11 +109,11 @@ impl Context {
         match self.read_budget.take(namespace) {
             Ok(()) => {
                 self.metrics.namespace_read(namespace, "direct");
-                Ok(self.observer.observe_directly(identifier).await?)
+                Ok(observer.observe_directly(identifier).await?)
             }
             Err(wait) => {
                 self.metrics.namespace_read(namespace, "limited");
-                let last = self.observer.last_polled(identifier).filter(|_| fallback);
+                let last = observer.last_polled(identifier).filter(|_| fallback);
                 last.ok_or(Error::ReadBudget {
                     per_minute: self.read_budget.per_minute,
                     wait,
@@ -103,12 +122,9 @@ impl Context {
         }
     }
 
-    /// The operator's AWS account and region, asked of STS once (again after a failure).
-    pub async fn identity(&self) -> Result<AwsIdentity, AwsError> {
-        (self.identity)
-            .get_or_try_init(|| self.rds.identity())
-            .await
-            .cloned()
+    /// The Secrets of the operator's own namespace.
+    pub fn own_secrets(&self) -> kube::Api<k8s_openapi::api::core::v1::Secret> {
+        kube::Api::namespaced(self.client.clone(), &self.own_namespace)
     }
 
     /// Failures in a row for this object at this generation; a new generation starts again at zero,

@@ -16,6 +16,19 @@ pub enum Error {
     },
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
+    /// Where the object lives was refused (`managed::placement`): no AWS call was made.
+    #[error("{message}")]
+    Placement {
+        reason: &'static str,
+        message: String,
+    },
+    /// The account cannot be reached: its credentials or its chain of roles failed.
+    #[error("cannot reach AWS account {account}: {source}")]
+    Account {
+        account: String,
+        #[source]
+        source: AwsError,
+    },
     /// The namespace spent its budget of direct RDS reads (`--namespace-read-budget`).
     #[error("the namespace's budget of {per_minute} direct RDS reads a minute is spent")]
     ReadBudget {
@@ -32,6 +45,8 @@ impl Error {
             Error::Kube { .. } => "Kubernetes",
             Error::MissingObjectKey(_) => "MissingObjectKey",
             Error::ReadBudget { .. } => "ReadBudget",
+            Error::Placement { reason, .. } => reason,
+            Error::Account { .. } => "AccountUnavailable",
         }
     }
 
@@ -79,7 +94,24 @@ impl Error {
                     wait.as_secs().max(1)
                 ),
             )),
+            Error::Placement { reason, message } => Some((reason.to_string(), message.clone())),
+            Error::Account { account, source } => Some((
+                "AccountUnavailable".into(),
+                format!(
+                    "cannot reach AWS account {account}: {} failed: {}: {}",
+                    source.operation, source.code, source.message
+                ),
+            )),
             _ => None,
+        }
+    }
+}
+
+impl From<crate::managed::placement::Refusal> for Error {
+    fn from(r: crate::managed::placement::Refusal) -> Self {
+        Error::Placement {
+            reason: r.reason,
+            message: r.message,
         }
     }
 }

@@ -21,7 +21,7 @@ use tracing::{debug, warn};
 
 use crate::metrics::Metrics;
 use crate::observer::Observer;
-use crate::rds::CallCounter;
+use crate::rds::{CallCounter, Place};
 
 /// What one message says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,6 +167,8 @@ pub struct Feed {
     observer: Arc<Observer>,
     metrics: Arc<Metrics>,
     calls: Arc<CallCounter>,
+    /// The account and region the queue's calls are counted under.
+    place: Place,
 }
 
 impl Feed {
@@ -175,7 +177,7 @@ impl Feed {
         queue_url: String,
         observer: Arc<Observer>,
         metrics: Arc<Metrics>,
-        calls: Arc<CallCounter>,
+        (calls, place): (Arc<CallCounter>, Place),
     ) -> Self {
         // A long poll waits LONG_POLL_SECONDS for messages: each attempt gets that on top of the
         // operator's own bounds, or every quiet poll would end as a timeout.
@@ -199,6 +201,7 @@ impl Feed {
             observer,
             metrics,
             calls,
+            place,
         }
     }
 
@@ -241,6 +244,7 @@ impl Feed {
             .send()
             .await;
         self.calls.record(
+            &self.place,
             "ReceiveMessage",
             if result.is_ok() { "ok" } else { "error" },
         );
@@ -290,6 +294,7 @@ impl Feed {
             .send()
             .await;
         self.calls.record(
+            &self.place,
             "DeleteMessageBatch",
             if deleted.is_ok() { "ok" } else { "error" },
         );

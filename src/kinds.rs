@@ -7,18 +7,21 @@ use kube::CustomResourceExt;
 use tokio::sync::watch;
 use tracing::info;
 
+use crate::awsaccount::AWSAccount;
 use crate::context::Context;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
-use crate::managed::{Managed, crd};
+use crate::managed::{ApiScope, Managed, crd};
 
 /// A registered kind: its name in lower case (the CRD's file in `crds/`), its CRD as YAML, and its
 /// controller for one namespace (or all).
 pub struct Registration {
     pub name: fn() -> String,
+    /// Namespaced (a controller per watched namespace) or cluster-scoped (one).
+    pub namespaced: bool,
     pub crd: fn() -> String,
     pub controller: fn(&Arc<Context>, Option<&str>, u16, watch::Receiver<bool>) -> Running,
 }
@@ -26,6 +29,7 @@ pub struct Registration {
 const fn register<K: Managed + CustomResourceExt>() -> Registration {
     Registration {
         name: || K::kind(&()).to_lowercase(),
+        namespaced: <K::Scope as ApiScope>::NAMESPACED,
         crd: crd::yaml::<K>,
         controller: skeleton::controller::<K>,
     }
@@ -36,6 +40,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBInstance>(),
     register::<DBSubnetGroup>(),
     register::<DBParameterGroup>(),
+    register::<AWSAccount>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.
@@ -60,10 +65,16 @@ pub async fn run(
         false => namespaces.into_iter().map(Some).collect(),
     };
     let (mut runs, mut synced) = (Vec::new(), Vec::new());
-    for namespace in &scopes {
-        for kind in KINDS {
-            let running =
-                (kind.controller)(&ctx, namespace.as_deref(), concurrency, shutdown.clone());
+    for (i, namespace) in scopes.iter().enumerate() {
+        // A cluster-scoped kind has one controller, whatever the namespaces watched.
+        for kind in KINDS.iter().filter(|k| k.namespaced || i == 0) {
+            let namespace = namespace.as_ref().filter(|_| kind.namespaced);
+            let running = (kind.controller)(
+                &ctx,
+                namespace.map(String::as_str),
+                concurrency,
+                shutdown.clone(),
+            );
             runs.push(running.run);
             synced.push(running.synced);
         }

@@ -13,6 +13,7 @@
 //! [`budget`], the Secrets I/O in [`secrets`], [`context`], [`error`], [`duration`], and
 //! [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
+pub mod awsaccount;
 pub mod budget;
 pub mod context;
 pub mod dbinstance;
@@ -24,6 +25,7 @@ pub mod feed;
 pub mod http;
 pub mod kinds;
 pub mod leader;
+pub mod locations;
 pub mod managed;
 pub mod metrics;
 pub mod observer;

@@ -5,14 +5,16 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use rds_operator::budget::ReadBudget;
-use rds_operator::context::Context;
+use rds_operator::context::{Context, Parts};
 use rds_operator::dbinstance::plan::tenancy::Grants;
 use rds_operator::duration::parse_duration;
 use rds_operator::feed::Feed;
 use rds_operator::http::{self, Health, Liveness};
 use rds_operator::leader::LeaderElection;
+use rds_operator::locations::{Location, Locations};
 use rds_operator::metrics::Metrics;
 use rds_operator::observer::Observer;
+use rds_operator::rds::CallCounter;
 use rds_operator::rds::Rds;
 use rds_operator::rds_state::PollIntervals;
 use rds_operator::telemetry::{self, LogFormat};
@@ -120,6 +122,11 @@ struct RunArgs {
     /// may make each minute; past it they use the shared poll's view, or wait. 0: no bound.
     #[arg(long, env = "NAMESPACE_READ_BUDGET", default_value_t = 600)]
     namespace_read_budget: u32,
+    /// Honour ACK's multi-account settings: a namespace's services.k8s.aws/owner-account-id
+    /// (mapped to a role by the ack-role-account-map ConfigMap in the operator's namespace) and
+    /// services.k8s.aws/default-region, and a resource's services.k8s.aws/region.
+    #[arg(long, env = "ACK_COMPAT", default_value_t = false)]
+    ack_compat: bool,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -158,8 +165,9 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         .await
         .context("no Kubernetes API to talk to (set KUBECONFIG or run in a cluster)")?;
     let aws = aws_config(&args).await?;
-    let rds = Rds::new(&aws);
-    let metrics = Arc::new(Metrics::new(rds.calls().clone()));
+    let calls = Arc::<CallCounter>::default();
+    let rds = Rds::new(&aws, calls.clone());
+    let metrics = Arc::new(Metrics::new(calls.clone()));
     let health = Arc::new(Health::new(Liveness {
         poll_interval: args.drift_interval,
         stale_polls: args.unhealthy_after_polls,
@@ -187,8 +195,21 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     health.set_leading(true);
-    let (observer, poller, feed) = observe(&args, &aws, &rds, &metrics, &health, &stopped);
-    let parts = (client, rds, observer, identity, metrics, health.clone());
+    let wake = rds_operator::observer::wake_channel();
+    let (observer, poller, feed) = observe(&args, &aws, &rds, &metrics, &health, &stopped, &wake);
+    let own = Arc::new(Location::own(rds, observer));
+    let locations = Locations::new(aws.clone(), own, calls.clone(), wake, stopped.clone());
+    let (directory, watching) =
+        rds_operator::locations::watch_directory(&client, args.ack_compat, stopped.clone());
+    let watching = tokio::spawn(watching);
+    let parts = (
+        client,
+        Arc::new(locations),
+        directory,
+        identity,
+        metrics,
+        health.clone(),
+    );
     let ctx = Arc::new(context(&args, parts).await?);
     rds_operator::kinds::run(
         ctx.clone(),
@@ -198,12 +219,9 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         health,
     )
     .await;
-    for ((operation, outcome), n) in ctx.rds.calls().snapshot() {
-        info!(operation, outcome, calls = n, "RDS API calls");
-    }
-    poller.abort();
-    if let Some(feed) = feed {
-        feed.abort();
+    log_calls(&calls);
+    for task in [Some(watching), Some(poller), feed].into_iter().flatten() {
+        task.abort();
     }
     server.abort();
     if leadership.lost.load(std::sync::atomic::Ordering::SeqCst) {
@@ -216,14 +234,28 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Every AWS call the run made, in the log.
+fn log_calls(calls: &CallCounter) {
+    for ((account, region, operation, outcome), n) in calls.snapshot() {
+        info!(
+            account,
+            region,
+            operation,
+            outcome,
+            calls = n,
+            "AWS API calls"
+        );
+    }
+}
+
 /// What every reconcile shares, with the hash key read (or made) in the operator's namespace and
 /// the tenancy settings.
 async fn context(
     args: &RunArgs,
-    (client, rds, observer, identity, metrics, health): (
+    (client, locations, directory, instance, metrics, health): (
         kube::Client,
-        Rds,
-        Arc<Observer>,
+        Arc<Locations>,
+        rds_operator::locations::Directory,
         String,
         Arc<Metrics>,
         Arc<Health>,
@@ -234,7 +266,17 @@ async fn context(
     let hash_key = rds_operator::secrets::hash_key(&own, &args.hash_key_secret)
         .await
         .context("cannot read or create the hash key Secret in the operator's namespace")?;
-    let mut ctx = Context::new(client, rds, observer, identity, metrics, health, hash_key);
+    let mut ctx = Context::new(Parts {
+        client,
+        locations,
+        directory,
+        own_namespace: args.leader_election_namespace.clone(),
+        instance,
+        metrics,
+        health,
+        hash_key,
+    });
+    ctx.watched = args.namespaces.clone();
     ctx.read_budget = ReadBudget::new(args.namespace_read_budget);
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
@@ -251,6 +293,9 @@ fn observe(
     metrics: &Arc<Metrics>,
     health: &Arc<Health>,
     stopped: &watch::Receiver<bool>,
+    wake: &tokio::sync::broadcast::Sender<
+        kube::runtime::reflector::ObjectRef<rds_operator::dbinstance::DBInstance>,
+    >,
 ) -> (
     Arc<Observer>,
     tokio::task::JoinHandle<()>,
@@ -260,7 +305,7 @@ fn observe(
         busy: args.busy_poll_interval,
         settled: args.drift_interval,
     };
-    let mut observer = Observer::new(rds.clone(), intervals);
+    let mut observer = Observer::new(rds.clone(), intervals).waking(wake.clone());
     if args.events_queue_url.is_some() {
         let safety_net = (args.safety_net_interval).unwrap_or(args.drift_interval * 10);
         observer = observer.with_event_feed(safety_net);
@@ -282,7 +327,7 @@ fn observe(
             url,
             observer.clone(),
             metrics.clone(),
-            rds.calls().clone(),
+            (rds.calls().clone(), rds.place().clone()),
         );
         let stopped = stopped.clone();
         tokio::spawn(async move { feed.run(stopped).await })

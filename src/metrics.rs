@@ -39,6 +39,9 @@ struct OutcomeLabel {
 struct CallLabels {
     operation: &'static str,
     outcome: &'static str,
+    /// The AWS account id (never an object's name), and the region.
+    account: String,
+    region: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -227,12 +230,17 @@ impl Collector for Calls {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let mut family = encoder.encode_descriptor(
             "rds_operator_rds_api_calls",
-            "RDS, Secrets Manager and SQS (event feed) API calls by operation and outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input; error for SQS)",
+            "AWS API calls (RDS, Secrets Manager, STS, SQS for the event feed) by operation, outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input; error for SQS), account id and region",
             None,
             MetricType::Counter,
         )?;
-        for ((operation, outcome), n) in self.0.snapshot() {
-            let labels = CallLabels { operation, outcome };
+        for ((account, region, operation, outcome), n) in self.0.snapshot() {
+            let labels = CallLabels {
+                operation,
+                outcome,
+                account,
+                region,
+            };
             ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
         }
         Ok(())

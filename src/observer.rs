@@ -23,6 +23,27 @@ use crate::managed::aws_error::AwsError;
 use crate::rds::Rds;
 use crate::rds_state::{Observation, ObservedInstance, PollIntervals, is_transitional};
 
+/// The wakes a receiver hears, as a stream.
+pub fn wakes(
+    rx: broadcast::Receiver<ObjectRef<DBInstance>>,
+) -> impl Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
+    futures::stream::unfold(rx, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(r) => return Some((r, rx)),
+                // Missed wakes are caught by the periodic requeue.
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+}
+
+/// A channel of wakes, for the observers of every location.
+pub fn wake_channel() -> broadcast::Sender<ObjectRef<DBInstance>> {
+    broadcast::channel(WAKE_CAPACITY).0
+}
+
 /// Reads RDS state for the reconciler: one shared, paginated DescribeDBInstances poll per drift
 /// interval for the whole account and region, and a targeted describe only where the snapshot
 /// cannot be trusted (right after a mutation, while RDS is busy, for an identifier it lacks, or
@@ -75,6 +96,12 @@ impl Observer {
         }
     }
 
+    /// Wakes through `wake`, which every location's observer shares (see `locations.rs`).
+    pub fn waking(mut self, wake: broadcast::Sender<ObjectRef<DBInstance>>) -> Self {
+        self.wake = wake;
+        self
+    }
+
     /// With an event feed: while its queue answers, the shared poll runs every `safety_net`.
     pub fn with_event_feed(mut self, safety_net: Duration) -> Self {
         self.feed = Some(Feed {
@@ -108,16 +135,7 @@ impl Observer {
 
     /// The DBInstances to reconcile because what RDS holds for them changed, as the polls find them.
     pub fn changes(&self) -> impl Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
-        futures::stream::unfold(self.wake.subscribe(), |mut rx| async move {
-            loop {
-                match rx.recv().await {
-                    Ok(r) => return Some((r, rx)),
-                    // Missed wakes are caught by the periodic requeue.
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
-            }
-        })
+        wakes(self.wake.subscribe())
     }
 
     /// The instance with this identifier, or None when RDS has none. `max_age` is how old a
@@ -489,7 +507,10 @@ mod tests {
         let config = aws_config::SdkConfig::builder()
             .behavior_version(aws_config::BehaviorVersion::latest())
             .build();
-        Observer::new(Rds::new(&config), PollIntervals::default())
+        Observer::new(
+            Rds::new(&config, Default::default()),
+            PollIntervals::default(),
+        )
     }
 
     fn drain(rx: &mut broadcast::Receiver<ObjectRef<DBInstance>>) -> Vec<String> {
@@ -661,11 +682,11 @@ mod tests {
         let config = aws_config::SdkConfig::builder()
             .behavior_version(aws_config::BehaviorVersion::latest())
             .build();
-        let plain = Observer::new(Rds::new(&config), intervals);
+        let plain = Observer::new(Rds::new(&config, Default::default()), intervals);
         plain.feed_alive(true);
         assert_eq!(plain.poll_every(), Duration::from_secs(60), "no feed");
-        let fed =
-            Observer::new(Rds::new(&config), intervals).with_event_feed(Duration::from_secs(600));
+        let fed = Observer::new(Rds::new(&config, Default::default()), intervals)
+            .with_event_feed(Duration::from_secs(600));
         assert_eq!(
             fed.poll_every(),
             Duration::from_secs(60),

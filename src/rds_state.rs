@@ -82,6 +82,8 @@ pub struct SnapshotInfo {
 pub struct AwsIdentity {
     pub account: String,
     pub region: String,
+    /// Who the operator is there (an assumed-role ARN through a chain of roles).
+    pub caller_arn: String,
 }
 
 /// What the observer returned for one identifier, and how it knows.

@@ -19,7 +19,10 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * after every mutating RDS call, the EventBridge event CloudTrail would send goes on moto's event
   bus: see ``cloudtrail.py``;
 * Performance Insights, the network type, the lifecycle support and the certificate details are
-  kept and shown: see ``features.py``.
+  kept and shown: see ``features.py``;
+* STS AssumeRole needs the role to exist and its trust policy to let the caller in (the principal,
+  ``sts:ExternalId``, ``sts:TagSession``): see ``trust.py``. moto's own accounts follow: the
+  credentials AssumeRole returns act in the role's account, in every region.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
 or parameter group name), so tests can
@@ -49,7 +52,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import cloudtrail, engines, features, parameters
+from . import cloudtrail, engines, features, parameters, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -378,6 +381,7 @@ def install() -> None:
             return orig_delete_group(self, subnet_name)
 
     engines.install_cleanup()
+    trust.install()
     parameters.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     Backend.modify_db_subnet_group = modify_db_subnet_group
     Backend.delete_subnet_group = delete_subnet_group

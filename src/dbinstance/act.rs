@@ -12,6 +12,7 @@ use crate::dbinstance::DBInstance;
 use crate::dbinstance::plan::Response;
 use crate::dbinstance::plan::Step;
 use crate::error::Error;
+use crate::locations::Location;
 use crate::managed;
 use crate::rds::CreateRequest;
 use crate::secrets::{self, GENERATED_KEY};
@@ -19,6 +20,7 @@ use crate::secrets::{self, GENERATED_KEY};
 /// Runs one step; RDS's answer when it amends the status (a create, modify or restore).
 pub async fn execute(
     ctx: &Context,
+    at: &Location,
     db: &DBInstance,
     step: &Step,
 ) -> Result<Option<Response>, Error> {
@@ -59,15 +61,15 @@ pub async fn execute(
         } => secrets::set_owner(&api, db, name, *owner_reference).await?,
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
-        _ => return execute_rds(ctx, step).await,
+        _ => return execute_rds(at, step).await,
     }
     Ok(None)
 }
 
 /// The steps that call RDS (the observer reads their instance directly until it settles).
-async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Error> {
+async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Error> {
     if let Some(identifier) = mutated_instance(step) {
-        ctx.observer.mutated(identifier);
+        at.observer.mutated(identifier);
     }
     match step {
         Step::CreateInstance {
@@ -82,7 +84,7 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
                 password: password.as_ref().map(|p| &p.0),
                 tags: tags.clone(),
             };
-            let created = ctx.rds.create(&request).await?;
+            let created = at.rds.create(&request).await?;
             info!(identifier, "created RDS instance");
             return Ok(Some(Response::Created(created)));
         }
@@ -92,17 +94,17 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
             password,
         } => {
             let password = password.as_ref().map(|p| &p.0);
-            let after = ctx.rds.modify(identifier, modification, password).await?;
+            let after = at.rds.modify(identifier, modification, password).await?;
             info!(identifier, "sent changes to RDS");
             return Ok(Some(Response::Modified(after)));
         }
-        Step::AddTags { arn, tags, .. } => ctx.rds.add_tags(arn, tags).await?,
-        Step::RemoveTags { arn, keys, .. } => ctx.rds.remove_tags(arn, keys).await?,
+        Step::AddTags { arn, tags, .. } => at.rds.add_tags(arn, tags).await?,
+        Step::RemoveTags { arn, keys, .. } => at.rds.remove_tags(arn, keys).await?,
         Step::RestoreInstance { .. } | Step::RestoreToPointInTime { .. } => {
-            return restore(ctx, step).await;
+            return restore(at, step).await;
         }
         Step::Reboot { identifier } => {
-            ctx.rds.reboot(identifier).await?;
+            at.rds.reboot(identifier).await?;
             info!(
                 identifier,
                 "rebooting RDS instance for pending parameter changes"
@@ -114,7 +116,7 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
             delete_automated_backups,
         } => {
             let (snapshot, backups) = (final_snapshot.as_deref(), *delete_automated_backups);
-            ctx.rds.delete(identifier, snapshot, backups).await?;
+            at.rds.delete(identifier, snapshot, backups).await?;
             info!(
                 identifier,
                 final_snapshot, delete_automated_backups, "deleting RDS instance"
@@ -128,7 +130,7 @@ async fn execute_rds(ctx: &Context, step: &Step) -> Result<Option<Response>, Err
 
 /// A restore, from a snapshot or to a point in time: the instance RDS answered with (no answer for
 /// any other step).
-async fn restore(ctx: &Context, step: &Step) -> Result<Option<Response>, Error> {
+async fn restore(at: &Location, step: &Step) -> Result<Option<Response>, Error> {
     let restored = match step {
         Step::RestoreInstance {
             identifier,
@@ -136,7 +138,7 @@ async fn restore(ctx: &Context, step: &Step) -> Result<Option<Response>, Error> 
             spec,
             tags,
         } => {
-            let restored = ctx.rds.restore(identifier, snapshot, spec, tags).await?;
+            let restored = at.rds.restore(identifier, snapshot, spec, tags).await?;
             info!(
                 identifier,
                 snapshot, "restoring RDS instance from a snapshot"
@@ -151,7 +153,7 @@ async fn restore(ctx: &Context, step: &Step) -> Result<Option<Response>, Error> 
             tags,
         } => {
             let time = time.as_deref();
-            let restored = (ctx.rds)
+            let restored = (at.rds)
                 .restore_to_point_in_time(identifier, source, time, spec, tags)
                 .await?;
             info!(

@@ -6,6 +6,7 @@ use std::sync::RwLock;
 use kube::runtime::reflector::Store;
 
 use super::DBInstance;
+use crate::managed::placement::Placement;
 
 /// The watches' stores of DBInstances.
 #[derive(Default)]
@@ -36,11 +37,22 @@ impl Instances {
     }
 
     /// The namespaces of the DBInstances (other than `uid`) that observe an instance of this
-    /// identifier (managementPolicy ObserveOnly), as the watches know them.
-    pub fn observers_of(&self, identifier: &str, uid: Option<&str>) -> Vec<String> {
+    /// identifier (managementPolicy ObserveOnly) in the same account and region (or whose place
+    /// is not recorded yet, which may be the same), as the watches know them.
+    pub fn observers_of(
+        &self,
+        identifier: &str,
+        uid: Option<&str>,
+        here: &Placement,
+    ) -> Vec<String> {
         let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
+        let same_place = |db: &DBInstance| {
+            (db.status.as_ref().and_then(|s| s.placement.as_ref()))
+                .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)
+        };
         (stores.iter().flat_map(|s| s.state()))
             .filter(|db| db.metadata.uid.as_deref() != uid && db.identifier() == identifier)
+            .filter(|db| same_place(db))
             .filter(|db| crate::dbinstance::plan::spec::observe_only(db))
             .filter_map(|db| db.metadata.namespace.clone())
             .collect()

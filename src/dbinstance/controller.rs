@@ -19,6 +19,7 @@ use crate::dbinstance::{act, read};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
+use crate::managed::locate::Located;
 use crate::managed::{Failure, Managed, Planned, references, scoped};
 
 /// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
@@ -65,6 +66,7 @@ impl Managed for DBInstance {
     type Plan = Plan;
     type Answer = Response;
     type Status = DBInstanceStatus;
+    type Where = Located;
 
     fn shared(ctx: Arc<Context>) -> Arc<Context> {
         ctx
@@ -94,22 +96,32 @@ impl Managed for DBInstance {
         let controller = references::wakes_referrers::<DBSubnetGroup>(controller, ctx, namespace);
         let controller =
             references::wakes_referrers::<DBParameterGroup>(controller, ctx, namespace);
+        let controller = crate::managed::locate::woken_by_accounts(controller, ctx);
         let namespace = namespace.map(str::to_owned);
-        controller.reconcile_on(ctx.observer.changes().filter(move |r| {
+        controller.reconcile_on(ctx.locations.changes().filter(move |r| {
             futures::future::ready(namespace.is_none() || r.namespace == namespace)
         }))
     }
 
-    async fn read(&self, ctx: &Context) -> Result<Facts, Error> {
-        read::gather(self, ctx).await
+    async fn locate(&self, ctx: &Context) -> Result<Located, Error> {
+        crate::managed::locate::locate(self, ctx).await
+    }
+
+    async fn read(&self, ctx: &Context, at: &Located) -> Result<Facts, Error> {
+        read::gather(self, ctx, at).await
     }
 
     fn plan(facts: &Facts) -> Plan {
         plan::plan(facts)
     }
 
-    async fn act(&self, ctx: &Context, step: &Step) -> Result<Option<Response>, Error> {
-        act::execute(ctx, self, step).await
+    async fn act(
+        &self,
+        ctx: &Context,
+        at: &Located,
+        step: &Step,
+    ) -> Result<Option<Response>, Error> {
+        act::execute(ctx, &at.location, self, step).await
     }
 
     fn status(&self) -> Option<&DBInstanceStatus> {
@@ -124,9 +136,9 @@ impl Managed for DBInstance {
     ) -> Option<DBInstanceStatus> {
         let (previous, generation) = (self.status.as_ref(), self.metadata.generation);
         let planned = plan.status.as_ref()?;
-        Some(status::finish(
-            planned, previous, answer, generation, &facts.now,
-        ))
+        let mut status = status::finish(planned, previous, answer, generation, &facts.now);
+        status.placement = Some(facts.placement.clone());
+        Some(status)
     }
 
     /// Over the last status; what the plan found is not used (a DBInstance's plan reports RDS's
@@ -134,11 +146,10 @@ impl Managed for DBInstance {
     fn failed(&self, failure: &Failure<'_, Plan>) -> (DBInstanceStatus, Option<PlannedEvent>) {
         let (previous, generation) = (self.status.as_ref(), self.metadata.generation);
         let (planned, event) = status::failure(previous, failure.reason, failure.message);
-        let now = failure.now;
-        (
-            status::finish(&planned, previous, None, generation, now),
-            event,
-        )
+        let mut status = status::finish(&planned, previous, None, generation, failure.now);
+        // Where the instance lives is only ever recorded by a pass that placed it.
+        status.placement = previous.and_then(|p| p.placement.clone());
+        (status, event)
     }
 
     /// The instance gauge follows the RDS state the status reports; the drift metric counts what

@@ -447,6 +447,18 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('10s')").message("driftInterval must be a duration of at least 10s, such as 60s or 5m"))]
     pub drift_interval: Option<kube::core::Duration>,
+    /// The AWSAccount to manage the resource in (cluster-scoped; it must select this namespace).
+    /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
+    /// credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_ref: Option<crate::managed::crd::AccountRef>,
+    /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
+    /// annotation, else the operator's own region. Once the resource exists, the account and
+    /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
+    /// is refused (AccountOrRegionMismatch, until they are put back), never a create elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
+    pub region: Option<String>,
 }
 
 /// The connection Secret: standard keys host, port, username, password, dbname, engine and uri,
@@ -587,6 +599,9 @@ impl DBInstance {
             .to_lowercase()
     }
 }
+
+crate::placed!(DBInstance, |s| s.arn.is_some()
+    || s.db_instance_status.is_some());
 
 /// The Coffee Manage database as the table tests start from it: MySQL 8.0 on a db.t3.micro with
 /// 20 GiB of gp2.

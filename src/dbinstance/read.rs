@@ -16,33 +16,36 @@ use crate::dbinstance::{DBInstance, RestoreFrom};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
+use crate::locations::Location;
 use crate::managed;
+use crate::managed::locate::Located;
 use crate::rds_state::Observation;
 use crate::secrets;
 
 /// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.
-pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
+pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result<Facts, Error> {
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     db.uid().ok_or(Error::MissingObjectKey("uid"))?;
-    let intervals = ctx.observer.intervals;
+    let at = &*located.location;
+    let intervals = at.observer.intervals;
     let identifier = db.identifier();
-    let (observation, reads) = observe(db, ctx, &namespace).await?;
+    let (observation, reads) = observe(db, ctx, at, &namespace).await?;
     let observed = observation.instance;
     let absent_for = (observed.is_none() && observation.direct)
-        .then(|| ctx.observer.absent_for(&identifier))
+        .then(|| at.observer.absent_for(&identifier))
         .flatten();
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let password = password(db, ctx, &api, reads.password.clone()).await?;
+    let password = password(db, at, &api, reads.password.clone()).await?;
     let connection_secret = match &reads.connection_secret {
         Some(name) => secrets::get(&api, name).await?,
         None => None,
     };
     let identity = match reads.identity {
-        true => Some(ctx.identity().await?),
+        true => Some(at.identity().await?),
         false => None,
     };
     let snapshots = match &reads.snapshots_of {
-        Some(identifier) => ctx.rds.snapshots_of(identifier).await?,
+        Some(identifier) => at.rds.snapshots_of(identifier).await?,
         None => Vec::new(),
     };
     let (subnet_group, parameter_group) = references(db, ctx, &namespace, &reads).await?;
@@ -51,10 +54,10 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         None => None,
     };
     let restore_source = match &reads.restore_source {
-        Some(r) => Some(restore_source(ctx, r).await?),
+        Some(r) => Some(restore_source(at, r).await?),
         None => None,
     };
-    let groups = group_tags(ctx, &reads.groups).await?;
+    let groups = group_tags(at, &reads.groups).await?;
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
         release_candidates.extend(secrets::get_metadata(&api, name).await?);
@@ -65,7 +68,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         observed_directly: observation.direct,
         absent_for,
         // Only an absence decision needs to know of renames anywhere in the account.
-        rename_in_progress: reads.identity && ctx.observer.rename_in_progress(),
+        rename_in_progress: reads.identity && at.observer.rename_in_progress(),
         identity,
         snapshots,
         password,
@@ -79,7 +82,10 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         restore_source,
         groups,
         observers: match reads.observers {
-            true => ctx.instances.observers_of(&identifier, db.uid().as_deref()),
+            true => {
+                ctx.instances
+                    .observers_of(&identifier, db.uid().as_deref(), &located.placement)
+            }
             false => Vec::new(),
         },
         grants: ctx.grants.clone(),
@@ -87,6 +93,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
         parameter_group,
         hash_key: ctx.hash_key.clone(),
         intervals,
+        placement: located.placement.clone(),
         now: crate::duration::now(),
     })
 }
@@ -97,23 +104,33 @@ pub async fn gather(db: &DBInstance, ctx: &Context) -> Result<Facts, Error> {
 async fn observe(
     db: &DBInstance,
     ctx: &Context,
+    at: &Location,
     namespace: &str,
 ) -> Result<(Observation, plan::Reads), Error> {
     let identifier = db.identifier();
+    let observer = &*at.observer;
     let mut observation = match plan::look(db) {
         Look::None => Observation::default(),
         Look::Shared => {
-            let max_age = spec::drift_interval(&db.spec, &ctx.observer.intervals);
-            match ctx.observer.cached(&identifier, max_age).await {
+            let max_age = spec::drift_interval(&db.spec, &observer.intervals);
+            match observer.cached(&identifier, max_age).await {
                 Some(cached) => cached,
-                None => ctx.direct_read(namespace, &identifier, true).await?,
+                None => {
+                    ctx.direct_read(observer, namespace, &identifier, true)
+                        .await?
+                }
             }
         }
-        Look::Direct => ctx.direct_read(namespace, &identifier, false).await?,
+        Look::Direct => {
+            ctx.direct_read(observer, namespace, &identifier, false)
+                .await?
+        }
     };
     let mut reads = plan::reads(db, observation.instance.as_ref());
     if reads.direct && !observation.direct {
-        observation = ctx.direct_read(namespace, &identifier, false).await?;
+        observation = ctx
+            .direct_read(observer, namespace, &identifier, false)
+            .await?;
         reads = plan::reads(db, observation.instance.as_ref());
     }
     Ok((observation, reads))
@@ -122,7 +139,7 @@ async fn observe(
 /// The master password, as far as the plan asked.
 async fn password(
     db: &DBInstance,
-    ctx: &Context,
+    at: &Location,
     api: &Api<Secret>,
     read: PasswordRead,
 ) -> Result<PasswordFacts, Error> {
@@ -135,7 +152,7 @@ async fn password(
         PasswordRead::Managed { secret_arn: None } => PasswordFacts::Managed(None),
         PasswordRead::Managed {
             secret_arn: Some(arn),
-        } => PasswordFacts::Managed(Some(Sensitive(ctx.rds.managed_password(&arn).await?))),
+        } => PasswordFacts::Managed(Some(Sensitive(at.rds.managed_password(&arn).await?))),
         PasswordRead::Generated { name } => {
             let existing = secrets::get(api, &name).await?;
             let controlled =
@@ -195,13 +212,13 @@ async fn owner_alive(
 
 /// What spec.restoreFrom's source is, read now: a snapshot's tags and those of the instance it was
 /// taken of (while that still exists), or the source instance's tags.
-async fn restore_source(ctx: &Context, r: &RestoreFrom) -> Result<RestoreSource, Error> {
+async fn restore_source(at: &Location, r: &RestoreFrom) -> Result<RestoreSource, Error> {
     if let Some(snapshot) = &r.db_snapshot_identifier {
-        let Some(s) = ctx.rds.snapshot(snapshot).await? else {
+        let Some(s) = at.rds.snapshot(snapshot).await? else {
             return Ok(RestoreSource::NotFound);
         };
         let instance_tags = match &s.dbi_resource_id {
-            Some(id) => ctx.rds.describe_by_resource_id(id).await?.map(|o| o.tags),
+            Some(id) => at.rds.describe_by_resource_id(id).await?.map(|o| o.tags),
             None => None,
         };
         return Ok(RestoreSource::Found {
@@ -212,7 +229,7 @@ async fn restore_source(ctx: &Context, r: &RestoreFrom) -> Result<RestoreSource,
     let Some(source) = &r.source_db_instance_identifier else {
         return Ok(RestoreSource::NotFound);
     };
-    Ok(match ctx.rds.describe(source).await? {
+    Ok(match at.rds.describe(source).await? {
         Some(o) => RestoreSource::Found {
             tags: o.tags,
             instance_tags: None,
@@ -222,16 +239,16 @@ async fn restore_source(ctx: &Context, r: &RestoreFrom) -> Result<RestoreSource,
 }
 
 /// The tags of the groups the spec names (ListTagsForResource by the ARN each would have in the
-/// operator's account and region; None: RDS has no such group).
-async fn group_tags(ctx: &Context, groups: &[GroupRead]) -> Result<Vec<GroupTags>, Error> {
+/// instance's account and region; None: RDS has no such group).
+async fn group_tags(at: &Location, groups: &[GroupRead]) -> Result<Vec<GroupTags>, Error> {
     let mut found = Vec::new();
     for g in groups {
-        let me = ctx.identity().await?;
+        let me = at.identity().await?;
         let arn = format!(
             "arn:aws:rds:{}:{}:{}:{}",
             me.region, me.account, g.resource, g.name
         );
-        found.push((g.field, ctx.rds.tags_if_any(&arn).await?));
+        found.push((g.field, at.rds.tags_if_any(&arn).await?));
     }
     Ok(found)
 }

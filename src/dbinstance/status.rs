@@ -101,6 +101,9 @@ pub struct DBInstanceStatus {
     /// done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<DryRun>,
+    /// The AWS account and region the resource lives in, kept once it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::managed::placement::Placement>,
 }
 
 /// Where the instance was restored from.

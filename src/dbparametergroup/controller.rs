@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 
 use super::plan::Own;
@@ -22,35 +23,35 @@ impl Group for DBParameterGroup {
     async fn observe(
         &self,
         shared: &Shared,
+        at: &Location,
     ) -> Result<(Option<ObservedParameterGroup>, Arc<Catalog>), Error> {
         let ctx = &shared.ctx;
         let deleting = self.metadata.deletion_timestamp.is_some();
         let catalog = match deleting {
             true => Arc::default(),
-            false => ctx.catalogs.get(&ctx.rds, &self.spec.family).await?,
+            false => ctx.catalogs.get(&at.rds, &self.spec.family).await?,
         };
-        let observed = ctx.rds.parameter_group(&self.group_name()).await?;
+        let observed = at.rds.parameter_group(&self.group_name()).await?;
         Ok((observed, catalog))
     }
 
-    async fn act(&self, shared: &Shared, step: &Own) -> Result<(), Error> {
-        let ctx = &shared.ctx;
+    async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
         match step {
             Own::Create {
                 name,
                 family,
                 description,
                 tags,
-            } => Ok((ctx.rds)
+            } => Ok((at.rds)
                 .create_parameter_group(name, family, description, tags)
                 .await?),
-            Own::Modify { name, changes } => Ok(ctx.rds.modify_parameters(name, changes).await?),
-            Own::Reset { name, changes } => Ok(ctx.rds.reset_parameters(name, changes).await?),
+            Own::Modify { name, changes } => Ok(at.rds.modify_parameters(name, changes).await?),
+            Own::Reset { name, changes } => Ok(at.rds.reset_parameters(name, changes).await?),
         }
     }
 
-    async fn delete(&self, shared: &Shared, name: &str) -> Result<(), Error> {
-        Ok(shared.ctx.rds.delete_parameter_group(name).await?)
+    async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
+        Ok(at.rds.delete_parameter_group(name).await?)
     }
 
     crate::group_fields!(

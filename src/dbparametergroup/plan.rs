@@ -280,6 +280,7 @@ mod tests {
             description: "Coffee Manage".into(),
             parameters: [("max_connections".to_owned(), "200".to_owned())].into(),
             tags: vec![],
+            ..Default::default()
         };
         fixtures::facts(DBParameterGroup::new("coffee", spec), catalog())
     }

@@ -3,6 +3,7 @@
 //! (`managed::skeleton`, `managed::groups`).
 
 use crate::error::Error;
+use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 
 use super::plan::Own;
@@ -17,33 +18,36 @@ impl Group for DBSubnetGroup {
     const WHAT: &'static str = "DB subnet group";
     const NAME_FIELD: &'static str = "dbSubnetGroupName";
 
-    async fn observe(&self, shared: &Shared) -> Result<(Option<ObservedSubnetGroup>, ()), Error> {
-        Ok((shared.ctx.rds.subnet_group(&self.group_name()).await?, ()))
+    async fn observe(
+        &self,
+        _: &Shared,
+        at: &Location,
+    ) -> Result<(Option<ObservedSubnetGroup>, ()), Error> {
+        Ok((at.rds.subnet_group(&self.group_name()).await?, ()))
     }
 
-    async fn act(&self, shared: &Shared, step: &Own) -> Result<(), Error> {
-        let ctx = &shared.ctx;
+    async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
         match step {
             Own::Create {
                 name,
                 description,
                 subnet_ids,
                 tags,
-            } => Ok((ctx.rds)
+            } => Ok((at.rds)
                 .create_subnet_group(name, description, subnet_ids, tags)
                 .await?),
             Own::Modify {
                 name,
                 description,
                 subnet_ids,
-            } => Ok((ctx.rds)
+            } => Ok((at.rds)
                 .modify_subnet_group(name, description, subnet_ids)
                 .await?),
         }
     }
 
-    async fn delete(&self, shared: &Shared, name: &str) -> Result<(), Error> {
-        Ok(shared.ctx.rds.delete_subnet_group(name).await?)
+    async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
+        Ok(at.rds.delete_subnet_group(name).await?)
     }
 
     crate::group_fields!(

@@ -204,6 +204,7 @@ mod tests {
             description: "Coffee Manage".into(),
             subnet_ids: vec!["subnet-b".into(), "subnet-a".into()],
             tags: vec![],
+            ..Default::default()
         };
         fixtures::facts(DBSubnetGroup::new("coffee", spec), ())
     }

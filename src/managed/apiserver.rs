@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::json;
 use tracing::warn;
 
-use super::Kind;
 use super::crd::FINALIZER;
 use super::plan::PlannedEvent;
+use super::{Kind, scoped};
 use crate::context::Context;
 use crate::error::{Error, kube_err};
 use crate::secrets::MANAGER;
@@ -25,7 +25,7 @@ pub async fn set_finalizer<K: Kind>(ctx: &Context, obj: &K, present: bool) -> Re
     if present {
         finalizers.push(FINALIZER.to_owned());
     }
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default());
+    let api: Api<K> = scoped(&ctx.client, obj.namespace().as_deref());
     let patch = json!({
         "metadata": { "finalizers": finalizers, "resourceVersion": obj.resource_version() }
     });
@@ -75,7 +75,7 @@ pub async fn patch_status<K: Kind>(
     obj: &K,
     status: &impl Serialize,
 ) -> Result<(), Error> {
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default());
+    let api: Api<K> = scoped(&ctx.client, obj.namespace().as_deref());
     let patch = json!({
         "apiVersion": K::api_version(&()),
         "kind": K::kind(&()),

@@ -41,6 +41,9 @@ pub const STALLED: &[&str] = &[
     "RestoreSourceNotOwned",
     "NotGranted",
     "GroupNotOwned",
+    "AccountNotGranted",
+    "RegionNotAllowed",
+    "AccountOrRegionMismatch",
 ];
 
 /// Synced reasons of a settled object: reported, nothing in progress.

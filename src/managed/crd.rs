@@ -22,6 +22,13 @@ pub struct LocalRef {
     pub name: String,
 }
 
+/// An AWSAccount (cluster-scoped), by name.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+pub struct AccountRef {
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+}
+
 /// An RDS tag.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]

@@ -19,17 +19,27 @@ use serde::Serialize;
 use super::apiserver::set_finalizer;
 use super::conditions;
 use super::crd::{LocalRef, Tag, has_finalizer};
+use super::placement::Placement;
 use super::plan::{ConditionPlan, GroupStatus, KindPlan, PlannedEvent, Requeue};
 use super::tags;
 use super::{Failure, Kind, Managed, scoped};
 use crate::context::Context;
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
+use crate::locations::Location;
+use crate::managed::locate::Located;
 
 /// What a group kind supplies: how to read the group in RDS, its pure plan, how to run a step of
 /// its own, its names, and where its status keeps what every group reports (the fields every
 /// group kind has are reached through [`group_fields!`](crate::group_fields)).
-pub trait Group: Kind + Send + Sync + 'static {
+pub trait Group:
+    Kind
+    + kube::Resource<Scope = kube::core::NamespaceResourceScope>
+    + crate::managed::placement::Placed
+    + Send
+    + Sync
+    + 'static
+{
     /// The group as RDS has it.
     type Observed: Clone + Debug + Send + Sync;
     /// What else only this kind reads (the parameter catalog); `()` for nothing.
@@ -47,6 +57,7 @@ pub trait Group: Kind + Send + Sync + 'static {
     fn observe(
         &self,
         shared: &Shared,
+        at: &Location,
     ) -> impl Future<Output = Result<(Option<Self::Observed>, Self::Extra), Error>> + Send;
     /// Pure (the kind's `plan.rs`).
     fn plan(facts: &Facts<Self>) -> GroupPlan<Self>;
@@ -55,11 +66,16 @@ pub trait Group: Kind + Send + Sync + 'static {
     fn act(
         &self,
         shared: &Shared,
+        at: &Location,
         step: &Self::Own,
     ) -> impl Future<Output = Result<(), Error>> + Send;
     /// The DeleteDB...Group of the group of this name.
-    fn delete(&self, shared: &Shared, name: &str)
-    -> impl Future<Output = Result<(), Error>> + Send;
+    fn delete(
+        &self,
+        shared: &Shared,
+        at: &Location,
+        name: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send;
     /// The name in RDS (lower case, as RDS stores it).
     fn rds_name_of(&self) -> String;
     /// The name in RDS the status reports.
@@ -73,6 +89,7 @@ pub trait Group: Kind + Send + Sync + 'static {
     fn conditions(status: &Self::Status) -> &[Condition];
     fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
     fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
+    fn placement_mut(status: &mut Self::Status) -> &mut Option<Placement>;
 }
 
 /// The fields every group kind has, reached the same way in each: inside `impl Group for ...`,
@@ -123,6 +140,11 @@ macro_rules! group_fields {
         fn observed_generation(status: &mut $status) -> &mut Option<i64> {
             &mut status.observed_generation
         }
+        fn placement_mut(
+            status: &mut $status,
+        ) -> &mut Option<$crate::managed::placement::Placement> {
+            &mut status.placement
+        }
     };
 }
 
@@ -138,6 +160,8 @@ pub struct Facts<K: Group> {
     pub referrers: Vec<String>,
     /// How often to look again once in sync.
     pub drift_interval: Duration,
+    /// Where the group lives, as its status is to record it.
+    pub placement: Placement,
     /// When they were read (RFC 3339).
     pub now: String,
 }
@@ -181,9 +205,10 @@ impl<K: Group> Managed for K {
     type Plan = GroupPlan<K>;
     type Answer = ();
     type Status = K::Status;
+    type Where = Located;
 
     fn shared(ctx: Arc<Context>) -> Arc<Shared> {
-        let drift_interval = ctx.observer.intervals.settled;
+        let drift_interval = ctx.locations.intervals().settled;
         Arc::new(Shared {
             ctx,
             drift_interval,
@@ -199,17 +224,23 @@ impl<K: Group> Managed for K {
         shared: &Shared,
         namespace: Option<&str>,
     ) -> Controller<K> {
-        woken_by_referrers(controller, &shared.ctx, namespace)
+        let controller = woken_by_referrers(controller, &shared.ctx, namespace);
+        crate::managed::locate::woken_by_accounts(controller, &shared.ctx)
     }
 
-    async fn read(&self, shared: &Shared) -> Result<Facts<K>, Error> {
-        let (observed, extra) = self.observe(shared).await?;
+    async fn locate(&self, shared: &Shared) -> Result<Located, Error> {
+        crate::managed::locate::locate(self, &shared.ctx).await
+    }
+
+    async fn read(&self, shared: &Shared, at: &Located) -> Result<Facts<K>, Error> {
+        let (observed, extra) = self.observe(shared, &at.location).await?;
         Ok(Facts {
             group: self.clone(),
             observed,
             extra,
             referrers: referrers(&shared.ctx.client, self).await?,
             drift_interval: shared.drift_interval,
+            placement: at.placement.clone(),
             now: crate::duration::now(),
         })
     }
@@ -218,14 +249,19 @@ impl<K: Group> Managed for K {
         K::plan(facts)
     }
 
-    async fn act(&self, shared: &Shared, step: &Step<K::Own>) -> Result<Option<()>, Error> {
-        let (ctx, rds) = (&shared.ctx, &shared.ctx.rds);
+    async fn act(
+        &self,
+        shared: &Shared,
+        at: &Located,
+        step: &Step<K::Own>,
+    ) -> Result<Option<()>, Error> {
+        let (ctx, at) = (&shared.ctx, &*at.location);
         match step {
             Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
-            Step::Own(own) => K::act(self, shared, own).await?,
-            Step::AddTags { arn, tags } => rds.add_tags(arn, tags).await?,
-            Step::RemoveTags { arn, keys } => rds.remove_tags(arn, keys).await?,
-            Step::Delete { name } => K::delete(self, shared, name).await?,
+            Step::Own(own) => K::act(self, shared, at, own).await?,
+            Step::AddTags { arn, tags } => at.rds.add_tags(arn, tags).await?,
+            Step::RemoveTags { arn, keys } => at.rds.remove_tags(arn, keys).await?,
+            Step::Delete { name } => K::delete(self, shared, at, name).await?,
             Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
         }
         Ok(None)
@@ -238,12 +274,9 @@ impl<K: Group> Managed for K {
     fn settle(&self, facts: &Facts<K>, plan: &Self::Plan, _: Option<&()>) -> Option<K::Status> {
         let generation = self.meta().generation;
         let planned = plan.status.as_ref()?;
-        Some(settled::<K>(
-            K::status(self),
-            planned,
-            generation,
-            &facts.now,
-        ))
+        let mut status = settled::<K>(K::status(self), planned, generation, &facts.now);
+        *K::placement_mut(&mut status) = Some(facts.placement.clone());
+        Some(status)
     }
 
     fn failed(&self, failure: &Failure<'_, Self::Plan>) -> (K::Status, Option<PlannedEvent>) {
@@ -254,14 +287,18 @@ impl<K: Group> Managed for K {
             now,
         } = *failure;
         let planned = planned.and_then(|p| p.status.as_ref());
-        failed::<K>(
+        let (mut status, event) = failed::<K>(
             K::status(self),
             planned,
             self.meta().generation,
             reason,
             message,
             now,
-        )
+        );
+        // Where the group lives is only ever recorded by a pass that placed it.
+        let mut previous = K::status(self).cloned().unwrap_or_default();
+        *K::placement_mut(&mut status) = K::placement_mut(&mut previous).take();
+        (status, event)
     }
 }
 
@@ -484,6 +521,7 @@ pub mod fixtures {
             extra,
             referrers: vec![],
             drift_interval: Duration::from_secs(60),
+            placement: Default::default(),
             now: "2026-01-01T00:00:00Z".into(),
         }
     }

@@ -26,6 +26,8 @@ pub mod aws_error;
 pub mod conditions;
 pub mod crd;
 pub mod groups;
+pub mod locate;
+pub mod placement;
 pub mod plan;
 pub mod references;
 pub mod skeleton;
@@ -34,23 +36,49 @@ pub mod writes;
 
 use plan::{PlannedEvent, Requeue};
 
-/// A namespaced kind of this operator.
+/// A kind of this operator, namespaced or cluster-scoped.
 pub trait Kind:
-    Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
-    + Clone
-    + Debug
-    + Serialize
-    + DeserializeOwned
+    Resource<DynamicType = (), Scope: ApiScope> + Clone + Debug + Serialize + DeserializeOwned
 {
 }
 
 impl<K> Kind for K where
-    K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
+    K: Resource<DynamicType = (), Scope: ApiScope> + Clone + Debug + Serialize + DeserializeOwned
 {
+}
+
+/// How the API of a kind of this scope is reached: in one namespace or in all of them for a
+/// namespaced kind; always cluster-wide for a cluster-scoped one.
+pub trait ApiScope {
+    /// Whether objects of this scope live in a namespace.
+    const NAMESPACED: bool;
+    fn api<K: Resource<DynamicType = (), Scope = Self>>(
+        client: &kube::Client,
+        namespace: Option<&str>,
+    ) -> kube::Api<K>;
+}
+
+impl ApiScope for kube::core::NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+    fn api<K: Resource<DynamicType = (), Scope = Self>>(
+        client: &kube::Client,
+        namespace: Option<&str>,
+    ) -> kube::Api<K> {
+        match namespace {
+            Some(ns) => kube::Api::namespaced(client.clone(), ns),
+            None => kube::Api::all(client.clone()),
+        }
+    }
+}
+
+impl ApiScope for kube::core::ClusterResourceScope {
+    const NAMESPACED: bool = false;
+    fn api<K: Resource<DynamicType = (), Scope = Self>>(
+        client: &kube::Client,
+        _namespace: Option<&str>,
+    ) -> kube::Api<K> {
+        kube::Api::all(client.clone())
+    }
 }
 
 /// What a kind supplies to the skeleton: its facts and how to read them, its pure plan, its steps
@@ -66,6 +94,8 @@ pub trait Managed: Kind + Send + Sync + 'static {
     /// What RDS answered to a step, which amends the status (`()` when nothing does).
     type Answer: Send + Sync;
     type Status: PartialEq + Serialize + Send + Sync;
+    /// Where the object's AWS resource lives (`locations::Located`); `()` for a kind with none.
+    type Where: Send + Sync;
 
     /// What its reconciles share, made once from the operator's context.
     fn shared(ctx: Arc<Context>) -> Arc<Self::Ctx>;
@@ -78,14 +108,22 @@ pub trait Managed: Kind + Send + Sync + 'static {
     ) -> Controller<Self> {
         controller
     }
-    /// Read: what a decision needs.
-    fn read(&self, ctx: &Self::Ctx) -> impl Future<Output = Result<Self::Facts, Error>> + Send;
+    /// Where the object lives: for every kind with an AWS resource, `locations::locate` (the
+    /// placement rules, then the location). A refusal makes no AWS call.
+    fn locate(&self, ctx: &Self::Ctx) -> impl Future<Output = Result<Self::Where, Error>> + Send;
+    /// Read: what a decision needs, there.
+    fn read(
+        &self,
+        ctx: &Self::Ctx,
+        at: &Self::Where,
+    ) -> impl Future<Output = Result<Self::Facts, Error>> + Send;
     /// Plan, pure.
     fn plan(facts: &Self::Facts) -> Self::Plan;
     /// Act: one step, and RDS's answer if it amends the status.
     fn act(
         &self,
         ctx: &Self::Ctx,
+        at: &Self::Where,
         step: &Self::Step,
     ) -> impl Future<Output = Result<Option<Self::Answer>, Error>> + Send;
     fn status(&self) -> Option<&Self::Status>;
@@ -124,13 +162,10 @@ pub trait Planned<S> {
     }
 }
 
-/// The API of kind `K` in one namespace, or in all of them.
+/// The API of kind `K` in one namespace, or in all of them (always all for a cluster-scoped kind).
 pub fn scoped<K>(client: &kube::Client, namespace: Option<&str>) -> kube::Api<K>
 where
-    K: Resource<DynamicType = (), Scope = kube::core::NamespaceResourceScope>,
+    K: Resource<DynamicType = (), Scope: ApiScope>,
 {
-    match namespace {
-        Some(ns) => kube::Api::namespaced(client.clone(), ns),
-        None => kube::Api::all(client.clone()),
-    }
+    <K::Scope as ApiScope>::api::<K>(client, namespace)
 }

@@ -88,9 +88,7 @@ pub fn controller<K: Managed>(
 
 /// The reconcile of every kind.
 pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<Action, Error> {
-    let namespace = obj
-        .namespace()
-        .ok_or(Error::MissingObjectKey("namespace"))?;
+    let namespace = obj.namespace().unwrap_or_default();
     let span = tracing::info_span!(
         "reconcile",
         kind = K::KIND,
@@ -149,15 +147,16 @@ pub fn error_policy<K: Managed>(obj: Arc<K>, error: &Error, shared: Arc<K::Ctx>)
     Action::requeue(ctx.backoff(&obj.uid().unwrap_or_default(), obj.meta().generation))
 }
 
-/// One pass: read → plan (pure) → act (the steps in order, up to the first failure) → report (the
+/// One pass: locate → read → plan (pure) → act (the steps in order, up to the first failure) → report (the
 /// Events whose steps succeeded; the status when every step did).
 async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K::Plan>> {
     let ctx = K::context(shared);
-    let facts = obj.read(shared).await?;
+    let at = obj.locate(shared).await?;
+    let facts = obj.read(shared, &at).await?;
     let plan = K::plan(&facts);
     let (mut completed, mut answer, mut error) = (0, None, None);
     for step in plan.steps() {
-        match obj.act(shared, step).await {
+        match obj.act(shared, &at, step).await {
             Ok(answered) => {
                 answer = answered.or(answer.take());
                 completed += 1;

@@ -122,31 +122,90 @@ fn pending_map(p: &aws_sdk_rds::types::PendingModifiedValues) -> BTreeMap<String
     out
 }
 
-/// Counts RDS API calls by operation and outcome; the source of the RDS call metrics.
+/// The account and region an adapter's calls are counted under (the metrics' `account` and
+/// `region` labels): the account id once STS told it, empty before.
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    account: Arc<std::sync::OnceLock<String>>,
+    region: Arc<str>,
+}
+
+impl Place {
+    pub fn new(account: &str, region: &str) -> Self {
+        let place = Place {
+            account: Arc::default(),
+            region: region.into(),
+        };
+        if !account.is_empty() {
+            let _ = place.account.set(account.to_owned());
+        }
+        place
+    }
+
+    /// The account id, once known.
+    pub fn account(&self) -> &str {
+        self.account.get().map(String::as_str).unwrap_or_default()
+    }
+
+    pub fn region(&self) -> &str {
+        &self.region
+    }
+
+    /// STS said which account this is.
+    fn learned(&self, account: &str) {
+        let _ = self.account.set(account.to_owned());
+    }
+}
+
+/// (account, region, operation, outcome): the key calls are counted by.
+pub type CallKey = (String, String, &'static str, &'static str);
+
+/// Counts AWS API calls by account, region, operation and outcome; the source of the call metrics.
 #[derive(Debug, Default)]
 pub struct CallCounter {
-    counts: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
+    counts: Mutex<BTreeMap<CallKey, u64>>,
 }
 
 impl CallCounter {
-    /// One more call of `operation` that ended with `outcome`.
-    pub fn record(&self, operation: &'static str, outcome: &'static str) {
-        let mut counts = lock(&self.counts);
-        *counts.entry((operation, outcome)).or_default() += 1;
+    /// One more call of `operation` in this place that ended with `outcome`.
+    pub fn record(&self, place: &Place, operation: &'static str, outcome: &'static str) {
+        let key = (
+            place.account().to_owned(),
+            place.region().to_owned(),
+            operation,
+            outcome,
+        );
+        *lock(&self.counts).entry(key).or_default() += 1;
     }
 
-    /// (operation, outcome) -> calls so far.
-    pub fn snapshot(&self) -> BTreeMap<(&'static str, &'static str), u64> {
+    /// (account, region, operation, outcome) -> calls so far.
+    pub fn snapshot(&self) -> BTreeMap<CallKey, u64> {
         lock(&self.counts).clone()
     }
 
-    /// Calls of one operation, whatever their outcome.
+    /// Calls of one operation, wherever and whatever their outcome.
     pub fn total(&self, operation: &str) -> u64 {
         self.snapshot()
             .iter()
-            .filter(|((op, _), _)| *op == operation)
+            .filter(|((_, _, op, _), _)| *op == operation)
             .map(|(_, n)| n)
             .sum()
+    }
+}
+
+/// The outcome label of an AWS call's result.
+pub fn outcome<T>(result: &Result<T, AwsError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(e) if e.class == ErrorClass::Retryable && THROTTLING.contains(&e.code.as_str()) => {
+            "throttled"
+        }
+        Err(e) => match e.class {
+            ErrorClass::Retryable => "retryable_error",
+            ErrorClass::NotFound => "not_found",
+            ErrorClass::AlreadyExists => "already_exists",
+            ErrorClass::InvalidInput => "invalid_input",
+        },
     }
 }
 
@@ -200,30 +259,43 @@ pub struct Rds {
     pub(crate) client: aws_sdk_rds::Client,
     secrets: aws_sdk_secretsmanager::Client,
     sts: aws_sdk_sts::Client,
-    region: String,
+    place: Place,
     calls: Arc<CallCounter>,
 }
 
 impl Rds {
-    pub fn new(config: &aws_config::SdkConfig) -> Self {
+    /// The adapter for the account and region of `config`, its calls counted in `calls`.
+    pub fn new(config: &aws_config::SdkConfig, calls: Arc<CallCounter>) -> Self {
+        let region = config.region().map(ToString::to_string).unwrap_or_default();
         Rds {
             client: aws_sdk_rds::Client::new(config),
             secrets: aws_sdk_secretsmanager::Client::new(config),
             sts: aws_sdk_sts::Client::new(config),
-            region: config.region().map(ToString::to_string).unwrap_or_default(),
-            calls: Arc::default(),
+            place: Place::new("", &region),
+            calls,
         }
     }
 
-    /// The account (STS GetCallerIdentity) and region the operator works in.
+    /// The account (STS GetCallerIdentity, through the credentials' chain of roles) and region
+    /// the adapter works in.
     pub async fn identity(&self) -> Result<AwsIdentity, AwsError> {
         let result = (self.sts.get_caller_identity().send().await)
             .map_err(|e| aws_error("GetCallerIdentity", e, None));
+        if let Ok(answer) = &result {
+            self.place.learned(answer.account().unwrap_or_default());
+        }
         self.count("GetCallerIdentity", &result);
+        let answer = result?;
         Ok(AwsIdentity {
-            account: result?.account().unwrap_or_default().to_owned(),
-            region: self.region.clone(),
+            account: answer.account().unwrap_or_default().to_owned(),
+            region: self.place.region().to_owned(),
+            caller_arn: answer.arn().unwrap_or_default().to_owned(),
         })
+    }
+
+    /// Where the adapter's calls are counted.
+    pub fn place(&self) -> &Place {
+        &self.place
     }
 
     /// RebootDBInstance (static parameter changes apply at the reboot).
@@ -264,19 +336,7 @@ impl Rds {
     }
 
     pub(crate) fn count<T>(&self, operation: &'static str, result: &Result<T, AwsError>) {
-        let outcome = match result {
-            Ok(_) => "ok",
-            Err(e) if e.class == ErrorClass::Retryable && THROTTLING.contains(&e.code.as_str()) => {
-                "throttled"
-            }
-            Err(e) => match e.class {
-                ErrorClass::Retryable => "retryable_error",
-                ErrorClass::NotFound => "not_found",
-                ErrorClass::AlreadyExists => "already_exists",
-                ErrorClass::InvalidInput => "invalid_input",
-            },
-        };
-        self.calls.record(operation, outcome);
+        self.calls.record(&self.place, operation, outcome(result));
     }
 
     /// DescribeDBInstances for one identifier; None when RDS has no such instance.
@@ -553,7 +613,10 @@ mod tests {
         let mut operations: Vec<&str> = source
             .split("self.count(\"")
             .skip(1)
-            .chain(feed.split(".record(\n            \"").skip(1))
+            .chain(
+                feed.split(".record(\n            &self.place,\n            \"")
+                    .skip(1),
+            )
             .filter_map(|rest| rest.split('"').next())
             .collect();
         operations.sort();

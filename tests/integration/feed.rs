@@ -240,7 +240,7 @@ async fn quiet_polls_keep_the_feed_up_and_poison_is_counted_and_deleted() {
     let (status, body) = operator.get("/healthz").expect("/healthz");
     assert_eq!(status, 200, "{body}");
     assert!(
-        metric("rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\",outcome=\"error\"}")
+        metric("rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\",outcome=\"error\",")
             .is_none(),
         "no failed ReceiveMessage: {}",
         operator.logs()

@@ -68,6 +68,8 @@ pub struct Facts {
     pub hash_key: Sensitive,
     /// The operator's poll intervals.
     pub intervals: PollIntervals,
+    /// Where the instance lives, as its status is to record it.
+    pub placement: crate::managed::placement::Placement,
     /// The time of this reconcile, RFC 3339.
     pub now: String,
 }

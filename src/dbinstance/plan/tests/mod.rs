@@ -82,7 +82,9 @@ pub(super) fn facts() -> Facts {
         observed_directly: false,
         absent_for: None,
         rename_in_progress: false,
+        placement: Default::default(),
         identity: Some(AwsIdentity {
+            caller_arn: String::new(),
             account: "123456789012".into(),
             region: "us-east-1".into(),
         }),

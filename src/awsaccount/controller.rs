@@ -1,0 +1,214 @@
+//! AWSAccount on the skeleton: it reads whether the account can be reached (STS through its
+//! chain, in its first region) and who uses it, plans (pure, `plan.rs`) and acts on its finalizer
+//! and its cached locations. It has no AWS resource of its own, so it is located nowhere.
+
+use std::sync::Arc;
+
+use kube::ResourceExt;
+use kube::runtime::Controller;
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+
+use super::plan::{self, Facts, Plan, Step};
+use super::{AWSAccount, AWSAccountStatus};
+use crate::context::Context;
+use crate::dbinstance::DBInstance;
+use crate::dbparametergroup::DBParameterGroup;
+use crate::dbsubnetgroup::DBSubnetGroup;
+use crate::error::{Error, kube_err};
+use crate::managed::apiserver::set_finalizer;
+use crate::managed::placement::Placed;
+use crate::managed::placement::{Source, Target};
+use crate::managed::plan::PlannedEvent;
+use crate::managed::{Failure, Kind, Managed, conditions, scoped};
+
+impl Managed for AWSAccount {
+    const KIND: &'static str = "AWSAccount";
+    type Ctx = Context;
+    type Facts = Facts;
+    type Step = Step;
+    type Plan = Plan;
+    type Answer = ();
+    type Status = AWSAccountStatus;
+    type Where = ();
+
+    fn shared(ctx: Arc<Context>) -> Arc<Context> {
+        ctx
+    }
+
+    fn context(ctx: &Context) -> &Context {
+        ctx
+    }
+
+    /// A resource anywhere in the cluster that starts or stops using an account wakes it (its
+    /// count, its deletion): every release sharing the cluster counts the same users.
+    fn watches(
+        controller: Controller<AWSAccount>,
+        ctx: &Context,
+        _: Option<&str>,
+    ) -> Controller<AWSAccount> {
+        let controller = wakes_accounts::<DBInstance>(controller, ctx);
+        let controller = wakes_accounts::<DBSubnetGroup>(controller, ctx);
+        wakes_accounts::<DBParameterGroup>(controller, ctx)
+    }
+
+    async fn locate(&self, _: &Context) -> Result<(), Error> {
+        Ok(())
+    }
+
+    async fn read(&self, ctx: &Context, _: &()) -> Result<Facts, Error> {
+        let name = self.name_any();
+        let reached = match self.metadata.deletion_timestamp {
+            Some(_) => None,
+            None => Some(reach(self, ctx).await?),
+        };
+        let mut users = users_of::<DBInstance>(ctx, &name).await?;
+        users.extend(users_of::<DBSubnetGroup>(ctx, &name).await?);
+        users.extend(users_of::<DBParameterGroup>(ctx, &name).await?);
+        Ok(Facts {
+            account: self.clone(),
+            reached,
+            users,
+            drift_interval: ctx.locations.intervals().settled,
+            now: crate::duration::now(),
+        })
+    }
+
+    fn plan(facts: &Facts) -> Plan {
+        plan::plan(facts)
+    }
+
+    async fn act(&self, ctx: &Context, _: &(), step: &Step) -> Result<Option<()>, Error> {
+        match step {
+            Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
+            Step::Forget => ctx.locations.forget(&self.uid().unwrap_or_default()),
+            Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
+        }
+        Ok(None)
+    }
+
+    fn status(&self) -> Option<&AWSAccountStatus> {
+        self.status.as_ref()
+    }
+
+    fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<AWSAccountStatus> {
+        let planned = plan.status.as_ref()?;
+        let generation = self.metadata.generation;
+        let before = self
+            .status
+            .as_ref()
+            .map(|s| &s.conditions[..])
+            .unwrap_or_default();
+        Some(AWSAccountStatus {
+            conditions: conditions::conditions(
+                before,
+                &planned.ready,
+                &planned.synced,
+                false,
+                generation,
+                &facts.now,
+            ),
+            observed_generation: generation,
+            ..planned.fields.clone()
+        })
+    }
+
+    fn failed(&self, failure: &Failure<'_, Plan>) -> (AWSAccountStatus, Option<PlannedEvent>) {
+        let previous = self.status.clone().unwrap_or_default();
+        let (ready, synced, event) =
+            conditions::failed(&previous.conditions, failure.reason, failure.message);
+        let generation = self.metadata.generation;
+        let status = AWSAccountStatus {
+            conditions: conditions::conditions(
+                &previous.conditions,
+                &ready,
+                &synced,
+                false,
+                generation,
+                failure.now,
+            ),
+            observed_generation: generation,
+            ..previous.clone()
+        };
+        (status, event)
+    }
+}
+
+/// STS's answer through the account's chain in its first region: who the operator is there, or
+/// AWS's message why it cannot be.
+async fn reach(
+    account: &AWSAccount,
+    ctx: &Context,
+) -> Result<Result<crate::rds_state::AwsIdentity, String>, Error> {
+    let Some(region) = account.spec.regions.first() else {
+        return Ok(Err("the account allows no region".into()));
+    };
+    let target = Target {
+        source: Source::Account {
+            name: account.name_any(),
+            uid: account.uid().unwrap_or_default(),
+            generation: account.metadata.generation.unwrap_or_default(),
+            spec: account.spec.clone(),
+        },
+        region: region.clone(),
+    };
+    let location = match ctx.locations.get(&target, &ctx.own_secrets(), false).await {
+        Ok(location) => location,
+        Err(e @ (Error::Account { .. } | Error::Placement { .. })) => {
+            return Ok(Err(e.user_facing().map(|(_, m)| m).unwrap_or_default()));
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(location
+        .identity()
+        .await
+        .map_err(|e| format!("{} failed: {}: {}", e.operation, e.code, e.message)))
+}
+
+/// Whether an object uses the account of this name: names it, or lives in it.
+fn uses<K: Placed>(obj: &K, account: &str) -> bool {
+    obj.account_ref() == Some(account)
+        || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(account))
+}
+
+/// The `namespace/name` of every object of kind `K`, in the watched namespaces, that uses the
+/// account: read from the API (fresh: a deletion waits on them).
+async fn users_of<K: Placed + Kind>(ctx: &Context, account: &str) -> Result<Vec<String>, Error> {
+    let namespaces: Vec<Option<&str>> = match ctx.watched.is_empty() {
+        true => vec![None],
+        false => ctx.watched.iter().map(|n| Some(n.as_str())).collect(),
+    };
+    let mut users = Vec::new();
+    for ns in namespaces {
+        let list = (scoped::<K>(&ctx.client, ns).list(&Default::default()).await)
+            .map_err(kube_err("list an account's users"))?;
+        users.extend(
+            (list.items.iter())
+                .filter(|o| uses(*o, account))
+                .map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any())),
+        );
+    }
+    Ok(users)
+}
+
+/// An AWSAccount's controller, woken by the objects of kind `K` that use it.
+fn wakes_accounts<K: Placed + Kind + Send + Sync + 'static>(
+    controller: Controller<AWSAccount>,
+    ctx: &Context,
+) -> Controller<AWSAccount> {
+    controller.watches(
+        scoped::<K>(&ctx.client, None),
+        watcher::Config::default().any_semantic(),
+        |obj: K| {
+            let named = obj.account_ref().map(str::to_owned);
+            let lives = (obj.placement()).and_then(|p| p.account.clone());
+            let mut refs: Vec<ObjectRef<AWSAccount>> = Vec::new();
+            for name in named.into_iter().chain(lives) {
+                if refs.iter().all(|r| r.name != name) {
+                    refs.push(ObjectRef::new(&name));
+                }
+            }
+            refs
+        },
+    )
+}

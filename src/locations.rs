@@ -1,0 +1,318 @@
+//! Where the operator works: one [`Location`] per (account, region) in use, each with its RDS
+//! adapter, its own shared poll ([`Observer`]) and its identity, made when a resource first needs
+//! it and cached by the AWSAccount's uid and generation (a spec change makes a new one). The
+//! credentials of each are the SDK's to cache and refresh before they expire. [`locate`] is where
+//! every kind's object is placed: the pure rules of `managed::placement` over the namespace, the
+//! AWSAccount and the status, then the location.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use kube::api::{Api, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store};
+use secrecy::SecretString;
+use tokio::sync::{OnceCell, broadcast, watch};
+use tracing::info;
+
+use crate::awsaccount::{AWSAccount, AssumeRole, credentials};
+use crate::dbinstance::DBInstance;
+use crate::error::{Error, kube_err};
+use crate::http::{Health, Liveness};
+use crate::lock;
+use crate::managed::aws_error::AwsError;
+use crate::managed::placement::{Source, Target};
+use crate::observer::Observer;
+use crate::rds::{CallCounter, Rds};
+use crate::rds_state::{AwsIdentity, PollIntervals};
+
+/// The name of ACK's role map, in the operator's namespace (`--ack-compat`).
+pub const ACK_ROLE_MAP: &str = "ack-role-account-map";
+
+/// One (account, region): its adapter, its shared poll and who the operator is there.
+pub struct Location {
+    pub rds: Rds,
+    pub observer: Arc<Observer>,
+    /// The AWSAccount it is reached through (None: the operator's own credentials).
+    pub account: Option<String>,
+    identity: OnceCell<AwsIdentity>,
+    /// Its shared poll, started when a resource first lives there (None: the caller runs it).
+    poll: std::sync::OnceLock<tokio::task::AbortHandle>,
+}
+
+impl Drop for Location {
+    fn drop(&mut self) {
+        if let Some(poll) = self.poll.get() {
+            poll.abort();
+        }
+    }
+}
+
+impl Location {
+    /// The operator's own location, whose poll the caller runs.
+    pub fn own(rds: Rds, observer: Arc<Observer>) -> Self {
+        Location {
+            rds,
+            observer,
+            account: None,
+            identity: OnceCell::new(),
+            poll: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Starts its shared poll once. Each location's poll has its own health: one account failing
+    /// never makes the operator's /healthz fail (a restart would not mend it), nor slows another's.
+    fn polled(&self, stopped: &watch::Receiver<bool>) {
+        self.poll.get_or_init(|| {
+            let health = Arc::new(Health::new(Liveness {
+                poll_interval: self.observer.intervals.settled,
+                stale_polls: 3,
+                reconcile_limit: std::time::Duration::from_secs(300),
+            }));
+            let (observer, stopped) = (self.observer.clone(), stopped.clone());
+            tokio::spawn(async move { observer.run(stopped, health).await }).abort_handle()
+        });
+    }
+
+    /// The account and region (STS GetCallerIdentity once; again after a failure).
+    pub async fn identity(&self) -> Result<AwsIdentity, AwsError> {
+        (self.identity)
+            .get_or_try_init(|| self.rds.identity())
+            .await
+            .cloned()
+    }
+}
+
+/// What a resource's cache key is: the AWSAccount's uid and generation (or ACK's role, or the
+/// operator's own credentials), and the region.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+enum Key {
+    Own(String),
+    Account {
+        uid: String,
+        generation: i64,
+        region: String,
+    },
+    Ack {
+        role_arn: String,
+        region: String,
+    },
+}
+
+/// Every location in use.
+pub struct Locations {
+    base: aws_config::SdkConfig,
+    own: Arc<Location>,
+    own_region: String,
+    intervals: PollIntervals,
+    calls: Arc<CallCounter>,
+    wake: broadcast::Sender<ObjectRef<DBInstance>>,
+    stopped: watch::Receiver<bool>,
+    made: Mutex<HashMap<Key, Arc<OnceCell<Arc<Location>>>>>,
+}
+
+impl Locations {
+    /// The locations, starting with the operator's own (`own`, whose poll runs already and whose
+    /// observer wakes through `wake`).
+    pub fn new(
+        base: aws_config::SdkConfig,
+        own: Arc<Location>,
+        calls: Arc<CallCounter>,
+        wake: broadcast::Sender<ObjectRef<DBInstance>>,
+        stopped: watch::Receiver<bool>,
+    ) -> Self {
+        Locations {
+            own_region: base.region().map(ToString::to_string).unwrap_or_default(),
+            intervals: own.observer.intervals,
+            base,
+            own,
+            calls,
+            wake,
+            stopped,
+            made: Mutex::default(),
+        }
+    }
+
+    pub fn own(&self) -> &Arc<Location> {
+        &self.own
+    }
+
+    pub fn own_region(&self) -> &str {
+        &self.own_region
+    }
+
+    pub fn intervals(&self) -> PollIntervals {
+        self.intervals
+    }
+
+    /// Every API call counted, in every location.
+    pub fn calls(&self) -> &Arc<CallCounter> {
+        &self.calls
+    }
+
+    /// The DBInstances to reconcile because what RDS holds for them changed, in any location.
+    pub fn changes(&self) -> impl futures::Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
+        crate::observer::wakes(self.wake.subscribe())
+    }
+
+    /// The location of a target, made on first use: the credentials through its chain of roles,
+    /// checked by STS GetCallerIdentity; with `poll`, its shared poll started (a resource lives
+    /// there; an AWSAccount's own check starts none). `secrets` is the operator's namespace,
+    /// where an AWSAccount's source Secret lives.
+    pub async fn get(
+        &self,
+        target: &Target,
+        secrets: &Api<Secret>,
+        poll: bool,
+    ) -> Result<Arc<Location>, Error> {
+        let key = match &target.source {
+            Source::Own if target.region == self.own_region => return Ok(self.own.clone()),
+            Source::Own => Key::Own(target.region.clone()),
+            Source::Account {
+                uid, generation, ..
+            } => Key::Account {
+                uid: uid.clone(),
+                generation: *generation,
+                region: target.region.clone(),
+            },
+            Source::AckRole { role_arn, .. } => Key::Ack {
+                role_arn: role_arn.clone(),
+                region: target.region.clone(),
+            },
+        };
+        let cell = lock(&self.made).entry(key.clone()).or_default().clone();
+        let location = cell
+            .get_or_try_init(|| self.make(target, secrets))
+            .await?
+            .clone();
+        if poll {
+            location.polled(&self.stopped);
+        }
+        if let Key::Account {
+            uid, generation, ..
+        } = &key
+        {
+            // An older generation of the account is stale: its poll stops with it.
+            lock(&self.made).retain(|k, _| {
+                !matches!(k, Key::Account { uid: u, generation: g, .. } if u == uid && g != generation)
+            });
+        }
+        Ok(location)
+    }
+
+    /// The AWSAccount of this uid is gone: its locations (and their polls) go too.
+    pub fn forget(&self, uid: &str) {
+        lock(&self.made).retain(|k, _| !matches!(k, Key::Account { uid: u, .. } if u == uid));
+    }
+
+    async fn make(&self, target: &Target, secrets: &Api<Secret>) -> Result<Arc<Location>, Error> {
+        let (account, source, chain) = match &target.source {
+            Source::Own => (None, None, Vec::new()),
+            Source::Account { name, spec, .. } => {
+                let secret = (spec.source_credentials.as_ref()).and_then(|s| s.secret_ref.as_ref());
+                let keys = match secret {
+                    Some(r) => Some(source_keys(secrets, &r.name, name).await?),
+                    None => None,
+                };
+                (Some(name.clone()), keys, spec.assume_role_chain.clone())
+            }
+            Source::AckRole { role_arn, .. } => {
+                let hop = AssumeRole {
+                    role_arn: role_arn.clone(),
+                    ..Default::default()
+                };
+                (None, None, vec![hop])
+            }
+        };
+        let config = credentials::config(&self.base, &target.region, source, &chain, &self.calls);
+        let rds = Rds::new(&config, self.calls.clone());
+        let identity = (rds.identity().await).map_err(|source| Error::Account {
+            account: account
+                .clone()
+                .unwrap_or_else(|| "the operator's own".into()),
+            source,
+        })?;
+        info!(
+            account = %identity.account,
+            region = %identity.region,
+            "reaching a new AWS account and region"
+        );
+        let observer =
+            Arc::new(Observer::new(rds.clone(), self.intervals).waking(self.wake.clone()));
+        Ok(Arc::new(Location {
+            rds,
+            observer,
+            account,
+            identity: OnceCell::new_with(Some(identity)),
+            poll: std::sync::OnceLock::new(),
+        }))
+    }
+}
+
+/// The source credentials of an AWSAccount, from its Secret in the operator's namespace.
+async fn source_keys(
+    secrets: &Api<Secret>,
+    name: &str,
+    account: &str,
+) -> Result<credentials::SecretKeys, Error> {
+    let secret =
+        (secrets.get_opt(name).await).map_err(kube_err("get source credentials Secret"))?;
+    let data: BTreeMap<String, SecretString> = (secret.and_then(|s| s.data).unwrap_or_default())
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, SecretString::from(String::from_utf8(v.0).ok()?))))
+        .collect();
+    credentials::secret_keys(&data).map_err(|why| Error::Placement {
+        reason: "SourceCredentialsMissing",
+        message: format!(
+            "AWSAccount {account}: source credentials Secret {name} in the operator's namespace: {why}"
+        ),
+    })
+}
+
+/// The namespaces and AWSAccounts placement is decided on, as the operator's watches cache them.
+#[derive(Clone)]
+pub struct Directory {
+    pub namespaces: Store<PartialObjectMeta<Namespace>>,
+    pub accounts: Store<AWSAccount>,
+    /// With `--ack-compat`: ACK's annotations and role map are honoured.
+    pub ack: bool,
+}
+
+/// The cluster-wide watches [`Directory`] reads: the namespaces (their metadata only) and the
+/// AWSAccounts, until `shutdown`.
+pub fn watch_directory(
+    client: &kube::Client,
+    ack: bool,
+    shutdown: watch::Receiver<bool>,
+) -> (Directory, futures::future::BoxFuture<'static, ()>) {
+    use futures::StreamExt;
+    use kube::runtime::{WatchStreamExt, reflector, watcher};
+    let (namespaces, ns_writer) = reflector::store();
+    let (accounts, account_writer) = reflector::store();
+    let config = watcher::Config::default().any_semantic();
+    // Namespaces by their metadata only: labels and annotations are all placement reads.
+    let ns_stream = watcher(
+        Api::<PartialObjectMeta<Namespace>>::all(client.clone()),
+        config.clone(),
+    )
+    .default_backoff()
+    .reflect(ns_writer)
+    .for_each(|_| futures::future::ready(()));
+    let account_stream = watcher(Api::<AWSAccount>::all(client.clone()), config)
+        .default_backoff()
+        .reflect(account_writer)
+        .for_each(|_| futures::future::ready(()));
+    let run = async move {
+        let mut shutdown = shutdown;
+        tokio::select! {
+            _ = futures::future::join(ns_stream, account_stream) => {}
+            _ = shutdown.wait_for(|s| *s) => {}
+        }
+    };
+    let directory = Directory {
+        namespaces,
+        accounts,
+        ack,
+    };
+    (directory, Box::pin(run))
+}

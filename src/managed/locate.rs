@@ -1,0 +1,116 @@
+//! Where every kind's object is placed, written once: the pure rules of `managed::placement`
+//! over the object's namespace (labels, annotations), the AWSAccount it names and its status's
+//! record, then the location (`locations.rs`) it is reached in. And the wake-up every placed kind
+//! shares: an AWSAccount's change reconciles the objects that use it.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::Api;
+use kube::runtime::reflector::ObjectRef;
+use std::sync::Arc;
+use tracing::warn;
+
+use super::Kind;
+use super::placement::{self, Placed, Placement};
+use crate::awsaccount::AWSAccount;
+use crate::context::Context;
+use crate::error::{Error, kube_err};
+use crate::locations::{ACK_ROLE_MAP, Location};
+
+/// Where a kind's object is reached, and where its resource is recorded as living.
+pub struct Located {
+    pub location: Arc<Location>,
+    pub placement: Placement,
+}
+
+/// Places `obj`: decides its target from its spec, its namespace and the AWSAccount it names
+/// ([`placement::decide`]), reaches the location, and checks it against the status's record
+/// ([`placement::check`]). A refusal is [`Error::Placement`]: reported, retried with backoff, and
+/// no AWS call made.
+pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error> {
+    let directory = &ctx.directory;
+    let _ = directory.namespaces.wait_until_ready().await;
+    let _ = directory.accounts.wait_until_ready().await;
+    let namespace = obj.meta().namespace.clone().unwrap_or_default();
+    let ns = directory.namespaces.get(&ObjectRef::new(&namespace));
+    let ns_meta = ns.as_ref().map(|n| n.metadata.clone()).unwrap_or_default();
+    let mut facts = placement::Facts {
+        namespace: &namespace,
+        namespace_labels: ns_meta.labels.unwrap_or_default(),
+        namespace_annotations: ns_meta.annotations.unwrap_or_default(),
+        annotations: obj.meta().annotations.clone().unwrap_or_default(),
+        account_ref: obj.account_ref(),
+        region: obj.region(),
+        account: None,
+        ack: None,
+        own_region: ctx.locations.own_region(),
+    };
+    let account = facts
+        .account_name()
+        .and_then(|name| directory.accounts.get(&ObjectRef::new(name)));
+    facts.account = account.as_deref();
+    if directory.ack {
+        facts.ack = Some(placement::Ack {
+            role_map: ack_role_map(ctx).await?,
+        });
+    }
+    let target = placement::decide(&facts).map_err(Error::from)?;
+    let location = ctx.locations.get(&target, &ctx.own_secrets(), true).await?;
+    let identity = (location.identity().await).map_err(|source| Error::Account {
+        account: location
+            .account
+            .clone()
+            .unwrap_or_else(|| "the operator's own".into()),
+        source,
+    })?;
+    let now = Placement {
+        account: location.account.clone(),
+        account_id: identity.account,
+        region: identity.region,
+    };
+    let (recorded, created) = (obj.placement(), obj.created());
+    placement::check(recorded, created, &now, &target).map_err(Error::from)?;
+    Ok(Located {
+        placement: placement::record(recorded, created, &now),
+        location,
+    })
+}
+
+/// ACK's role map in the operator's namespace (empty when there is none).
+async fn ack_role_map(ctx: &Context) -> Result<BTreeMap<String, String>, Error> {
+    let api: Api<ConfigMap> = Api::namespaced(ctx.client.clone(), &ctx.own_namespace);
+    let map = (api.get_opt(ACK_ROLE_MAP).await).map_err(kube_err("get ack-role-account-map"))?;
+    if map.is_none() {
+        warn!(
+            "--ack-compat is on and there is no {ACK_ROLE_MAP} ConfigMap in the operator's namespace"
+        );
+    }
+    Ok(map.and_then(|m| m.data).unwrap_or_default())
+}
+
+/// A placed kind's controller, woken when an AWSAccount changes (granted, its role mended): the
+/// objects of its cache that name it, or live in it, are reconciled again at once.
+pub fn woken_by_accounts<K>(
+    controller: kube::runtime::Controller<K>,
+    ctx: &Context,
+) -> kube::runtime::Controller<K>
+where
+    K: Placed + Kind + Send + Sync + 'static,
+{
+    let store = controller.store();
+    controller.watches(
+        Api::<AWSAccount>::all(ctx.client.clone()),
+        kube::runtime::watcher::Config::default().any_semantic(),
+        move |account: AWSAccount| {
+            let name = account.metadata.name.clone().unwrap_or_default();
+            (store.state().into_iter())
+                .filter(|obj| {
+                    obj.account_ref() == Some(name.as_str())
+                        || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(&name))
+                })
+                .map(|obj| ObjectRef::from_obj(&*obj))
+                .collect::<Vec<_>>()
+        },
+    )
+}

@@ -1,0 +1,271 @@
+//! Where a resource lives: the AWS account and region of every kind's object, decided by pure
+//! rules with their table tests. An object names an AWSAccount (`spec.accountRef`) and a region
+//! (`spec.region`); either defaults from its namespace's annotations, then the operator's own.
+//! A namespace the account does not select is refused, as is a region the account does not
+//! allow, and no AWS call is made with that account. Once the resource exists in AWS, its account
+//! and region are recorded in status: a later difference is refused (`AccountOrRegionMismatch`),
+//! never a create elsewhere.
+
+use std::collections::BTreeMap;
+
+use kube::{KubeSchema, Resource, ResourceExt};
+use serde::{Deserialize, Serialize};
+
+use crate::awsaccount::{AWSAccount, AWSAccountSpec};
+
+/// Namespace annotation: the AWSAccount a namespace's resources use when they name none.
+pub const ACCOUNT_ANNOTATION: &str = "rds.operator.rs/account";
+/// Namespace annotation: the region a namespace's resources use when they name none.
+pub const REGION_ANNOTATION: &str = "rds.operator.rs/region";
+/// ACK's namespace annotations and resource annotation, honoured with `--ack-compat`.
+pub const ACK_ACCOUNT_ANNOTATION: &str = "services.k8s.aws/owner-account-id";
+pub const ACK_DEFAULT_REGION_ANNOTATION: &str = "services.k8s.aws/default-region";
+pub const ACK_REGION_ANNOTATION: &str = "services.k8s.aws/region";
+
+/// Where a resource lives in AWS, as its status records it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Placement {
+    /// The AWSAccount it was reached through (absent: the operator's own credentials, or an ACK
+    /// role-map entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    /// The AWS account id.
+    #[serde(rename = "accountID")]
+    pub account_id: String,
+    pub region: String,
+}
+
+/// The credentials a resource is reached with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The operator's own.
+    Own,
+    /// An AWSAccount, at this uid and generation (the key its credentials are cached by).
+    Account {
+        name: String,
+        uid: String,
+        generation: i64,
+        spec: AWSAccountSpec,
+    },
+    /// ACK's role map: the role for the namespace's owner-account-id, assumed with the
+    /// operator's own credentials.
+    AckRole {
+        account_id: String,
+        role_arn: String,
+    },
+}
+
+/// Where a resource is to be reached: the credentials and the region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    pub source: Source,
+    pub region: String,
+}
+
+/// A placement refused: the condition reason (one of [`REASONS`]) and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub reason: &'static str,
+    pub message: String,
+}
+
+/// Every reason a placement is refused with.
+pub const REASONS: &[&str] = &[
+    "AccountNotFound",
+    "AccountNotGranted",
+    "RegionNotAllowed",
+    "AccountOrRegionMismatch",
+];
+
+/// What the ACK compatibility reads, when `--ack-compat` is on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ack {
+    /// The `ack-role-account-map` ConfigMap of the operator's namespace: account id -> role ARN.
+    pub role_map: BTreeMap<String, String>,
+}
+
+/// Everything the placement of one object is decided on.
+#[derive(Clone, Debug, Default)]
+pub struct Facts<'a> {
+    pub namespace: &'a str,
+    pub namespace_labels: BTreeMap<String, String>,
+    pub namespace_annotations: BTreeMap<String, String>,
+    /// The object's own annotations (ACK's per-resource region).
+    pub annotations: BTreeMap<String, String>,
+    pub account_ref: Option<&'a str>,
+    pub region: Option<&'a str>,
+    /// The AWSAccount the object or its namespace names, as the cache has it (None: none of
+    /// that name).
+    pub account: Option<&'a AWSAccount>,
+    /// Some with `--ack-compat`.
+    pub ack: Option<Ack>,
+    /// The operator's own region.
+    pub own_region: &'a str,
+}
+
+impl Facts<'_> {
+    /// The AWSAccount the object uses by name: its own reference, else its namespace's.
+    pub fn account_name(&self) -> Option<&str> {
+        (self.account_ref).or(self
+            .namespace_annotations
+            .get(ACCOUNT_ANNOTATION)
+            .map(String::as_str))
+    }
+}
+
+/// Decides where the object is reached: an AWSAccount (by the object's reference or its
+/// namespace's annotation) when it exists, selects the namespace and allows the region; else,
+/// with ACK compatibility, the role the role map gives the namespace's owner-account-id; else
+/// the operator's own credentials. The region: the object's, its namespace's, ACK's (the
+/// resource's, then the namespace's default), the operator's own.
+pub fn decide(f: &Facts) -> Result<Target, Refusal> {
+    let ack = |key: &str, from: &BTreeMap<String, String>| {
+        f.ack.as_ref().and_then(|_| from.get(key).cloned())
+    };
+    let region = (f.region.map(str::to_owned))
+        .or_else(|| f.namespace_annotations.get(REGION_ANNOTATION).cloned())
+        .or_else(|| ack(ACK_REGION_ANNOTATION, &f.annotations))
+        .or_else(|| ack(ACK_DEFAULT_REGION_ANNOTATION, &f.namespace_annotations))
+        .unwrap_or_else(|| f.own_region.to_owned());
+    if let Some(name) = f.account_name() {
+        let Some(account) = f.account.filter(|a| a.name_any() == name) else {
+            return Err(Refusal {
+                reason: "AccountNotFound",
+                message: format!("AWSAccount {name} does not exist; waiting for it"),
+            });
+        };
+        if !(account.spec.namespace_selector).selects(f.namespace, &f.namespace_labels) {
+            return Err(Refusal {
+                reason: "AccountNotGranted",
+                message: format!(
+                    "AWSAccount {name} is not granted to namespace {}: its namespaceSelector does not select it; \
+                     no AWS call is made with it",
+                    f.namespace
+                ),
+            });
+        }
+        if !account.spec.regions.contains(&region) {
+            return Err(Refusal {
+                reason: "RegionNotAllowed",
+                message: format!(
+                    "AWSAccount {name} allows the regions {:?}, not {region}",
+                    account.spec.regions
+                ),
+            });
+        }
+        return Ok(Target {
+            source: Source::Account {
+                name: name.to_owned(),
+                uid: account.uid().unwrap_or_default(),
+                generation: account.metadata.generation.unwrap_or_default(),
+                spec: account.spec.clone(),
+            },
+            region,
+        });
+    }
+    if let Some(account_id) = ack(ACK_ACCOUNT_ANNOTATION, &f.namespace_annotations) {
+        let role_map = f.ack.as_ref().map(|a| &a.role_map);
+        let Some(role_arn) = role_map.and_then(|m| m.get(&account_id)) else {
+            return Err(Refusal {
+                reason: "AccountNotGranted",
+                message: format!(
+                    "namespace {} names account {account_id} (services.k8s.aws/owner-account-id), which the \
+                     ack-role-account-map ConfigMap does not map to a role; no AWS call is made",
+                    f.namespace
+                ),
+            });
+        };
+        return Ok(Target {
+            source: Source::AckRole {
+                account_id,
+                role_arn: role_arn.clone(),
+            },
+            region,
+        });
+    }
+    Ok(Target {
+        source: Source::Own,
+        region,
+    })
+}
+
+/// Checks where the object is now reached against where its resource was recorded: once the
+/// resource exists in AWS (`created`), another account id or region is refused. An account id
+/// the ACK role map promised and the role does not reach is refused as well.
+pub fn check(
+    recorded: Option<&Placement>,
+    created: bool,
+    now: &Placement,
+    target: &Target,
+) -> Result<(), Refusal> {
+    if let Source::AckRole { account_id, .. } = &target.source
+        && *account_id != now.account_id
+    {
+        return Err(Refusal {
+            reason: "AccountOrRegionMismatch",
+            message: format!(
+                "the role ack-role-account-map gives account {account_id} reaches account {}; nothing is done",
+                now.account_id
+            ),
+        });
+    }
+    match recorded {
+        Some(was) if created && (was.account_id != now.account_id || was.region != now.region) => {
+            Err(Refusal {
+                reason: "AccountOrRegionMismatch",
+                message: format!(
+                    "the resource exists in account {}, region {}, but the object now points at account {}, \
+                     region {}; nothing is created elsewhere: put spec.accountRef, spec.region (or the namespace's \
+                     defaults) back",
+                    was.account_id, was.region, now.account_id, now.region
+                ),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What the status records: once the resource exists, where it was recorded (unchanged: a
+/// difference was refused by [`check`]); before that, where it is being reached now.
+pub fn record(recorded: Option<&Placement>, created: bool, now: &Placement) -> Placement {
+    match recorded {
+        Some(was) if created => was.clone(),
+        _ => now.clone(),
+    }
+}
+
+/// What a kind exposes of where its object lives.
+pub trait Placed: Resource {
+    fn account_ref(&self) -> Option<&str>;
+    fn region(&self) -> Option<&str>;
+    /// Where its status records the resource.
+    fn placement(&self) -> Option<&Placement>;
+    /// Whether its resource exists in AWS, as far as its status says.
+    fn created(&self) -> bool;
+}
+
+/// [`Placed`] for a kind with `spec.accountRef`, `spec.region` and `status.placement`, whose
+/// resource exists once its status says `$created`.
+#[macro_export]
+macro_rules! placed {
+    ($kind:ty, |$status:ident| $created:expr) => {
+        impl $crate::managed::placement::Placed for $kind {
+            fn account_ref(&self) -> Option<&str> {
+                self.spec.account_ref.as_ref().map(|r| r.name.as_str())
+            }
+            fn region(&self) -> Option<&str> {
+                self.spec.region.as_deref()
+            }
+            fn placement(&self) -> Option<&$crate::managed::placement::Placement> {
+                self.status.as_ref().and_then(|s| s.placement.as_ref())
+            }
+            fn created(&self) -> bool {
+                self.status.as_ref().is_some_and(|$status| $created)
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests;
