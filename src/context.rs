@@ -31,6 +31,10 @@ pub struct Context {
     pub own_namespace: String,
     /// The namespaces watched (empty: all).
     pub watched: Vec<String>,
+    /// With `--shards`: the shards this replica leads.
+    pub shards: Option<Arc<crate::shards::Shards>>,
+    /// Whether this release reconciles the cluster-scoped kinds (AWSAccount): `--manage-accounts`.
+    pub manage_accounts: bool,
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
     pub health: Arc<Health>,
@@ -84,6 +88,8 @@ impl Context {
             directory,
             own_namespace,
             watched: Vec::new(),
+            manage_accounts: true,
+            shards: None,
             metrics,
             health,
             hash_key,

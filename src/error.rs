@@ -29,6 +29,9 @@ pub enum Error {
         #[source]
         source: AwsError,
     },
+    /// With `--shards`: another replica leads the object's (account, region) pair.
+    #[error("shard {shard} is led by another replica")]
+    Elsewhere { shard: usize },
     /// The namespace spent its budget of direct RDS reads (`--namespace-read-budget`).
     #[error("the namespace's budget of {per_minute} direct RDS reads a minute is spent")]
     ReadBudget {
@@ -47,6 +50,7 @@ impl Error {
             Error::ReadBudget { .. } => "ReadBudget",
             Error::Placement { reason, .. } => reason,
             Error::Account { .. } => "AccountUnavailable",
+            Error::Elsewhere { .. } => "Elsewhere",
         }
     }
 
@@ -54,6 +58,8 @@ impl Error {
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
             Error::ReadBudget { wait, .. } => Some(*wait),
+            // Looked at again in case this replica takes the shard over.
+            Error::Elsewhere { .. } => Some(std::time::Duration::from_secs(5)),
             _ => None,
         }
     }

@@ -66,8 +66,10 @@ pub async fn run(
     };
     let (mut runs, mut synced) = (Vec::new(), Vec::new());
     for (i, namespace) in scopes.iter().enumerate() {
-        // A cluster-scoped kind has one controller, whatever the namespaces watched.
-        for kind in KINDS.iter().filter(|k| k.namespaced || i == 0) {
+        // A cluster-scoped kind has one controller, whatever the namespaces watched, in the
+        // release that manages them (`--manage-accounts`).
+        let cluster_wide = i == 0 && ctx.manage_accounts;
+        for kind in KINDS.iter().filter(|k| k.namespaced || cluster_wide) {
             let namespace = namespace.as_ref().filter(|_| kind.namespaced);
             let running = (kind.controller)(
                 &ctx,

@@ -43,6 +43,11 @@ impl LeaderElection {
         }
     }
 
+    /// Who this contender is.
+    pub fn identity(&self) -> &str {
+        &self.identity
+    }
+
     /// How long the leader keeps leading without a successful renewal: two thirds of the lease, so
     /// it stops before any follower may take over.
     pub fn renew_deadline(&self) -> Duration {
@@ -50,7 +55,7 @@ impl LeaderElection {
     }
 
     /// One bounded round of [`Self::try_acquire_or_renew`]: a call that hangs counts as failed.
-    async fn attempt(&self) -> Result<bool, String> {
+    pub(crate) async fn attempt(&self) -> Result<bool, String> {
         match tokio::time::timeout(self.renew_interval(), self.try_acquire_or_renew()).await {
             Ok(Ok(held)) => Ok(held),
             Ok(Err(e)) => Err(e.to_string()),
@@ -115,6 +120,22 @@ impl LeaderElection {
                 ));
                 false
             }
+        }
+    }
+
+    /// Reads the lease and notes its record, without taking it: the expiry clock of
+    /// [`Self::try_acquire_or_renew`] then runs from now, so a lease that stops changing can be
+    /// taken a lease duration later.
+    pub(crate) async fn observe(&self) {
+        let Ok(Ok(Some(lease))) =
+            tokio::time::timeout(self.renew_interval(), self.api.get_opt(&self.name)).await
+        else {
+            return;
+        };
+        let version = lease.resource_version().unwrap_or_default();
+        let holder = (lease.spec.and_then(|s| s.holder_identity)).unwrap_or_default();
+        if !holder.is_empty() && holder != self.identity {
+            let _ = self.expired_locally(&holder, &version, Duration::MAX);
         }
     }
 

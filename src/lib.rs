@@ -32,6 +32,7 @@ pub mod observer;
 pub mod rds;
 pub mod rds_state;
 pub mod secrets;
+pub mod shards;
 pub mod telemetry;
 
 /// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the

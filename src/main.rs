@@ -17,6 +17,7 @@ use rds_operator::observer::Observer;
 use rds_operator::rds::CallCounter;
 use rds_operator::rds::Rds;
 use rds_operator::rds_state::PollIntervals;
+use rds_operator::shards::Shards;
 use rds_operator::telemetry::{self, LogFormat};
 use tokio::sync::watch;
 use tracing::{error, info};
@@ -89,6 +90,11 @@ struct RunArgs {
         default_value = "rds-operator-leader"
     )]
     leader_election_lease_name: String,
+    /// With --leader-elect: spread the (account, region) pairs over this many shards, each led
+    /// through a Lease of its own, so every replica leads a share of them at once (1: one leader
+    /// for everything).
+    #[arg(long, env = "SHARDS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    shards: u16,
     /// How long a leader's lease lasts without renewal before another replica takes over.
     #[arg(long, env = "LEADER_ELECTION_LEASE_DURATION", default_value = "15s", value_parser = parse_duration)]
     leader_election_lease_duration: Duration,
@@ -127,6 +133,11 @@ struct RunArgs {
     /// services.k8s.aws/default-region, and a resource's services.k8s.aws/region.
     #[arg(long, env = "ACK_COMPAT", default_value_t = false)]
     ack_compat: bool,
+    /// Reconcile the AWSAccounts (their status, and their deletion while in use), counting their
+    /// users across the cluster: one release of a cluster should. Default: when watching every
+    /// namespace.
+    #[arg(long, env = "MANAGE_ACCOUNTS")]
+    manage_accounts: Option<bool>,
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
@@ -190,6 +201,10 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let identity = std::env::var("POD_NAME")
         .or_else(|_| std::env::var("HOSTNAME"))
         .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
+    let sharded = (args.shards > 1).then(|| sharded(&args, &client, &identity, stopped.clone()));
+    if args.shards > 1 && !args.leader_elect {
+        anyhow::bail!("--shards needs --leader-elect");
+    }
     let Some(leadership) = lead(&args, &client, &identity, &health, &stop, stopped.clone()).await
     else {
         return Ok(());
@@ -210,7 +225,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         metrics,
         health.clone(),
     );
-    let ctx = Arc::new(context(&args, parts).await?);
+    let ctx = Arc::new(context(&args, parts, sharded.clone()).await?);
     rds_operator::kinds::run(
         ctx.clone(),
         args.namespaces,
@@ -260,6 +275,7 @@ async fn context(
         Arc<Metrics>,
         Arc<Health>,
     ),
+    shards: Option<Arc<Shards>>,
 ) -> anyhow::Result<Context> {
     let own: kube::Api<k8s_openapi::api::core::v1::Secret> =
         kube::Api::namespaced(client.clone(), &args.leader_election_namespace);
@@ -277,6 +293,8 @@ async fn context(
         hash_key,
     });
     ctx.watched = args.namespaces.clone();
+    ctx.shards = shards;
+    ctx.manage_accounts = args.manage_accounts.unwrap_or(args.namespaces.is_empty());
     ctx.read_budget = ReadBudget::new(args.namespace_read_budget);
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
@@ -355,6 +373,25 @@ async fn aws_config(args: &RunArgs) -> anyhow::Result<aws_config::SdkConfig> {
     Ok(aws)
 }
 
+/// With --shards: this replica's shards, kept by a task of their own until shutdown.
+fn sharded(
+    args: &RunArgs,
+    client: &kube::Client,
+    identity: &str,
+    stopped: watch::Receiver<bool>,
+) -> Arc<Shards> {
+    let shards = Arc::new(Shards::new(
+        client.clone(),
+        &args.leader_election_namespace,
+        &args.leader_election_lease_name,
+        identity,
+        usize::from(args.shards),
+        args.leader_election_lease_duration,
+    ));
+    tokio::spawn(shards.clone().run(stopped));
+    shards
+}
+
 /// This replica's leadership: the election it holds (None without --leader-elect), and whether it
 /// was lost (which stops the controllers).
 struct Leadership {
@@ -372,7 +409,8 @@ async fn lead(
     stop: &watch::Sender<bool>,
     mut stopped: watch::Receiver<bool>,
 ) -> Option<Leadership> {
-    let election = args.leader_elect.then(|| {
+    // With shards, every replica reconciles: each acts only on the shards it leads.
+    let election = (args.leader_elect && args.shards == 1).then(|| {
         LeaderElection::new(
             client.clone(),
             &args.leader_election_namespace,

@@ -52,8 +52,13 @@ impl Managed for AWSAccount {
         wakes_accounts::<DBParameterGroup>(controller, ctx)
     }
 
-    async fn locate(&self, _: &Context) -> Result<(), Error> {
-        Ok(())
+    /// Located nowhere; with `--shards`, AWSAccounts are the first shard's.
+    async fn locate(&self, ctx: &Context) -> Result<(), Error> {
+        crate::managed::locate::shard(ctx, crate::managed::locate::ACCOUNTS_SHARD_KEY).map(|_| ())
+    }
+
+    fn may_act(ctx: &Context, _: &()) -> bool {
+        crate::managed::locate::shard(ctx, crate::managed::locate::ACCOUNTS_SHARD_KEY).is_ok()
     }
 
     async fn read(&self, ctx: &Context, _: &()) -> Result<Facts, Error> {
@@ -171,24 +176,18 @@ fn uses<K: Placed>(obj: &K, account: &str) -> bool {
         || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(account))
 }
 
-/// The `namespace/name` of every object of kind `K`, in the watched namespaces, that uses the
-/// account: read from the API (fresh: a deletion waits on them).
+/// The `namespace/name` of every object of kind `K` in the cluster (not only the watched
+/// namespaces: another release may manage them, and every release must count the same) that uses
+/// the account: read from the API (fresh: a deletion waits on them).
 async fn users_of<K: Placed + Kind>(ctx: &Context, account: &str) -> Result<Vec<String>, Error> {
-    let namespaces: Vec<Option<&str>> = match ctx.watched.is_empty() {
-        true => vec![None],
-        false => ctx.watched.iter().map(|n| Some(n.as_str())).collect(),
-    };
-    let mut users = Vec::new();
-    for ns in namespaces {
-        let list = (scoped::<K>(&ctx.client, ns).list(&Default::default()).await)
-            .map_err(kube_err("list an account's users"))?;
-        users.extend(
-            (list.items.iter())
-                .filter(|o| uses(*o, account))
-                .map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any())),
-        );
-    }
-    Ok(users)
+    let list = (scoped::<K>(&ctx.client, None)
+        .list(&Default::default())
+        .await)
+        .map_err(kube_err("list an account's users"))?;
+    Ok((list.items.iter())
+        .filter(|o| uses(*o, account))
+        .map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any()))
+        .collect())
 }
 
 /// An AWSAccount's controller, woken by the objects of kind `K` that use it.

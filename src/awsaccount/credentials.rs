@@ -145,3 +145,43 @@ pub fn secret_keys(data: &BTreeMap<String, SecretString>) -> Result<SecretKeys, 
         session_token: get("AWS_SESSION_TOKEN"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The shipped IAM documents of a member account (docs/accounts.md): its role trusts only the
+    /// operator's role, only with the external ID, for AssumeRole and the session tags the chain
+    /// sends; the operator may assume it only with an external ID and its own session name.
+    #[test]
+    fn the_member_trust_policy_and_the_assume_policy_ask_for_the_external_id() {
+        let trust: serde_json::Value =
+            serde_json::from_str(include_str!("../../deploy/iam/member-trust-policy.json"))
+                .expect("trust policy JSON");
+        let statements = trust["Statement"].as_array().expect("statements");
+        for action in ["sts:AssumeRole", "sts:TagSession"] {
+            let statement = (statements.iter())
+                .find(|s| s["Action"] == action && s["Effect"] == "Allow")
+                .unwrap_or_else(|| panic!("{action} is not trusted"));
+            assert_eq!(
+                statement["Condition"]["StringEquals"]["sts:ExternalId"], "EXTERNAL_ID",
+                "{action} without the external ID"
+            );
+            let principal = statement["Principal"]["AWS"].as_str().unwrap_or_default();
+            assert!(principal.ends_with(":role/rds-operator"), "{principal}");
+        }
+        let assume: serde_json::Value =
+            serde_json::from_str(include_str!("../../deploy/iam/operator-assume-roles.json"))
+                .expect("assume policy JSON");
+        let statement = (assume["Statement"].as_array().expect("statements").iter())
+            .find(|s| s["Action"] == "sts:AssumeRole")
+            .expect("AssumeRole allowed");
+        assert_eq!(statement["Condition"]["Null"]["sts:ExternalId"], "false");
+        let session = statement["Condition"]["StringLike"]["sts:RoleSessionName"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            super::SESSION_NAME.starts_with(session.trim_end_matches('*')),
+            "the default session name {} must match {session}",
+            super::SESSION_NAME
+        );
+    }
+}

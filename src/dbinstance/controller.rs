@@ -107,6 +107,10 @@ impl Managed for DBInstance {
         crate::managed::locate::locate(self, ctx).await
     }
 
+    fn may_act(ctx: &Context, at: &Located) -> bool {
+        at.may_act(ctx)
+    }
+
     async fn read(&self, ctx: &Context, at: &Located) -> Result<Facts, Error> {
         read::gather(self, ctx, at).await
     }

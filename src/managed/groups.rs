@@ -232,6 +232,10 @@ impl<K: Group> Managed for K {
         crate::managed::locate::locate(self, &shared.ctx).await
     }
 
+    fn may_act(shared: &Shared, at: &Located) -> bool {
+        at.may_act(&shared.ctx)
+    }
+
     async fn read(&self, shared: &Shared, at: &Located) -> Result<Facts<K>, Error> {
         let (observed, extra) = self.observe(shared, &at.location).await?;
         Ok(Facts {

@@ -22,6 +22,34 @@ use crate::locations::{ACK_ROLE_MAP, Location};
 pub struct Located {
     pub location: Arc<Location>,
     pub placement: Placement,
+    /// With `--shards`: the shard of the pair, which this replica must lead to act.
+    pub shard: Option<usize>,
+}
+
+impl Located {
+    /// Whether this replica may act there now (it leads the pair's shard, renewed in time).
+    pub fn may_act(&self, ctx: &Context) -> bool {
+        match (&ctx.shards, self.shard) {
+            (Some(shards), Some(shard)) => shards.owns(shard),
+            _ => true,
+        }
+    }
+}
+
+/// The shard key of the AWSAccount objects themselves (their status and deletion).
+pub const ACCOUNTS_SHARD_KEY: &str = "awsaccounts";
+
+/// The shard of a target this replica must lead (None without `--shards`), or
+/// [`Error::Elsewhere`] when another replica leads it: nothing is read or done here.
+pub fn shard(ctx: &Context, key: &str) -> Result<Option<usize>, Error> {
+    let Some(shards) = &ctx.shards else {
+        return Ok(None);
+    };
+    let shard = crate::shards::shard_of(key, shards.count());
+    match shards.owns(shard) {
+        true => Ok(Some(shard)),
+        false => Err(Error::Elsewhere { shard }),
+    }
 }
 
 /// Places `obj`: decides its target from its spec, its namespace and the AWSAccount it names
@@ -56,6 +84,7 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
         });
     }
     let target = placement::decide(&facts).map_err(Error::from)?;
+    let shard = shard(ctx, &target.shard_key())?;
     let location = ctx.locations.get(&target, &ctx.own_secrets(), true).await?;
     let identity = (location.identity().await).map_err(|source| Error::Account {
         account: location
@@ -72,6 +101,7 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
     let (recorded, created) = (obj.placement(), obj.created());
     placement::check(recorded, created, &now, &target).map_err(Error::from)?;
     Ok(Located {
+        shard,
         placement: placement::record(recorded, created, &now),
         location,
     })

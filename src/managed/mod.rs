@@ -111,6 +111,11 @@ pub trait Managed: Kind + Send + Sync + 'static {
     /// Where the object lives: for every kind with an AWS resource, `locations::locate` (the
     /// placement rules, then the location). A refusal makes no AWS call.
     fn locate(&self, ctx: &Self::Ctx) -> impl Future<Output = Result<Self::Where, Error>> + Send;
+    /// Whether this replica may still act there, checked before every step (with `--shards`, it
+    /// must lead the pair's shard, renewed in time).
+    fn may_act(_ctx: &Self::Ctx, _at: &Self::Where) -> bool {
+        true
+    }
     /// Read: what a decision needs, there.
     fn read(
         &self,

@@ -121,6 +121,10 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
                     Requeue::Backoff => Action::requeue(ctx.backoff(&uid, obj.meta().generation)),
                 })
             }
+            Err(Failed { error, .. }) if matches!(error, Error::Elsewhere { .. }) => {
+                debug!(error = %error, "another replica leads this object's shard");
+                Err(error)
+            }
             Err(Failed { error, planned }) => {
                 warn!(error = %error, "reconcile failed");
                 report_failure(&*obj, &shared, &error, planned.as_ref()).await;
@@ -156,6 +160,10 @@ async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K:
     let plan = K::plan(&facts);
     let (mut completed, mut answer, mut error) = (0, None, None);
     for step in plan.steps() {
+        if !K::may_act(shared, &at) {
+            error = Some(Error::Elsewhere { shard: usize::MAX });
+            break;
+        }
         match obj.act(shared, &at, step).await {
             Ok(answered) => {
                 answer = answered.or(answer.take());
@@ -180,6 +188,9 @@ async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K:
         });
     }
     let status = obj.settle(&facts, &plan, answer.as_ref());
+    if status.is_some() && !K::may_act(shared, &at) {
+        return Err(Error::Elsewhere { shard: usize::MAX }.into());
+    }
     if let Some(status) = &status {
         write_status(ctx, obj, status).await?;
     }

@@ -2,6 +2,7 @@
 //! Run them with `make test` (README), which starts the emulator; the control plane is started by
 //! the harness in common/.
 
+mod accounts;
 mod common;
 mod connection;
 mod engines;
@@ -11,6 +12,7 @@ mod lifecycle;
 mod migration;
 mod parametergroups;
 mod safety;
+mod shards;
 mod ship;
 mod smoke;
 mod subnetgroups;

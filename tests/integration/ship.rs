@@ -72,15 +72,28 @@ fn chart_lints_renders_and_refuses_bad_values() {
             .filter(|l| *l == format!("kind: {kind}"))
             .count()
     };
+    // With watchNamespaces, what is namespaced is granted by Roles; the one ClusterRole is the
+    // accounts' (AWSAccounts, namespaces' metadata, listing users), which grants no Secret.
     assert_eq!(
         kinds(&rendered, "ClusterRole"),
-        0,
-        "watchNamespaces gives Roles, not a ClusterRole"
+        1,
+        "watchNamespaces gives Roles, and only the accounts' ClusterRole"
+    );
+    let cluster_role = (rendered.split("\n---\n"))
+        .find(|doc| doc.contains("\nkind: ClusterRole\n"))
+        .unwrap_or_default();
+    assert!(
+        cluster_role.contains("name: rds-rds-operator-ops-accounts"),
+        "{cluster_role}"
+    );
+    assert!(
+        !cluster_role.contains("secrets"),
+        "the ClusterRole grants no Secret: {cluster_role}"
     );
     assert_eq!(
         kinds(&rendered, "Role"),
-        3,
-        "one Role per watched namespace and one for the hash key Secret, no lease Role"
+        4,
+        "one Role per watched namespace, one for the hash key Secret, one for the accounts' Secrets in the release namespace, no lease Role"
     );
     assert!(rendered.contains("- --namespace=shop") && rendered.contains("- --namespace=billing"));
     assert!(!rendered.contains("--leader-elect"));

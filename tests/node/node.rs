@@ -11,6 +11,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::Client;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::awsaccount::AWSAccount;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbparametergroup::DBParameterGroup;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
@@ -499,6 +500,71 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
         .await
         .unwrap();
     common::wait_object_gone(&subnets, "coffee-db-subnets").await;
+
+    // Another account, reached from a source Secret in the release's namespace through a role:
+    // a DBParameterGroup placed there, the account's status, its deletion.
+    let account = unique("node-account");
+    let role = common::create_role("111111111111", &account, Some("node-external-id"));
+    let accounts: Api<AWSAccount> = Api::all(client.clone());
+    let spec = json!({
+        "sourceCredentials": {"secretRef": {"name": "aws"}},
+        "assumeRoleChain": [{"roleARN": role, "externalID": "node-external-id"}],
+        "regions": ["eu-west-1"],
+        "namespaceSelector": {"names": [ns]},
+    });
+    let object: AWSAccount =
+        serde_json::from_value(json!({"metadata": {"name": account}, "spec": spec})).unwrap();
+    accounts
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    let far_name = unique("far-params");
+    let far: DBParameterGroup = serde_json::from_value(json!({
+        "metadata": {"name": "far-params"},
+        "spec": {
+            "dbParameterGroupName": far_name,
+            "accountRef": {"name": account},
+            "region": "eu-west-1",
+            "family": "mysql8.0",
+            "description": "in another account",
+        }
+    }))
+    .unwrap();
+    groups.create(&PostParams::default(), &far).await.unwrap();
+    common::wait_object(&groups, "far-params", "Ready in another account", ready).await;
+    let there = common::rds_in(&role, Some("node-external-id"), "eu-west-1").await;
+    let found = (there.describe_db_parameter_groups())
+        .db_parameter_group_name(&far_name)
+        .send()
+        .await;
+    assert!(
+        found.is_ok(),
+        "the group is in account 111111111111, eu-west-1: {found:?}"
+    );
+    wait_for("the account's status", TIMEOUT, || async {
+        let status = accounts.get(&account).await.ok()?.status?;
+        (status.account_id.as_deref() == Some("111111111111") && status.resources == Some(1))
+            .then_some(())
+    })
+    .await;
+    groups
+        .delete("far-params", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&groups, "far-params").await;
+    accounts
+        .delete(&account, &DeleteParams::default())
+        .await
+        .unwrap();
+    wait_for("the account gone", TIMEOUT, || async {
+        accounts
+            .get_opt(&account)
+            .await
+            .ok()?
+            .is_none()
+            .then_some(())
+    })
+    .await;
 
     // Under the chart's ClusterRole, nothing was refused, and every verb of it was used.
     let requests = common::audited(&release_ns, "rds-operator-ha");

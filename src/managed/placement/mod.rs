@@ -63,6 +63,18 @@ pub struct Target {
     pub region: String,
 }
 
+impl Target {
+    /// The pair's key, which shards spread by (`shards::shard_of`): the account as the object
+    /// names it, and the region; known before any AWS call.
+    pub fn shard_key(&self) -> String {
+        match &self.source {
+            Source::Own => format!("own/{}", self.region),
+            Source::Account { name, .. } => format!("account:{name}/{}", self.region),
+            Source::AckRole { account_id, .. } => format!("ack:{account_id}/{}", self.region),
+        }
+    }
+}
+
 /// A placement refused: the condition reason (one of [`REASONS`]) and the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {

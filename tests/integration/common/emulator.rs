@@ -206,3 +206,92 @@ pub async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
         .filter_map(|s| s.subnet_identifier().map(str::to_owned))
         .collect()
 }
+
+/// Creates the IAM role `name` in `account` (moto acts in an account its `x-moto-account-id`
+/// header names), trusting the operator's account (123456789012, moto's default) and requiring
+/// `external_id` when given, as a member account's trust policy does (deploy/iam/); returns its
+/// ARN.
+pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> String {
+    let mut statement = serde_json::json!({
+        "Effect": "Allow",
+        "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
+        "Action": ["sts:AssumeRole", "sts:TagSession"],
+    });
+    if let Some(id) = external_id {
+        statement["Condition"] = serde_json::json!({"StringEquals": {"sts:ExternalId": id}});
+    }
+    let policy = serde_json::json!({"Version": "2012-10-17", "Statement": [statement]});
+    let body = format!(
+        "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
+        form_encode(&policy.to_string())
+    );
+    let host = emulator_host();
+    let mut stream = TcpStream::connect(&host).expect("reach the emulator");
+    write!(
+        stream,
+        "POST / HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
+         x-moto-account-id: {account}\r\n\
+         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send CreateRole");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("CreateRole answer");
+    assert!(
+        response.starts_with("HTTP/1.0 200") || response.starts_with("HTTP/1.1 200"),
+        "CreateRole: {response}"
+    );
+    format!("arn:aws:iam::{account}:role/{name}")
+}
+
+fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// An RDS client of `region` in the account of `role`, reached as the operator would (AssumeRole
+/// with the emulator's default credentials, and the external ID when one is needed).
+pub async fn rds_in(role: &str, external_id: Option<&str>, region: &str) -> aws_sdk_rds::Client {
+    let sts = aws_sdk_sts::Client::new(&emulator_config().await);
+    let issued = (sts.assume_role())
+        .role_arn(role)
+        .role_session_name("rds-operator-tests")
+        .set_external_id(external_id.map(str::to_owned))
+        .send()
+        .await
+        .expect("assume the test role")
+        .credentials
+        .expect("credentials");
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(aws_endpoint())
+        .region(aws_config::Region::new(region.to_owned()))
+        .credentials_provider(aws_sdk_rds::config::Credentials::new(
+            issued.access_key_id,
+            issued.secret_access_key,
+            Some(issued.session_token),
+            None,
+            "tests",
+        ))
+        .load()
+        .await;
+    aws_sdk_rds::Client::new(&config)
+}
+
+/// An RDS client of `region` with the emulator's default credentials (the operator's own account).
+pub async fn rds_of_region(region: &str) -> aws_sdk_rds::Client {
+    let config = emulator_config()
+        .await
+        .to_builder()
+        .region(aws_config::Region::new(region.to_owned()))
+        .build();
+    aws_sdk_rds::Client::new(&config)
+}
