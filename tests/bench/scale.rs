@@ -6,7 +6,9 @@
 //! BENCH_CONCURRENCY (operator reconcile concurrency, 8), BENCH_MOTO_PID (to report moto's CPU),
 //! BENCH_FEED (on | off: the event feed, over the queue localstack/moto.sh creates),
 //! BENCH_SAFETY_NET (the feed's safety-net interval; the operator's default when unset),
-//! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready").
+//! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready"), BENCH_ACCOUNTS
+//! ("AxR": the N spread over A AWSAccounts, each in another moto account, and R regions; the
+//! steady state then reports the DescribeDBInstances of each (account, region)).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -21,6 +23,70 @@ use serde_json::json;
 mod common;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};
+
+/// With BENCH_ACCOUNTS=AxR: the AWSAccounts (name, account id) made for the namespace, and the
+/// regions, over which instance i is spread (account i % A, region i / A % R).
+struct Spread {
+    accounts: Vec<(String, String)>,
+    regions: Vec<&'static str>,
+}
+
+const BENCH_REGIONS: [&str; 4] = ["us-east-1", "eu-west-1", "eu-central-1", "ap-south-1"];
+
+impl Spread {
+    async fn make(client: &kube::Client, ns: &str) -> Option<Spread> {
+        let text = std::env::var("BENCH_ACCOUNTS").ok()?;
+        let (a, r) = text.split_once('x').expect("BENCH_ACCOUNTS: AxR");
+        let (a, r): (usize, usize) = (a.parse().unwrap(), r.parse().unwrap());
+        let regions: Vec<&str> = BENCH_REGIONS.iter().take(r).copied().collect();
+        let api: Api<rds_operator::awsaccount::AWSAccount> = Api::all(client.clone());
+        let mut accounts = Vec::new();
+        for i in 0..a {
+            let id = format!("{}", 111_111_111_111u64 * (i as u64 + 1));
+            let name = common::unique("bench-account");
+            let role = common::create_role(&id, &name, None);
+            let object = serde_json::from_value(json!({
+                "metadata": {"name": name},
+                "spec": {"assumeRoleChain": [{"roleARN": role}], "regions": regions,
+                         "namespaceSelector": {"names": [ns]}},
+            }))
+            .unwrap();
+            api.create(&PostParams::default(), &object)
+                .await
+                .expect("AWSAccount");
+            accounts.push((name, id));
+        }
+        Some(Spread { accounts, regions })
+    }
+
+    /// Where instance i lives, as spec fields.
+    fn spec(&self, i: usize) -> serde_json::Value {
+        let (name, _) = &self.accounts[i % self.accounts.len()];
+        let region = self.regions[i / self.accounts.len() % self.regions.len()];
+        json!({"accountRef": {"name": name}, "region": region})
+    }
+
+    /// The operator's DescribeDBInstances in each (account id, region), and how many instances
+    /// live there.
+    fn describes(&self, operator: &Operator, n: usize) -> Vec<(String, &'static str, f64, usize)> {
+        let mut out = Vec::new();
+        for (a, (_, id)) in self.accounts.iter().enumerate() {
+            for (r, region) in self.regions.iter().enumerate() {
+                let here = (0..n)
+                    .filter(|i| {
+                        i % self.accounts.len() == a
+                            && i / self.accounts.len() % self.regions.len() == r
+                    })
+                    .count();
+                let line = format!(
+                    "rds_operator_rds_api_calls_total{{operation=\"DescribeDBInstances\",outcome=\"ok\",account=\"{id}\",region=\"{region}\"}}"
+                );
+                out.push((id.clone(), *region, operator_metric(operator, &line), here));
+            }
+        }
+        out
+    }
+}
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -302,6 +368,7 @@ async fn main() {
         )
         .await;
         let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
+        let spread = std::sync::Arc::new(Spread::make(&client, &ns).await);
         let args = settings.operator_args(&ns);
         let mut operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
         let pid = operator.pid();
@@ -316,10 +383,16 @@ async fn main() {
             .map(|i| {
                 let api = api.clone();
                 let id = format!("{prefix}-{i}");
+                let mut spec = json!({"deletionProtection": true});
+                if let Some(spread) = spread.as_ref() {
+                    spec.as_object_mut()
+                        .unwrap()
+                        .extend(spread.spec(i).as_object().unwrap().clone());
+                }
                 async move {
                     api.create(
                         &PostParams::default(),
-                        &dbinstance(&format!("db-{i}"), &id, json!({"deletionProtection": true})),
+                        &dbinstance(&format!("db-{i}"), &id, spec),
                     )
                     .await
                     .expect("create DBInstance")
@@ -361,8 +434,20 @@ async fn main() {
                 "rds_operator_rds_api_calls_total{operation=\"DeleteMessageBatch\"",
             );
             let operator_cpu_0 = cpu_seconds(pid);
+            let pairs_before = spread.as_ref().as_ref().map(|s| s.describes(&operator, n));
             tokio::time::sleep(window).await;
             let steady = diff(&all_calls(), &before);
+            if let (Some(spread), Some(before)) = (spread.as_ref(), pairs_before) {
+                for ((account, region, after, here), (_, _, before, _)) in
+                    spread.describes(&operator, n).into_iter().zip(before)
+                {
+                    println!(
+                        "  account {account} {region}: {here} instances, {:.0} DescribeDBInstances over {polls} polls (floor {})",
+                        after - before,
+                        polls as usize * here.div_ceil(100)
+                    );
+                }
+            }
             let sqs = operator_metric(
                 &operator,
                 "rds_operator_rds_api_calls_total{operation=\"ReceiveMessage\"",
