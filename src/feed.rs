@@ -169,6 +169,9 @@ pub struct Feed {
     calls: Arc<CallCounter>,
     /// The account and region the queue's calls are counted under.
     place: Place,
+    /// Whether it sets `rds_operator_event_feed_up` (the operator's own feed; another account's
+    /// feed is seen in its calls' outcomes, labelled by account and region).
+    gauge: bool,
 }
 
 impl Feed {
@@ -202,6 +205,19 @@ impl Feed {
             metrics,
             calls,
             place,
+            gauge: true,
+        }
+    }
+
+    /// A feed whose state is not the operator's `rds_operator_event_feed_up`.
+    pub fn without_gauge(mut self) -> Self {
+        self.gauge = false;
+        self
+    }
+
+    fn up(&self, up: bool) {
+        if self.gauge {
+            self.metrics.feed_up(up);
         }
     }
 
@@ -218,12 +234,12 @@ impl Feed {
                 Ok(messages) => {
                     backoff = BACKOFF_FIRST;
                     self.observer.feed_alive(true);
-                    self.metrics.feed_up(true);
+                    self.up(true);
                     self.handle(messages).await;
                 }
                 Err(error) => {
                     self.observer.feed_alive(false);
-                    self.metrics.feed_up(false);
+                    self.up(false);
                     let wait = crate::duration::jitter(backoff, 0.5);
                     warn!(%error, ?wait, "reading the event queue failed; polling RDS at the drift interval meanwhile");
                     backoff = (backoff * 2).min(BACKOFF_MAX);

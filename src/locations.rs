@@ -18,10 +18,12 @@ use tracing::info;
 use crate::awsaccount::{AWSAccount, AssumeRole, credentials};
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
+use crate::feed::Feed;
 use crate::http::{Health, Liveness};
 use crate::lock;
 use crate::managed::aws_error::AwsError;
 use crate::managed::placement::{Source, Target};
+use crate::metrics::Metrics;
 use crate::observer::Observer;
 use crate::rds::{CallCounter, Rds};
 use crate::rds_state::{AwsIdentity, PollIntervals};
@@ -38,12 +40,18 @@ pub struct Location {
     identity: OnceCell<AwsIdentity>,
     /// Its shared poll, started when a resource first lives there (None: the caller runs it).
     poll: std::sync::OnceLock<tokio::task::AbortHandle>,
+    /// Its event feed (an AWSAccount's `eventQueues`), started with the poll.
+    feed: Mutex<Option<Feed>>,
+    feed_task: std::sync::OnceLock<tokio::task::AbortHandle>,
 }
 
 impl Drop for Location {
     fn drop(&mut self) {
-        if let Some(poll) = self.poll.get() {
-            poll.abort();
+        for task in [self.poll.get(), self.feed_task.get()]
+            .into_iter()
+            .flatten()
+        {
+            task.abort();
         }
     }
 }
@@ -57,6 +65,8 @@ impl Location {
             account: None,
             identity: OnceCell::new(),
             poll: std::sync::OnceLock::new(),
+            feed: Mutex::new(None),
+            feed_task: std::sync::OnceLock::new(),
         }
     }
 
@@ -72,6 +82,11 @@ impl Location {
             let (observer, stopped) = (self.observer.clone(), stopped.clone());
             tokio::spawn(async move { observer.run(stopped, health).await }).abort_handle()
         });
+        if let Some(feed) = lock(&self.feed).take() {
+            let stopped = stopped.clone();
+            let task = tokio::spawn(async move { feed.run(stopped).await });
+            let _ = self.feed_task.set(task.abort_handle());
+        }
     }
 
     /// The account and region (STS GetCallerIdentity once; again after a failure).
@@ -109,6 +124,9 @@ pub struct Locations {
     wake: broadcast::Sender<ObjectRef<DBInstance>>,
     stopped: watch::Receiver<bool>,
     made: Mutex<HashMap<Key, Arc<OnceCell<Arc<Location>>>>>,
+    /// For the event feeds of other accounts: the metrics, and the shared poll's interval while a
+    /// feed answers.
+    feeds: (Arc<Metrics>, std::time::Duration),
 }
 
 impl Locations {
@@ -117,9 +135,9 @@ impl Locations {
     pub fn new(
         base: aws_config::SdkConfig,
         own: Arc<Location>,
-        calls: Arc<CallCounter>,
-        wake: broadcast::Sender<ObjectRef<DBInstance>>,
+        (calls, wake): (Arc<CallCounter>, broadcast::Sender<ObjectRef<DBInstance>>),
         stopped: watch::Receiver<bool>,
+        feeds: (Arc<Metrics>, std::time::Duration),
     ) -> Self {
         Locations {
             own_region: base.region().map(ToString::to_string).unwrap_or_default(),
@@ -130,6 +148,7 @@ impl Locations {
             wake,
             stopped,
             made: Mutex::default(),
+            feeds,
         }
     }
 
@@ -237,14 +256,36 @@ impl Locations {
             region = %identity.region,
             "reaching a new AWS account and region"
         );
-        let observer =
-            Arc::new(Observer::new(rds.clone(), self.intervals).waking(self.wake.clone()));
+        let queue = match &target.source {
+            Source::Account { spec, .. } => (spec.event_queues.iter())
+                .find(|q| q.region == target.region)
+                .map(|q| q.queue_url.clone()),
+            _ => None,
+        };
+        let mut observer = Observer::new(rds.clone(), self.intervals).waking(self.wake.clone());
+        if queue.is_some() {
+            observer = observer.with_event_feed(self.feeds.1);
+        }
+        let observer = Arc::new(observer);
+        let feed = queue.map(|url| {
+            let (calls, place) = (self.calls.clone(), rds.place().clone());
+            Feed::new(
+                &config,
+                url,
+                observer.clone(),
+                self.feeds.0.clone(),
+                (calls, place),
+            )
+            .without_gauge()
+        });
         Ok(Arc::new(Location {
             rds,
             observer,
             account,
             identity: OnceCell::new_with(Some(identity)),
             poll: std::sync::OnceLock::new(),
+            feed: Mutex::new(feed),
+            feed_task: std::sync::OnceLock::new(),
         }))
     }
 }

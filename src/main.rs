@@ -191,20 +191,12 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     ));
 
     let (stop, stopped) = watch::channel(false);
-    let on_signal = stop.clone();
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        info!("shutting down");
-        let _ = on_signal.send(true);
-    });
+    stop_on_signal(stop.clone());
 
     let identity = std::env::var("POD_NAME")
         .or_else(|_| std::env::var("HOSTNAME"))
         .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
-    let sharded = (args.shards > 1).then(|| sharded(&args, &client, &identity, stopped.clone()));
-    if args.shards > 1 && !args.leader_elect {
-        anyhow::bail!("--shards needs --leader-elect");
-    }
+    let sharded = sharded(&args, &client, &identity, stopped.clone())?;
     let Some(leadership) = lead(&args, &client, &identity, &health, &stop, stopped.clone()).await
     else {
         return Ok(());
@@ -213,7 +205,14 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     let wake = rds_operator::observer::wake_channel();
     let (observer, poller, feed) = observe(&args, &aws, &rds, &metrics, &health, &stopped, &wake);
     let own = Arc::new(Location::own(rds, observer));
-    let locations = Locations::new(aws.clone(), own, calls.clone(), wake, stopped.clone());
+    let feeds = (metrics.clone(), safety_net(&args));
+    let locations = Locations::new(
+        aws.clone(),
+        own,
+        (calls.clone(), wake),
+        stopped.clone(),
+        feeds,
+    );
     let (directory, watching) =
         rds_operator::locations::watch_directory(&client, args.ack_compat, stopped.clone());
     let watching = tokio::spawn(watching);
@@ -247,6 +246,11 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         election.release().await;
     }
     Ok(())
+}
+
+/// The shared poll's interval while an event feed's queue answers (default: ten drift intervals).
+fn safety_net(args: &RunArgs) -> Duration {
+    (args.safety_net_interval).unwrap_or(args.drift_interval * 10)
 }
 
 /// Every AWS call the run made, in the log.
@@ -325,7 +329,7 @@ fn observe(
     };
     let mut observer = Observer::new(rds.clone(), intervals).waking(wake.clone());
     if args.events_queue_url.is_some() {
-        let safety_net = (args.safety_net_interval).unwrap_or(args.drift_interval * 10);
+        let safety_net = safety_net(args);
         observer = observer.with_event_feed(safety_net);
         info!(
             ?safety_net,
@@ -379,7 +383,13 @@ fn sharded(
     client: &kube::Client,
     identity: &str,
     stopped: watch::Receiver<bool>,
-) -> Arc<Shards> {
+) -> anyhow::Result<Option<Arc<Shards>>> {
+    if args.shards == 1 {
+        return Ok(None);
+    }
+    if !args.leader_elect {
+        anyhow::bail!("--shards needs --leader-elect");
+    }
     let shards = Arc::new(Shards::new(
         client.clone(),
         &args.leader_election_namespace,
@@ -389,7 +399,7 @@ fn sharded(
         args.leader_election_lease_duration,
     ));
     tokio::spawn(shards.clone().run(stopped));
-    shards
+    Ok(Some(shards))
 }
 
 /// This replica's leadership: the election it holds (None without --leader-elect), and whether it
@@ -444,6 +454,15 @@ async fn lead(
         });
     }
     Some(Leadership { holder, lost })
+}
+
+/// Turns `stop` true on SIGTERM or Ctrl-C.
+fn stop_on_signal(stop: watch::Sender<bool>) {
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        info!("shutting down");
+        let _ = stop.send(true);
+    });
 }
 
 async fn shutdown_signal() {

@@ -8,7 +8,8 @@ records and instance events there.
 Runs against any RDS/EC2 endpoint: moto (localstack/moto.sh start runs it), LocalStack (mounted as a
 ready.d init hook by docker-compose.yml), or real AWS (unset AWS_ENDPOINT_URL). Prints the ids as
 `key=value` lines; `--get security_group_id` prints just that value. `--event-feed NAME` sets up a
-feed of that name alone, `--no-event-feed NAME` removes it.
+feed of that name alone, `--no-event-feed NAME` removes it, in the account and region of the
+credentials and AWS_REGION in the environment (AWS_SESSION_TOKEN for an assumed role's).
 """
 
 import json
@@ -33,6 +34,7 @@ def client(service: str):
         region_name=os.environ.get("AWS_REGION", os.environ.get("AWS_DEFAULT_REGION", "us-east-1")),
         aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", "test"),
         aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", "test"),
+        aws_session_token=os.environ.get("AWS_SESSION_TOKEN") or None,
     )
 
 

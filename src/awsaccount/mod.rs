@@ -56,11 +56,26 @@ pub struct AWSAccountSpec {
     /// DBSubnetGroup or a DBParameterGroup).
     #[schemars(length(min = 1, max = 40))]
     pub regions: Vec<String>,
+    /// The event feed of the account (docs/events.md), per region: an SQS queue in the account
+    /// that EventBridge sends RDS's events to. With one, drift in that region is found within
+    /// seconds, and the region's shared poll becomes a safety net.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub event_queues: Vec<EventQueue>,
     /// The namespaces whose resources may use this account: those named, and those whose labels
     /// match. A namespace selected by neither is refused (AccountNotGranted) and no AWS call is
     /// made for it. Empty: no namespace.
     #[serde(default)]
     pub namespace_selector: NamespaceSelector,
+}
+
+/// The event queue of one region of the account.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventQueue {
+    pub region: String,
+    /// The queue's URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME).
+    #[serde(rename = "queueURL")]
+    pub queue_url: String,
 }
 
 /// Where the source credentials come from.

@@ -527,3 +527,83 @@ async fn ack_annotations_and_role_map_are_honoured_with_ack_compat() {
     common::delete_and_wait(&api, "db").await;
     other_api.delete("db", &DeleteParams::default()).await.ok();
 }
+
+#[tokio::test]
+async fn each_account_has_its_own_event_feed() {
+    let (client, ns, api, _) = setup("acctfeed").await;
+    let tag = unique("acct");
+    let role = create_role(ACCOUNT_A, &tag, None);
+    // The feed in the account and region, as docs/events.md sets it up: a queue, and a rule
+    // sending RDS's CloudTrail records there (moto_ext puts them on the account's bus).
+    let (key, secret, token) = common::assumed(&role, None).await;
+    let env = [
+        ("AWS_ACCESS_KEY_ID", key.as_str()),
+        ("AWS_SECRET_ACCESS_KEY", secret.as_str()),
+        ("AWS_SESSION_TOKEN", token.as_str()),
+        ("AWS_REGION", "eu-west-1"),
+    ];
+    let queue = common::coffee_network_with(&["--event-feed", &tag], &env);
+    assert!(queue.contains(ACCOUNT_A), "{queue}");
+    create_account(
+        &client,
+        &tag,
+        json!({
+            "assumeRoleChain": [{"roleARN": role}],
+            "regions": ["eu-west-1"],
+            "eventQueues": [{"region": "eu-west-1", "queueURL": queue}],
+            "namespaceSelector": {"names": [ns]},
+        }),
+    )
+    .await;
+    // A drift interval of a minute: only the feed can put a change right within seconds.
+    let operator = Operator::start_with(&ns, &["--drift-interval", "60s"]);
+    let id = unique("fed");
+    let spec = json!({"accountRef": {"name": tag}, "region": "eu-west-1"});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create");
+    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let there = rds_in(&role, None, "eu-west-1").await;
+    let modifies = || {
+        operator_metric(
+            &operator,
+            &format!(
+                "rds_operator_rds_api_calls_total{{operation=\"ModifyDBInstance\",outcome=\"ok\",account=\"{ACCOUNT_A}\",region=\"eu-west-1\"}}"
+            ),
+        )
+    };
+    // Settled: what follows the create (its own status writes) has run its course.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    assert_eq!(modifies(), 0.0);
+    common::console_modify(&there, &id, |m| m.db_instance_class("db.t3.small")).await;
+    let changed = std::time::Instant::now();
+    // The operator's own ModifyDBInstance, putting the class back, well within the drift interval.
+    wait_for(
+        "the drift put right through the account's feed",
+        Duration::from_secs(20),
+        || async { (modifies() >= 1.0).then_some(()) },
+    )
+    .await;
+    eprintln!(
+        "drift in account {ACCOUNT_A} put right after {:.1} s",
+        changed.elapsed().as_secs_f64()
+    );
+    common::wait_class(&there, &id, "db.t3.micro").await;
+    let received = operator_metric(
+        &operator,
+        &format!(
+            "rds_operator_rds_api_calls_total{{operation=\"ReceiveMessage\",outcome=\"ok\",account=\"{ACCOUNT_A}\",region=\"eu-west-1\"}}"
+        ),
+    );
+    assert!(
+        received >= 1.0,
+        "the feed read the account's queue: {}",
+        operator.logs()
+    );
+    common::delete_and_wait(&api, "db").await;
+    common::coffee_network_with(&["--no-event-feed", &tag], &env);
+    Api::<AWSAccount>::all(client.clone())
+        .delete(&tag, &DeleteParams::default())
+        .await
+        .ok();
+}

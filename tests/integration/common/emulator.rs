@@ -41,12 +41,18 @@ pub fn region() -> String {
 /// Runs localstack/init/coffee_network.py (the test bed's AWS set-up) with these arguments against
 /// the emulator, and returns what it prints.
 pub fn coffee_network(args: &[&str]) -> String {
+    coffee_network_with(args, &[])
+}
+
+/// coffee_network.py with more environment (another account's credentials, another region).
+pub fn coffee_network_with(args: &[&str], env: &[(&str, &str)]) -> String {
     let cache = std::env::var("RDS_OPERATOR_CACHE")
         .unwrap_or_else(|_| format!("{}/.cache/rds-operator", std::env::var("HOME").unwrap()));
     let out = Command::new(format!("{cache}/moto-venv/bin/python"))
         .arg(format!("{REPO}/localstack/init/coffee_network.py"))
         .args(args)
         .env("AWS_ENDPOINT_URL", aws_endpoint())
+        .envs(env.iter().copied())
         .output()
         .expect("run coffee_network.py");
     assert!(
@@ -256,6 +262,25 @@ fn form_encode(text: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// Credentials of `role` (AssumeRole with the emulator's default ones): (key id, secret, token).
+pub async fn assumed(role: &str, external_id: Option<&str>) -> (String, String, String) {
+    let sts = aws_sdk_sts::Client::new(&emulator_config().await);
+    let issued = (sts.assume_role())
+        .role_arn(role)
+        .role_session_name("rds-operator-tests")
+        .set_external_id(external_id.map(str::to_owned))
+        .send()
+        .await
+        .expect("assume the test role")
+        .credentials
+        .expect("credentials");
+    (
+        issued.access_key_id,
+        issued.secret_access_key,
+        issued.session_token,
+    )
 }
 
 /// An RDS client of `region` in the account of `role`, reached as the operator would (AssumeRole
