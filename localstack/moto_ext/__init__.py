@@ -22,7 +22,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   kept and shown: see ``features.py``;
 * STS AssumeRole needs the role to exist and its trust policy to let the caller in (the principal,
   ``sts:ExternalId``, ``sts:TagSession``): see ``trust.py``. moto's own accounts follow: the
-  credentials AssumeRole returns act in the role's account, in every region.
+  credentials AssumeRole returns act in the role's account, in every region;
+* the Resource Groups Tagging API lists DB subnet and parameter groups with their tags, as AWS's
+  does: see ``tagging.py``.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
 or parameter group name), so tests can
@@ -52,7 +54,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import cloudtrail, engines, features, parameters, trust
+from . import cloudtrail, engines, features, parameters, tagging, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -382,6 +384,7 @@ def install() -> None:
 
     engines.install_cleanup()
     trust.install()
+    tagging.install()
     parameters.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     Backend.modify_db_subnet_group = modify_db_subnet_group
     Backend.delete_subnet_group = delete_subnet_group

@@ -23,27 +23,37 @@ fn parameter(change: &Change) -> aws_sdk_rds::types::Parameter {
 }
 
 impl Rds {
-    /// DescribeDBParameterGroups of one group, its user-set parameters (DescribeDBParameters,
-    /// Source user, every page) and its tags; None when RDS has none of that name.
+    /// The group of this name with its parameters set (source user) and its tags; None when
+    /// RDS has none. `known`: the group as the shared poll listed it (its tags with it), so only
+    /// its parameters are read.
     pub async fn parameter_group(
         &self,
         name: &str,
+        known: Option<ObservedParameterGroup>,
     ) -> Result<Option<ObservedParameterGroup>, AwsError> {
-        let result = (self.client.describe_db_parameter_groups())
-            .db_parameter_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBParameterGroups", e, None));
-        self.count("DescribeDBParameterGroups", &result);
-        let group = match result {
-            Ok(out) => out.db_parameter_groups().first().cloned(),
-            Err(e) if e.code == GROUP_NOT_FOUND => None,
-            Err(e) => return Err(e),
+        let mut group = match known {
+            Some(group) => group,
+            None => {
+                let result = (self.client.describe_db_parameter_groups())
+                    .db_parameter_group_name(name)
+                    .send()
+                    .await
+                    .map_err(|e| aws_error("DescribeDBParameterGroups", e, None));
+                self.count("DescribeDBParameterGroups", &result);
+                let group = match result {
+                    Ok(out) => out.db_parameter_groups().first().map(summary),
+                    Err(e) if e.code == GROUP_NOT_FOUND => None,
+                    Err(e) => return Err(e),
+                };
+                let Some(mut group) = group else {
+                    return Ok(None);
+                };
+                if let Some(arn) = &group.arn {
+                    group.tags = self.tags_of(arn).await?;
+                }
+                group
+            }
         };
-        let Some(g) = group else {
-            return Ok(None);
-        };
-        let mut parameters = BTreeMap::new();
         let mut pages = (self.client.describe_db_parameters())
             .db_parameter_group_name(name)
             .source("user")
@@ -54,22 +64,27 @@ impl Rds {
             self.count("DescribeDBParameters", &page);
             for p in page?.parameters() {
                 if let (Some(n), Some(v)) = (p.parameter_name(), p.parameter_value()) {
-                    parameters.insert(n.to_owned(), v.to_owned());
+                    group.parameters.insert(n.to_owned(), v.to_owned());
                 }
             }
         }
-        let arn = g.db_parameter_group_arn().map(str::to_owned);
-        let tags = match &arn {
-            Some(arn) => self.tags_of(arn).await?,
-            None => BTreeMap::new(),
-        };
-        Ok(Some(ObservedParameterGroup {
-            name: g.db_parameter_group_name().unwrap_or_default().to_owned(),
-            arn,
-            family: g.db_parameter_group_family().unwrap_or_default().to_owned(),
-            parameters,
-            tags,
-        }))
+        Ok(Some(group))
+    }
+
+    /// Every DB parameter group of the account and region, 100 a page
+    /// (DescribeDBParameterGroups), without parameters or tags.
+    pub async fn parameter_group_pages(&self) -> Result<Vec<ObservedParameterGroup>, AwsError> {
+        let mut groups = Vec::new();
+        let mut pages = (self.client.describe_db_parameter_groups())
+            .max_records(100)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBParameterGroups", e, None));
+            self.count("DescribeDBParameterGroups", &page);
+            groups.extend(page?.db_parameter_groups().iter().map(summary));
+        }
+        Ok(groups)
     }
 
     /// RDS's catalog of a family (DescribeEngineDefaultParameters, every page).
@@ -160,5 +175,16 @@ impl Rds {
             Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
         }
+    }
+}
+
+/// A group as RDS describes it, without its parameters or tags.
+fn summary(g: &aws_sdk_rds::types::DbParameterGroup) -> ObservedParameterGroup {
+    ObservedParameterGroup {
+        name: g.db_parameter_group_name().unwrap_or_default().to_owned(),
+        arn: g.db_parameter_group_arn().map(str::to_owned),
+        family: g.db_parameter_group_family().unwrap_or_default().to_owned(),
+        parameters: BTreeMap::new(),
+        tags: BTreeMap::new(),
     }
 }

@@ -31,7 +31,17 @@ impl Group for DBParameterGroup {
             true => Arc::default(),
             false => ctx.catalogs.get(&at.rds, &self.spec.family).await?,
         };
-        let observed = at.rds.parameter_group(&self.group_name()).await?;
+        let name = self.group_name();
+        // The shared listing's entry (with its tags) while it may serve; only the parameters are
+        // read then. At deletion, RDS is asked directly.
+        let known = match deleting {
+            true => None,
+            false => at
+                .observer
+                .groups
+                .parameter_group(&name, shared.drift_interval),
+        };
+        let observed = at.rds.parameter_group(&name, known).await?;
         Ok((observed, catalog))
     }
 

@@ -29,32 +29,27 @@ impl Rds {
         let Some(g) = group else {
             return Ok(None);
         };
-        let arn = g.db_subnet_group_arn().map(str::to_owned);
-        let tags = match &arn {
-            Some(arn) => self.tags_of(arn).await?,
-            None => BTreeMap::new(),
-        };
-        Ok(Some(ObservedSubnetGroup {
-            name: g.db_subnet_group_name().unwrap_or_default().to_owned(),
-            arn,
-            description: g
-                .db_subnet_group_description()
-                .unwrap_or_default()
-                .to_owned(),
-            vpc_id: g.vpc_id().map(str::to_owned),
-            state: g.subnet_group_status().unwrap_or_default().to_owned(),
-            subnets: (g.subnets().iter())
-                .map(|s| SubnetStatus {
-                    subnet_id: s.subnet_identifier().unwrap_or_default().to_owned(),
-                    availability_zone: (s.subnet_availability_zone())
-                        .and_then(|z| z.name())
-                        .unwrap_or_default()
-                        .to_owned(),
-                    status: s.subnet_status().unwrap_or_default().to_owned(),
-                })
-                .collect(),
-            tags,
-        }))
+        let mut observed = observed(&g);
+        if let Some(arn) = &observed.arn {
+            observed.tags = self.tags_of(arn).await?;
+        }
+        Ok(Some(observed))
+    }
+
+    /// Every DB subnet group of the account and region, 100 a page (DescribeDBSubnetGroups),
+    /// without their tags (GetResources has them: `rds::tagging`).
+    pub async fn subnet_group_pages(&self) -> Result<Vec<ObservedSubnetGroup>, AwsError> {
+        let mut groups = Vec::new();
+        let mut pages = (self.client.describe_db_subnet_groups())
+            .max_records(100)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
+            self.count("DescribeDBSubnetGroups", &page);
+            groups.extend(page?.db_subnet_groups().iter().map(observed));
+        }
+        Ok(groups)
     }
 
     /// ListTagsForResource.
@@ -119,5 +114,30 @@ impl Rds {
             Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
         }
+    }
+}
+
+/// A group as RDS describes it, without its tags.
+fn observed(g: &aws_sdk_rds::types::DbSubnetGroup) -> ObservedSubnetGroup {
+    ObservedSubnetGroup {
+        name: g.db_subnet_group_name().unwrap_or_default().to_owned(),
+        arn: g.db_subnet_group_arn().map(str::to_owned),
+        description: g
+            .db_subnet_group_description()
+            .unwrap_or_default()
+            .to_owned(),
+        vpc_id: g.vpc_id().map(str::to_owned),
+        state: g.subnet_group_status().unwrap_or_default().to_owned(),
+        subnets: (g.subnets().iter())
+            .map(|s| SubnetStatus {
+                subnet_id: s.subnet_identifier().unwrap_or_default().to_owned(),
+                availability_zone: (s.subnet_availability_zone())
+                    .and_then(|z| z.name())
+                    .unwrap_or_default()
+                    .to_owned(),
+                status: s.subnet_status().unwrap_or_default().to_owned(),
+            })
+            .collect(),
+        tags: BTreeMap::new(),
     }
 }

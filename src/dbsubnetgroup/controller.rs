@@ -20,10 +20,20 @@ impl Group for DBSubnetGroup {
 
     async fn observe(
         &self,
-        _: &Shared,
+        shared: &Shared,
         at: &Location,
     ) -> Result<(Option<ObservedSubnetGroup>, ()), Error> {
-        Ok((at.rds.subnet_group(&self.group_name()).await?, ()))
+        let name = self.group_name();
+        // The shared listing's entry while it may serve; at deletion, RDS is asked directly.
+        if self.metadata.deletion_timestamp.is_none()
+            && let Some(group) = at
+                .observer
+                .groups
+                .subnet_group(&name, shared.drift_interval)
+        {
+            return Ok((Some(group), ()));
+        }
+        Ok((at.rds.subnet_group(&name).await?, ()))
     }
 
     async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {

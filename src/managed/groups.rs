@@ -260,6 +260,10 @@ impl<K: Group> Managed for K {
         step: &Step<K::Own>,
     ) -> Result<Option<()>, Error> {
         let (ctx, at) = (&shared.ctx, &*at.location);
+        if !matches!(step, Step::AddFinalizer | Step::RemoveFinalizer) {
+            // The shared listing is stale for it until a listing that starts after this.
+            at.observer.groups.mutated(&self.rds_name_of());
+        }
         match step {
             Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
             Step::Own(own) => K::act(self, shared, at, own).await?,

@@ -14,6 +14,7 @@ use crate::managed::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::rds_state::{AwsIdentity, ObservedInstance};
 
 mod restore;
+mod tagging;
 
 impl From<&DbInstance> for ObservedInstance {
     fn from(db: &DbInstance) -> Self {
@@ -259,6 +260,7 @@ pub struct Rds {
     pub(crate) client: aws_sdk_rds::Client,
     secrets: aws_sdk_secretsmanager::Client,
     sts: aws_sdk_sts::Client,
+    tagging: aws_sdk_resourcegroupstagging::Client,
     place: Place,
     calls: Arc<CallCounter>,
 }
@@ -271,6 +273,7 @@ impl Rds {
             client: aws_sdk_rds::Client::new(config),
             secrets: aws_sdk_secretsmanager::Client::new(config),
             sts: aws_sdk_sts::Client::new(config),
+            tagging: aws_sdk_resourcegroupstagging::Client::new(config),
             place: Place::new("", &region),
             calls,
         }
@@ -594,6 +597,7 @@ mod tests {
             include_str!("restore.rs"),
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
+            include_str!("tagging.rs"),
         ]
         .concat();
         let feed = include_str!("../feed.rs");
@@ -628,6 +632,8 @@ mod tests {
                 // Needs no permission: it says who the caller is.
                 "GetCallerIdentity" => continue,
                 "GetSecretValue" => format!("secretsmanager:{operation}"),
+                // The groups' tags, 100 a page (the shared poll of the groups).
+                "GetResources" => format!("tag:{operation}"),
                 // The event feed's queue: no tags to condition on; the statement names the queue.
                 "ReceiveMessage" | "DeleteMessageBatch" => {
                     let action = operation.replace("Batch", "");

@@ -289,3 +289,59 @@ async fn a_subnet_group_gone_whose_recreation_fails_is_not_ready() {
         .expect("delete");
     common::wait_object_gone(&groups, "coffee").await;
 }
+
+/// The operator's calls of one operation (its /metrics), whatever the outcome and place.
+fn operator_calls(operator: &Operator, operation: &str) -> f64 {
+    common::operator_metric(
+        operator,
+        &format!("rds_operator_rds_api_calls_total{{operation=\"{operation}\","),
+    )
+}
+
+#[tokio::test]
+async fn groups_in_sync_cost_a_shared_listing_per_interval_not_reads_of_each() {
+    let (client, ns, _api, rds) = setup("grouppoll").await;
+    let operator = Operator::start_with(&ns, &["--drift-interval", "5s"]);
+    let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
+    let subnets = coffee_subnets(&rds).await;
+    for i in 0..4 {
+        let g = group(&format!("g{i}"), &unique("listed"), &subnets);
+        groups
+            .create(&PostParams::default(), &g)
+            .await
+            .expect("create");
+    }
+    for i in 0..4 {
+        common::wait_object(&groups, &format!("g{i}"), "Ready", group_ready).await;
+    }
+    // Settle: a listing made after the last change.
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let ops = [
+        "DescribeDBSubnetGroups",
+        "ListTagsForResource",
+        "GetResources",
+    ];
+    let before: Vec<f64> = ops.iter().map(|op| operator_calls(&operator, op)).collect();
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let spent: Vec<f64> = (ops.iter().zip(before))
+        .map(|(op, b)| operator_calls(&operator, op) - b)
+        .collect();
+    // Three polls: a page of subnet groups and a page of tags each, for all four groups; no
+    // describe or tag list of one group (four groups would cost 4 + 4 per interval).
+    assert!(
+        (2.0..=4.0).contains(&spent[0]),
+        "DescribeDBSubnetGroups {}: {spent:?}",
+        spent[0]
+    );
+    assert_eq!(spent[1], 0.0, "no ListTagsForResource: {spent:?}");
+    assert!((2.0..=4.0).contains(&spent[2]), "GetResources: {spent:?}");
+    for i in 0..4 {
+        groups
+            .delete(&format!("g{i}"), &Default::default())
+            .await
+            .expect("delete");
+    }
+    for i in 0..4 {
+        common::wait_object_gone(&groups, &format!("g{i}")).await;
+    }
+}

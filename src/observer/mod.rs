@@ -15,6 +15,8 @@ use kube::runtime::reflector::ObjectRef;
 use tokio::sync::{Notify, broadcast, watch};
 use tracing::{debug, warn};
 
+pub mod groups;
+
 use crate::dbinstance::plan::status;
 use crate::dbinstance::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
 use crate::http::Health;
@@ -55,6 +57,8 @@ pub struct Observer {
     loaded: watch::Sender<bool>,
     wake: broadcast::Sender<ObjectRef<DBInstance>>,
     feed: Option<Feed>,
+    /// The shared poll of the groups (`groups.rs`), made once a group kind asks.
+    pub groups: groups::GroupPoll,
 }
 
 /// The event feed as the observer sees it.
@@ -93,6 +97,7 @@ impl Observer {
             loaded: watch::channel(false).0,
             wake: broadcast::channel(WAKE_CAPACITY).0,
             feed: None,
+            groups: Default::default(),
         }
     }
 
@@ -288,6 +293,15 @@ impl Observer {
             self.end_poll(poll, finished);
             if finished {
                 health.poll_succeeded();
+            }
+            if self.groups.wanted() {
+                match tokio::time::timeout(bound, self.groups.poll(&self.rds)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        warn!(error = %e, "listing the groups failed; their reconciles read them")
+                    }
+                    Err(_) => warn!(?bound, "listing the groups did not finish in time"),
+                }
             }
             // Until the next poll is due; the feed starting or stopping changes when that is.
             loop {

@@ -1,0 +1,31 @@
+"""The Resource Groups Tagging API's view of RDS, as AWS gives it.
+
+AWS's GetResources lists RDS DB subnet groups (``rds:subgrp``) and DB parameter groups (``rds:pg``)
+with their tags, beside instances, clusters and snapshots ("Services that support the Resource
+Groups Tagging API", Resource Groups Tagging API User Guide; the resource types as in
+``ResourceTypeFilters``). moto 5.2.5's ``RDSBackend.iter_tagged_resources`` yields only clusters,
+cluster snapshots, instances, proxies and snapshots; here it yields the groups too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+
+def install() -> None:
+    from moto.core.resource_tagging import TaggedResource
+    from moto.rds.models import RDSBackend
+
+    original = RDSBackend.iter_tagged_resources
+
+    def iter_tagged_resources(self: Any) -> Iterator[Any]:
+        yield from original(self)
+        for resource_type, groups in (("rds:subgrp", self.subnet_groups), ("rds:pg", self.db_parameter_groups)):
+            for group in list(groups.values()):
+                yield TaggedResource(
+                    arn=group.arn,
+                    tags={tag["Key"]: tag["Value"] for tag in group.get_tags()},
+                    resource_type=resource_type,
+                )
+
+    RDSBackend.iter_tagged_resources = iter_tagged_resources
