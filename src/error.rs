@@ -30,8 +30,8 @@ pub enum Error {
         source: AwsError,
     },
     /// With `--shards`: another replica leads the object's (account, region) pair.
-    #[error("shard {shard} is led by another replica")]
-    Elsewhere { shard: usize },
+    #[error("another replica leads this object's shard")]
+    Elsewhere,
     /// The namespace spent its budget of direct RDS reads (`--namespace-read-budget`).
     #[error("the namespace's budget of {per_minute} direct RDS reads a minute is spent")]
     ReadBudget {
@@ -50,7 +50,7 @@ impl Error {
             Error::ReadBudget { .. } => "ReadBudget",
             Error::Placement { reason, .. } => reason,
             Error::Account { .. } => "AccountUnavailable",
-            Error::Elsewhere { .. } => "Elsewhere",
+            Error::Elsewhere => "Elsewhere",
         }
     }
 
@@ -59,7 +59,7 @@ impl Error {
         match self {
             Error::ReadBudget { wait, .. } => Some(*wait),
             // Looked at again in case this replica takes the shard over.
-            Error::Elsewhere { .. } => Some(std::time::Duration::from_secs(5)),
+            Error::Elsewhere => Some(std::time::Duration::from_secs(5)),
             _ => None,
         }
     }

@@ -48,7 +48,7 @@ pub fn shard(ctx: &Context, key: &str) -> Result<Option<usize>, Error> {
     let shard = crate::shards::shard_of(key, shards.count());
     match shards.owns(shard) {
         true => Ok(Some(shard)),
-        false => Err(Error::Elsewhere { shard }),
+        false => Err(Error::Elsewhere),
     }
 }
 
@@ -58,8 +58,7 @@ pub fn shard(ctx: &Context, key: &str) -> Result<Option<usize>, Error> {
 /// no AWS call made.
 pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error> {
     let directory = &ctx.directory;
-    let _ = directory.namespaces.wait_until_ready().await;
-    let _ = directory.accounts.wait_until_ready().await;
+    directory_ready(directory).await?;
     let namespace = obj.meta().namespace.clone().unwrap_or_default();
     let ns = directory.namespaces.get(&ObjectRef::new(&namespace));
     let ns_meta = ns.as_ref().map(|n| n.metadata.clone()).unwrap_or_default();
@@ -105,6 +104,24 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
         placement: placement::record(recorded, created, &now),
         location,
     })
+}
+
+/// Waits, a bounded time, for the first lists of the namespaces and AWSAccounts: placement is
+/// never decided on a directory that has not been read.
+async fn directory_ready(directory: &crate::locations::Directory) -> Result<(), Error> {
+    let ready = async {
+        let namespaces = directory.namespaces.wait_until_ready().await.is_ok();
+        namespaces && directory.accounts.wait_until_ready().await.is_ok()
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(30), ready).await {
+        Ok(true) => Ok(()),
+        _ => Err(Error::Placement {
+            reason: "DirectoryUnavailable",
+            message: "the operator has not listed the namespaces and AWSAccounts yet (can it list and watch \
+                      them? see the chart's RBAC); waiting"
+                .into(),
+        }),
+    }
 }
 
 /// ACK's role map in the operator's namespace (empty when there is none).

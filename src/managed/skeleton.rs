@@ -121,7 +121,7 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
                     Requeue::Backoff => Action::requeue(ctx.backoff(&uid, obj.meta().generation)),
                 })
             }
-            Err(Failed { error, .. }) if matches!(error, Error::Elsewhere { .. }) => {
+            Err(Failed { error, .. }) if matches!(error, Error::Elsewhere) => {
                 debug!(error = %error, "another replica leads this object's shard");
                 Err(error)
             }
@@ -151,8 +151,9 @@ pub fn error_policy<K: Managed>(obj: Arc<K>, error: &Error, shared: Arc<K::Ctx>)
     Action::requeue(ctx.backoff(&obj.uid().unwrap_or_default(), obj.meta().generation))
 }
 
-/// One pass: locate → read → plan (pure) → act (the steps in order, up to the first failure) → report (the
-/// Events whose steps succeeded; the status when every step did).
+/// One pass: locate → read → plan (pure) → act (the steps in order, up to the first failure, each
+/// only while this replica may act there) → report (the Events whose steps succeeded; the status
+/// when every step did).
 async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K::Plan>> {
     let ctx = K::context(shared);
     let at = obj.locate(shared).await?;
@@ -161,7 +162,7 @@ async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K:
     let (mut completed, mut answer, mut error) = (0, None, None);
     for step in plan.steps() {
         if !K::may_act(shared, &at) {
-            error = Some(Error::Elsewhere { shard: usize::MAX });
+            error = Some(Error::Elsewhere);
             break;
         }
         match obj.act(shared, &at, step).await {
@@ -189,7 +190,7 @@ async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K:
     }
     let status = obj.settle(&facts, &plan, answer.as_ref());
     if status.is_some() && !K::may_act(shared, &at) {
-        return Err(Error::Elsewhere { shard: usize::MAX }.into());
+        return Err(Error::Elsewhere.into());
     }
     if let Some(status) = &status {
         write_status(ctx, obj, status).await?;

@@ -43,6 +43,18 @@ async fn holders(leases: &Api<Lease>) -> BTreeMap<usize, String> {
     held
 }
 
+/// Waits until every shard is led, two by each replica.
+async fn two_each(leases: &Api<Lease>, names: &BTreeSet<String>, what: &str) {
+    wait_for(what, TIMEOUT, || async {
+        let held = holders(leases).await;
+        let per: Vec<usize> = (names.iter())
+            .map(|n| held.values().filter(|h| *h == n).count())
+            .collect();
+        (held.len() == SHARDS && per == [2, 2]).then_some(())
+    })
+    .await;
+}
+
 fn signal(operator: &Operator, signal: &str) {
     let status = Command::new("kill")
         .args([signal, &operator.pid().to_string()])
@@ -77,14 +89,7 @@ async fn replicas_share_the_pairs_and_a_frozen_replica_acts_on_nothing_it_lost()
     let leases: Api<Lease> = Api::namespaced(client.clone(), &ns);
     // Every shard is led, and both replicas lead a share: two each.
     let names = BTreeSet::from([first.name.clone(), second.name.clone()]);
-    wait_for("two shards each", TIMEOUT, || async {
-        let held = holders(&leases).await;
-        let per: Vec<usize> = (names.iter())
-            .map(|n| held.values().filter(|h| *h == n).count())
-            .collect();
-        (held.len() == SHARDS && per == [2, 2]).then_some(())
-    })
-    .await;
+    two_each(&leases, &names, "two shards each").await;
 
     // An instance in each region of the operator's account: four pairs.
     let ids: Vec<String> = REGIONS.iter().map(|_| unique("sharded")).collect();
@@ -188,14 +193,7 @@ async fn replicas_share_the_pairs_and_a_frozen_replica_acts_on_nothing_it_lost()
         );
     }
     // It rejoins: two shards each again.
-    wait_for("two shards each again", TIMEOUT, || async {
-        let held = holders(&leases).await;
-        let per: Vec<usize> = (names.iter())
-            .map(|n| held.values().filter(|h| *h == n).count())
-            .collect();
-        (held.len() == SHARDS && per == [2, 2]).then_some(())
-    })
-    .await;
+    two_each(&leases, &names, "two shards each again").await;
     for i in 0..REGIONS.len() {
         common::delete_and_wait(&api, &format!("db-{i}")).await;
     }

@@ -75,20 +75,12 @@ impl Target {
     }
 }
 
-/// A placement refused: the condition reason (one of [`REASONS`]) and the message.
+/// A placement refused: the condition reason and the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     pub reason: &'static str,
     pub message: String,
 }
-
-/// Every reason a placement is refused with.
-pub const REASONS: &[&str] = &[
-    "AccountNotFound",
-    "AccountNotGranted",
-    "RegionNotAllowed",
-    "AccountOrRegionMismatch",
-];
 
 /// What the ACK compatibility reads, when `--ack-compat` is on.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -229,7 +229,7 @@ pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> Stri
     let policy = serde_json::json!({"Version": "2012-10-17", "Statement": [statement]});
     let body = format!(
         "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
-        form_encode(&policy.to_string())
+        rds_operator::dbinstance::connection::encode(&policy.to_string())
     );
     let host = emulator_host();
     let mut stream = TcpStream::connect(&host).expect("reach the emulator");
@@ -251,17 +251,6 @@ pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> Stri
         "CreateRole: {response}"
     );
     format!("arn:aws:iam::{account}:role/{name}")
-}
-
-fn form_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Credentials of `role` (AssumeRole with the emulator's default ones): (key id, secret, token).
@@ -286,23 +275,14 @@ pub async fn assumed(role: &str, external_id: Option<&str>) -> (String, String, 
 /// An RDS client of `region` in the account of `role`, reached as the operator would (AssumeRole
 /// with the emulator's default credentials, and the external ID when one is needed).
 pub async fn rds_in(role: &str, external_id: Option<&str>, region: &str) -> aws_sdk_rds::Client {
-    let sts = aws_sdk_sts::Client::new(&emulator_config().await);
-    let issued = (sts.assume_role())
-        .role_arn(role)
-        .role_session_name("rds-operator-tests")
-        .set_external_id(external_id.map(str::to_owned))
-        .send()
-        .await
-        .expect("assume the test role")
-        .credentials
-        .expect("credentials");
+    let (key, secret, token) = assumed(role, external_id).await;
     let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
         .endpoint_url(aws_endpoint())
         .region(aws_config::Region::new(region.to_owned()))
         .credentials_provider(aws_sdk_rds::config::Credentials::new(
-            issued.access_key_id,
-            issued.secret_access_key,
-            Some(issued.session_token),
+            key,
+            secret,
+            Some(token),
             None,
             "tests",
         ))
