@@ -13,7 +13,7 @@ use kube::api::{Api, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
 use secrecy::SecretString;
 use tokio::sync::{OnceCell, broadcast, watch};
-use tracing::info;
+use tracing::{debug, info};
 
 use crate::awsaccount::{AWSAccount, AssumeRole, credentials};
 use crate::dbinstance::DBInstance;
@@ -70,15 +70,20 @@ impl Location {
         }
     }
 
-    /// Starts its shared poll once. Each location's poll has its own health: one account failing
-    /// never makes the operator's /healthz fail (a restart would not mend it), nor slows another's.
-    fn polled(&self, stopped: &watch::Receiver<bool>) {
+    /// Starts its shared poll once. Each location's poll has its own health, in the metrics
+    /// (`rds_operator_location_last_poll_timestamp_seconds`): one account failing never makes the
+    /// operator's /healthz fail (a restart would not mend it), nor slows another's.
+    fn polled(&self, stopped: &watch::Receiver<bool>, metrics: &Metrics) {
         self.poll.get_or_init(|| {
             let health = Arc::new(Health::new(Liveness {
                 poll_interval: self.observer.intervals.settled,
                 stale_polls: 3,
                 reconcile_limit: std::time::Duration::from_secs(300),
             }));
+            let watched = health.clone();
+            metrics.location(self.rds.place().clone(), move || {
+                watched.runtime().last_poll
+            });
             let (observer, stopped) = (self.observer.clone(), stopped.clone());
             tokio::spawn(async move { observer.run(stopped, health).await }).abort_handle()
         });
@@ -205,7 +210,7 @@ impl Locations {
             .await?
             .clone();
         if poll {
-            location.polled(&self.stopped);
+            location.polled(&self.stopped, &self.feeds.0);
         }
         if let Key::Account {
             uid, generation, ..
@@ -245,6 +250,7 @@ impl Locations {
         };
         let config = credentials::config(&self.base, &target.region, source, &chain, &self.calls);
         let rds = Rds::new(&config, self.calls.clone());
+        debug!(region = %target.region, "asking STS who the operator is there");
         let identity = (rds.identity().await).map_err(|source| Error::Account {
             account: account
                 .clone()

@@ -204,6 +204,8 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     health.set_leading(true);
     let wake = rds_operator::observer::wake_channel();
     let (observer, poller, feed) = observe(&args, &aws, &rds, &metrics, &health, &stopped, &wake);
+    let watched = health.clone();
+    metrics.location(rds.place().clone(), move || watched.runtime().last_poll);
     let own = Arc::new(Location::own(rds, observer));
     let feeds = (metrics.clone(), safety_net(&args));
     let locations = Locations::new(

@@ -73,6 +73,7 @@ pub struct Metrics {
     leading: Gauge,
     last_poll: Arc<Mutex<Option<f64>>>,
     feed_up: Gauge,
+    locations: LocationPolls,
 }
 
 impl Default for Metrics {
@@ -139,6 +140,8 @@ impl Metrics {
         let last_poll = Arc::<Mutex<Option<f64>>>::default();
         registry.register_collector(Box::new(LastPoll(last_poll.clone())));
         registry.register_collector(Box::new(ProcessCollector));
+        let locations = LocationPolls::default();
+        registry.register_collector(Box::new(locations.clone()));
         Metrics {
             registry,
             reconciles,
@@ -150,7 +153,18 @@ impl Metrics {
             leading,
             last_poll,
             feed_up,
+            locations,
         }
+    }
+
+    /// A location's poll, whose last success (seconds since the epoch, None before the first)
+    /// `last_poll` tells at each scrape, under its account id and region.
+    pub fn location(
+        &self,
+        place: crate::rds::Place,
+        last_poll: impl Fn() -> Option<f64> + Send + Sync + 'static,
+    ) {
+        lock(&self.locations.0).push((place, Box::new(last_poll)));
     }
 
     /// A direct read of a namespace's DBInstance was made ("direct") or refused by the budget
@@ -286,6 +300,48 @@ impl Collector for LastPoll {
             None,
             gauge.metric_type(),
         )?)
+    }
+}
+
+/// Each location's poll: when it last succeeded, by account id and region (one location failing
+/// shows here, not in the operator's health).
+#[derive(Clone, Default)]
+struct LocationPolls(Arc<Mutex<Vec<(crate::rds::Place, LastPollFn)>>>);
+
+type LastPollFn = Box<dyn Fn() -> Option<f64> + Send + Sync>;
+
+impl std::fmt::Debug for LocationPolls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LocationPolls")
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PlaceLabels {
+    account: String,
+    region: String,
+}
+
+impl Collector for LocationPolls {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let polls = lock(&self.0);
+        let mut family = encoder.encode_descriptor(
+            "rds_operator_location_last_poll_timestamp_seconds",
+            "When each (account, region)'s shared poll last succeeded",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (place, last_poll) in polls.iter() {
+            let Some(t) = last_poll() else {
+                continue;
+            };
+            let labels = PlaceLabels {
+                account: place.account().to_owned(),
+                region: place.region().to_owned(),
+            };
+            ConstGauge::<f64>::new(t).encode(family.encode_family(&labels)?)?;
+        }
+        Ok(())
     }
 }
 

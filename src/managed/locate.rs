@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use kube::runtime::reflector::ObjectRef;
 use std::sync::Arc;
-use tracing::warn;
+use tracing::{debug, warn};
 
 use super::Kind;
 use super::placement::{self, Placed, Placement};
@@ -84,6 +84,7 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
     }
     let target = placement::decide(&facts).map_err(Error::from)?;
     let shard = shard(ctx, &target.shard_key())?;
+    debug!(key = %target.shard_key(), "placing");
     let location = ctx.locations.get(&target, &ctx.own_secrets(), true).await?;
     let identity = (location.identity().await).map_err(|source| Error::Account {
         account: location
@@ -99,6 +100,7 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
     };
     let (recorded, created) = (obj.placement(), obj.created());
     placement::check(recorded, created, &now, &target).map_err(Error::from)?;
+    debug!(account = %now.account_id, region = %now.region, "placed");
     Ok(Located {
         shard,
         placement: placement::record(recorded, created, &now),

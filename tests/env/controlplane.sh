@@ -28,6 +28,9 @@ stop() {
   for name in kube-controller-manager kube-apiserver etcd watcher; do
     stop_pid "$dir" "$name"
   done
+  # The logs stay for a look afterwards; the data goes (a node's images are 1.5 GB, and every run
+  # makes a directory of its own).
+  rm -rf "$dir/etcd" "$dir/node/containerd/root" 2>/dev/null || true
 }
 
 start() {

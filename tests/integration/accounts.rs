@@ -199,6 +199,19 @@ async fn instances_in_two_accounts_and_two_regions_are_each_observed_by_their_ow
             "{account}/{region}: {polls} describes in 16 s, where its own poll makes 3 or 4"
         );
     }
+    // Each pair's poll has its own health: when it last succeeded, by account id and region.
+    for (account, region) in pairs {
+        let last = operator_metric(
+            &operator,
+            &format!(
+                "rds_operator_location_last_poll_timestamp_seconds{{account=\"{account}\",region=\"{region}\"}}"
+            ),
+        );
+        assert!(
+            last > common::epoch() - 15.0,
+            "{account}/{region} polled at {last}"
+        );
+    }
     assert_eq!(
         describes(&operator, ACCOUNT_A, "us-east-1"),
         0.0,
