@@ -25,12 +25,13 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 stop() {
   # A node beside it (node.sh) goes first: its kubelet talks to this API server.
   [ -d "$dir/node" ] && "$here/node.sh" stop "$dir"
-  for name in kube-controller-manager kube-apiserver etcd watcher; do
+  for name in kube-controller-manager kube-apiserver etcd; do
     stop_pid "$dir" "$name"
   done
   # The logs stay for a look afterwards; the data goes (a node's images are 1.5 GB, and every run
-  # makes a directory of its own).
+  # makes a directory of its own). Before the watcher: this may be the watcher.
   rm -rf "$dir/etcd" "$dir/node/containerd/root" 2>/dev/null || true
+  stop_pid "$dir" watcher
 }
 
 start() {
