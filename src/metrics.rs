@@ -324,21 +324,26 @@ struct PlaceLabels {
 
 impl Collector for LocationPolls {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let polls = lock(&self.0);
+        let polled: Vec<(PlaceLabels, f64)> = (lock(&self.0).iter())
+            .filter_map(|(place, last_poll)| {
+                let labels = PlaceLabels {
+                    account: place.account().to_owned(),
+                    region: place.region().to_owned(),
+                };
+                Some((labels, last_poll()?))
+            })
+            .collect();
+        // Absent until a poll succeeded, as the operator's own gauge is.
+        if polled.is_empty() {
+            return Ok(());
+        }
         let mut family = encoder.encode_descriptor(
             "rds_operator_location_last_poll_timestamp_seconds",
             "When each (account, region)'s shared poll last succeeded",
             None,
             MetricType::Gauge,
         )?;
-        for (place, last_poll) in polls.iter() {
-            let Some(t) = last_poll() else {
-                continue;
-            };
-            let labels = PlaceLabels {
-                account: place.account().to_owned(),
-                region: place.region().to_owned(),
-            };
+        for (labels, t) in polled {
             ConstGauge::<f64>::new(t).encode(family.encode_family(&labels)?)?;
         }
         Ok(())
@@ -485,6 +490,20 @@ mod tests {
         );
         let idle = Metrics::default().render(Runtime::default());
         assert!(idle.contains("rds_operator_is_leader 0"));
+        let located = Metrics::default();
+        located.location(crate::rds::Place::new("111111111111", "eu-west-1"), || {
+            Some(1_700_000_000.0)
+        });
+        located.location(crate::rds::Place::new("222222222222", "us-east-1"), || None);
+        let text = located.render(Runtime::default());
+        assert!(
+            text.contains("rds_operator_location_last_poll_timestamp_seconds{account=\"111111111111\",region=\"eu-west-1\"} 1700000000"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("222222222222"),
+            "a location not polled yet is absent"
+        );
         assert!(!idle.contains("last_poll_timestamp"));
     }
 }
