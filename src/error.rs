@@ -113,6 +113,16 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The account (an AWSAccount's name; None: the operator's own credentials) cannot be reached.
+    pub fn account(name: Option<&str>, source: AwsError) -> Error {
+        Error::Account {
+            account: name.unwrap_or("the operator's own").to_owned(),
+            source,
+        }
+    }
+}
+
 impl From<crate::managed::placement::Refusal> for Error {
     fn from(r: crate::managed::placement::Refusal) -> Self {
         Error::Placement {

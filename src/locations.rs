@@ -1,9 +1,8 @@
 //! Where the operator works: one [`Location`] per (account, region) in use, each with its RDS
 //! adapter, its own shared poll ([`Observer`]) and its identity, made when a resource first needs
 //! it and cached by the AWSAccount's uid and generation (a spec change makes a new one). The
-//! credentials of each are the SDK's to cache and refresh before they expire. [`locate`] is where
-//! every kind's object is placed: the pure rules of `managed::placement` over the namespace, the
-//! AWSAccount and the status, then the location.
+//! credentials of each are the SDK's to cache and refresh before they expire. Objects are placed
+//! in them by `managed::locate`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -205,6 +204,7 @@ impl Locations {
             },
         };
         let cell = lock(&self.made).entry(key.clone()).or_default().clone();
+        let new = !cell.initialized();
         let location = cell
             .get_or_try_init(|| self.make(target, secrets))
             .await?
@@ -212,11 +212,14 @@ impl Locations {
         if poll {
             location.polled(&self.stopped, &self.feeds.0);
         }
-        if let Key::Account {
-            uid, generation, ..
-        } = &key
+        if let (
+            true,
+            Key::Account {
+                uid, generation, ..
+            },
+        ) = (new, &key)
         {
-            // An older generation of the account is stale: its poll stops with it.
+            // A new generation of the account makes the older ones stale: their polls stop.
             lock(&self.made).retain(|k, _| {
                 !matches!(k, Key::Account { uid: u, generation: g, .. } if u == uid && g != generation)
             });
@@ -251,12 +254,8 @@ impl Locations {
         let config = credentials::config(&self.base, &target.region, source, &chain, &self.calls);
         let rds = Rds::new(&config, self.calls.clone());
         debug!(region = %target.region, "asking STS who the operator is there");
-        let identity = (rds.identity().await).map_err(|source| Error::Account {
-            account: account
-                .clone()
-                .unwrap_or_else(|| "the operator's own".into()),
-            source,
-        })?;
+        let identity =
+            (rds.identity().await).map_err(|source| Error::account(account.as_deref(), source))?;
         info!(
             account = %identity.account,
             region = %identity.region,

@@ -182,7 +182,7 @@ impl Shards {
         let Ok(list) = self.api.list(&Default::default()).await else {
             return 1 + lock(&self.members).len();
         };
-        let mine = format!("{}{}", self.member_prefix, self.member_identity());
+        let mine = format!("{}{}", self.member_prefix, self.member.identity());
         let mut members = lock(&self.members);
         let now = Instant::now();
         let mut alive = 1;
@@ -207,10 +207,6 @@ impl Shards {
         }
         members.retain(|name, _| seen.contains(name));
         alive
-    }
-
-    fn member_identity(&self) -> String {
-        self.member.identity().to_owned()
     }
 }
 

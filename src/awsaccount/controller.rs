@@ -149,12 +149,7 @@ async fn reach(
         return Ok(Err("the account allows no region".into()));
     };
     let target = Target {
-        source: Source::Account {
-            name: account.name_any(),
-            uid: account.uid().unwrap_or_default(),
-            generation: account.metadata.generation.unwrap_or_default(),
-            spec: account.spec.clone(),
-        },
+        source: Source::account(account),
         region: region.clone(),
     };
     let location = match ctx.locations.get(&target, &ctx.own_secrets(), false).await {

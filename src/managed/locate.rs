@@ -86,13 +86,8 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
     let shard = shard(ctx, &target.shard_key())?;
     debug!(key = %target.shard_key(), "placing");
     let location = ctx.locations.get(&target, &ctx.own_secrets(), true).await?;
-    let identity = (location.identity().await).map_err(|source| Error::Account {
-        account: location
-            .account
-            .clone()
-            .unwrap_or_else(|| "the operator's own".into()),
-        source,
-    })?;
+    let identity = (location.identity().await)
+        .map_err(|source| Error::account(location.account.as_deref(), source))?;
     let now = Placement {
         account: location.account.clone(),
         account_id: identity.account,

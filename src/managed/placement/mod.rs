@@ -63,6 +63,18 @@ pub struct Target {
     pub region: String,
 }
 
+impl Source {
+    /// The AWSAccount, at its uid and generation.
+    pub fn account(account: &AWSAccount) -> Source {
+        Source::Account {
+            name: account.name_any(),
+            uid: account.uid().unwrap_or_default(),
+            generation: account.metadata.generation.unwrap_or_default(),
+            spec: account.spec.clone(),
+        }
+    }
+}
+
 impl Target {
     /// The pair's key, which shards spread by (`shards::shard_of`): the account as the object
     /// names it, and the region; known before any AWS call.
@@ -159,12 +171,7 @@ pub fn decide(f: &Facts) -> Result<Target, Refusal> {
             });
         }
         return Ok(Target {
-            source: Source::Account {
-                name: name.to_owned(),
-                uid: account.uid().unwrap_or_default(),
-                generation: account.metadata.generation.unwrap_or_default(),
-                spec: account.spec.clone(),
-            },
+            source: Source::account(account),
             region,
         });
     }
