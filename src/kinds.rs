@@ -9,6 +9,7 @@ use tracing::info;
 
 use crate::awsaccount::AWSAccount;
 use crate::context::Context;
+use crate::dbcluster::DBCluster;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
@@ -40,6 +41,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBInstance>(),
     register::<DBSubnetGroup>(),
     register::<DBParameterGroup>(),
+    register::<DBCluster>(),
     register::<AWSAccount>(),
 ];
 

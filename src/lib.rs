@@ -16,6 +16,7 @@
 pub mod awsaccount;
 pub mod budget;
 pub mod context;
+pub mod dbcluster;
 pub mod dbinstance;
 pub mod dbparametergroup;
 pub mod dbsubnetgroup;

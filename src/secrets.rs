@@ -10,8 +10,8 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use serde_json::json;
 
+use crate::dbinstance::SECRET_OWNER_ANNOTATION;
 use crate::dbinstance::plan::Sensitive;
-use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
 use crate::error::{Error, kube_err};
 
 /// Key of the password in the generated password Secret.
@@ -57,8 +57,8 @@ pub async fn read_referenced(
 
 /// A Secret of the DBInstance's, labelled as the operator's and marked with the DBInstance's uid
 /// (`SECRET_OWNER_ANNOTATION`); owned as controller by it when `owner_reference`.
-pub fn owned_secret(
-    db: &DBInstance,
+pub fn owned_secret<K: Resource<DynamicType = ()>>(
+    db: &K,
     name: &str,
     data: &BTreeMap<String, Sensitive>,
     owner_reference: bool,
@@ -73,7 +73,7 @@ pub fn owned_secret(
         "metadata": {
             "name": name,
             "namespace": db.namespace(),
-            "labels": { MANAGED_BY.0: MANAGED_BY.1, "rds.operator.rs/dbinstance": db.name_any() },
+            "labels": { MANAGED_BY.0: MANAGED_BY.1, owner_label::<K>(): db.name_any() },
             "annotations": { SECRET_OWNER_ANNOTATION: db.uid() },
         },
     }))
@@ -85,6 +85,11 @@ pub fn owned_secret(
             .collect(),
     );
     secret
+}
+
+/// The label naming the object a Secret is written for: `rds.operator.rs/<kind in lower case>`.
+fn owner_label<K: Resource<DynamicType = ()>>() -> String {
+    format!("rds.operator.rs/{}", K::kind(&()).to_lowercase())
 }
 
 /// Creates the Secret; fails if one exists already.
@@ -110,9 +115,9 @@ pub async fn apply(api: &Api<Secret>, secret: &Secret) -> Result<(), Error> {
 
 /// Marks the Secret as the DBInstance's by annotation, and gives it the DBInstance's controller
 /// ownerReference or takes all of them away (a merge patch replaces the whole list).
-pub async fn set_owner(
+pub async fn set_owner<K: Resource<DynamicType = ()>>(
     api: &Api<Secret>,
-    db: &DBInstance,
+    db: &K,
     name: &str,
     owner_reference: bool,
 ) -> Result<(), Error> {

@@ -24,7 +24,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   ``sts:ExternalId``, ``sts:TagSession``): see ``trust.py``. moto's own accounts follow: the
   credentials AssumeRole returns act in the role's account, in every region;
 * the Resource Groups Tagging API lists DB subnet and parameter groups with their tags, as AWS's
-  does: see ``tagging.py``.
+  does: see ``tagging.py``;
+* Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
+  cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
 It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
 or parameter group name), so tests can
@@ -54,7 +56,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import cloudtrail, engines, features, parameters, tagging, trust
+from . import cloudtrail, clusters, engines, features, parameters, tagging, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -111,9 +113,11 @@ def _advance(db: Any) -> None:
         inflight = d.pop("_ext_inflight", {})
         _apply(db, inflight)
     elif phase == "deleting":
-        backend = d.get("_ext_backend")
-        if backend is not None and backend.databases.get(db.db_instance_identifier) is db:
-            del backend.databases[db.db_instance_identifier]
+        # A cluster says where it is kept (clusters.py); an instance is in its backend's databases.
+        table, key = d.get("_ext_gone") or (getattr(d.get("_ext_backend"), "databases", {}),
+                                            getattr(db, "db_instance_identifier", None))
+        if table.get(key) is db:
+            del table[key]
 
 
 def _apply(db: Any, changes: dict[str, Any]) -> None:
@@ -213,7 +217,9 @@ def install() -> None:
         if self.status == "creating":
             return None
         found = original_endpoint.fget(self)
-        server = engines.get(self.db_instance_identifier)
+        # A member of a cluster reaches the cluster's server (clusters.py).
+        server = (engines.get(self.db_instance_identifier)
+                  or clusters.server_of(getattr(self, "db_cluster_identifier", None)))
         if server is not None and found is not None:
             # A real server: its own loopback address, on the instance's port.
             found = {**found, "Address": server.address, "Port": server.port}
@@ -394,6 +400,8 @@ def install() -> None:
     Backend.describe_db_instances = describe_db_instances
     Backend.modify_db_instance = modify_db_instance
     Backend.delete_db_instance = delete_db_instance
+    # After the instances' patches, which its own wrap.
+    clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
 
     def apply_pending(identifier: str) -> bool:
         from moto.core import DEFAULT_ACCOUNT_ID  # noqa: F401  (imported for its side effects)
@@ -420,9 +428,11 @@ def install() -> None:
             params = getattr(self, "params", None) or {}
             identifier = (params.get("DBInstanceIdentifier") or params.get("DBSubnetGroupName")
                           or params.get("DBParameterGroupName")
-                          or params.get("TargetDBInstanceIdentifier") or "")
+                          or params.get("TargetDBInstanceIdentifier")
+                          or params.get("DBClusterIdentifier")
+                          or params.get("DBClusterParameterGroupName") or "")
             arn = params.get("ResourceName") or ""
-            for kind in (":db:", ":subgrp:", ":pg:"):
+            for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:"):
                 if not identifier and kind in arn:
                     identifier = arn.split(kind, 1)[1]
             with LOCK:
@@ -506,7 +516,8 @@ class ControlMiddleware:
             with cloudtrail.LOCK:
                 status, body = "200 OK", dict(cloudtrail.SENT)
         elif path == "/_rds_ext/apply-pending" and method == "POST":
-            found = apply_pending(query.get("identifier", "").lower())
+            found = (clusters.apply_pending(query["cluster"].lower(), _apply, LOCK) if "cluster" in query
+                     else apply_pending(query.get("identifier", "").lower()))
             status, body = ("200 OK", {"applied": True}) if found else ("404 Not Found", {"applied": False})
         return _reply(start_response, status, body)
 

@@ -12,6 +12,7 @@ use kube::runtime::watcher;
 use super::plan::{self, Facts, Plan, Step};
 use super::{AWSAccount, AWSAccountStatus};
 use crate::context::Context;
+use crate::dbcluster::DBCluster;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
@@ -49,6 +50,7 @@ impl Managed for AWSAccount {
     ) -> Controller<AWSAccount> {
         let controller = wakes_accounts::<DBInstance>(controller, ctx);
         let controller = wakes_accounts::<DBSubnetGroup>(controller, ctx);
+        let controller = wakes_accounts::<DBCluster>(controller, ctx);
         wakes_accounts::<DBParameterGroup>(controller, ctx)
     }
 
@@ -70,6 +72,7 @@ impl Managed for AWSAccount {
         let mut users = users_of::<DBInstance>(ctx, &name).await?;
         users.extend(users_of::<DBSubnetGroup>(ctx, &name).await?);
         users.extend(users_of::<DBParameterGroup>(ctx, &name).await?);
+        users.extend(users_of::<DBCluster>(ctx, &name).await?);
         Ok(Facts {
             account: self.clone(),
             reached,

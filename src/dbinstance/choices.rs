@@ -1,6 +1,6 @@
-//! The DBInstance's enumerated choices beside its policies: the storage type, and what deletion
-//! (the user's, or one outside the operator) does. Doc comments here become `kubectl explain`
-//! text.
+//! The DBInstance's enumerated choices: the storage type and the network type, what deletion (the
+//! user's, or one outside the operator) does, and its policies (drift, pending reboots,
+//! management, adoption). Doc comments here become `kubectl explain` text.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -48,4 +48,65 @@ pub enum OutOfBandDeletionPolicy {
     Restore,
     /// Restore from the newest snapshot; with none, create a new, empty instance.
     RestoreOrCreateEmpty,
+}
+
+/// What to do about changes made outside the operator.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum DriftPolicy {
+    /// Put the instance back to the spec.
+    #[default]
+    Correct,
+    /// Only report the difference.
+    Report,
+}
+
+/// The instance's network type.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum NetworkType {
+    Ipv4,
+    Dual,
+}
+
+impl NetworkType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkType::Ipv4 => "IPV4",
+            NetworkType::Dual => "DUAL",
+        }
+    }
+}
+
+/// What to do about static parameter changes that wait for a reboot.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum PendingRebootPolicy {
+    /// Only report it (Synced=False, reason PendingReboot).
+    #[default]
+    Report,
+    /// Reboot the instance at once (one RebootDBInstance).
+    Reboot,
+    /// Reboot during the instance's preferred maintenance window.
+    MaintenanceWindow,
+}
+
+/// Whether the operator changes the RDS instance.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum ManagementPolicy {
+    /// Create, correct and delete the instance.
+    #[default]
+    Full,
+    /// Never change or delete the instance: only report it and write the connection Secret.
+    ObserveOnly,
+}
+
+/// Whether to take over an existing instance that is not this DBInstance's.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum AdoptionPolicy {
+    /// Never: an existing instance is refused (IdentifierInUse).
+    #[default]
+    Never,
+    /// Adopt an existing instance; create none.
+    Adopt,
+    /// Adopt an existing instance, or create one when there is none.
+    AdoptOrCreate,
 }

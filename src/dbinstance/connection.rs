@@ -11,9 +11,14 @@ pub const KEYS: [&str; 7] = [
     "host", "port", "username", "password", "dbname", "engine", "uri",
 ];
 
+/// A cluster's Secret has one more key, and placeholder: its reader endpoint.
+pub const READER_HOST: &str = "readerHost";
+
 /// What a connection needs.
 pub struct ConnectionInfo<'a> {
     pub host: &'a str,
+    /// A cluster's reader endpoint (None for an instance, whose Secret has no `readerHost`).
+    pub reader_host: Option<&'a str>,
     pub port: i32,
     pub username: &'a str,
     pub password: &'a SecretString,
@@ -29,14 +34,35 @@ pub struct TemplateError {
     pub problem: String,
 }
 
-/// Checks every template before anything is rendered, so a bad one is refused whole.
+/// The standard keys of an instance's Secret (`cluster` false) or a cluster's.
+fn keys(cluster: bool) -> Vec<&'static str> {
+    let reader = cluster.then_some(READER_HOST);
+    KEYS.into_iter().chain(reader).collect()
+}
+
+/// Checks every template of an instance's Secret before anything is rendered, so a bad one is
+/// refused whole.
 pub fn validate_templates(templates: &BTreeMap<String, String>) -> Result<(), TemplateError> {
+    validate_with(templates, &keys(false))
+}
+
+/// The same for a cluster's Secret, whose templates may also use `readerHost`.
+pub fn validate_cluster_templates(
+    templates: &BTreeMap<String, String>,
+) -> Result<(), TemplateError> {
+    validate_with(templates, &keys(true))
+}
+
+fn validate_with(
+    templates: &BTreeMap<String, String>,
+    keys: &[&'static str],
+) -> Result<(), TemplateError> {
     for (key, template) in templates {
-        parse(template).map_err(|problem| TemplateError {
+        parse(template, keys).map_err(|problem| TemplateError {
             key: key.clone(),
             problem,
         })?;
-        if KEYS.contains(&key.as_str()) {
+        if keys.contains(&key.as_str()) {
             return Err(TemplateError {
                 key: key.clone(),
                 problem: "is a standard key the operator writes itself; choose another name".into(),
@@ -60,7 +86,7 @@ enum Piece<'a> {
     Value(&'static str),
 }
 
-fn parse(template: &str) -> Result<Vec<Piece<'_>>, String> {
+fn parse<'a>(template: &'a str, keys: &[&'static str]) -> Result<Vec<Piece<'a>>, String> {
     let mut pieces = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
@@ -70,10 +96,10 @@ fn parse(template: &str) -> Result<Vec<Piece<'_>>, String> {
             .find("}}")
             .ok_or_else(|| format!("{template:?} has a '{{{{' without its '}}}}'"))?;
         let name = after[..end].trim();
-        let known = KEYS.iter().find(|k| **k == name).ok_or_else(|| {
+        let known = keys.iter().find(|k| **k == name).ok_or_else(|| {
             format!(
                 "unknown placeholder {{{{ {name} }}}}; known: {}",
-                KEYS.join(", ")
+                keys.join(", ")
             )
         })?;
         pieces.push(Piece::Value(known));
@@ -88,7 +114,8 @@ pub fn render(
     info: &ConnectionInfo<'_>,
     templates: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, SecretString>, TemplateError> {
-    validate_templates(templates)?;
+    let keys = keys(info.reader_host.is_some());
+    validate_with(templates, &keys)?;
     let port = info.port.to_string();
     let uri = uri(info);
     let value = |k: &str| -> String {
@@ -99,15 +126,16 @@ pub fn render(
             "password" => info.password.expose_secret().to_owned(),
             "dbname" => info.dbname.to_owned(),
             "engine" => info.engine.to_owned(),
+            READER_HOST => info.reader_host.unwrap_or_default().to_owned(),
             _ => uri.expose_secret().to_owned(),
         }
     };
-    let mut data: BTreeMap<String, SecretString> = KEYS
+    let mut data: BTreeMap<String, SecretString> = keys
         .iter()
         .map(|k| (k.to_string(), SecretString::from(value(k))))
         .collect();
     for (key, template) in templates {
-        let rendered: String = parse(template)
+        let rendered: String = parse(template, &keys)
             .map_err(|problem| TemplateError {
                 key: key.clone(),
                 problem,
@@ -234,6 +262,7 @@ mod tests {
 
     fn info(password: &SecretString) -> ConnectionInfo<'_> {
         ConnectionInfo {
+            reader_host: None,
             host: "coffee.abc.us-east-1.rds.amazonaws.com",
             port: 3306,
             username: "admin",

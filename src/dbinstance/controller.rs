@@ -13,6 +13,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 
 use crate::context::Context;
+use crate::dbcluster::DBCluster;
 use crate::dbinstance::plan::{self, Facts, Gauge, Plan, PlannedEvent, Response, Step, status};
 use crate::dbinstance::{DBInstance, DBInstanceStatus, SECRET_OWNER_ANNOTATION};
 use crate::dbinstance::{act, read};
@@ -96,6 +97,8 @@ impl Managed for DBInstance {
         let controller = references::wakes_referrers::<DBSubnetGroup>(controller, ctx, namespace);
         let controller =
             references::wakes_referrers::<DBParameterGroup>(controller, ctx, namespace);
+        // A member waits for its DBCluster to be Ready.
+        let controller = references::wakes_referrers::<DBCluster>(controller, ctx, namespace);
         let controller = crate::managed::locate::woken_by_accounts(controller, ctx);
         let namespace = namespace.map(str::to_owned);
         controller.reconcile_on(ctx.locations.changes().filter(move |r| {

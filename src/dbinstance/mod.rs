@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 
 use kube::{CustomResource, KubeSchema};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub mod act;
@@ -130,6 +129,36 @@ pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted instance already exists"),
     validation = kube::core::Rule::new("!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
     validation = kube::core::Rule::new("self.managementPolicy != 'ObserveOnly' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an observed instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
+    validation = kube::core::Rule::new("!has(self.dbClusterRef) && !has(self.dbClusterIdentifier) || self.engine.startsWith('aurora')").message("a cluster member's engine is its DBCluster's: aurora-mysql or aurora-postgresql").field_path(".engine"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) && has(self.dbClusterIdentifier))").message("set either dbClusterRef or dbClusterIdentifier, not both"),
+    validation = kube::core::Rule::new("has(self.dbClusterRef) == has(oldSelf.dbClusterRef) && has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterRef) || self.dbClusterRef == oldSelf.dbClusterRef) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("a member's cluster is immutable: an instance cannot move to another cluster"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.allocatedStorage)").message("allocatedStorage is the DBCluster's (storage): set it on the DBCluster, not on a member").field_path(".allocatedStorage"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.maxAllocatedStorage)").message("maxAllocatedStorage is the DBCluster's (storage): set it on the DBCluster, not on a member").field_path(".maxAllocatedStorage"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.storageType)").message("storageType is the DBCluster's (storage): set it on the DBCluster, not on a member").field_path(".storageType"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.iops)").message("iops is the DBCluster's (storage): set it on the DBCluster, not on a member").field_path(".iops"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.storageThroughput)").message("storageThroughput is the DBCluster's (storage): set it on the DBCluster, not on a member").field_path(".storageThroughput"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.masterUsername)").message("masterUsername is the DBCluster's (master user): set it on the DBCluster, not on a member").field_path(".masterUsername"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.masterUserPassword)").message("masterUserPassword is the DBCluster's (master password): set it on the DBCluster, not on a member").field_path(".masterUserPassword"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.manageMasterUserPassword)").message("manageMasterUserPassword is the DBCluster's (master password): set it on the DBCluster, not on a member").field_path(".manageMasterUserPassword"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.dbName)").message("dbName is the DBCluster's (database name): set it on the DBCluster, not on a member").field_path(".dbName"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.backupRetentionPeriod)").message("backupRetentionPeriod is the DBCluster's (backups): set it on the DBCluster, not on a member").field_path(".backupRetentionPeriod"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.preferredBackupWindow)").message("preferredBackupWindow is the DBCluster's (backups): set it on the DBCluster, not on a member").field_path(".preferredBackupWindow"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.engineVersion)").message("engineVersion is the DBCluster's (engine version): set it on the DBCluster, not on a member").field_path(".engineVersion"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.storageEncrypted)").message("storageEncrypted is the DBCluster's (encryption): set it on the DBCluster, not on a member").field_path(".storageEncrypted"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.kmsKeyID)").message("kmsKeyID is the DBCluster's (encryption): set it on the DBCluster, not on a member").field_path(".kmsKeyID"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.port)").message("port is the DBCluster's (port): set it on the DBCluster, not on a member").field_path(".port"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.multiAZ)").message("multiAZ is the DBCluster's (availability (readers in other zones)): set it on the DBCluster, not on a member").field_path(".multiAZ"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.vpcSecurityGroupIDs)").message("vpcSecurityGroupIDs is the DBCluster's (security groups): set it on the DBCluster, not on a member").field_path(".vpcSecurityGroupIDs"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.dbSubnetGroupName)").message("dbSubnetGroupName is the DBCluster's (subnet group): set it on the DBCluster, not on a member").field_path(".dbSubnetGroupName"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.dbSubnetGroupRef)").message("dbSubnetGroupRef is the DBCluster's (subnet group): set it on the DBCluster, not on a member").field_path(".dbSubnetGroupRef"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.deletionProtection)").message("deletionProtection is the DBCluster's (deletion protection): set it on the DBCluster, not on a member").field_path(".deletionProtection"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.copyTagsToSnapshot)").message("copyTagsToSnapshot is the DBCluster's (snapshots): set it on the DBCluster, not on a member").field_path(".copyTagsToSnapshot"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.finalDBSnapshotIdentifier)").message("finalDBSnapshotIdentifier is the DBCluster's (snapshots: the cluster's final snapshot is the backup): set it on the DBCluster, not on a member").field_path(".finalDBSnapshotIdentifier"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.enableIAMDatabaseAuthentication)").message("enableIAMDatabaseAuthentication is the DBCluster's (IAM authentication): set it on the DBCluster, not on a member").field_path(".enableIAMDatabaseAuthentication"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.enableCloudwatchLogsExports)").message("enableCloudwatchLogsExports is the DBCluster's (log exports): set it on the DBCluster, not on a member").field_path(".enableCloudwatchLogsExports"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.characterSetName)").message("characterSetName is the DBCluster's (character set): set it on the DBCluster, not on a member").field_path(".characterSetName"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.restoreFrom)").message("restoreFrom is the DBCluster's (data: restore the DBCluster instead): set it on the DBCluster, not on a member").field_path(".restoreFrom"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.connectionSecret)").message("connectionSecret is the DBCluster's (connection Secret: the DBCluster's has the writer and reader endpoints): set it on the DBCluster, not on a member").field_path(".connectionSecret"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceSpec {
@@ -148,8 +177,8 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
 
-    /// Instance class, e.g. db.t3.micro.
-    #[schemars(regex(pattern = r"^db\.[a-z0-9-]+\.[a-z0-9-]+$"))]
+    /// Instance class, e.g. db.t3.micro (db.serverless for an Aurora Serverless v2 member).
+    #[schemars(regex(pattern = r"^db\.([a-z0-9-]+\.[a-z0-9-]+|serverless)$"))]
     pub db_instance_class: String,
 
     /// Storage in GiB. Required for every engine but Aurora; RDS accepts 20 to 65536 depending on
@@ -372,6 +401,26 @@ pub struct DBInstanceSpec {
     #[serde(default)]
     pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
 
+    /// The DBCluster of this namespace this instance is a member of (an Aurora writer or reader).
+    /// The cluster owns storage, the master user and password, the database name, backups, the
+    /// engine version, encryption, the port, security groups and the subnet group: a member
+    /// refuses them at apply and never sends them. It waits (ReferencesUnresolved) until the
+    /// DBCluster is Ready. Deleting a member never takes a final snapshot (RDS refuses one): the
+    /// cluster's snapshots are the backup. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cluster_ref: Option<LocalRef>,
+
+    /// The RDS identifier of the cluster this instance is a member of, instead of dbClusterRef:
+    /// it must be the cluster of a DBCluster of this namespace. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 63))]
+    pub db_cluster_identifier: Option<String>,
+
+    /// A member's failover priority, 0 (first) to 15.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 15))]
+    pub promotion_tier: Option<i32>,
+
     /// The DBSubnetGroup of this namespace to place the instance in, instead of
     /// dbSubnetGroupName. The DBInstance waits (Synced=False, ReferencesUnresolved) until it is
     /// Ready, and the group is not deleted while this refers to it.
@@ -475,67 +524,6 @@ pub struct ConnectionSecretSpec {
     /// `APP_DB_HOST: "{{ host }}"` or `JDBC_URL: "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}"`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra_keys: BTreeMap<String, String>,
-}
-
-/// What to do about changes made outside the operator.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
-pub enum DriftPolicy {
-    /// Put the instance back to the spec.
-    #[default]
-    Correct,
-    /// Only report the difference.
-    Report,
-}
-
-/// The instance's network type.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum NetworkType {
-    Ipv4,
-    Dual,
-}
-
-impl NetworkType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NetworkType::Ipv4 => "IPV4",
-            NetworkType::Dual => "DUAL",
-        }
-    }
-}
-
-/// What to do about static parameter changes that wait for a reboot.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
-pub enum PendingRebootPolicy {
-    /// Only report it (Synced=False, reason PendingReboot).
-    #[default]
-    Report,
-    /// Reboot the instance at once (one RebootDBInstance).
-    Reboot,
-    /// Reboot during the instance's preferred maintenance window.
-    MaintenanceWindow,
-}
-
-/// Whether the operator changes the RDS instance.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
-pub enum ManagementPolicy {
-    /// Create, correct and delete the instance.
-    #[default]
-    Full,
-    /// Never change or delete the instance: only report it and write the connection Secret.
-    ObserveOnly,
-}
-
-/// Whether to take over an existing instance that is not this DBInstance's.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
-pub enum AdoptionPolicy {
-    /// Never: an existing instance is refused (IdentifierInUse).
-    #[default]
-    Never,
-    /// Adopt an existing instance; create none.
-    Adopt,
-    /// Adopt an existing instance, or create one when there is none.
-    AdoptOrCreate,
 }
 
 /// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.

@@ -7,6 +7,7 @@ use kube::ResourceExt;
 use kube::api::Api;
 
 use crate::context::Context;
+use crate::dbcluster::DBCluster;
 use crate::dbinstance::connection;
 use crate::dbinstance::plan::tenancy::RestoreSource;
 use crate::dbinstance::plan::{
@@ -49,6 +50,10 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         None => Vec::new(),
     };
     let (subnet_group, parameter_group) = references(db, ctx, &namespace, &reads).await?;
+    let cluster = match reads.references && spec::is_member(db) {
+        true => Some(cluster(db, ctx, &namespace).await?),
+        false => None,
+    };
     let owner_alive = match &reads.owner {
         Some(owner) => Some(owner_alive(ctx, owner).await?),
         None => None,
@@ -91,6 +96,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         grants: ctx.grants.clone(),
         subnet_group,
         parameter_group,
+        cluster,
         hash_key: ctx.hash_key.clone(),
         intervals,
         placement: located.placement.clone(),
@@ -136,14 +142,14 @@ async fn observe(
     Ok((observation, reads))
 }
 
-/// The master password, as far as the plan asked.
-async fn password(
-    db: &DBInstance,
+/// The master password of `db` (a DBInstance or a DBCluster), as far as the plan asked.
+pub(crate) async fn password(
+    db: &impl kube::Resource,
     at: &Location,
     api: &Api<Secret>,
     read: PasswordRead,
 ) -> Result<PasswordFacts, Error> {
-    let namespace = db.namespace().unwrap_or_default();
+    let namespace = db.meta().namespace.clone().unwrap_or_default();
     Ok(match read {
         PasswordRead::None => PasswordFacts::NotRead,
         PasswordRead::Referenced { name, key } => {
@@ -198,6 +204,37 @@ async fn references(
         _ => None,
     };
     Ok((subnet_group, parameter_group))
+}
+
+/// What a member's cluster resolves to: the DBCluster of dbClusterRef, or the DBCluster of this
+/// namespace whose RDS identifier dbClusterIdentifier names (a cluster no DBCluster of the
+/// namespace manages is not this namespace's to join), once it is Ready.
+async fn cluster(
+    db: &DBInstance,
+    ctx: &Context,
+    namespace: &str,
+) -> Result<Result<String, String>, Error> {
+    let name = match (&db.spec.db_cluster_ref, &db.spec.db_cluster_identifier) {
+        (Some(r), _) => r.name.clone(),
+        (None, Some(identifier)) => {
+            let api: Api<DBCluster> = Api::namespaced(ctx.client.clone(), namespace);
+            let list =
+                (api.list(&Default::default()).await).map_err(kube_err("list DBClusters"))?;
+            let found =
+                (list.items.iter()).find(|c| c.identifier().eq_ignore_ascii_case(identifier));
+            match found {
+                Some(c) => c.name_any(),
+                None => {
+                    return Ok(Err(format!(
+                        "no DBCluster of this namespace manages RDS cluster {identifier}; a member \
+                         joins only a cluster of its own namespace"
+                    )));
+                }
+            }
+        }
+        (None, None) => return Ok(Err("the DBInstance is not a cluster member".into())),
+    };
+    managed::references::resolve::<DBCluster>(&ctx.client, namespace, &name).await
 }
 
 /// Whether the DBInstance (namespace, name, uid) an instance's tags name still exists.

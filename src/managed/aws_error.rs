@@ -50,9 +50,21 @@ pub(crate) const THROTTLING: &[&str] = &[
     "RequestLimitExceeded",
     "PriorRequestNotComplete",
 ];
-const BUSY: &[&str] = &["InvalidDBInstanceState", "InvalidDBInstanceStateFault"];
-const NOT_FOUND: &[&str] = &["DBInstanceNotFound", "DBInstanceNotFoundFault"];
-const ALREADY_EXISTS: &[&str] = &["DBInstanceAlreadyExists", "DBInstanceAlreadyExistsFault"];
+const BUSY: &[&str] = &[
+    "InvalidDBInstanceState",
+    "InvalidDBInstanceStateFault",
+    "InvalidDBClusterStateFault",
+];
+const NOT_FOUND: &[&str] = &[
+    "DBInstanceNotFound",
+    "DBInstanceNotFoundFault",
+    "DBClusterNotFoundFault",
+];
+const ALREADY_EXISTS: &[&str] = &[
+    "DBInstanceAlreadyExists",
+    "DBInstanceAlreadyExistsFault",
+    "DBClusterAlreadyExistsFault",
+];
 
 /// Classifies an AWS error code (None: the request never got an AWS answer).
 pub fn classify(code: Option<&str>, http_status: Option<u16>) -> ErrorClass {

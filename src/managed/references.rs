@@ -1,7 +1,8 @@
 //! References between kinds: a DBInstance names a group of its namespace (`dbSubnetGroupRef`,
-//! `dbParameterGroupRef`). What a reference resolves to, who refers to a group, and the wake-up
-//! of the DBInstances that refer to a group that changes (turns Ready). The other way (a
-//! DBInstance that starts or stops referring to a group wakes it) is the group's, in `groups.rs`.
+//! `dbParameterGroupRef`) or the DBCluster it is a member of (`dbClusterRef`). What a reference
+//! resolves to, who refers to an object, and the wake-up of the DBInstances that refer to one
+//! that changes (turns Ready). The other way (a DBInstance that starts or stops referring to a
+//! group wakes it) is the group's, in `groups.rs`.
 
 use kube::api::Api;
 use kube::runtime::Controller;
@@ -9,15 +10,50 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
 use super::groups::Group;
-use super::scoped;
+use super::{Kind, scoped};
 use crate::context::Context;
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
+use crate::managed::crd::LocalRef;
+
+/// A kind a DBInstance refers to by name: a group, or a DBCluster.
+pub trait Referable:
+    Kind + kube::Resource<Scope = kube::core::NamespaceResourceScope> + Send + Sync + 'static
+{
+    type Status: Clone + Default;
+    /// The kind in messages.
+    const LABEL: &'static str;
+    fn status(&self) -> Option<&Self::Status>;
+    fn conditions(status: &Self::Status) -> &[Condition];
+    /// The name in RDS the status reports.
+    fn rds_name(status: &Self::Status) -> Option<String>;
+    /// The reference to an object of this kind a DBInstance holds, if any.
+    fn referred_by(db: &DBInstance) -> Option<&LocalRef>;
+}
+
+impl<K: Group> Referable for K {
+    type Status = K::Status;
+    const LABEL: &'static str = K::LABEL;
+    fn status(&self) -> Option<&K::Status> {
+        Group::status(self)
+    }
+    fn conditions(status: &K::Status) -> &[Condition] {
+        <K as Group>::conditions(status)
+    }
+    fn rds_name(status: &K::Status) -> Option<String> {
+        <K as Group>::rds_name(status)
+    }
+    fn referred_by(db: &DBInstance) -> Option<&LocalRef> {
+        <K as Group>::referred_by(db)
+    }
+}
 
 /// What a DBInstance's reference to an object of kind `K` resolves to: its RDS name once it is
 /// Ready at its current generation (and not being deleted), or why it cannot be used yet.
-pub async fn resolve<K: Group>(
+pub async fn resolve<K: Referable>(
     client: &Client,
     namespace: &str,
     name: &str,
@@ -31,7 +67,7 @@ pub async fn resolve<K: Group>(
     else {
         return Ok(Err(format!("{what} {name} does not exist")));
     };
-    let status = obj.status().cloned().unwrap_or_default();
+    let status = Referable::status(&obj).cloned().unwrap_or_default();
     let generation = obj.meta().generation;
     let ready = (K::conditions(&status).iter())
         .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);
@@ -43,7 +79,7 @@ pub async fn resolve<K: Group>(
 
 /// The DBInstance controller, woken by a change of a group of kind `K` (it turning Ready): the
 /// DBInstances of its namespace whose reference names it.
-pub fn wakes_referrers<K: Group>(
+pub fn wakes_referrers<K: Referable>(
     controller: Controller<DBInstance>,
     ctx: &Context,
     namespace: Option<&str>,

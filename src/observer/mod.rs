@@ -15,6 +15,7 @@ use kube::runtime::reflector::ObjectRef;
 use tokio::sync::{Notify, broadcast, watch};
 use tracing::{debug, warn};
 
+pub mod clusters;
 pub mod groups;
 
 use crate::dbinstance::plan::status;
@@ -59,6 +60,8 @@ pub struct Observer {
     feed: Option<Feed>,
     /// The shared poll of the groups (`groups.rs`), made once a group kind asks.
     pub groups: groups::GroupPoll,
+    /// The shared poll of the Aurora clusters (`clusters.rs`), made once a DBCluster asks.
+    pub clusters: clusters::ClusterPoll,
 }
 
 /// The event feed as the observer sees it.
@@ -98,6 +101,7 @@ impl Observer {
             wake: broadcast::channel(WAKE_CAPACITY).0,
             feed: None,
             groups: Default::default(),
+            clusters: Default::default(),
         }
     }
 
@@ -301,6 +305,15 @@ impl Observer {
                         warn!(error = %e, "listing the groups failed; their reconciles read them")
                     }
                     Err(_) => warn!(?bound, "listing the groups did not finish in time"),
+                }
+            }
+            if self.clusters.wanted() {
+                match tokio::time::timeout(bound, self.clusters.poll(&self.rds)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        warn!(error = %e, "listing the clusters failed; their reconciles read them")
+                    }
+                    Err(_) => warn!(?bound, "listing the clusters did not finish in time"),
                 }
             }
             // Until the next poll is due; the feed starting or stopping changes when that is.

@@ -452,6 +452,8 @@ impl Rds {
             .set_availability_zone(spec.availability_zone.clone())
             .set_character_set_name(spec.character_set_name.clone())
             .set_engine_lifecycle_support(spec.engine_lifecycle_support.clone())
+            .set_db_cluster_identifier(spec.db_cluster_identifier.clone())
+            .set_promotion_tier(spec.promotion_tier)
             .set_tags(Some(tags))
             .send()
             .await
@@ -597,6 +599,7 @@ mod tests {
             include_str!("restore.rs"),
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
+            include_str!("../dbcluster/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

@@ -39,7 +39,7 @@ pub fn engine_version_change(
 pub fn major_version(engine: &str, version: &str) -> String {
     let parts: Vec<&str> = version.split('.').collect();
     let first_is_major =
-        engine.starts_with("postgres") && parts[0].parse::<u32>().is_ok_and(|v| v >= 10);
+        engine.contains("postgres") && parts[0].parse::<u32>().is_ok_and(|v| v >= 10);
     let n = if first_is_major { 1 } else { 2 };
     parts.iter().take(n).copied().collect::<Vec<_>>().join(".")
 }

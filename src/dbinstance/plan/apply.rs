@@ -187,13 +187,21 @@ fn may_restore(f: &Facts) -> bool {
         || tenancy::may_restore(f.restore_source.as_ref(), namespace, &f.grants)
 }
 
-/// The facts with the spec's references replaced by the names they resolve to; the first reason
+/// The facts with the spec's references replaced by the names they resolve to (and a member's
+/// spec as [`spec::member_view`] reads it, with its cluster's RDS identifier); the first reason
 /// one cannot be used yet; None when the spec refers to nothing.
 fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
-    if f.subnet_group.is_none() && f.parameter_group.is_none() {
+    let member = spec::is_member(&f.db);
+    if f.subnet_group.is_none() && f.parameter_group.is_none() && !member {
         return Ok(None);
     }
     let mut resolved = f.clone();
+    if member {
+        resolved.db.spec = spec::member_view(&f.db.spec);
+        let cluster =
+            (f.cluster.clone()).unwrap_or_else(|| Err("its DBCluster is not read yet".into()));
+        resolved.db.spec.db_cluster_identifier = Some(cluster?);
+    }
     if let Some(group) = &f.subnet_group {
         resolved.db.spec.db_subnet_group_name = Some(group.clone()?);
     }

@@ -51,6 +51,14 @@ pub fn decide(db: &DBInstance, observed: Option<&ObservedInstance>) -> Decision 
         DeletionPolicy::Retain => Decision::Release(Released::Retained),
         _ if o.status == "deleting" => Decision::Wait,
         _ if o.deletion_protection == Some(true) => Decision::Protected,
+        // RDS refuses a final snapshot of a cluster member: the cluster's snapshots are the
+        // backup (API_DeleteDBInstance.html: FinalDBSnapshotIdentifier "doesn't apply to Amazon
+        // Aurora DB instances").
+        DeletionPolicy::Delete | DeletionPolicy::Snapshot if spec::is_member(db) => {
+            Decision::Delete {
+                final_snapshot: None,
+            }
+        }
         DeletionPolicy::Delete => Decision::Delete {
             final_snapshot: None,
         },

@@ -36,6 +36,7 @@ pub(super) fn connection_secret(
         return Ok(());
     };
     let info = ConnectionInfo {
+        reader_host: None,
         host,
         port,
         username: (observed.master_username.as_deref())

@@ -70,7 +70,10 @@ fn creating_fields(f: &Facts, password: Option<&Sensitive>) -> DBInstanceStatus 
 /// snapshots carry the ownership tags that make them this namespace's to restore.
 fn creation_spec(db: &DBInstance) -> Box<crate::dbinstance::DBInstanceSpec> {
     let mut spec = db.spec.clone();
-    spec.copy_tags_to_snapshot.get_or_insert(true);
+    // A member's snapshots are its cluster's.
+    if !spec::is_member(db) {
+        spec.copy_tags_to_snapshot.get_or_insert(true);
+    }
     Box::new(spec)
 }
 

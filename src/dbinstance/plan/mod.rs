@@ -181,6 +181,10 @@ fn group_reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Vec<Grou
 }
 
 fn password_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> PasswordRead {
+    // A member's master password is its cluster's, which it never sends.
+    if spec::is_member(db) {
+        return PasswordRead::None;
+    }
     if let Some(r) = &db.spec.master_user_password {
         return PasswordRead::Referenced {
             name: r.name.clone(),

@@ -158,6 +158,74 @@ pub fn generated_secret_name(db: &DBInstance) -> String {
     )
 }
 
+/// Whether the DBInstance is a member of an Aurora cluster (dbClusterRef or dbClusterIdentifier).
+pub fn is_member(db: &DBInstance) -> bool {
+    db.spec.db_cluster_ref.is_some() || db.spec.db_cluster_identifier.is_some()
+}
+
+/// The spec fields a member takes from its cluster, by their spec names.
+pub const CLUSTER_OWNED: &[&str] = &[
+    "allocatedStorage",
+    "maxAllocatedStorage",
+    "storageType",
+    "iops",
+    "storageThroughput",
+    "masterUsername",
+    "masterUserPassword",
+    "manageMasterUserPassword",
+    "dbName",
+    "backupRetentionPeriod",
+    "preferredBackupWindow",
+    "engineVersion",
+    "storageEncrypted",
+    "kmsKeyID",
+    "port",
+    "multiAZ",
+    "vpcSecurityGroupIDs",
+    "dbSubnetGroupName",
+    "deletionProtection",
+    "copyTagsToSnapshot",
+    "enableIAMDatabaseAuthentication",
+    "enableCloudwatchLogsExports",
+    "characterSetName",
+];
+
+/// A member's spec as the plan reads it: every field its cluster owns ([`CLUSTER_OWNED`]) left
+/// out, whatever the object says (the API server refuses them, and an object stored before that
+/// rule is read the same way), so none is ever sent in a Create or Modify, or seen as drift.
+pub fn member_view(spec: &DBInstanceSpec) -> DBInstanceSpec {
+    DBInstanceSpec {
+        allocated_storage: None,
+        max_allocated_storage: None,
+        storage_type: None,
+        iops: None,
+        storage_throughput: None,
+        master_username: None,
+        master_user_password: None,
+        manage_master_user_password: None,
+        db_name: None,
+        backup_retention_period: None,
+        preferred_backup_window: None,
+        engine_version: None,
+        storage_encrypted: None,
+        kms_key_id: None,
+        port: None,
+        multi_az: None,
+        vpc_security_group_ids: None,
+        db_subnet_group_name: None,
+        db_subnet_group_ref: None,
+        deletion_protection: None,
+        copy_tags_to_snapshot: None,
+        enable_iam_database_authentication: None,
+        enable_cloudwatch_logs_exports: None,
+        character_set_name: None,
+        final_db_snapshot_identifier: None,
+        restore_from: None,
+        connection_secret: None,
+        ..spec.clone()
+    }
+}
+
 /// Whether the operator sends the password itself (and so tracks its hash for rotation).
 pub fn operator_sends_password(spec: &DBInstanceSpec) -> bool {
     spec.manage_master_user_password != Some(true)
@@ -167,19 +235,26 @@ pub fn operator_sends_password(spec: &DBInstanceSpec) -> bool {
 /// instance, the DBInstance's uid and its deletion time: unique per deletion, and the same on every
 /// retry of one deletion (after a crash too).
 pub fn final_snapshot_identifier(db: &DBInstance) -> String {
-    if let Some(name) = &db.spec.final_db_snapshot_identifier {
-        return name.clone();
+    let explicit = db.spec.final_db_snapshot_identifier.as_deref();
+    final_snapshot_name(explicit, &db.identifier(), &db.metadata)
+}
+
+/// The final snapshot's name of any kind: the one the spec names, else
+/// `<identifier>-final-<uid prefix>-<deletion time>`.
+pub fn final_snapshot_name(explicit: Option<&str>, identifier: &str, meta: &ObjectMeta) -> String {
+    if let Some(name) = explicit {
+        return name.to_owned();
     }
-    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    let uid = meta.uid.as_deref().unwrap_or_default();
     let suffix: String = uid
         .chars()
         .filter(char::is_ascii_alphanumeric)
         .take(8)
         .collect();
-    let when = (db.metadata.deletion_timestamp.as_ref())
+    let when = (meta.deletion_timestamp.as_ref())
         .map(|t| t.0.strftime("%Y%m%d%H%M%S").to_string())
         .unwrap_or_default();
-    format!("{}-final-{suffix}-{when}", db.identifier())
+    format!("{identifier}-final-{suffix}-{when}")
 }
 
 /// Tags to create the instance with: the spec's, then the ownership tags (which win).
@@ -232,8 +307,8 @@ fn hex(bytes: &[u8]) -> String {
 /// Whether this DBInstance controls the object (a controller ownerReference with its uid, or
 /// the operator's owner annotation with it: a Secret under deletionPolicy Retain has no
 /// ownerReference): the only objects the operator updates.
-pub fn controlled_by(meta: &ObjectMeta, db: &DBInstance) -> bool {
-    let uid = db.metadata.uid.as_deref();
+pub fn controlled_by(meta: &ObjectMeta, db: &impl kube::Resource) -> bool {
+    let uid = db.meta().uid.as_deref();
     let annotated = (meta.annotations.as_ref())
         .and_then(|a| a.get(crate::dbinstance::SECRET_OWNER_ANNOTATION))
         .is_some_and(|v| Some(v.as_str()) == uid);
@@ -242,8 +317,8 @@ pub fn controlled_by(meta: &ObjectMeta, db: &DBInstance) -> bool {
 
 /// Whether the object carries this DBInstance's controller ownerReference (which the garbage
 /// collector follows).
-pub fn owner_referenced(meta: &ObjectMeta, db: &DBInstance) -> bool {
-    let uid = db.metadata.uid.as_deref();
+pub fn owner_referenced(meta: &ObjectMeta, db: &impl kube::Resource) -> bool {
+    let uid = db.meta().uid.as_deref();
     (meta.owner_references.iter().flatten())
         .any(|o| o.controller == Some(true) && Some(o.uid.as_str()) == uid)
 }

@@ -54,6 +54,9 @@ pub struct Facts {
     pub subnet_group: Option<Result<String, String>>,
     /// The same for dbParameterGroupRef.
     pub parameter_group: Option<Result<String, String>>,
+    /// For a member: the RDS identifier of its DBCluster once that is Ready, or why it cannot be
+    /// used yet. None for an instance of no cluster.
+    pub cluster: Option<Result<String, String>>,
     /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
     pub restore_source: Option<RestoreSource>,
     /// The tags of each group the spec names by name (the field, then the tags; None: RDS has no

@@ -59,6 +59,7 @@ async fn install_crd(client: &Client) {
         "dbinstance.yaml",
         "dbsubnetgroup.yaml",
         "dbparametergroup.yaml",
+        "dbcluster.yaml",
         "awsaccount.yaml",
     ] {
         install_one_crd(client, file).await;

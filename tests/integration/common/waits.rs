@@ -152,8 +152,8 @@ pub async fn patch_spec(api: &Api<DBInstance>, name: &str, spec: serde_json::Val
     .expect("patch spec");
 }
 
-/// An object of one of the group kinds, once it satisfies `check` (90 s at most).
-pub async fn wait_object<K: rds_operator::managed::groups::Group>(
+/// An object of one of the group kinds (or a DBCluster), once it satisfies `check` (90 s at most).
+pub async fn wait_object<K: rds_operator::managed::references::Referable>(
     api: &Api<K>,
     name: &str,
     what: &str,
@@ -167,17 +167,20 @@ pub async fn wait_object<K: rds_operator::managed::groups::Group>(
 }
 
 /// A condition of an object of one of the group kinds: (status, reason, message).
-pub fn object_condition<K: rds_operator::managed::groups::Group>(
+pub fn object_condition<K: rds_operator::managed::references::Referable>(
     obj: &K,
     type_: &str,
 ) -> Option<(String, String, String)> {
-    (K::conditions(K::status(obj)?).iter())
+    (K::conditions(rds_operator::managed::references::Referable::status(obj)?).iter())
         .find(|c| c.type_ == type_)
         .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
 }
 
 /// Waits until an object of one of the group kinds is gone from the API.
-pub async fn wait_object_gone<K: rds_operator::managed::groups::Group>(api: &Api<K>, name: &str) {
+pub async fn wait_object_gone<K: rds_operator::managed::references::Referable>(
+    api: &Api<K>,
+    name: &str,
+) {
     wait_for(
         &format!("{name} to be gone"),
         Duration::from_secs(120),

@@ -100,6 +100,7 @@ pub(super) fn facts() -> Facts {
         grants: Default::default(),
         subnet_group: None,
         parameter_group: None,
+        cluster: None,
         hash_key: key(),
         intervals: PollIntervals::default(),
         now: NOW.into(),

@@ -1,0 +1,311 @@
+"""Aurora DB clusters as RDS runs them, on moto's own clusters.
+
+moto 5.2.5 makes a cluster ``available`` on the first describe after CreateDBCluster, applies every
+ModifyDBCluster at once, deletes at once, and serves DescribeDBClusters in one page. This module
+gives clusters the lifecycle instances have in ``__init__.py``, following the Amazon RDS API
+Reference:
+
+* CreateDBCluster and RestoreDBClusterFromSnapshot / ToPointInTime -> ``creating`` for
+  ``create_delay`` seconds (or until the real server serves), then ``available``
+  (https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/accessing-monitoring.html#Aurora.Status,
+  "Viewing DB cluster status");
+* ModifyDBCluster -> ``modifying`` for ``modify_delay`` seconds; ``EngineVersion`` sent without
+  ApplyImmediately waits in ``PendingModifiedValues`` (ClusterPendingModifiedValues,
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ClusterPendingModifiedValues.html)
+  until an immediate modification or ``POST /_rds_ext/apply-pending?cluster=ID``;
+* a ModifyDBCluster or DeleteDBCluster while the cluster is busy is refused with
+  ``InvalidDBClusterStateFault`` (API_ModifyDBCluster.html, API_DeleteDBCluster.html, "Errors");
+* DeleteDBCluster is refused while a member is not deleting: "Cluster cannot be deleted, it still
+  contains DB instances in non-deleting state." (InvalidDBClusterStateFault); then ``deleting`` for
+  ``delete_delay`` seconds; its ``FinalDBSnapshotIdentifier`` snapshot is taken at the call;
+* DescribeDBClusters pages with ``MaxRecords`` (20 to 100, default 100) and ``Marker``
+  (API_DescribeDBClusters.html);
+* a member instance (CreateDBInstance with DBClusterIdentifier) takes the cluster-owned settings
+  from the cluster: a ModifyDBInstance of a member that sends one is refused with
+  ``InvalidParameterCombination``, as RDS refuses them ("The specified DB instance is a member of a
+  DB cluster. Modify ... for the DB Cluster using the ModifyDbCluster API"), and a DeleteDBInstance
+  of a member with a final snapshot is refused ("FinalDBSnapshotIdentifier can not be specified
+  when deleting a clustered instance", API_DeleteDBInstance.html: the setting "doesn't apply to
+  Amazon Aurora DB instances");
+* a DB subnet group a cluster uses cannot be deleted (InvalidDBSubnetGroupStateFault).
+
+With real engines (``engines.py``), an aurora-mysql cluster is served by a MariaDB server and an
+aurora-postgresql one by a PostgreSQL server: the writer endpoint, the reader endpoint and every
+member's endpoint reach it. A cluster snapshot keeps a dump of its database, which a restore loads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import engines
+
+# Cluster settings RDS applies in the maintenance window unless ApplyImmediately, and their names
+# in ClusterPendingModifiedValues.
+DEFERRABLE = {"engine_version": "EngineVersion"}
+CONTROL = {"db_cluster_identifier", "apply_immediately", "allow_major_version_upgrade"}
+BUSY = {"creating", "modifying", "deleting", "rebooting", "upgrading", "backing-up"}
+# Settings a member instance takes from its cluster, by ModifyDBInstance parameter.
+CLUSTER_OWNED = {
+    "allocated_storage": "the allocated storage",
+    "engine_version": "the DB engine version",
+    "master_user_password": "the master user password",
+    "backup_retention_period": "the backup retention period",
+    "preferred_backup_window": "the preferred backup window",
+    "storage_type": "the storage type",
+    "iops": "the IOPS",
+    "vpc_security_group_ids": "the VPC security groups",
+    "deletion_protection": "the deletion protection",
+    "copy_tags_to_snapshot": "the copy tags to snapshot setting",
+}
+RESTORING: dict[str, str] = {}
+
+
+def server_key(cluster_identifier: str) -> str:
+    """The key of a cluster's real server among the instances': clusters and instances have
+    identifiers of their own, which may be equal."""
+    return f"cluster-{cluster_identifier}.cluster"
+
+
+def server_of(cluster_identifier: str | None) -> Any:
+    return engines.get(server_key(cluster_identifier)) if cluster_identifier else None
+
+
+def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: Any,
+            apply: Any, get_status: Any, set_status: Any) -> None:
+    from moto.core.responses import PaginatedResult
+    from moto.rds import models, responses
+    from moto.rds.exceptions import DBClusterNotFoundError, RDSClientError
+
+    Cluster = models.DBCluster
+    Backend = models.RDSBackend
+    Cluster.status = property(get_status, set_status)
+
+    def pending(self: Any) -> dict[str, Any] | None:
+        with lock:
+            merged = dict(self.__dict__.get("_ext_pending", {}))
+            merged.update(self.__dict__.get("_ext_inflight", {}))
+            return {DEFERRABLE[k]: v for k, v in merged.items() if k in DEFERRABLE} or None
+
+    Cluster.pending_modified_values = property(pending)
+
+    orig_endpoint, orig_reader = Cluster.endpoint, Cluster.reader_endpoint
+
+    def endpoint_of(original: Any) -> Any:
+        def get(self: Any) -> Any:
+            if self.status == "creating":
+                return None
+            server = server_of(self.db_cluster_identifier)
+            return server.address if server is not None else original.fget(self)
+        return property(get)
+
+    Cluster.endpoint = endpoint_of(orig_endpoint)
+    Cluster.reader_endpoint = endpoint_of(orig_reader)
+
+    def busy(identifier: str, status: str) -> Exception:
+        return RDSClientError("InvalidDBClusterStateFault",
+                              f"DB cluster {identifier} is not in the available state (it is {status}).")
+
+    orig_create = Backend.create_db_cluster
+    orig_modify = Backend.modify_db_cluster
+    orig_snapshot = Backend.create_db_cluster_snapshot
+    orig_restore = Backend.restore_db_cluster_from_snapshot
+    orig_pitr = Backend.restore_db_cluster_to_point_in_time
+
+    def create_db_cluster(self: Any, kwargs: dict[str, Any]) -> Any:
+        with lock:
+            advance_all(self)
+            cluster = orig_create(self, kwargs)
+            cluster.__dict__["_ext_gone"] = (self.clusters, cluster.db_cluster_identifier)
+            password = cluster.__dict__.get("_master_user_password")
+            tags = [{"Key": t.get("Key"), "Value": t.get("Value")} for t in cluster.tags or []
+                    if hasattr(t, "get")]
+            family = {"aurora-mysql": "mysql", "aurora-postgresql": "postgres"}.get(cluster.engine)
+            if family and engines.wanted(family, tags) and password:
+                start_engine(self, cluster, family, password)
+            elif config["create_delay"] > 0:
+                start_phase(cluster, "creating", config["create_delay"])
+            return cluster
+
+    def start_engine(backend: Any, cluster: Any, family: str, password: str) -> None:
+        def on_ready() -> None:
+            with lock:
+                cluster.__dict__["_ext_until"] = 0.0
+
+        def on_error(message: str) -> None:
+            with lock:
+                cluster.__dict__["_ext_phase"] = None
+                # The test bed's own fault (the server did not start), shown as instances show
+                # theirs: RDS has no cluster status for it.
+                cluster.status = "failed"
+            print(f"moto_ext: {message}", flush=True)
+
+        identifier = cluster.db_cluster_identifier
+        try:
+            engines.create(server_key(identifier), family, cluster.port, cluster.master_username,
+                           password, cluster.database_name, on_ready, on_error,
+                           RESTORING.pop(identifier, None))
+        except engines.EngineError as e:
+            del backend.clusters[identifier]
+            raise RDSClientError("InsufficientDBClusterCapacityFault", str(e))
+        start_phase(cluster, "creating", float("inf"))
+
+    def modify_db_cluster(self: Any, kwargs: dict[str, Any]) -> Any:
+        with lock:
+            advance_all(self)
+            identifier = kwargs["db_cluster_identifier"]
+            cluster = self.clusters.get(identifier)
+            if cluster is None:
+                raise DBClusterNotFoundError(identifier)
+            if cluster.status in BUSY:
+                raise busy(identifier, cluster.status)
+            deferred = {k: kwargs.pop(k) for k in list(kwargs) if k in DEFERRABLE and kwargs[k] is not None}
+            immediate = [k for k, v in kwargs.items() if k not in CONTROL and v is not None]
+            if kwargs.get("port") is not None:
+                kwargs["port"] = int(kwargs["port"])
+            orig_modify(self, kwargs)
+            cluster = self.clusters[identifier]
+            server = server_of(identifier)
+            if server is not None:
+                if kwargs.get("master_user_password") is not None:
+                    server.set_password(kwargs["master_user_password"])
+                if kwargs.get("port") is not None:
+                    server.set_port(int(kwargs["port"]))
+            waiting = cluster.__dict__.setdefault("_ext_pending", {})
+            if kwargs.get("apply_immediately"):
+                deferred = {**waiting, **deferred}
+                waiting.clear()
+            else:
+                waiting.update(deferred)
+                deferred = {}
+            if config["modify_delay"] > 0 and (immediate or deferred):
+                cluster.__dict__["_ext_inflight"] = deferred
+                start_phase(cluster, "modifying", config["modify_delay"])
+            else:
+                apply(cluster, deferred)
+            return cluster
+
+    def delete_db_cluster(self: Any, cluster_identifier: str, snapshot_name: str | None = None) -> Any:
+        with lock:
+            advance_all(self)
+            cluster = self.clusters.get(cluster_identifier)
+            if cluster is None:
+                raise DBClusterNotFoundError(cluster_identifier)
+            if cluster.status in ("deleting", "modifying", "creating"):
+                raise busy(cluster_identifier, cluster.status)
+            if cluster.deletion_protection:
+                raise RDSClientError(
+                    "InvalidParameterCombination",
+                    "Cannot delete protected Cluster, please disable deletion protection and try again.")
+            if any(m.status != "deleting" for m in cluster._members):
+                raise RDSClientError(
+                    "InvalidDBClusterStateFault",
+                    "Cluster cannot be deleted, it still contains DB instances in non-deleting state.")
+            if snapshot_name:
+                create_db_cluster_snapshot(self, cluster_identifier, snapshot_name)
+            if cluster.manage_master_user_password:
+                cluster.master_user_secret.delete_secret()
+            engines.remove(server_key(cluster_identifier))
+            if config["delete_delay"] > 0:
+                start_phase(cluster, "deleting", config["delete_delay"])
+            else:
+                del self.clusters[cluster_identifier]
+            return cluster
+
+    def create_db_cluster_snapshot(self: Any, db_cluster_identifier: str, db_cluster_snapshot_identifier: str,
+                                   *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            snapshot = orig_snapshot(self, db_cluster_identifier, db_cluster_snapshot_identifier, *args, **kwargs)
+            server = server_of(db_cluster_identifier)
+            if server is not None and server.ready:
+                server.dump(db_cluster_snapshot_identifier)
+            return snapshot
+
+    def restore_db_cluster_from_snapshot(self: Any, from_snapshot_id: str, overrides: dict[str, Any]) -> Any:
+        with lock:
+            RESTORING[overrides["db_cluster_identifier"].lower()] = from_snapshot_id.split(":cluster-snapshot:")[-1]
+            try:
+                return orig_restore(self, from_snapshot_id, overrides)
+            finally:
+                RESTORING.pop(overrides["db_cluster_identifier"].lower(), None)
+
+    def restore_db_cluster_to_point_in_time(self: Any, db_cluster_identifier: str,
+                                            source_db_cluster_identifier: str, *args: Any, **kwargs: Any) -> Any:
+        # The data of the source as it is now stands for its data at the time asked: the test bed
+        # keeps no transaction log.
+        with lock:
+            server = server_of(source_db_cluster_identifier)
+            if server is not None and server.ready:
+                dump = f"pitr-{db_cluster_identifier.lower()}"
+                server.dump(dump)
+                RESTORING[db_cluster_identifier.lower()] = dump
+            try:
+                return orig_pitr(self, db_cluster_identifier, source_db_cluster_identifier, *args, **kwargs)
+            finally:
+                RESTORING.pop(db_cluster_identifier.lower(), None)
+
+    orig_modify_instance = Backend.modify_db_instance
+    orig_delete_instance = Backend.delete_db_instance
+    orig_delete_group = Backend.delete_subnet_group
+
+    def modify_db_instance(self: Any, db_instance_identifier: str, db_kwargs: Any) -> Any:
+        db = self.databases.get(db_instance_identifier)
+        if db is not None and getattr(db, "db_cluster_identifier", None):
+            for key, what in CLUSTER_OWNED.items():
+                if db_kwargs.get(key) is not None:
+                    raise RDSClientError(
+                        "InvalidParameterCombination",
+                        f"The specified DB instance is a member of a DB cluster. Modify {what} "
+                        "for the DB Cluster using the ModifyDbCluster API.")
+        return orig_modify_instance(self, db_instance_identifier, db_kwargs)
+
+    def delete_db_instance(self: Any, db_instance_identifier: str, final_db_snapshot_identifier: Any = None,
+                           *args: Any, **kwargs: Any) -> Any:
+        db = self.databases.get(db_instance_identifier)
+        if db is not None and getattr(db, "db_cluster_identifier", None) and final_db_snapshot_identifier:
+            raise RDSClientError(
+                "InvalidParameterCombination",
+                "FinalDBSnapshotIdentifier can not be specified when deleting a clustered instance")
+        return orig_delete_instance(self, db_instance_identifier, final_db_snapshot_identifier, *args, **kwargs)
+
+    def delete_subnet_group(self: Any, subnet_name: str) -> Any:
+        with lock:
+            users = sorted(i for i, c in self.clusters.items() if c.db_subnet_group_name == subnet_name)
+            if users:
+                raise RDSClientError(
+                    "InvalidDBSubnetGroupStateFault",
+                    f"Cannot delete the subnet group '{subnet_name}' because at least one database "
+                    f"cluster: {users[0]} is still using it.")
+        return orig_delete_group(self, subnet_name)
+
+    def describe_db_clusters_paged(self: Any) -> Any:
+        with lock:
+            advance_all(self.backend)
+            _id = self.params.get("DBClusterIdentifier")
+            filters = {f["Name"]: f["Values"] for f in self.params.get("Filters", [])}
+            clusters = self.backend.describe_db_clusters(db_cluster_identifier=_id, filters=filters)
+            return PaginatedResult({"DBClusters": clusters})
+
+    Backend.create_db_cluster = create_db_cluster
+    Backend.modify_db_cluster = modify_db_cluster
+    Backend.delete_db_cluster = delete_db_cluster
+    Backend.create_db_cluster_snapshot = create_db_cluster_snapshot
+    Backend.restore_db_cluster_from_snapshot = restore_db_cluster_from_snapshot
+    Backend.restore_db_cluster_to_point_in_time = restore_db_cluster_to_point_in_time
+    Backend.modify_db_instance = modify_db_instance
+    Backend.delete_db_instance = delete_db_instance
+    Backend.delete_subnet_group = delete_subnet_group
+    responses.RDSResponse.describe_db_clusters = describe_db_clusters_paged
+
+
+def apply_pending(identifier: str, apply: Any, lock: Any) -> bool:
+    from moto.rds.models import rds_backends
+
+    with lock:
+        for account in rds_backends.values():
+            for backend in account.values():
+                cluster = backend.clusters.get(identifier)
+                if cluster is not None:
+                    apply(cluster, cluster.__dict__.pop("_ext_pending", {}))
+                    return True
+    return False

@@ -1,0 +1,174 @@
+//! The SDK calls of DBCluster: DescribeDBClusters (one cluster, or every page of 100),
+//! CreateDBCluster, ModifyDBCluster, DeleteDBCluster.
+
+use std::collections::BTreeMap;
+
+use aws_sdk_rds::types::ServerlessV2ScalingConfiguration;
+use secrecy::{ExposeSecret, SecretString};
+
+use super::DBClusterSpec;
+use super::drift::ClusterModification;
+use super::observed::ObservedCluster;
+use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::rds::{Rds, rds_tags};
+
+/// What CreateDBCluster is sent.
+pub struct CreateCluster<'a> {
+    pub identifier: &'a str,
+    pub spec: &'a DBClusterSpec,
+    pub password: Option<&'a SecretString>,
+    /// The spec's tags and the ownership tags.
+    pub tags: &'a BTreeMap<String, String>,
+}
+
+fn scaling(spec: &DBClusterSpec) -> Option<ServerlessV2ScalingConfiguration> {
+    (spec.serverless_v2_scaling_configuration.as_ref()).map(|s| {
+        ServerlessV2ScalingConfiguration::builder()
+            .min_capacity(s.min_capacity)
+            .max_capacity(s.max_capacity)
+            .build()
+    })
+}
+
+impl Rds {
+    /// DescribeDBClusters for one identifier; None when RDS has no such cluster.
+    pub async fn describe_cluster(
+        &self,
+        identifier: &str,
+    ) -> Result<Option<ObservedCluster>, AwsError> {
+        let result = (self.client.describe_db_clusters())
+            .db_cluster_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBClusters", e, None));
+        self.count("DescribeDBClusters", &result);
+        match result {
+            Ok(out) => Ok(out.db_clusters().first().map(ObservedCluster::from)),
+            Err(e) if e.class == ErrorClass::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every cluster of the account and region: DescribeDBClusters through the SDK's paginator,
+    /// 100 a page, each page counted.
+    pub async fn cluster_pages(&self) -> Result<Vec<ObservedCluster>, AwsError> {
+        let mut pages = (self.client.describe_db_clusters())
+            .into_paginator()
+            .page_size(100)
+            .send();
+        let mut all = Vec::new();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBClusters", e, None));
+            self.count("DescribeDBClusters", &page);
+            all.extend(page?.db_clusters().iter().map(ObservedCluster::from));
+        }
+        Ok(all)
+    }
+
+    /// CreateDBCluster with every field the spec sets.
+    pub async fn create_cluster(
+        &self,
+        req: &CreateCluster<'_>,
+    ) -> Result<ObservedCluster, AwsError> {
+        let spec = req.spec;
+        let result = (self.client.create_db_cluster())
+            .db_cluster_identifier(req.identifier)
+            .engine(spec.engine.as_str())
+            .set_engine_version(spec.engine_version.clone())
+            .set_serverless_v2_scaling_configuration(scaling(spec))
+            .master_username(&spec.master_username)
+            .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
+            .set_manage_master_user_password(spec.manage_master_user_password)
+            .set_database_name(spec.database_name.clone())
+            .set_port(spec.port)
+            .set_backup_retention_period(spec.backup_retention_period)
+            .set_preferred_backup_window(spec.preferred_backup_window.clone())
+            .set_preferred_maintenance_window(spec.preferred_maintenance_window.clone())
+            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
+            .set_db_cluster_parameter_group_name(spec.db_cluster_parameter_group_name.clone())
+            .set_storage_encrypted(spec.storage_encrypted)
+            .set_kms_key_id(spec.kms_key_id.clone())
+            .set_enable_iam_database_authentication(spec.enable_iam_database_authentication)
+            .set_enable_cloudwatch_logs_exports(spec.enable_cloudwatch_logs_exports.clone())
+            .set_deletion_protection(spec.deletion_protection)
+            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .set_tags(Some(rds_tags(req.tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateDBCluster", e, req.password));
+        self.count("CreateDBCluster", &result);
+        let out = result?;
+        Ok(
+            (out.db_cluster().map(ObservedCluster::from)).unwrap_or_else(|| ObservedCluster {
+                identifier: req.identifier.to_owned(),
+                status: "creating".into(),
+                ..Default::default()
+            }),
+        )
+    }
+
+    /// ModifyDBCluster carrying exactly the fields set in `m` (and the password when it rotates).
+    pub async fn modify_cluster(
+        &self,
+        identifier: &str,
+        m: &ClusterModification,
+        password: Option<&SecretString>,
+    ) -> Result<ObservedCluster, AwsError> {
+        let logs = (m.logs_exports.as_ref()).map(|(enable, disable)| {
+            aws_sdk_rds::types::CloudwatchLogsExportConfiguration::builder()
+                .set_enable_log_types(Some(enable.clone()))
+                .set_disable_log_types(Some(disable.clone()))
+                .build()
+        });
+        let result = (self.client.modify_db_cluster())
+            .db_cluster_identifier(identifier)
+            .apply_immediately(m.apply_immediately)
+            .set_allow_major_version_upgrade(m.allow_major_version_upgrade.then_some(true))
+            .set_engine_version(m.engine_version.clone())
+            .set_serverless_v2_scaling_configuration(m.serverless_v2.map(|(min, max)| {
+                ServerlessV2ScalingConfiguration::builder()
+                    .min_capacity(min)
+                    .max_capacity(max)
+                    .build()
+            }))
+            .set_port(m.port)
+            .set_backup_retention_period(m.backup_retention_period)
+            .set_preferred_backup_window(m.preferred_backup_window.clone())
+            .set_preferred_maintenance_window(m.preferred_maintenance_window.clone())
+            .set_vpc_security_group_ids(m.vpc_security_group_ids.clone())
+            .set_db_cluster_parameter_group_name(m.db_cluster_parameter_group_name.clone())
+            .set_enable_iam_database_authentication(m.iam_database_authentication)
+            .set_cloudwatch_logs_export_configuration(logs)
+            .set_deletion_protection(m.deletion_protection)
+            .set_copy_tags_to_snapshot(m.copy_tags_to_snapshot)
+            .set_master_user_password(password.map(|p| p.expose_secret().to_owned()))
+            .send()
+            .await
+            .map_err(|e| aws_error("ModifyDBCluster", e, password));
+        self.count("ModifyDBCluster", &result);
+        Ok((result?.db_cluster().map(ObservedCluster::from)).unwrap_or_default())
+    }
+
+    /// DeleteDBCluster, with a final cluster snapshot when one is named. A missing cluster is
+    /// success.
+    pub async fn delete_cluster(
+        &self,
+        identifier: &str,
+        final_snapshot: Option<&str>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.delete_db_cluster())
+            .db_cluster_identifier(identifier)
+            .skip_final_snapshot(final_snapshot.is_none())
+            .set_final_db_snapshot_identifier(final_snapshot.map(str::to_owned))
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteDBCluster", e, None));
+        self.count("DeleteDBCluster", &result);
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) if e.class == ErrorClass::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}

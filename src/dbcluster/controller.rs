@@ -1,0 +1,364 @@
+//! DBCluster on the skeleton (`managed::skeleton`): read (the cluster from the shared listing, or
+//! directly; its Secrets; its references; at deletion its members), the pure plan (`plan.rs`), one
+//! step at a time, and the status. Nothing here decides what to call or what to report.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::{Resource, ResourceExt};
+use tracing::info;
+
+use super::aws::CreateCluster;
+use super::plan::{self, Facts, Plan, Step};
+use super::{DBCluster, DBClusterStatus};
+use crate::context::Context;
+use crate::dbinstance::plan::{PasswordRead, PlannedEvent};
+use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
+use crate::dbsubnetgroup::DBSubnetGroup;
+use crate::error::{Error, kube_err};
+use crate::managed::crd::LocalRef;
+use crate::managed::locate::Located;
+use crate::managed::plan::GroupStatus;
+use crate::managed::references::Referable;
+use crate::managed::{Failure, Managed, apiserver, conditions, references, scoped};
+use crate::secrets::{self, GENERATED_KEY};
+
+/// The DBClusters a Secret's change wakes: the Secrets it wrote (by ownerReference or owner
+/// annotation) and the password Secret it refers to.
+fn secret_wakes(
+    store: Store<DBCluster>,
+) -> impl Fn(PartialObjectMeta<Secret>) -> Vec<ObjectRef<DBCluster>> + Send + Sync + 'static {
+    move |secret: PartialObjectMeta<Secret>| {
+        let (ns, name) = (secret.namespace(), secret.name_any());
+        let owner_uid = secret.annotations().get(SECRET_OWNER_ANNOTATION).cloned();
+        let owners: Vec<String> = (secret.owner_references().iter())
+            .filter(|o| o.kind == "DBCluster")
+            .map(|o| o.uid.clone())
+            .chain(owner_uid)
+            .collect();
+        (store.state().into_iter())
+            .filter(|c| {
+                c.namespace() == ns
+                    && ((c.spec.master_user_password.as_ref()).is_some_and(|r| r.name == name)
+                        || c.uid().is_some_and(|u| owners.contains(&u)))
+            })
+            .map(|c| ObjectRef::from_obj(&*c))
+            .collect()
+    }
+}
+
+/// Whether `db` is a member of `cluster` (by reference, or by its RDS identifier).
+pub fn is_member(db: &DBInstance, cluster: &DBCluster) -> bool {
+    let by_ref = (db.spec.db_cluster_ref.as_ref())
+        .is_some_and(|r| Some(&r.name) == cluster.metadata.name.as_ref());
+    let by_identifier = (db.spec.db_cluster_identifier.as_deref())
+        .is_some_and(|id| id.eq_ignore_ascii_case(&cluster.identifier()));
+    db.namespace() == cluster.namespace() && (by_ref || by_identifier)
+}
+
+impl Referable for DBCluster {
+    type Status = DBClusterStatus;
+    const LABEL: &'static str = "DBCluster";
+    fn status(&self) -> Option<&DBClusterStatus> {
+        self.status.as_ref()
+    }
+    fn conditions(status: &DBClusterStatus) -> &[crate::dbinstance::Condition] {
+        &status.conditions
+    }
+    fn rds_name(status: &DBClusterStatus) -> Option<String> {
+        status.db_cluster_identifier.clone()
+    }
+    fn referred_by(db: &DBInstance) -> Option<&LocalRef> {
+        db.spec.db_cluster_ref.as_ref()
+    }
+}
+
+async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<Facts, Error> {
+    let namespace = cluster
+        .namespace()
+        .ok_or(Error::MissingObjectKey("namespace"))?;
+    let at = &*located.location;
+    let intervals = at.observer.intervals;
+    let identifier = cluster.identifier();
+    let deleting = cluster.metadata.deletion_timestamp.is_some();
+    let (observed, observed_directly) = match (deleting, plan::direct_read(cluster)) {
+        (true, true) => (at.rds.describe_cluster(&identifier).await?, true),
+        (true, false) => (None, false),
+        (false, _) => match at.observer.clusters.cluster(&identifier, intervals.settled) {
+            Some(o) => (Some(o), false),
+            None => (at.rds.describe_cluster(&identifier).await?, true),
+        },
+    };
+    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+    let read = match (&cluster.spec, deleting) {
+        (_, true) => PasswordRead::None,
+        (spec, _) if spec.manage_master_user_password == Some(true) => PasswordRead::Managed {
+            secret_arn: observed
+                .as_ref()
+                .and_then(|o| o.master_user_secret_arn.clone()),
+        },
+        (spec, _) => match &spec.master_user_password {
+            Some(r) => PasswordRead::Referenced {
+                name: r.name.clone(),
+                key: r.key.clone(),
+            },
+            None => PasswordRead::Generated {
+                name: plan::generated_secret_name(cluster),
+            },
+        },
+    };
+    let password = crate::dbinstance::read::password(cluster, at, &api, read).await?;
+    let connection_secret = match (&cluster.spec.connection_secret, &observed) {
+        (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
+        _ => None,
+    };
+    let subnet_group = match &cluster.spec.db_subnet_group_ref {
+        Some(r) if !deleting => {
+            Some(references::resolve::<DBSubnetGroup>(&ctx.client, &namespace, &r.name).await?)
+        }
+        _ => None,
+    };
+    let referrers = match observed_directly && deleting {
+        true => members(ctx, cluster, &namespace).await?,
+        false => Vec::new(),
+    };
+    Ok(Facts {
+        cluster: cluster.clone(),
+        observed,
+        observed_directly,
+        password,
+        connection_secret,
+        subnet_group,
+        referrers,
+        hash_key: ctx.hash_key.clone(),
+        intervals,
+        placement: located.placement.clone(),
+        now: crate::duration::now(),
+    })
+}
+
+/// The DBInstances of the namespace that are members of the cluster, read from the API (fresh: a
+/// deletion waits on them).
+async fn members(
+    ctx: &Context,
+    cluster: &DBCluster,
+    namespace: &str,
+) -> Result<Vec<String>, Error> {
+    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
+    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
+    Ok((list.items.into_iter())
+        .filter(|db| is_member(db, cluster))
+        .map(|db| format!("DBInstance {}", db.name_any()))
+        .collect())
+}
+
+/// Runs one step: the Kubernetes writes here, the RDS calls in [`act_rds`].
+async fn act(ctx: &Context, at: &Located, cluster: &DBCluster, step: &Step) -> Result<(), Error> {
+    let namespace = cluster
+        .namespace()
+        .ok_or(Error::MissingObjectKey("namespace"))?;
+    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+    match step {
+        Step::AddFinalizer => apiserver::set_finalizer(ctx, cluster, true).await?,
+        Step::RemoveFinalizer => apiserver::set_finalizer(ctx, cluster, false).await?,
+        Step::WritePasswordSecret {
+            name,
+            password,
+            replace,
+            owner_reference,
+        } => {
+            let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
+            let secret = secrets::owned_secret(cluster, name, &data, *owner_reference);
+            match replace {
+                true => secrets::apply(&api, &secret).await?,
+                false => secrets::create(&api, &secret).await?,
+            }
+        }
+        Step::WriteConnectionSecret {
+            name,
+            data,
+            create,
+            owner_reference,
+        } => {
+            let secret = secrets::owned_secret(cluster, name, data, *owner_reference);
+            match create {
+                true => secrets::create(&api, &secret).await?,
+                false => secrets::apply(&api, &secret).await?,
+            }
+        }
+        Step::SetSecretOwner {
+            name,
+            owner_reference,
+        } => secrets::set_owner(&api, cluster, name, *owner_reference).await?,
+        _ => act_rds(at, step).await?,
+    }
+    Ok(())
+}
+
+/// The steps that call RDS; the shared listing is stale for the cluster after each.
+async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
+    let (rds, observer) = (&at.location.rds, &at.location.observer);
+    if let Some(identifier) = step.mutates() {
+        observer.clusters.mutated(identifier);
+    }
+    match step {
+        Step::Create {
+            identifier,
+            spec,
+            password,
+            tags,
+        } => {
+            let password = password.as_ref().map(|p| &p.0);
+            let request = CreateCluster {
+                identifier,
+                spec,
+                password,
+                tags,
+            };
+            rds.create_cluster(&request).await?;
+            info!(identifier, "created RDS cluster");
+        }
+        Step::Modify {
+            identifier,
+            modification,
+            password,
+        } => {
+            let password = password.as_ref().map(|p| &p.0);
+            rds.modify_cluster(identifier, modification, password)
+                .await?;
+            let fields = modification.field_list();
+            info!(identifier, fields, "sent changes to RDS cluster");
+        }
+        Step::AddTags { arn, tags, .. } => rds.add_tags(arn, tags).await?,
+        Step::RemoveTags { arn, keys, .. } => rds.remove_tags(arn, keys).await?,
+        Step::Delete {
+            identifier,
+            final_snapshot,
+        } => {
+            rds.delete_cluster(identifier, final_snapshot.as_deref())
+                .await?;
+            info!(identifier, final_snapshot, "deleting RDS cluster");
+        }
+        // Kubernetes steps are run by `act`.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The status after a pass: the plan's fields, with its conditions merged into the previous ones.
+fn settled(
+    previous: Option<&DBClusterStatus>,
+    planned: &GroupStatus<DBClusterStatus>,
+    generation: Option<i64>,
+    now: &str,
+) -> DBClusterStatus {
+    let mut status = planned.fields.clone();
+    let before = previous.map_or(&[][..], |s| &s.conditions[..]);
+    let (ready, synced, busy) = (&planned.ready, &planned.synced, planned.busy);
+    status.conditions = conditions::conditions(before, ready, synced, busy, generation, now);
+    status.observed_generation = generation;
+    status
+}
+
+impl Managed for DBCluster {
+    const KIND: &'static str = "DBCluster";
+    type Ctx = Context;
+    type Facts = Facts;
+    type Step = Step;
+    type Plan = Plan;
+    type Answer = ();
+    type Status = DBClusterStatus;
+    type Where = Located;
+
+    fn shared(ctx: Arc<Context>) -> Arc<Context> {
+        ctx
+    }
+
+    fn context(ctx: &Context) -> &Context {
+        ctx
+    }
+
+    fn watches(
+        controller: Controller<DBCluster>,
+        ctx: &Context,
+        namespace: Option<&str>,
+    ) -> Controller<DBCluster> {
+        let store = controller.store();
+        let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
+        let controller = controller.watches_stream(
+            watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
+            secret_wakes(store.clone()),
+        );
+        // A member that comes or goes wakes its cluster (a deletion waits on them).
+        let controller = controller.watches(
+            scoped::<DBInstance>(&ctx.client, namespace),
+            watcher::Config::default().any_semantic(),
+            move |db: DBInstance| {
+                (store.state().into_iter())
+                    .filter(|c| is_member(&db, c))
+                    .map(|c| ObjectRef::from_obj(&*c))
+                    .collect::<Vec<_>>()
+            },
+        );
+        crate::managed::locate::woken_by_accounts(controller, ctx)
+    }
+
+    async fn locate(&self, ctx: &Context) -> Result<Located, Error> {
+        crate::managed::locate::locate(self, ctx).await
+    }
+
+    fn may_act(ctx: &Context, at: &Located) -> bool {
+        at.may_act(ctx)
+    }
+
+    async fn read(&self, ctx: &Context, at: &Located) -> Result<Facts, Error> {
+        read(self, ctx, at).await
+    }
+
+    fn plan(facts: &Facts) -> Plan {
+        plan::plan(facts)
+    }
+
+    async fn act(&self, ctx: &Context, at: &Located, step: &Step) -> Result<Option<()>, Error> {
+        act(ctx, at, self, step).await?;
+        Ok(None)
+    }
+
+    fn status(&self) -> Option<&DBClusterStatus> {
+        self.status.as_ref()
+    }
+
+    fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<DBClusterStatus> {
+        let planned = plan.status.as_ref()?;
+        let generation = self.meta().generation;
+        let mut status = settled(self.status.as_ref(), planned, generation, &facts.now);
+        status.placement = Some(facts.placement.clone());
+        Some(status)
+    }
+
+    fn failed(&self, failure: &Failure<'_, Plan>) -> (DBClusterStatus, Option<PlannedEvent>) {
+        let previous = self.status.as_ref();
+        let before = previous.map_or(&[][..], |s| &s.conditions[..]);
+        let (ready, synced, event) = conditions::failed(before, failure.reason, failure.message);
+        let planned = failure.planned.and_then(|p| p.status.as_ref());
+        let ready =
+            conditions::ready_after_failure(planned.map(|p| &p.ready), ready, failure.reason);
+        let fields = match planned {
+            Some(p) => p.fields.clone(),
+            None => previous.cloned().unwrap_or_default(),
+        };
+        let status = GroupStatus {
+            fields,
+            ready,
+            synced,
+            busy: false,
+        };
+        let mut status = settled(previous, &status, self.meta().generation, failure.now);
+        // Where the cluster lives is only ever recorded by a pass that placed it.
+        status.placement = previous.and_then(|p| p.placement.clone());
+        (status, event)
+    }
+}

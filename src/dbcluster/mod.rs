@@ -1,0 +1,379 @@
+//! The `DBCluster` kind: an Aurora DB cluster (aurora-mysql or aurora-postgresql, provisioned or
+//! Serverless v2). The cluster owns its storage, master user, database, backups, engine version
+//! and encryption; its instances are `DBInstance`s with `dbClusterRef`, which never send those
+//! fields. [`plan`] (pure) decides, [`aws`] holds the SDK calls, [`controller`] reads, acts and
+//! reports on the skeleton (`managed::skeleton`).
+//!
+//! Field names follow the RDS API (CreateDBCluster) in lowerCamelCase, as ACK's `DBCluster` does.
+//! Doc comments here become `kubectl explain` text.
+
+use std::collections::BTreeMap;
+
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+pub mod aws;
+pub mod controller;
+pub mod drift;
+pub mod observed;
+pub mod plan;
+
+use crate::dbinstance::{
+    Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, Endpoint, SecretKeyReference,
+};
+use crate::managed::crd::{LocalRef, Tag};
+
+/// Desired state of an Aurora DB cluster.
+#[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "rds.operator.rs",
+    version = "v1alpha1",
+    kind = "DBCluster",
+    plural = "dbclusters",
+    shortname = "dbc",
+    category = "rds",
+    namespaced,
+    status = "DBClusterStatus",
+    doc = "An Amazon Aurora DB cluster managed by rds-operator.",
+    printcolumn(
+        name = "Identifier",
+        type_ = "string",
+        json_path = ".status.dbClusterIdentifier"
+    ),
+    printcolumn(name = "Engine", type_ = "string", json_path = ".spec.engine"),
+    printcolumn(name = "Status", type_ = "string", json_path = ".status.status"),
+    printcolumn(
+        name = "Version",
+        type_ = "string",
+        json_path = ".status.engineVersion"
+    ),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Synced",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Synced\")].status"
+    ),
+    printcolumn(
+        name = "Writer",
+        type_ = "string",
+        json_path = ".status.endpoint.address",
+        priority = 1
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(
+    validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
+    validation = kube::core::Rule::new("has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("dbClusterIdentifier is immutable").field_path(".dbClusterIdentifier"),
+    validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
+    validation = kube::core::Rule::new("self.masterUsername == oldSelf.masterUsername").message("masterUsername is immutable").field_path(".masterUsername"),
+    validation = kube::core::Rule::new("has(self.databaseName) == has(oldSelf.databaseName) && (!has(self.databaseName) || self.databaseName == oldSelf.databaseName)").message("databaseName is immutable").field_path(".databaseName"),
+    validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
+    validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
+    validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DBClusterSpec {
+    /// Name of the RDS cluster (1-63 letters, digits or hyphens, starting with a letter).
+    /// Defaults to metadata.name. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
+    pub db_cluster_identifier: Option<String>,
+
+    /// aurora-mysql or aurora-postgresql. Immutable.
+    pub engine: ClusterEngine,
+
+    /// Engine version, e.g. 8.0.mysql_aurora.3.08.0 or 16.4. A shorter version matches any newer
+    /// one RDS picks or upgrades to. A change is one ModifyDBCluster; members are never sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+
+    /// Aurora Serverless v2 capacity, in Aurora capacity units; members then use the class
+    /// db.serverless.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serverless_v2_scaling_configuration: Option<ServerlessV2Scaling>,
+
+    /// Name of the master user. Immutable.
+    #[schemars(length(min = 1, max = 63))]
+    pub master_username: String,
+
+    /// Secret (in the DBCluster's namespace) and key holding the master password. With neither
+    /// this nor manageMasterUserPassword, the operator generates one and keeps it in the Secret
+    /// `<name>-master-password`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_user_password: Option<SecretKeyReference>,
+
+    /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator
+    /// copies the current value into the connection Secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manage_master_user_password: Option<bool>,
+
+    /// Name of the database RDS creates in the cluster. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_name: Option<String>,
+
+    /// Port the cluster listens on; defaults to the engine's port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1150, max = 65535))]
+    pub port: Option<i32>,
+
+    /// Days to keep automated backups (1 to 35).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 35))]
+    pub backup_retention_period: Option<i32>,
+
+    /// Daily backup window, hh24:mi-hh24:mi in UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_backup_window: Option<String>,
+
+    /// Weekly maintenance window, ddd:hh24:mi-ddd:hh24:mi in UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_maintenance_window: Option<String>,
+
+    /// DB subnet group that places the cluster in a VPC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_subnet_group_name: Option<String>,
+
+    /// The DBSubnetGroup of this namespace to place the cluster in, instead of
+    /// dbSubnetGroupName; waited for until it is Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_subnet_group_ref: Option<LocalRef>,
+
+    /// VPC security groups of the cluster.
+    #[serde(
+        default,
+        rename = "vpcSecurityGroupIDs",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vpc_security_group_ids: Option<Vec<String>>,
+
+    /// DB cluster parameter group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cluster_parameter_group_name: Option<String>,
+
+    /// Whether the storage is encrypted. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_encrypted: Option<bool>,
+
+    /// KMS key for storage encryption. Immutable.
+    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
+    pub kms_key_id: Option<String>,
+
+    /// IAM database authentication.
+    #[serde(
+        default,
+        rename = "enableIAMDatabaseAuthentication",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_iam_database_authentication: Option<bool>,
+
+    /// Log types exported to CloudWatch Logs (audit, error, general, slowquery; postgresql).
+    #[serde(
+        default,
+        rename = "enableCloudwatchLogsExports",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_cloudwatch_logs_exports: Option<Vec<String>>,
+
+    /// Refuse DeleteDBCluster while true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_protection: Option<bool>,
+
+    /// Copy the cluster's tags to its snapshots. Unset, a cluster the operator creates gets true:
+    /// the ownership tags on a snapshot make it this namespace's to restore.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_tags_to_snapshot: Option<bool>,
+
+    /// Tags of the RDS cluster.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 40))]
+    pub tags: Vec<Tag>,
+
+    /// What happens to the RDS cluster when this DBCluster is deleted: Snapshot (default: delete
+    /// it after a final cluster snapshot, unique per deletion), Retain (keep it) or Delete (no
+    /// final snapshot). While member instances still exist the deletion waits (InUse).
+    #[serde(default)]
+    pub deletion_policy: DeletionPolicy,
+
+    /// Name of the final cluster snapshot of deletionPolicy Snapshot. Defaults to
+    /// `<identifier>-final-<uid prefix>-<deletion time>`.
+    #[serde(
+        default,
+        rename = "finalDBSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(
+        length(min = 1, max = 255),
+        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
+    )]
+    pub final_db_snapshot_identifier: Option<String>,
+
+    /// Secret to write the connection details to: host (the writer endpoint), readerHost (the
+    /// reader endpoint), port, username, password, dbname, engine and uri, plus extraKeys
+    /// templates over all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<ConnectionSecretSpec>,
+
+    /// Apply changes now (default) or in the next maintenance window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply_immediately: Option<bool>,
+
+    /// Allow engineVersion to move to a new major version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_major_version_upgrade: Option<bool>,
+
+    /// What to do about changes made outside the operator: Correct (default) or Report.
+    #[serde(default)]
+    pub drift_policy: DriftPolicy,
+
+    /// The AWSAccount to manage the cluster in; as for DBInstance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_ref: Option<crate::managed::crd::AccountRef>,
+
+    /// The AWS region; as for DBInstance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
+    pub region: Option<String>,
+}
+
+/// The Aurora engines.
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema,
+)]
+pub enum ClusterEngine {
+    #[default]
+    #[serde(rename = "aurora-mysql")]
+    AuroraMysql,
+    #[serde(rename = "aurora-postgresql")]
+    AuroraPostgresql,
+}
+
+impl ClusterEngine {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterEngine::AuroraMysql => "aurora-mysql",
+            ClusterEngine::AuroraPostgresql => "aurora-postgresql",
+        }
+    }
+}
+
+/// Aurora Serverless v2 capacity range.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(validation = kube::core::Rule::new("self.minCapacity <= self.maxCapacity").message("minCapacity must not be larger than maxCapacity"))]
+pub struct ServerlessV2Scaling {
+    /// At least 0 (0 pauses the cluster when idle), in steps of 0.5.
+    #[schemars(range(min = 0.0, max = 256.0))]
+    pub min_capacity: f64,
+    /// At most 256, in steps of 0.5.
+    #[schemars(range(min = 1.0, max = 256.0))]
+    pub max_capacity: f64,
+}
+
+/// What the operator observed and did.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DBClusterStatus {
+    /// Ready, Synced, Reconciling and Stalled, as for DBInstance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+    /// The metadata.generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Identifier of the RDS cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cluster_identifier: Option<String>,
+    /// ARN of the RDS cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    /// The cluster's state as RDS reports it (creating, available, modifying, deleting...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// The engine version RDS runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// The writer endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<Endpoint>,
+    /// The reader endpoint (load-balanced over the readers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reader_endpoint: Option<String>,
+    /// The cluster's instances as RDS lists them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<ClusterMember>,
+    /// Changes RDS has accepted but not applied yet.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending_modified_values: BTreeMap<String, String>,
+    /// Keyed hash of the master password last sent (never the password), to notice a rotation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_user_password_hash: Option<String>,
+    /// Name of the connection Secret last written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<String>,
+    /// The tag keys the operator applied from spec.tags: the only ones it removes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tag_keys: Vec<String>,
+    /// The cluster in status is this DBCluster's own (created by it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owned: Option<bool>,
+    /// The last difference found between RDS and the spec, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_drift: Option<String>,
+    /// The final cluster snapshot the deletion asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_snapshot: Option<String>,
+    /// The AWS account and region the cluster lives in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::managed::placement::Placement>,
+}
+
+/// An instance of the cluster.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterMember {
+    pub db_instance_identifier: String,
+    /// The writer (true) or a reader.
+    pub is_cluster_writer: bool,
+}
+
+impl DBCluster {
+    /// The RDS identifier: spec.dbClusterIdentifier or metadata.name, lower-cased as RDS stores it.
+    pub fn identifier(&self) -> String {
+        self.spec
+            .db_cluster_identifier
+            .clone()
+            .or_else(|| self.metadata.name.clone())
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+}
+
+crate::placed!(DBCluster, |s| s.arn.is_some() || s.status.is_some());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_carries_immutability_rules_and_engines() {
+        let yaml = crate::managed::crd::yaml::<DBCluster>();
+        for needle in [
+            "engine is immutable",
+            "masterUsername is immutable",
+            "- aurora-mysql",
+            "- aurora-postgresql",
+            "minCapacity must not be larger",
+        ] {
+            assert!(yaml.contains(needle), "CRD lacks {needle:?}");
+        }
+    }
+}

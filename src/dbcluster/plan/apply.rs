@@ -1,0 +1,442 @@
+//! A DBCluster that is not being deleted: create it when none was ever observed, never touch one
+//! that is not ours, and bring ours to the spec (drift, tags, password rotation, the connection
+//! Secret).
+
+use std::collections::BTreeMap;
+
+use kube::ResourceExt;
+use kube::runtime::events::EventType;
+
+use super::super::observed::ObservedCluster;
+use super::{
+    ClusterModification, Comparison, Facts, Plan, Step, compare, desired_tags, drift_interval,
+    generated_secret_name, refuse, secrets_owner_referenced, status_plan, uid,
+};
+use crate::dbcluster::{ClusterMember, DBCluster, DBClusterSpec, DBClusterStatus};
+use crate::dbinstance::connection::{self, ConnectionInfo};
+use crate::dbinstance::plan::{PasswordFacts, Sensitive, spec as instance_spec};
+use crate::dbinstance::{DriftPolicy, Endpoint};
+use crate::managed::crd::has_finalizer;
+use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
+use crate::managed::tags;
+
+pub(super) fn plan(f: &Facts) -> Plan {
+    let cluster = &f.cluster;
+    let mut plan = KindPlan::new(Requeue::After(f.intervals.busy));
+    if let Some(c) = &cluster.spec.connection_secret
+        && let Err(e) = connection::validate_cluster_templates(&c.extra_keys)
+    {
+        plan.requeue = Requeue::AwaitChange;
+        return refuse(plan, f, "InvalidSpec", &e.to_string(), "InvalidSpec");
+    }
+    let namespace = cluster.namespace().unwrap_or_default();
+    if let Some(ns) =
+        (cluster.spec.master_user_password.as_ref()).and_then(|r| r.namespace.as_ref())
+        && *ns != namespace
+    {
+        plan.requeue = Requeue::AwaitChange;
+        let message = format!(
+            "masterUserPassword refers to a Secret in namespace {ns:?}; only the DBCluster's own \
+             namespace {namespace:?} is allowed"
+        );
+        return refuse(plan, f, "InvalidSpec", &message, "InvalidSpec");
+    }
+    if !has_finalizer(&cluster.metadata) {
+        plan.steps.push(Step::AddFinalizer);
+    }
+    let mut spec = cluster.spec.clone();
+    if let Some(group) = &f.subnet_group {
+        match group {
+            Ok(name) => spec.db_subnet_group_name = Some(name.clone()),
+            Err(why) => {
+                plan.requeue = Requeue::After(drift_interval(f));
+                return refuse(plan, f, "ReferencesUnresolved", why, "ReferencesUnresolved");
+            }
+        }
+    }
+    let identifier = cluster.identifier();
+    let recorded = (cluster.status.as_ref()).is_some_and(|s| s.arn.is_some());
+    let owned = (cluster.status.as_ref()).is_some_and(|s| s.owned == Some(true));
+    match &f.observed {
+        None if recorded && owned => {
+            plan.requeue = Requeue::After(drift_interval(f));
+            let message = format!(
+                "RDS cluster {identifier} was deleted outside the operator; nothing is created in its \
+                 place: restore it from its final snapshot with a DBCluster's restoreFrom"
+            );
+            let mut plan = refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
+            plan.event(EventType::Warning, "DeletedOutOfBand", "Observe", message);
+            plan
+        }
+        None if recorded => {
+            plan.requeue = Requeue::After(drift_interval(f));
+            let message =
+                format!("RDS has no cluster {identifier}; nothing is created in its place");
+            refuse(plan, f, "NotFound", &message, "NotFound")
+        }
+        None => create(f, plan, spec),
+        Some(o) if !tags::owned_by(&o.tags, &uid(cluster)) => {
+            plan.requeue = Requeue::After(drift_interval(f));
+            let message = format!(
+                "an RDS cluster named {identifier} already exists and is not managed by this \
+                 DBCluster; choose another dbClusterIdentifier"
+            );
+            refuse(plan, f, "IdentifierInUse", &message, "IdentifierInUse")
+        }
+        Some(o) => sync(f, plan, &spec, o),
+    }
+}
+
+/// The password to send or write; plans the write of a newly generated one. Err: why it cannot
+/// be had (reason, message).
+fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, (&'static str, String)> {
+    match &f.password {
+        PasswordFacts::NotRead | PasswordFacts::Managed(_) => Ok(None),
+        PasswordFacts::Referenced(Err(message)) => {
+            Err(("PasswordSecretUnavailable", message.clone()))
+        }
+        PasswordFacts::Referenced(Ok(p)) => {
+            let engine = f.cluster.spec.engine.as_str();
+            connection::validate_password(engine, p.expose()).map_err(|m| ("InvalidSpec", m))?;
+            Ok(Some(p.clone()))
+        }
+        PasswordFacts::Generated {
+            secret_exists: true,
+            controlled: false,
+            ..
+        } => Err((
+            "PasswordSecretConflict",
+            format!(
+                "a Secret named {} exists and is not this DBCluster's; the operator neither uses \
+                 nor overwrites it: delete or rename it, or set masterUserPassword",
+                generated_secret_name(&f.cluster)
+            ),
+        )),
+        PasswordFacts::Generated {
+            existing: Some(p), ..
+        } => Ok(Some(p.clone())),
+        PasswordFacts::Generated {
+            existing: None,
+            secret_exists,
+            candidate,
+            ..
+        } => {
+            plan.steps.push(Step::WritePasswordSecret {
+                name: generated_secret_name(&f.cluster),
+                password: candidate.clone(),
+                replace: *secret_exists,
+                owner_reference: secrets_owner_referenced(&f.cluster),
+            });
+            Ok(Some(candidate.clone()))
+        }
+    }
+}
+
+fn hash_of(f: &Facts, password: Option<&Sensitive>) -> Option<String> {
+    let uid = uid(&f.cluster);
+    password.map(|p| instance_spec::password_hash(&f.hash_key, &uid, p.expose()))
+}
+
+fn password_refused(plan: Plan, f: &Facts, (reason, message): (&'static str, String)) -> Plan {
+    let mut plan = refuse(plan, f, reason, &message, "PasswordSecret");
+    plan.requeue = match reason {
+        "PasswordSecretUnavailable" => Requeue::Backoff,
+        "InvalidSpec" => Requeue::AwaitChange,
+        _ => Requeue::After(drift_interval(f)),
+    };
+    plan
+}
+
+fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec) -> Plan {
+    let cluster = &f.cluster;
+    let password = match password(f, &mut plan) {
+        Ok(p) => p,
+        Err(problem) => return password_refused(plan, f, problem),
+    };
+    let identifier = cluster.identifier();
+    // Unset, copyTagsToSnapshot is true: the ownership tags on its snapshots make them this
+    // namespace's to restore.
+    spec.copy_tags_to_snapshot.get_or_insert(true);
+    let version = spec
+        .engine_version
+        .clone()
+        .unwrap_or_else(|| "default version".into());
+    plan.steps.push(Step::Create {
+        identifier: identifier.clone(),
+        spec: Box::new(spec),
+        password: password.clone(),
+        tags: desired_tags(cluster),
+    });
+    let note = format!(
+        "creating RDS cluster {identifier} ({} {version})",
+        cluster.spec.engine.as_str()
+    );
+    plan.event(EventType::Normal, "Creating", "Create", note);
+    let fields = DBClusterStatus {
+        db_cluster_identifier: Some(identifier),
+        status: Some("creating".into()),
+        master_user_password_hash: hash_of(f, password.as_ref()),
+        applied_tag_keys: tags::keys(&cluster.spec.tags),
+        owned: Some(true),
+        ..Default::default()
+    };
+    let synced = ConditionPlan::new(
+        true,
+        "Synced",
+        "the RDS cluster is being created from the spec",
+    );
+    plan.status = Some(status_plan(fields, false, synced, true));
+    plan
+}
+
+/// What the status reports of RDS's cluster.
+pub fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus {
+    let previous = f.cluster.status.clone().unwrap_or_default();
+    DBClusterStatus {
+        db_cluster_identifier: Some(o.identifier.clone()),
+        arn: o.arn.clone(),
+        status: Some(o.status.clone()),
+        engine_version: o.engine_version.clone(),
+        endpoint: (o.endpoint.clone()).map(|address| Endpoint {
+            address,
+            port: o.port.unwrap_or_default(),
+        }),
+        reader_endpoint: o.reader_endpoint.clone(),
+        members: (o.members.iter())
+            .map(|(id, writer)| ClusterMember {
+                db_instance_identifier: id.clone(),
+                is_cluster_writer: *writer,
+            })
+            .collect(),
+        pending_modified_values: o.pending_modified_values.clone(),
+        owned: Some(true),
+        ..previous
+    }
+}
+
+fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) -> Plan {
+    let cluster = &f.cluster;
+    let mut fields = observed_fields(f, o);
+    let available = o.status == "available";
+    plan.requeue = Requeue::After(f.intervals.after(&o.status));
+    let password = match password(f, &mut plan) {
+        Ok(p) => p,
+        Err(problem) => return password_refused(plan, f, problem),
+    };
+    let sent_hash = fields.master_user_password_hash.clone();
+    let hash = hash_of(f, password.as_ref());
+    let rotate = hash.is_some() && sent_hash.is_some() && hash != sent_hash;
+    let edited = (cluster.status.as_ref()).and_then(|s| s.observed_generation)
+        != cluster.metadata.generation;
+    let Comparison {
+        mut modification,
+        kept,
+        refused,
+    } = compare(spec, o, edited);
+    modification.rotate_password = rotate;
+    if let Some(why) = refused {
+        plan.requeue = Requeue::AwaitChange;
+        return refuse(plan, f, "UnsupportedChange", &why, "UnsupportedChange");
+    }
+    if !available {
+        let message = format!("RDS reports the cluster {}", o.status);
+        plan.status = Some(status_plan(
+            fields,
+            false,
+            ConditionPlan::new(true, "Synced", message),
+            true,
+        ));
+        return plan;
+    }
+    let synced = changes(
+        f,
+        &mut plan,
+        &mut fields,
+        (modification, kept),
+        edited,
+        password.as_ref(),
+    );
+    if sent_hash.is_none() || rotate {
+        fields.master_user_password_hash = hash;
+    }
+    retag(&mut plan, &mut fields, cluster, o);
+    // The generated password Secret follows the deletion policy, as the connection Secret does.
+    if let PasswordFacts::Generated {
+        controlled: true,
+        existing: Some(_),
+        owner_referenced,
+        ..
+    } = &f.password
+        && *owner_referenced != secrets_owner_referenced(cluster)
+    {
+        let name = generated_secret_name(cluster);
+        let owner_reference = secrets_owner_referenced(cluster);
+        plan.steps.push(Step::SetSecretOwner {
+            name,
+            owner_reference,
+        });
+    }
+    if let Some(password) = password.as_ref().or(managed_password(f).as_ref())
+        && let Err(message) = connection_secret(f, &mut plan, &mut fields, o, password)
+    {
+        return refuse(
+            plan,
+            f,
+            "ConnectionSecretConflict",
+            &message,
+            "SecretConflict",
+        );
+    }
+    plan.status = Some(status_plan(fields, true, synced, false));
+    plan
+}
+
+/// Plans the ModifyDBCluster that puts right what differs: always after an edit of the spec or
+/// for a rotated password, otherwise unless driftPolicy is Report (then only reported). The
+/// Synced condition it makes.
+fn changes(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBClusterStatus,
+    (modification, kept): (ClusterModification, Option<String>),
+    edited: bool,
+    password: Option<&Sensitive>,
+) -> ConditionPlan {
+    let identifier = f.cluster.identifier();
+    let correct = edited || f.cluster.spec.drift_policy == DriftPolicy::Correct;
+    if modification.in_sync() {
+        return match kept {
+            Some(kept) => ConditionPlan::new(true, "ProtectionKept", kept),
+            None => ConditionPlan::new(true, "Synced", "the RDS cluster matches the spec"),
+        };
+    }
+    let mut modification = modification;
+    if !correct && !modification.rotate_password {
+        let message = format!(
+            "the RDS cluster differs from the spec ({}); driftPolicy is Report",
+            modification.field_list()
+        );
+        return ConditionPlan::new(true, "Drifted", message);
+    }
+    if !correct {
+        // A new password in the Secret is the user's word, whatever driftPolicy says.
+        modification = ClusterModification {
+            apply_immediately: true,
+            rotate_password: true,
+            ..Default::default()
+        };
+    }
+    let changed = modification.field_list();
+    fields.last_drift = Some(format!("{}: {changed}", f.now));
+    let rotate = modification.rotate_password;
+    plan.steps.push(Step::Modify {
+        identifier: identifier.clone(),
+        modification: Box::new(modification),
+        password: password.cloned().filter(|_| rotate),
+    });
+    let note = format!("sent changes to RDS cluster {identifier}: {changed}");
+    plan.event(EventType::Normal, "Updating", "Update", note);
+    plan.requeue = Requeue::After(f.intervals.busy);
+    ConditionPlan::new(true, "Synced", format!("changes sent to RDS: {changed}"))
+}
+
+fn managed_password(f: &Facts) -> Option<Sensitive> {
+    match &f.password {
+        PasswordFacts::Managed(value) => value.clone(),
+        _ => None,
+    }
+}
+
+/// The tag calls that bring RDS's tags to the desired ones, keeping to the keys the operator
+/// manages (the ownership tags and those it applied from the spec).
+fn retag(plan: &mut Plan, fields: &mut DBClusterStatus, cluster: &DBCluster, o: &ObservedCluster) {
+    let managed = (cluster.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let (add, remove) = tags::changes(&o.tags, &desired_tags(cluster), managed);
+    let (identifier, arn) = (o.identifier.clone(), o.arn.clone().unwrap_or_default());
+    if !add.is_empty() {
+        let (identifier, arn) = (identifier.clone(), arn.clone());
+        plan.steps.push(Step::AddTags {
+            identifier,
+            arn,
+            tags: add,
+        });
+    }
+    if !remove.is_empty() {
+        plan.steps.push(Step::RemoveTags {
+            identifier,
+            arn,
+            keys: remove,
+        });
+    }
+    fields.applied_tag_keys = tags::applied(&cluster.spec.tags, &o.tags, managed);
+}
+
+/// Plans the connection Secret's write when its content differs from what it should be. Only a
+/// Secret this DBCluster controls is ever updated; Err: a Secret of that name is someone else's.
+fn connection_secret(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBClusterStatus,
+    o: &ObservedCluster,
+    password: &Sensitive,
+) -> Result<(), String> {
+    let cluster = &f.cluster;
+    let Some(wanted) = &cluster.spec.connection_secret else {
+        return Ok(());
+    };
+    let (Some(host), Some(port)) = (o.endpoint.as_deref(), o.port) else {
+        return Ok(());
+    };
+    let info = ConnectionInfo {
+        host,
+        reader_host: Some(o.reader_endpoint.as_deref().unwrap_or(host)),
+        port,
+        username: o
+            .master_username
+            .as_deref()
+            .unwrap_or(&cluster.spec.master_username),
+        password: &password.0,
+        dbname: (o.database_name.as_deref())
+            .or(cluster.spec.database_name.as_deref())
+            .unwrap_or_default(),
+        engine: cluster.spec.engine.as_str(),
+    };
+    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
+    let data: BTreeMap<String, Sensitive> =
+        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
+    let current = f.connection_secret.as_ref();
+    if current.is_some_and(|s| !instance_spec::controlled_by(&s.metadata, cluster)) {
+        return Err(format!(
+            "a Secret named {} exists and is not this DBCluster's; the operator does not write to \
+             it: choose another connectionSecret.name, or delete that Secret",
+            wanted.name
+        ));
+    }
+    let up_to_date = current.is_some_and(|s| {
+        let values = s.data.as_ref();
+        (data.iter()).all(|(k, v)| {
+            (values.and_then(|d| d.get(k))).is_some_and(|b| b.0 == v.expose().as_bytes())
+        })
+    });
+    let owner_reference = secrets_owner_referenced(cluster);
+    if !up_to_date {
+        plan.steps.push(Step::WriteConnectionSecret {
+            name: wanted.name.clone(),
+            data,
+            create: current.is_none(),
+            owner_reference,
+        });
+        let note = format!("wrote the connection details to Secret {}", wanted.name);
+        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+    } else if current
+        .is_some_and(|s| instance_spec::owner_referenced(&s.metadata, cluster) != owner_reference)
+    {
+        let name = wanted.name.clone();
+        plan.steps.push(Step::SetSecretOwner {
+            name,
+            owner_reference,
+        });
+    }
+    fields.connection_secret = Some(wanted.name.clone());
+    Ok(())
+}

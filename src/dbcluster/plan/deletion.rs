@@ -1,0 +1,137 @@
+//! A DBCluster being deleted.
+
+use kube::runtime::events::EventType;
+
+use super::{
+    ClusterModification, Facts, Plan, Step, deletion_policy, drift_interval, status_plan, uid,
+};
+use crate::dbcluster::DBClusterStatus;
+use crate::dbinstance::DeletionPolicy;
+use crate::dbinstance::plan::spec as instance_spec;
+use crate::managed::crd::has_finalizer;
+use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
+use crate::managed::tags;
+
+/// A DBCluster being deleted: Retain lets go at once; otherwise, on a direct read, wait while
+/// members exist (InUse) or RDS protects the cluster, delete it (with a final snapshot for
+/// Snapshot), and let go once RDS has no cluster. A cluster that is not ours is never deleted.
+pub(super) fn plan(f: &Facts) -> Plan {
+    let cluster = &f.cluster;
+    let mut plan = KindPlan::new(Requeue::After(f.intervals.busy));
+    if !has_finalizer(&cluster.metadata) {
+        plan.requeue = Requeue::AwaitChange;
+        return plan;
+    }
+    let identifier = cluster.identifier();
+    let policy = deletion_policy(cluster);
+    if policy == DeletionPolicy::Retain {
+        plan.event(
+            EventType::Normal,
+            "Retained",
+            "Delete",
+            format!("deletionPolicy is Retain: RDS cluster {identifier} and its Secrets are kept"),
+        );
+        plan.steps.push(Step::RemoveFinalizer);
+        return plan;
+    }
+    if !f.observed_directly {
+        return plan;
+    }
+    let fields = cluster.status.clone().unwrap_or_default();
+    let Some(o) = &f.observed else {
+        plan.steps.push(Step::RemoveFinalizer);
+        return plan;
+    };
+    if !tags::owned_by(&o.tags, &uid(cluster)) {
+        plan.event(
+            EventType::Warning,
+            "NotDeleted",
+            "Delete",
+            format!("RDS cluster {identifier} is not this DBCluster's; it is left as it is"),
+        );
+        plan.steps.push(Step::RemoveFinalizer);
+        return plan;
+    }
+    if o.status == "deleting" {
+        return waiting(
+            plan,
+            &fields,
+            "Deleting",
+            format!("RDS is deleting cluster {identifier}"),
+        );
+    }
+    let members: Vec<String> = (f.referrers.iter().cloned())
+        .chain(o.members.iter().map(|(id, _)| format!("instance {id}")))
+        .collect();
+    if !members.is_empty() {
+        let message = format!(
+            "the cluster still has members ({}); it is deleted once they are gone",
+            members.join(", ")
+        );
+        return waiting(plan, &fields, "InUse", message);
+    }
+    match o.deletion_protection == Some(true) {
+        true => protected(f, plan, &fields),
+        false => delete(f, plan, fields, policy),
+    }
+}
+
+/// RDS protects the cluster: with spec.deletionProtection false, one ModifyDBCluster turns the
+/// protection off (decided on this direct read); otherwise the deletion waits.
+fn protected(f: &Facts, mut plan: Plan, fields: &DBClusterStatus) -> Plan {
+    let identifier = f.cluster.identifier();
+    if f.cluster.spec.deletion_protection == Some(false) {
+        plan.steps.push(Step::Modify {
+            identifier: identifier.clone(),
+            modification: Box::new(ClusterModification {
+                apply_immediately: true,
+                deletion_protection: Some(false),
+                ..Default::default()
+            }),
+            password: None,
+        });
+        let message = format!("turning off the deletion protection of RDS cluster {identifier}");
+        return waiting(plan, fields, "Deleting", message);
+    }
+    plan.requeue = Requeue::After(drift_interval(f));
+    let message = format!(
+        "RDS cluster {identifier} has deletion protection; set spec.deletionProtection: false (or \
+         turn it off in AWS) to let the deletion proceed"
+    );
+    waiting(plan, fields, "DeletionProtected", message)
+}
+
+/// DeleteDBCluster, with a final snapshot unique per deletion under deletionPolicy Snapshot.
+fn delete(f: &Facts, mut plan: Plan, mut fields: DBClusterStatus, policy: DeletionPolicy) -> Plan {
+    let (cluster, identifier) = (&f.cluster, f.cluster.identifier());
+    let final_snapshot = (policy == DeletionPolicy::Snapshot).then(|| {
+        let explicit = cluster.spec.final_db_snapshot_identifier.as_deref();
+        instance_spec::final_snapshot_name(explicit, &identifier, &cluster.metadata)
+    });
+    plan.steps.push(Step::Delete {
+        identifier: identifier.clone(),
+        final_snapshot: final_snapshot.clone(),
+    });
+    let note = match &final_snapshot {
+        Some(s) => format!("deleting RDS cluster {identifier} after final snapshot {s}"),
+        None => format!("deleting RDS cluster {identifier} without a final snapshot"),
+    };
+    plan.event(EventType::Normal, "Deleting", "Delete", note);
+    fields.final_snapshot = final_snapshot;
+    fields.status = Some("deleting".into());
+    waiting(
+        plan,
+        &fields,
+        "Deleting",
+        format!("deleting RDS cluster {identifier}"),
+    )
+}
+
+/// The deletion waits (or goes on) for `reason`: Ready and Synced False with it.
+fn waiting(mut plan: Plan, fields: &DBClusterStatus, reason: &str, message: String) -> Plan {
+    let condition = ConditionPlan::new(false, reason, message);
+    let mut status = status_plan(fields.clone(), false, condition.clone(), true);
+    status.ready = condition;
+    plan.status = Some(status);
+    plan
+}

@@ -1,0 +1,204 @@
+//! The pure middle of a DBCluster's reconcile: [`Facts`] in, [`Plan`] out. The same rules as a
+//! DBInstance's where they apply: a cluster is created only when none was ever observed for the
+//! DBCluster; one that is not ours is never touched; a deletion is decided on a direct read, waits
+//! while members exist, and takes a final snapshot unique per deletion; protective drift is kept
+//! and only applied tags are removed.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+
+use super::observed::ObservedCluster;
+use super::{DBCluster, DBClusterSpec, DBClusterStatus};
+use crate::dbinstance::DeletionPolicy;
+use crate::dbinstance::plan::{PasswordFacts, Sensitive};
+use crate::managed::crd::has_finalizer;
+use crate::managed::placement::Placement;
+use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
+use crate::managed::tags;
+use crate::rds_state::PollIntervals;
+
+mod apply;
+mod deletion;
+
+pub use super::drift::{ClusterModification, Comparison, compare};
+
+/// Everything a decision needs, gathered by the read step. Not Debug: it holds Secrets.
+#[derive(Clone)]
+pub struct Facts {
+    pub cluster: DBCluster,
+    /// The RDS cluster with the identifier, or None when RDS has none.
+    pub observed: Option<ObservedCluster>,
+    /// Whether `observed` comes from a DescribeDBClusters made in this reconcile.
+    pub observed_directly: bool,
+    /// The master password, as far as the decision needs it.
+    pub password: PasswordFacts,
+    /// The connection Secret as it is now (None: absent, or none asked for).
+    pub connection_secret: Option<Secret>,
+    /// What dbSubnetGroupRef resolves to (None: no reference).
+    pub subnet_group: Option<Result<String, String>>,
+    /// At deletion: the DBInstances of the namespace that are members of this DBCluster.
+    pub referrers: Vec<String>,
+    /// The operator's key for password hashes.
+    pub hash_key: Sensitive,
+    pub intervals: PollIntervals,
+    /// Where the cluster lives, as its status is to record it.
+    pub placement: Placement,
+    /// RFC 3339.
+    pub now: String,
+}
+
+/// One thing the act step does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    AddFinalizer,
+    /// Create the generated master password Secret (`replace`: one exists without the key).
+    WritePasswordSecret {
+        name: String,
+        password: Sensitive,
+        replace: bool,
+        owner_reference: bool,
+    },
+    Create {
+        identifier: String,
+        spec: Box<DBClusterSpec>,
+        password: Option<Sensitive>,
+        tags: BTreeMap<String, String>,
+    },
+    Modify {
+        identifier: String,
+        modification: Box<ClusterModification>,
+        password: Option<Sensitive>,
+    },
+    AddTags {
+        identifier: String,
+        arn: String,
+        tags: BTreeMap<String, String>,
+    },
+    RemoveTags {
+        identifier: String,
+        arn: String,
+        keys: Vec<String>,
+    },
+    WriteConnectionSecret {
+        name: String,
+        data: BTreeMap<String, Sensitive>,
+        create: bool,
+        owner_reference: bool,
+    },
+    /// Give a Secret of this DBCluster's its ownerReference, or take it away (Retain).
+    SetSecretOwner {
+        name: String,
+        owner_reference: bool,
+    },
+    /// DeleteDBCluster, with a final cluster snapshot when named.
+    Delete {
+        identifier: String,
+        final_snapshot: Option<String>,
+    },
+    RemoveFinalizer,
+}
+
+impl Step {
+    /// The RDS cluster a step changes (the shared listing is stale for it after).
+    pub fn mutates(&self) -> Option<&str> {
+        match self {
+            Step::Create { identifier, .. }
+            | Step::Modify { identifier, .. }
+            | Step::AddTags { identifier, .. }
+            | Step::RemoveTags { identifier, .. }
+            | Step::Delete { identifier, .. } => Some(identifier),
+            _ => None,
+        }
+    }
+}
+
+pub type Plan = KindPlan<Step, DBClusterStatus>;
+
+/// The one decision of a reconcile.
+pub fn plan(f: &Facts) -> Plan {
+    match f.cluster.metadata.deletion_timestamp.is_some() {
+        true => deletion::plan(f),
+        false => apply::plan(f),
+    }
+}
+
+/// How the read step must look at RDS: directly (a destructive step may follow) at deletion.
+pub fn direct_read(cluster: &DBCluster) -> bool {
+    cluster.metadata.deletion_timestamp.is_some()
+        && has_finalizer(&cluster.metadata)
+        && deletion_policy(cluster) != DeletionPolicy::Retain
+}
+
+pub fn deletion_policy(cluster: &DBCluster) -> DeletionPolicy {
+    cluster.spec.deletion_policy
+}
+
+/// The name of the generated password Secret.
+pub fn generated_secret_name(cluster: &DBCluster) -> String {
+    format!("{}-master-password", cluster.name_any())
+}
+
+/// Secrets carry the DBCluster's ownerReference unless the cluster is retained: then no garbage
+/// collection (a foreground deletion included) can take its password.
+pub fn secrets_owner_referenced(cluster: &DBCluster) -> bool {
+    deletion_policy(cluster) != DeletionPolicy::Retain
+}
+
+pub(super) fn uid(cluster: &DBCluster) -> String {
+    cluster.metadata.uid.clone().unwrap_or_default()
+}
+
+/// The tags the cluster should carry: the spec's, then the ownership tags (which win).
+pub fn desired_tags(cluster: &DBCluster) -> BTreeMap<String, String> {
+    let namespace = cluster.namespace().unwrap_or_default();
+    tags::with_owner(
+        &cluster.spec.tags,
+        &uid(cluster),
+        &namespace,
+        &cluster.name_any(),
+    )
+}
+
+pub(super) fn status_plan(
+    fields: DBClusterStatus,
+    ready: bool,
+    synced: ConditionPlan,
+    busy: bool,
+) -> GroupStatus<DBClusterStatus> {
+    let ready = match ready {
+        true => ConditionPlan::new(true, "Available", "the cluster is available"),
+        false => ConditionPlan::new(false, "Unavailable", "the cluster is not available yet"),
+    };
+    GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy,
+    }
+}
+
+/// Reports `reason` without doing anything: Synced False, Ready as RDS shows the cluster.
+pub(super) fn refuse(
+    mut plan: Plan,
+    f: &Facts,
+    reason: &str,
+    message: &str,
+    label: &'static str,
+) -> Plan {
+    let fields = (f.cluster.status.clone()).unwrap_or_default();
+    let available = f.observed.as_ref().is_some_and(|o| o.status == "available");
+    let synced = ConditionPlan::new(false, reason, message);
+    plan.status = Some(status_plan(fields, available, synced, false));
+    plan.refusal = Some(label);
+    plan
+}
+
+pub(super) fn drift_interval(f: &Facts) -> Duration {
+    f.intervals.settled
+}
+
+#[cfg(test)]
+mod tests;

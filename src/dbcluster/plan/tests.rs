@@ -1,0 +1,460 @@
+//! The DBCluster's rules, a row each.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+use super::*;
+use crate::dbcluster::observed::ObservedCluster;
+use crate::dbcluster::{ClusterEngine, DBCluster, DBClusterSpec, DBClusterStatus};
+use crate::dbinstance::plan::spec as instance_spec;
+use crate::dbinstance::{ConnectionSecretSpec, DeletionPolicy, DriftPolicy};
+use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
+
+const UID: &str = "uid-1";
+
+fn spec() -> DBClusterSpec {
+    DBClusterSpec {
+        engine: ClusterEngine::AuroraMysql,
+        engine_version: Some("8.0.mysql_aurora.3.08.0".into()),
+        master_username: "admin".into(),
+        database_name: Some("COFFEE".into()),
+        ..Default::default()
+    }
+}
+
+fn facts() -> Facts {
+    let mut cluster = DBCluster::new("coffee", spec());
+    cluster.metadata.namespace = Some("shop".into());
+    cluster.metadata.uid = Some(UID.into());
+    cluster.metadata.generation = Some(1);
+    cluster.metadata.finalizers = Some(vec![FINALIZER.into()]);
+    Facts {
+        cluster,
+        observed: None,
+        observed_directly: true,
+        password: PasswordFacts::Generated {
+            existing: None,
+            secret_exists: false,
+            controlled: false,
+            owner_referenced: false,
+            candidate: Sensitive::new("candidate-password-1"),
+        },
+        connection_secret: None,
+        subnet_group: None,
+        referrers: vec![],
+        hash_key: Sensitive::new("key"),
+        intervals: PollIntervals::default(),
+        placement: Default::default(),
+        now: "2026-12-01T00:00:00Z".into(),
+    }
+}
+
+fn owner_tags() -> BTreeMap<String, String> {
+    [
+        (OWNER_TAG.to_owned(), UID.to_owned()),
+        (OWNER_NAME_TAG.to_owned(), "shop/coffee".to_owned()),
+    ]
+    .into()
+}
+
+/// Ours, available, as the spec says.
+fn ours() -> ObservedCluster {
+    ObservedCluster {
+        identifier: "coffee".into(),
+        status: "available".into(),
+        arn: Some("arn:aws:rds:us-east-1:123456789012:cluster:coffee".into()),
+        engine: Some("aurora-mysql".into()),
+        engine_version: Some("8.0.mysql_aurora.3.08.0".into()),
+        port: Some(3306),
+        endpoint: Some("coffee.cluster-x.rds.amazonaws.com".into()),
+        reader_endpoint: Some("coffee.cluster-ro-x.rds.amazonaws.com".into()),
+        master_username: Some("admin".into()),
+        database_name: Some("COFFEE".into()),
+        tags: owner_tags(),
+        ..Default::default()
+    }
+}
+
+/// Our cluster, settled: its status recorded, the password known and sent.
+fn synced() -> Facts {
+    let mut f = facts();
+    let hash = instance_spec::password_hash(&f.hash_key, UID, "the-password-1");
+    f.cluster.status = Some(DBClusterStatus {
+        arn: ours().arn,
+        owned: Some(true),
+        master_user_password_hash: Some(hash),
+        observed_generation: Some(1),
+        ..Default::default()
+    });
+    f.password = PasswordFacts::Generated {
+        existing: Some(Sensitive::new("the-password-1")),
+        secret_exists: true,
+        controlled: true,
+        owner_referenced: true,
+        candidate: Sensitive::new("unused"),
+    };
+    f.observed = Some(ours());
+    f.observed_directly = false;
+    f
+}
+
+fn deleting(mut f: Facts) -> Facts {
+    let epoch = k8s_openapi::jiff::Timestamp::UNIX_EPOCH;
+    f.cluster.metadata.deletion_timestamp = Some(Time(epoch));
+    f.observed_directly = true;
+    f
+}
+
+fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
+    change(&mut f);
+    f
+}
+
+fn names(p: &Plan) -> Vec<&'static str> {
+    (p.steps.iter())
+        .map(|s| match s {
+            Step::AddFinalizer => "AddFinalizer",
+            Step::WritePasswordSecret { .. } => "WritePasswordSecret",
+            Step::Create { .. } => "Create",
+            Step::Modify { .. } => "Modify",
+            Step::AddTags { .. } => "AddTags",
+            Step::RemoveTags { .. } => "RemoveTags",
+            Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
+            Step::SetSecretOwner { .. } => "SetSecretOwner",
+            Step::Delete { .. } => "Delete",
+            Step::RemoveFinalizer => "RemoveFinalizer",
+        })
+        .collect()
+}
+
+fn synced_reason(p: &Plan) -> &str {
+    p.status.as_ref().map_or("", |s| s.synced.reason.as_str())
+}
+
+#[test]
+fn each_rule_decides_its_steps_and_reason() {
+    let mut not_ours = ours();
+    not_ours.tags = BTreeMap::new();
+    let mut other_tenant = ours();
+    other_tenant
+        .tags
+        .insert(OWNER_TAG.into(), "someone-else".into());
+    let with_members = with(deleting(synced()), |f| {
+        f.observed.as_mut().unwrap().members = vec![("coffee-1".into(), true)];
+    });
+    let rows: Vec<(&str, Facts, Vec<&str>, &str)> = vec![
+        (
+            "none ever observed: create, with a generated password written first",
+            facts(),
+            vec!["WritePasswordSecret", "Create"],
+            "Synced",
+        ),
+        (
+            "no finalizer yet: it comes first",
+            with(facts(), |f| f.cluster.metadata.finalizers = None),
+            vec!["AddFinalizer", "WritePasswordSecret", "Create"],
+            "Synced",
+        ),
+        (
+            "a subnet group reference not Ready: wait, create nothing",
+            with(facts(), |f| f.subnet_group = Some(Err("not Ready".into()))),
+            vec![],
+            "ReferencesUnresolved",
+        ),
+        (
+            "a cluster of the name without our tags: never touched",
+            with(facts(), |f| f.observed = Some(not_ours.clone())),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "another tenant's cluster: never touched",
+            with(facts(), |f| f.observed = Some(other_tenant.clone())),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "ours deleted outside the operator: nothing created in its place",
+            with(synced(), |f| f.observed = None),
+            vec![],
+            "DeletedOutOfBand",
+        ),
+        (
+            "ours, as the spec says: nothing to do",
+            synced(),
+            vec![],
+            "Synced",
+        ),
+        (
+            "ours, busy: report, send nothing",
+            with(synced(), |f| {
+                let o = f.observed.as_mut().unwrap();
+                o.status = "modifying".into();
+                o.port = Some(3307);
+            }),
+            vec![],
+            "Synced",
+        ),
+        (
+            "the referenced password Secret is missing: wait with backoff",
+            with(synced(), |f| {
+                f.password = PasswordFacts::Referenced(Err("Secret shop/pw not found".into()))
+            }),
+            vec![],
+            "PasswordSecretUnavailable",
+        ),
+        (
+            "deleted under Retain: let go at once, no AWS call",
+            with(deleting(synced()), |f| {
+                f.cluster.spec.deletion_policy = DeletionPolicy::Retain;
+                f.observed_directly = false;
+            }),
+            vec!["RemoveFinalizer"],
+            "",
+        ),
+        (
+            "deleted, not yet read directly: nothing decided",
+            with(deleting(synced()), |f| f.observed_directly = false),
+            vec![],
+            "",
+        ),
+        (
+            "deleted while RDS lists members: wait (InUse)",
+            with_members,
+            vec![],
+            "InUse",
+        ),
+        (
+            "deleted while member DBInstances exist: wait (InUse)",
+            with(deleting(synced()), |f| {
+                f.referrers = vec!["DBInstance coffee-1".into()]
+            }),
+            vec![],
+            "InUse",
+        ),
+        (
+            "deleted with deletion protection on: wait",
+            with(deleting(synced()), |f| {
+                f.observed.as_mut().unwrap().deletion_protection = Some(true)
+            }),
+            vec![],
+            "DeletionProtected",
+        ),
+        (
+            "deleted, protected, the spec turns protection off: one modification, then delete",
+            with(deleting(synced()), |f| {
+                f.observed.as_mut().unwrap().deletion_protection = Some(true);
+                f.cluster.spec.deletion_protection = Some(false);
+            }),
+            vec!["Modify"],
+            "Deleting",
+        ),
+        (
+            "deleted, no members: delete with a final snapshot",
+            deleting(synced()),
+            vec!["Delete"],
+            "Deleting",
+        ),
+        (
+            "deleted, RDS deleting it: wait",
+            with(deleting(synced()), |f| {
+                f.observed.as_mut().unwrap().status = "deleting".into()
+            }),
+            vec![],
+            "Deleting",
+        ),
+        (
+            "deleted, gone from RDS: let go",
+            with(deleting(synced()), |f| f.observed = None),
+            vec!["RemoveFinalizer"],
+            "",
+        ),
+        (
+            "deleted, the cluster is not ours: never deleted",
+            with(deleting(synced()), |f| f.observed = Some(not_ours.clone())),
+            vec!["RemoveFinalizer"],
+            "",
+        ),
+    ];
+    for (name, f, steps, reason) in rows {
+        let p = plan(&f);
+        assert_eq!(names(&p), steps, "{name}");
+        assert_eq!(synced_reason(&p), reason, "{name}");
+    }
+}
+
+#[test]
+fn the_final_snapshot_is_unique_per_deletion_and_absent_under_delete() {
+    let snapshot_of = |f: &Facts| match plan(f).steps.first() {
+        Some(Step::Delete { final_snapshot, .. }) => final_snapshot.clone(),
+        other => panic!("expected a Delete, got {other:?}"),
+    };
+    let first = snapshot_of(&deleting(synced()));
+    assert_eq!(first.as_deref(), Some("coffee-final-uid1-19700101000000"));
+    let later = with(deleting(synced()), |f| {
+        let later = k8s_openapi::jiff::Timestamp::from_second(86_400).unwrap();
+        f.cluster.metadata.deletion_timestamp = Some(Time(later));
+    });
+    assert_ne!(
+        snapshot_of(&later),
+        first,
+        "another deletion, another snapshot"
+    );
+    let delete = with(deleting(synced()), |f| {
+        f.cluster.spec.deletion_policy = DeletionPolicy::Delete
+    });
+    assert_eq!(snapshot_of(&delete), None);
+}
+
+fn modification(p: &Plan) -> Option<&ClusterModification> {
+    p.steps.iter().find_map(|s| match s {
+        Step::Modify { modification, .. } => Some(&**modification),
+        _ => None,
+    })
+}
+
+#[test]
+fn drift_sends_exactly_the_fields_that_differ() {
+    let upgrade = with(synced(), |f| {
+        f.cluster.spec.engine_version = Some("8.0.mysql_aurora.3.09.0".into());
+        f.cluster.metadata.generation = Some(2);
+    });
+    let m = modification(&plan(&upgrade))
+        .cloned()
+        .expect("a modification");
+    assert_eq!(m.engine_version.as_deref(), Some("8.0.mysql_aurora.3.09.0"));
+    assert_eq!(m.fields(), vec!["engineVersion"]);
+
+    let prefix = with(synced(), |f| {
+        f.cluster.spec.engine_version = Some("8.0".into())
+    });
+    assert!(modification(&plan(&prefix)).is_none(), "a prefix matches");
+
+    let downgrade = with(synced(), |f| {
+        f.cluster.spec.engine_version = Some("8.0.mysql_aurora.3.07.0".into());
+        f.cluster.spec.allow_major_version_upgrade = Some(true);
+        f.observed.as_mut().unwrap().engine_version = Some("16.4".into());
+        f.cluster.spec.engine = ClusterEngine::AuroraPostgresql;
+    });
+    assert_eq!(synced_reason(&plan(&downgrade)), "UnsupportedChange");
+
+    let pending = with(upgrade.clone(), |f| {
+        let o = f.observed.as_mut().unwrap();
+        o.pending_modified_values
+            .insert("engineVersion".into(), "8.0.mysql_aurora.3.09.0".into());
+    });
+    assert!(modification(&plan(&pending)).is_none(), "already asked for");
+
+    let port = with(synced(), |f| f.cluster.spec.port = Some(3307));
+    assert_eq!(modification(&plan(&port)).unwrap().fields(), vec!["port"]);
+}
+
+#[test]
+fn protective_drift_is_kept_until_the_spec_is_edited() {
+    let protected = with(synced(), |f| {
+        let o = f.observed.as_mut().unwrap();
+        o.deletion_protection = Some(true);
+        o.backup_retention_period = Some(14);
+        f.cluster.spec.backup_retention_period = Some(7);
+    });
+    let p = plan(&protected);
+    assert!(modification(&p).is_none(), "{:?}", p.steps);
+    assert_eq!(synced_reason(&p), "ProtectionKept");
+    let edited = with(protected, |f| {
+        f.cluster.spec.deletion_protection = Some(false);
+        f.cluster.metadata.generation = Some(2);
+    });
+    let m = modification(&plan(&edited))
+        .cloned()
+        .expect("an edit is applied");
+    assert_eq!(m.deletion_protection, Some(false));
+    assert_eq!(m.backup_retention_period, Some(7));
+}
+
+#[test]
+fn report_only_reports_drift_and_a_rotation_sends_the_password() {
+    let drifted = with(synced(), |f| {
+        f.cluster.spec.drift_policy = DriftPolicy::Report;
+        f.observed.as_mut().unwrap().port = Some(3307);
+        f.cluster.spec.port = Some(3306);
+    });
+    let p = plan(&drifted);
+    assert!(modification(&p).is_none());
+    assert_eq!(synced_reason(&p), "Drifted");
+
+    let rotated = with(synced(), |f| {
+        f.password = PasswordFacts::Referenced(Ok(Sensitive::new("a-new-password-2")));
+    });
+    let p = plan(&rotated);
+    match p.steps.first() {
+        Some(Step::Modify {
+            modification,
+            password,
+            ..
+        }) => {
+            assert_eq!(modification.fields(), vec!["masterUserPassword"]);
+            assert_eq!(
+                password.as_ref().map(Sensitive::expose),
+                Some("a-new-password-2")
+            );
+        }
+        other => panic!("expected the rotation, got {other:?}"),
+    }
+}
+
+#[test]
+fn tags_added_and_removed_keep_to_the_keys_the_operator_applied() {
+    let f = with(synced(), |f| {
+        f.cluster.spec.tags = vec![crate::managed::crd::Tag {
+            key: "team".into(),
+            value: "coffee".into(),
+        }];
+        let o = f.observed.as_mut().unwrap();
+        o.tags.insert("aws:backup".into(), "plan".into());
+        o.tags.insert("old".into(), "x".into());
+        f.cluster.status.as_mut().unwrap().applied_tag_keys = vec!["old".into()];
+    });
+    let p = plan(&f);
+    assert_eq!(names(&p), vec!["AddTags", "RemoveTags"]);
+    match &p.steps[1] {
+        Step::RemoveTags { keys, .. } => assert_eq!(keys, &vec!["old".to_owned()]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_connection_secret_has_the_writer_and_reader_and_is_written_only_when_it_differs() {
+    let f = with(synced(), |f| {
+        f.cluster.spec.connection_secret = Some(ConnectionSecretSpec {
+            name: "coffee-db".into(),
+            extra_keys: [("APP_DB_READER".to_owned(), "{{ readerHost }}".to_owned())].into(),
+        });
+    });
+    let p = plan(&f);
+    let Some(Step::WriteConnectionSecret { data, create, .. }) = p.steps.first() else {
+        panic!("expected the Secret, got {:?}", p.steps);
+    };
+    assert!(create);
+    let value = |k: &str| data.get(k).map(|v| v.expose().to_owned());
+    assert_eq!(value("host").as_deref(), ours().endpoint.as_deref());
+    assert_eq!(
+        value("readerHost").as_deref(),
+        ours().reader_endpoint.as_deref()
+    );
+    assert_eq!(value("APP_DB_READER"), value("readerHost"));
+    assert_eq!(value("password").as_deref(), Some("the-password-1"));
+    assert_eq!(value("dbname").as_deref(), Some("COFFEE"));
+
+    // The Secret as written: nothing to do.
+    let secret = crate::secrets::owned_secret(&f.cluster, "coffee-db", data, true);
+    let settled = with(f.clone(), |f| f.connection_secret = Some(secret.clone()));
+    assert_eq!(names(&plan(&settled)), Vec::<&str>::new());
+
+    // Someone else's Secret of that name: never written.
+    let mut foreign = secret.clone();
+    foreign.metadata.owner_references = None;
+    foreign.metadata.annotations = None;
+    let foreign = with(f, |f| f.connection_secret = Some(foreign));
+    assert_eq!(synced_reason(&plan(&foreign)), "ConnectionSecretConflict");
+}

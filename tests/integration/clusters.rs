@@ -1,0 +1,316 @@
+//! The DBCluster kind and its member DBInstances: an Aurora MySQL cluster served by a real MariaDB
+//! server behind the emulator, its writer and reader endpoints in its connection Secret, fields
+//! the cluster owns refused on a member, one ModifyDBCluster for a version change and none for the
+//! members, no call in steady state, and a deletion that waits for the members, then leaves a
+//! final cluster snapshot.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::dbcluster::DBCluster;
+use rds_operator::dbinstance::DBInstance;
+use serde_json::json;
+
+use crate::common::{
+    self, Operator, TIMEOUT, is_ready, mariadb_keys, object_condition, secret_data, setup, unique,
+    wait_dbi, wait_object, wait_object_gone,
+};
+
+const VERSION: &str = "8.0.mysql_aurora.3.08.0";
+const NEWER: &str = "8.0.mysql_aurora.3.09.0";
+
+fn cluster(identifier: &str, extra: serde_json::Value) -> DBCluster {
+    let mut spec = json!({
+        "dbClusterIdentifier": identifier,
+        "engine": "aurora-mysql",
+        "engineVersion": VERSION,
+        "masterUsername": "admin",
+        "masterUserPassword": {"name": "db-password", "key": "password"},
+        "databaseName": "COFFEE",
+        "connectionSecret": {"name": "coffee-db", "extraKeys": {
+            "APP_DB_HOST": "{{ host }}", "APP_DB_READER_HOST": "{{ readerHost }}",
+            "APP_DB_USER": "{{ username }}", "APP_DB_PASSWORD": "{{ password }}",
+            "APP_DB_NAME": "{{ dbname }}",
+        }},
+    });
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        spec.extend(extra.clone());
+    }
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBCluster",
+        "metadata": {"name": "coffee"},
+        "spec": spec,
+    }))
+    .expect("valid DBCluster")
+}
+
+fn member(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
+    let mut spec = json!({
+        "dbInstanceIdentifier": identifier,
+        "engine": "aurora-mysql",
+        "dbInstanceClass": "db.r6g.large",
+        "dbClusterRef": {"name": "coffee"},
+    });
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        spec.extend(extra.clone());
+    }
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBInstance",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))
+    .expect("valid DBInstance")
+}
+
+fn ready(c: &DBCluster) -> bool {
+    object_condition(c, "Ready").is_some_and(|r| r.0 == "True")
+        && object_condition(c, "Synced").is_some_and(|s| s.1 == "Synced")
+        && c.status.as_ref().unwrap().observed_generation == c.metadata.generation
+}
+
+/// Every call that is not a read the emulator served for these identifiers.
+fn mutating(identifiers: &[&str]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for id in identifiers {
+        for (action, n) in common::server_calls(id) {
+            if !action.starts_with("Describe") && !action.starts_with("List") {
+                *out.entry(format!("{action} {id}")).or_default() += n;
+            }
+        }
+    }
+    out
+}
+
+/// A cluster with a writer and a reader: both endpoints of its Secret log in to the real engine
+/// (a row written through the writer is read through the reader), members reach the same server,
+/// nothing is sent while all is in sync, and a version change is one ModifyDBCluster with no
+/// ModifyDBInstance for the members.
+#[tokio::test]
+async fn a_cluster_with_a_writer_and_a_reader_serves_sql_through_its_secret() {
+    let (client, ns, instances, _rds) = setup("aurora").await;
+    let _operator = Operator::start(&ns);
+    let (id, writer, reader) = (unique("aur"), unique("aur-w"), unique("aur-r"));
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    let real = json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    clusters
+        .create(&PostParams::default(), &cluster(&id, real))
+        .await
+        .expect("create DBCluster");
+    for (name, identifier, tier) in [("writer", &writer, 0), ("reader", &reader, 1)] {
+        let m = member(name, identifier, json!({"promotionTier": tier}));
+        instances
+            .create(&PostParams::default(), &m)
+            .await
+            .expect("create member");
+    }
+    wait_object(&clusters, "coffee", "the cluster Ready", ready).await;
+    for name in ["writer", "reader"] {
+        wait_dbi(&instances, name, "the member Ready", TIMEOUT, is_ready).await;
+    }
+    let c = wait_object(&clusters, "coffee", "both members listed", |c| {
+        c.status.as_ref().is_some_and(|s| s.members.len() == 2)
+    })
+    .await;
+    let status = c.status.clone().unwrap();
+    assert_eq!(
+        status
+            .members
+            .iter()
+            .filter(|m| m.is_cluster_writer)
+            .count(),
+        1
+    );
+
+    let s = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the cluster Secret");
+    assert_eq!(s["APP_DB_HOST"], s["host"]);
+    assert_eq!(s["APP_DB_READER_HOST"], s["readerHost"]);
+    assert_eq!(
+        (s["username"].as_str(), s["dbname"].as_str()),
+        ("admin", "COFFEE")
+    );
+    let sql =
+        "CREATE TABLE suppliers (name VARCHAR(40)); INSERT INTO suppliers VALUES ('Beans & Co');";
+    let (ok, out) = mariadb_keys(&s, &s["password"], sql);
+    assert!(ok, "log in through the writer host: {out}");
+    let mut through_reader = s.clone();
+    through_reader.insert("host".into(), s["readerHost"].clone());
+    let (ok, out) = mariadb_keys(
+        &through_reader,
+        &s["password"],
+        "SELECT name FROM suppliers",
+    );
+    assert!(
+        ok && out.contains("Beans & Co"),
+        "read through the reader host: {out}"
+    );
+    let w = instances.get("writer").await.expect("writer");
+    let address = w.status.and_then(|s| s.endpoint).map(|e| e.address);
+    assert_eq!(
+        address.as_deref(),
+        Some(s["host"].as_str()),
+        "a member reaches the cluster's server"
+    );
+
+    // In sync: three drift intervals with no call that changes anything.
+    let ids = [id.as_str(), writer.as_str(), reader.as_str()];
+    let before = mutating(&ids);
+    tokio::time::sleep(Duration::from_secs(16)).await;
+    assert_eq!(mutating(&ids), before, "no mutating call in steady state");
+
+    let patch = json!({"spec": {"engineVersion": NEWER}});
+    clusters
+        .patch("coffee", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("patch engineVersion");
+    wait_object(&clusters, "coffee", "the new version", |c| {
+        ready(c) && c.status.as_ref().unwrap().engine_version.as_deref() == Some(NEWER)
+    })
+    .await;
+    let after = mutating(&ids);
+    let modify = |m: &BTreeMap<String, u64>, key: &str| m.get(key).copied().unwrap_or(0);
+    let key = format!("ModifyDBCluster {id}");
+    assert_eq!(modify(&after, &key), modify(&before, &key) + 1, "{after:?}");
+    for m in [&writer, &reader] {
+        assert_eq!(
+            modify(&after, &format!("ModifyDBInstance {m}")),
+            0,
+            "{after:?}"
+        );
+    }
+    for name in ["writer", "reader"] {
+        let _ = instances.delete(name, &DeleteParams::default()).await;
+    }
+    let delete = json!({"spec": {"deletionPolicy": "Delete"}});
+    let _ = (clusters.patch("coffee", &PatchParams::default(), &Patch::Merge(&delete))).await;
+    let _ = clusters.delete("coffee", &DeleteParams::default()).await;
+    wait_object_gone(&clusters, "coffee").await;
+}
+
+/// Deleting a cluster whose member still exists waits (InUse) and calls no DeleteDBCluster; once
+/// the member is gone (deleted without a final snapshot, which RDS refuses for a member), the
+/// cluster is deleted, leaving its final cluster snapshot.
+#[tokio::test]
+async fn a_cluster_deleted_with_members_waits_then_leaves_a_final_snapshot() {
+    let (client, ns, instances, rds) = setup("aurora-del").await;
+    let _operator = Operator::start(&ns);
+    let (id, one) = (unique("aurd"), unique("aurd-1"));
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    (clusters
+        .create(&PostParams::default(), &cluster(&id, json!({})))
+        .await)
+        .expect("create");
+    (instances
+        .create(&PostParams::default(), &member("one", &one, json!({})))
+        .await)
+        .expect("create member");
+    wait_object(&clusters, "coffee", "the cluster Ready", ready).await;
+    wait_dbi(&instances, "one", "the member Ready", TIMEOUT, is_ready).await;
+
+    clusters
+        .delete("coffee", &DeleteParams::default())
+        .await
+        .expect("delete the cluster");
+    let c = wait_object(&clusters, "coffee", "InUse", |c| {
+        object_condition(c, "Synced").is_some_and(|s| s.1 == "InUse")
+    })
+    .await;
+    let message = object_condition(&c, "Synced").unwrap().2;
+    assert!(message.contains("DBInstance one"), "{message}");
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(
+        common::calls(&id, "DeleteDBCluster"),
+        0,
+        "no delete while a member exists"
+    );
+    assert!(common::calls(&id, "DescribeDBClusters") > 0);
+
+    instances
+        .delete("one", &DeleteParams::default())
+        .await
+        .expect("delete the member");
+    wait_object_gone(&clusters, "coffee").await;
+    assert_eq!(common::calls(&id, "DeleteDBCluster"), 1);
+    assert_eq!(common::calls(&one, "DeleteDBInstance"), 1);
+    let gone = rds
+        .describe_db_clusters()
+        .db_cluster_identifier(&id)
+        .send()
+        .await;
+    assert!(gone.is_err(), "RDS has no cluster {id} any more");
+    let snapshots = (rds.describe_db_cluster_snapshots())
+        .db_cluster_identifier(&id)
+        .snapshot_type("manual")
+        .send()
+        .await
+        .expect("cluster snapshots");
+    let names: Vec<&str> = (snapshots.db_cluster_snapshots().iter())
+        .filter_map(|s| s.db_cluster_snapshot_identifier())
+        .collect();
+    assert!(
+        names.len() == 1 && names[0].starts_with(&format!("{id}-final-")),
+        "one final snapshot of the cluster: {names:?}"
+    );
+    let member_snapshots = (rds.describe_db_snapshots())
+        .db_instance_identifier(&one)
+        .snapshot_type("manual")
+        .send()
+        .await
+        .expect("member snapshots");
+    assert!(
+        member_snapshots.db_snapshots().is_empty(),
+        "a member takes no final snapshot"
+    );
+}
+
+/// Every field the cluster owns is refused on a member at apply, with a message naming it.
+#[tokio::test]
+async fn a_member_refuses_the_fields_its_cluster_owns_at_apply() {
+    let (_client, _ns, instances, _rds) = setup("aurora-cel").await;
+    let fields = [
+        ("allocatedStorage", json!(20)),
+        ("storageType", json!("gp3")),
+        ("masterUsername", json!("admin")),
+        (
+            "masterUserPassword",
+            json!({"name": "db-password", "key": "password"}),
+        ),
+        ("manageMasterUserPassword", json!(true)),
+        ("dbName", json!("COFFEE")),
+        ("backupRetentionPeriod", json!(7)),
+        ("preferredBackupWindow", json!("03:00-04:00")),
+        ("engineVersion", json!("8.0.mysql_aurora.3.08.0")),
+        ("storageEncrypted", json!(true)),
+        ("kmsKeyID", json!("alias/rds")),
+        ("vpcSecurityGroupIDs", json!(["sg-1"])),
+        ("dbSubnetGroupName", json!("coffee")),
+        ("deletionProtection", json!(true)),
+        ("port", json!(3306)),
+    ];
+    for (field, value) in fields {
+        let m = member("m", &unique("aurm"), json!({ field: value }));
+        let err = instances
+            .create(&PostParams::default(), &m)
+            .await
+            .expect_err(field);
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("{field} is the DBCluster's")),
+            "{field}: {text}"
+        );
+    }
+    let mysql = member("m", &unique("aurm"), json!({"engine": "mysql"}));
+    let err = (instances.create(&PostParams::default(), &mysql).await).expect_err("engine");
+    assert!(
+        err.to_string()
+            .contains("aurora-mysql or aurora-postgresql"),
+        "{err}"
+    );
+    // A member as the cluster wants it is accepted.
+    let fine = member("m", &unique("aurm"), json!({"promotionTier": 1}));
+    (instances.create(&PostParams::default(), &fine).await).expect("a member is accepted");
+}
