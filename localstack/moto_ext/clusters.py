@@ -89,6 +89,18 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
 
     Cluster.pending_modified_values = property(pending)
 
+    orig_backup = Cluster.save_automated_backup
+
+    def save_automated_backup(self: Any) -> None:
+        # moto names a new cluster's automated snapshot by the minute and refuses a second of the
+        # same name: a cluster restored in the minute its namesake was created (or deleted) would
+        # fail to be created. RDS names automated snapshots uniquely; the older one goes here.
+        name = f"rds:{self.db_cluster_identifier}-{models.utcnow().strftime('%Y-%m-%d-%H-%M')}"
+        self.backend.cluster_snapshots.pop(name, None)
+        orig_backup(self)
+
+    Cluster.save_automated_backup = save_automated_backup
+
     orig_endpoint, orig_reader = Cluster.endpoint, Cluster.reader_endpoint
 
     def endpoint_of(original: Any) -> Any:
@@ -121,7 +133,9 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             tags = [{"Key": t.get("Key"), "Value": t.get("Value")} for t in cluster.tags or []
                     if hasattr(t, "get")]
             family = {"aurora-mysql": "mysql", "aurora-postgresql": "postgres"}.get(cluster.engine)
-            if family and engines.wanted(family, tags) and password:
+            # A restore of a cluster whose server kept a dump is served by a server loaded with it.
+            restoring = cluster.db_cluster_identifier in RESTORING
+            if family and (engines.wanted(family, tags) or restoring) and password:
                 start_engine(self, cluster, family, password)
             elif config["create_delay"] > 0:
                 start_phase(cluster, "creating", config["create_delay"])

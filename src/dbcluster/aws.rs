@@ -21,7 +21,7 @@ pub struct CreateCluster<'a> {
     pub tags: &'a BTreeMap<String, String>,
 }
 
-fn scaling(spec: &DBClusterSpec) -> Option<ServerlessV2ScalingConfiguration> {
+pub(super) fn scaling(spec: &DBClusterSpec) -> Option<ServerlessV2ScalingConfiguration> {
     (spec.serverless_v2_scaling_configuration.as_ref()).map(|s| {
         ServerlessV2ScalingConfiguration::builder()
             .min_capacity(s.min_capacity)

@@ -13,12 +13,14 @@ use tracing::info;
 
 use super::aws::CreateCluster;
 use super::plan::{self, Facts, Plan, Step};
-use super::{DBCluster, DBClusterStatus};
+use super::{ClusterRestoreFrom, DBCluster, DBClusterStatus};
 use crate::context::Context;
+use crate::dbinstance::plan::tenancy::RestoreSource;
 use crate::dbinstance::plan::{PasswordRead, PlannedEvent};
 use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
+use crate::locations::Location;
 use crate::managed::crd::LocalRef;
 use crate::managed::locate::Located;
 use crate::managed::plan::GroupStatus;
@@ -84,13 +86,35 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let intervals = at.observer.intervals;
     let identifier = cluster.identifier();
     let deleting = cluster.metadata.deletion_timestamp.is_some();
-    let (observed, observed_directly) = match (deleting, plan::direct_read(cluster)) {
-        (true, true) => (at.rds.describe_cluster(&identifier).await?, true),
-        (true, false) => (None, false),
-        (false, _) => match at.observer.clusters.cluster(&identifier, intervals.settled) {
-            Some(o) => (Some(o), false),
-            None => (at.rds.describe_cluster(&identifier).await?, true),
-        },
+    let polled = match (deleting, plan::direct_read(cluster)) {
+        (true, true) => None,
+        (true, false) => Some(None),
+        (false, _) => (at.observer.clusters.cluster(&identifier, intervals.settled)).map(Some),
+    };
+    let (observed, observed_directly) = match polled {
+        Some(observed) => (observed, false),
+        None => {
+            let found = at.rds.describe_cluster(&identifier).await?;
+            at.observer
+                .clusters
+                .read_directly(&identifier, found.is_some());
+            (found, true)
+        }
+    };
+    let absent_for = (observed_directly && observed.is_none())
+        .then(|| at.observer.clusters.absent_for(&identifier))
+        .flatten();
+    let reads = plan::reads(cluster, observed.as_ref());
+    let (identity, snapshots) = match reads.gone {
+        true => (
+            Some(at.identity().await?),
+            at.rds.cluster_snapshots_of(&identifier).await?,
+        ),
+        false => (None, Vec::new()),
+    };
+    let restore_source = match &reads.restore_source {
+        Some(r) => Some(restore_source(at, r).await?),
+        None => None,
     };
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let read = match (&cluster.spec, deleting) {
@@ -133,10 +157,38 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         connection_secret,
         subnet_group,
         referrers,
+        absent_for,
+        identity,
+        snapshots,
+        restore_source,
+        grants: ctx.grants.clone(),
         hash_key: ctx.hash_key.clone(),
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
+    })
+}
+
+/// What spec.restoreFrom's source is, read now: a cluster snapshot's tags and those of the
+/// cluster it was taken of (while that still exists), or the source cluster's tags.
+async fn restore_source(at: &Location, r: &ClusterRestoreFrom) -> Result<RestoreSource, Error> {
+    let found = |tags, instance_tags| RestoreSource::Found {
+        tags,
+        instance_tags,
+    };
+    if let Some(snapshot) = &r.db_cluster_snapshot_identifier {
+        let Some((s, source)) = at.rds.cluster_snapshot(snapshot).await? else {
+            return Ok(RestoreSource::NotFound);
+        };
+        let source_tags = at.rds.describe_cluster(&source).await?.map(|c| c.tags);
+        return Ok(found(s.tags, source_tags));
+    }
+    let Some(source) = &r.source_db_cluster_identifier else {
+        return Ok(RestoreSource::NotFound);
+    };
+    Ok(match at.rds.describe_cluster(source).await? {
+        Some(c) => found(c.tags, None),
+        None => RestoreSource::NotFound,
     })
 }
 
@@ -231,6 +283,33 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
                 .await?;
             let fields = modification.field_list();
             info!(identifier, fields, "sent changes to RDS cluster");
+        }
+        Step::Restore {
+            identifier,
+            snapshot,
+            spec,
+            tags,
+        } => {
+            rds.restore_cluster(identifier, snapshot, spec, tags)
+                .await?;
+            info!(
+                identifier,
+                snapshot, "restoring RDS cluster from a snapshot"
+            );
+        }
+        Step::RestoreToPointInTime {
+            identifier,
+            source,
+            time,
+            spec,
+            tags,
+        } => {
+            let time = time.as_deref();
+            (rds.restore_cluster_to_point_in_time(identifier, source, time, spec, tags)).await?;
+            info!(
+                identifier,
+                source, time, "restoring RDS cluster to a point in time"
+            );
         }
         Step::AddTags { arn, tags, .. } => rds.add_tags(arn, tags).await?,
         Step::RemoveTags { arn, keys, .. } => rds.remove_tags(arn, keys).await?,
@@ -346,10 +425,9 @@ impl Managed for DBCluster {
         let planned = failure.planned.and_then(|p| p.status.as_ref());
         let ready =
             conditions::ready_after_failure(planned.map(|p| &p.ready), ready, failure.reason);
-        let fields = match planned {
-            Some(p) => p.fields.clone(),
-            None => previous.cloned().unwrap_or_default(),
-        };
+        // What the plan meant to report (a restore under way, say) is not true yet: the fields
+        // stay as last written.
+        let fields = previous.cloned().unwrap_or_default();
         let status = GroupStatus {
             fields,
             ready,

@@ -17,9 +17,11 @@ pub mod controller;
 pub mod drift;
 pub mod observed;
 pub mod plan;
+pub mod restore;
 
 use crate::dbinstance::{
-    Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, Endpoint, SecretKeyReference,
+    Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, Endpoint,
+    OutOfBandDeletionPolicy, SecretKeyReference,
 };
 use crate::managed::crd::{LocalRef, Tag};
 
@@ -79,6 +81,7 @@ use crate::managed::crd::{LocalRef, Tag};
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
     validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
+    validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterSpec {
@@ -216,6 +219,25 @@ pub struct DBClusterSpec {
     )]
     pub final_db_snapshot_identifier: Option<String>,
 
+    /// What to do when the RDS cluster is deleted outside the operator (driftPolicy Correct):
+    /// Restore (default: restore it from the newest cluster snapshot of its own, that is carrying
+    /// this DBCluster's ownership tag; with none, report DeletedOutOfBand and wait) or
+    /// RestoreOrCreateEmpty (with no snapshot, create a new, empty cluster). The absence is
+    /// confirmed by direct reads first, and nothing is created when the operator's account or
+    /// region differs from the cluster's ARN.
+    #[serde(default)]
+    pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
+
+    /// Create the cluster from a cluster snapshot (RestoreDBClusterFromSnapshot) or a point in
+    /// time of another cluster (RestoreDBClusterToPointInTime) instead of empty. Immutable. The
+    /// source must be this namespace's (its ownership tags, or those of the cluster a snapshot
+    /// was taken of) or granted to it (its tag rds.operator.rs/restorable-by, or the operator's
+    /// --grant-restore); otherwise nothing is restored (RestoreSourceNotOwned). The restored
+    /// cluster starts with the source's master password; the spec's is sent once it is
+    /// available.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_from: Option<ClusterRestoreFrom>,
+
     /// Secret to write the connection details to: host (the writer endpoint), readerHost (the
     /// reader endpoint), port, username, password, dbname, engine and uri, plus extraKeys
     /// templates over all of them.
@@ -242,6 +264,40 @@ pub struct DBClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
     pub region: Option<String>,
+}
+
+/// Where a new cluster's data comes from.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.dbClusterSnapshotIdentifier) != has(self.sourceDBClusterIdentifier)").message("set either dbClusterSnapshotIdentifier or sourceDBClusterIdentifier"),
+    validation = kube::core::Rule::new("!has(self.sourceDBClusterIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBClusterIdentifier, set either restoreTime or useLatestRestorableTime: true"),
+    validation = kube::core::Rule::new("has(self.sourceDBClusterIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBClusterIdentifier"),
+)]
+pub struct ClusterRestoreFrom {
+    /// The cluster snapshot to restore: its identifier or ARN.
+    #[serde(
+        default,
+        rename = "dbClusterSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub db_cluster_snapshot_identifier: Option<String>,
+    /// The cluster whose backups to restore from.
+    #[serde(
+        default,
+        rename = "sourceDBClusterIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub source_db_cluster_identifier: Option<String>,
+    /// The time to restore to, RFC 3339 (e.g. 2026-11-30T04:00:00Z).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = kube::core::Rule::new("self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$')").message("restoreTime must be an RFC 3339 time such as 2026-11-30T04:00:00Z"))]
+    pub restore_time: Option<String>,
+    /// Restore to the latest restorable time instead of restoreTime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_latest_restorable_time: Option<bool>,
 }
 
 /// The Aurora engines.
@@ -328,6 +384,10 @@ pub struct DBClusterStatus {
     /// The last difference found between RDS and the spec, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<String>,
+    /// Where the cluster was restored from (spec.restoreFrom, or its own snapshot after an
+    /// out-of-band deletion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored_from: Option<String>,
     /// The final cluster snapshot the deletion asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_snapshot: Option<String>,

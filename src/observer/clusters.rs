@@ -30,6 +30,8 @@ struct State {
     clusters: HashMap<String, ObservedCluster>,
     /// Clusters the operator changed, and when: a listing that started before is stale for them.
     mutated: HashMap<String, Instant>,
+    /// Identifiers direct reads have found absent, since when (cleared when one is found).
+    absent_since: HashMap<String, Instant>,
 }
 
 impl ClusterPoll {
@@ -55,6 +57,25 @@ impl ClusterPoll {
         lock(&self.state)
             .mutated
             .insert(identifier.to_owned(), Instant::now());
+    }
+
+    /// A direct read of this identifier found a cluster, or none.
+    pub fn read_directly(&self, identifier: &str, found: bool) {
+        let mut state = lock(&self.state);
+        if found {
+            state.absent_since.remove(identifier);
+        } else {
+            let since = state.absent_since.entry(identifier.to_owned());
+            since.or_insert_with(Instant::now);
+        }
+    }
+
+    /// How long direct reads have found no cluster with this identifier.
+    pub fn absent_for(&self, identifier: &str) -> Option<Duration> {
+        lock(&self.state)
+            .absent_since
+            .get(identifier)
+            .map(Instant::elapsed)
     }
 
     /// One listing; the snapshot is replaced only when every page was read.

@@ -600,6 +600,7 @@ mod tests {
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
             include_str!("../dbcluster/aws.rs"),
+            include_str!("../dbcluster/restore.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::common::{
     self, Operator, TIMEOUT, is_ready, mariadb_keys, object_condition, secret_data, setup, unique,
-    wait_dbi, wait_object, wait_object_gone,
+    wait_dbi, wait_for, wait_object, wait_object_gone,
 };
 
 const VERSION: &str = "8.0.mysql_aurora.3.08.0";
@@ -313,4 +313,133 @@ async fn a_member_refuses_the_fields_its_cluster_owns_at_apply() {
     // A member as the cluster wants it is accepted.
     let fine = member("m", &unique("aurm"), json!({"promotionTier": 1}));
     (instances.create(&PostParams::default(), &fine).await).expect("a member is accepted");
+}
+
+/// A cluster deleted outside the operator (with a final snapshot, as the console offers) is
+/// restored from that snapshot, its own, once the absence is confirmed: the row written before is
+/// there, read through the Secret, which follows the new cluster's endpoints.
+#[tokio::test]
+async fn an_out_of_band_cluster_deletion_is_restored_from_its_own_final_snapshot() {
+    let (client, ns, _instances, rds) = setup("aurora-oob").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("auro");
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    let real = json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    (clusters
+        .create(&PostParams::default(), &cluster(&id, real))
+        .await)
+        .expect("create");
+    wait_object(&clusters, "coffee", "the cluster Ready", ready).await;
+    let s = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the cluster Secret");
+    let sql =
+        "CREATE TABLE suppliers (name VARCHAR(40)); INSERT INTO suppliers VALUES ('Beans & Co');";
+    let (ok, out) = mariadb_keys(&s, &s["password"], sql);
+    assert!(ok, "{out}");
+
+    let final_snapshot = format!("{id}-console-final");
+    (rds.delete_db_cluster())
+        .db_cluster_identifier(&id)
+        .final_db_snapshot_identifier(&final_snapshot)
+        .send()
+        .await
+        .expect("delete the cluster outside the operator");
+    let c = wait_object(&clusters, "coffee", "the restore", |c| {
+        let status = c.status.as_ref().unwrap();
+        status.restored_from.as_deref() == Some(&format!("cluster snapshot {final_snapshot}"))
+    })
+    .await;
+    let events = common::event_reasons(&client, &ns, "coffee").await;
+    assert!(events.iter().any(|r| r == "Restoring"), "{events:?}");
+    drop(c);
+    wait_object(&clusters, "coffee", "the restored cluster Ready", ready).await;
+    assert_eq!(common::calls(&id, "RestoreDBClusterFromSnapshot"), 1);
+    assert_eq!(
+        common::calls(&id, "CreateDBCluster"),
+        1,
+        "never created empty"
+    );
+    let s = wait_for("the Secret on the restored cluster", TIMEOUT, || async {
+        let s = secret_data(&client, &ns, "coffee-db").await?;
+        let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT name FROM suppliers");
+        (ok && out.contains("Beans & Co")).then_some(s)
+    })
+    .await;
+    assert_eq!(s["username"], "admin");
+    let delete = json!({"spec": {"deletionPolicy": "Delete"}});
+    let _ = (clusters.patch("coffee", &PatchParams::default(), &Patch::Merge(&delete))).await;
+    let _ = clusters.delete("coffee", &DeleteParams::default()).await;
+    wait_object_gone(&clusters, "coffee").await;
+}
+
+/// restoreFrom a point in time of this namespace's cluster: the new cluster has the source's
+/// data, and the spec's own password is sent once it is available (the source's is not kept).
+#[tokio::test]
+async fn a_cluster_is_restored_to_a_point_in_time_of_this_namespaces_cluster() {
+    let (client, ns, _instances, _rds) = setup("aurora-pitr").await;
+    let _operator = Operator::start(&ns);
+    let (source, copy) = (unique("aurp"), unique("aurp-copy"));
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    let real = json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    (clusters
+        .create(&PostParams::default(), &cluster(&source, real))
+        .await)
+        .expect("create");
+    wait_object(&clusters, "coffee", "the source Ready", ready).await;
+    let s = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the source's Secret");
+    let sql =
+        "CREATE TABLE suppliers (name VARCHAR(40)); INSERT INTO suppliers VALUES ('Beans & Co');";
+    let (ok, out) = mariadb_keys(&s, &s["password"], sql);
+    assert!(ok, "{out}");
+
+    common::secret(
+        &client,
+        &ns,
+        "copy-password",
+        "password",
+        "An0ther-Passw0rd",
+    )
+    .await;
+    let mut restored = cluster(
+        &copy,
+        json!({
+            "masterUserPassword": {"name": "copy-password", "key": "password"},
+            "restoreFrom": {"sourceDBClusterIdentifier": source, "useLatestRestorableTime": true},
+            "connectionSecret": {"name": "copy-db"},
+        }),
+    );
+    restored.metadata.name = Some("copy".into());
+    (clusters.create(&PostParams::default(), &restored).await).expect("create the copy");
+    wait_object(&clusters, "copy", "the copy Ready", |c| {
+        ready(c) && c.status.as_ref().unwrap().restored_from.is_some()
+    })
+    .await;
+    assert_eq!(common::calls(&copy, "RestoreDBClusterToPointInTime"), 1);
+    let s = wait_for(
+        "the copy's Secret logs in with the spec's password",
+        TIMEOUT,
+        || async {
+            let s = secret_data(&client, &ns, "copy-db").await?;
+            let (ok, out) = mariadb_keys(&s, "An0ther-Passw0rd", "SELECT name FROM suppliers");
+            (ok && out.contains("Beans & Co")).then_some(s)
+        },
+    )
+    .await;
+    assert_eq!(s["password"], "An0ther-Passw0rd");
+    assert_eq!(
+        common::calls(&copy, "ModifyDBCluster"),
+        1,
+        "the password, sent once"
+    );
+    for name in ["copy", "coffee"] {
+        let delete = json!({"spec": {"deletionPolicy": "Delete"}});
+        let _ = (clusters.patch(name, &PatchParams::default(), &Patch::Merge(&delete))).await;
+        let _ = clusters.delete(name, &DeleteParams::default()).await;
+    }
+    for name in ["copy", "coffee"] {
+        wait_object_gone(&clusters, name).await;
+    }
 }

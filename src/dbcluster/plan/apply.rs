@@ -8,9 +8,10 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::super::observed::ObservedCluster;
+use super::password::{hash_of, managed_password, password, password_refused};
 use super::{
-    ClusterModification, Comparison, Facts, Plan, Step, compare, desired_tags, drift_interval,
-    generated_secret_name, refuse, secrets_owner_referenced, status_plan, uid,
+    ClusterModification, Comparison, Facts, Plan, Step, compare, create, desired_tags,
+    drift_interval, generated_secret_name, refuse, secrets_owner_referenced, status_plan, uid,
 };
 use crate::dbcluster::{ClusterMember, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::connection::{self, ConnectionInfo};
@@ -58,23 +59,14 @@ pub(super) fn plan(f: &Facts) -> Plan {
     let recorded = (cluster.status.as_ref()).is_some_and(|s| s.arn.is_some());
     let owned = (cluster.status.as_ref()).is_some_and(|s| s.owned == Some(true));
     match &f.observed {
-        None if recorded && owned => {
-            plan.requeue = Requeue::After(drift_interval(f));
-            let message = format!(
-                "RDS cluster {identifier} was deleted outside the operator; nothing is created in its \
-                 place: restore it from its final snapshot with a DBCluster's restoreFrom"
-            );
-            let mut plan = refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
-            plan.event(EventType::Warning, "DeletedOutOfBand", "Observe", message);
-            plan
-        }
+        None if recorded && owned => create::absence(f, plan, spec),
         None if recorded => {
             plan.requeue = Requeue::After(drift_interval(f));
             let message =
                 format!("RDS has no cluster {identifier}; nothing is created in its place");
             refuse(plan, f, "NotFound", &message, "NotFound")
         }
-        None => create(f, plan, spec),
+        None => create::first(f, plan, spec),
         Some(o) if !tags::owned_by(&o.tags, &uid(cluster)) => {
             plan.requeue = Requeue::After(drift_interval(f));
             let message = format!(
@@ -85,108 +77,6 @@ pub(super) fn plan(f: &Facts) -> Plan {
         }
         Some(o) => sync(f, plan, &spec, o),
     }
-}
-
-/// The password to send or write; plans the write of a newly generated one. Err: why it cannot
-/// be had (reason, message).
-fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, (&'static str, String)> {
-    match &f.password {
-        PasswordFacts::NotRead | PasswordFacts::Managed(_) => Ok(None),
-        PasswordFacts::Referenced(Err(message)) => {
-            Err(("PasswordSecretUnavailable", message.clone()))
-        }
-        PasswordFacts::Referenced(Ok(p)) => {
-            let engine = f.cluster.spec.engine.as_str();
-            connection::validate_password(engine, p.expose()).map_err(|m| ("InvalidSpec", m))?;
-            Ok(Some(p.clone()))
-        }
-        PasswordFacts::Generated {
-            secret_exists: true,
-            controlled: false,
-            ..
-        } => Err((
-            "PasswordSecretConflict",
-            format!(
-                "a Secret named {} exists and is not this DBCluster's; the operator neither uses \
-                 nor overwrites it: delete or rename it, or set masterUserPassword",
-                generated_secret_name(&f.cluster)
-            ),
-        )),
-        PasswordFacts::Generated {
-            existing: Some(p), ..
-        } => Ok(Some(p.clone())),
-        PasswordFacts::Generated {
-            existing: None,
-            secret_exists,
-            candidate,
-            ..
-        } => {
-            plan.steps.push(Step::WritePasswordSecret {
-                name: generated_secret_name(&f.cluster),
-                password: candidate.clone(),
-                replace: *secret_exists,
-                owner_reference: secrets_owner_referenced(&f.cluster),
-            });
-            Ok(Some(candidate.clone()))
-        }
-    }
-}
-
-fn hash_of(f: &Facts, password: Option<&Sensitive>) -> Option<String> {
-    let uid = uid(&f.cluster);
-    password.map(|p| instance_spec::password_hash(&f.hash_key, &uid, p.expose()))
-}
-
-fn password_refused(plan: Plan, f: &Facts, (reason, message): (&'static str, String)) -> Plan {
-    let mut plan = refuse(plan, f, reason, &message, "PasswordSecret");
-    plan.requeue = match reason {
-        "PasswordSecretUnavailable" => Requeue::Backoff,
-        "InvalidSpec" => Requeue::AwaitChange,
-        _ => Requeue::After(drift_interval(f)),
-    };
-    plan
-}
-
-fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec) -> Plan {
-    let cluster = &f.cluster;
-    let password = match password(f, &mut plan) {
-        Ok(p) => p,
-        Err(problem) => return password_refused(plan, f, problem),
-    };
-    let identifier = cluster.identifier();
-    // Unset, copyTagsToSnapshot is true: the ownership tags on its snapshots make them this
-    // namespace's to restore.
-    spec.copy_tags_to_snapshot.get_or_insert(true);
-    let version = spec
-        .engine_version
-        .clone()
-        .unwrap_or_else(|| "default version".into());
-    plan.steps.push(Step::Create {
-        identifier: identifier.clone(),
-        spec: Box::new(spec),
-        password: password.clone(),
-        tags: desired_tags(cluster),
-    });
-    let note = format!(
-        "creating RDS cluster {identifier} ({} {version})",
-        cluster.spec.engine.as_str()
-    );
-    plan.event(EventType::Normal, "Creating", "Create", note);
-    let fields = DBClusterStatus {
-        db_cluster_identifier: Some(identifier),
-        status: Some("creating".into()),
-        master_user_password_hash: hash_of(f, password.as_ref()),
-        applied_tag_keys: tags::keys(&cluster.spec.tags),
-        owned: Some(true),
-        ..Default::default()
-    };
-    let synced = ConditionPlan::new(
-        true,
-        "Synced",
-        "the RDS cluster is being created from the spec",
-    );
-    plan.status = Some(status_plan(fields, false, synced, true));
-    plan
 }
 
 /// What the status reports of RDS's cluster.
@@ -338,13 +228,6 @@ fn changes(
     plan.event(EventType::Normal, "Updating", "Update", note);
     plan.requeue = Requeue::After(f.intervals.busy);
     ConditionPlan::new(true, "Synced", format!("changes sent to RDS: {changed}"))
-}
-
-fn managed_password(f: &Facts) -> Option<Sensitive> {
-    match &f.password {
-        PasswordFacts::Managed(value) => value.clone(),
-        _ => None,
-    }
 }
 
 /// The tag calls that bring RDS's tags to the desired ones, keeping to the keys the operator

@@ -11,17 +11,22 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 
 use super::observed::ObservedCluster;
-use super::{DBCluster, DBClusterSpec, DBClusterStatus};
+use super::{ClusterRestoreFrom, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::DeletionPolicy;
+use crate::dbinstance::plan::tenancy::{Grants, RestoreSource};
 use crate::dbinstance::plan::{PasswordFacts, Sensitive};
 use crate::managed::crd::has_finalizer;
 use crate::managed::placement::Placement;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
 use crate::managed::tags;
-use crate::rds_state::PollIntervals;
+use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 
 mod apply;
+mod create;
 mod deletion;
+mod password;
+
+pub use create::{Creation, RESTORED_PASSWORD, restore_source};
 
 pub use super::drift::{ClusterModification, Comparison, compare};
 
@@ -41,6 +46,17 @@ pub struct Facts {
     pub subnet_group: Option<Result<String, String>>,
     /// At deletion: the DBInstances of the namespace that are members of this DBCluster.
     pub referrers: Vec<String>,
+    /// How long direct reads have found no cluster with the identifier (None: found, or not
+    /// read directly).
+    pub absent_for: Option<Duration>,
+    /// The operator's AWS account and region there, when the decision needs them.
+    pub identity: Option<AwsIdentity>,
+    /// The cluster snapshots of the identifier, when the decision needs them.
+    pub snapshots: Vec<SnapshotInfo>,
+    /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
+    pub restore_source: Option<RestoreSource>,
+    /// What the operator's settings grant to namespaces.
+    pub grants: Grants,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     pub intervals: PollIntervals,
@@ -93,6 +109,21 @@ pub enum Step {
         name: String,
         owner_reference: bool,
     },
+    /// RestoreDBClusterFromSnapshot, with the spec's settings and our tags.
+    Restore {
+        identifier: String,
+        snapshot: String,
+        spec: Box<DBClusterSpec>,
+        tags: BTreeMap<String, String>,
+    },
+    /// RestoreDBClusterToPointInTime of `source` at `time` (None: the latest restorable time).
+    RestoreToPointInTime {
+        identifier: String,
+        source: String,
+        time: Option<String>,
+        spec: Box<DBClusterSpec>,
+        tags: BTreeMap<String, String>,
+    },
     /// DeleteDBCluster, with a final cluster snapshot when named.
     Delete {
         identifier: String,
@@ -106,6 +137,8 @@ impl Step {
     pub fn mutates(&self) -> Option<&str> {
         match self {
             Step::Create { identifier, .. }
+            | Step::Restore { identifier, .. }
+            | Step::RestoreToPointInTime { identifier, .. }
             | Step::Modify { identifier, .. }
             | Step::AddTags { identifier, .. }
             | Step::RemoveTags { identifier, .. }
@@ -122,6 +155,27 @@ pub fn plan(f: &Facts) -> Plan {
     match f.cluster.metadata.deletion_timestamp.is_some() {
         true => deletion::plan(f),
         false => apply::plan(f),
+    }
+}
+
+/// What the read step fetches besides the cluster, given what it observed: the account, region
+/// and snapshots when ours is gone (an out-of-band deletion), restoreFrom's source when none was
+/// ever observed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    pub gone: bool,
+    pub restore_source: Option<ClusterRestoreFrom>,
+}
+
+pub fn reads(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Reads {
+    let status = cluster.status.as_ref();
+    let recorded = status.is_some_and(|s| s.arn.is_some());
+    let owned = status.is_some_and(|s| s.owned == Some(true));
+    let deleting = cluster.metadata.deletion_timestamp.is_some();
+    let absent = observed.is_none() && !deleting;
+    Reads {
+        gone: absent && recorded && owned,
+        restore_source: (cluster.spec.restore_from.clone()).filter(|_| absent && !recorded),
     }
 }
 

@@ -8,8 +8,15 @@ use super::*;
 use crate::dbcluster::observed::ObservedCluster;
 use crate::dbcluster::{ClusterEngine, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::plan::spec as instance_spec;
-use crate::dbinstance::{ConnectionSecretSpec, DeletionPolicy, DriftPolicy};
+use std::time::Duration;
+
+use crate::dbcluster::ClusterRestoreFrom;
+use crate::dbinstance::plan::tenancy::RestoreSource;
+use crate::dbinstance::{
+    ConnectionSecretSpec, DeletionPolicy, DriftPolicy, OutOfBandDeletionPolicy,
+};
 use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
+use crate::rds_state::{AwsIdentity, SnapshotInfo};
 
 const UID: &str = "uid-1";
 
@@ -43,6 +50,11 @@ fn facts() -> Facts {
         connection_secret: None,
         subnet_group: None,
         referrers: vec![],
+        absent_for: None,
+        identity: None,
+        snapshots: vec![],
+        restore_source: None,
+        grants: Default::default(),
         hash_key: Sensitive::new("key"),
         intervals: PollIntervals::default(),
         placement: Default::default(),
@@ -99,6 +111,59 @@ fn synced() -> Facts {
     f
 }
 
+/// Ours, recorded in status, confirmed gone by direct reads in the account and region it was in;
+/// RDS has another tenant's snapshot of the identifier.
+fn gone() -> Facts {
+    with(synced(), |f| {
+        f.observed = None;
+        f.observed_directly = true;
+        f.absent_for = Some(Duration::from_secs(30));
+        f.identity = Some(AwsIdentity {
+            account: "123456789012".into(),
+            region: "us-east-1".into(),
+            caller_arn: String::new(),
+        });
+        f.snapshots = vec![snapshot("theirs", 9, "someone-else")];
+    })
+}
+
+fn snapshot(name: &str, created: i64, owner: &str) -> SnapshotInfo {
+    SnapshotInfo {
+        identifier: name.into(),
+        kind: "manual".into(),
+        status: "available".into(),
+        created_epoch: created,
+        tags: [(OWNER_TAG.to_owned(), owner.to_owned())].into(),
+        ..Default::default()
+    }
+}
+
+/// A new DBCluster restoring from a cluster snapshot.
+fn restoring() -> Facts {
+    with(facts(), |f| {
+        f.cluster.spec.restore_from = Some(ClusterRestoreFrom {
+            db_cluster_snapshot_identifier: Some("coffee-final".into()),
+            ..Default::default()
+        })
+    })
+}
+
+fn source(tags: &BTreeMap<String, String>) -> RestoreSource {
+    RestoreSource::Found {
+        tags: tags.clone(),
+        instance_tags: None,
+    }
+}
+
+/// The ownership tags of a DBCluster of another namespace.
+fn other_tags() -> BTreeMap<String, String> {
+    [
+        (OWNER_TAG.to_owned(), "uid-2".to_owned()),
+        (OWNER_NAME_TAG.to_owned(), "tea/coffee".to_owned()),
+    ]
+    .into()
+}
+
 fn deleting(mut f: Facts) -> Facts {
     let epoch = k8s_openapi::jiff::Timestamp::UNIX_EPOCH;
     f.cluster.metadata.deletion_timestamp = Some(Time(epoch));
@@ -123,6 +188,8 @@ fn names(p: &Plan) -> Vec<&'static str> {
             Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
             Step::SetSecretOwner { .. } => "SetSecretOwner",
             Step::Delete { .. } => "Delete",
+            Step::Restore { .. } => "Restore",
+            Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::RemoveFinalizer => "RemoveFinalizer",
         })
         .collect()
@@ -175,10 +242,93 @@ fn each_rule_decides_its_steps_and_reason() {
             "IdentifierInUse",
         ),
         (
-            "ours deleted outside the operator: nothing created in its place",
-            with(synced(), |f| f.observed = None),
+            "ours gone, on the shared listing only: confirm first",
+            with(gone(), |f| f.observed_directly = false),
+            vec![],
+            "ConfirmingAbsence",
+        ),
+        (
+            "ours gone, found absent only once: confirm first",
+            with(gone(), |f| f.absent_for = Some(Duration::ZERO)),
+            vec![],
+            "ConfirmingAbsence",
+        ),
+        (
+            "ours gone, no snapshot of its own (another tenant's of the name is not): wait",
+            gone(),
             vec![],
             "DeletedOutOfBand",
+        ),
+        (
+            "ours gone, confirmed: restored from its own newest snapshot",
+            with(gone(), |f| {
+                f.snapshots
+                    .extend([snapshot("old", 1, UID), snapshot("new", 2, UID)])
+            }),
+            vec!["Restore"],
+            "Synced",
+        ),
+        (
+            "ours gone, no own snapshot, RestoreOrCreateEmpty: an empty cluster",
+            with(gone(), |f| {
+                f.cluster.spec.out_of_band_deletion_policy =
+                    OutOfBandDeletionPolicy::RestoreOrCreateEmpty
+            }),
+            vec!["Create"],
+            "Synced",
+        ),
+        (
+            "ours gone, but the operator now looks at another account: nothing created",
+            with(gone(), |f| {
+                f.identity.as_mut().unwrap().account = "210987654321".into()
+            }),
+            vec![],
+            "AccountOrRegionMismatch",
+        ),
+        (
+            "ours gone, driftPolicy Report: only reported",
+            with(gone(), |f| {
+                f.cluster.spec.drift_policy = DriftPolicy::Report
+            }),
+            vec![],
+            "DeletedOutOfBand",
+        ),
+        (
+            "restoreFrom a snapshot of this namespace's: restored",
+            with(restoring(), |f| {
+                f.restore_source = Some(source(&owner_tags()))
+            }),
+            vec!["WritePasswordSecret", "Restore"],
+            "Synced",
+        ),
+        (
+            "restoreFrom another tenant's snapshot: nothing restored",
+            with(restoring(), |f| {
+                f.restore_source = Some(source(&other_tags()))
+            }),
+            vec![],
+            "RestoreSourceNotOwned",
+        ),
+        (
+            "restoreFrom a snapshot not found: nothing restored",
+            with(restoring(), |f| {
+                f.restore_source = Some(RestoreSource::NotFound)
+            }),
+            vec![],
+            "RestoreSourceNotOwned",
+        ),
+        (
+            "restoreFrom a point in time of this namespace's cluster",
+            with(restoring(), |f| {
+                f.cluster.spec.restore_from = Some(ClusterRestoreFrom {
+                    source_db_cluster_identifier: Some("coffee-old".into()),
+                    use_latest_restorable_time: Some(true),
+                    ..Default::default()
+                });
+                f.restore_source = Some(source(&owner_tags()));
+            }),
+            vec!["WritePasswordSecret", "RestoreToPointInTime"],
+            "Synced",
         ),
         (
             "ours, as the spec says: nothing to do",
@@ -457,4 +607,44 @@ fn the_connection_secret_has_the_writer_and_reader_and_is_written_only_when_it_d
     foreign.metadata.annotations = None;
     let foreign = with(f, |f| f.connection_secret = Some(foreign));
     assert_eq!(synced_reason(&plan(&foreign)), "ConnectionSecretConflict");
+}
+
+#[test]
+fn the_newest_own_snapshot_is_restored_and_a_restore_sends_the_spec_password_once_available() {
+    let f = with(gone(), |f| {
+        f.snapshots
+            .extend([snapshot("old", 1, UID), snapshot("new", 2, UID)])
+    });
+    match plan(&f).steps.first() {
+        Some(Step::Restore { snapshot, .. }) => assert_eq!(snapshot, "new"),
+        other => panic!("expected a restore, got {other:?}"),
+    }
+    // Restored from spec.restoreFrom: the first sync sends the spec's password.
+    let p = plan(&with(restoring(), |f| {
+        f.restore_source = Some(source(&owner_tags()))
+    }));
+    let status = p.status.unwrap().fields;
+    assert_eq!(
+        status.master_user_password_hash.as_deref(),
+        Some(RESTORED_PASSWORD)
+    );
+    let restored = with(synced(), |f| {
+        f.cluster.status.as_mut().unwrap().master_user_password_hash =
+            Some(RESTORED_PASSWORD.into());
+    });
+    let p = plan(&restored);
+    match p.steps.first() {
+        Some(Step::Modify {
+            modification,
+            password,
+            ..
+        }) => {
+            assert_eq!(modification.fields(), vec!["masterUserPassword"]);
+            assert_eq!(
+                password.as_ref().map(Sensitive::expose),
+                Some("the-password-1")
+            );
+        }
+        other => panic!("expected the password sent, got {other:?}"),
+    }
 }

@@ -1,0 +1,259 @@
+//! Creating the cluster: new, from spec.restoreFrom (a cluster snapshot or a point in time, only
+//! from a source this namespace owns or was granted), or in place of ours after an out-of-band
+//! deletion. Nothing is created on doubt: the absence is confirmed by direct reads a busy interval
+//! apart, only in the account and region the cluster was in; then its newest own snapshot is
+//! restored, and an empty cluster is created only when the spec opts in.
+
+use kube::ResourceExt;
+use kube::runtime::events::EventType;
+
+use super::password::{hash_of, password, password_refused};
+use super::{Facts, Plan, Step, desired_tags, drift_interval, refuse, status_plan};
+use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
+use crate::dbinstance::plan::tenancy;
+use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
+use crate::managed::plan::{ConditionPlan, Requeue};
+use crate::managed::tags;
+use crate::rds_state::SnapshotInfo;
+
+/// The password hash of a cluster restored from spec.restoreFrom until the spec's password is
+/// sent: it matches no password, so the first sync sends it.
+pub const RESTORED_PASSWORD: &str = "the source's password (restored)";
+
+/// Why a cluster is created.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Creation {
+    New,
+    /// Ours was deleted outside the operator, no snapshot of it exists, and the spec opts in.
+    EmptyInPlaceOfDeleted,
+    /// Ours was deleted outside the operator: restored from its own snapshot.
+    Restore {
+        snapshot: String,
+        note: String,
+    },
+    /// spec.restoreFrom.
+    FromSpec(ClusterRestoreFrom),
+}
+
+/// The source of spec.restoreFrom, in words.
+pub fn restore_source(r: &ClusterRestoreFrom) -> String {
+    match (
+        &r.db_cluster_snapshot_identifier,
+        &r.source_db_cluster_identifier,
+    ) {
+        (Some(snapshot), _) => format!("cluster snapshot {snapshot}"),
+        (None, Some(source)) => match &r.restore_time {
+            Some(t) => format!("cluster {source} at {t}"),
+            None => format!("cluster {source} at its latest restorable time"),
+        },
+        (None, None) => "nothing".into(),
+    }
+}
+
+/// A cluster none was ever observed for: new, or from spec.restoreFrom when its source is this
+/// namespace's own or granted to it, as read in this reconcile.
+pub(super) fn first(f: &Facts, plan: Plan, spec: DBClusterSpec) -> Plan {
+    let Some(r) = f.cluster.spec.restore_from.clone() else {
+        return create(f, plan, spec, Creation::New);
+    };
+    let namespace = f.cluster.namespace().unwrap_or_default();
+    if !tenancy::may_restore(f.restore_source.as_ref(), &namespace, &f.grants) {
+        let mut plan = plan;
+        plan.requeue = Requeue::After(drift_interval(f));
+        let message = format!(
+            "restoreFrom names {}, which is not found, or is neither this namespace's own nor \
+             granted to it (tag {} on it, or the operator's --grant-restore); nothing is restored",
+            restore_source(&r),
+            crate::dbinstance::RESTORABLE_BY_TAG
+        );
+        return refuse(plan, f, "RestoreSourceNotOwned", &message, "NotOwned");
+    }
+    create(f, plan, spec, Creation::FromSpec(r))
+}
+
+/// Our cluster (its ARN in status) is gone from RDS.
+pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
+    let cluster = &f.cluster;
+    let identifier = cluster.identifier();
+    if cluster.spec.drift_policy == DriftPolicy::Report {
+        plan.requeue = Requeue::After(drift_interval(f));
+        let message = format!(
+            "RDS cluster {identifier} was deleted outside the operator; driftPolicy is Report, so \
+             it is not recreated"
+        );
+        return refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
+    }
+    plan.requeue = Requeue::After(f.intervals.busy);
+    if !f.observed_directly || f.absent_for.is_none_or(|d| d < f.intervals.busy) {
+        let message = format!(
+            "RDS has no cluster {identifier}; confirming with another direct read before acting"
+        );
+        return refuse(plan, f, "ConfirmingAbsence", &message, "ConfirmingAbsence");
+    }
+    plan.requeue = Requeue::After(drift_interval(f));
+    let arn = (cluster.status.as_ref())
+        .and_then(|s| s.arn.clone())
+        .unwrap_or_default();
+    if let Err(message) = same_account_and_region(&arn, f) {
+        return refuse(
+            plan,
+            f,
+            "AccountOrRegionMismatch",
+            &message,
+            "AccountOrRegionMismatch",
+        );
+    }
+    let uid = cluster.metadata.uid.clone().unwrap_or_default();
+    let own = (f.snapshots.iter()).filter(|s| tags::owned_by(&s.tags, &uid));
+    if let Some(snapshot) = newest(own) {
+        let note = format!(
+            "RDS cluster {identifier} was deleted outside the operator; restoring it from its \
+             newest snapshot {} ({}, created {})",
+            snapshot.identifier, snapshot.kind, snapshot.created
+        );
+        let snapshot = snapshot.identifier.clone();
+        plan.requeue = Requeue::After(f.intervals.busy);
+        return create(f, plan, spec, Creation::Restore { snapshot, note });
+    }
+    if cluster.spec.out_of_band_deletion_policy == OutOfBandDeletionPolicy::RestoreOrCreateEmpty {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        return create(f, plan, spec, Creation::EmptyInPlaceOfDeleted);
+    }
+    let message = format!(
+        "RDS cluster {identifier} was deleted outside the operator and no snapshot of its own \
+         exists, so nothing is created; restore it, or set outOfBandDeletionPolicy: \
+         RestoreOrCreateEmpty to create an empty cluster"
+    );
+    let mut plan = refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
+    plan.event(EventType::Warning, "DeletedOutOfBand", "Observe", message);
+    plan
+}
+
+/// The account and region of the cluster's ARN must be the operator's own there: otherwise it
+/// looks at another account or region, and absence there proves nothing.
+fn same_account_and_region(arn: &str, f: &Facts) -> Result<(), String> {
+    let parts: Vec<&str> = arn.split(':').collect();
+    let ["arn", _, "rds", region, account, ..] = parts.as_slice() else {
+        return Err(format!(
+            "the cluster's ARN {arn:?} cannot be read; nothing is created"
+        ));
+    };
+    let Some(me) = &f.identity else {
+        return Err("the operator's AWS account is unknown; nothing is created".into());
+    };
+    if me.region != *region || me.account != *account {
+        return Err(format!(
+            "the cluster was in account {account}, region {region}, but the operator now works \
+             in account {}, region {}; nothing is created",
+            me.account, me.region
+        ));
+    }
+    Ok(())
+}
+
+/// The newest available snapshot.
+fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
+    snapshots
+        .filter(|s| s.status == "available")
+        .max_by_key(|s| s.created_epoch)
+}
+
+/// Creates, restores or re-creates the cluster.
+fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> Plan {
+    let cluster = &f.cluster;
+    let password = match password(f, &mut plan) {
+        Ok(p) => p,
+        Err(problem) => return password_refused(plan, f, problem),
+    };
+    let identifier = cluster.identifier();
+    // Unset, copyTagsToSnapshot is true: the ownership tags on its snapshots make them this
+    // namespace's to restore.
+    spec.copy_tags_to_snapshot.get_or_insert(true);
+    let (spec, tags) = (Box::new(spec), desired_tags(cluster));
+    let previous = cluster.status.clone().unwrap_or_default();
+    let mut fields = DBClusterStatus {
+        db_cluster_identifier: Some(identifier.clone()),
+        arn: previous.arn.clone(),
+        status: Some("creating".into()),
+        master_user_password_hash: hash_of(f, password.as_ref()),
+        applied_tag_keys: tags::keys(&cluster.spec.tags),
+        owned: Some(true),
+        ..Default::default()
+    };
+    let (reason, note) = match why {
+        Creation::New | Creation::EmptyInPlaceOfDeleted => {
+            let version = (spec.engine_version.clone()).unwrap_or_else(|| "default version".into());
+            let engine = cluster.spec.engine.as_str();
+            let note = match why {
+                Creation::New => format!("creating RDS cluster {identifier} ({engine} {version})"),
+                _ => format!(
+                    "RDS cluster {identifier} was deleted outside the operator and no snapshot of \
+                     it exists; creating an empty cluster (outOfBandDeletionPolicy \
+                     RestoreOrCreateEmpty)"
+                ),
+            };
+            let password = password.clone();
+            plan.steps.push(Step::Create {
+                identifier,
+                spec,
+                password,
+                tags,
+            });
+            ("Creating", note)
+        }
+        Creation::Restore { snapshot, note } => {
+            // The restored cluster has the snapshot's password, the one last sent: keep its hash,
+            // so a password changed since is sent again.
+            fields.master_user_password_hash = previous.master_user_password_hash.clone();
+            fields.restored_from = Some(format!("cluster snapshot {snapshot}"));
+            plan.steps.push(Step::Restore {
+                identifier,
+                snapshot,
+                spec,
+                tags,
+            });
+            ("Restoring", note)
+        }
+        Creation::FromSpec(r) => {
+            let source = restore_source(&r);
+            fields.restored_from = Some(source.clone());
+            fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+            plan.steps.push(
+                match (
+                    r.db_cluster_snapshot_identifier,
+                    r.source_db_cluster_identifier,
+                ) {
+                    (Some(snapshot), _) => Step::Restore {
+                        identifier: identifier.clone(),
+                        snapshot,
+                        spec,
+                        tags,
+                    },
+                    (None, source_cluster) => Step::RestoreToPointInTime {
+                        identifier: identifier.clone(),
+                        source: source_cluster.unwrap_or_default(),
+                        time: r.restore_time,
+                        spec,
+                        tags,
+                    },
+                },
+            );
+            (
+                "Restoring",
+                format!("restoring RDS cluster {identifier} from {source}"),
+            )
+        }
+    };
+    let type_ = match (reason, &fields.restored_from) {
+        ("Restoring", Some(_)) if previous.arn.is_some() => EventType::Warning,
+        _ => EventType::Normal,
+    };
+    plan.event(type_, reason, "Create", note);
+    let synced = ConditionPlan::new(
+        true,
+        "Synced",
+        "the RDS cluster is being created from the spec",
+    );
+    plan.status = Some(status_plan(fields, false, synced, true));
+    plan
+}

@@ -1,0 +1,156 @@
+//! The cluster snapshots and restores of DBCluster: DescribeDBClusterSnapshots (of an identifier,
+//! or one snapshot), and RestoreDBClusterFromSnapshot / RestoreDBClusterToPointInTime with the
+//! spec's settings RDS takes at restore time.
+
+use std::collections::BTreeMap;
+
+use aws_sdk_rds::operation::describe_db_cluster_snapshots::builders::DescribeDBClusterSnapshotsFluentBuilder;
+use aws_sdk_rds::types::DbClusterSnapshot;
+
+use super::DBClusterSpec;
+use super::aws::scaling;
+use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::rds::{Rds, rds_tags, tag_map};
+use crate::rds_state::SnapshotInfo;
+
+/// The spec's settings RDS takes at restore time, on either restore request (the two builders
+/// share these methods but no trait).
+macro_rules! cluster_restore_settings {
+    ($request:expr, $spec:expr) => {
+        $request
+            .set_port($spec.port)
+            .set_db_subnet_group_name($spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids($spec.vpc_security_group_ids.clone())
+            .set_db_cluster_parameter_group_name($spec.db_cluster_parameter_group_name.clone())
+            .set_kms_key_id($spec.kms_key_id.clone())
+            .set_enable_iam_database_authentication($spec.enable_iam_database_authentication)
+            .set_enable_cloudwatch_logs_exports($spec.enable_cloudwatch_logs_exports.clone())
+            .set_deletion_protection($spec.deletion_protection)
+            .set_copy_tags_to_snapshot($spec.copy_tags_to_snapshot)
+            .set_serverless_v2_scaling_configuration(scaling($spec))
+    };
+}
+
+fn info(s: &DbClusterSnapshot) -> SnapshotInfo {
+    let created = s.snapshot_create_time();
+    SnapshotInfo {
+        identifier: s
+            .db_cluster_snapshot_identifier()
+            .unwrap_or_default()
+            .to_owned(),
+        kind: s.snapshot_type().unwrap_or_default().to_owned(),
+        status: s.status().unwrap_or_default().to_owned(),
+        created: created.map(ToString::to_string).unwrap_or_default(),
+        created_epoch: created.map(|t| t.secs()).unwrap_or_default(),
+        dbi_resource_id: s.db_cluster_resource_id().map(str::to_owned),
+        tags: tag_map(s.tag_list()),
+    }
+}
+
+impl Rds {
+    /// The cluster snapshots (manual and automated) of a cluster identifier, every page counted.
+    pub async fn cluster_snapshots_of(
+        &self,
+        identifier: &str,
+    ) -> Result<Vec<SnapshotInfo>, AwsError> {
+        let request =
+            (self.client.describe_db_cluster_snapshots()).db_cluster_identifier(identifier);
+        Ok((self.cluster_snapshot_pages(request).await?.into_iter())
+            .map(|(s, _)| s)
+            .collect())
+    }
+
+    /// One cluster snapshot by identifier or ARN (shared ones too), with the identifier of the
+    /// cluster it was taken of; None when RDS has none.
+    pub async fn cluster_snapshot(
+        &self,
+        identifier: &str,
+    ) -> Result<Option<(SnapshotInfo, String)>, AwsError> {
+        let request = (self.client.describe_db_cluster_snapshots())
+            .db_cluster_snapshot_identifier(identifier)
+            .include_shared(identifier.starts_with("arn:"));
+        match self.cluster_snapshot_pages(request).await {
+            Ok(found) => Ok(found.into_iter().next()),
+            Err(e) if e.code.starts_with("DBClusterSnapshotNotFound") => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn cluster_snapshot_pages(
+        &self,
+        request: DescribeDBClusterSnapshotsFluentBuilder,
+    ) -> Result<Vec<(SnapshotInfo, String)>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = request.into_paginator().page_size(100).send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBClusterSnapshots", e, None));
+            self.count("DescribeDBClusterSnapshots", &page);
+            all.extend((page?.db_cluster_snapshots().iter()).map(|s| {
+                let cluster = s.db_cluster_identifier().unwrap_or_default().to_owned();
+                (info(s), cluster)
+            }));
+        }
+        Ok(all)
+    }
+
+    /// RestoreDBClusterFromSnapshot with the spec's settings RDS takes at restore time.
+    pub async fn restore_cluster(
+        &self,
+        identifier: &str,
+        snapshot: &str,
+        spec: &DBClusterSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let request = (self.client.restore_db_cluster_from_snapshot())
+            .db_cluster_identifier(identifier)
+            .snapshot_identifier(snapshot)
+            .engine(spec.engine.as_str())
+            .set_engine_version(spec.engine_version.clone());
+        let result = cluster_restore_settings!(request, spec)
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("RestoreDBClusterFromSnapshot", e, None));
+        self.count("RestoreDBClusterFromSnapshot", &result);
+        result.map(|_| ())
+    }
+
+    /// RestoreDBClusterToPointInTime of `source` at `time` (RFC 3339; None: the latest
+    /// restorable time), with the spec's settings RDS takes at restore time.
+    pub async fn restore_cluster_to_point_in_time(
+        &self,
+        identifier: &str,
+        source: &str,
+        time: Option<&str>,
+        spec: &DBClusterSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let restore_time = match time {
+            None => None,
+            Some(t) => Some(
+                aws_smithy_types::DateTime::from_str(
+                    t,
+                    aws_smithy_types::date_time::Format::DateTime,
+                )
+                .map_err(|e| AwsError {
+                    operation: "RestoreDBClusterToPointInTime",
+                    class: ErrorClass::InvalidInput,
+                    code: "InvalidRestoreTime".into(),
+                    message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
+                })?,
+            ),
+        };
+        let request = (self.client.restore_db_cluster_to_point_in_time())
+            .db_cluster_identifier(identifier)
+            .source_db_cluster_identifier(source)
+            .set_restore_to_time(restore_time)
+            .set_use_latest_restorable_time(time.is_none().then_some(true));
+        let result = cluster_restore_settings!(request, spec)
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("RestoreDBClusterToPointInTime", e, None));
+        self.count("RestoreDBClusterToPointInTime", &result);
+        result.map(|_| ())
+    }
+}
