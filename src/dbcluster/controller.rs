@@ -12,11 +12,12 @@ use kube::{Resource, ResourceExt};
 use tracing::info;
 
 use super::aws::CreateCluster;
+use super::observed::ObservedCluster;
 use super::plan::{self, Facts, Plan, Step};
 use super::{ClusterRestoreFrom, DBCluster, DBClusterStatus};
 use crate::context::Context;
+use crate::dbinstance::plan::PlannedEvent;
 use crate::dbinstance::plan::tenancy::RestoreSource;
-use crate::dbinstance::plan::{PasswordRead, PlannedEvent};
 use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
@@ -86,21 +87,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let intervals = at.observer.intervals;
     let identifier = cluster.identifier();
     let deleting = cluster.metadata.deletion_timestamp.is_some();
-    let polled = match (deleting, plan::direct_read(cluster)) {
-        (true, true) => None,
-        (true, false) => Some(None),
-        (false, _) => (at.observer.clusters.cluster(&identifier, intervals.settled)).map(Some),
-    };
-    let (observed, observed_directly) = match polled {
-        Some(observed) => (observed, false),
-        None => {
-            let found = at.rds.describe_cluster(&identifier).await?;
-            at.observer
-                .clusters
-                .read_directly(&identifier, found.is_some());
-            (found, true)
-        }
-    };
+    let (observed, observed_directly) = observe(cluster, at).await?;
     let absent_for = (observed_directly && observed.is_none())
         .then(|| at.observer.clusters.absent_for(&identifier))
         .flatten();
@@ -117,23 +104,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         None => None,
     };
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let read = match (&cluster.spec, deleting) {
-        (_, true) => PasswordRead::None,
-        (spec, _) if spec.manage_master_user_password == Some(true) => PasswordRead::Managed {
-            secret_arn: observed
-                .as_ref()
-                .and_then(|o| o.master_user_secret_arn.clone()),
-        },
-        (spec, _) => match &spec.master_user_password {
-            Some(r) => PasswordRead::Referenced {
-                name: r.name.clone(),
-                key: r.key.clone(),
-            },
-            None => PasswordRead::Generated {
-                name: plan::generated_secret_name(cluster),
-            },
-        },
-    };
+    let read = plan::password_read(cluster, observed.as_ref());
     let password = crate::dbinstance::read::password(cluster, at, &api, read).await?;
     let connection_secret = match (&cluster.spec.connection_secret, &observed) {
         (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
@@ -166,6 +137,33 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
+    })
+}
+
+/// The cluster: from the shared listing where it may serve, else (and always at deletion) by a
+/// DescribeDBClusters of its own; whether it was read directly.
+async fn observe(
+    cluster: &DBCluster,
+    at: &Location,
+) -> Result<(Option<ObservedCluster>, bool), Error> {
+    let identifier = cluster.identifier();
+    let polled = match (
+        cluster.metadata.deletion_timestamp.is_some(),
+        plan::direct_read(cluster),
+    ) {
+        (true, true) => None,
+        (true, false) => Some(None),
+        (false, _) => (at.observer.clusters)
+            .cluster(&identifier, at.observer.intervals.settled)
+            .map(Some),
+    };
+    Ok(match polled {
+        Some(observed) => (observed, false),
+        None => {
+            let found = at.rds.describe_cluster(&identifier).await?;
+            (at.observer.clusters).read_directly(&identifier, found.is_some());
+            (found, true)
+        }
     })
 }
 

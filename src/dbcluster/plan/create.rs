@@ -182,16 +182,7 @@ fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> 
     };
     let (reason, note) = match why {
         Creation::New | Creation::EmptyInPlaceOfDeleted => {
-            let version = (spec.engine_version.clone()).unwrap_or_else(|| "default version".into());
-            let engine = cluster.spec.engine.as_str();
-            let note = match why {
-                Creation::New => format!("creating RDS cluster {identifier} ({engine} {version})"),
-                _ => format!(
-                    "RDS cluster {identifier} was deleted outside the operator and no snapshot of \
-                     it exists; creating an empty cluster (outOfBandDeletionPolicy \
-                     RestoreOrCreateEmpty)"
-                ),
-            };
+            let note = creating_note(f, &why);
             let password = password.clone();
             plan.steps.push(Step::Create {
                 identifier,
@@ -217,36 +208,18 @@ fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> 
         Creation::FromSpec(r) => {
             let source = restore_source(&r);
             fields.restored_from = Some(source.clone());
+            // RDS has the source's password: a hash that matches none makes the first sync send
+            // the spec's.
             fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
-            plan.steps.push(
-                match (
-                    r.db_cluster_snapshot_identifier,
-                    r.source_db_cluster_identifier,
-                ) {
-                    (Some(snapshot), _) => Step::Restore {
-                        identifier: identifier.clone(),
-                        snapshot,
-                        spec,
-                        tags,
-                    },
-                    (None, source_cluster) => Step::RestoreToPointInTime {
-                        identifier: identifier.clone(),
-                        source: source_cluster.unwrap_or_default(),
-                        time: r.restore_time,
-                        spec,
-                        tags,
-                    },
-                },
-            );
-            (
-                "Restoring",
-                format!("restoring RDS cluster {identifier} from {source}"),
-            )
+            let note = format!("restoring RDS cluster {identifier} from {source}");
+            plan.steps.push(from_spec(identifier, r, spec, tags));
+            ("Restoring", note)
         }
     };
-    let type_ = match (reason, &fields.restored_from) {
-        ("Restoring", Some(_)) if previous.arn.is_some() => EventType::Warning,
-        _ => EventType::Normal,
+    // In place of ours, deleted outside the operator: a warning.
+    let type_ = match previous.arn.is_some() {
+        true => EventType::Warning,
+        false => EventType::Normal,
     };
     plan.event(type_, reason, "Create", note);
     let synced = ConditionPlan::new(
@@ -256,4 +229,46 @@ fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> 
     );
     plan.status = Some(status_plan(fields, false, synced, true));
     plan
+}
+
+fn creating_note(f: &Facts, why: &Creation) -> String {
+    let identifier = f.cluster.identifier();
+    let version = (f.cluster.spec.engine_version.as_deref()).unwrap_or("default version");
+    match why {
+        Creation::EmptyInPlaceOfDeleted => format!(
+            "RDS cluster {identifier} was deleted outside the operator and no snapshot of it \
+             exists; creating an empty cluster (outOfBandDeletionPolicy RestoreOrCreateEmpty)"
+        ),
+        _ => {
+            let engine = f.cluster.spec.engine.as_str();
+            format!("creating RDS cluster {identifier} ({engine} {version})")
+        }
+    }
+}
+
+/// The restore spec.restoreFrom asks for.
+fn from_spec(
+    identifier: String,
+    r: ClusterRestoreFrom,
+    spec: Box<DBClusterSpec>,
+    tags: std::collections::BTreeMap<String, String>,
+) -> Step {
+    match (
+        r.db_cluster_snapshot_identifier,
+        r.source_db_cluster_identifier,
+    ) {
+        (Some(snapshot), _) => Step::Restore {
+            identifier,
+            snapshot,
+            spec,
+            tags,
+        },
+        (None, source) => Step::RestoreToPointInTime {
+            identifier,
+            source: source.unwrap_or_default(),
+            time: r.restore_time,
+            spec,
+            tags,
+        },
+    }
 }

@@ -14,7 +14,7 @@ use super::observed::ObservedCluster;
 use super::{ClusterRestoreFrom, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::DeletionPolicy;
 use crate::dbinstance::plan::tenancy::{Grants, RestoreSource};
-use crate::dbinstance::plan::{PasswordFacts, Sensitive};
+use crate::dbinstance::plan::{PasswordFacts, PasswordRead, Sensitive};
 use crate::managed::crd::has_finalizer;
 use crate::managed::placement::Placement;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
@@ -176,6 +176,27 @@ pub fn reads(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Reads {
     Reads {
         gone: absent && recorded && owned,
         restore_source: (cluster.spec.restore_from.clone()).filter(|_| absent && !recorded),
+    }
+}
+
+/// Which master password the read step fetches: none at deletion.
+pub fn password_read(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> PasswordRead {
+    let spec = &cluster.spec;
+    if cluster.metadata.deletion_timestamp.is_some() {
+        return PasswordRead::None;
+    }
+    if spec.manage_master_user_password == Some(true) {
+        let secret_arn = observed.and_then(|o| o.master_user_secret_arn.clone());
+        return PasswordRead::Managed { secret_arn };
+    }
+    match &spec.master_user_password {
+        Some(r) => PasswordRead::Referenced {
+            name: r.name.clone(),
+            key: r.key.clone(),
+        },
+        None => PasswordRead::Generated {
+            name: generated_secret_name(cluster),
+        },
     }
 }
 
