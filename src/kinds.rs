@@ -10,6 +10,7 @@ use tracing::info;
 use crate::awsaccount::AWSAccount;
 use crate::context::Context;
 use crate::dbcluster::DBCluster;
+use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
@@ -42,6 +43,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBSubnetGroup>(),
     register::<DBParameterGroup>(),
     register::<DBCluster>(),
+    register::<DBClusterParameterGroup>(),
     register::<AWSAccount>(),
 ];
 

@@ -17,6 +17,7 @@ pub mod awsaccount;
 pub mod budget;
 pub mod context;
 pub mod dbcluster;
+pub mod dbclusterparametergroup;
 pub mod dbinstance;
 pub mod dbparametergroup;
 pub mod dbsubnetgroup;

@@ -16,6 +16,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   ModifyDBSubnetGroup keeps the group (moto loses it);
 * DB parameter groups have engine default catalogs, resets, and ``pending-reboot`` until a
   RebootDBInstance: see ``parameters.py``;
+* DB cluster parameter groups have the same, with ``pending-reboot`` on the clusters' members:
+  see ``cluster_parameters.py``;
 * after every mutating RDS call, the EventBridge event CloudTrail would send goes on moto's event
   bus: see ``cloudtrail.py``;
 * Performance Insights, the network type, the lifecycle support and the certificate details are
@@ -56,7 +58,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import cloudtrail, clusters, engines, features, parameters, tagging, trust
+from . import cloudtrail, cluster_parameters, clusters, engines, features, parameters, tagging, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -392,6 +394,7 @@ def install() -> None:
     trust.install()
     tagging.install()
     parameters.install(LOCK, CONFIG, _start_phase, _purge_deleted)
+    cluster_parameters.install(LOCK)
     Backend.modify_db_subnet_group = modify_db_subnet_group
     Backend.delete_subnet_group = delete_subnet_group
     Backend.create_db_snapshot = create_db_snapshot

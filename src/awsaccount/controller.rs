@@ -13,6 +13,7 @@ use super::plan::{self, Facts, Plan, Step};
 use super::{AWSAccount, AWSAccountStatus};
 use crate::context::Context;
 use crate::dbcluster::DBCluster;
+use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
@@ -51,6 +52,7 @@ impl Managed for AWSAccount {
         let controller = wakes_accounts::<DBInstance>(controller, ctx);
         let controller = wakes_accounts::<DBSubnetGroup>(controller, ctx);
         let controller = wakes_accounts::<DBCluster>(controller, ctx);
+        let controller = wakes_accounts::<DBClusterParameterGroup>(controller, ctx);
         wakes_accounts::<DBParameterGroup>(controller, ctx)
     }
 
@@ -73,6 +75,7 @@ impl Managed for AWSAccount {
         users.extend(users_of::<DBSubnetGroup>(ctx, &name).await?);
         users.extend(users_of::<DBParameterGroup>(ctx, &name).await?);
         users.extend(users_of::<DBCluster>(ctx, &name).await?);
+        users.extend(users_of::<DBClusterParameterGroup>(ctx, &name).await?);
         Ok(Facts {
             account: self.clone(),
             reached,

@@ -120,6 +120,12 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         true => members(ctx, cluster, &namespace).await?,
         false => Vec::new(),
     };
+    let member_states = (observed.iter().flat_map(|o| &o.members))
+        .filter_map(|m| {
+            let found = at.observer.last_polled(&m.identifier)?.instance?;
+            Some((m.identifier.clone(), found.status))
+        })
+        .collect();
     Ok(Facts {
         cluster: cluster.clone(),
         observed,
@@ -133,6 +139,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         snapshots,
         restore_source,
         grants: ctx.grants.clone(),
+        member_states,
         hash_key: ctx.hash_key.clone(),
         intervals,
         placement: located.placement.clone(),
@@ -282,6 +289,35 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             let fields = modification.field_list();
             info!(identifier, fields, "sent changes to RDS cluster");
         }
+        Step::Restore { .. } | Step::RestoreToPointInTime { .. } => restore(rds, step).await?,
+        Step::RebootMember { identifier, .. } => {
+            // The member's state is unknown until it is read again.
+            observer.mutated(identifier);
+            rds.reboot(identifier).await?;
+            info!(
+                identifier,
+                "rebooting a cluster member for static parameter changes"
+            );
+        }
+        Step::AddTags { arn, tags, .. } => rds.add_tags(arn, tags).await?,
+        Step::RemoveTags { arn, keys, .. } => rds.remove_tags(arn, keys).await?,
+        Step::Delete {
+            identifier,
+            final_snapshot,
+        } => {
+            rds.delete_cluster(identifier, final_snapshot.as_deref())
+                .await?;
+            info!(identifier, final_snapshot, "deleting RDS cluster");
+        }
+        // Kubernetes steps are run by `act`.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A restore, from a cluster snapshot or to a point in time.
+async fn restore(rds: &crate::rds::Rds, step: &Step) -> Result<(), Error> {
+    match step {
         Step::Restore {
             identifier,
             snapshot,
@@ -309,17 +345,6 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
                 source, time, "restoring RDS cluster to a point in time"
             );
         }
-        Step::AddTags { arn, tags, .. } => rds.add_tags(arn, tags).await?,
-        Step::RemoveTags { arn, keys, .. } => rds.remove_tags(arn, keys).await?,
-        Step::Delete {
-            identifier,
-            final_snapshot,
-        } => {
-            rds.delete_cluster(identifier, final_snapshot.as_deref())
-                .await?;
-            info!(identifier, final_snapshot, "deleting RDS cluster");
-        }
-        // Kubernetes steps are run by `act`.
         _ => {}
     }
     Ok(())

@@ -21,7 +21,7 @@ pub mod restore;
 
 use crate::dbinstance::{
     Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, Endpoint,
-    OutOfBandDeletionPolicy, SecretKeyReference,
+    OutOfBandDeletionPolicy, PendingRebootPolicy, SecretKeyReference,
 };
 use crate::managed::crd::{LocalRef, Tag};
 
@@ -243,6 +243,14 @@ pub struct DBClusterSpec {
     /// templates over all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<ConnectionSecretSpec>,
+
+    /// What to do when members wait for a reboot to take static changes of the cluster
+    /// parameter group (DBClusterMembers shows them pending-reboot): Report (default: only
+    /// report it, reason PendingReboot), Reboot (reboot them at once, one at a time, readers
+    /// first and the writer last, each once all members are available) or MaintenanceWindow (the
+    /// same, during the cluster's preferred maintenance window).
+    #[serde(default)]
+    pub pending_reboot_policy: PendingRebootPolicy,
 
     /// Apply changes now (default) or in the next maintenance window.
     #[serde(default, skip_serializing_if = "Option::is_none")]

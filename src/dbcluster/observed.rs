@@ -34,8 +34,8 @@ pub struct ObservedCluster {
     pub serverless_v2: Option<(f64, f64)>,
     pub tags: BTreeMap<String, String>,
     pub pending_modified_values: BTreeMap<String, String>,
-    /// The cluster's instances: identifier, and whether it is the writer.
-    pub members: Vec<(String, bool)>,
+    /// The cluster's instances as DBClusterMembers lists them.
+    pub members: Vec<ObservedMember>,
     pub master_user_secret_arn: Option<String>,
 }
 
@@ -78,12 +78,25 @@ impl From<&DbCluster> for ObservedCluster {
             pending_modified_values: pending,
             members: (c.db_cluster_members().iter())
                 .filter_map(|m| {
-                    let id = m.db_instance_identifier()?.to_owned();
-                    Some((id, m.is_cluster_writer().unwrap_or(false)))
+                    Some(ObservedMember {
+                        identifier: m.db_instance_identifier()?.to_owned(),
+                        writer: m.is_cluster_writer().unwrap_or(false),
+                        parameter_status: s(m.db_cluster_parameter_group_status()),
+                    })
                 })
                 .collect(),
             master_user_secret_arn: (c.master_user_secret())
                 .and_then(|s| s.secret_arn().map(str::to_owned)),
         }
     }
+}
+
+/// An instance of the cluster, as DBClusterMembers lists it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedMember {
+    pub identifier: String,
+    /// The writer (true) or a reader.
+    pub writer: bool,
+    /// in-sync, pending-reboot, applying.
+    pub parameter_status: Option<String>,
 }

@@ -13,7 +13,7 @@ const GROUP_NOT_FOUND: &str = "DBParameterGroupNotFound";
 /// One parameter to set or reset: name, value (None: reset), apply method.
 pub type Change = (String, Option<String>, String);
 
-fn parameter(change: &Change) -> aws_sdk_rds::types::Parameter {
+pub(crate) fn parameter(change: &Change) -> aws_sdk_rds::types::Parameter {
     let (name, value, method) = change;
     aws_sdk_rds::types::Parameter::builder()
         .parameter_name(name)

@@ -14,13 +14,29 @@ use crate::rds_state::Catalog;
 pub struct Catalogs(Mutex<HashMap<String, Arc<Catalog>>>);
 
 impl Catalogs {
-    /// RDS's catalog of a parameter group family, read once.
+    /// RDS's catalog of a DB parameter group family, read once.
     pub async fn get(&self, rds: &Rds, family: &str) -> Result<Arc<Catalog>, AwsError> {
-        if let Some(c) = lock(&self.0).get(family) {
+        self.get_of(rds, family, false).await
+    }
+
+    /// RDS's catalog of a family for DB parameter groups, or (`cluster`) for DB cluster parameter
+    /// groups (DescribeEngineDefaultClusterParameters): the same family name has one of each.
+    pub async fn get_of(
+        &self,
+        rds: &Rds,
+        family: &str,
+        cluster: bool,
+    ) -> Result<Arc<Catalog>, AwsError> {
+        let key = format!("{}{family}", if cluster { "cluster:" } else { "" });
+        if let Some(c) = lock(&self.0).get(&key) {
             return Ok(c.clone());
         }
-        let catalog = Arc::new(rds.parameter_catalog(family).await?);
-        lock(&self.0).insert(family.to_owned(), catalog.clone());
+        let catalog = match cluster {
+            true => rds.cluster_parameter_catalog(family).await?,
+            false => rds.parameter_catalog(family).await?,
+        };
+        let catalog = Arc::new(catalog);
+        lock(&self.0).insert(key, catalog.clone());
         Ok(catalog)
     }
 }

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 use crate::managed::crd::Tag;
+use crate::managed::groups::Group;
 
 /// An RDS DB parameter group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -127,6 +128,52 @@ pub struct ObservedParameterGroup {
 }
 
 pub use crate::rds_state::{Catalog, ParameterInfo};
+
+/// What the plan of a parameter group reports besides its conditions: the same for both kinds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    pub name: String,
+    pub arn: Option<String>,
+    pub applied_parameters: Vec<String>,
+    pub applied_tag_keys: Vec<String>,
+}
+
+/// A kind of parameter group: DB (`DBParameterGroup`) or DB cluster (`DBClusterParameterGroup`).
+/// Both are planned by the same rules (`plan.rs`) over their family's catalog.
+pub trait ParameterGroupKind:
+    Group<Observed = ObservedParameterGroup, Extra = std::sync::Arc<Catalog>, Own = plan::Own>
+{
+    fn family(&self) -> &str;
+    fn description(&self) -> &str;
+    fn parameters(&self) -> &BTreeMap<String, String>;
+    fn applied_parameters(status: &Self::Status) -> &[String];
+    /// The kind's status with these fields (conditions are the skeleton's).
+    fn status_of(fields: Fields) -> Self::Status;
+}
+
+impl ParameterGroupKind for DBParameterGroup {
+    fn family(&self) -> &str {
+        &self.spec.family
+    }
+    fn description(&self) -> &str {
+        &self.spec.description
+    }
+    fn parameters(&self) -> &BTreeMap<String, String> {
+        &self.spec.parameters
+    }
+    fn applied_parameters(status: &DBParameterGroupStatus) -> &[String] {
+        &status.applied_parameters
+    }
+    fn status_of(f: Fields) -> DBParameterGroupStatus {
+        DBParameterGroupStatus {
+            db_parameter_group_name: Some(f.name),
+            arn: f.arn,
+            applied_parameters: f.applied_parameters,
+            applied_tag_keys: f.applied_tag_keys,
+            ..Default::default()
+        }
+    }
+}
 
 impl DBParameterGroup {
     /// The RDS name: spec.dbParameterGroupName or metadata.name, lower-cased as RDS stores it.

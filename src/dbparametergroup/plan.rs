@@ -6,17 +6,18 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::managed::groups;
+use crate::managed::groups::{self, Group};
 use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
 use crate::managed::tags;
 
 use super::aws::Change;
-use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
+use super::{Catalog, DBParameterGroup, Fields, ObservedParameterGroup, ParameterGroupKind};
 
 /// RDS takes at most this many parameters in one ModifyDBParameterGroup or ResetDBParameterGroup.
 pub const PER_CALL: usize = 20;
 
-/// Everything a decision needs.
+/// Everything a decision needs (of a DB parameter group; a DB cluster parameter group's are
+/// `groups::Facts<DBClusterParameterGroup>`, planned by the same rules).
 pub type Facts = groups::Facts<DBParameterGroup>;
 
 /// A call only this kind makes.
@@ -39,7 +40,12 @@ pub type Step = groups::Step<Own>;
 
 pub type Plan = groups::GroupPlan<DBParameterGroup>;
 
-fn status(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: ConditionPlan) {
+fn status<K: ParameterGroupKind>(
+    plan: &mut groups::GroupPlan<K>,
+    fields: Fields,
+    ready: bool,
+    synced: ConditionPlan,
+) {
     let ready = match ready {
         true => ConditionPlan::new(
             true,
@@ -50,7 +56,7 @@ fn status(plan: &mut Plan, fields: DBParameterGroupStatus, ready: bool, synced: 
     };
     // RDS reports no state of a parameter group: Reconciling follows Synced alone.
     plan.status = Some(GroupStatus {
-        fields,
+        fields: K::status_of(fields),
         ready,
         synced,
         busy: false,
@@ -66,15 +72,15 @@ pub fn apply_method(catalog: &Catalog, parameter: &str) -> &'static str {
     }
 }
 
-/// The one decision of a reconcile.
-pub fn plan(f: &Facts) -> Plan {
+/// The one decision of a reconcile, for either kind of parameter group.
+pub fn plan<K: ParameterGroupKind>(f: &groups::Facts<K>) -> groups::GroupPlan<K> {
     groups::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 /// Parameters the catalog does not know, or says cannot be changed.
-fn refused(f: &Facts) -> Option<String> {
+fn refused<K: ParameterGroupKind>(f: &groups::Facts<K>) -> Option<String> {
     let g = &f.group;
-    let unknown: Vec<&str> = (g.spec.parameters.keys())
+    let unknown: Vec<&str> = (g.parameters().keys())
         .filter(|k| !f.extra.contains_key(*k))
         .map(String::as_str)
         .collect();
@@ -82,63 +88,63 @@ fn refused(f: &Facts) -> Option<String> {
         return Some(format!(
             "RDS knows no parameter {} in family {}",
             unknown.join(", "),
-            g.spec.family
+            g.family()
         ));
     }
-    let fixed: Vec<&str> = (g.spec.parameters.keys())
+    let fixed: Vec<&str> = (g.parameters().keys())
         .filter(|k| f.extra.get(*k).is_some_and(|p| !p.modifiable))
         .map(String::as_str)
         .collect();
     (!fixed.is_empty()).then(|| format!("RDS does not let {} be changed", fixed.join(", ")))
 }
 
-fn apply(
-    f: &Facts,
-    mut plan: Plan,
+fn apply<K: ParameterGroupKind>(
+    f: &groups::Facts<K>,
+    mut plan: groups::GroupPlan<K>,
     desired_tags: std::collections::BTreeMap<String, String>,
-) -> Plan {
+) -> groups::GroupPlan<K> {
     let g = &f.group;
-    let name = g.group_name();
-    let previous = g.status.clone().unwrap_or_default();
-    let mut fields = DBParameterGroupStatus {
-        db_parameter_group_name: Some(name.clone()),
+    let name = g.rds_name_of();
+    let previous = Group::status(g).cloned().unwrap_or_default();
+    let mut fields = Fields {
+        name: name.clone(),
         arn: f.observed.as_ref().and_then(|o| o.arn.clone()),
-        applied_parameters: previous.applied_parameters.clone(),
-        applied_tag_keys: previous.applied_tag_keys.clone(),
-        ..Default::default()
+        applied_parameters: K::applied_parameters(&previous).to_vec(),
+        applied_tag_keys: K::applied_tag_keys(&previous).to_vec(),
     };
     if let Some(message) = refused(f) {
         plan.requeue = Requeue::AwaitChange;
         // Counted as DBInstance counts a spec it refuses.
         plan.refusal = Some("InvalidSpec");
-        return refuse(plan, fields, "InvalidParameters", message);
+        return refuse::<K>(plan, fields, "InvalidParameters", message);
     }
     let empty = ObservedParameterGroup::default();
     let observed = match &f.observed {
         None => {
-            plan.steps.push(Step::Own(Own::Create {
+            plan.steps.push(groups::Step::Own(Own::Create {
                 name: name.clone(),
-                family: g.spec.family.clone(),
-                description: g.spec.description.clone(),
+                family: g.family().to_owned(),
+                description: g.description().to_owned(),
                 tags: desired_tags.clone(),
             }));
             plan.event(
                 EventType::Normal,
                 "Creating",
                 "Create",
-                format!("creating DB parameter group {name}"),
+                format!("creating {} {name}", K::WHAT),
             );
-            fields.applied_tag_keys = tags::keys(&g.spec.tags);
+            fields.applied_tag_keys = tags::keys(g.spec_tags());
             &empty
         }
         Some(o) if !groups::owned(g, &o.tags) => {
             let message = groups::name_in_use(g);
             fields.arn = None;
-            return refuse(plan, fields, "NameInUse", message);
+            return refuse::<K>(plan, fields, "NameInUse", message);
         }
         Some(o) => o,
     };
-    let mut changed = parameter_steps(f, observed, &previous.applied_parameters, &mut plan);
+    let applied = fields.applied_parameters.clone();
+    let mut changed = parameter_steps(f, observed, &applied, &mut plan);
     if f.observed.is_some() {
         let (tags_changed, applied) = groups::retag(
             &mut plan,
@@ -149,14 +155,19 @@ fn apply(
         changed.extend(tags_changed);
         fields.applied_tag_keys = applied;
     }
-    fields.applied_parameters = g.spec.parameters.keys().cloned().collect();
+    fields.applied_parameters = g.parameters().keys().cloned().collect();
     finish(f, plan, fields, &changed)
 }
 
 /// Refused before any call: Synced=False with `reason`, and a Warning Event.
-fn refuse(mut plan: Plan, fields: DBParameterGroupStatus, reason: &str, message: String) -> Plan {
+fn refuse<K: ParameterGroupKind>(
+    mut plan: groups::GroupPlan<K>,
+    fields: Fields,
+    reason: &str,
+    message: String,
+) -> groups::GroupPlan<K> {
     plan.event(EventType::Warning, reason, "Reconcile", message.clone());
-    status(
+    status::<K>(
         &mut plan,
         fields,
         false,
@@ -168,15 +179,15 @@ fn refuse(mut plan: Plan, fields: DBParameterGroupStatus, reason: &str, message:
 /// The parameters to set (differing from the spec) and to reset (set by the operator before, and
 /// gone from the spec), each by the apply method of RDS's catalog, PER_CALL to a call; what
 /// changes, in words.
-fn parameter_steps(
-    f: &Facts,
+fn parameter_steps<K: ParameterGroupKind>(
+    f: &groups::Facts<K>,
     observed: &ObservedParameterGroup,
     applied: &[String],
-    plan: &mut Plan,
+    plan: &mut groups::GroupPlan<K>,
 ) -> Vec<String> {
     let g = &f.group;
-    let name = g.group_name();
-    let sets: Vec<Change> = (g.spec.parameters.iter())
+    let name = g.rds_name_of();
+    let sets: Vec<Change> = (g.parameters().iter())
         .filter(|(k, v)| observed.parameters.get(*k) != Some(v))
         .map(|(k, v)| {
             (
@@ -187,17 +198,17 @@ fn parameter_steps(
         })
         .collect();
     let resets: Vec<Change> = (applied.iter())
-        .filter(|k| !g.spec.parameters.contains_key(*k) && observed.parameters.contains_key(*k))
+        .filter(|k| !g.parameters().contains_key(*k) && observed.parameters.contains_key(*k))
         .map(|k| (k.clone(), None, apply_method(&f.extra, k).to_owned()))
         .collect();
     for chunk in sets.chunks(PER_CALL) {
-        plan.steps.push(Step::Own(Own::Modify {
+        plan.steps.push(groups::Step::Own(Own::Modify {
             name: name.clone(),
             changes: chunk.to_vec(),
         }));
     }
     for chunk in resets.chunks(PER_CALL) {
-        plan.steps.push(Step::Own(Own::Reset {
+        plan.steps.push(groups::Step::Own(Own::Reset {
             name: name.clone(),
             changes: chunk.to_vec(),
         }));
@@ -220,10 +231,15 @@ fn parameter_steps(
 
 /// The status once the steps are planned: Synced when nothing changes, else Updating (Ready once
 /// the group exists), looked at again soon.
-fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[String]) -> Plan {
+fn finish<K: ParameterGroupKind>(
+    f: &groups::Facts<K>,
+    mut plan: groups::GroupPlan<K>,
+    fields: Fields,
+    changed: &[String],
+) -> groups::GroupPlan<K> {
     if changed.is_empty() && f.observed.is_some() {
-        let message = "the DB parameter group matches the spec".to_owned();
-        status(
+        let message = format!("the {} matches the spec", K::WHAT);
+        status::<K>(
             &mut plan,
             fields,
             true,
@@ -240,7 +256,7 @@ fn finish(f: &Facts, mut plan: Plan, fields: DBParameterGroupStatus, changed: &[
     }
     plan.requeue = Requeue::After(Duration::from_secs(1));
     let ready = f.observed.is_some();
-    status(
+    status::<K>(
         &mut plan,
         fields,
         ready,
@@ -255,7 +271,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::dbparametergroup::{DBParameterGroupSpec, ParameterInfo};
+    use crate::dbparametergroup::{DBParameterGroupSpec, DBParameterGroupStatus, ParameterInfo};
     use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
     fn catalog() -> Arc<Catalog> {

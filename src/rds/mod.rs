@@ -601,6 +601,7 @@ mod tests {
             include_str!("../dbparametergroup/aws.rs"),
             include_str!("../dbcluster/aws.rs"),
             include_str!("../dbcluster/restore.rs"),
+            include_str!("../dbclusterparametergroup/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

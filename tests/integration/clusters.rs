@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::dbcluster::DBCluster;
+use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
@@ -442,4 +443,123 @@ async fn a_cluster_is_restored_to_a_point_in_time_of_this_namespaces_cluster() {
     for name in ["copy", "coffee"] {
         wait_object_gone(&clusters, name).await;
     }
+}
+
+/// A DBClusterParameterGroup's static change leaves the members pending a reboot, which the
+/// cluster reports (Report) and then, with pendingRebootPolicy Reboot, puts right: one
+/// RebootDBInstance per member, the reader before the writer.
+#[tokio::test]
+async fn a_static_cluster_parameter_change_waits_for_a_reboot_that_the_policy_makes() {
+    let (client, ns, instances, rds) = setup("aurora-cpg").await;
+    let _operator = Operator::start(&ns);
+    let (id, group) = (unique("aurc"), unique("aurc-params"));
+    let (writer, reader) = (unique("aurc-w"), unique("aurc-r"));
+    let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), &ns);
+    let params: DBClusterParameterGroup = serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBClusterParameterGroup",
+        "metadata": {"name": "coffee-params"},
+        "spec": {
+            "dbClusterParameterGroupName": group,
+            "family": "aurora-mysql8.0",
+            "description": "Coffee Manage cluster settings",
+            "parameters": {"time_zone": "UTC"},
+        },
+    }))
+    .expect("valid DBClusterParameterGroup");
+    (groups.create(&PostParams::default(), &params).await).expect("create the group");
+    let synced = |g: &DBClusterParameterGroup| {
+        object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+            && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+    };
+    wait_object(&groups, "coffee-params", "the group Synced", synced).await;
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    let spec = json!({"dbClusterParameterGroupName": group});
+    (clusters
+        .create(&PostParams::default(), &cluster(&id, spec))
+        .await)
+        .expect("create");
+    for (name, identifier, tier) in [("writer", &writer, 0), ("reader", &reader, 1)] {
+        let m = member(name, identifier, json!({"promotionTier": tier}));
+        (instances.create(&PostParams::default(), &m).await).expect("create member");
+        wait_dbi(&instances, name, "the member Ready", TIMEOUT, is_ready).await;
+    }
+    wait_object(&clusters, "coffee", "the cluster Ready", ready).await;
+
+    let patch = json!({"spec": {"parameters": {"binlog_format": "ROW"}}});
+    (groups
+        .patch(
+            "coffee-params",
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await)
+        .expect("a static parameter");
+    wait_object(&groups, "coffee-params", "the group Synced again", synced).await;
+    let out = (rds.describe_db_cluster_parameters())
+        .db_cluster_parameter_group_name(&group)
+        .source("user")
+        .send()
+        .await
+        .expect("parameters");
+    let binlog = (out.parameters().iter())
+        .find(|p| p.parameter_name() == Some("binlog_format"))
+        .expect("binlog_format set");
+    assert_eq!(
+        binlog.apply_method().map(|m| m.as_str()),
+        Some("pending-reboot")
+    );
+    let c = wait_object(&clusters, "coffee", "PendingReboot", |c| {
+        object_condition(c, "Synced").is_some_and(|s| s.1 == "PendingReboot")
+    })
+    .await;
+    assert!(
+        object_condition(&c, "Ready").is_some_and(|r| r.0 == "True"),
+        "still Ready"
+    );
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    for m in [&writer, &reader] {
+        assert_eq!(
+            common::calls(m, "RebootDBInstance"),
+            0,
+            "Report reboots nothing"
+        );
+    }
+
+    let since = common::epoch();
+    let policy = json!({"spec": {"pendingRebootPolicy": "Reboot"}});
+    (clusters
+        .patch("coffee", &PatchParams::default(), &Patch::Merge(&policy))
+        .await)
+        .expect("pendingRebootPolicy Reboot");
+    wait_object(&clusters, "coffee", "no reboot pending", |c| {
+        ready(c) && c.metadata.generation == Some(2)
+    })
+    .await;
+    for m in [&writer, &reader] {
+        assert_eq!(common::calls(m, "RebootDBInstance"), 1, "{m} rebooted once");
+    }
+    let body =
+        common::moto_ext_get(&format!("/_rds_ext/mutations?since={since}")).expect("mutations");
+    let rows: Vec<(f64, String, String)> = serde_json::from_str(&body).expect("mutations JSON");
+    let order: Vec<&str> = (rows.iter())
+        .filter(|(_, action, _)| action == "RebootDBInstance")
+        .map(|(_, _, id)| id.as_str())
+        .collect();
+    assert_eq!(
+        order,
+        vec![reader.as_str(), writer.as_str()],
+        "the writer last"
+    );
+    for name in ["writer", "reader"] {
+        let _ = instances.delete(name, &DeleteParams::default()).await;
+    }
+    let delete = json!({"spec": {"deletionPolicy": "Delete"}});
+    let _ = (clusters.patch("coffee", &PatchParams::default(), &Patch::Merge(&delete))).await;
+    let _ = clusters.delete("coffee", &DeleteParams::default()).await;
+    wait_object_gone(&clusters, "coffee").await;
+    let _ = groups
+        .delete("coffee-params", &DeleteParams::default())
+        .await;
+    wait_object_gone(&groups, "coffee-params").await;
 }

@@ -93,9 +93,9 @@ pub fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus {
         }),
         reader_endpoint: o.reader_endpoint.clone(),
         members: (o.members.iter())
-            .map(|(id, writer)| ClusterMember {
-                db_instance_identifier: id.clone(),
-                is_cluster_writer: *writer,
+            .map(|m| ClusterMember {
+                db_instance_identifier: m.identifier.clone(),
+                is_cluster_writer: m.writer,
             })
             .collect(),
         pending_modified_values: o.pending_modified_values.clone(),
@@ -149,23 +149,13 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     if sent_hash.is_none() || rotate {
         fields.master_user_password_hash = hash;
     }
+    let modifying = plan.steps.iter().any(|s| matches!(s, Step::Modify { .. }));
+    let synced = match modifying {
+        true => synced,
+        false => super::reboot::plan(f, &mut plan, o).unwrap_or(synced),
+    };
     retag(&mut plan, &mut fields, cluster, o);
-    // The generated password Secret follows the deletion policy, as the connection Secret does.
-    if let PasswordFacts::Generated {
-        controlled: true,
-        existing: Some(_),
-        owner_referenced,
-        ..
-    } = &f.password
-        && *owner_referenced != secrets_owner_referenced(cluster)
-    {
-        let name = generated_secret_name(cluster);
-        let owner_reference = secrets_owner_referenced(cluster);
-        plan.steps.push(Step::SetSecretOwner {
-            name,
-            owner_reference,
-        });
-    }
+    password_secret_owner(f, &mut plan);
     if let Some(password) = password.as_ref().or(managed_password(f).as_ref())
         && let Err(message) = connection_secret(f, &mut plan, &mut fields, o, password)
     {
@@ -228,6 +218,26 @@ fn changes(
     plan.event(EventType::Normal, "Updating", "Update", note);
     plan.requeue = Requeue::After(f.intervals.busy);
     ConditionPlan::new(true, "Synced", format!("changes sent to RDS: {changed}"))
+}
+
+/// The generated password Secret follows the deletion policy, as the connection Secret does.
+fn password_secret_owner(f: &Facts, plan: &mut Plan) {
+    let cluster = &f.cluster;
+    if let PasswordFacts::Generated {
+        controlled: true,
+        existing: Some(_),
+        owner_referenced,
+        ..
+    } = &f.password
+        && *owner_referenced != secrets_owner_referenced(cluster)
+    {
+        let name = generated_secret_name(cluster);
+        let owner_reference = secrets_owner_referenced(cluster);
+        plan.steps.push(Step::SetSecretOwner {
+            name,
+            owner_reference,
+        });
+    }
 }
 
 /// The tag calls that bring RDS's tags to the desired ones, keeping to the keys the operator

@@ -61,7 +61,11 @@ pub(super) fn plan(f: &Facts) -> Plan {
         );
     }
     let members: Vec<String> = (f.referrers.iter().cloned())
-        .chain(o.members.iter().map(|(id, _)| format!("instance {id}")))
+        .chain(
+            o.members
+                .iter()
+                .map(|m| format!("instance {}", m.identifier)),
+        )
         .collect();
     if !members.is_empty() {
         let message = format!(

@@ -25,6 +25,7 @@ mod apply;
 mod create;
 mod deletion;
 mod password;
+mod reboot;
 
 pub use create::{Creation, RESTORED_PASSWORD, restore_source};
 
@@ -57,6 +58,9 @@ pub struct Facts {
     pub restore_source: Option<RestoreSource>,
     /// What the operator's settings grant to namespaces.
     pub grants: Grants,
+    /// The RDS state of each member instance, as the shared poll of instances last saw it (a
+    /// member the operator just rebooted is absent until it is read again).
+    pub member_states: BTreeMap<String, String>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     pub intervals: PollIntervals,
@@ -124,6 +128,11 @@ pub enum Step {
         spec: Box<DBClusterSpec>,
         tags: BTreeMap<String, String>,
     },
+    /// RebootDBInstance of a member (`identifier`) of the cluster, for static parameter changes.
+    RebootMember {
+        cluster: String,
+        identifier: String,
+    },
     /// DeleteDBCluster, with a final cluster snapshot when named.
     Delete {
         identifier: String,
@@ -142,7 +151,12 @@ impl Step {
             | Step::Modify { identifier, .. }
             | Step::AddTags { identifier, .. }
             | Step::RemoveTags { identifier, .. }
-            | Step::Delete { identifier, .. } => Some(identifier),
+            | Step::Delete { identifier, .. }
+            // What DBClusterMembers shows of the member changes with it.
+            | Step::RebootMember {
+                cluster: identifier,
+                ..
+            } => Some(identifier),
             _ => None,
         }
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::*;
-use crate::dbcluster::observed::ObservedCluster;
+use crate::dbcluster::observed::{ObservedCluster, ObservedMember};
 use crate::dbcluster::{ClusterEngine, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::plan::spec as instance_spec;
 use std::time::Duration;
@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::dbcluster::ClusterRestoreFrom;
 use crate::dbinstance::plan::tenancy::RestoreSource;
 use crate::dbinstance::{
-    ConnectionSecretSpec, DeletionPolicy, DriftPolicy, OutOfBandDeletionPolicy,
+    ConnectionSecretSpec, DeletionPolicy, DriftPolicy, OutOfBandDeletionPolicy, PendingRebootPolicy,
 };
 use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
 use crate::rds_state::{AwsIdentity, SnapshotInfo};
@@ -55,6 +55,7 @@ fn facts() -> Facts {
         snapshots: vec![],
         restore_source: None,
         grants: Default::default(),
+        member_states: Default::default(),
         hash_key: Sensitive::new("key"),
         intervals: PollIntervals::default(),
         placement: Default::default(),
@@ -127,6 +128,14 @@ fn gone() -> Facts {
     })
 }
 
+fn member(identifier: &str, writer: bool, parameter_status: &str) -> ObservedMember {
+    ObservedMember {
+        identifier: identifier.into(),
+        writer,
+        parameter_status: Some(parameter_status.into()),
+    }
+}
+
 fn snapshot(name: &str, created: i64, owner: &str) -> SnapshotInfo {
     SnapshotInfo {
         identifier: name.into(),
@@ -190,6 +199,7 @@ fn names(p: &Plan) -> Vec<&'static str> {
             Step::Delete { .. } => "Delete",
             Step::Restore { .. } => "Restore",
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
+            Step::RebootMember { .. } => "RebootMember",
             Step::RemoveFinalizer => "RemoveFinalizer",
         })
         .collect()
@@ -208,7 +218,7 @@ fn each_rule_decides_its_steps_and_reason() {
         .tags
         .insert(OWNER_TAG.into(), "someone-else".into());
     let with_members = with(deleting(synced()), |f| {
-        f.observed.as_mut().unwrap().members = vec![("coffee-1".into(), true)];
+        f.observed.as_mut().unwrap().members = vec![member("coffee-1", true, "in-sync")];
     });
     let rows: Vec<(&str, Facts, Vec<&str>, &str)> = vec![
         (
@@ -647,4 +657,63 @@ fn the_newest_own_snapshot_is_restored_and_a_restore_sends_the_spec_password_onc
         }
         other => panic!("expected the password sent, got {other:?}"),
     }
+}
+
+#[test]
+fn members_pending_a_reboot_are_rebooted_one_at_a_time_readers_first_the_writer_last() {
+    let pending = |policy| {
+        with(synced(), |f| {
+            f.cluster.spec.pending_reboot_policy = policy;
+            f.observed.as_mut().unwrap().members = vec![
+                member("w", true, "pending-reboot"),
+                member("r", false, "pending-reboot"),
+            ];
+            f.member_states = [
+                ("w".into(), "available".into()),
+                ("r".into(), "available".into()),
+            ]
+            .into();
+        })
+    };
+    let rebooted = |f: &Facts| -> Vec<String> {
+        (plan(f).steps.iter())
+            .filter_map(|s| match s {
+                Step::RebootMember { identifier, .. } => Some(identifier.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let report = pending(PendingRebootPolicy::Report);
+    assert!(rebooted(&report).is_empty());
+    assert_eq!(synced_reason(&plan(&report)), "PendingReboot");
+    let now = pending(PendingRebootPolicy::Reboot);
+    assert_eq!(rebooted(&now), vec!["r"], "a reader first");
+    let writer_left = with(now.clone(), |f| {
+        f.observed.as_mut().unwrap().members[1].parameter_status = Some("in-sync".into())
+    });
+    assert_eq!(rebooted(&writer_left), vec!["w"], "the writer last");
+    let reader_rebooting = with(writer_left, |f| {
+        f.member_states.insert("r".into(), "rebooting".into());
+    });
+    assert!(
+        rebooted(&reader_rebooting).is_empty(),
+        "not while another member is not available"
+    );
+    let unknown = with(now.clone(), |f| {
+        f.member_states.remove("r").map(|_| ()).unwrap_or(())
+    });
+    assert!(
+        rebooted(&unknown).is_empty(),
+        "not while a member's state is unknown"
+    );
+    let outside = with(pending(PendingRebootPolicy::MaintenanceWindow), |f| {
+        f.observed.as_mut().unwrap().preferred_maintenance_window =
+            Some("sun:05:00-sun:06:00".into());
+    });
+    assert!(rebooted(&outside).is_empty(), "2026-12-01 is a Tuesday");
+    let inside = with(outside, |f| {
+        f.observed.as_mut().unwrap().preferred_maintenance_window =
+            Some("tue:00:00-tue:01:00".into());
+    });
+    assert_eq!(rebooted(&inside), vec!["r"]);
 }

@@ -60,6 +60,7 @@ async fn install_crd(client: &Client) {
         "dbsubnetgroup.yaml",
         "dbparametergroup.yaml",
         "dbcluster.yaml",
+        "dbclusterparametergroup.yaml",
         "awsaccount.yaml",
     ] {
         install_one_crd(client, file).await;

@@ -1,0 +1,111 @@
+//! The DBClusterParameterGroup reconcile: what it reads (the group, its parameters and tags, RDS's
+//! cluster catalog of its family) and how it acts; the shell, the watches and the plan are the
+//! shared ones (`managed::skeleton`, `managed::groups`, `dbparametergroup::plan`).
+
+use std::sync::Arc;
+
+use crate::dbinstance::DBInstance;
+use crate::dbparametergroup::plan::Own;
+use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
+use crate::error::Error;
+use crate::locations::Location;
+use crate::managed::crd::LocalRef;
+use crate::managed::groups::{Group, Shared};
+
+use super::{DBClusterParameterGroup, DBClusterParameterGroupStatus};
+
+impl Group for DBClusterParameterGroup {
+    type Observed = ObservedParameterGroup;
+    type Extra = Arc<Catalog>;
+    type Own = Own;
+    type Status = DBClusterParameterGroupStatus;
+    const LABEL: &'static str = "DBClusterParameterGroup";
+    const WHAT: &'static str = "DB cluster parameter group";
+    const NAME_FIELD: &'static str = "dbClusterParameterGroupName";
+
+    async fn observe(
+        &self,
+        shared: &Shared,
+        at: &Location,
+    ) -> Result<(Option<ObservedParameterGroup>, Arc<Catalog>), Error> {
+        let catalog = match self.metadata.deletion_timestamp {
+            Some(_) => Arc::default(),
+            None => {
+                (shared.ctx.catalogs)
+                    .get_of(&at.rds, &self.spec.family, true)
+                    .await?
+            }
+        };
+        let observed = at.rds.cluster_parameter_group(&self.group_name()).await?;
+        Ok((observed, catalog))
+    }
+
+    async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
+        match step {
+            Own::Create {
+                name,
+                family,
+                description,
+                tags,
+            } => Ok((at.rds)
+                .create_cluster_parameter_group(name, family, description, tags)
+                .await?),
+            Own::Modify { name, changes } => {
+                Ok(at.rds.modify_cluster_parameters(name, changes).await?)
+            }
+            Own::Reset { name, changes } => {
+                Ok(at.rds.reset_cluster_parameters(name, changes).await?)
+            }
+        }
+    }
+
+    async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
+        Ok(at.rds.delete_cluster_parameter_group(name).await?)
+    }
+
+    fn plan(
+        facts: &crate::managed::groups::Facts<Self>,
+    ) -> crate::managed::groups::GroupPlan<Self> {
+        crate::dbparametergroup::plan::plan(facts)
+    }
+    fn tags_of(observed: &ObservedParameterGroup) -> &std::collections::BTreeMap<String, String> {
+        &observed.tags
+    }
+    fn rds_name_of(&self) -> String {
+        self.group_name()
+    }
+    fn rds_name(status: &DBClusterParameterGroupStatus) -> Option<String> {
+        status.db_cluster_parameter_group_name.clone()
+    }
+    /// No DBInstance refers to a cluster parameter group: DBClusters name it.
+    fn referred_by(_: &DBInstance) -> Option<&LocalRef> {
+        None
+    }
+    fn status(&self) -> Option<&DBClusterParameterGroupStatus> {
+        self.status.as_ref()
+    }
+    fn spec_tags(&self) -> &[crate::managed::crd::Tag] {
+        &self.spec.tags
+    }
+    fn applied_tag_keys(status: &DBClusterParameterGroupStatus) -> &[String] {
+        &status.applied_tag_keys
+    }
+    fn conditions(
+        status: &DBClusterParameterGroupStatus,
+    ) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
+        &status.conditions
+    }
+    fn conditions_mut(
+        status: &mut DBClusterParameterGroupStatus,
+    ) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> {
+        &mut status.conditions
+    }
+    fn observed_generation(status: &mut DBClusterParameterGroupStatus) -> &mut Option<i64> {
+        &mut status.observed_generation
+    }
+    fn placement_mut(
+        status: &mut DBClusterParameterGroupStatus,
+    ) -> &mut Option<crate::managed::placement::Placement> {
+        &mut status.placement
+    }
+}
