@@ -87,6 +87,7 @@ def record(response: Any, action: str, request: dict[str, Any], status: int) -> 
         region = response.region
         account = response.current_account
         identifier = _identifier(params)
+        cluster = str(params.get("dBClusterIdentifier") or "").lower() if not identifier else ""
         with LOCK:
             if identifier and DROP[identifier] > 0:
                 DROP[identifier] -= 1
@@ -114,6 +115,13 @@ def record(response: Any, action: str, request: dict[str, Any], status: int) -> 
             detail["responseElements"] = {
                 "dBInstanceIdentifier": identifier,
                 "dBInstanceArn": f"arn:aws:rds:{region}:{account}:db:{identifier}",
+            }
+        elif cluster:
+            # A cluster call's response names the cluster (the DBCluster data type's
+            # dBClusterIdentifier and dBClusterArn), as CloudTrail records it.
+            detail["responseElements"] = {
+                "dBClusterIdentifier": cluster,
+                "dBClusterArn": f"arn:aws:rds:{region}:{account}:cluster:{cluster}",
             }
         events_backends[account][region].put_events([{
             "Source": "aws.rds",

@@ -87,7 +87,22 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let intervals = at.observer.intervals;
     let identifier = cluster.identifier();
     let deleting = cluster.metadata.deletion_timestamp.is_some();
-    let (observed, observed_directly) = observe(cluster, at).await?;
+    let (observed, observed_directly) = match plan::paused(cluster) {
+        // Paused: no AWS call at all.
+        true => (None, false),
+        false => observe(cluster, at).await?,
+    };
+    let owner_alive = match observed
+        .as_ref()
+        .and_then(|o| plan::tagged_owner(cluster, o))
+    {
+        Some((name, uid)) => {
+            let api: Api<DBCluster> = Api::namespaced(ctx.client.clone(), &namespace);
+            let owner = (api.get_opt(&name).await).map_err(kube_err("get DBCluster"))?;
+            Some(owner.is_some_and(|o| o.uid().as_deref() == Some(uid.as_str())))
+        }
+        None => None,
+    };
     let absent_for = (observed_directly && observed.is_none())
         .then(|| at.observer.clusters.absent_for(&identifier))
         .flatten();
@@ -104,7 +119,10 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         None => None,
     };
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let read = plan::password_read(cluster, observed.as_ref());
+    let read = match plan::paused(cluster) {
+        true => crate::dbinstance::plan::PasswordRead::None,
+        false => plan::password_read(cluster, observed.as_ref()),
+    };
     let password = crate::dbinstance::read::password(cluster, at, &api, read).await?;
     let connection_secret = match (&cluster.spec.connection_secret, &observed) {
         (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
@@ -139,6 +157,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         snapshots,
         restore_source,
         grants: ctx.grants.clone(),
+        owner_alive,
         member_states,
         hash_key: ctx.hash_key.clone(),
         intervals,

@@ -20,8 +20,8 @@ pub mod plan;
 pub mod restore;
 
 use crate::dbinstance::{
-    Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, Endpoint,
-    OutOfBandDeletionPolicy, PendingRebootPolicy, SecretKeyReference,
+    AdoptionPolicy, Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, DryRun, Endpoint,
+    ManagementPolicy, OutOfBandDeletionPolicy, PendingRebootPolicy, SecretKeyReference,
 };
 use crate::managed::crd::{LocalRef, Tag};
 
@@ -81,6 +81,8 @@ use crate::managed::crd::{LocalRef, Tag};
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
     validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
+    validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted cluster already exists"),
+    validation = kube::core::Rule::new("((!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never') && self.managementPolicy != 'ObserveOnly') || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted or observed cluster keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
 )]
 #[serde(rename_all = "camelCase")]
@@ -244,6 +246,22 @@ pub struct DBClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<ConnectionSecretSpec>,
 
+    /// Whether the operator changes the RDS cluster: Full (default) or ObserveOnly (never change
+    /// or delete it; report its state and differences, and write the connection Secret from
+    /// masterUserPassword or the RDS-managed password). A cluster of another namespace's
+    /// DBCluster is never observed; one no DBCluster owns only when granted to this namespace
+    /// (its tag rds.operator.rs/adoptable-by, or the operator's --grant-adoption).
+    #[serde(default)]
+    pub management_policy: ManagementPolicy,
+
+    /// What to do when an RDS cluster with the identifier exists and is not this DBCluster's:
+    /// Never (when left out: refuse it, IdentifierInUse), Adopt or AdoptOrCreate (take it over:
+    /// only the ownership tags are added, and differences are reported until the spec is next
+    /// changed). Only a cluster granted to this namespace (as for ObserveOnly), or one of a
+    /// DBCluster of this namespace that no longer exists, is adopted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adoption_policy: Option<AdoptionPolicy>,
+
     /// What to do when members wait for a reboot to take static changes of the cluster
     /// parameter group (DBClusterMembers shows them pending-reboot): Report (default: only
     /// report it, reason PendingReboot), Reboot (reboot them at once, one at a time, readers
@@ -396,6 +414,13 @@ pub struct DBClusterStatus {
     /// out-of-band deletion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored_from: Option<String>,
+    /// The metadata.generation at which the cluster was adopted: until the spec changes, its
+    /// differences from the spec are reported and not put right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted_generation: Option<i64>,
+    /// What the operator would do (annotation rds.operator.rs/dry-run "true").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<DryRun>,
     /// The final cluster snapshot the deletion asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_snapshot: Option<String>,

@@ -11,7 +11,8 @@ use super::super::observed::ObservedCluster;
 use super::password::{hash_of, managed_password, password, password_refused};
 use super::{
     ClusterModification, Comparison, Facts, Plan, Step, compare, create, desired_tags,
-    drift_interval, generated_secret_name, refuse, secrets_owner_referenced, status_plan, uid,
+    drift_interval, generated_secret_name, modes, refuse, secrets_owner_referenced, status_plan,
+    uid,
 };
 use crate::dbcluster::{ClusterMember, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::connection::{self, ConnectionInfo};
@@ -59,6 +60,14 @@ pub(super) fn plan(f: &Facts) -> Plan {
     let recorded = (cluster.status.as_ref()).is_some_and(|s| s.arn.is_some());
     let owned = (cluster.status.as_ref()).is_some_and(|s| s.owned == Some(true));
     match &f.observed {
+        None if modes::observe_only(cluster) => {
+            plan.requeue = Requeue::After(drift_interval(f));
+            let message = format!(
+                "RDS has no cluster {identifier}; managementPolicy is ObserveOnly, so nothing is \
+                 created"
+            );
+            refuse(plan, f, "NotFound", &message, "NotFound")
+        }
         None if recorded && owned => create::absence(f, plan, spec),
         None if recorded => {
             plan.requeue = Requeue::After(drift_interval(f));
@@ -67,20 +76,23 @@ pub(super) fn plan(f: &Facts) -> Plan {
             refuse(plan, f, "NotFound", &message, "NotFound")
         }
         None => create::first(f, plan, spec),
-        Some(o) if !tags::owned_by(&o.tags, &uid(cluster)) => {
-            plan.requeue = Requeue::After(drift_interval(f));
-            let message = format!(
-                "an RDS cluster named {identifier} already exists and is not managed by this \
-                 DBCluster; choose another dbClusterIdentifier"
-            );
-            refuse(plan, f, "IdentifierInUse", &message, "IdentifierInUse")
+        Some(o) if modes::observe_only(cluster) && tags::owned_by(&o.tags, &uid(cluster)) => {
+            modes::observe(f, plan, o)
         }
+        Some(o) if !tags::owned_by(&o.tags, &uid(cluster)) => match modes::claim(f, o) {
+            modes::Claim::Observe => modes::observe(f, plan, o),
+            modes::Claim::Adopt => modes::adopt(f, plan, o),
+            modes::Claim::Refused(reason, message) => {
+                plan.requeue = Requeue::After(drift_interval(f));
+                refuse(plan, f, reason, &message, reason)
+            }
+        },
         Some(o) => sync(f, plan, &spec, o),
     }
 }
 
 /// What the status reports of RDS's cluster.
-pub fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus {
+pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus {
     let previous = f.cluster.status.clone().unwrap_or_default();
     DBClusterStatus {
         db_cluster_identifier: Some(o.identifier.clone()),
@@ -183,7 +195,11 @@ fn changes(
     password: Option<&Sensitive>,
 ) -> ConditionPlan {
     let identifier = f.cluster.identifier();
-    let correct = edited || f.cluster.spec.drift_policy == DriftPolicy::Correct;
+    // An adopted cluster's differences are reported until the spec is next changed.
+    let adopted_now = (f.cluster.status.as_ref()).and_then(|s| s.adopted_generation)
+        == f.cluster.metadata.generation
+        && f.cluster.metadata.generation.is_some();
+    let correct = edited || (f.cluster.spec.drift_policy == DriftPolicy::Correct && !adopted_now);
     if modification.in_sync() {
         return match kept {
             Some(kept) => ConditionPlan::new(true, "ProtectionKept", kept),
@@ -266,7 +282,7 @@ fn retag(plan: &mut Plan, fields: &mut DBClusterStatus, cluster: &DBCluster, o: 
 
 /// Plans the connection Secret's write when its content differs from what it should be. Only a
 /// Secret this DBCluster controls is ever updated; Err: a Secret of that name is someone else's.
-fn connection_secret(
+pub(super) fn connection_secret(
     f: &Facts,
     plan: &mut Plan,
     fields: &mut DBClusterStatus,

@@ -24,6 +24,10 @@ pub(super) fn plan(f: &Facts) -> Plan {
     }
     let identifier = cluster.identifier();
     let policy = deletion_policy(cluster);
+    if super::observe_only(cluster) {
+        plan.steps.push(Step::RemoveFinalizer);
+        return plan;
+    }
     if policy == DeletionPolicy::Retain {
         plan.event(
             EventType::Normal,

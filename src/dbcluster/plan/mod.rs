@@ -24,8 +24,11 @@ use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 mod apply;
 mod create;
 mod deletion;
+mod modes;
 mod password;
 mod reboot;
+
+pub use modes::{Claim, claim, dry_run, observe_only, paused, tagged_owner};
 
 pub use create::{Creation, RESTORED_PASSWORD, restore_source};
 
@@ -58,6 +61,9 @@ pub struct Facts {
     pub restore_source: Option<RestoreSource>,
     /// What the operator's settings grant to namespaces.
     pub grants: Grants,
+    /// Whether the DBCluster of this namespace the observed cluster's ownership tags name (not
+    /// this one) still exists; None when not asked.
+    pub owner_alive: Option<bool>,
     /// The RDS state of each member instance, as the shared poll of instances last saw it (a
     /// member the operator just rebooted is absent until it is read again).
     pub member_states: BTreeMap<String, String>,
@@ -166,9 +172,16 @@ pub type Plan = KindPlan<Step, DBClusterStatus>;
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    match f.cluster.metadata.deletion_timestamp.is_some() {
+    if paused(&f.cluster) {
+        return modes::paused_plan(f);
+    }
+    let plan = match f.cluster.metadata.deletion_timestamp.is_some() {
         true => deletion::plan(f),
         false => apply::plan(f),
+    };
+    match dry_run(&f.cluster) {
+        true => modes::preview(f, plan),
+        false => plan,
     }
 }
 
@@ -182,6 +195,9 @@ pub struct Reads {
 }
 
 pub fn reads(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Reads {
+    if paused(cluster) {
+        return Reads::default();
+    }
     let status = cluster.status.as_ref();
     let recorded = status.is_some_and(|s| s.arn.is_some());
     let owned = status.is_some_and(|s| s.owned == Some(true));
@@ -219,6 +235,8 @@ pub fn direct_read(cluster: &DBCluster) -> bool {
     cluster.metadata.deletion_timestamp.is_some()
         && has_finalizer(&cluster.metadata)
         && deletion_policy(cluster) != DeletionPolicy::Retain
+        && !observe_only(cluster)
+        && !paused(cluster)
 }
 
 pub fn deletion_policy(cluster: &DBCluster) -> DeletionPolicy {

@@ -82,3 +82,13 @@ pub(super) fn managed_password(f: &Facts) -> Option<Sensitive> {
         _ => None,
     }
 }
+
+/// The password of a cluster this DBCluster observes or adopted: the spec's Secret, or RDS's
+/// managed one; never generated.
+pub(super) fn observed_password(f: &Facts) -> Option<Sensitive> {
+    match &f.password {
+        PasswordFacts::Referenced(Ok(p)) => Some(p.clone()),
+        PasswordFacts::Managed(value) => value.clone(),
+        _ => None,
+    }
+}

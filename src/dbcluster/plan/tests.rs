@@ -13,7 +13,9 @@ use std::time::Duration;
 use crate::dbcluster::ClusterRestoreFrom;
 use crate::dbinstance::plan::tenancy::RestoreSource;
 use crate::dbinstance::{
-    ConnectionSecretSpec, DeletionPolicy, DriftPolicy, OutOfBandDeletionPolicy, PendingRebootPolicy,
+    ADOPTABLE_BY_TAG, ADOPTED_TAG, AdoptionPolicy, ConnectionSecretSpec, DRY_RUN_ANNOTATION,
+    DeletionPolicy, DriftPolicy, ManagementPolicy, OutOfBandDeletionPolicy, PAUSED_ANNOTATION,
+    PendingRebootPolicy, SecretKeyReference,
 };
 use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
 use crate::rds_state::{AwsIdentity, SnapshotInfo};
@@ -56,6 +58,7 @@ fn facts() -> Facts {
         restore_source: None,
         grants: Default::default(),
         member_states: Default::default(),
+        owner_alive: None,
         hash_key: Sensitive::new("key"),
         intervals: PollIntervals::default(),
         placement: Default::default(),
@@ -716,4 +719,203 @@ fn members_pending_a_reboot_are_rebooted_one_at_a_time_readers_first_the_writer_
             Some("tue:00:00-tue:01:00".into());
     });
     assert_eq!(rebooted(&inside), vec!["r"]);
+}
+
+/// A cluster of the identifier no DBCluster owns (made by the console, say).
+fn untagged() -> ObservedCluster {
+    ObservedCluster {
+        tags: BTreeMap::new(),
+        ..ours()
+    }
+}
+
+fn claiming(policy: Option<AdoptionPolicy>, observe: bool, o: ObservedCluster) -> Facts {
+    with(facts(), |f| {
+        f.cluster.spec.adoption_policy = policy;
+        if observe {
+            f.cluster.spec.management_policy = ManagementPolicy::ObserveOnly;
+        }
+        f.cluster.spec.master_user_password = Some(SecretKeyReference {
+            name: "pw".into(),
+            key: "password".into(),
+            namespace: None,
+        });
+        f.password = PasswordFacts::Referenced(Ok(Sensitive::new("the-password-1")));
+        f.observed = Some(o);
+    })
+}
+
+#[test]
+fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
+    let adopt = Some(AdoptionPolicy::Adopt);
+    let granted = |mut o: ObservedCluster| {
+        o.tags.insert(ADOPTABLE_BY_TAG.into(), "tea shop".into());
+        o
+    };
+    let mut dead_owner = ours();
+    dead_owner.tags.insert(OWNER_TAG.into(), "uid-old".into());
+    let rows: Vec<(&str, Facts, Vec<&str>, &str)> = vec![
+        (
+            "untagged, nothing asked: refused",
+            claiming(None, false, untagged()),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "untagged, adoption asked, not granted: refused",
+            claiming(adopt, false, untagged()),
+            vec![],
+            "NotGranted",
+        ),
+        (
+            "untagged, adoption asked, granted by its tag: the ownership tags only",
+            claiming(adopt, false, granted(untagged())),
+            vec!["AddTags"],
+            "Adopted",
+        ),
+        (
+            "untagged and granted, but read from the shared listing: nothing yet",
+            with(claiming(adopt, false, granted(untagged())), |f| {
+                f.observed_directly = false
+            }),
+            vec![],
+            "",
+        ),
+        (
+            "untagged, granted by the operator's settings: adopted",
+            with(claiming(adopt, false, untagged()), |f| {
+                f.grants.adoption = vec!["shop".into()]
+            }),
+            vec!["AddTags"],
+            "Adopted",
+        ),
+        (
+            "another namespace's, adoption asked and even granted: never",
+            claiming(adopt, false, granted(with_tags(other_tags()))),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "of a DBCluster of this namespace that still exists: never",
+            with(claiming(adopt, false, dead_owner.clone()), |f| {
+                f.owner_alive = Some(true)
+            }),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "of a DBCluster of this namespace that is gone: adopted",
+            with(claiming(adopt, false, dead_owner.clone()), |f| {
+                f.owner_alive = Some(false)
+            }),
+            vec!["AddTags"],
+            "Adopted",
+        ),
+        (
+            "observe only, untagged, not granted: refused",
+            claiming(None, true, untagged()),
+            vec![],
+            "NotGranted",
+        ),
+        (
+            "observe only, granted: observed, nothing changed",
+            with(claiming(None, true, granted(untagged())), |f| {
+                f.cluster.spec.port = Some(3307)
+            }),
+            vec![],
+            "Observed",
+        ),
+        (
+            "observe only, another namespace's: refused",
+            claiming(None, true, with_tags(other_tags())),
+            vec![],
+            "IdentifierInUse",
+        ),
+        (
+            "observe only, absent: nothing created",
+            with(claiming(None, true, untagged()), |f| f.observed = None),
+            vec![],
+            "NotFound",
+        ),
+    ];
+    for (name, f, steps, reason) in rows {
+        let p = plan(&f);
+        assert_eq!(names(&p), steps, "{name}");
+        assert_eq!(synced_reason(&p), reason, "{name}");
+    }
+    let p = plan(&claiming(adopt, false, granted(untagged())));
+    match p.steps.first() {
+        Some(Step::AddTags { tags, .. }) => {
+            assert_eq!(tags.get(OWNER_TAG).map(String::as_str), Some(UID));
+            assert!(tags.contains_key(ADOPTED_TAG));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn with_tags(tags: BTreeMap<String, String>) -> ObservedCluster {
+    ObservedCluster { tags, ..ours() }
+}
+
+#[test]
+fn an_adopted_cluster_reports_its_differences_until_the_spec_changes() {
+    let adopted = with(synced(), |f| {
+        f.cluster.status.as_mut().unwrap().adopted_generation = Some(1);
+        f.cluster.spec.port = Some(3307);
+    });
+    let p = plan(&adopted);
+    assert!(modification(&p).is_none());
+    assert_eq!(synced_reason(&p), "Drifted");
+    let edited = with(adopted, |f| f.cluster.metadata.generation = Some(2));
+    assert_eq!(modification(&plan(&edited)).unwrap().fields(), vec!["port"]);
+}
+
+#[test]
+fn paused_calls_nothing_and_dry_run_shows_what_it_would_do() {
+    let paused = with(facts(), |f| {
+        f.cluster.metadata.annotations = Some([(PAUSED_ANNOTATION.into(), "true".into())].into())
+    });
+    assert_eq!(reads(&paused.cluster, None), Reads::default());
+    let p = plan(&with(paused, |f| {
+        f.cluster.status = synced().cluster.status
+    }));
+    assert!(p.steps.is_empty());
+    assert_eq!(synced_reason(&p), "ReconcilePaused");
+    assert!(!direct_read(
+        &with(deleting(synced()), |f| {
+            f.cluster.metadata.annotations =
+                Some([(PAUSED_ANNOTATION.into(), "true".into())].into())
+        })
+        .cluster
+    ));
+
+    let dry = with(facts(), |f| {
+        f.cluster.metadata.annotations = Some([(DRY_RUN_ANNOTATION.into(), "true".into())].into())
+    });
+    let p = plan(&dry);
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    assert_eq!(synced_reason(&p), "DryRun");
+    let shown: Vec<String> = (p.status.unwrap().fields.dry_run.unwrap().steps.iter())
+        .map(|s| format!("{} {}", s.action, s.disruption))
+        .collect();
+    assert_eq!(
+        shown,
+        vec!["WriteSecret None", "CreateDBCluster NewInstance"]
+    );
+    let deleting_dry = with(deleting(synced()), |f| {
+        f.cluster.metadata.annotations = Some([(DRY_RUN_ANNOTATION.into(), "true".into())].into())
+    });
+    let p = plan(&deleting_dry);
+    assert!(p.steps.is_empty(), "a dry run deletes nothing");
+
+    let observed = with(deleting(synced()), |f| {
+        f.cluster.spec.management_policy = ManagementPolicy::ObserveOnly;
+        f.observed_directly = false;
+    });
+    assert!(!direct_read(&observed.cluster));
+    assert_eq!(
+        names(&plan(&observed)),
+        vec!["RemoveFinalizer"],
+        "an observed cluster is never deleted"
+    );
 }

@@ -1,0 +1,315 @@
+//! How a DBCluster may reach a cluster that is not its own, and its modes, as for instances:
+//! - claim: a cluster of another namespace's DBCluster is never touched; one no DBCluster owns is
+//!   observed or adopted only where a platform admin granted it to this namespace (its tag
+//!   rds.operator.rs/adoptable-by, or the operator's --grant-adoption); one of a DBCluster of
+//!   this namespace that no longer exists is adopted when asked;
+//! - observe only (managementPolicy ObserveOnly): report, never change or delete;
+//! - adopt: add the ownership tags and nothing else; differences are reported until the spec is
+//!   next changed;
+//! - paused (annotation rds.operator.rs/paused): no AWS call at all;
+//! - dry run (annotation rds.operator.rs/dry-run): the plan shown in status.dryRun, not done.
+
+use kube::ResourceExt;
+use kube::runtime::events::EventType;
+
+use super::{Facts, Plan, Step, drift_interval, refuse, status_plan, uid};
+use crate::dbcluster::observed::ObservedCluster;
+use crate::dbcluster::{DBCluster, DBClusterStatus};
+use crate::dbinstance::plan::tenancy::tag_grants;
+use crate::dbinstance::{
+    ADOPTABLE_BY_TAG, ADOPTED_TAG, AdoptionPolicy, DRY_RUN_ANNOTATION, DryRun, DryRunStep,
+    ManagementPolicy, OWNER_NAME_TAG, OWNER_TAG, PAUSED_ANNOTATION,
+};
+use crate::managed::plan::{ConditionPlan, KindPlan, PlannedEvent, Requeue};
+use crate::managed::tags;
+
+fn annotated(cluster: &DBCluster, key: &str) -> bool {
+    (cluster.annotations().get(key)).is_some_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
+pub fn paused(cluster: &DBCluster) -> bool {
+    annotated(cluster, PAUSED_ANNOTATION)
+}
+
+pub fn dry_run(cluster: &DBCluster) -> bool {
+    annotated(cluster, DRY_RUN_ANNOTATION)
+}
+
+pub fn observe_only(cluster: &DBCluster) -> bool {
+    cluster.spec.management_policy == ManagementPolicy::ObserveOnly
+}
+
+fn adoption_asked(cluster: &DBCluster) -> bool {
+    cluster
+        .spec
+        .adoption_policy
+        .is_some_and(|p| p != AdoptionPolicy::Never)
+}
+
+/// What this DBCluster may do with a cluster of its identifier that is not its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Observe,
+    Adopt,
+    /// Left alone: the reason and the message.
+    Refused(&'static str, String),
+}
+
+/// The DBCluster of this namespace a cluster's ownership tags name, other than this one: its
+/// name, and the uid the tags carry.
+pub fn tagged_owner(cluster: &DBCluster, o: &ObservedCluster) -> Option<(String, String)> {
+    let namespace = cluster.namespace().unwrap_or_default();
+    let owner_uid = o.tags.get(OWNER_TAG)?;
+    let (ns, name) = o.tags.get(OWNER_NAME_TAG)?.split_once('/')?;
+    (ns == namespace && *owner_uid != uid(cluster)).then(|| (name.to_owned(), owner_uid.clone()))
+}
+
+pub fn claim(f: &Facts, o: &ObservedCluster) -> Claim {
+    let cluster = &f.cluster;
+    let (namespace, identifier) = (cluster.namespace().unwrap_or_default(), &o.identifier);
+    let refused = |reason, message: String| Claim::Refused(reason, message);
+    if tags::of_another_namespace(&o.tags, &namespace) {
+        let message = format!(
+            "an RDS cluster named {identifier} already exists and is managed by another \
+             DBCluster; choose another dbClusterIdentifier"
+        );
+        return refused("IdentifierInUse", message);
+    }
+    let asked = adoption_asked(cluster) || observe_only(cluster);
+    if !o.tags.contains_key(OWNER_TAG) {
+        let listed = (f.grants.adoption.iter()).any(|n| n == "*" || *n == namespace);
+        let granted = listed || tag_grants(&o.tags, ADOPTABLE_BY_TAG, &namespace);
+        return match (asked, granted) {
+            (false, _) => refused(
+                "IdentifierInUse",
+                format!(
+                    "an RDS cluster named {identifier} already exists and is not managed by this \
+                     DBCluster; choose another dbClusterIdentifier, or set spec.adoptionPolicy: \
+                     Adopt to take it over"
+                ),
+            ),
+            (true, false) => refused(
+                "NotGranted",
+                format!(
+                    "an RDS cluster named {identifier} already exists and no DBCluster manages \
+                     it, but nothing grants this namespace its adoption: a platform admin tags it \
+                     {ADOPTABLE_BY_TAG} with this namespace's name, or lists the namespace in \
+                     the operator's --grant-adoption"
+                ),
+            ),
+            (true, true) if observe_only(cluster) => Claim::Observe,
+            (true, true) => Claim::Adopt,
+        };
+    }
+    // Tagged for another DBCluster of this namespace: only once that one is known to be gone.
+    if f.owner_alive != Some(false) || !asked {
+        let message = format!(
+            "an RDS cluster named {identifier} already exists and is managed by another DBCluster \
+             (or was, by one of this namespace: set spec.adoptionPolicy: Adopt to take it over \
+             once that one is gone); choose another dbClusterIdentifier"
+        );
+        return refused("IdentifierInUse", message);
+    }
+    match observe_only(cluster) {
+        true => Claim::Observe,
+        false => Claim::Adopt,
+    }
+}
+
+/// Takes over a cluster that is not ours, on a direct read: the ownership tags and nothing else.
+pub(super) fn adopt(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
+    let cluster = &f.cluster;
+    if !f.observed_directly {
+        return plan;
+    }
+    let Some(arn) = o.arn.clone() else {
+        return plan;
+    };
+    let namespace = cluster.namespace().unwrap_or_default();
+    let ownership = [
+        (OWNER_TAG.to_owned(), uid(cluster)),
+        (
+            OWNER_NAME_TAG.to_owned(),
+            format!("{namespace}/{}", cluster.name_any()),
+        ),
+        (ADOPTED_TAG.to_owned(), f.now.clone()),
+    ];
+    let identifier = o.identifier.clone();
+    plan.steps.push(Step::AddTags {
+        identifier: identifier.clone(),
+        arn,
+        tags: ownership.into(),
+    });
+    let note = format!(
+        "adopted RDS cluster {identifier}: only the ownership tags were added; differences from \
+         the spec are reported and put right once the spec is next changed; its master password \
+         was not changed"
+    );
+    plan.event(EventType::Normal, "Adopted", "Adopt", note.clone());
+    let mut fields = super::apply::observed_fields(f, o);
+    fields.adopted_generation = cluster.metadata.generation;
+    let synced = ConditionPlan::new(true, "Adopted", note);
+    plan.status = Some(status_plan(fields, o.status == "available", synced, false));
+    plan
+}
+
+/// Reports a cluster this DBCluster only observes: its state and differences; no call changes
+/// anything, and the connection Secret is written from the spec's password.
+pub(super) fn observe(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
+    let mut fields = super::apply::observed_fields(f, o);
+    fields.owned = Some(false);
+    plan.requeue = Requeue::After(f.intervals.after(&o.status));
+    let edited = true;
+    let differs = super::compare(&f.cluster.spec, o, edited).modification;
+    let message = match differs.in_sync() {
+        true => "observed; the RDS cluster matches the spec".to_owned(),
+        false => format!(
+            "observed (managementPolicy ObserveOnly): the RDS cluster differs from the spec in {}",
+            differs.field_list()
+        ),
+    };
+    let password = super::password::observed_password(f);
+    if let Some(password) = &password
+        && let Err(message) =
+            super::apply::connection_secret(f, &mut plan, &mut fields, o, password)
+    {
+        return refuse(
+            plan,
+            f,
+            "ConnectionSecretConflict",
+            &message,
+            "SecretConflict",
+        );
+    }
+    let synced = ConditionPlan::new(true, "Observed", message);
+    plan.status = Some(status_plan(fields, o.status == "available", synced, false));
+    plan
+}
+
+/// A paused DBCluster: no step, Synced False (ReconcilePaused), Ready as last written.
+pub(super) fn paused_plan(f: &Facts) -> Plan {
+    let message = "the rds.operator.rs/paused annotation is \"true\": the operator makes no AWS \
+                   call for this DBCluster until it is removed";
+    let mut plan = KindPlan::new(Requeue::AwaitChange);
+    let previous = f.cluster.status.clone().unwrap_or_default();
+    let ready = crate::managed::conditions::last(&previous.conditions, "Ready")
+        .unwrap_or_else(|| ConditionPlan::new(false, "ReconcilePaused", message));
+    let synced = ConditionPlan::new(false, "ReconcilePaused", message);
+    let mut status = status_plan(previous.clone(), false, synced, false);
+    status.ready = ready;
+    plan.status = Some(status);
+    let already =
+        (previous.conditions.iter()).any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
+    if !already {
+        plan.events.push(PlannedEvent {
+            type_: EventType::Normal,
+            reason: "ReconcilePaused".into(),
+            action: "Reconcile",
+            note: message.into(),
+            after: 0,
+        });
+    }
+    plan
+}
+
+/// The plan shown instead of done: only the finalizer is added (it changes nothing outside the
+/// DBCluster and guards a later deletion); every other step is listed in status.dryRun.
+pub(super) fn preview(f: &Facts, mut plan: Plan) -> Plan {
+    let (kept, shown): (Vec<Step>, Vec<Step>) =
+        (plan.steps.drain(..)).partition(|s| matches!(s, Step::AddFinalizer));
+    let steps: Vec<DryRunStep> = shown.iter().map(dry_run_step).collect();
+    plan.steps = kept;
+    plan.events.clear();
+    let count = steps.len();
+    let previous = f.cluster.status.clone().unwrap_or_default();
+    let mut fields: DBClusterStatus = match &plan.status {
+        Some(s) => DBClusterStatus {
+            dry_run: None,
+            ..previous.clone()
+        }
+        .with_observed(&s.fields),
+        None => previous,
+    };
+    fields.dry_run = Some(DryRun { steps });
+    let message = format!(
+        "dry run (annotation {DRY_RUN_ANNOTATION}): {count} step(s) shown in status.dryRun, none \
+         taken"
+    );
+    let ready = plan.status.as_ref().map(|s| s.ready.clone());
+    let mut status = status_plan(
+        fields,
+        false,
+        ConditionPlan::new(true, "DryRun", message),
+        false,
+    );
+    if let Some(ready) = ready {
+        status.ready = ready;
+    }
+    plan.status = Some(status);
+    plan.requeue = Requeue::After(drift_interval(f));
+    plan
+}
+
+impl DBClusterStatus {
+    /// This status with what RDS shows taken from `observed` (a plan's fields), and nothing the
+    /// plan meant to change.
+    fn with_observed(mut self, observed: &DBClusterStatus) -> Self {
+        self.status = observed.status.clone().or(self.status);
+        self.engine_version = observed.engine_version.clone().or(self.engine_version);
+        self.endpoint = observed.endpoint.clone().or(self.endpoint);
+        self.reader_endpoint = observed.reader_endpoint.clone().or(self.reader_endpoint);
+        self.members = observed.members.clone();
+        self
+    }
+}
+
+fn dry_run_step(step: &Step) -> DryRunStep {
+    let (action, disruption, note) = match step {
+        Step::Create { identifier, .. } => ("CreateDBCluster", "NewInstance", identifier.clone()),
+        Step::Restore { snapshot, .. } => (
+            "RestoreDBClusterFromSnapshot",
+            "NewInstance",
+            snapshot.clone(),
+        ),
+        Step::RestoreToPointInTime { source, .. } => (
+            "RestoreDBClusterToPointInTime",
+            "NewInstance",
+            source.clone(),
+        ),
+        Step::Modify { modification, .. } => {
+            let outage = ["engineVersion", "port"];
+            let fields = modification.fields();
+            let disruption = match fields.iter().any(|f| outage.contains(f)) {
+                true => "Outage",
+                false => "None",
+            };
+            ("ModifyDBCluster", disruption, fields.join(", "))
+        }
+        Step::RebootMember { identifier, .. } => ("RebootDBInstance", "Reboot", identifier.clone()),
+        Step::Delete { final_snapshot, .. } => (
+            "DeleteDBCluster",
+            "Deletion",
+            final_snapshot
+                .clone()
+                .map_or("no final snapshot".into(), |s| {
+                    format!("final snapshot {s}")
+                }),
+        ),
+        Step::AddTags { tags, .. } => {
+            let keys = tags.keys().cloned().collect::<Vec<_>>().join(", ");
+            ("AddTagsToResource", "None", keys)
+        }
+        Step::RemoveTags { keys, .. } => ("RemoveTagsFromResource", "None", keys.join(", ")),
+        Step::WritePasswordSecret { name, .. } | Step::WriteConnectionSecret { name, .. } => {
+            ("WriteSecret", "None", name.clone())
+        }
+        Step::SetSecretOwner { name, .. } => ("SetSecretOwner", "None", name.clone()),
+        Step::AddFinalizer | Step::RemoveFinalizer => ("Finalizer", "None", String::new()),
+    };
+    DryRunStep {
+        action: action.into(),
+        fields: Vec::new(),
+        disruption: disruption.into(),
+        note,
+    }
+}
