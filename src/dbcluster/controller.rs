@@ -92,15 +92,11 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         true => (None, false),
         false => observe(cluster, at).await?,
     };
-    let owner_alive = match observed
+    let tagged = observed
         .as_ref()
-        .and_then(|o| plan::tagged_owner(cluster, o))
-    {
-        Some((name, uid)) => {
-            let api: Api<DBCluster> = Api::namespaced(ctx.client.clone(), &namespace);
-            let owner = (api.get_opt(&name).await).map_err(kube_err("get DBCluster"))?;
-            Some(owner.is_some_and(|o| o.uid().as_deref() == Some(uid.as_str())))
-        }
+        .and_then(|o| plan::tagged_owner(cluster, o));
+    let owner_alive = match tagged {
+        Some(owner) => Some(owner_alive(ctx, &namespace, owner).await?),
         None => None,
     };
     let absent_for = (observed_directly && observed.is_none())
@@ -138,12 +134,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         true => members(ctx, cluster, &namespace).await?,
         false => Vec::new(),
     };
-    let member_states = (observed.iter().flat_map(|o| &o.members))
-        .filter_map(|m| {
-            let found = at.observer.last_polled(&m.identifier)?.instance?;
-            Some((m.identifier.clone(), found.status))
-        })
-        .collect();
+    let member_states = member_states(at, observed.as_ref());
     Ok(Facts {
         cluster: cluster.clone(),
         observed,
@@ -164,6 +155,30 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         placement: located.placement.clone(),
         now: crate::duration::now(),
     })
+}
+
+/// The RDS state of each member, as the shared poll of instances last saw it (no call).
+fn member_states(
+    at: &Location,
+    observed: Option<&ObservedCluster>,
+) -> std::collections::BTreeMap<String, String> {
+    (observed.iter().flat_map(|o| &o.members))
+        .filter_map(|m| {
+            let found = at.observer.last_polled(&m.identifier)?.instance?;
+            Some((m.identifier.clone(), found.status))
+        })
+        .collect()
+}
+
+/// Whether the DBCluster (name, uid) of this namespace a cluster's ownership tags name exists.
+async fn owner_alive(
+    ctx: &Context,
+    namespace: &str,
+    (name, uid): (String, String),
+) -> Result<bool, Error> {
+    let api: Api<DBCluster> = Api::namespaced(ctx.client.clone(), namespace);
+    let owner = (api.get_opt(&name).await).map_err(kube_err("get DBCluster"))?;
+    Ok(owner.is_some_and(|o| o.uid().as_deref() == Some(uid.as_str())))
 }
 
 /// The cluster: from the shared listing where it may serve, else (and always at deletion) by a

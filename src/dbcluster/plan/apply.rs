@@ -2,8 +2,6 @@
 //! that is not ours, and bring ours to the spec (drift, tags, password rotation, the connection
 //! Secret).
 
-use std::collections::BTreeMap;
-
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
@@ -14,10 +12,10 @@ use super::{
     drift_interval, generated_secret_name, modes, refuse, secrets_owner_referenced, status_plan,
     uid,
 };
-use crate::dbcluster::{ClusterMember, DBCluster, DBClusterSpec, DBClusterStatus};
-use crate::dbinstance::connection::{self, ConnectionInfo};
-use crate::dbinstance::plan::{PasswordFacts, Sensitive, spec as instance_spec};
-use crate::dbinstance::{DriftPolicy, Endpoint};
+use crate::dbcluster::{DBCluster, DBClusterSpec, DBClusterStatus};
+use crate::dbinstance::DriftPolicy;
+use crate::dbinstance::connection::{self};
+use crate::dbinstance::plan::{PasswordFacts, Sensitive};
 use crate::managed::crd::has_finalizer;
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
 use crate::managed::tags;
@@ -91,34 +89,9 @@ pub(super) fn plan(f: &Facts) -> Plan {
     }
 }
 
-/// What the status reports of RDS's cluster.
-pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus {
-    let previous = f.cluster.status.clone().unwrap_or_default();
-    DBClusterStatus {
-        db_cluster_identifier: Some(o.identifier.clone()),
-        arn: o.arn.clone(),
-        status: Some(o.status.clone()),
-        engine_version: o.engine_version.clone(),
-        endpoint: (o.endpoint.clone()).map(|address| Endpoint {
-            address,
-            port: o.port.unwrap_or_default(),
-        }),
-        reader_endpoint: o.reader_endpoint.clone(),
-        members: (o.members.iter())
-            .map(|m| ClusterMember {
-                db_instance_identifier: m.identifier.clone(),
-                is_cluster_writer: m.writer,
-            })
-            .collect(),
-        pending_modified_values: o.pending_modified_values.clone(),
-        owned: Some(true),
-        ..previous
-    }
-}
-
 fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) -> Plan {
     let cluster = &f.cluster;
-    let mut fields = observed_fields(f, o);
+    let mut fields = super::observed_fields(f, o);
     let available = o.status == "available";
     plan.requeue = Requeue::After(f.intervals.after(&o.status));
     let password = match password(f, &mut plan) {
@@ -169,7 +142,8 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     retag(&mut plan, &mut fields, cluster, o);
     password_secret_owner(f, &mut plan);
     if let Some(password) = password.as_ref().or(managed_password(f).as_ref())
-        && let Err(message) = connection_secret(f, &mut plan, &mut fields, o, password)
+        && let Err(message) =
+            super::secret::connection_secret(f, &mut plan, &mut fields, o, password)
     {
         return refuse(
             plan,
@@ -278,74 +252,4 @@ fn retag(plan: &mut Plan, fields: &mut DBClusterStatus, cluster: &DBCluster, o: 
         });
     }
     fields.applied_tag_keys = tags::applied(&cluster.spec.tags, &o.tags, managed);
-}
-
-/// Plans the connection Secret's write when its content differs from what it should be. Only a
-/// Secret this DBCluster controls is ever updated; Err: a Secret of that name is someone else's.
-pub(super) fn connection_secret(
-    f: &Facts,
-    plan: &mut Plan,
-    fields: &mut DBClusterStatus,
-    o: &ObservedCluster,
-    password: &Sensitive,
-) -> Result<(), String> {
-    let cluster = &f.cluster;
-    let Some(wanted) = &cluster.spec.connection_secret else {
-        return Ok(());
-    };
-    let (Some(host), Some(port)) = (o.endpoint.as_deref(), o.port) else {
-        return Ok(());
-    };
-    let info = ConnectionInfo {
-        host,
-        reader_host: Some(o.reader_endpoint.as_deref().unwrap_or(host)),
-        port,
-        username: o
-            .master_username
-            .as_deref()
-            .unwrap_or(&cluster.spec.master_username),
-        password: &password.0,
-        dbname: (o.database_name.as_deref())
-            .or(cluster.spec.database_name.as_deref())
-            .unwrap_or_default(),
-        engine: cluster.spec.engine.as_str(),
-    };
-    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
-    let data: BTreeMap<String, Sensitive> =
-        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
-    let current = f.connection_secret.as_ref();
-    if current.is_some_and(|s| !instance_spec::controlled_by(&s.metadata, cluster)) {
-        return Err(format!(
-            "a Secret named {} exists and is not this DBCluster's; the operator does not write to \
-             it: choose another connectionSecret.name, or delete that Secret",
-            wanted.name
-        ));
-    }
-    let up_to_date = current.is_some_and(|s| {
-        let values = s.data.as_ref();
-        (data.iter()).all(|(k, v)| {
-            (values.and_then(|d| d.get(k))).is_some_and(|b| b.0 == v.expose().as_bytes())
-        })
-    });
-    let owner_reference = secrets_owner_referenced(cluster);
-    if !up_to_date {
-        plan.steps.push(Step::WriteConnectionSecret {
-            name: wanted.name.clone(),
-            data,
-            create: current.is_none(),
-            owner_reference,
-        });
-        let note = format!("wrote the connection details to Secret {}", wanted.name);
-        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-    } else if current
-        .is_some_and(|s| instance_spec::owner_referenced(&s.metadata, cluster) != owner_reference)
-    {
-        let name = wanted.name.clone();
-        plan.steps.push(Step::SetSecretOwner {
-            name,
-            owner_reference,
-        });
-    }
-    fields.connection_secret = Some(wanted.name.clone());
-    Ok(())
 }

@@ -11,8 +11,9 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 
 use super::observed::ObservedCluster;
-use super::{ClusterRestoreFrom, DBCluster, DBClusterSpec, DBClusterStatus};
+use super::{ClusterMember, ClusterRestoreFrom, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::dbinstance::DeletionPolicy;
+use crate::dbinstance::Endpoint;
 use crate::dbinstance::plan::tenancy::{Grants, RestoreSource};
 use crate::dbinstance::plan::{PasswordFacts, PasswordRead, Sensitive};
 use crate::managed::crd::has_finalizer;
@@ -27,6 +28,7 @@ mod deletion;
 mod modes;
 mod password;
 mod reboot;
+mod secret;
 
 pub use modes::{Claim, claim, dry_run, observe_only, paused, tagged_owner};
 
@@ -305,6 +307,31 @@ pub(super) fn refuse(
 
 pub(super) fn drift_interval(f: &Facts) -> Duration {
     f.intervals.settled
+}
+
+/// What the status reports of RDS's cluster.
+pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus {
+    let previous = f.cluster.status.clone().unwrap_or_default();
+    DBClusterStatus {
+        db_cluster_identifier: Some(o.identifier.clone()),
+        arn: o.arn.clone(),
+        status: Some(o.status.clone()),
+        engine_version: o.engine_version.clone(),
+        endpoint: (o.endpoint.clone()).map(|address| Endpoint {
+            address,
+            port: o.port.unwrap_or_default(),
+        }),
+        reader_endpoint: o.reader_endpoint.clone(),
+        members: (o.members.iter())
+            .map(|m| ClusterMember {
+                db_instance_identifier: m.identifier.clone(),
+                is_cluster_writer: m.writer,
+            })
+            .collect(),
+        pending_modified_values: o.pending_modified_values.clone(),
+        owned: Some(true),
+        ..previous
+    }
 }
 
 #[cfg(test)]

@@ -146,7 +146,7 @@ pub(super) fn adopt(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
          was not changed"
     );
     plan.event(EventType::Normal, "Adopted", "Adopt", note.clone());
-    let mut fields = super::apply::observed_fields(f, o);
+    let mut fields = super::observed_fields(f, o);
     fields.adopted_generation = cluster.metadata.generation;
     let synced = ConditionPlan::new(true, "Adopted", note);
     plan.status = Some(status_plan(fields, o.status == "available", synced, false));
@@ -156,7 +156,7 @@ pub(super) fn adopt(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
 /// Reports a cluster this DBCluster only observes: its state and differences; no call changes
 /// anything, and the connection Secret is written from the spec's password.
 pub(super) fn observe(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
-    let mut fields = super::apply::observed_fields(f, o);
+    let mut fields = super::observed_fields(f, o);
     fields.owned = Some(false);
     plan.requeue = Requeue::After(f.intervals.after(&o.status));
     let edited = true;
@@ -171,7 +171,7 @@ pub(super) fn observe(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
     let password = super::password::observed_password(f);
     if let Some(password) = &password
         && let Err(message) =
-            super::apply::connection_secret(f, &mut plan, &mut fields, o, password)
+            super::secret::connection_secret(f, &mut plan, &mut fields, o, password)
     {
         return refuse(
             plan,
