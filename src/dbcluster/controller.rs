@@ -16,6 +16,7 @@ use super::observed::ObservedCluster;
 use super::plan::{self, Facts, Plan, Step};
 use super::{ClusterRestoreFrom, DBCluster, DBClusterStatus};
 use crate::context::Context;
+use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbinstance::plan::PlannedEvent;
 use crate::dbinstance::plan::tenancy::RestoreSource;
 use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
@@ -51,6 +52,28 @@ fn secret_wakes(
             .map(|c| ObjectRef::from_obj(&*c))
             .collect()
     }
+}
+
+/// The DBCluster controller, woken by a change of a group of kind `K`: the DBClusters of its
+/// namespace whose reference (`refers`) names it.
+fn woken_by_group<K: Referable>(
+    controller: Controller<DBCluster>,
+    ctx: &Context,
+    namespace: Option<&str>,
+    refers: fn(&DBCluster) -> Option<&LocalRef>,
+) -> Controller<DBCluster> {
+    let store = controller.store();
+    controller.watches(
+        scoped::<K>(&ctx.client, namespace),
+        watcher::Config::default().any_semantic(),
+        move |group: K| {
+            let (ns, name) = (group.namespace(), group.name_any());
+            (store.state().into_iter())
+                .filter(|c| c.namespace() == ns && refers(c).is_some_and(|r| r.name == name))
+                .map(|c| ObjectRef::from_obj(&*c))
+                .collect::<Vec<_>>()
+        },
+    )
 }
 
 /// Whether `db` is a member of `cluster` (by reference, or by its RDS identifier).
@@ -124,12 +147,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
         _ => None,
     };
-    let subnet_group = match &cluster.spec.db_subnet_group_ref {
-        Some(r) if !deleting => {
-            Some(references::resolve::<DBSubnetGroup>(&ctx.client, &namespace, &r.name).await?)
-        }
-        _ => None,
-    };
+    let (subnet_group, parameter_group) = references(ctx, cluster, &namespace).await?;
     let referrers = match observed_directly && deleting {
         true => members(ctx, cluster, &namespace).await?,
         false => Vec::new(),
@@ -142,6 +160,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         password,
         connection_secret,
         subnet_group,
+        parameter_group,
         referrers,
         absent_for,
         identity,
@@ -155,6 +174,36 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         placement: located.placement.clone(),
         now: crate::duration::now(),
     })
+}
+
+/// What dbSubnetGroupRef and dbClusterParameterGroupRef resolve to (not read at deletion).
+async fn references(
+    ctx: &Context,
+    cluster: &DBCluster,
+    namespace: &str,
+) -> Result<
+    (
+        Option<Result<String, String>>,
+        Option<Result<String, String>>,
+    ),
+    Error,
+> {
+    if cluster.metadata.deletion_timestamp.is_some() {
+        return Ok((None, None));
+    }
+    let client = &ctx.client;
+    let subnet_group = match &cluster.spec.db_subnet_group_ref {
+        Some(r) => Some(references::resolve::<DBSubnetGroup>(client, namespace, &r.name).await?),
+        None => None,
+    };
+    let parameter_group = match &cluster.spec.db_cluster_parameter_group_ref {
+        Some(r) => {
+            let name = &r.name;
+            Some(references::resolve::<DBClusterParameterGroup>(client, namespace, name).await?)
+        }
+        None => None,
+    };
+    Ok((subnet_group, parameter_group))
 }
 
 /// The RDS state of each member, as the shared poll of instances last saw it (no call).
@@ -439,6 +488,14 @@ impl Managed for DBCluster {
                     .collect::<Vec<_>>()
             },
         );
+        // Its groups turning Ready (or changing) wake the DBClusters that refer to them.
+        let controller = woken_by_group::<DBSubnetGroup>(controller, ctx, namespace, |c| {
+            c.spec.db_subnet_group_ref.as_ref()
+        });
+        let controller =
+            woken_by_group::<DBClusterParameterGroup>(controller, ctx, namespace, |c| {
+                c.spec.db_cluster_parameter_group_ref.as_ref()
+            });
         crate::managed::locate::woken_by_accounts(controller, ctx)
     }
 

@@ -81,6 +81,7 @@ use crate::managed::crd::{LocalRef, Tag};
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
     validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterParameterGroupName) && has(self.dbClusterParameterGroupRef))").message("set either dbClusterParameterGroupName or dbClusterParameterGroupRef, not both"),
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted cluster already exists"),
     validation = kube::core::Rule::new("((!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never') && self.managementPolicy != 'ObserveOnly') || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted or observed cluster keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
@@ -163,6 +164,11 @@ pub struct DBClusterSpec {
     /// DB cluster parameter group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_name: Option<String>,
+
+    /// The DBClusterParameterGroup of this namespace whose parameters the cluster uses, instead
+    /// of dbClusterParameterGroupName; waited for until it is Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cluster_parameter_group_ref: Option<LocalRef>,
 
     /// Whether the storage is encrypted. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -474,7 +474,7 @@ async fn a_static_cluster_parameter_change_waits_for_a_reboot_that_the_policy_ma
     };
     wait_object(&groups, "coffee-params", "the group Synced", synced).await;
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
-    let spec = json!({"dbClusterParameterGroupName": group});
+    let spec = json!({"dbClusterParameterGroupRef": {"name": "coffee-params"}});
     (clusters
         .create(&PostParams::default(), &cluster(&id, spec))
         .await)

@@ -45,14 +45,17 @@ pub(super) fn plan(f: &Facts) -> Plan {
         plan.steps.push(Step::AddFinalizer);
     }
     let mut spec = cluster.spec.clone();
-    if let Some(group) = &f.subnet_group {
-        match group {
-            Ok(name) => spec.db_subnet_group_name = Some(name.clone()),
-            Err(why) => {
-                plan.requeue = Requeue::After(drift_interval(f));
-                return refuse(plan, f, "ReferencesUnresolved", why, "ReferencesUnresolved");
-            }
-        }
+    // A reference waits for what it names; resolved, it reads as the plain name field.
+    let resolved = resolve(f, &mut spec);
+    if let Err(why) = resolved {
+        plan.requeue = Requeue::After(drift_interval(f));
+        return refuse(
+            plan,
+            f,
+            "ReferencesUnresolved",
+            &why,
+            "ReferencesUnresolved",
+        );
     }
     let identifier = cluster.identifier();
     let recorded = (cluster.status.as_ref()).is_some_and(|s| s.arn.is_some());
@@ -155,6 +158,18 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     }
     plan.status = Some(status_plan(fields, true, synced, false));
     plan
+}
+
+/// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef) replaced by the
+/// RDS names they resolve to; Err: why one cannot be used yet.
+fn resolve(f: &Facts, spec: &mut DBClusterSpec) -> Result<(), String> {
+    if let Some(group) = &f.subnet_group {
+        spec.db_subnet_group_name = Some(group.clone()?);
+    }
+    if let Some(group) = &f.parameter_group {
+        spec.db_cluster_parameter_group_name = Some(group.clone()?);
+    }
+    Ok(())
 }
 
 /// Plans the ModifyDBCluster that puts right what differs: always after an edit of the spec or

@@ -50,6 +50,8 @@ pub struct Facts {
     pub connection_secret: Option<Secret>,
     /// What dbSubnetGroupRef resolves to (None: no reference).
     pub subnet_group: Option<Result<String, String>>,
+    /// What dbClusterParameterGroupRef resolves to (None: no reference).
+    pub parameter_group: Option<Result<String, String>>,
     /// At deletion: the DBInstances of the namespace that are members of this DBCluster.
     pub referrers: Vec<String>,
     /// How long direct reads have found no cluster with the identifier (None: found, or not

@@ -51,6 +51,7 @@ fn facts() -> Facts {
         },
         connection_secret: None,
         subnet_group: None,
+        parameter_group: None,
         referrers: vec![],
         absent_for: None,
         identity: None,
@@ -239,6 +240,14 @@ fn each_rule_decides_its_steps_and_reason() {
         (
             "a subnet group reference not Ready: wait, create nothing",
             with(facts(), |f| f.subnet_group = Some(Err("not Ready".into()))),
+            vec![],
+            "ReferencesUnresolved",
+        ),
+        (
+            "a cluster parameter group reference not Ready: wait, create nothing",
+            with(facts(), |f| {
+                f.parameter_group = Some(Err("not Ready".into()))
+            }),
             vec![],
             "ReferencesUnresolved",
         ),
