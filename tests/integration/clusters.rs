@@ -7,10 +7,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use rds_operator::dbinstance::DBInstance;
+use rds_operator::dbsubnetgroup::DBSubnetGroup;
+use rds_operator::managed::crd::Tag;
 use serde_json::json;
 
 use crate::common::{
@@ -85,33 +89,66 @@ fn mutating(identifiers: &[&str]) -> BTreeMap<String, u64> {
     out
 }
 
-/// A cluster with a writer and a reader: both endpoints of its Secret log in to the real engine
-/// (a row written through the writer is read through the reader), members reach the same server,
-/// nothing is sent while all is in sync, and a version change is one ModifyDBCluster with no
-/// ModifyDBInstance for the members.
+/// The Aurora Coffee Manage example (deploy/examples/coffee-manage-aurora/), with the emulator's
+/// subnets and a real engine: a cluster with a writer and a reader whose Secret's endpoints both log
+/// in (a row written through the writer is read through the reader), members reaching the same
+/// server, nothing sent while all is in sync, and a version change that is one ModifyDBCluster and
+/// no ModifyDBInstance for the members.
 #[tokio::test]
-async fn a_cluster_with_a_writer_and_a_reader_serves_sql_through_its_secret() {
-    let (client, ns, instances, _rds) = setup("aurora").await;
-    let _operator = Operator::start(&ns);
+async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
+    let (client, ns, instances, rds) = setup("aurora").await;
+    let dir = format!("{}/deploy/examples/coffee-manage-aurora", common::REPO);
+    let read = |file: &str| std::fs::read_to_string(format!("{dir}/{file}")).expect("example file");
+    let password: Secret = serde_yaml::from_str(&read("password-secret.yaml")).unwrap();
+    let mut subnets: DBSubnetGroup = serde_yaml::from_str(&read("dbsubnetgroup.yaml")).unwrap();
+    subnets.spec.subnet_ids = crate::subnetgroups::coffee_subnets(&rds).await;
+    subnets.spec.db_subnet_group_name = Some(unique("aur-subnets"));
+    let mut params: DBClusterParameterGroup =
+        serde_yaml::from_str(&read("dbclusterparametergroup.yaml")).unwrap();
+    params.spec.db_cluster_parameter_group_name = Some(unique("aur-params"));
+    let mut c: DBCluster = serde_yaml::from_str(&read("dbcluster.yaml")).unwrap();
     let (id, writer, reader) = (unique("aur"), unique("aur-w"), unique("aur-r"));
+    c.spec.db_cluster_identifier = Some(id.clone());
+    c.spec.tags.push(Tag {
+        key: "moto-ext:real-engine".into(),
+        value: "true".into(),
+    });
+    let mut members: Vec<DBInstance> = ["writer.yaml", "reader.yaml"]
+        .map(|f| serde_yaml::from_str(&read(f)).unwrap())
+        .into();
+    members[0].spec.db_instance_identifier = Some(writer.clone());
+    members[1].spec.db_instance_identifier = Some(reader.clone());
+    let deployment: Deployment = serde_yaml::from_str(&read("deployment.yaml")).unwrap();
+
+    let _operator = Operator::start(&ns);
+    let pp = PostParams::default();
+    (Api::<Secret>::namespaced(client.clone(), &ns)
+        .create(&pp, &password)
+        .await)
+        .unwrap();
+    (Api::<DBSubnetGroup>::namespaced(client.clone(), &ns)
+        .create(&pp, &subnets)
+        .await)
+        .unwrap();
+    let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), &ns);
+    (groups.create(&pp, &params).await).expect("the example group is accepted");
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
-    let real = json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
-    clusters
-        .create(&PostParams::default(), &cluster(&id, real))
-        .await
-        .expect("create DBCluster");
-    for (name, identifier, tier) in [("writer", &writer, 0), ("reader", &reader, 1)] {
-        let m = member(name, identifier, json!({"promotionTier": tier}));
-        instances
-            .create(&PostParams::default(), &m)
-            .await
-            .expect("create member");
+    (clusters.create(&pp, &c).await).expect("the example DBCluster is accepted");
+    for m in &members {
+        (instances.create(&pp, m).await).expect("the example members are accepted");
     }
-    wait_object(&clusters, "coffee", "the cluster Ready", ready).await;
-    for name in ["writer", "reader"] {
-        wait_dbi(&instances, name, "the member Ready", TIMEOUT, is_ready).await;
+    // The Deployment is valid for the API server (no kubelet runs it here).
+    (Api::<Deployment>::namespaced(client.clone(), &ns)
+        .create(&pp, &deployment)
+        .await)
+        .expect("the example Deployment is accepted");
+    let cluster_name = c.metadata.name.clone().unwrap();
+    wait_object(&clusters, &cluster_name, "the cluster Ready", ready).await;
+    for m in &members {
+        let name = m.metadata.name.clone().unwrap();
+        wait_dbi(&instances, &name, "the member Ready", TIMEOUT, is_ready).await;
     }
-    let c = wait_object(&clusters, "coffee", "both members listed", |c| {
+    let c = wait_object(&clusters, &cluster_name, "both members listed", |c| {
         c.status.as_ref().is_some_and(|s| s.members.len() == 2)
     })
     .await;
@@ -125,9 +162,18 @@ async fn a_cluster_with_a_writer_and_a_reader_serves_sql_through_its_secret() {
         1
     );
 
-    let s = secret_data(&client, &ns, "coffee-db")
+    let secret = c.spec.connection_secret.as_ref().unwrap().name.clone();
+    let s = secret_data(&client, &ns, &secret)
         .await
         .expect("the cluster Secret");
+    for key in [
+        "APP_DB_HOST",
+        "APP_DB_USER",
+        "APP_DB_PASSWORD",
+        "APP_DB_NAME",
+    ] {
+        assert!(s.contains_key(key), "the app reads {key}: {s:?}");
+    }
     assert_eq!(s["APP_DB_HOST"], s["host"]);
     assert_eq!(s["APP_DB_READER_HOST"], s["readerHost"]);
     assert_eq!(
@@ -149,7 +195,7 @@ async fn a_cluster_with_a_writer_and_a_reader_serves_sql_through_its_secret() {
         ok && out.contains("Beans & Co"),
         "read through the reader host: {out}"
     );
-    let w = instances.get("writer").await.expect("writer");
+    let w = instances.get("coffee-aurora-writer").await.expect("writer");
     let address = w.status.and_then(|s| s.endpoint).map(|e| e.address);
     assert_eq!(
         address.as_deref(),
@@ -164,11 +210,15 @@ async fn a_cluster_with_a_writer_and_a_reader_serves_sql_through_its_secret() {
     assert_eq!(mutating(&ids), before, "no mutating call in steady state");
 
     let patch = json!({"spec": {"engineVersion": NEWER}});
-    clusters
-        .patch("coffee", &PatchParams::default(), &Patch::Merge(&patch))
-        .await
+    (clusters
+        .patch(
+            &cluster_name,
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await)
         .expect("patch engineVersion");
-    wait_object(&clusters, "coffee", "the new version", |c| {
+    wait_object(&clusters, &cluster_name, "the new version", |c| {
         ready(c) && c.status.as_ref().unwrap().engine_version.as_deref() == Some(NEWER)
     })
     .await;
@@ -183,13 +233,22 @@ async fn a_cluster_with_a_writer_and_a_reader_serves_sql_through_its_secret() {
             "{after:?}"
         );
     }
-    for name in ["writer", "reader"] {
-        let _ = instances.delete(name, &DeleteParams::default()).await;
+    for m in &members {
+        let _ = instances
+            .delete(&m.metadata.name.clone().unwrap(), &DeleteParams::default())
+            .await;
     }
     let delete = json!({"spec": {"deletionPolicy": "Delete"}});
-    let _ = (clusters.patch("coffee", &PatchParams::default(), &Patch::Merge(&delete))).await;
-    let _ = clusters.delete("coffee", &DeleteParams::default()).await;
-    wait_object_gone(&clusters, "coffee").await;
+    let _ = (clusters.patch(
+        &cluster_name,
+        &PatchParams::default(),
+        &Patch::Merge(&delete),
+    ))
+    .await;
+    let _ = clusters
+        .delete(&cluster_name, &DeleteParams::default())
+        .await;
+    wait_object_gone(&clusters, &cluster_name).await;
 }
 
 /// Deleting a cluster whose member still exists waits (InUse) and calls no DeleteDBCluster; once
