@@ -8,7 +8,8 @@
 //! BENCH_SAFETY_NET (the feed's safety-net interval; the operator's default when unset),
 //! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready"), BENCH_ACCOUNTS
 //! ("AxR": the N spread over A AWSAccounts, each in another moto account, and R regions; the
-//! steady state then reports the DescribeDBInstances of each (account, region)).
+//! steady state then reports the DescribeDBInstances of each (account, region)), BENCH_CLUSTERS
+//! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -19,6 +20,7 @@ use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 // The benchmark uses part of the test bed (common allows what a binary leaves unused).
+mod clusters;
 #[path = "../integration/common/mod.rs"]
 mod common;
 
@@ -353,6 +355,14 @@ async fn main() {
         }
     );
 
+    if let Some(c) = std::env::var("BENCH_CLUSTERS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+    {
+        ensure_no_event_feed();
+        clusters::run(&client, &settings, c).await;
+        return;
+    }
     for n in sizes {
         match settings.feed {
             Some(_) => ensure_event_feed(),
