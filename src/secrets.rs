@@ -92,6 +92,23 @@ fn owner_label<K: Resource<DynamicType = ()>>() -> String {
     format!("rds.operator.rs/{}", K::kind(&()).to_lowercase())
 }
 
+/// Writes a Secret of `owner`'s with exactly `data`: creates it (`create`; fails if one exists),
+/// or applies it over the one the owner controls.
+pub async fn write_owned<K: Resource<DynamicType = ()>>(
+    api: &Api<Secret>,
+    owner: &K,
+    name: &str,
+    data: &BTreeMap<String, Sensitive>,
+    owner_reference: bool,
+    create: bool,
+) -> Result<(), Error> {
+    let secret = owned_secret(owner, name, data, owner_reference);
+    match create {
+        true => self::create(api, &secret).await,
+        false => apply(api, &secret).await,
+    }
+}
+
 /// Creates the Secret; fails if one exists already.
 pub async fn create(api: &Api<Secret>, secret: &Secret) -> Result<(), Error> {
     api.create(&PostParams::default(), secret)

@@ -73,7 +73,7 @@ def server_of(cluster_identifier: str | None) -> Any:
 
 def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: Any,
             apply: Any, get_status: Any, set_status: Any) -> None:
-    from moto.core.responses import PaginatedResult
+    from moto.core.responses import ActionResult
     from moto.rds import models, responses
     from moto.rds.exceptions import DBClusterNotFoundError, RDSClientError
 
@@ -293,12 +293,23 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
         return orig_delete_group(self, subnet_name)
 
     def describe_db_clusters_paged(self: Any) -> Any:
+        # MaxRecords 20 to 100 (default 100) and an opaque Marker, as API_DescribeDBClusters.html
+        # says. moto's own paginator has no unique attribute for clusters and fails past a page.
+        size = int(self.params.get("MaxRecords") or 100)
+        if not 20 <= size <= 100:
+            raise RDSClientError("InvalidParameterValue",
+                                 f"Invalid value {size} for MaxRecords. Must be between 20 and 100")
+        start = int(self.params.get("Marker") or 0)
         with lock:
             advance_all(self.backend)
             _id = self.params.get("DBClusterIdentifier")
             filters = {f["Name"]: f["Values"] for f in self.params.get("Filters", [])}
             clusters = self.backend.describe_db_clusters(db_cluster_identifier=_id, filters=filters)
-            return PaginatedResult({"DBClusters": clusters})
+            clusters = sorted(clusters, key=lambda c: c.db_cluster_identifier)
+            result: dict[str, Any] = {"DBClusters": clusters[start:start + size]}
+            if start + size < len(clusters):
+                result["Marker"] = str(start + size)
+            return ActionResult(result)
 
     Backend.create_db_cluster = create_db_cluster
     Backend.modify_db_cluster = modify_db_cluster

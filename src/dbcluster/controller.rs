@@ -311,24 +311,14 @@ async fn act(ctx: &Context, at: &Located, cluster: &DBCluster, step: &Step) -> R
             owner_reference,
         } => {
             let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
-            let secret = secrets::owned_secret(cluster, name, &data, *owner_reference);
-            match replace {
-                true => secrets::apply(&api, &secret).await?,
-                false => secrets::create(&api, &secret).await?,
-            }
+            secrets::write_owned(&api, cluster, name, &data, *owner_reference, !*replace).await?
         }
         Step::WriteConnectionSecret {
             name,
             data,
             create,
             owner_reference,
-        } => {
-            let secret = secrets::owned_secret(cluster, name, data, *owner_reference);
-            match create {
-                true => secrets::create(&api, &secret).await?,
-                false => secrets::apply(&api, &secret).await?,
-            }
-        }
+        } => secrets::write_owned(&api, cluster, name, data, *owner_reference, *create).await?,
         Step::SetSecretOwner {
             name,
             owner_reference,

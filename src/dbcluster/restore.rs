@@ -9,8 +9,8 @@ use aws_sdk_rds::types::DbClusterSnapshot;
 
 use super::DBClusterSpec;
 use super::aws::scaling;
-use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
-use crate::rds::{Rds, rds_tags, tag_map};
+use crate::managed::aws_error::{AwsError, aws_error};
+use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 use crate::rds_state::SnapshotInfo;
 
 /// The spec's settings RDS takes at restore time, on either restore request (the two builders
@@ -125,21 +125,7 @@ impl Rds {
         spec: &DBClusterSpec,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
-        let restore_time = match time {
-            None => None,
-            Some(t) => Some(
-                aws_smithy_types::DateTime::from_str(
-                    t,
-                    aws_smithy_types::date_time::Format::DateTime,
-                )
-                .map_err(|e| AwsError {
-                    operation: "RestoreDBClusterToPointInTime",
-                    class: ErrorClass::InvalidInput,
-                    code: "InvalidRestoreTime".into(),
-                    message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
-                })?,
-            ),
-        };
+        let restore_time = restore_time("RestoreDBClusterToPointInTime", time)?;
         let request = (self.client.restore_db_cluster_to_point_in_time())
             .db_cluster_identifier(identifier)
             .source_db_cluster_identifier(source)

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::dbparametergroup::aws::{Change, parameter};
-use crate::dbparametergroup::{Catalog, ObservedParameterGroup, ParameterInfo};
+use crate::dbparametergroup::aws::{Change, absorb, parameter};
+use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
 use crate::managed::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags};
 
@@ -75,21 +75,12 @@ impl Rds {
                 .await
                 .map_err(|e| aws_error("DescribeEngineDefaultClusterParameters", e, None));
             self.count("DescribeEngineDefaultClusterParameters", &result);
-            let Some(defaults) = result?.engine_defaults().cloned() else {
-                break;
-            };
-            for p in defaults.parameters() {
-                if let Some(name) = p.parameter_name() {
-                    let info = ParameterInfo {
-                        apply_type: p.apply_type().unwrap_or("static").to_owned(),
-                        modifiable: p.is_modifiable().unwrap_or(false),
-                    };
-                    catalog.insert(name.to_owned(), info);
-                }
+            match result?.engine_defaults() {
+                Some(defaults) => marker = absorb(defaults, &mut catalog),
+                None => break,
             }
-            match defaults.marker() {
-                Some(m) if !m.is_empty() => marker = Some(m.to_owned()),
-                _ => break,
+            if marker.is_none() {
+                break;
             }
         }
         Ok(catalog)

@@ -36,25 +36,14 @@ pub async fn execute(
             owner_reference,
         } => {
             let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
-            let secret = secrets::owned_secret(db, name, &data, *owner_reference);
-            if *replace {
-                secrets::apply(&api, &secret).await?;
-            } else {
-                secrets::create(&api, &secret).await?;
-            }
+            secrets::write_owned(&api, db, name, &data, *owner_reference, !*replace).await?
         }
         Step::WriteConnectionSecret {
             name,
             data,
             create,
             owner_reference,
-        } => {
-            let secret = secrets::owned_secret(db, name, data, *owner_reference);
-            match create {
-                true => secrets::create(&api, &secret).await?,
-                false => secrets::apply(&api, &secret).await?,
-            }
-        }
+        } => secrets::write_owned(&api, db, name, data, *owner_reference, *create).await?,
         Step::SetSecretOwner {
             name,
             owner_reference,

@@ -99,21 +99,12 @@ impl Rds {
                 .await
                 .map_err(|e| aws_error("DescribeEngineDefaultParameters", e, None));
             self.count("DescribeEngineDefaultParameters", &result);
-            let Some(defaults) = result?.engine_defaults().cloned() else {
-                break;
-            };
-            for p in defaults.parameters() {
-                if let Some(name) = p.parameter_name() {
-                    let info = ParameterInfo {
-                        apply_type: p.apply_type().unwrap_or("static").to_owned(),
-                        modifiable: p.is_modifiable().unwrap_or(false),
-                    };
-                    catalog.insert(name.to_owned(), info);
-                }
+            match result?.engine_defaults() {
+                Some(defaults) => marker = absorb(defaults, &mut catalog),
+                None => break,
             }
-            match defaults.marker() {
-                Some(m) if !m.is_empty() => marker = Some(m.to_owned()),
-                _ => break,
+            if marker.is_none() {
+                break;
             }
         }
         Ok(catalog)
@@ -176,6 +167,27 @@ impl Rds {
             other => other.map(|_| ()),
         }
     }
+}
+
+/// Takes one page of a family's engine defaults (the answer of DescribeEngineDefaultParameters and
+/// of DescribeEngineDefaultClusterParameters alike) into the catalog; the marker of the next page.
+pub(crate) fn absorb(
+    defaults: &aws_sdk_rds::types::EngineDefaults,
+    catalog: &mut Catalog,
+) -> Option<String> {
+    for p in defaults.parameters() {
+        if let Some(name) = p.parameter_name() {
+            let info = ParameterInfo {
+                apply_type: p.apply_type().unwrap_or("static").to_owned(),
+                modifiable: p.is_modifiable().unwrap_or(false),
+            };
+            catalog.insert(name.to_owned(), info);
+        }
+    }
+    defaults
+        .marker()
+        .filter(|m| !m.is_empty())
+        .map(str::to_owned)
 }
 
 /// A group as RDS describes it, without its parameters or tags.

@@ -14,6 +14,7 @@ use crate::managed::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::rds_state::{AwsIdentity, ObservedInstance};
 
 mod restore;
+pub(crate) use restore::restore_time;
 mod tagging;
 
 impl From<&DbInstance> for ObservedInstance {

@@ -29,6 +29,25 @@ macro_rules! restore_settings {
     };
 }
 
+/// spec.restoreFrom.restoreTime (RFC 3339) as AWS takes it; None: the latest restorable time.
+pub(crate) fn restore_time(
+    operation: &'static str,
+    time: Option<&str>,
+) -> Result<Option<aws_smithy_types::DateTime>, AwsError> {
+    let Some(t) = time else {
+        return Ok(None);
+    };
+    let format = aws_smithy_types::date_time::Format::DateTime;
+    aws_smithy_types::DateTime::from_str(t, format)
+        .map(Some)
+        .map_err(|e| AwsError {
+            operation,
+            class: ErrorClass::InvalidInput,
+            code: "InvalidRestoreTime".into(),
+            message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
+        })
+}
+
 impl Rds {
     /// The DB snapshots (manual and automated) of an instance identifier: DescribeDBSnapshots,
     /// through the SDK's paginator, each page counted.
@@ -137,21 +156,7 @@ impl Rds {
         spec: &DBInstanceSpec,
         tags: &BTreeMap<String, String>,
     ) -> Result<ObservedInstance, AwsError> {
-        let restore_time = match time {
-            None => None,
-            Some(t) => Some(
-                aws_smithy_types::DateTime::from_str(
-                    t,
-                    aws_smithy_types::date_time::Format::DateTime,
-                )
-                .map_err(|e| AwsError {
-                    operation: "RestoreDBInstanceToPointInTime",
-                    class: ErrorClass::InvalidInput,
-                    code: "InvalidRestoreTime".into(),
-                    message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
-                })?,
-            ),
-        };
+        let restore_time = restore_time("RestoreDBInstanceToPointInTime", time)?;
         let request = (self.client.restore_db_instance_to_point_in_time())
             .target_db_instance_identifier(identifier)
             .source_db_instance_identifier(source)

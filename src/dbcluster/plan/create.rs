@@ -10,11 +10,11 @@ use kube::runtime::events::EventType;
 use super::password::{hash_of, password, password_refused};
 use super::{Facts, Plan, Step, desired_tags, drift_interval, refuse, status_plan};
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
+use crate::dbinstance::plan::absence::{newest, same_account_and_region};
 use crate::dbinstance::plan::tenancy;
 use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
-use crate::rds_state::SnapshotInfo;
 
 /// The password hash of a cluster restored from spec.restoreFrom until the spec's password is
 /// sent: it matches no password, so the first sync sends it.
@@ -94,7 +94,7 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
     let arn = (cluster.status.as_ref())
         .and_then(|s| s.arn.clone())
         .unwrap_or_default();
-    if let Err(message) = same_account_and_region(&arn, f) {
+    if let Err(message) = same_account_and_region("cluster", &arn, f.identity.as_ref()) {
         return refuse(
             plan,
             f,
@@ -127,35 +127,6 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
     let mut plan = refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
     plan.event(EventType::Warning, "DeletedOutOfBand", "Observe", message);
     plan
-}
-
-/// The account and region of the cluster's ARN must be the operator's own there: otherwise it
-/// looks at another account or region, and absence there proves nothing.
-fn same_account_and_region(arn: &str, f: &Facts) -> Result<(), String> {
-    let parts: Vec<&str> = arn.split(':').collect();
-    let ["arn", _, "rds", region, account, ..] = parts.as_slice() else {
-        return Err(format!(
-            "the cluster's ARN {arn:?} cannot be read; nothing is created"
-        ));
-    };
-    let Some(me) = &f.identity else {
-        return Err("the operator's AWS account is unknown; nothing is created".into());
-    };
-    if me.region != *region || me.account != *account {
-        return Err(format!(
-            "the cluster was in account {account}, region {region}, but the operator now works \
-             in account {}, region {}; nothing is created",
-            me.account, me.region
-        ));
-    }
-    Ok(())
-}
-
-/// The newest available snapshot.
-fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
-    snapshots
-        .filter(|s| s.status == "available")
-        .max_by_key(|s| s.created_epoch)
 }
 
 /// Creates, restores or re-creates the cluster.

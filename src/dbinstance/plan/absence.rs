@@ -6,7 +6,7 @@
 //! (`tenancy::own_snapshots`): an identifier another team used before has that team's snapshots.
 
 use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
-use crate::rds_state::SnapshotInfo;
+use crate::rds_state::{AwsIdentity, SnapshotInfo};
 
 use super::create::{Creation, create};
 use super::spec;
@@ -49,7 +49,7 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     }
     plan.requeue = Requeue::After(drift_interval);
     let arn = previous.arn.as_deref().unwrap_or_default();
-    if let Err(message) = same_account_and_region(arn, f) {
+    if let Err(message) = same_account_and_region("instance", arn, f.identity.as_ref()) {
         return refuse(plan, f, "AccountOrRegionMismatch", &message, None);
     }
     if let Some(snapshot) = newest(tenancy::own_snapshots(&f.snapshots, db)) {
@@ -72,25 +72,27 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     refuse(plan, f, "DeletedOutOfBand", &message, None)
 }
 
-/// The account and region of the instance's ARN must be the operator's own: otherwise the
-/// operator is looking at another account or region, and absence there proves nothing.
-fn same_account_and_region(arn: &str, f: &Facts) -> Result<(), String> {
+/// The account and region of the resource's (`what`: instance, cluster) ARN must be the
+/// operator's own there: otherwise the operator is looking at another account or region, and
+/// absence there proves nothing.
+pub fn same_account_and_region(
+    what: &str,
+    arn: &str,
+    identity: Option<&AwsIdentity>,
+) -> Result<(), String> {
     let parts: Vec<&str> = arn.split(':').collect();
-    let (region, account) = match parts.as_slice() {
-        ["arn", _, "rds", region, account, ..] => (*region, *account),
-        _ => {
-            return Err(format!(
-                "the instance's ARN {arn:?} cannot be read; nothing is created"
-            ));
-        }
+    let ["arn", _, "rds", region, account, ..] = parts.as_slice() else {
+        return Err(format!(
+            "the {what}'s ARN {arn:?} cannot be read; nothing is created"
+        ));
     };
-    let Some(me) = &f.identity else {
+    let Some(me) = identity else {
         return Err("the operator's AWS account is unknown; nothing is created".into());
     };
-    if me.region != region || me.account != account {
+    if me.region != *region || me.account != *account {
         return Err(format!(
-            "the instance was in account {account}, region {region}, but the operator now works in account {}, \
-             region {}; nothing is created",
+            "the {what} was in account {account}, region {region}, but the operator now works in \
+             account {}, region {}; nothing is created",
             me.account, me.region
         ));
     }
@@ -98,7 +100,7 @@ fn same_account_and_region(arn: &str, f: &Facts) -> Result<(), String> {
 }
 
 /// The newest available snapshot.
-fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
+pub fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
     snapshots
         .filter(|s| s.status == "available")
         .max_by_key(|s| s.created_epoch)
