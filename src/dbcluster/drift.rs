@@ -72,6 +72,26 @@ impl ClusterModification {
             .collect()
     }
 
+    /// Leaves a field (by its spec name) as RDS has it.
+    pub fn leave(&mut self, field: &str) {
+        match field {
+            "engineVersion" => self.engine_version = None,
+            "serverlessV2ScalingConfiguration" => self.serverless_v2 = None,
+            "port" => self.port = None,
+            "backupRetentionPeriod" => self.backup_retention_period = None,
+            "preferredBackupWindow" => self.preferred_backup_window = None,
+            "preferredMaintenanceWindow" => self.preferred_maintenance_window = None,
+            "vpcSecurityGroupIDs" => self.vpc_security_group_ids = None,
+            "dbClusterParameterGroupName" => self.db_cluster_parameter_group_name = None,
+            "enableIAMDatabaseAuthentication" => self.iam_database_authentication = None,
+            "enableCloudwatchLogsExports" => self.logs_exports = None,
+            "deletionProtection" => self.deletion_protection = None,
+            "copyTagsToSnapshot" => self.copy_tags_to_snapshot = None,
+            "masterUserPassword" => self.rotate_password = false,
+            _ => {}
+        }
+    }
+
     pub fn in_sync(&self) -> bool {
         self.fields().is_empty()
     }

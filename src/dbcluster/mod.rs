@@ -20,8 +20,9 @@ pub mod plan;
 pub mod restore;
 
 use crate::dbinstance::{
-    AdoptionPolicy, Condition, ConnectionSecretSpec, DeletionPolicy, DriftPolicy, DryRun, Endpoint,
-    ManagementPolicy, OutOfBandDeletionPolicy, PendingRebootPolicy, SecretKeyReference,
+    AdoptionPolicy, Condition, ConnectionSecretSpec, Corrections, DeletionPolicy, DriftPolicy,
+    DryRun, Endpoint, ManagementPolicy, OutOfBandDeletionPolicy, PendingRebootPolicy,
+    SecretKeyReference,
 };
 use crate::managed::crd::{LocalRef, Tag};
 
@@ -413,6 +414,11 @@ pub struct DBClusterStatus {
     /// The cluster in status is this DBCluster's own (created by it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owned: Option<bool>,
+    /// Recent corrections of drift, per field, at the current generation: a field corrected
+    /// three times within an hour is no longer corrected (reason Fighting) until the spec changes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["field".into()]))]
+    pub corrections: Vec<Corrections>,
     /// The last difference found between RDS and the spec, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<String>,

@@ -25,6 +25,7 @@ pub mod apiserver;
 pub mod aws_error;
 pub mod conditions;
 pub mod crd;
+pub mod fights;
 pub mod groups;
 pub mod locate;
 pub mod placement;

@@ -17,6 +17,7 @@ use crate::dbinstance::DriftPolicy;
 use crate::dbinstance::connection::{self};
 use crate::dbinstance::plan::{PasswordFacts, Sensitive};
 use crate::managed::crd::has_finalizer;
+use crate::managed::fights::{self, FIGHT_LIMIT};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
 use crate::managed::tags;
 
@@ -211,6 +212,18 @@ fn changes(
             ..Default::default()
         };
     }
+    let fighting = match edited {
+        true => Vec::new(),
+        false => stop_fights(f, fields, &mut modification),
+    };
+    if modification.in_sync() {
+        let message = format!(
+            "stopped correcting {}: it was changed back outside the operator {FIGHT_LIMIT} times \
+             within an hour; the spec's next change applies it again",
+            fighting.join(", ")
+        );
+        return ConditionPlan::new(true, "Fighting", message);
+    }
     let changed = modification.field_list();
     fields.last_drift = Some(format!("{}: {changed}", f.now));
     let rotate = modification.rotate_password;
@@ -223,6 +236,27 @@ fn changes(
     plan.event(EventType::Normal, "Updating", "Update", note);
     plan.requeue = Requeue::After(f.intervals.busy);
     ConditionPlan::new(true, "Synced", format!("changes sent to RDS: {changed}"))
+}
+
+/// Leaves the fields corrected [`FIGHT_LIMIT`] times within the hour at this generation, and
+/// records this correction of the others (a drift correction, not an edit of the spec). Returns
+/// the fields left.
+fn stop_fights(
+    f: &Facts,
+    fields: &mut DBClusterStatus,
+    modification: &mut ClusterModification,
+) -> Vec<&'static str> {
+    let generation = f.cluster.metadata.generation;
+    let mut records = fights::current(&fields.corrections, generation);
+    let drifted = (modification.fields().into_iter()).filter(|f| *f != "masterUserPassword");
+    let fighting = fights::fighting(&records, drifted, &f.now);
+    for field in &fighting {
+        modification.leave(field);
+    }
+    let corrected = (modification.fields().into_iter()).filter(|f| *f != "masterUserPassword");
+    fights::record(&mut records, corrected, generation, &f.now);
+    fields.corrections = records;
+    fighting
 }
 
 /// The generated password Secret follows the deletion policy, as the connection Secret does.

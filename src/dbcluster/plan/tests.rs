@@ -928,3 +928,34 @@ fn paused_calls_nothing_and_dry_run_shows_what_it_would_do() {
         "an observed cluster is never deleted"
     );
 }
+
+#[test]
+fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
+    let drifted = |f: &mut Facts| {
+        f.cluster.spec.port = Some(3306);
+        f.observed.as_mut().unwrap().port = Some(3307);
+    };
+    let mut f = with(synced(), drifted);
+    for round in 0..3 {
+        let p = plan(&f);
+        assert_eq!(
+            modification(&p).unwrap().fields(),
+            vec!["port"],
+            "correction {round}"
+        );
+        f.cluster.status = Some(p.status.unwrap().fields);
+        f.cluster.status.as_mut().unwrap().observed_generation = Some(1);
+    }
+    let p = plan(&f);
+    assert!(
+        modification(&p).is_none(),
+        "the fourth time within the hour: left"
+    );
+    assert_eq!(synced_reason(&p), "Fighting");
+    let edited = with(f, |f| f.cluster.metadata.generation = Some(2));
+    assert_eq!(
+        modification(&plan(&edited)).unwrap().fields(),
+        vec!["port"],
+        "an edit applies it"
+    );
+}

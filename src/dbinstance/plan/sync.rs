@@ -8,6 +8,7 @@ use crate::dbinstance::drift::{self, Comparison, Diff, field_list};
 use crate::dbinstance::{
     ADOPTED_TAG, Corrections, DBInstanceStatus, DriftPolicy, PendingRebootPolicy, RestoreStatus,
 };
+use crate::managed::fights;
 use crate::rds_state::{ObservedInstance, is_transitional};
 
 use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
@@ -19,10 +20,7 @@ use super::status::{
 };
 use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
 
-/// A field corrected this many times within [`FIGHT_WINDOW`] is no longer corrected.
-pub const FIGHT_LIMIT: usize = 3;
-/// One hour.
-pub const FIGHT_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(1);
+pub use crate::managed::fights::{FIGHT_LIMIT, FIGHT_WINDOW};
 
 /// Our instance exists: report it, and put right what differs from the spec.
 pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
@@ -517,19 +515,9 @@ fn leave_what_is_safer_left(
     for field in protective {
         comparison.leave(field);
     }
-    let now = chrono::DateTime::parse_from_rfc3339(&f.now).ok();
     let corrections = current_corrections(f);
-    let fighting: Vec<&'static str> = (comparison.diffs.iter())
-        .map(|d| d.field)
-        .filter(|field| {
-            let times = corrections.iter().find(|c| c.field == *field);
-            let recent = times.iter().flat_map(|c| c.times.iter()).filter(|t| {
-                let t = chrono::DateTime::parse_from_rfc3339(t).ok();
-                matches!((t, now), (Some(t), Some(now)) if now - t < FIGHT_WINDOW)
-            });
-            recent.count() >= FIGHT_LIMIT
-        })
-        .collect();
+    let fields: Vec<&'static str> = comparison.diffs.iter().map(|d| d.field).collect();
+    let fighting = fights::fighting(&corrections, fields, &f.now);
     for field in &fighting {
         comparison.leave(field);
     }
@@ -538,32 +526,14 @@ fn leave_what_is_safer_left(
 
 /// The correction records of the current generation (a spec change starts them again).
 fn current_corrections(f: &Facts) -> Vec<Corrections> {
-    let generation = f.db.metadata.generation.unwrap_or_default();
-    (f.db.status.iter().flat_map(|s| s.corrections.iter()))
-        .filter(|c| c.generation == generation)
-        .cloned()
-        .collect()
+    let records = (f.db.status.iter()).flat_map(|s| s.corrections.iter().cloned());
+    fights::current(&records.collect::<Vec<_>>(), f.db.metadata.generation)
 }
 
 /// Adds this reconcile's corrections, keeping the last [`FIGHT_LIMIT`] times per field.
 fn record_corrections(records: &mut Vec<Corrections>, changed: &[Diff], f: &Facts) {
-    let generation = f.db.metadata.generation.unwrap_or_default();
-    for diff in changed.iter().filter(|d| d.field != "tags") {
-        let at = match records.iter().position(|c| c.field == diff.field) {
-            Some(at) => at,
-            None => {
-                records.push(Corrections {
-                    field: diff.field.to_owned(),
-                    generation,
-                    times: Vec::new(),
-                });
-                records.len() - 1
-            }
-        };
-        let times = &mut records[at].times;
-        times.push(f.now.clone());
-        let excess = times.len().saturating_sub(FIGHT_LIMIT);
-        times.drain(..excess);
-    }
-    records.sort_by(|a, b| a.field.cmp(&b.field));
+    let fields = (changed.iter())
+        .filter(|d| d.field != "tags")
+        .map(|d| d.field);
+    fights::record(records, fields, f.db.metadata.generation, &f.now);
 }

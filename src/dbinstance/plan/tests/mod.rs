@@ -22,6 +22,7 @@ use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInf
 
 mod cleanup;
 mod create;
+mod members;
 mod reporting;
 mod sync;
 mod take_over;
