@@ -48,6 +48,8 @@ pub struct Context {
     pub writes: crate::managed::writes::Writes,
     /// The DBInstance kind's caches: the watches' stores.
     pub instances: crate::dbinstance::cache::Instances,
+    /// The watches' stores of DBClusters.
+    pub clusters: crate::dbinstance::cache::Stores<crate::dbcluster::DBCluster>,
     /// The DBParameterGroup kind's cache: RDS's parameter catalogs.
     pub catalogs: crate::dbparametergroup::catalog::Catalogs,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
@@ -97,6 +99,7 @@ impl Context {
             read_budget: ReadBudget::new(0),
             writes: Default::default(),
             instances: Default::default(),
+            clusters: Default::default(),
             backoff: Mutex::default(),
             catalogs: Default::default(),
         }

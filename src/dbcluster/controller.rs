@@ -25,6 +25,7 @@ use crate::error::{Error, kube_err};
 use crate::locations::Location;
 use crate::managed::crd::LocalRef;
 use crate::managed::locate::Located;
+use crate::managed::placement::Placement;
 use crate::managed::plan::GroupStatus;
 use crate::managed::references::Referable;
 use crate::managed::{Failure, Managed, apiserver, conditions, references, scoped};
@@ -168,6 +169,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         restore_source,
         grants: ctx.grants.clone(),
         owner_alive,
+        observers: observers_of(ctx, cluster, &located.placement),
         member_states,
         hash_key: ctx.hash_key.clone(),
         intervals,
@@ -204,6 +206,22 @@ async fn references(
         None => None,
     };
     Ok((subnet_group, parameter_group))
+}
+
+/// The namespaces of the other DBClusters that observe a cluster of this identifier in the same
+/// account and region (or whose place is not recorded yet), as the watches know them.
+fn observers_of(ctx: &Context, cluster: &DBCluster, here: &Placement) -> Vec<String> {
+    let same_place = |c: &DBCluster| {
+        (c.status.as_ref().and_then(|s| s.placement.as_ref()))
+            .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)
+    };
+    (ctx.clusters.all().into_iter())
+        .filter(|c| {
+            c.metadata.uid != cluster.metadata.uid && c.identifier() == cluster.identifier()
+        })
+        .filter(|c| same_place(c) && plan::observe_only(c))
+        .filter_map(|c| c.metadata.namespace.clone())
+        .collect()
 }
 
 /// The RDS state of each member, as the shared poll of instances last saw it (no call).
@@ -462,6 +480,7 @@ impl Managed for DBCluster {
         namespace: Option<&str>,
     ) -> Controller<DBCluster> {
         let store = controller.store();
+        ctx.clusters.add(store.clone());
         let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
         let controller = controller.watches_stream(
             watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),

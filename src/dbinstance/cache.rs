@@ -1,26 +1,42 @@
-//! The DBInstance kind's caches: the watches' stores of DBInstances, one per watched namespace (or
-//! one for all), and what reconciles ask of them.
+//! The watches' stores of a kind, one per watched namespace (or one for all), and what the
+//! DBInstance reconciles ask of theirs.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use kube::runtime::reflector::Store;
 
 use super::DBInstance;
 use crate::managed::placement::Placement;
 
-/// The watches' stores of DBInstances.
-#[derive(Default)]
-pub struct Instances(RwLock<Vec<Store<DBInstance>>>);
+/// The watches' stores of objects of kind `K`.
+pub struct Stores<K: kube::Resource<DynamicType = ()> + 'static>(RwLock<Vec<Store<K>>>);
 
-impl Instances {
-    /// Registers a watch's store of DBInstances.
-    pub fn add(&self, store: Store<DBInstance>) {
+impl<K: kube::Resource<DynamicType = ()> + 'static> Default for Stores<K> {
+    fn default() -> Self {
+        Stores(RwLock::default())
+    }
+}
+
+impl<K: kube::Resource<DynamicType = ()> + Clone + 'static> Stores<K> {
+    /// Registers a watch's store.
+    pub fn add(&self, store: Store<K>) {
         self.0
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .push(store);
     }
 
+    /// Every object the watches know.
+    pub fn all(&self) -> Vec<Arc<K>> {
+        let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
+        stores.iter().flat_map(|s| s.state()).collect()
+    }
+}
+
+/// The watches' stores of DBInstances.
+pub type Instances = Stores<DBInstance>;
+
+impl Stores<DBInstance> {
     /// The DBInstances of a namespace that use a Secret of this name (as password, generated
     /// password or connection Secret), as the watches know them.
     pub fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {

@@ -12,6 +12,8 @@ use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::Client;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::awsaccount::AWSAccount;
+use rds_operator::dbcluster::DBCluster;
+use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbparametergroup::DBParameterGroup;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
@@ -361,6 +363,68 @@ fn freeze_operator(pod: &Pod) {
     assert!(ok.success());
 }
 
+/// An Aurora cluster's lifecycle under the chart's RBAC: a DBClusterParameterGroup, a DBCluster
+/// that refers to it and a member DBInstance that refers to the cluster, each Ready, then deleted
+/// (the member first; the cluster without a final snapshot; the group).
+async fn aurora_lifecycle(client: &Client, ns: &str) {
+    let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), ns);
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), ns);
+    let instances: Api<DBInstance> = Api::namespaced(client.clone(), ns);
+    let group: DBClusterParameterGroup = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-aurora-params"},
+        "spec": {"dbClusterParameterGroupName": unique("coffee-aurora-params"),
+                 "family": "aurora-mysql8.0", "description": "Coffee Manage Aurora settings",
+                 "parameters": {"time_zone": "UTC"}},
+    }))
+    .unwrap();
+    groups.create(&PostParams::default(), &group).await.unwrap();
+    let cluster: DBCluster = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-aurora"},
+        "spec": {"dbClusterIdentifier": unique("coffee-aurora"), "engine": "aurora-mysql",
+                 "masterUsername": "admin", "deletionPolicy": "Delete",
+                 "masterUserPassword": {"name": "coffee-db-password", "key": "password"},
+                 "dbClusterParameterGroupRef": {"name": "coffee-aurora-params"}},
+    }))
+    .unwrap();
+    clusters
+        .create(&PostParams::default(), &cluster)
+        .await
+        .unwrap();
+    let member: DBInstance = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-aurora-writer"},
+        "spec": {"dbInstanceIdentifier": unique("coffee-aurora-w"), "engine": "aurora-mysql",
+                 "dbInstanceClass": "db.t3.medium", "dbClusterRef": {"name": "coffee-aurora"}},
+    }))
+    .unwrap();
+    instances
+        .create(&PostParams::default(), &member)
+        .await
+        .unwrap();
+    common::wait_object(&clusters, "coffee-aurora", "the cluster Ready", |c| {
+        common::object_condition(c, "Ready").is_some_and(|r| r.0 == "True")
+    })
+    .await;
+    wait_dbi(
+        &instances,
+        "coffee-aurora-writer",
+        "the member Ready",
+        TIMEOUT,
+        is_ready,
+    )
+    .await;
+    common::delete_and_wait(&instances, "coffee-aurora-writer").await;
+    clusters
+        .delete("coffee-aurora", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&clusters, "coffee-aurora").await;
+    groups
+        .delete("coffee-aurora-params", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&groups, "coffee-aurora-params").await;
+}
+
 #[tokio::test]
 async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
     let _alone = crate::CLUSTER.write().await;
@@ -488,6 +552,7 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
         },
     )
     .await;
+    aurora_lifecycle(&client, &ns).await;
     common::delete_and_wait(&api, "coffee-db").await;
     groups
         .delete("coffee-params", &DeleteParams::default())

@@ -68,6 +68,8 @@ pub struct Facts {
     /// Whether the DBCluster of this namespace the observed cluster's ownership tags name (not
     /// this one) still exists; None when not asked.
     pub owner_alive: Option<bool>,
+    /// The namespaces of the other DBClusters that observe a cluster of this identifier.
+    pub observers: Vec<String>,
     /// The RDS state of each member instance, as the shared poll of instances last saw it (a
     /// member the operator just rebooted is absent until it is read again).
     pub member_states: BTreeMap<String, String>,

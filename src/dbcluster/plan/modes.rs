@@ -97,6 +97,13 @@ pub fn claim(f: &Facts, o: &ObservedCluster) -> Claim {
                      the operator's --grant-adoption"
                 ),
             ),
+            (true, true) if f.observers.iter().any(|n| *n != namespace) => refused(
+                "IdentifierInUse",
+                format!(
+                    "an RDS cluster named {identifier} already exists and is observed by a \
+                     DBCluster of another namespace; it is not taken from this one"
+                ),
+            ),
             (true, true) if observe_only(cluster) => Claim::Observe,
             (true, true) => Claim::Adopt,
         };

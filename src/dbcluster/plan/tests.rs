@@ -60,6 +60,7 @@ fn facts() -> Facts {
         grants: Default::default(),
         member_states: Default::default(),
         owner_alive: None,
+        observers: vec![],
         hash_key: Sensitive::new("key"),
         intervals: PollIntervals::default(),
         placement: Default::default(),
@@ -789,6 +790,14 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
             }),
             vec![],
             "",
+        ),
+        (
+            "untagged and granted, but observed by a DBCluster of another namespace: never",
+            with(claiming(adopt, false, granted(untagged())), |f| {
+                f.observers = vec!["tea".into()]
+            }),
+            vec![],
+            "IdentifierInUse",
         ),
         (
             "untagged, granted by the operator's settings: adopted",
