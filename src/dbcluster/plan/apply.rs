@@ -13,9 +13,9 @@ use super::{
     uid,
 };
 use crate::dbcluster::{DBCluster, DBClusterSpec, DBClusterStatus};
-use crate::dbinstance::DriftPolicy;
-use crate::dbinstance::connection::{self};
+use crate::dbinstance::connection;
 use crate::dbinstance::plan::{PasswordFacts, Sensitive};
+use crate::dbinstance::{AdoptionPolicy, DriftPolicy};
 use crate::managed::crd::has_finalizer;
 use crate::managed::fights::{self, FIGHT_LIMIT};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
@@ -71,6 +71,14 @@ pub(super) fn plan(f: &Facts) -> Plan {
             refuse(plan, f, "NotFound", &message, "NotFound")
         }
         None if recorded && owned => create::absence(f, plan, spec),
+        None if !recorded && cluster.spec.adoption_policy == Some(AdoptionPolicy::Adopt) => {
+            plan.requeue = Requeue::After(drift_interval(f));
+            let message = format!(
+                "adoptionPolicy is Adopt and there is no RDS cluster named {identifier} to adopt; \
+                 the operator creates none (AdoptOrCreate would)"
+            );
+            refuse(plan, f, "NothingToAdopt", &message, "NothingToAdopt")
+        }
         None if recorded => {
             plan.requeue = Requeue::After(drift_interval(f));
             let message =

@@ -850,6 +850,21 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
             "IdentifierInUse",
         ),
         (
+            "adoption asked, nothing to adopt: nothing created",
+            with(claiming(adopt, false, untagged()), |f| f.observed = None),
+            vec![],
+            "NothingToAdopt",
+        ),
+        (
+            "AdoptOrCreate, nothing to adopt: created",
+            with(
+                claiming(Some(AdoptionPolicy::AdoptOrCreate), false, untagged()),
+                |f| f.observed = None,
+            ),
+            vec!["Create"],
+            "Synced",
+        ),
+        (
             "observe only, absent: nothing created",
             with(claiming(None, true, untagged()), |f| f.observed = None),
             vec![],
