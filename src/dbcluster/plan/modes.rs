@@ -164,7 +164,11 @@ pub(super) fn adopt(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
 /// anything, and the connection Secret is written from the spec's password.
 pub(super) fn observe(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
     let mut fields = super::observed_fields(f, o);
-    fields.owned = Some(false);
+    // Only observed, never this DBCluster's own: never restored or created again when it goes.
+    // Ours, switched to ObserveOnly, stays ours.
+    if !tags::owned_by(&o.tags, &uid(&f.cluster)) {
+        fields.owned = Some(false);
+    }
     plan.requeue = Requeue::After(f.intervals.after(&o.status));
     let edited = true;
     let differs = super::compare(&f.cluster.spec, o, edited).modification;

@@ -876,6 +876,22 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
         assert_eq!(names(&p), steps, "{name}");
         assert_eq!(synced_reason(&p), reason, "{name}");
     }
+    let only_observed = plan(&claiming(None, true, granted(untagged())));
+    assert_eq!(
+        only_observed.status.unwrap().fields.owned,
+        Some(false),
+        "never ours"
+    );
+    let ours_observed = with(synced(), |f| {
+        f.cluster.spec.management_policy = ManagementPolicy::ObserveOnly
+    });
+    let p = plan(&ours_observed);
+    assert!(p.steps.is_empty());
+    assert_eq!(
+        p.status.unwrap().fields.owned,
+        Some(true),
+        "ours stays ours"
+    );
     let p = plan(&claiming(adopt, false, granted(untagged())));
     match p.steps.first() {
         Some(Step::AddTags { tags, .. }) => {
