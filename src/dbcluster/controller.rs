@@ -114,7 +114,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let (observed, observed_directly) = match plan::paused(cluster) {
         // Paused: no AWS call at all.
         true => (None, false),
-        false => observe(cluster, at).await?,
+        false => observe(ctx, cluster, at).await?,
     };
     let tagged = observed
         .as_ref()
@@ -249,8 +249,9 @@ async fn owner_alive(
 }
 
 /// The cluster: from the shared listing where it may serve, else (and always at deletion) by a
-/// DescribeDBClusters of its own; whether it was read directly.
+/// DescribeDBClusters of its own, from the namespace's read budget; whether it was read directly.
 async fn observe(
+    ctx: &Context,
     cluster: &DBCluster,
     at: &Location,
 ) -> Result<(Option<ObservedCluster>, bool), Error> {
@@ -268,6 +269,15 @@ async fn observe(
     Ok(match polled {
         Some(observed) => (observed, false),
         None => {
+            // From the namespace's budget of direct reads, as an instance's: one namespace cannot
+            // spend the account's read rate for another.
+            let namespace = cluster.namespace().unwrap_or_default();
+            if let Err(wait) = ctx.read_budget.take(&namespace) {
+                ctx.metrics.namespace_read(&namespace, "limited");
+                let per_minute = ctx.read_budget.per_minute;
+                return Err(Error::ReadBudget { per_minute, wait });
+            }
+            ctx.metrics.namespace_read(&namespace, "direct");
             let found = at.rds.describe_cluster(&identifier).await?;
             (at.observer.clusters).read_directly(&identifier, found.is_some());
             (found, true)
