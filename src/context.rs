@@ -115,18 +115,27 @@ impl Context {
         identifier: &str,
         fallback: bool,
     ) -> Result<Observation, Error> {
+        match self.spend_read(namespace) {
+            Ok(()) => Ok(observer.observe_directly(identifier).await?),
+            Err(limited) => {
+                let last = observer.last_polled(identifier).filter(|_| fallback);
+                last.ok_or(limited)
+            }
+        }
+    }
+
+    /// One direct RDS read from the namespace's budget, counted in the metrics (direct or
+    /// limited); Err: the budget is spent ([`Error::ReadBudget`], with the wait).
+    pub fn spend_read(&self, namespace: &str) -> Result<(), Error> {
         match self.read_budget.take(namespace) {
             Ok(()) => {
                 self.metrics.namespace_read(namespace, "direct");
-                Ok(observer.observe_directly(identifier).await?)
+                Ok(())
             }
             Err(wait) => {
                 self.metrics.namespace_read(namespace, "limited");
-                let last = observer.last_polled(identifier).filter(|_| fallback);
-                last.ok_or(Error::ReadBudget {
-                    per_minute: self.read_budget.per_minute,
-                    wait,
-                })
+                let per_minute = self.read_budget.per_minute;
+                Err(Error::ReadBudget { per_minute, wait })
             }
         }
     }

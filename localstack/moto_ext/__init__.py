@@ -406,19 +406,6 @@ def install() -> None:
     # After the instances' patches, which its own wrap.
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
 
-    def apply_pending(identifier: str) -> bool:
-        from moto.core import DEFAULT_ACCOUNT_ID  # noqa: F401  (imported for its side effects)
-        from moto.rds.models import rds_backends
-
-        with LOCK:
-            for account in rds_backends.values():
-                for backend in account.values():
-                    db = backend.databases.get(identifier)
-                    if db is not None:
-                        _apply(db, db.__dict__.pop("_ext_pending", {}))
-                        return True
-        return False
-
     # Count the calls served.
     Response = responses.RDSResponse
     orig_call_action = Response.call_action
@@ -451,7 +438,6 @@ def install() -> None:
         return served
 
     Response.call_action = call_action
-    globals()["apply_pending"] = apply_pending
 
 
 def master_password(identifier: str) -> str | None:
@@ -466,8 +452,20 @@ def master_password(identifier: str) -> str | None:
     return None
 
 
-def apply_pending(identifier: str) -> bool:  # replaced by install()
-    raise RuntimeError("moto_ext is not installed")
+def apply_pending(identifier: str, table: str = "databases") -> bool:
+    """Applies what an instance (or, with `table` "clusters", a cluster) holds for the
+    maintenance window; False when no backend has it."""
+    from moto.core import DEFAULT_ACCOUNT_ID  # noqa: F401  (imported for its side effects)
+    from moto.rds.models import rds_backends
+
+    with LOCK:
+        for account in rds_backends.values():
+            for backend in account.values():
+                found = getattr(backend, table).get(identifier)
+                if found is not None:
+                    _apply(found, found.__dict__.pop("_ext_pending", {}))
+                    return True
+    return False
 
 
 class ControlMiddleware:
@@ -519,7 +517,7 @@ class ControlMiddleware:
             with cloudtrail.LOCK:
                 status, body = "200 OK", dict(cloudtrail.SENT)
         elif path == "/_rds_ext/apply-pending" and method == "POST":
-            found = (clusters.apply_pending(query["cluster"].lower(), _apply, LOCK) if "cluster" in query
+            found = (apply_pending(query["cluster"].lower(), "clusters") if "cluster" in query
                      else apply_pending(query.get("identifier", "").lower()))
             status, body = ("200 OK", {"applied": True}) if found else ("404 Not Found", {"applied": False})
         return _reply(start_response, status, body)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parameters import _p
+from .parameters import _p, reset
 
 _AURORA_MYSQL = [
     _p("aurora_binlog_replication_max_yield_seconds", "dynamic", value="0"),
@@ -98,15 +98,7 @@ def install(lock: Any) -> None:
         name = self.params.get("DBClusterParameterGroupName") or ""
         with lock:
             group = group_of(self.backend, name)
-            if str(self.params.get("ResetAllParameters")).lower() == "true":
-                names, static = list(group.parameters), True
-            else:
-                listed = [p.original_dict() for p in self.params.get("Parameters", [])]
-                names = [p["ParameterName"] for p in listed]
-                static = any(p.get("ApplyMethod") == "pending-reboot" for p in listed)
-            for n in names:
-                group.parameters.pop(n, None)
-            if static:
+            if reset(group, self.params):
                 for db in members_using(self.backend, group.name):
                     db.__dict__["_ext_pending_reboot"] = True
         return ActionResult({"DBClusterParameterGroupName": group.name})

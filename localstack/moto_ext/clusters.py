@@ -322,15 +322,3 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
     Backend.delete_subnet_group = delete_subnet_group
     responses.RDSResponse.describe_db_clusters = describe_db_clusters_paged
 
-
-def apply_pending(identifier: str, apply: Any, lock: Any) -> bool:
-    from moto.rds.models import rds_backends
-
-    with lock:
-        for account in rds_backends.values():
-            for backend in account.values():
-                cluster = backend.clusters.get(identifier)
-                if cluster is not None:
-                    apply(cluster, cluster.__dict__.pop("_ext_pending", {}))
-                    return True
-    return False

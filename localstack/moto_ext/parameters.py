@@ -78,6 +78,21 @@ CATALOGS = {
 }
 
 
+def reset(group: Any, params: Any) -> bool:
+    """Resets a group's parameters as a Reset(DB|DBCluster)ParameterGroup request asks (all of
+    them, or those listed); whether a static one was among them (its users then wait for a
+    reboot)."""
+    if str(params.get("ResetAllParameters")).lower() == "true":
+        names, static = list(group.parameters), True
+    else:
+        listed = [p.original_dict() for p in params.get("Parameters", [])]
+        names = [p["ParameterName"] for p in listed]
+        static = any(p.get("ApplyMethod") == "pending-reboot" for p in listed)
+    for n in names:
+        group.parameters.pop(n, None)
+    return static
+
+
 def install(lock: Any, config: dict[str, Any], start_phase: Any, purge: Any) -> None:
     from moto.core.responses import ActionResult
     from moto.rds import models, responses
@@ -118,16 +133,7 @@ def install(lock: Any, config: dict[str, Any], start_phase: Any, purge: Any) -> 
             group = self.backend.db_parameter_groups.get(name)
             if group is None:
                 raise DBParameterGroupNotFoundError(name)
-            if str(self.params.get("ResetAllParameters")).lower() == "true":
-                names = list(group.parameters)
-                static = True
-            else:
-                listed = [p.original_dict() for p in self.params.get("Parameters", [])]
-                names = [p["ParameterName"] for p in listed]
-                static = any(p.get("ApplyMethod") == "pending-reboot" for p in listed)
-            for n in names:
-                group.parameters.pop(n, None)
-            if static:
+            if reset(group, self.params):
                 for db in users(self.backend, group.name):
                     db.__dict__["_ext_pending_reboot"] = True
         return ActionResult({"DBParameterGroupName": group.name})

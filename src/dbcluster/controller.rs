@@ -55,28 +55,6 @@ fn secret_wakes(
     }
 }
 
-/// The DBCluster controller, woken by a change of a group of kind `K`: the DBClusters of its
-/// namespace whose reference (`refers`) names it.
-fn woken_by_group<K: Referable>(
-    controller: Controller<DBCluster>,
-    ctx: &Context,
-    namespace: Option<&str>,
-    refers: fn(&DBCluster) -> Option<&LocalRef>,
-) -> Controller<DBCluster> {
-    let store = controller.store();
-    controller.watches(
-        scoped::<K>(&ctx.client, namespace),
-        watcher::Config::default().any_semantic(),
-        move |group: K| {
-            let (ns, name) = (group.namespace(), group.name_any());
-            (store.state().into_iter())
-                .filter(|c| c.namespace() == ns && refers(c).is_some_and(|r| r.name == name))
-                .map(|c| ObjectRef::from_obj(&*c))
-                .collect::<Vec<_>>()
-        },
-    )
-}
-
 /// Whether `db` is a member of `cluster` (by reference, or by its RDS identifier).
 pub fn is_member(db: &DBInstance, cluster: &DBCluster) -> bool {
     let by_ref = (db.spec.db_cluster_ref.as_ref())
@@ -271,13 +249,7 @@ async fn observe(
         None => {
             // From the namespace's budget of direct reads, as an instance's: one namespace cannot
             // spend the account's read rate for another.
-            let namespace = cluster.namespace().unwrap_or_default();
-            if let Err(wait) = ctx.read_budget.take(&namespace) {
-                ctx.metrics.namespace_read(&namespace, "limited");
-                let per_minute = ctx.read_budget.per_minute;
-                return Err(Error::ReadBudget { per_minute, wait });
-            }
-            ctx.metrics.namespace_read(&namespace, "direct");
+            ctx.spend_read(&cluster.namespace().unwrap_or_default())?;
             let found = at.rds.describe_cluster(&identifier).await?;
             (at.observer.clusters).read_directly(&identifier, found.is_some());
             (found, true)
@@ -508,13 +480,18 @@ impl Managed for DBCluster {
             },
         );
         // Its groups turning Ready (or changing) wake the DBClusters that refer to them.
-        let controller = woken_by_group::<DBSubnetGroup>(controller, ctx, namespace, |c| {
-            c.spec.db_subnet_group_ref.as_ref()
-        });
-        let controller =
-            woken_by_group::<DBClusterParameterGroup>(controller, ctx, namespace, |c| {
-                c.spec.db_cluster_parameter_group_ref.as_ref()
-            });
+        let controller = references::wakes_by_reference::<_, DBSubnetGroup>(
+            controller,
+            ctx,
+            namespace,
+            |c: &DBCluster| c.spec.db_subnet_group_ref.as_ref(),
+        );
+        let controller = references::wakes_by_reference::<_, DBClusterParameterGroup>(
+            controller,
+            ctx,
+            namespace,
+            |c: &DBCluster| c.spec.db_cluster_parameter_group_ref.as_ref(),
+        );
         crate::managed::locate::woken_by_accounts(controller, ctx)
     }
 

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::dbparametergroup::aws::{Change, absorb, parameter};
+use crate::dbparametergroup::aws::{Change, catalog_pages, parameter};
 use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
 use crate::managed::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags};
@@ -65,25 +65,17 @@ impl Rds {
 
     /// RDS's catalog of a cluster family (DescribeEngineDefaultClusterParameters, every page).
     pub async fn cluster_parameter_catalog(&self, family: &str) -> Result<Catalog, AwsError> {
-        let mut catalog = Catalog::new();
-        let mut marker: Option<String> = None;
-        loop {
+        catalog_pages(|marker| async move {
             let result = (self.client.describe_engine_default_cluster_parameters())
                 .db_parameter_group_family(family)
-                .set_marker(marker.take())
+                .set_marker(marker)
                 .send()
                 .await
                 .map_err(|e| aws_error("DescribeEngineDefaultClusterParameters", e, None));
             self.count("DescribeEngineDefaultClusterParameters", &result);
-            match result?.engine_defaults() {
-                Some(defaults) => marker = absorb(defaults, &mut catalog),
-                None => break,
-            }
-            if marker.is_none() {
-                break;
-            }
-        }
-        Ok(catalog)
+            Ok(result?.engine_defaults().cloned())
+        })
+        .await
     }
 
     /// CreateDBClusterParameterGroup, tagged.

@@ -89,25 +89,17 @@ impl Rds {
 
     /// RDS's catalog of a family (DescribeEngineDefaultParameters, every page).
     pub async fn parameter_catalog(&self, family: &str) -> Result<Catalog, AwsError> {
-        let mut catalog = Catalog::new();
-        let mut marker: Option<String> = None;
-        loop {
+        catalog_pages(|marker| async move {
             let result = (self.client.describe_engine_default_parameters())
                 .db_parameter_group_family(family)
-                .set_marker(marker.take())
+                .set_marker(marker)
                 .send()
                 .await
                 .map_err(|e| aws_error("DescribeEngineDefaultParameters", e, None));
             self.count("DescribeEngineDefaultParameters", &result);
-            match result?.engine_defaults() {
-                Some(defaults) => marker = absorb(defaults, &mut catalog),
-                None => break,
-            }
-            if marker.is_none() {
-                break;
-            }
-        }
-        Ok(catalog)
+            Ok(result?.engine_defaults().cloned())
+        })
+        .await
     }
 
     /// CreateDBParameterGroup, tagged.
@@ -169,12 +161,27 @@ impl Rds {
     }
 }
 
-/// Takes one page of a family's engine defaults (the answer of DescribeEngineDefaultParameters and
-/// of DescribeEngineDefaultClusterParameters alike) into the catalog; the marker of the next page.
-pub(crate) fn absorb(
-    defaults: &aws_sdk_rds::types::EngineDefaults,
-    catalog: &mut Catalog,
-) -> Option<String> {
+/// A family's catalog, page after page: `page(marker)` is one DescribeEngineDefaultParameters or
+/// DescribeEngineDefaultClusterParameters (their answers have the same EngineDefaults shape).
+pub(crate) async fn catalog_pages<Fut>(
+    mut page: impl FnMut(Option<String>) -> Fut,
+) -> Result<Catalog, AwsError>
+where
+    Fut: Future<Output = Result<Option<aws_sdk_rds::types::EngineDefaults>, AwsError>>,
+{
+    let mut catalog = Catalog::new();
+    let mut marker = None;
+    while let Some(defaults) = page(marker.take()).await? {
+        marker = absorb(&defaults, &mut catalog);
+        if marker.is_none() {
+            break;
+        }
+    }
+    Ok(catalog)
+}
+
+/// Takes one page of a family's engine defaults into the catalog; the marker of the next page.
+fn absorb(defaults: &aws_sdk_rds::types::EngineDefaults, catalog: &mut Catalog) -> Option<String> {
     for p in defaults.parameters() {
         if let Some(name) = p.parameter_name() {
             let info = ParameterInfo {

@@ -84,18 +84,30 @@ pub fn wakes_referrers<K: Referable>(
     ctx: &Context,
     namespace: Option<&str>,
 ) -> Controller<DBInstance> {
-    let store: Store<DBInstance> = controller.store();
+    wakes_by_reference::<DBInstance, K>(controller, ctx, namespace, K::referred_by)
+}
+
+/// The controller of kind `R`, woken by a change of an object of kind `K` (it turning Ready): the
+/// objects of its namespace whose reference (`refers`) names it.
+pub fn wakes_by_reference<R, K>(
+    controller: Controller<R>,
+    ctx: &Context,
+    namespace: Option<&str>,
+    refers: fn(&R) -> Option<&LocalRef>,
+) -> Controller<R>
+where
+    R: Kind + Send + Sync + 'static,
+    K: Referable,
+{
+    let store: Store<R> = controller.store();
     controller.watches(
         scoped::<K>(&ctx.client, namespace),
         watcher::Config::default().any_semantic(),
-        move |group: K| {
-            let ns = group.namespace();
-            let name = group.name_any();
+        move |object: K| {
+            let (ns, name) = (object.namespace(), object.name_any());
             (store.state().into_iter())
-                .filter(|db| {
-                    db.namespace() == ns && K::referred_by(db).is_some_and(|r| r.name == name)
-                })
-                .map(|db| ObjectRef::from_obj(&*db))
+                .filter(|r| r.namespace() == ns && refers(r).is_some_and(|r| r.name == name))
+                .map(|r| ObjectRef::from_obj(&*r))
                 .collect::<Vec<_>>()
         },
     )

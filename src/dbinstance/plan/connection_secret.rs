@@ -2,7 +2,11 @@
 //! and written only when it differs (and only one this DBInstance controls), and the owner of
 //! the generated password Secret, which follows the deletion policy.
 
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::events::EventType;
+use secrecy::SecretString;
 
 use crate::dbinstance::connection::{self, ConnectionInfo};
 use crate::rds_state::ObservedInstance;
@@ -50,41 +54,86 @@ pub(super) fn connection_secret(
     };
     let data = (connection::render(&info, &wanted.extra_keys))
         .map_err(|e| SecretProblem::Template(e.to_string()))?;
-    let data: std::collections::BTreeMap<String, Sensitive> =
-        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
-    let current = f.connection_secret.as_ref();
-    if current.is_some_and(|s| !spec::controlled_by(&s.metadata, db)) {
-        return Err(SecretProblem::NotOurs(format!(
-            "a Secret named {} exists and is not this DBInstance's; the operator does not write to it: \
-             choose another connectionSecret.name, or delete that Secret",
-            wanted.name
-        )));
-    }
-    let up_to_date = current.is_some_and(|s| {
-        let values = s.data.as_ref();
-        data.iter().all(|(k, v)| {
-            values
-                .and_then(|d| d.get(k))
-                .is_some_and(|b| b.0 == v.expose().as_bytes())
-        })
-    });
     let owner_reference = tenancy::secrets_owner_referenced(db);
-    if !up_to_date {
-        plan.step(Step::WriteConnectionSecret {
-            name: wanted.name.clone(),
-            data,
-            create: current.is_none(),
-            owner_reference,
-        });
-        let note = format!("wrote the connection details to Secret {}", wanted.name);
-        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-    } else if current.is_some_and(|s| spec::owner_referenced(&s.metadata, db) != owner_reference) {
-        plan.step(Step::SetSecretOwner {
-            name: wanted.name.clone(),
-            owner_reference,
-        });
+    let current = f.connection_secret.as_ref();
+    let name = wanted.name.clone();
+    match write_of(current, db, data, owner_reference) {
+        SecretWrite::NotOurs => {
+            return Err(SecretProblem::NotOurs(not_ours(&wanted.name, "DBInstance")));
+        }
+        SecretWrite::Write { data, create } => {
+            let note = format!("wrote the connection details to Secret {name}");
+            let write = Step::WriteConnectionSecret {
+                name,
+                data,
+                create,
+                owner_reference,
+            };
+            plan.step(write);
+            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+        }
+        SecretWrite::SetOwner => {
+            plan.step(Step::SetSecretOwner {
+                name,
+                owner_reference,
+            });
+        }
+        SecretWrite::Nothing => {}
     }
     Ok(())
+}
+
+/// What a connection Secret of `owner` needs, for any kind that writes one.
+pub enum SecretWrite {
+    /// Its content differs from `data` (or it is missing: `create`).
+    Write {
+        data: BTreeMap<String, Sensitive>,
+        create: bool,
+    },
+    /// Its content is right, its ownerReference is not (the deletion policy changed).
+    SetOwner,
+    Nothing,
+    /// A Secret of that name is not the owner's: it is never written.
+    NotOurs,
+}
+
+/// The write the connection Secret as it is now (`current`) needs to hold `data`, with the
+/// owner's ownerReference when `owner_reference`.
+pub fn write_of(
+    current: Option<&Secret>,
+    owner: &impl kube::Resource,
+    data: BTreeMap<String, SecretString>,
+    owner_reference: bool,
+) -> SecretWrite {
+    if current.is_some_and(|s| !spec::controlled_by(&s.metadata, owner)) {
+        return SecretWrite::NotOurs;
+    }
+    let data: BTreeMap<String, Sensitive> =
+        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
+    let up_to_date = current.is_some_and(|s| {
+        let values = s.data.as_ref();
+        (data.iter()).all(|(k, v)| {
+            (values.and_then(|d| d.get(k))).is_some_and(|b| b.0 == v.expose().as_bytes())
+        })
+    });
+    match current {
+        _ if !up_to_date => SecretWrite::Write {
+            data,
+            create: current.is_none(),
+        },
+        Some(s) if spec::owner_referenced(&s.metadata, owner) != owner_reference => {
+            SecretWrite::SetOwner
+        }
+        _ => SecretWrite::Nothing,
+    }
+}
+
+/// Why a Secret of the connection Secret's name is not written: it is not the `kind`'s.
+pub fn not_ours(name: &str, kind: &str) -> String {
+    format!(
+        "a Secret named {name} exists and is not this {kind}'s; the operator does not write to it: \
+         choose another connectionSecret.name, or delete that Secret"
+    )
 }
 
 /// The generated password Secret follows the deletion policy: with the DBInstance's
