@@ -58,6 +58,23 @@ pub struct ObservedInstance {
     pub pending_modified_values: BTreeMap<String, String>,
     /// The Secrets Manager secret of an RDS-managed master password.
     pub master_user_secret_arn: Option<String>,
+    /// Of a read replica: its source instance, as RDS names it (an identifier, or an ARN for a
+    /// source in another region).
+    pub replica_source: Option<String>,
+    /// The read replicas of this instance (identifiers, or ARNs in other regions).
+    pub read_replicas: Vec<String>,
+    /// RDS's StatusInfos: for a read replica, the state of its replication.
+    pub status_infos: Vec<StatusInfo>,
+}
+
+/// One of RDS's StatusInfos (DBInstanceStatusInfo): `read replication` and its state
+/// (replicating, replication degraded, error, stopped, terminated).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusInfo {
+    pub status_type: String,
+    pub status: String,
+    pub normal: bool,
+    pub message: Option<String>,
 }
 
 /// A DB snapshot of an instance, as far as choosing one to restore needs.

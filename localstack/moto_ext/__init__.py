@@ -27,6 +27,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   credentials AssumeRole returns act in the role's account, in every region;
 * the Resource Groups Tagging API lists DB subnet and parameter groups with their tags, as AWS's
   does: see ``tagging.py``;
+* read replicas are instances of their own, with lifecycle states, StatusInfos and promotion:
+  see ``replicas.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
   cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
@@ -58,7 +60,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import cloudtrail, cluster_parameters, clusters, engines, features, parameters, tagging, trust
+from . import cloudtrail, cluster_parameters, clusters, engines, features, parameters, replicas, tagging, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -221,7 +223,8 @@ def install() -> None:
         found = original_endpoint.fget(self)
         # A member of a cluster reaches the cluster's server (clusters.py).
         server = (engines.get(self.db_instance_identifier)
-                  or clusters.server_of(getattr(self, "db_cluster_identifier", None)))
+                  or clusters.server_of(getattr(self, "db_cluster_identifier", None))
+                  or replicas.server_of(self))
         if server is not None and found is not None:
             # A real server: its own loopback address, on the instance's port.
             found = {**found, "Address": server.address, "Port": server.port}
@@ -404,6 +407,7 @@ def install() -> None:
     Backend.modify_db_instance = modify_db_instance
     Backend.delete_db_instance = delete_db_instance
     # After the instances' patches, which its own wrap.
+    replicas.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
 
     # Count the calls served.

@@ -484,13 +484,15 @@ impl Managed for DBCluster {
             controller,
             ctx,
             namespace,
-            |c: &DBCluster| c.spec.db_subnet_group_ref.as_ref(),
+            |c: &DBCluster| c.spec.db_subnet_group_ref.as_ref().map(|r| r.name.as_str()),
         );
         let controller = references::wakes_by_reference::<_, DBClusterParameterGroup>(
             controller,
             ctx,
             namespace,
-            |c: &DBCluster| c.spec.db_cluster_parameter_group_ref.as_ref(),
+            |c: &DBCluster| {
+                (c.spec.db_cluster_parameter_group_ref.as_ref()).map(|r| r.name.as_str())
+            },
         );
         crate::managed::locate::woken_by_accounts(controller, ctx)
     }

@@ -92,6 +92,9 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         Step::RestoreInstance { .. } | Step::RestoreToPointInTime { .. } => {
             return restore(at, step).await;
         }
+        Step::CreateReplica { .. } | Step::PromoteReplica { .. } => {
+            return replicas(at, step).await;
+        }
         Step::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;
             info!(
@@ -115,6 +118,37 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         _ => {}
     }
     Ok(None)
+}
+
+/// A read replica's creation (RDS's answer) or promotion.
+async fn replicas(at: &Location, step: &Step) -> Result<Option<Response>, Error> {
+    match step {
+        Step::CreateReplica {
+            identifier,
+            source,
+            spec,
+            tags,
+        } => {
+            let created = (at.rds)
+                .create_read_replica(identifier, source, spec, tags)
+                .await?;
+            info!(identifier, source, "creating read replica");
+            Ok(Some(Response::Created(created)))
+        }
+        Step::PromoteReplica {
+            identifier,
+            backup_retention_period,
+            preferred_backup_window,
+        } => {
+            let window = preferred_backup_window.clone();
+            (at.rds)
+                .promote_read_replica(identifier, *backup_retention_period, window)
+                .await?;
+            info!(identifier, "promoting read replica");
+            Ok(None)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// A restore, from a snapshot or to a point in time: the instance RDS answered with (no answer for
@@ -166,6 +200,8 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::RestoreInstance { identifier, .. }
         | Step::RestoreToPointInTime { identifier, .. }
         | Step::Reboot { identifier }
+        | Step::CreateReplica { identifier, .. }
+        | Step::PromoteReplica { identifier, .. }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }

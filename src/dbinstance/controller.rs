@@ -99,6 +99,13 @@ impl Managed for DBInstance {
             references::wakes_referrers::<DBParameterGroup>(controller, ctx, namespace);
         // A member waits for its DBCluster to be Ready.
         let controller = references::wakes_referrers::<DBCluster>(controller, ctx, namespace);
+        // A replica waits for its source DBInstance to be Ready.
+        let controller = references::wakes_by_reference::<_, DBInstance>(
+            controller,
+            ctx,
+            namespace,
+            |db: &DBInstance| (db.spec.replica_of.as_ref()).and_then(|r| r.name.as_deref()),
+        );
         let controller = crate::managed::locate::woken_by_accounts(controller, ctx);
         let namespace = namespace.map(str::to_owned);
         controller.reconcile_on(ctx.locations.changes().filter(move |r| {
@@ -194,5 +201,25 @@ impl Planned<Step> for Plan {
     }
     fn log(&self) -> Option<&str> {
         self.log.as_deref()
+    }
+}
+
+/// A replica refers to its source DBInstance (spec.replicaOf.name): it is made once that one is
+/// Ready, with the RDS identifier its status reports.
+impl references::Referable for DBInstance {
+    type Status = DBInstanceStatus;
+    const LABEL: &'static str = "DBInstance";
+    fn status(&self) -> Option<&DBInstanceStatus> {
+        self.status.as_ref()
+    }
+    fn conditions(status: &DBInstanceStatus) -> &[crate::dbinstance::Condition] {
+        &status.conditions
+    }
+    fn rds_name(status: &DBInstanceStatus) -> Option<String> {
+        status.db_instance_identifier.clone()
+    }
+    /// Not a group or cluster reference: the replica's is by name, in spec.replicaOf.
+    fn referred_by(_: &DBInstance) -> Option<&crate::managed::crd::LocalRef> {
+        None
     }
 }

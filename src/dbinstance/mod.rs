@@ -20,8 +20,10 @@ pub mod controller;
 pub mod drift;
 pub mod plan;
 pub mod read;
+mod sources;
 mod status;
 pub use choices::*;
+pub use sources::*;
 pub use status::*;
 
 pub use crate::managed::crd::{
@@ -158,6 +160,12 @@ pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.enableCloudwatchLogsExports)").message("enableCloudwatchLogsExports is the DBCluster's (log exports): set it on the DBCluster, not on a member").field_path(".enableCloudwatchLogsExports"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.characterSetName)").message("characterSetName is the DBCluster's (character set): set it on the DBCluster, not on a member").field_path(".characterSetName"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.restoreFrom)").message("restoreFrom is the DBCluster's (data: restore the DBCluster instead): set it on the DBCluster, not on a member").field_path(".restoreFrom"),
+    validation = kube::core::Rule::new("!has(self.replicaOf) || has(oldSelf.replicaOf)").message("replicaOf cannot be added: an instance becomes a replica only when it is created, and promotion is one-way").field_path(".replicaOf"),
+    validation = kube::core::Rule::new("!has(self.replicaOf) || !has(oldSelf.replicaOf) || self.replicaOf == oldSelf.replicaOf").message("replicaOf is immutable: remove it to promote the replica").field_path(".replicaOf"),
+    validation = kube::core::Rule::new("!has(oldSelf.promote) || !oldSelf.promote || (has(self.promote) && self.promote)").message("promote cannot be undone: promotion is one-way").field_path(".promote"),
+    validation = kube::core::Rule::new("!has(self.replicaOf) || !has(self.restoreFrom) && !has(self.adoptionPolicy) && !has(self.dbClusterRef) && !has(self.dbClusterIdentifier)").message("a read replica's data is its source's: set replicaOf without restoreFrom, adoptionPolicy or a cluster").field_path(".replicaOf"),
+    validation = kube::core::Rule::new("!has(self.replicaOf) || !has(self.manageMasterUserPassword) || !self.manageMasterUserPassword").message("a read replica has its source's master password: manageMasterUserPassword is the source's").field_path(".manageMasterUserPassword"),
+    validation = kube::core::Rule::new("!has(self.replicaOf) || has(self.replicaOf.name) || has(self.masterUserPassword)").message("a replica of an instance no DBInstance of this namespace manages needs masterUserPassword: the Secret with the source's password, for the connection Secret").field_path(".masterUserPassword"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.connectionSecret)").message("connectionSecret is the DBCluster's (connection Secret: the DBCluster's has the writer and reader endpoints): set it on the DBCluster, not on a member").field_path(".connectionSecret"),
 )]
 #[serde(rename_all = "camelCase")]
@@ -472,6 +480,21 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore_from: Option<RestoreFrom>,
 
+    /// Make the instance a read replica of this source (CreateDBInstanceReadReplica). What a
+    /// replica inherits (master user and password, database name, engine, encryption, backups
+    /// unless set) is taken from the source, never sent and never drift. The connection Secret has
+    /// the replica's endpoint and the source's credentials (the source DBInstance's password, or
+    /// masterUserPassword for a source by identifier or ARN). Remove replicaOf (or set promote)
+    /// to promote the replica to a standalone instance: one PromoteReadReplica, then every rule
+    /// of a standalone instance applies. Promotion is one-way: replicaOf cannot be added back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_of: Option<ReplicaOf>,
+
+    /// Promote the read replica (as removing replicaOf does), keeping replicaOf in the manifest
+    /// as a record. One-way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promote: Option<bool>,
+
     /// Secret to write the connection details to, for applications to consume with envFrom.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<ConnectionSecretSpec>,
@@ -524,40 +547,6 @@ pub struct ConnectionSecretSpec {
     /// `APP_DB_HOST: "{{ host }}"` or `JDBC_URL: "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}"`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra_keys: BTreeMap<String, String>,
-}
-
-/// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-#[x_kube(
-    validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) != has(self.sourceDBInstanceIdentifier)").message("set either dbSnapshotIdentifier or sourceDBInstanceIdentifier"),
-    validation = kube::core::Rule::new("!has(self.sourceDBInstanceIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBInstanceIdentifier, set either restoreTime or useLatestRestorableTime: true"),
-    validation = kube::core::Rule::new("has(self.sourceDBInstanceIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBInstanceIdentifier"),
-)]
-pub struct RestoreFrom {
-    /// The DB snapshot to restore (RestoreDBInstanceFromDBSnapshot): its identifier or ARN.
-    #[serde(
-        default,
-        rename = "dbSnapshotIdentifier",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(length(min = 1, max = 2048))]
-    pub db_snapshot_identifier: Option<String>,
-    /// The instance whose backups to restore from (RestoreDBInstanceToPointInTime).
-    #[serde(
-        default,
-        rename = "sourceDBInstanceIdentifier",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(length(min = 1, max = 2048))]
-    pub source_db_instance_identifier: Option<String>,
-    /// The time to restore to, RFC 3339 (e.g. 2026-11-30T04:00:00Z).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[x_kube(validation = kube::core::Rule::new("self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$')").message("restoreTime must be an RFC 3339 time such as 2026-11-30T04:00:00Z"))]
-    pub restore_time: Option<String>,
-    /// Restore to the latest restorable time instead of restoreTime.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub use_latest_restorable_time: Option<bool>,
 }
 
 /// A key in a Secret of the DBInstance's namespace.

@@ -9,7 +9,7 @@ use kube::api::Api;
 use crate::context::Context;
 use crate::dbcluster::DBCluster;
 use crate::dbinstance::connection;
-use crate::dbinstance::plan::tenancy::RestoreSource;
+use crate::dbinstance::plan::tenancy::{ReplicaSource, RestoreSource};
 use crate::dbinstance::plan::{
     self, Facts, GroupRead, GroupTags, Look, PasswordFacts, PasswordRead, Sensitive, spec,
 };
@@ -36,7 +36,8 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         .then(|| at.observer.absent_for(&identifier))
         .flatten();
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let password = password(db, at, &api, reads.password.clone()).await?;
+    let read = source_password(ctx, &namespace, reads.password.clone()).await?;
+    let password = password(db, at, &api, read).await?;
     let connection_secret = match &reads.connection_secret {
         Some(name) => secrets::get(&api, name).await?,
         None => None,
@@ -58,10 +59,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         Some(owner) => Some(owner_alive(ctx, owner).await?),
         None => None,
     };
-    let restore_source = match &reads.restore_source {
-        Some(r) => Some(restore_source(at, r).await?),
-        None => None,
-    };
+    let (restore_source, replica_source) = sources(db, ctx, at, &reads).await?;
     let groups = group_tags(at, &reads.groups).await?;
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
@@ -85,6 +83,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         },
         owner_alive,
         restore_source,
+        replica_source,
         groups,
         observers: match reads.observers {
             true => {
@@ -151,7 +150,7 @@ pub(crate) async fn password(
 ) -> Result<PasswordFacts, Error> {
     let namespace = db.meta().namespace.clone().unwrap_or_default();
     Ok(match read {
-        PasswordRead::None => PasswordFacts::NotRead,
+        PasswordRead::None | PasswordRead::Source { .. } => PasswordFacts::NotRead,
         PasswordRead::Referenced { name, key } => {
             PasswordFacts::Referenced(secrets::read_referenced(api, &namespace, &name, &key).await?)
         }
@@ -175,6 +174,72 @@ pub(crate) async fn password(
             }
         }
     })
+}
+
+/// What spec.restoreFrom and spec.replicaOf name, as far as the plan asked.
+async fn sources(
+    db: &DBInstance,
+    ctx: &Context,
+    at: &Location,
+    reads: &plan::Reads,
+) -> Result<(Option<RestoreSource>, Option<Result<ReplicaSource, String>>), Error> {
+    let namespace = db.namespace().unwrap_or_default();
+    let restore = match &reads.restore_source {
+        Some(r) => Some(restore_source(at, r).await?),
+        None => None,
+    };
+    let replica = match reads.replica_source {
+        true => Some(replica_source(db, ctx, at, &namespace).await?),
+        false => None,
+    };
+    Ok((restore, replica))
+}
+
+/// A replica's password is its source DBInstance's: where that one keeps it (a source that does
+/// not exist has none to read).
+async fn source_password(
+    ctx: &Context,
+    namespace: &str,
+    read: PasswordRead,
+) -> Result<PasswordRead, Error> {
+    let PasswordRead::Source { name } = read else {
+        return Ok(read);
+    };
+    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
+    let source = (api.get_opt(&name).await).map_err(kube_err("get DBInstance"))?;
+    Ok(source.map_or(PasswordRead::None, |s| plan::replica::source_password(&s)))
+}
+
+/// What spec.replicaOf names: the RDS identifier of the DBInstance of this namespace it names
+/// (once Ready), or the identifier or ARN it gives; and that instance's tags, read now.
+async fn replica_source(
+    db: &DBInstance,
+    ctx: &Context,
+    at: &Location,
+    namespace: &str,
+) -> Result<Result<ReplicaSource, String>, Error> {
+    let Some(r) = &db.spec.replica_of else {
+        return Ok(Err("the DBInstance is not a replica".into()));
+    };
+    let source = match (&r.name, &r.db_instance_identifier, &r.arn) {
+        (Some(name), _, _) => {
+            match managed::references::resolve::<DBInstance>(&ctx.client, namespace, name).await? {
+                Ok(identifier) => identifier,
+                Err(why) => return Ok(Err(why)),
+            }
+        }
+        (None, Some(identifier), _) => identifier.clone(),
+        (None, None, Some(arn)) => arn.clone(),
+        (None, None, None) => return Ok(Err("replicaOf names no source".into())),
+    };
+    let found = match at.rds.describe_source(&source).await? {
+        Some(o) => RestoreSource::Found {
+            tags: o.tags,
+            instance_tags: None,
+        },
+        None => RestoreSource::NotFound,
+    };
+    Ok(Ok(ReplicaSource { source, found }))
 }
 
 /// What dbSubnetGroupRef and dbParameterGroupRef resolve to, when the plan needs them.

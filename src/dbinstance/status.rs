@@ -97,6 +97,9 @@ pub struct DBInstanceStatus {
     /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter_apply_status: Option<String>,
+    /// Read replication: the source of a replica, the replicas of a source, RDS's StatusInfos.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replication: Option<ReplicationStatus>,
     /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
     /// done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,3 +200,40 @@ pub struct Endpoint {
 /// lastTransitionTime as a date-time, observedGeneration), so tools that read conditions find the
 /// schema they expect.
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+/// The read replication of the instance, as RDS reports it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicationStatus {
+    /// Of a read replica: its source, as RDS names it.
+    #[serde(
+        default,
+        rename = "sourceDBInstanceIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub source_db_instance_identifier: Option<String>,
+    /// The read replicas of this instance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_replicas: Vec<String>,
+    /// RDS's StatusInfos for the replication (status type `read replication`: replicating,
+    /// replication degraded, error, stopped or terminated, and RDS's message). RDS reports the lag
+    /// itself only to CloudWatch (ReplicaLag).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub status_infos: Vec<ReplicationInfo>,
+    /// The replica was promoted to a standalone instance (PromoteReadReplica). Promotion is
+    /// one-way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promoted: Option<bool>,
+}
+
+/// One of RDS's StatusInfos.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicationInfo {
+    pub status_type: String,
+    pub status: String,
+    /// False when the replication is in error.
+    pub normal: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}

@@ -84,16 +84,17 @@ pub fn wakes_referrers<K: Referable>(
     ctx: &Context,
     namespace: Option<&str>,
 ) -> Controller<DBInstance> {
-    wakes_by_reference::<DBInstance, K>(controller, ctx, namespace, K::referred_by)
+    let refers: fn(&DBInstance) -> Option<&str> = |db| K::referred_by(db).map(|r| r.name.as_str());
+    wakes_by_reference::<DBInstance, K>(controller, ctx, namespace, refers)
 }
 
 /// The controller of kind `R`, woken by a change of an object of kind `K` (it turning Ready): the
-/// objects of its namespace whose reference (`refers`) names it.
+/// objects of its namespace whose reference (`refers`: the name it gives) names it.
 pub fn wakes_by_reference<R, K>(
     controller: Controller<R>,
     ctx: &Context,
     namespace: Option<&str>,
-    refers: fn(&R) -> Option<&LocalRef>,
+    refers: fn(&R) -> Option<&str>,
 ) -> Controller<R>
 where
     R: Kind + Send + Sync + 'static,
@@ -106,7 +107,7 @@ where
         move |object: K| {
             let (ns, name) = (object.namespace(), object.name_any());
             (store.state().into_iter())
-                .filter(|r| r.namespace() == ns && refers(r).is_some_and(|r| r.name == name))
+                .filter(|r| r.namespace() == ns && refers(r) == Some(name.as_str()))
                 .map(|r| ObjectRef::from_obj(&*r))
                 .collect::<Vec<_>>()
         },

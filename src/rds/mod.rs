@@ -11,8 +11,9 @@ use crate::dbinstance::DBInstanceSpec;
 use crate::dbinstance::drift::Modification;
 use crate::lock;
 use crate::managed::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
-use crate::rds_state::{AwsIdentity, ObservedInstance};
+use crate::rds_state::{AwsIdentity, ObservedInstance, StatusInfo};
 
+mod replicas;
 mod restore;
 pub(crate) use restore::restore_time;
 mod tagging;
@@ -87,7 +88,19 @@ impl From<&DbInstance> for ObservedInstance {
             master_user_secret_arn: db
                 .master_user_secret()
                 .and_then(|s| s.secret_arn().map(str::to_owned)),
+            replica_source: s(db.read_replica_source_db_instance_identifier()),
+            read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
+            status_infos: db.status_infos().iter().map(status_info).collect(),
         }
+    }
+}
+
+fn status_info(i: &aws_sdk_rds::types::DbInstanceStatusInfo) -> StatusInfo {
+    StatusInfo {
+        status_type: i.status_type().unwrap_or_default().to_owned(),
+        status: i.status().unwrap_or_default().to_owned(),
+        normal: i.normal().unwrap_or_default(),
+        message: i.message().map(str::to_owned),
     }
 }
 
@@ -598,6 +611,7 @@ mod tests {
         let source = [
             include_str!("mod.rs"),
             include_str!("restore.rs"),
+            include_str!("replicas.rs"),
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
             include_str!("../dbcluster/aws.rs"),

@@ -12,6 +12,7 @@ mod health;
 mod lifecycle;
 mod migration;
 mod parametergroups;
+mod replicas;
 mod safety;
 mod shards;
 mod ship;

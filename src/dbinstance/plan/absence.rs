@@ -8,11 +8,11 @@
 use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::rds_state::{AwsIdentity, SnapshotInfo};
 
-use super::create::{Creation, create};
-use super::spec;
+use super::create::{Creation, create, create_replica};
 use super::status::refuse;
 use super::tenancy;
 use super::types::{Facts, Plan, Requeue};
+use super::{replica, spec};
 
 /// The plan for a DBInstance whose instance (once observed: its ARN is in status) is gone.
 pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
@@ -51,6 +51,11 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     let arn = previous.arn.as_deref().unwrap_or_default();
     if let Err(message) = same_account_and_region("instance", arn, f.identity.as_ref()) {
         return refuse(plan, f, "AccountOrRegionMismatch", &message, None);
+    }
+    // A replica's data is its source's: it is made again (of a source still this namespace's).
+    if replica::wanted(db) {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        return create_replica(f, plan);
     }
     if let Some(snapshot) = newest(tenancy::own_snapshots(&f.snapshots, db)) {
         plan.requeue = Requeue::After(f.intervals.busy);

@@ -7,13 +7,13 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::{ADOPTED_TAG, AdoptionPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG};
 use crate::rds_state::ObservedInstance;
 
-use super::create::{Creation, create, restore_source};
+use super::create::{Creation, create, create_replica, restore_source};
 use super::password::{password, password_refused};
 use super::spec::{self, owned_by};
 use super::status::{observed_plan, observed_status, refuse};
 use super::tenancy::{self, Claim};
 use super::types::{Facts, PasswordFacts, Plan, Requeue, Step};
-use super::{absence, observe, sync};
+use super::{absence, observe, replica, sync};
 
 /// Whose instance the identifier names, and so which branch of the rules applies.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,6 +153,7 @@ pub fn plan(f: &Facts) -> Plan {
             );
             refuse(plan, f, "RestoreSourceNotOwned", &message, Some("NotOwned"))
         }
+        Ownership::Create if replica::wanted(db) => create_replica(f, plan),
         Ownership::Create => create(f, plan, Creation::from_spec(db)),
         Ownership::Lost => {
             plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
@@ -192,10 +193,14 @@ fn may_restore(f: &Facts) -> bool {
 /// one cannot be used yet; None when the spec refers to nothing.
 fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
     let member = spec::is_member(&f.db);
-    if f.subnet_group.is_none() && f.parameter_group.is_none() && !member {
+    let replica = replica::wanted(&f.db);
+    if f.subnet_group.is_none() && f.parameter_group.is_none() && !member && !replica {
         return Ok(None);
     }
     let mut resolved = f.clone();
+    if replica {
+        resolved.db.spec = replica::view(&f.db.spec);
+    }
     if member {
         resolved.db.spec = spec::member_view(&f.db.spec);
         let cluster =

@@ -6,6 +6,7 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::{DBInstance, DeletionPolicy, RETAINED_TAG};
 use crate::rds_state::ObservedInstance;
 
+use super::replica;
 use super::spec::{self, final_snapshot_identifier, owned_by};
 use super::status::{observed_status, refuse};
 use super::types::{ConditionPlan, Facts, Gauge, Plan, Requeue, StatusPlan, Step};
@@ -21,6 +22,9 @@ pub enum Decision {
     Delete { final_snapshot: Option<String> },
     /// The instance has deletion protection on: report it and wait for a person.
     Protected,
+    /// The instance is the source of live read replicas (these): it waits until they are
+    /// promoted or deleted.
+    InUse(String),
 }
 
 /// Why the finalizer may go.
@@ -51,6 +55,16 @@ pub fn decide(db: &DBInstance, observed: Option<&ObservedInstance>) -> Decision 
         DeletionPolicy::Retain => Decision::Release(Released::Retained),
         _ if o.status == "deleting" => Decision::Wait,
         _ if o.deletion_protection == Some(true) => Decision::Protected,
+        _ if replica::live_replicas(o).is_some() => {
+            Decision::InUse(replica::live_replicas(o).unwrap_or_default())
+        }
+        // RDS takes no snapshot of a read replica (API_DeleteDBInstance.html,
+        // FinalDBSnapshotIdentifier: "Can't be specified when deleting a read replica").
+        DeletionPolicy::Delete | DeletionPolicy::Snapshot if o.replica_source.is_some() => {
+            Decision::Delete {
+                final_snapshot: None,
+            }
+        }
         // RDS refuses a final snapshot of a cluster member: the cluster's snapshots are the
         // backup (API_DeleteDBInstance.html: FinalDBSnapshotIdentifier "doesn't apply to Amazon
         // Aurora DB instances").
@@ -112,6 +126,14 @@ pub fn plan(f: &Facts) -> Plan {
             });
             plan.event(EventType::Normal, "Deleting", "Delete", note);
             plan
+        }
+        Decision::InUse(replicas) => {
+            let message = format!(
+                "RDS instance {identifier} is the source of read replicas {replicas}; its deletion waits \
+                 until they are promoted or deleted"
+            );
+            let plan = Plan::idle(Requeue::After(f.intervals.settled));
+            refuse(plan, f, "InUse", &message, None)
         }
         Decision::Protected => {
             let message = format!(

@@ -9,10 +9,10 @@ use crate::dbinstance::{
 use crate::rds_state::ObservedInstance;
 
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
-use super::spec;
 use super::status::{observed_plan, observed_status};
 use super::tenancy;
 use super::types::{Facts, Plan, Sensitive, Step};
+use super::{replica, spec};
 
 /// Why an instance is created.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +26,9 @@ pub enum Creation {
     Restore { snapshot: String, note: String },
     /// spec.restoreFrom: from a snapshot or a point in time.
     FromSpec(RestoreFrom),
+    /// spec.replicaOf: a read replica of this source (identifier or ARN), the first time or in
+    /// place of one deleted outside the operator (its data is its source's: nothing is lost).
+    Replica { source: String },
 }
 
 impl Creation {
@@ -35,6 +38,17 @@ impl Creation {
             Some(r) => Creation::FromSpec(r.clone()),
             None => Creation::New,
         }
+    }
+}
+
+/// A read replica is made only of a source this namespace may copy, once it is Ready.
+pub(super) fn create_replica(f: &Facts, plan: Plan) -> Plan {
+    match replica::source(f) {
+        Ok(s) => {
+            let source = s.source.clone();
+            create(f, plan, Creation::Replica { source })
+        }
+        Err((why, not_owned)) => replica::refused(f, plan, why, not_owned),
     }
 }
 
@@ -100,6 +114,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
     let tags = spec::tags_of(db);
     let mut fields = creating_fields(f, password.as_ref());
     match why {
+        Creation::Replica { source } => replica_creation(f, &mut plan, &mut fields, source, tags),
         Creation::Restore { snapshot, note } => {
             // The restored instance has the snapshot's password: keep the hash of the one last
             // sent, so a password changed since is sent again.
@@ -153,6 +168,42 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
     let message = "the RDS instance is being created from the spec".to_owned();
     plan.status = Some(observed_plan(fields, true, "Synced", message));
     plan
+}
+
+/// spec.replicaOf: CreateDBInstanceReadReplica, the first time or in place of one deleted outside
+/// the operator. Its password is its source's: never sent, so no hash to follow.
+fn replica_creation(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBInstanceStatus,
+    source: String,
+    tags: std::collections::BTreeMap<String, String>,
+) {
+    let identifier = f.db.identifier();
+    fields.master_user_password_hash = None;
+    let recreated = spec::was_owned(&f.db);
+    if recreated {
+        fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
+    }
+    plan.step(Step::CreateReplica {
+        identifier: identifier.clone(),
+        source: source.clone(),
+        spec: creation_spec(&f.db),
+        tags,
+    });
+    let (type_, note) = match recreated {
+        true => (
+            EventType::Warning,
+            format!(
+                "read replica {identifier} was deleted outside the operator; creating it again from {source}"
+            ),
+        ),
+        false => (
+            EventType::Normal,
+            format!("creating read replica {identifier} of {source}"),
+        ),
+    };
+    plan.event(type_, "Creating", "Create", note);
 }
 
 /// spec.restoreFrom: RDS takes the source's master password, settings and tags; the spec's are

@@ -133,6 +133,17 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             };
             ("DeleteDBInstance", note)
         }
+        Step::CreateReplica { source, spec, .. } => {
+            preview.disruption = Disruption::NewInstance.as_str().into();
+            let note = format!("a read replica of {source}, {}", spec.db_instance_class);
+            ("CreateDBInstanceReadReplica", note)
+        }
+        // RDS reboots the replica as it promotes it (USER_ReadRepl.Promote.html).
+        Step::PromoteReplica { .. } => {
+            preview.disruption = Disruption::Outage.as_str().into();
+            let note = "the read replica becomes a standalone instance (one-way); RDS reboots it";
+            ("PromoteReadReplica", note.to_owned())
+        }
         Step::Reboot { .. } => {
             preview.disruption = Disruption::Outage.as_str().into();
             (

@@ -19,6 +19,7 @@ pub mod create;
 pub mod dry_run;
 pub mod observe;
 pub mod password;
+pub mod replica;
 pub mod spec;
 pub mod status;
 pub mod sync;
@@ -131,8 +132,10 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         identity: gone,
         owner: None,
         references: true,
-        direct: observed.is_some_and(|o| retags(db, o)),
+        // A promotion (one-way) is decided on what RDS says now.
+        direct: observed.is_some_and(|o| retags(db, o) || replica::promotes(db, o)),
         restore_source: db.spec.restore_from.clone().filter(|_| restoring),
+        replica_source: observed.is_none() && replica::wanted(db) && !spec::observe_only(db),
         groups: group_reads(db, observed),
         observers: false,
     }
@@ -184,6 +187,10 @@ fn password_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> Passwo
     // A member's master password is its cluster's, which it never sends.
     if spec::is_member(db) {
         return PasswordRead::None;
+    }
+    // A replica's is its source's, which it never sends.
+    if replica::wanted(db) {
+        return replica::password_read(db);
     }
     if let Some(r) = &db.spec.master_user_password {
         return PasswordRead::Referenced {

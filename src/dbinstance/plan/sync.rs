@@ -14,11 +14,11 @@ use crate::rds_state::{ObservedInstance, is_transitional};
 use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
 use super::create::restore_source;
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
-use super::spec;
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
 use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
+use super::{replica, spec};
 
 pub use crate::managed::fights::{FIGHT_LIMIT, FIGHT_WINDOW};
 
@@ -34,7 +34,13 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     };
     let hold = Hold::of(f);
     let observing = hold == Some(Hold::ObserveOnly);
-    let hash = hash_of(f, password.as_ref()).filter(|_| !observing);
+    // A replica's password is its source's: never sent, so no hash to follow.
+    let replica = observed.replica_source.is_some();
+    let hash = hash_of(f, password.as_ref()).filter(|_| !observing && !replica);
+    if replica::just_promoted(&previous, observed) && hash.is_some() {
+        // RDS holds the source's password: the spec's is sent, once.
+        previous.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+    }
     if let Some(restore) = unrecorded_restore(f) {
         // Recorded now as the restoring call's own status write would have: RDS holds the
         // source's password and settings, so the spec's are sent, once.
@@ -61,6 +67,9 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
 
     let mut fields = sync_fields(f, observed, &previous, hash.clone(), legacy, observing);
+    if replica::decided_before_sync(f, &mut plan, observed, &fields, observing) {
+        return plan;
+    }
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
     if let Some(password) = password.as_ref().filter(|_| !rotate) {
@@ -120,6 +129,7 @@ fn sync_fields(
         false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
     };
     fields.restore = previous.restore.clone();
+    fields.replication = replica::status(observed, Some(previous));
     fields.owned = (!observing).then_some(true);
     fields
 }

@@ -50,6 +50,15 @@ pub enum RestoreSource {
     },
 }
 
+/// What spec.replicaOf names, read in this reconcile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaSource {
+    /// What CreateDBInstanceReadReplica is sent: the source's identifier, or its ARN.
+    pub source: String,
+    /// Its tags, to learn whose it is.
+    pub found: RestoreSource,
+}
+
 /// Whether spec.restoreFrom's source may be restored into this namespace: it is the namespace's
 /// own (its ownership tags, or those of the instance a snapshot was taken of), a grant tag names
 /// the namespace, or the operator's settings grant it restores. Not read (None): no.

@@ -12,7 +12,7 @@ use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
 use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
-use super::tenancy::{Grants, RestoreSource};
+use super::tenancy::{Grants, ReplicaSource, RestoreSource};
 
 pub use crate::managed::plan::{ConditionPlan, PlannedEvent, Requeue};
 
@@ -59,6 +59,9 @@ pub struct Facts {
     pub cluster: Option<Result<String, String>>,
     /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
     pub restore_source: Option<RestoreSource>,
+    /// What spec.replicaOf names, read in this reconcile (or why it cannot be used yet: a source
+    /// DBInstance that is not Ready); None when not asked.
+    pub replica_source: Option<Result<ReplicaSource, String>>,
     /// The tags of each group the spec names by name (the field, then the tags; None: RDS has no
     /// such group), when the plan may send the name.
     pub groups: Vec<GroupTags>,
@@ -111,6 +114,9 @@ pub enum PasswordRead {
     Managed { secret_arn: Option<String> },
     /// The generated password Secret.
     Generated { name: String },
+    /// A read replica's: the password of the source DBInstance of this name, where
+    /// `replica::source_password` says it is.
+    Source { name: String },
 }
 
 /// A value that must never be printed: Debug shows `[redacted]`; equality compares the values so
@@ -218,6 +224,20 @@ pub enum Step {
     RemoveFinalizer,
     /// RebootDBInstance: static parameter changes wait for it.
     Reboot { identifier: String },
+    /// CreateDBInstanceReadReplica of `source` (identifier or ARN), with the spec's settings a
+    /// replica takes and our tags.
+    CreateReplica {
+        identifier: String,
+        source: String,
+        spec: Box<DBInstanceSpec>,
+        tags: BTreeMap<String, String>,
+    },
+    /// PromoteReadReplica, with the spec's backup settings.
+    PromoteReplica {
+        identifier: String,
+        backup_retention_period: Option<i32>,
+        preferred_backup_window: Option<String>,
+    },
 }
 
 impl Step {
@@ -239,6 +259,8 @@ impl Step {
             Step::DeleteSecret { .. } => "DeleteSecret",
             Step::RemoveFinalizer => "RemoveFinalizer",
             Step::Reboot { .. } => "Reboot",
+            Step::CreateReplica { .. } => "CreateReplica",
+            Step::PromoteReplica { .. } => "PromoteReplica",
         }
     }
 }
@@ -331,6 +353,8 @@ pub struct Reads {
     pub direct: bool,
     /// spec.restoreFrom's source, to learn whose it is before restoring from it.
     pub restore_source: Option<RestoreFrom>,
+    /// spec.replicaOf's source, to learn whose it is before making a replica of it.
+    pub replica_source: bool,
     /// The groups named in the spec whose tags decide whether this namespace may use them.
     pub groups: Vec<GroupRead>,
     /// The other DBInstances that observe this identifier.

@@ -23,6 +23,7 @@ use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInf
 mod cleanup;
 mod create;
 mod members;
+mod replicas;
 mod reporting;
 mod sync;
 mod take_over;
@@ -96,6 +97,7 @@ pub(super) fn facts() -> Facts {
         peers: Vec::new(),
         owner_alive: None,
         restore_source: None,
+        replica_source: None,
         groups: Vec::new(),
         observers: Vec::new(),
         grants: Default::default(),

@@ -1,0 +1,71 @@
+//! Where an instance's data comes from, when not empty: a DB snapshot or a point in time of
+//! another instance (spec.restoreFrom), or a read replica's source (spec.replicaOf). Doc comments
+//! here become `kubectl explain` text.
+
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) != has(self.sourceDBInstanceIdentifier)").message("set either dbSnapshotIdentifier or sourceDBInstanceIdentifier"),
+    validation = kube::core::Rule::new("!has(self.sourceDBInstanceIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBInstanceIdentifier, set either restoreTime or useLatestRestorableTime: true"),
+    validation = kube::core::Rule::new("has(self.sourceDBInstanceIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBInstanceIdentifier"),
+)]
+pub struct RestoreFrom {
+    /// The DB snapshot to restore (RestoreDBInstanceFromDBSnapshot): its identifier or ARN.
+    #[serde(
+        default,
+        rename = "dbSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub db_snapshot_identifier: Option<String>,
+    /// The instance whose backups to restore from (RestoreDBInstanceToPointInTime).
+    #[serde(
+        default,
+        rename = "sourceDBInstanceIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub source_db_instance_identifier: Option<String>,
+    /// The time to restore to, RFC 3339 (e.g. 2026-11-30T04:00:00Z).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[x_kube(validation = kube::core::Rule::new("self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$')").message("restoreTime must be an RFC 3339 time such as 2026-11-30T04:00:00Z"))]
+    pub restore_time: Option<String>,
+    /// Restore to the latest restorable time instead of restoreTime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_latest_restorable_time: Option<bool>,
+}
+
+/// The source instance of a read replica: a DBInstance of this namespace (name), or an RDS
+/// instance by its identifier or ARN (an ARN for a source in another region of the account). A
+/// source no DBInstance of this namespace manages must be this namespace's own by its tags, or
+/// granted to it (its tag rds.operator.rs/restorable-by, or the operator's --grant-restore), as for
+/// spec.restoreFrom: a replica is a copy of the data.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("[has(self.name), has(self.dbInstanceIdentifier), has(self.arn)].filter(x, x).size() == 1").message("replicaOf names its source once: name, dbInstanceIdentifier or arn"),
+)]
+pub struct ReplicaOf {
+    /// A DBInstance of this namespace; the replica waits (ReferencesUnresolved) until it is Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253))]
+    pub name: Option<String>,
+    /// The RDS identifier of an instance in the replica's account and region.
+    #[serde(
+        default,
+        rename = "dbInstanceIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 63))]
+    pub db_instance_identifier: Option<String>,
+    /// The ARN of an instance, in the replica's region or another region of its account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(
+        pattern = r"^arn:aws[a-z-]*:rds:[a-z0-9-]+:[0-9]{12}:db:[a-zA-Z][a-zA-Z0-9-]*$"
+    ))]
+    pub arn: Option<String>,
+}

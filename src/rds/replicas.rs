@@ -1,0 +1,106 @@
+//! Read replicas in the RDS adapter: CreateDBInstanceReadReplica with the spec's settings a
+//! replica takes, and PromoteReadReplica.
+
+use std::collections::BTreeMap;
+
+use crate::dbinstance::DBInstanceSpec;
+use crate::rds_state::ObservedInstance;
+
+use super::{AwsError, Rds, aws_error, creating, rds_tags};
+
+impl Rds {
+    /// A replica's source by identifier or ARN, None when RDS has none: an ARN of another region
+    /// of the account is described there, with the same credentials (DescribeDBInstances takes an
+    /// ARN only in its own region).
+    pub async fn describe_source(
+        &self,
+        source: &str,
+    ) -> Result<Option<ObservedInstance>, AwsError> {
+        let region = source
+            .split(':')
+            .nth(3)
+            .filter(|_| source.starts_with("arn:"));
+        match region {
+            Some(r) if r != self.place.region() => {
+                let config = (self.client.config().to_builder())
+                    .region(aws_sdk_rds::config::Region::new(r.to_owned()))
+                    .build();
+                let there = Rds {
+                    client: aws_sdk_rds::Client::from_conf(config),
+                    place: super::Place::new(self.place.account(), r),
+                    ..self.clone()
+                };
+                there.describe(source).await
+            }
+            _ => self.describe(source).await,
+        }
+    }
+
+    /// CreateDBInstanceReadReplica of `source` (an identifier, or an ARN in another region) with
+    /// the spec's settings a replica takes; what it inherits from its source (master user, database
+    /// name, engine, encryption, backups) is not sent (API_CreateDBInstanceReadReplica.html).
+    pub async fn create_read_replica(
+        &self,
+        identifier: &str,
+        source: &str,
+        spec: &DBInstanceSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ObservedInstance, AwsError> {
+        let result = (self.client.create_db_instance_read_replica())
+            .db_instance_identifier(identifier)
+            .source_db_instance_identifier(source)
+            .db_instance_class(&spec.db_instance_class)
+            .set_availability_zone(spec.availability_zone.clone())
+            .set_port(spec.port)
+            .set_multi_az(spec.multi_az)
+            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
+            .set_iops(spec.iops)
+            .set_storage_throughput(spec.storage_throughput)
+            .set_option_group_name(spec.option_group_name.clone())
+            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
+            .set_publicly_accessible(spec.publicly_accessible)
+            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
+            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
+            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
+            .set_monitoring_interval(spec.monitoring_interval)
+            .set_monitoring_role_arn(spec.monitoring_role_arn.clone())
+            .set_kms_key_id(spec.kms_key_id.clone())
+            .set_enable_iam_database_authentication(spec.enable_iam_database_authentication)
+            .set_enable_performance_insights(spec.enable_performance_insights)
+            .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
+            .set_performance_insights_retention_period(spec.performance_insights_retention_period)
+            .set_enable_cloudwatch_logs_exports(spec.enable_cloudwatch_logs_exports.clone())
+            .set_deletion_protection(spec.deletion_protection)
+            .set_network_type(spec.network_type.map(|t| t.as_str().to_owned()))
+            .set_max_allocated_storage(spec.max_allocated_storage)
+            .set_allocated_storage(spec.allocated_storage)
+            .set_ca_certificate_identifier(spec.ca_certificate_identifier.clone())
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateDBInstanceReadReplica", e, None));
+        self.count("CreateDBInstanceReadReplica", &result);
+        Ok(creating(result?.db_instance(), identifier))
+    }
+
+    /// PromoteReadReplica: the replica becomes a standalone instance, with the spec's backup
+    /// retention and window when set (API_PromoteReadReplica.html).
+    pub async fn promote_read_replica(
+        &self,
+        identifier: &str,
+        backup_retention_period: Option<i32>,
+        preferred_backup_window: Option<String>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.promote_read_replica())
+            .db_instance_identifier(identifier)
+            .set_backup_retention_period(backup_retention_period)
+            .set_preferred_backup_window(preferred_backup_window)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_error("PromoteReadReplica", e, None));
+        self.count("PromoteReadReplica", &result);
+        result
+    }
+}
