@@ -48,6 +48,13 @@ pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
+/// How long ago `earlier` was at `now` (both RFC 3339); None when either cannot be read, or
+/// `earlier` is later.
+pub fn since(earlier: &str, now: &str) -> Option<Duration> {
+    let at = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+    (at(now)? - at(earlier)?).to_std().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,33 @@ pub struct StatusInfo {
     pub message: Option<String>,
 }
 
+/// A blue/green deployment, as DescribeBlueGreenDeployments reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedDeployment {
+    pub identifier: String,
+    pub name: String,
+    /// Blue's ARN (after the switchover: the renamed old instance's).
+    pub source: String,
+    /// Green's ARN (after the switchover: the instance that took blue's name).
+    pub target: Option<String>,
+    pub status: String,
+    pub status_details: Option<String>,
+    /// (source member, target member, state) of each member.
+    pub switchover_details: Vec<(String, String, String)>,
+    /// (name, state) of each task.
+    pub tasks: Vec<(String, String)>,
+}
+
+/// What a blue/green deployment's green instance is made with: blue's settings but these
+/// (API_CreateBlueGreenDeployment.html).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlueGreenTargets {
+    pub engine_version: Option<String>,
+    pub db_parameter_group_name: Option<String>,
+    pub db_instance_class: Option<String>,
+    pub storage_type: Option<String>,
+}
+
 /// A DB snapshot of an instance, as far as choosing one to restore needs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SnapshotInfo {

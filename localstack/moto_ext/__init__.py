@@ -29,6 +29,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   does: see ``tagging.py``;
 * read replicas are instances of their own, with lifecycle states, StatusInfos and promotion:
   see ``replicas.py``;
+* blue/green deployments of instances go through PROVISIONING, AVAILABLE, SWITCHOVER_IN_PROGRESS and
+  SWITCHOVER_COMPLETED (or fail), with the renames and a copy of blue's data: see ``blue_green.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
   cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
@@ -60,7 +62,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import cloudtrail, cluster_parameters, clusters, engines, features, parameters, replicas, tagging, trust
+from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, parameters, replicas, tagging, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -408,6 +410,7 @@ def install() -> None:
     Backend.delete_db_instance = delete_db_instance
     # After the instances' patches, which its own wrap.
     replicas.install(LOCK, CONFIG, _start_phase, _purge_deleted)
+    blue_green.install(LOCK, CONFIG, RESTORING, _purge_deleted)
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
 
     # Count the calls served.
@@ -424,7 +427,11 @@ def install() -> None:
                           or params.get("DBParameterGroupName")
                           or params.get("TargetDBInstanceIdentifier")
                           or params.get("DBClusterIdentifier")
-                          or params.get("DBClusterParameterGroupName") or "")
+                          or params.get("DBClusterParameterGroupName")
+                          or params.get("BlueGreenDeploymentIdentifier") or "")
+            # A new deployment is counted under its source instance.
+            if not identifier and ":db:" in (params.get("Source") or ""):
+                identifier = params["Source"].split(":db:", 1)[1]
             arn = params.get("ResourceName") or ""
             for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:"):
                 if not identifier and kind in arn:
@@ -520,6 +527,9 @@ class ControlMiddleware:
         elif path == "/_rds_ext/events":
             with cloudtrail.LOCK:
                 status, body = "200 OK", dict(cloudtrail.SENT)
+        elif path == "/_rds_ext/blue-green" and method == "POST":
+            with LOCK:
+                status, body = "200 OK", blue_green.control(query)
         elif path == "/_rds_ext/apply-pending" and method == "POST":
             found = (apply_pending(query["cluster"].lower(), "clusters") if "cluster" in query
                      else apply_pending(query.get("identifier", "").lower()))

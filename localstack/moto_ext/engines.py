@@ -329,3 +329,21 @@ def install_cleanup() -> None:
     atexit.register(stop_all)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
+
+
+def switch_over(blue: str, green: str, old: str) -> None:
+    """A blue/green switchover: green's server takes blue's identifier and address (the endpoint's
+    DNS name RDS moves to green), blue's server lives on as `old` at green's address. Blocks while
+    both restart."""
+    with LOCK:
+        b, g = SERVERS.get(blue), SERVERS.get(green)
+        if b is None or g is None:
+            return
+        del SERVERS[blue], SERVERS[green]
+    b.stop(remove=False)
+    g.stop(remove=False)
+    b.address, g.address = g.address, b.address
+    g.start()
+    b.start()
+    with LOCK:
+        SERVERS[blue], SERVERS[old] = g, b

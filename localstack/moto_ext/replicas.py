@@ -16,6 +16,8 @@ source. This module follows the Amazon RDS API Reference instead:
   (InvalidDBInstanceState) or is busy; the replica is ``modifying`` for ``modify_delay`` seconds,
   leaves its source's list, reports no source, and takes BackupRetentionPeriod and
   PreferredBackupWindow when sent;
+* ReadReplicaSourceDBInstanceIdentifier is reported for a replica only (moto also reports the
+  source of a point-in-time restore);
 * DeleteDBInstance of a replica refuses a final snapshot: "FinalDBSnapshotIdentifier can not be
   specified when deleting a replica instance" (InvalidParameterCombination; API_DeleteDBInstance.html,
   FinalDBSnapshotIdentifier "Can't be specified when deleting a read replica").
@@ -58,6 +60,14 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
         return [{"StatusType": "read replication", "Normal": True, "Status": "replicating"}]
 
     DBInstance.status_infos = property(status_infos)
+
+    def replica_source(self: Any) -> str | None:
+        # moto reports the source of a point-in-time restore here too; RDS only a replica's:
+        # "The identifier of the source DB instance if this DB instance is a read replica"
+        # (ReadReplicaSourceDBInstanceIdentifier, API_DBInstance.html).
+        return self.source_db_instance_identifier if getattr(self, "is_replica", False) else None
+
+    DBInstance.read_replica_source_db_instance_identifier = property(replica_source)
 
     def create_db_instance_read_replica(self: Any, db_kwargs: dict[str, Any]) -> Any:
         with lock:

@@ -50,6 +50,7 @@ pub async fn execute(
         } => secrets::set_owner(&api, db, name, *owner_reference).await?,
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
+        Step::ClearSwitchoverAnnotation => clear_switchover_annotation(ctx, db, &namespace).await?,
         _ => return execute_rds(at, step).await,
     }
     Ok(None)
@@ -95,6 +96,9 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         Step::CreateReplica { .. } | Step::PromoteReplica { .. } => {
             return replicas(at, step).await;
         }
+        Step::CreateBlueGreen { .. } | Step::Switchover { .. } | Step::DeleteBlueGreen { .. } => {
+            blue_green(at, step).await?
+        }
         Step::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;
             info!(
@@ -118,6 +122,65 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         _ => {}
     }
     Ok(None)
+}
+
+/// A blue/green deployment's creation, switchover or deletion.
+async fn blue_green(at: &Location, step: &Step) -> Result<(), Error> {
+    match step {
+        Step::CreateBlueGreen {
+            identifier,
+            name,
+            source,
+            targets,
+            tags,
+        } => {
+            let made = at
+                .rds
+                .create_blue_green(name, source, targets, tags)
+                .await?;
+            info!(
+                identifier,
+                deployment = made.identifier,
+                "creating blue/green deployment"
+            );
+        }
+        Step::Switchover {
+            identifier,
+            deployment,
+            timeout,
+        } => {
+            at.rds.switchover_blue_green(deployment, *timeout).await?;
+            info!(
+                identifier,
+                deployment, "switching over blue/green deployment"
+            );
+        }
+        Step::DeleteBlueGreen {
+            identifier,
+            deployment,
+        } => {
+            at.rds.delete_blue_green(deployment).await?;
+            info!(identifier, deployment, "deleting blue/green deployment");
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Removes the annotation that approved a switchover.
+async fn clear_switchover_annotation(
+    ctx: &Context,
+    db: &DBInstance,
+    namespace: &str,
+) -> Result<(), Error> {
+    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
+    let key = crate::dbinstance::plan::blue_green::SWITCHOVER_ANNOTATION;
+    let patch = serde_json::json!({"metadata": {"annotations": {key: null}}});
+    let params = kube::api::PatchParams::default();
+    (api.patch(&db.name_any(), &params, &kube::api::Patch::Merge(&patch))
+        .await)
+        .map_err(crate::error::kube_err("remove the switchover annotation"))?;
+    Ok(())
 }
 
 /// A read replica's creation (RDS's answer) or promotion.
@@ -202,6 +265,7 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::Reboot { identifier }
         | Step::CreateReplica { identifier, .. }
         | Step::PromoteReplica { identifier, .. }
+        | Step::Switchover { identifier, .. }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }

@@ -110,3 +110,24 @@ pub enum AdoptionPolicy {
     /// Adopt an existing instance, or create one when there is none.
     AdoptOrCreate,
 }
+
+/// How a spec change that RDS would apply with an outage is made.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum UpgradePolicy {
+    /// One ModifyDBInstance, as for any change.
+    #[default]
+    InPlace,
+    /// A blue/green deployment: a synchronised green copy with the change, switched over once
+    /// approved.
+    BlueGreen,
+}
+
+/// When a blue/green deployment is switched over.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum SwitchoverPolicy {
+    /// Once a person approves it (spec.switchover, or the annotation rds.operator.rs/switchover).
+    #[default]
+    Manual,
+    /// As soon as RDS reports the deployment AVAILABLE.
+    Auto,
+}

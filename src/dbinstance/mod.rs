@@ -7,8 +7,6 @@
 //! Field names follow the RDS API in lowerCamelCase, as ACK's `DBInstance` does, so an ACK manifest
 //! ports by changing its `apiVersion`. Doc comments here become `kubectl explain` text.
 
-use std::collections::BTreeMap;
-
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
@@ -495,6 +493,36 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promote: Option<bool>,
 
+    /// How a change RDS applies with an outage (engineVersion, dbParameterGroupName,
+    /// dbInstanceClass, storageType) is made: InPlace (default: one ModifyDBInstance) or
+    /// BlueGreen (CreateBlueGreenDeployment: a synchronised green copy with the change, reported in
+    /// status.blueGreen and switched over once approved; the identifier, endpoint and connection
+    /// Secret stay the same). Other changes are sent in place first.
+    #[serde(default)]
+    pub upgrade_policy: UpgradePolicy,
+
+    /// Approves the switchover of this blue/green deployment (status.blueGreen.
+    /// deploymentIdentifier); the annotation rds.operator.rs/switchover: "true" does the same once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switchover: Option<String>,
+
+    /// Manual (default: wait for approval) or Auto (switch over once RDS reports the deployment
+    /// AVAILABLE).
+    #[serde(default)]
+    pub switchover_policy: SwitchoverPolicy,
+
+    /// Seconds RDS may take to switch over before it rolls back (30 to 3600; RDS's default 300).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 30, max = 3600))]
+    pub switchover_timeout: Option<i32>,
+
+    /// How long to keep the old instance (`<identifier>-old1`) after a switchover, such as 24h.
+    /// Unset, it is kept and reported in status.blueGreen, never deleted by the operator. Once due,
+    /// it is deleted as deletionPolicy says (Snapshot: after a final snapshot; Retain: never) and
+    /// the deployment with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_instance_retention: Option<kube::core::Duration>,
+
     /// Secret to write the connection details to, for applications to consume with envFrom.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<ConnectionSecretSpec>,
@@ -531,38 +559,6 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
     pub region: Option<String>,
-}
-
-/// The connection Secret: standard keys host, port, username, password, dbname, engine and uri,
-/// plus extra keys rendered from templates.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ConnectionSecretSpec {
-    /// Name of the Secret, in the DBInstance's namespace. The operator owns it: it is written when
-    /// the instance is available, kept up to date, restored when changed, and deleted with the
-    /// DBInstance.
-    #[schemars(length(min = 1, max = 253))]
-    pub name: String,
-    /// Extra keys and their templates over the standard keys, e.g.
-    /// `APP_DB_HOST: "{{ host }}"` or `JDBC_URL: "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}"`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub extra_keys: BTreeMap<String, String>,
-}
-
-/// A key in a Secret of the DBInstance's namespace.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SecretKeyReference {
-    /// Name of the Secret.
-    #[schemars(length(min = 1))]
-    pub name: String,
-    /// Key in the Secret.
-    #[schemars(length(min = 1))]
-    pub key: String,
-    /// Namespace of the Secret. Only the DBInstance's own namespace is allowed; kept for manifests
-    /// written for ACK, which carry it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
 }
 
 impl DBInstance {

@@ -11,7 +11,8 @@ use crate::dbcluster::DBCluster;
 use crate::dbinstance::connection;
 use crate::dbinstance::plan::tenancy::{ReplicaSource, RestoreSource};
 use crate::dbinstance::plan::{
-    self, Facts, GroupRead, GroupTags, Look, PasswordFacts, PasswordRead, Sensitive, spec,
+    self, BlueGreenFacts, BlueGreenRead, Facts, GroupRead, GroupTags, Look, PasswordFacts,
+    PasswordRead, Sensitive, spec,
 };
 use crate::dbinstance::{DBInstance, RestoreFrom};
 use crate::dbparametergroup::DBParameterGroup;
@@ -59,7 +60,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         Some(owner) => Some(owner_alive(ctx, owner).await?),
         None => None,
     };
-    let (restore_source, replica_source) = sources(db, ctx, at, &reads).await?;
+    let (restore_source, replica_source, blue_green) = sources(db, ctx, at, &reads).await?;
     let groups = group_tags(at, &reads.groups).await?;
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
@@ -84,6 +85,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         owner_alive,
         restore_source,
         replica_source,
+        blue_green,
         groups,
         observers: match reads.observers {
             true => {
@@ -176,13 +178,57 @@ pub(crate) async fn password(
     })
 }
 
-/// What spec.restoreFrom and spec.replicaOf name, as far as the plan asked.
+type Sources = (
+    Option<RestoreSource>,
+    Option<Result<ReplicaSource, String>>,
+    Option<BlueGreenFacts>,
+);
+
+/// The instance's blue/green deployment, and (read directly) its green instance before the
+/// switchover and the old one after it.
+async fn blue_green(at: &Location, read: &BlueGreenRead) -> Result<BlueGreenFacts, Error> {
+    let (deployment, mut green, mut old) = match read {
+        BlueGreenRead::Recorded {
+            deployment,
+            green,
+            old,
+        } => {
+            let found = at.rds.describe_blue_green(Some(deployment), None).await?;
+            (found, green.clone(), old.clone())
+        }
+        BlueGreenRead::OfSource(arn) => (
+            at.rds.describe_blue_green(None, Some(arn)).await?,
+            None,
+            None,
+        ),
+    };
+    if let Some(d) = &deployment {
+        match d.status.as_str() {
+            "SWITCHOVER_COMPLETED" => old = Some(d.source.clone()),
+            _ => green = d.target.clone(),
+        }
+    }
+    let mut facts = BlueGreenFacts {
+        deployment,
+        ..Default::default()
+    };
+    if let Some(g) = green {
+        facts.green = at.rds.describe(&g).await?;
+    }
+    if let Some(o) = old {
+        facts.old = at.rds.describe(&o).await?;
+    }
+    Ok(facts)
+}
+
+/// What spec.restoreFrom and spec.replicaOf name, and the instance's blue/green deployment, as
+/// far as the plan asked.
 async fn sources(
     db: &DBInstance,
     ctx: &Context,
     at: &Location,
     reads: &plan::Reads,
-) -> Result<(Option<RestoreSource>, Option<Result<ReplicaSource, String>>), Error> {
+) -> Result<Sources, Error> {
     let namespace = db.namespace().unwrap_or_default();
     let restore = match &reads.restore_source {
         Some(r) => Some(restore_source(at, r).await?),
@@ -192,7 +238,11 @@ async fn sources(
         true => Some(replica_source(db, ctx, at, &namespace).await?),
         false => None,
     };
-    Ok((restore, replica))
+    let blue_green = match &reads.blue_green {
+        Some(read) => Some(blue_green(at, read).await?),
+        None => None,
+    };
+    Ok((restore, replica, blue_green))
 }
 
 /// A replica's password is its source DBInstance's: where that one keeps it (a source that does

@@ -100,6 +100,10 @@ pub struct DBInstanceStatus {
     /// Read replication: the source of a replica, the replicas of a source, RDS's StatusInfos.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replication: Option<ReplicationStatus>,
+    /// The blue/green deployment (upgradePolicy BlueGreen): its state, the green instance, the
+    /// switchover, and the old instance kept after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blue_green: Option<BlueGreenStatus>,
     /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
     /// done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,7 +145,8 @@ pub struct DryRunStep {
     pub fields: Vec<FieldDrift>,
     /// What the database goes through, from RDS's documented downtime for each setting: None,
     /// Reboot (applies at the next reboot), Failover (a Multi-AZ instance fails over), Outage,
-    /// NewInstance (created or restored) or Deletion.
+    /// Switchover (a blue/green switchover moves the endpoint to green), NewInstance (created or
+    /// restored) or Deletion.
     pub disruption: String,
     /// Why, in words.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -220,6 +225,10 @@ pub struct ReplicationStatus {
     /// itself only to CloudWatch (ReplicaLag).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub status_infos: Vec<ReplicationInfo>,
+    /// The spec named the source (spec.replicaOf): removing replicaOf promotes the replica. A
+    /// replica the spec never named (adopted, say) is promoted only by promote: true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_of_spec: Option<bool>,
     /// The replica was promoted to a standalone instance (PromoteReadReplica). Promotion is
     /// one-way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -236,4 +245,57 @@ pub struct ReplicationInfo {
     pub normal: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+}
+
+/// A blue/green deployment, as DescribeBlueGreenDeployments reports it, and what the operator did.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlueGreenStatus {
+    /// RDS's identifier of the deployment (bgd-...): spec.switchover names it to approve.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub deployment_identifier: String,
+    pub deployment_name: String,
+    /// PROVISIONING, AVAILABLE, SWITCHOVER_IN_PROGRESS, SWITCHOVER_COMPLETED,
+    /// INVALID_CONFIGURATION, SWITCHOVER_FAILED or DELETING.
+    pub status: String,
+    /// RDS's words on the state (why a switchover failed...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_details: Option<String>,
+    /// The green instance before the switchover, and its endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub green_instance: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub green_endpoint: Option<Endpoint>,
+    /// RDS's SwitchoverDetails: each member, blue to green, and its state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub switchover_details: Vec<SwitchoverDetail>,
+    /// RDS's tasks (CREATING_READ_REPLICA_OF_SOURCE, DB_ENGINE_VERSION_UPGRADE...) and their state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<BlueGreenTask>,
+    /// What the green instance carries: the fields, from blue's values to the spec's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<FieldDrift>,
+    /// When the operator first saw the switchover completed (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switched_over_at: Option<String>,
+    /// The old (blue) instance after the switchover, kept as spec.oldInstanceRetention says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_instance: Option<String>,
+}
+
+/// One member of a switchover.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SwitchoverDetail {
+    pub source_member: String,
+    pub target_member: String,
+    pub status: String,
+}
+
+/// One task of a blue/green deployment.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlueGreenTask {
+    pub name: String,
+    pub status: String,
 }

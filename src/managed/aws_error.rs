@@ -54,11 +54,13 @@ const BUSY: &[&str] = &[
     "InvalidDBInstanceState",
     "InvalidDBInstanceStateFault",
     "InvalidDBClusterStateFault",
+    "InvalidBlueGreenDeploymentStateFault",
 ];
 const NOT_FOUND: &[&str] = &[
     "DBInstanceNotFound",
     "DBInstanceNotFoundFault",
     "DBClusterNotFoundFault",
+    "BlueGreenDeploymentNotFoundFault",
 ];
 const ALREADY_EXISTS: &[&str] = &[
     "DBInstanceAlreadyExists",

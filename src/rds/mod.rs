@@ -13,6 +13,7 @@ use crate::lock;
 use crate::managed::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::rds_state::{AwsIdentity, ObservedInstance, StatusInfo};
 
+mod blue_green;
 mod replicas;
 mod restore;
 pub(crate) use restore::restore_time;
@@ -612,6 +613,7 @@ mod tests {
             include_str!("mod.rs"),
             include_str!("restore.rs"),
             include_str!("replicas.rs"),
+            include_str!("blue_green.rs"),
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
             include_str!("../dbcluster/aws.rs"),

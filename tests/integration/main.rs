@@ -3,6 +3,7 @@
 //! the harness in common/.
 
 mod accounts;
+mod bluegreen;
 mod clusters;
 mod common;
 mod connection;

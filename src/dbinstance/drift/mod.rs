@@ -162,12 +162,18 @@ impl Comparison {
     /// ModifyDBInstance (which is dropped when nothing else is in it). Tags and the password are
     /// never left this way.
     pub fn leave(&mut self, field: &str) {
-        let Some(at) = self.diffs.iter().position(|d| d.field == field) else {
-            return;
-        };
-        self.left.push(self.diffs.remove(at));
+        if let Some(diff) = self.take(field) {
+            self.left.push(diff);
+        }
+    }
+
+    /// Takes this field's difference out, and its value out of the ModifyDBInstance (dropped when
+    /// nothing else is in it): something else carries it (a blue/green deployment).
+    pub fn take(&mut self, field: &str) -> Option<Diff> {
+        let at = self.diffs.iter().position(|d| d.field == field)?;
+        let diff = self.diffs.remove(at);
         let Some(m) = self.modification.as_mut() else {
-            return;
+            return Some(diff);
         };
         m.clear(field);
         let empty = Modification {
@@ -180,6 +186,7 @@ impl Comparison {
         } else if m.engine_version.is_none() {
             m.allow_major_version_upgrade = false;
         }
+        Some(diff)
     }
 }
 

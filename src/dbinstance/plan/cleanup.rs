@@ -6,10 +6,10 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::{DBInstance, DeletionPolicy, RETAINED_TAG};
 use crate::rds_state::ObservedInstance;
 
-use super::replica;
 use super::spec::{self, final_snapshot_identifier, owned_by};
 use super::status::{observed_status, refuse};
 use super::types::{ConditionPlan, Facts, Gauge, Plan, Requeue, StatusPlan, Step};
+use super::{blue_green, replica};
 
 /// What deletion does to the RDS instance.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,6 +114,10 @@ pub fn plan(f: &Facts) -> Plan {
             plan
         }
         Decision::Delete { final_snapshot } => {
+            // A blue/green deployment, and the instances it made or left, go first.
+            if let Some(plan) = blue_green::cleanup(f) {
+                return plan;
+            }
             let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
             let note = match &final_snapshot {
                 Some(s) => format!("deleting RDS instance {identifier} after final snapshot {s}"),

@@ -22,6 +22,9 @@ pub enum Disruption {
     Failover,
     /// The instance is unavailable while RDS applies the change.
     Outage,
+    /// A blue/green switchover: the endpoint moves to the green copy (about a minute of
+    /// writes refused).
+    Switchover,
     /// An instance is created or restored.
     NewInstance,
     /// The instance is deleted.
@@ -35,6 +38,7 @@ impl Disruption {
             Disruption::Reboot => "Reboot",
             Disruption::Failover => "Failover",
             Disruption::Outage => "Outage",
+            Disruption::Switchover => "Switchover",
             Disruption::NewInstance => "NewInstance",
             Disruption::Deletion => "Deletion",
         }
@@ -133,17 +137,11 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             };
             ("DeleteDBInstance", note)
         }
-        Step::CreateReplica { source, spec, .. } => {
-            preview.disruption = Disruption::NewInstance.as_str().into();
-            let note = format!("a read replica of {source}, {}", spec.db_instance_class);
-            ("CreateDBInstanceReadReplica", note)
-        }
-        // RDS reboots the replica as it promotes it (USER_ReadRepl.Promote.html).
-        Step::PromoteReplica { .. } => {
-            preview.disruption = Disruption::Outage.as_str().into();
-            let note = "the read replica becomes a standalone instance (one-way); RDS reboots it";
-            ("PromoteReadReplica", note.to_owned())
-        }
+        Step::CreateBlueGreen { .. }
+        | Step::Switchover { .. }
+        | Step::DeleteBlueGreen { .. }
+        | Step::CreateReplica { .. }
+        | Step::PromoteReplica { .. } => copies(f, step, &mut preview),
         Step::Reboot { .. } => {
             preview.disruption = Disruption::Outage.as_str().into();
             (
@@ -156,6 +154,55 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
     preview.action = action.into();
     preview.note = note;
     preview
+}
+
+/// The steps that make or switch copies of the instance: a blue/green deployment (the fields green
+/// carries, `disruption: Switchover`), a read replica and its promotion.
+fn copies(f: &Facts, step: &Step, preview: &mut DryRunStep) -> (&'static str, String) {
+    let (disruption, action, note) = match step {
+        Step::CreateBlueGreen { name, targets, .. } => {
+            let carried = |field: &str| match field {
+                "engineVersion" => targets.engine_version.is_some(),
+                "dbParameterGroupName" => targets.db_parameter_group_name.is_some(),
+                "dbInstanceClass" => targets.db_instance_class.is_some(),
+                "storageType" => targets.storage_type.is_some(),
+                _ => false,
+            };
+            let observed = f.observed.as_ref();
+            let changed = observed.map(|o| diffs(f, o)).unwrap_or_default();
+            preview.fields = (changed.iter())
+                .filter(|d| carried(d.field))
+                .map(field)
+                .collect();
+            let note = format!(
+                "blue/green deployment {name}: a green copy with these changes, switched over once approved"
+            );
+            (Disruption::Switchover, "CreateBlueGreenDeployment", note)
+        }
+        Step::Switchover { deployment, .. } => {
+            let note = format!("the endpoint moves to the green copy of {deployment}");
+            (
+                Disruption::Switchover,
+                "SwitchoverBlueGreenDeployment",
+                note,
+            )
+        }
+        Step::DeleteBlueGreen { deployment, .. } => {
+            let note = format!("{deployment}, never its target");
+            (Disruption::None, "DeleteBlueGreenDeployment", note)
+        }
+        Step::CreateReplica { source, spec, .. } => {
+            let note = format!("a read replica of {source}, {}", spec.db_instance_class);
+            (Disruption::NewInstance, "CreateDBInstanceReadReplica", note)
+        }
+        // RDS reboots the replica as it promotes it (USER_ReadRepl.Promote.html).
+        _ => {
+            let note = "the read replica becomes a standalone instance (one-way); RDS reboots it";
+            (Disruption::Outage, "PromoteReadReplica", note.to_owned())
+        }
+    };
+    preview.disruption = disruption.as_str().into();
+    (action, note)
 }
 
 /// A ModifyDBInstance: the fields it carries, the worst disruption among them, and when RDS

@@ -13,6 +13,7 @@
 
 pub mod absence;
 pub mod apply;
+pub mod blue_green;
 pub mod cleanup;
 pub mod connection_secret;
 pub mod create;
@@ -96,6 +97,7 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         let candidates = std::iter::once(spec::generated_secret_name(db)).chain(connection);
         return Reads {
             release_candidates: candidates.collect(),
+            blue_green: blue_green::reads(db, observed),
             ..Reads::default()
         };
     }
@@ -136,6 +138,7 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         direct: observed.is_some_and(|o| retags(db, o) || replica::promotes(db, o)),
         restore_source: db.spec.restore_from.clone().filter(|_| restoring),
         replica_source: observed.is_none() && replica::wanted(db) && !spec::observe_only(db),
+        blue_green: blue_green::reads(db, observed).filter(|_| !spec::observe_only(db)),
         groups: group_reads(db, observed),
         observers: false,
     }

@@ -22,9 +22,12 @@ pub fn wanted(db: &DBInstance) -> bool {
     db.spec.replica_of.is_some() && db.spec.promote != Some(true)
 }
 
-/// Whether RDS shows a replica the spec no longer wants: it is to be promoted.
+/// Whether RDS shows a replica the spec no longer wants: it is promoted when the spec says
+/// promote: true, or once named its source (replicaOf, as status recorded) and no longer does.
 pub fn promotes(db: &DBInstance, observed: &ObservedInstance) -> bool {
-    observed.replica_source.is_some() && !wanted(db)
+    let named = (db.status.as_ref().and_then(|s| s.replication.as_ref()))
+        .is_some_and(|r| r.replica_of_spec == Some(true));
+    observed.replica_source.is_some() && !wanted(db) && (db.spec.promote == Some(true) || named)
 }
 
 /// A replica's spec as the plan reads it: what it inherits from its source (master user and
@@ -168,10 +171,18 @@ fn promote(f: &Facts, plan: &mut Plan, observed: &ObservedInstance, mut fields: 
 /// The spec wants a replica and RDS shows a standalone instance, or a replica of another source:
 /// reported, nothing changed (the instance is not made a replica again: promotion is one-way).
 fn mismatch(db: &DBInstance, observed: &ObservedInstance) -> Option<String> {
+    let identifier = db.identifier();
+    if let Some(shown) =
+        (observed.replica_source.as_ref()).filter(|_| !wanted(db) && !promotes(db, observed))
+    {
+        return Some(format!(
+            "RDS instance {identifier} is a read replica of {shown}, which the spec does not name: it \
+             is not promoted on a guess; set promote: true to promote it"
+        ));
+    }
     if !wanted(db) {
         return None;
     }
-    let identifier = db.identifier();
     let Some(shown) = &observed.replica_source else {
         return Some(format!(
             "spec.replicaOf asks for a read replica, but RDS instance {identifier} is not one (promoted, \
@@ -201,12 +212,13 @@ fn same_instance(a: &str, b: &str) -> bool {
 /// What status reports of the replication: the source of a replica, the replicas of a source,
 /// RDS's StatusInfos; whether it was promoted stays recorded.
 pub fn status(
+    db: &DBInstance,
     observed: &ObservedInstance,
     previous: Option<&DBInstanceStatus>,
 ) -> Option<ReplicationStatus> {
-    let promoted = previous
-        .and_then(|s| s.replication.as_ref())
-        .and_then(|r| r.promoted);
+    let recorded = previous.and_then(|s| s.replication.as_ref());
+    let promoted = recorded.and_then(|r| r.promoted);
+    let named = recorded.and_then(|r| r.replica_of_spec) == Some(true) || wanted(db);
     let shown = ReplicationStatus {
         source_db_instance_identifier: observed.replica_source.clone(),
         read_replicas: observed.read_replicas.clone(),
@@ -218,6 +230,7 @@ pub fn status(
                 message: i.message.clone(),
             })
             .collect(),
+        replica_of_spec: named.then_some(true),
         promoted,
     };
     (shown != ReplicationStatus::default()).then_some(shown)

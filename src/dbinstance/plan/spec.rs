@@ -257,6 +257,16 @@ pub fn final_snapshot_name(explicit: Option<&str>, identifier: &str, meta: &Obje
     format!("{identifier}-final-{suffix}-{when}")
 }
 
+/// A final snapshot's identifier for an instance deleted at `now` (RFC 3339) while the DBInstance
+/// lives on (the old instance of a blue/green switchover): unique per deletion.
+pub fn final_snapshot_at(identifier: &str, meta: &ObjectMeta, now: &str) -> String {
+    let when: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
+    let mut at = meta.clone();
+    at.deletion_timestamp = None;
+    let name = final_snapshot_name(None, identifier, &at);
+    format!("{name}{when}")
+}
+
 /// Tags to create the instance with: the spec's, then the ownership tags (which win).
 pub fn creation_tags(
     spec: &DBInstanceSpec,

@@ -18,7 +18,7 @@ use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
 use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
-use super::{replica, spec};
+use super::{blue_green, replica, spec};
 
 pub use crate::managed::fights::{FIGHT_LIMIT, FIGHT_WINDOW};
 
@@ -65,6 +65,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
     let spec_changed = db.metadata.generation != previous.observed_generation || restoring;
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
+    let carried = blue_green::carried(f, &mut comparison, spec_changed);
 
     let mut fields = sync_fields(f, observed, &previous, hash.clone(), legacy, observing);
     if replica::decided_before_sync(f, &mut plan, observed, &fields, observing) {
@@ -89,6 +90,10 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         fields.connection_secret = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
     }
     password_secret_owner(f, &mut plan);
+    let in_sync = comparison.in_sync();
+    if blue_green::decided(f, &mut plan, observed, &carried, &mut fields, in_sync) {
+        return plan;
+    }
     let sync = Sync {
         f,
         observed,
@@ -129,7 +134,8 @@ fn sync_fields(
         false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
     };
     fields.restore = previous.restore.clone();
-    fields.replication = replica::status(observed, Some(previous));
+    fields.replication = replica::status(&f.db, observed, Some(previous));
+    fields.blue_green = previous.blue_green.clone();
     fields.owned = (!observing).then_some(true);
     fields
 }

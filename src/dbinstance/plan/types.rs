@@ -10,7 +10,10 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
-use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
+use crate::rds_state::{
+    AwsIdentity, BlueGreenTargets, ObservedDeployment, ObservedInstance, PollIntervals,
+    SnapshotInfo,
+};
 
 use super::tenancy::{Grants, ReplicaSource, RestoreSource};
 
@@ -62,6 +65,9 @@ pub struct Facts {
     /// What spec.replicaOf names, read in this reconcile (or why it cannot be used yet: a source
     /// DBInstance that is not Ready); None when not asked.
     pub replica_source: Option<Result<ReplicaSource, String>>,
+    /// The instance's blue/green deployment and the instances it made or left, read in this
+    /// reconcile; None when not asked.
+    pub blue_green: Option<BlueGreenFacts>,
     /// The tags of each group the spec names by name (the field, then the tags; None: RDS has no
     /// such group), when the plan may send the name.
     pub groups: Vec<GroupTags>,
@@ -232,6 +238,27 @@ pub enum Step {
         spec: Box<DBInstanceSpec>,
         tags: BTreeMap<String, String>,
     },
+    /// CreateBlueGreenDeployment of our instance (`source`: its ARN), green made with `targets`.
+    CreateBlueGreen {
+        identifier: String,
+        name: String,
+        source: String,
+        targets: Box<BlueGreenTargets>,
+        tags: BTreeMap<String, String>,
+    },
+    /// SwitchoverBlueGreenDeployment, with the spec's timeout.
+    Switchover {
+        identifier: String,
+        deployment: String,
+        timeout: Option<i32>,
+    },
+    /// DeleteBlueGreenDeployment, never with its target.
+    DeleteBlueGreen {
+        identifier: String,
+        deployment: String,
+    },
+    /// Remove the annotation that approved a switchover, so it approves no later one.
+    ClearSwitchoverAnnotation,
     /// PromoteReadReplica, with the spec's backup settings.
     PromoteReplica {
         identifier: String,
@@ -261,6 +288,10 @@ impl Step {
             Step::Reboot { .. } => "Reboot",
             Step::CreateReplica { .. } => "CreateReplica",
             Step::PromoteReplica { .. } => "PromoteReplica",
+            Step::CreateBlueGreen { .. } => "CreateBlueGreen",
+            Step::Switchover { .. } => "Switchover",
+            Step::DeleteBlueGreen { .. } => "DeleteBlueGreen",
+            Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
         }
     }
 }
@@ -355,6 +386,8 @@ pub struct Reads {
     pub restore_source: Option<RestoreFrom>,
     /// spec.replicaOf's source, to learn whose it is before making a replica of it.
     pub replica_source: bool,
+    /// The instance's blue/green deployment.
+    pub blue_green: Option<BlueGreenRead>,
     /// The groups named in the spec whose tags decide whether this namespace may use them.
     pub groups: Vec<GroupRead>,
     /// The other DBInstances that observe this identifier.
@@ -397,4 +430,28 @@ impl StatusPlan {
 pub enum Response {
     Created(ObservedInstance),
     Modified(ObservedInstance),
+}
+
+/// What the read step learnt of the instance's deployment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlueGreenFacts {
+    /// The deployment, None when RDS has none.
+    pub deployment: Option<ObservedDeployment>,
+    /// Green before the switchover, read directly.
+    pub green: Option<ObservedInstance>,
+    /// The old instance after it, read directly.
+    pub old: Option<ObservedInstance>,
+}
+
+/// How the read step finds the deployment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlueGreenRead {
+    /// By the identifier status recorded, and the green and old instances it recorded.
+    Recorded {
+        deployment: String,
+        green: Option<String>,
+        old: Option<String>,
+    },
+    /// By its source, the instance's ARN (one made before its identifier was recorded).
+    OfSource(String),
 }

@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::managed::aws_error::{AwsError, ErrorClass};
 use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
+mod blue_green;
 mod cleanup;
 mod create;
 mod members;
@@ -98,6 +99,7 @@ pub(super) fn facts() -> Facts {
         owner_alive: None,
         restore_source: None,
         replica_source: None,
+        blue_green: None,
         groups: Vec::new(),
         observers: Vec::new(),
         grants: Default::default(),

@@ -55,7 +55,7 @@ fn synced_replica() -> Facts {
         let mut status = observed_status("coffee", &replica_in_rds());
         status.observed_generation = Some(1);
         status.owned = Some(true);
-        status.replication = super::super::replica::status(&replica_in_rds(), None);
+        status.replication = super::super::replica::status(&f.db, &replica_in_rds(), None);
         f.db.status = Some(status);
     })
 }
@@ -314,4 +314,21 @@ fn a_source_with_live_replicas_waits_and_a_replica_takes_no_final_snapshot() {
         }]
     );
     let _ = ReplicationStatus::default();
+}
+
+#[test]
+fn a_replica_the_spec_never_named_is_not_promoted_on_a_guess() {
+    // RDS shows our instance as a replica, and the spec (and status) never named a source.
+    let unnamed = synced().rds_shows(|o| o.replica_source = Some("someone".into()));
+    let with_direct = with(unnamed, |f| f.observed_directly = true);
+    let p = plan(&with_direct);
+    assert_eq!(p.steps, vec![]);
+    assert_eq!(reason(&p), "ReplicaMismatch");
+    // promote: true says so.
+    let asked = with_direct.edited(|s| s.promote = Some(true));
+    assert!(
+        matches!(&steps(&asked)[..], [Step::PromoteReplica { .. }]),
+        "{:?}",
+        steps(&asked)
+    );
 }

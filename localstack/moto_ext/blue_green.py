@@ -1,0 +1,221 @@
+"""Blue/green deployments of DB instances as RDS runs them, on moto's own.
+
+moto 5.2.5 makes a deployment ``AVAILABLE`` at once, switches over at once and deletes at once,
+with two tasks and no failures. This module follows the Amazon RDS API Reference
+(API_BlueGreenDeployment.html, API_CreateBlueGreenDeployment.html,
+API_SwitchoverBlueGreenDeployment.html, API_DeleteBlueGreenDeployment.html) and the user guide's
+"Overview of Amazon RDS Blue/Green Deployments" (blue-green-deployments-overview.html):
+
+* CreateBlueGreenDeployment needs an ``available`` source (InvalidDBInstanceState), refuses a read
+  replica as the source (SourceDatabaseNotSupportedFault: "Blue/green deployments ... aren't
+  supported for ... read replicas" among the limitations) and a name in use
+  (BlueGreenDeploymentAlreadyExistsFault); the green instance is ``<blue>-green-<6 letters>``, a copy
+  of blue with the target engine version, parameter group and class; the deployment is
+  ``PROVISIONING`` while green is created, then ``AVAILABLE``; its tasks are
+  CREATING_READ_REPLICA_OF_SOURCE, DB_ENGINE_VERSION_UPGRADE (with a target version),
+  CONFIGURE_BACKUPS and CREATING_TOPOLOGY_OF_SOURCE, each PENDING, IN_PROGRESS or COMPLETED;
+* SwitchoverBlueGreenDeployment needs ``AVAILABLE`` (InvalidBlueGreenDeploymentStateFault); it is
+  ``SWITCHOVER_IN_PROGRESS`` for ``modify_delay`` seconds, then blue is renamed ``<blue>-old1``,
+  green takes blue's name (and endpoint), and the deployment is ``SWITCHOVER_COMPLETED`` with
+  Source and Target naming the renamed instances; a switchover that fails (injected with
+  ``POST /_rds_ext/blue-green?fail-switchover=<deployment id>``) is ``SWITCHOVER_FAILED``, with
+  StatusDetails saying why, and renames nothing;
+* ``POST /_rds_ext/blue-green?invalid=<deployment id>`` makes one ``INVALID_CONFIGURATION`` (the
+  state RDS reports when green was changed so it cannot be switched over);
+* DeleteBlueGreenDeployment refuses a deployment ``SWITCHOVER_IN_PROGRESS``
+  (InvalidBlueGreenDeploymentStateFault) and DeleteTarget on one ``SWITCHOVER_COMPLETED``
+  (InvalidParameterCombination: "You can't specify this option if the blue/green deployment status
+  is SWITCHOVER_COMPLETED"); the deployment is ``DELETING`` for ``delete_delay`` seconds, then gone.
+
+With real engines, green is loaded from a dump of blue (as a restore from a snapshot is), and the
+switchover gives green blue's address: a client of the endpoint finds blue's rows on green.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from . import engines
+
+# Deployments whose next switchover fails, and those to report INVALID_CONFIGURATION.
+FAIL_SWITCHOVER: set[str] = set()
+INVALID: set[str] = set()
+FAILED_DETAILS = "Switchover failed: the green environment did not catch up with blue within the switchover timeout"
+
+
+def _state(bg: Any) -> str:
+    return bg.__dict__.get("_ext_state", "AVAILABLE")
+
+
+def install(lock: Any, config: dict[str, float], restoring: dict[str, str], advance_all: Any) -> None:
+    from moto.rds import models
+    from moto.rds.exceptions import InvalidParameterCombination, RDSClientError
+
+    Backend = models.RDSBackend
+    Deployment = models.BlueGreenDeployment
+    orig_create = Backend.create_blue_green_deployment
+    orig_describe = Backend.describe_blue_green_deployments
+    orig_switchover = Deployment.switchover
+    orig_green_id = Deployment._generate_green_id
+
+    def invalid_state(identifier: str, state: str) -> Exception:
+        return RDSClientError(
+            "InvalidBlueGreenDeploymentStateFault",
+            f"The blue/green deployment {identifier} can't be switched over or deleted in its current state {state}.")
+
+    def green_id(self: Any, db_identifier: str) -> str:
+        # Green is a copy of blue: with a real engine, loaded from a dump of blue's database.
+        green = orig_green_id(self, db_identifier)
+        server = engines.get(db_identifier)
+        if server is not None and server.ready:
+            dump = f"blue-green-{green}"
+            server.dump(dump)
+            restoring[green] = dump
+        return green
+
+    def green_of(bg: Any) -> Any:
+        try:
+            return bg.backend.find_db_from_id(bg.target)
+        except Exception:
+            return None
+
+    def advance(bg: Any) -> None:
+        """The deployment's state follows its green instance and its timed phases."""
+        d = bg.__dict__
+        state = _state(bg)
+        if state == "PROVISIONING":
+            green = green_of(bg)
+            if bg.blue_green_deployment_identifier in INVALID:
+                d["_ext_state"] = "INVALID_CONFIGURATION"
+                bg.status_details = "Resources in the green environment are invalid"
+            elif green is not None and green.status == "available":
+                d["_ext_state"] = "AVAILABLE"
+        elif state == "SWITCHOVER_IN_PROGRESS" and time.monotonic() >= d.get("_ext_until", 0.0) \
+                and not d.get("_ext_switching"):
+            if bg.blue_green_deployment_identifier in FAIL_SWITCHOVER:
+                FAIL_SWITCHOVER.discard(bg.blue_green_deployment_identifier)
+                d["_ext_state"] = "SWITCHOVER_FAILED"
+                bg.status_details = FAILED_DETAILS
+            else:
+                switch(bg)
+        elif state == "DELETING" and time.monotonic() >= d.get("_ext_until", 0.0):
+            bg.backend.blue_green_deployments.pop(bg.blue_green_deployment_identifier, None)
+        bg.set_status(getattr(Deployment.SupportedStates, _state(bg)))
+        bg.tasks = tasks(bg)
+
+    def switch(bg: Any) -> None:
+        blue = bg.backend.find_db_from_id(bg.source)
+        green = green_of(bg)
+        names = (blue.db_instance_identifier, green.db_instance_identifier if green else None)
+        # moto renames through ModifyDBInstance, which refuses a busy instance.
+        orig_switchover(bg)
+        bg.__dict__["_ext_state"] = "SWITCHOVER_COMPLETED"
+        if names[1] is not None and engines.get(names[0]) is not None:
+            bg.__dict__["_ext_switching"] = True
+
+            def servers() -> None:
+                engines.switch_over(names[0], names[1], f"{names[0]}-old1")
+                with lock:
+                    bg.__dict__["_ext_switching"] = False
+
+            threading.Thread(target=servers, name=f"switchover-{names[0]}", daemon=True).start()
+
+    def tasks(bg: Any) -> list[Any]:
+        state = _state(bg)
+        done = "PENDING" if state == "PROVISIONING" else "COMPLETED"
+        names = ["CREATING_READ_REPLICA_OF_SOURCE"]
+        if bg.__dict__.get("_ext_target_version"):
+            names.append("DB_ENGINE_VERSION_UPGRADE")
+        names += ["CONFIGURE_BACKUPS", "CREATING_TOPOLOGY_OF_SOURCE"]
+        out = []
+        for i, name in enumerate(names):
+            status = done
+            if state == "PROVISIONING" and i == 0:
+                status = "IN_PROGRESS"
+            out.append(models.BlueGreenDeploymentTask(name, status))
+        return out
+
+    def create_blue_green_deployment(self: Any, bg_kwargs: dict[str, Any]) -> Any:
+        with lock:
+            advance_all(self)
+            source = bg_kwargs.get("source", "")
+            blue = self.find_db_from_id(source)
+            if getattr(blue, "is_replica", False):
+                raise RDSClientError(
+                    "SourceDatabaseNotSupportedFault",
+                    f"The source DB instance {blue.db_instance_identifier} isn't supported for a blue/green "
+                    "deployment: it is a read replica.")
+            if blue.status != "available":
+                raise RDSClientError(
+                    "InvalidDBInstanceState",
+                    f"DB Instance {blue.db_instance_identifier} is not in available state.")
+            answer = orig_create(self, bg_kwargs)
+            bg = self.blue_green_deployments[answer.blue_green_deployment_identifier]
+            bg.__dict__["_ext_state"] = "PROVISIONING"
+            bg.__dict__["_ext_target_version"] = bg_kwargs.get("target_engine_version")
+            advance(bg)
+            return bg
+
+    def describe_blue_green_deployments(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            advance_all(self)
+            for bg in list(self.blue_green_deployments.values()):
+                advance(bg)
+            return orig_describe(self, *args, **kwargs)
+
+    def switchover_blue_green_deployment(self: Any, blue_green_deployment_identifier: str,
+                                         switchover_timeout: int | None = 300, **_: Any) -> Any:
+        with lock:
+            advance_all(self)
+            bg = self.blue_green_deployments.get(blue_green_deployment_identifier)
+            if bg is None:
+                return orig_describe(self, blue_green_deployment_identifier)[0]  # raises NotFound
+            advance(bg)
+            if _state(bg) != "AVAILABLE":
+                raise invalid_state(blue_green_deployment_identifier, _state(bg))
+            bg.__dict__["_ext_state"] = "SWITCHOVER_IN_PROGRESS"
+            bg.__dict__["_ext_until"] = time.monotonic() + config["modify_delay"]
+            bg.status_details = None
+            advance(bg)
+            return bg
+
+    def delete_blue_green_deployment(self: Any, blue_green_deployment_identifier: str,
+                                     delete_target: Any = False, **_: Any) -> Any:
+        with lock:
+            advance_all(self)
+            bg = self.blue_green_deployments.get(blue_green_deployment_identifier)
+            if bg is None:
+                return orig_describe(self, blue_green_deployment_identifier)[0]  # raises NotFound
+            advance(bg)
+            state = _state(bg)
+            delete_target = str(delete_target).lower() == "true"
+            if state in ("SWITCHOVER_IN_PROGRESS", "DELETING"):
+                raise invalid_state(blue_green_deployment_identifier, state)
+            if delete_target and state == "SWITCHOVER_COMPLETED":
+                raise InvalidParameterCombination(
+                    "You can't specify this option if the blue/green deployment status is SWITCHOVER_COMPLETED")
+            if delete_target:
+                green = green_of(bg)
+                if green is not None:
+                    self.delete_db_instance(green.db_instance_identifier, None, True)
+            bg.__dict__["_ext_state"] = "DELETING"
+            bg.__dict__["_ext_until"] = time.monotonic() + config["delete_delay"]
+            advance(bg)
+            return bg
+
+    Deployment._generate_green_id = green_id
+    Backend.create_blue_green_deployment = create_blue_green_deployment
+    Backend.describe_blue_green_deployments = describe_blue_green_deployments
+    Backend.switchover_blue_green_deployment = switchover_blue_green_deployment
+    Backend.delete_blue_green_deployment = delete_blue_green_deployment
+
+
+def control(query: dict[str, str]) -> dict[str, Any]:
+    """``POST /_rds_ext/blue-green``: inject a failed switchover or an invalid configuration."""
+    if "fail-switchover" in query:
+        FAIL_SWITCHOVER.add(query["fail-switchover"])
+    if "invalid" in query:
+        INVALID.add(query["invalid"])
+    return {"fail-switchover": sorted(FAIL_SWITCHOVER), "invalid": sorted(INVALID)}

@@ -1,0 +1,515 @@
+//! Rules for blue/green upgrades (upgradePolicy BlueGreen): which changes a deployment carries
+//! instead of a ModifyDBInstance (those RDS applies with a disruption: engine version, parameter
+//! group, class, storage type), its creation (once, on a spec edit, when nothing else is to be
+//! sent), the approval of its switchover (spec.switchover, the annotation, or switchoverPolicy
+//! Auto, and only when RDS reports it AVAILABLE), what is reported while it runs or after it
+//! failed (nothing is deleted), the old instance kept after the switchover for the retention the
+//! spec sets, and what a deletion of the DBInstance does with a deployment (`cleanup`).
+
+use kube::runtime::events::EventType;
+
+use crate::dbinstance::drift::{Comparison, Diff};
+use crate::dbinstance::{
+    BlueGreenStatus, BlueGreenTask, DBInstanceStatus, DeletionPolicy, Endpoint, FieldDrift,
+    SwitchoverDetail, SwitchoverPolicy, UpgradePolicy,
+};
+use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
+
+use super::dry_run::{Disruption, disruption_of};
+use super::spec::{self, owned_by};
+use super::status::observed_plan;
+use super::types::{BlueGreenRead, Facts, Plan, Requeue, Step};
+
+/// Annotation that approves the switchover of the deployment RDS reports AVAILABLE: "true" (or
+/// the deployment's identifier). The operator removes it once the switchover is sent, so it never
+/// approves a later deployment.
+pub const SWITCHOVER_ANNOTATION: &str = "rds.operator.rs/switchover";
+
+/// The fields a deployment can carry.
+const FIELDS: &[&str] = &[
+    "engineVersion",
+    "dbParameterGroupName",
+    "dbInstanceClass",
+    "storageType",
+];
+
+/// What to read: the deployment status records, or one of this instance when the spec asks for a
+/// change a deployment would carry.
+pub fn reads(
+    db: &crate::dbinstance::DBInstance,
+    observed: Option<&ObservedInstance>,
+) -> Option<BlueGreenRead> {
+    let recorded = db.status.as_ref().and_then(|s| s.blue_green.as_ref());
+    if let Some(r) = recorded.filter(|r| !r.deployment_identifier.is_empty()) {
+        return Some(BlueGreenRead::Recorded {
+            deployment: r.deployment_identifier.clone(),
+            green: r
+                .green_instance
+                .clone()
+                .filter(|_| r.switched_over_at.is_none()),
+            old: r.old_instance.clone(),
+        });
+    }
+    let arn = observed?.arn.clone()?;
+    let wanted = db.spec.upgrade_policy == UpgradePolicy::BlueGreen
+        && !wanted_changes(db, observed?).is_empty();
+    (recorded.is_some() || wanted).then_some(BlueGreenRead::OfSource(arn))
+}
+
+/// The differences a deployment would carry.
+fn wanted_changes(db: &crate::dbinstance::DBInstance, observed: &ObservedInstance) -> Vec<Diff> {
+    let tags = spec::tags_of(db);
+    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let c = crate::dbinstance::drift::compare(&db.spec, observed, &tags, managed, false);
+    let multi_az = observed.multi_az == Some(true);
+    (c.diffs.into_iter())
+        .filter(|d| FIELDS.contains(&d.field) && disruption_of(d, multi_az) != Disruption::None)
+        .collect()
+}
+
+/// Takes out of the comparison the differences a deployment carries: under upgradePolicy
+/// BlueGreen, on an edit of the spec or while a deployment runs (never a ModifyDBInstance of them
+/// meanwhile).
+pub(super) fn carried(f: &Facts, comparison: &mut Comparison, spec_changed: bool) -> Vec<Diff> {
+    let running = (f.blue_green.as_ref())
+        .and_then(|b| b.deployment.as_ref())
+        .is_some_and(|d| d.status != "SWITCHOVER_COMPLETED");
+    if f.db.spec.upgrade_policy != UpgradePolicy::BlueGreen || !(spec_changed || running) {
+        return Vec::new();
+    }
+    let multi_az = (f.observed.as_ref()).is_some_and(|o| o.multi_az == Some(true));
+    let fields: Vec<&'static str> = (comparison.diffs.iter())
+        .filter(|d| FIELDS.contains(&d.field) && disruption_of(d, multi_az) != Disruption::None)
+        .map(|d| d.field)
+        .collect();
+    fields
+        .into_iter()
+        .filter_map(|field| comparison.take(field))
+        .collect()
+}
+
+/// The blue/green rules of our instance, before its sync: a deployment RDS has is reported and
+/// acted on; changes it would carry make one when nothing else is to be sent. Whether they
+/// decided (the plan then holds it); `fields.blueGreen` says what is known either way.
+pub(super) fn decided(
+    f: &Facts,
+    plan: &mut Plan,
+    observed: &ObservedInstance,
+    carried: &[Diff],
+    fields: &mut DBInstanceStatus,
+    in_sync_otherwise: bool,
+) -> bool {
+    let facts = f.blue_green.clone().unwrap_or_default();
+    let previous = f.db.status.as_ref().and_then(|s| s.blue_green.as_ref());
+    if let Some(d) = &facts.deployment {
+        fields.blue_green = Some(status_of(d, previous, facts.green.as_ref(), &f.now));
+        return deployment(f, plan, d, fields, facts.old.as_ref());
+    }
+    // The deployment is gone: its record stays while its old instance does.
+    let kept = previous
+        .and_then(|p| p.old_instance.as_ref())
+        .filter(|_| facts.old.is_some());
+    fields.blue_green = previous.cloned().filter(|_| kept.is_some());
+    if carried.is_empty() || !in_sync_otherwise {
+        return false;
+    }
+    if let Some(old) = kept {
+        let message = format!(
+            "the old instance {old} of the last switchover is kept: delete it (or set \
+             oldInstanceRetention) before another blue/green upgrade of {}",
+            describe(carried)
+        );
+        report(
+            plan,
+            fields,
+            "BlueGreenOldInstanceKept",
+            message,
+            f.intervals.settled,
+        );
+        return true;
+    }
+    if observed.status != "available" {
+        let message = format!(
+            "RDS is {}; the blue/green deployment of {} waits until the instance is available",
+            observed.status,
+            describe(carried)
+        );
+        report(plan, fields, "Waiting", message, f.intervals.busy);
+        return true;
+    }
+    create(f, plan, observed, carried, fields);
+    true
+}
+
+/// One CreateBlueGreenDeployment with the changes as its targets.
+fn create(
+    f: &Facts,
+    plan: &mut Plan,
+    observed: &ObservedInstance,
+    carried: &[Diff],
+    fields: &mut DBInstanceStatus,
+) {
+    let db = &f.db;
+    let identifier = db.identifier();
+    let generation = db.metadata.generation.unwrap_or_default();
+    let mut name = format!("{identifier}-{generation}");
+    name.truncate(60);
+    let wants = |field: &str| carried.iter().any(|d| d.field == field);
+    let targets = BlueGreenTargets {
+        engine_version: db
+            .spec
+            .engine_version
+            .clone()
+            .filter(|_| wants("engineVersion")),
+        db_parameter_group_name: (db.spec.db_parameter_group_name.clone())
+            .filter(|_| wants("dbParameterGroupName")),
+        db_instance_class: Some(db.spec.db_instance_class.clone())
+            .filter(|_| wants("dbInstanceClass")),
+        storage_type: (db.spec.storage_type.map(|t| t.as_str().to_owned()))
+            .filter(|_| wants("storageType")),
+    };
+    plan.step(Step::CreateBlueGreen {
+        identifier: identifier.clone(),
+        name: name.clone(),
+        source: observed.arn.clone().unwrap_or_default(),
+        targets: Box::new(targets),
+        tags: spec::tags_of(db),
+    });
+    let note = format!(
+        "creating blue/green deployment {name} of {identifier}: a green copy with {}, switched over once \
+         approved",
+        describe(carried)
+    );
+    plan.event(
+        EventType::Normal,
+        "BlueGreenCreating",
+        "Update",
+        note.clone(),
+    );
+    fields.blue_green = Some(BlueGreenStatus {
+        deployment_name: name,
+        status: "PROVISIONING".into(),
+        changes: carried.iter().map(field).collect(),
+        ..Default::default()
+    });
+    plan.requeue = Requeue::After(f.intervals.busy);
+    plan.status = Some(observed_plan(
+        fields.clone(),
+        false,
+        "BlueGreenProvisioning",
+        note,
+    ));
+}
+
+/// A deployment RDS has: reported in each state, switched over once approved and AVAILABLE,
+/// never deleted after a failure; after the switchover, its old instance kept for the retention.
+fn deployment(
+    f: &Facts,
+    plan: &mut Plan,
+    d: &ObservedDeployment,
+    fields: &mut DBInstanceStatus,
+    old: Option<&ObservedInstance>,
+) -> bool {
+    let id = &d.identifier;
+    let previous = (f.db.status.as_ref())
+        .and_then(|s| s.blue_green.as_ref())
+        .map(|p| p.status.as_str());
+    let new_state = previous != Some(d.status.as_str());
+    let (busy, settled) = (f.intervals.busy, f.intervals.settled);
+    let (reason, message, after, event) = match d.status.as_str() {
+        "PROVISIONING" => {
+            let message = format!("RDS is making the green copy of deployment {id}");
+            ("BlueGreenProvisioning", message, busy, None)
+        }
+        "AVAILABLE" => return available(f, plan, d, fields, new_state),
+        "SWITCHOVER_IN_PROGRESS" => {
+            let message = format!("RDS is switching over deployment {id}");
+            ("SwitchingOver", message, busy, None)
+        }
+        "SWITCHOVER_FAILED" | "INVALID_CONFIGURATION" => {
+            let reason = match d.status.as_str() {
+                "SWITCHOVER_FAILED" => "SwitchoverFailed",
+                _ => "BlueGreenInvalid",
+            };
+            let message = format!(
+                "blue/green deployment {id} is {}: {}; nothing is deleted (blue serves as before)",
+                d.status,
+                d.status_details.as_deref().unwrap_or_default()
+            );
+            (reason, message, settled, Some(EventType::Warning))
+        }
+        "SWITCHOVER_COMPLETED" => {
+            if new_state {
+                let old = (fields.blue_green.as_ref()).and_then(|b| b.old_instance.clone());
+                let note = format!(
+                    "blue/green deployment {id} switched over; the old instance {} is kept",
+                    old.unwrap_or_default()
+                );
+                plan.event(EventType::Normal, "SwitchedOver", "Update", note);
+            }
+            return retention(f, plan, d, fields, old);
+        }
+        _ => {
+            let message = format!("blue/green deployment {id} is {}", d.status);
+            ("BlueGreenDeleting", message, busy, None)
+        }
+    };
+    if let Some(type_) = event.filter(|_| new_state) {
+        plan.event(type_, reason, "Update", message.clone());
+    }
+    report(plan, fields, reason, message, after);
+    true
+}
+
+/// A deployment RDS reports AVAILABLE: switched over once approved (the annotation that approved
+/// it removed), else reported as waiting for approval.
+fn available(
+    f: &Facts,
+    plan: &mut Plan,
+    d: &ObservedDeployment,
+    fields: &DBInstanceStatus,
+    new_state: bool,
+) -> bool {
+    let id = &d.identifier;
+    if approved(f, id) {
+        plan.step(Step::Switchover {
+            identifier: f.db.identifier(),
+            deployment: id.clone(),
+            timeout: f.db.spec.switchover_timeout,
+        });
+        if annotation(f).is_some() {
+            plan.step(Step::ClearSwitchoverAnnotation);
+        }
+        let note = format!(
+            "switching over blue/green deployment {id}: {}",
+            describe_fields(fields)
+        );
+        plan.event(EventType::Normal, "SwitchingOver", "Update", note.clone());
+        report(plan, fields, "SwitchingOver", note, f.intervals.busy);
+        return true;
+    }
+    let message = format!(
+        "blue/green deployment {id} is AVAILABLE: green carries {}; approve the switchover with \
+         spec.switchover: {id} or the annotation {SWITCHOVER_ANNOTATION}: \"true\"",
+        describe_fields(fields)
+    );
+    if new_state {
+        plan.event(
+            EventType::Normal,
+            "SwitchoverReady",
+            "Update",
+            message.clone(),
+        );
+    }
+    report(
+        plan,
+        fields,
+        "SwitchoverAwaitingApproval",
+        message,
+        f.intervals.settled,
+    );
+    true
+}
+
+/// After the switchover: the old instance is deleted once spec.oldInstanceRetention has passed,
+/// as deletionPolicy says, decided on its direct read; then the deployment.
+fn retention(
+    f: &Facts,
+    plan: &mut Plan,
+    d: &ObservedDeployment,
+    fields: &DBInstanceStatus,
+    old: Option<&ObservedInstance>,
+) -> bool {
+    let db = &f.db;
+    let switched = fields
+        .blue_green
+        .as_ref()
+        .and_then(|b| b.switched_over_at.clone());
+    let (Some(retention), Some(switched)) = (db.spec.old_instance_retention, switched) else {
+        return false;
+    };
+    let elapsed = crate::duration::since(&switched, &f.now);
+    let retention = match retention.is_negative() {
+        true => std::time::Duration::ZERO,
+        false => std::time::Duration::from(retention),
+    };
+    if elapsed.is_none_or(|e| e < retention) || spec::deletion_policy(db) == DeletionPolicy::Retain
+    {
+        return false;
+    }
+    let uid = db.metadata.uid.as_deref().unwrap_or_default();
+    if let Some(o) = old.filter(|o| owned_by(o, uid) && o.status != "deleting") {
+        plan.step(delete_leftover(f, o));
+    }
+    plan.step(Step::DeleteBlueGreen {
+        identifier: db.identifier(),
+        deployment: d.identifier.clone(),
+    });
+    let note = format!(
+        "the retention of the old instance of blue/green deployment {} has passed: deleting it as \
+         deletionPolicy says, then the deployment",
+        d.identifier
+    );
+    plan.event(EventType::Normal, "OldInstanceDeleting", "Update", note);
+    plan.requeue = Requeue::After(f.intervals.busy);
+    false
+}
+
+/// DeleteDBInstance of an instance a deployment left (green before the switchover, the old one
+/// after it), through the final snapshot rule of deletionPolicy.
+pub(super) fn delete_leftover(f: &Facts, o: &ObservedInstance) -> Step {
+    let final_snapshot = match spec::deletion_policy(&f.db) {
+        // At the DBInstance's deletion, named by its time (the same on every retry).
+        DeletionPolicy::Snapshot if f.db.metadata.deletion_timestamp.is_some() => Some(
+            spec::final_snapshot_name(None, &o.identifier, &f.db.metadata),
+        ),
+        DeletionPolicy::Snapshot => Some(spec::final_snapshot_at(
+            &o.identifier,
+            &f.db.metadata,
+            &f.now,
+        )),
+        _ => None,
+    };
+    Step::DeleteInstance {
+        identifier: o.identifier.clone(),
+        final_snapshot,
+        delete_automated_backups: f.db.spec.delete_automated_backups == Some(true),
+    }
+}
+
+/// At deletion of the DBInstance: its deployment is deleted first (never with its target), and
+/// the instances it left through the final snapshot rule, before the instance itself. None: the
+/// deployment has nothing (more) to do; deletionPolicy Retain keeps all of it.
+pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
+    let facts = f.blue_green.as_ref()?;
+    if spec::deletion_policy(&f.db) == DeletionPolicy::Retain || !f.observed_directly {
+        return None;
+    }
+    let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+    if let Some(d) = &facts.deployment {
+        if !matches!(d.status.as_str(), "SWITCHOVER_IN_PROGRESS" | "DELETING") {
+            plan.step(Step::DeleteBlueGreen {
+                identifier: f.db.identifier(),
+                deployment: d.identifier.clone(),
+            });
+            let note = format!(
+                "deleting blue/green deployment {} before the instance",
+                d.identifier
+            );
+            plan.event(EventType::Normal, "Deleting", "Delete", note);
+        }
+        return Some(plan);
+    }
+    let uid = f.db.metadata.uid.as_deref().unwrap_or_default();
+    let leftovers = [&facts.green, &facts.old].into_iter().flatten();
+    for o in leftovers.filter(|o| owned_by(o, uid) && o.status != "deleting") {
+        let step = delete_leftover(f, o);
+        plan.step(step);
+        let note = format!("deleting {}, left by a blue/green deployment", o.identifier);
+        plan.event(EventType::Normal, "Deleting", "Delete", note);
+    }
+    (!plan.steps.is_empty()).then_some(plan)
+}
+
+/// Whether the switchover of deployment `id` is approved: by spec.switchover, the annotation, or
+/// switchoverPolicy Auto.
+fn approved(f: &Facts, id: &str) -> bool {
+    let spec = &f.db.spec;
+    spec.switchover.as_deref() == Some(id)
+        || annotation(f).is_some_and(|v| v == "true" || v == id)
+        || spec.switchover_policy == SwitchoverPolicy::Auto
+}
+
+fn annotation(f: &Facts) -> Option<&str> {
+    (f.db.metadata.annotations.as_ref())?
+        .get(SWITCHOVER_ANNOTATION)
+        .map(String::as_str)
+}
+
+/// The status of a deployment RDS reports, with what the operator recorded of it.
+fn status_of(
+    d: &ObservedDeployment,
+    previous: Option<&BlueGreenStatus>,
+    green: Option<&ObservedInstance>,
+    now: &str,
+) -> BlueGreenStatus {
+    let completed = d.status == "SWITCHOVER_COMPLETED";
+    let id_of = |arn: &str| arn.rsplit(":db:").next().unwrap_or(arn).to_owned();
+    BlueGreenStatus {
+        deployment_identifier: d.identifier.clone(),
+        deployment_name: d.name.clone(),
+        status: d.status.clone(),
+        status_details: d.status_details.clone(),
+        green_instance: (d.target.as_deref()).map(id_of).filter(|_| !completed),
+        green_endpoint: green
+            .filter(|_| !completed)
+            .and_then(|g| match (&g.address, g.port) {
+                (Some(address), Some(port)) => Some(Endpoint {
+                    address: address.clone(),
+                    port,
+                }),
+                _ => None,
+            }),
+        switchover_details: (d.switchover_details.iter())
+            .map(|(s, t, state)| SwitchoverDetail {
+                source_member: s.clone(),
+                target_member: t.clone(),
+                status: state.clone(),
+            })
+            .collect(),
+        tasks: (d.tasks.iter())
+            .map(|(name, status)| BlueGreenTask {
+                name: name.clone(),
+                status: status.clone(),
+            })
+            .collect(),
+        changes: previous.map(|p| p.changes.clone()).unwrap_or_default(),
+        switched_over_at: completed.then(|| {
+            previous
+                .and_then(|p| p.switched_over_at.clone())
+                .unwrap_or_else(|| now.to_owned())
+        }),
+        old_instance: completed.then(|| id_of(&d.source)),
+    }
+}
+
+fn report(
+    plan: &mut Plan,
+    fields: &DBInstanceStatus,
+    reason: &str,
+    message: String,
+    after: std::time::Duration,
+) {
+    plan.requeue = Requeue::After(after);
+    plan.status = Some(observed_plan(fields.clone(), false, reason, message));
+}
+
+fn field(d: &Diff) -> FieldDrift {
+    FieldDrift {
+        field: d.field.to_owned(),
+        observed: d.observed.clone(),
+        desired: d.desired.clone(),
+    }
+}
+
+fn describe(carried: &[Diff]) -> String {
+    (carried.iter())
+        .map(|d| format!("{} {} -> {}", d.field, d.observed, d.desired))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe_fields(fields: &DBInstanceStatus) -> String {
+    let changes = fields
+        .blue_green
+        .as_ref()
+        .map(|b| b.changes.as_slice())
+        .unwrap_or_default();
+    match changes.is_empty() {
+        true => "the spec's changes".into(),
+        false => (changes.iter())
+            .map(|d| format!("{} {} -> {}", d.field, d.observed, d.desired))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}

@@ -1,0 +1,320 @@
+//! upgradePolicy BlueGreen: a change RDS applies with an outage goes through one blue/green
+//! deployment, switched over only once approved and AVAILABLE; a failure deletes nothing; the
+//! old instance is kept for the retention the spec sets; a deletion takes the deployment first.
+
+use super::*;
+use crate::dbinstance::plan::blue_green::SWITCHOVER_ANNOTATION;
+use crate::dbinstance::{BlueGreenStatus, SwitchoverPolicy, UpgradePolicy};
+use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
+
+const BGD: &str = "bgd-0123456789abcdef";
+
+/// Our instance under upgradePolicy BlueGreen, the spec just edited to MySQL 8.4.
+fn upgrade() -> Facts {
+    with(synced(), |f| {
+        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen
+    })
+    .edited(|s| {
+        s.engine_version = Some("8.4.3".into());
+        s.allow_major_version_upgrade = Some(true);
+    })
+}
+
+fn deployment(status: &str) -> ObservedDeployment {
+    ObservedDeployment {
+        identifier: BGD.into(),
+        name: "coffee-2".into(),
+        source: ARN.into(),
+        target: Some("arn:aws:rds:us-east-1:123456789012:db:coffee-green-abcdef".into()),
+        status: status.into(),
+        ..Default::default()
+    }
+}
+
+/// The upgrade once its deployment was made and recorded, RDS reporting it in `status`.
+fn running(status: &str) -> Facts {
+    with(upgrade(), |f| {
+        let s = f.db.status.as_mut().unwrap();
+        s.observed_generation = Some(2);
+        s.blue_green = Some(BlueGreenStatus {
+            deployment_identifier: BGD.into(),
+            deployment_name: "coffee-2".into(),
+            status: "PROVISIONING".into(),
+            ..Default::default()
+        });
+        f.blue_green = Some(BlueGreenFacts {
+            deployment: Some(deployment(status)),
+            ..Default::default()
+        });
+    })
+}
+
+fn reason(p: &Plan) -> String {
+    (p.status.as_ref()).map_or_else(String::new, |s| s.synced.reason.clone())
+}
+
+fn switchover() -> Step {
+    Step::Switchover {
+        identifier: "coffee".into(),
+        deployment: BGD.into(),
+        timeout: None,
+    }
+}
+
+#[test]
+fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
+    let p = plan(&upgrade());
+    assert_eq!(
+        p.steps,
+        vec![Step::CreateBlueGreen {
+            identifier: "coffee".into(),
+            name: "coffee-2".into(),
+            source: ARN.into(),
+            targets: Box::new(BlueGreenTargets {
+                engine_version: Some("8.4.3".into()),
+                ..Default::default()
+            }),
+            tags: spec::tags_of(&upgrade().db),
+        }]
+    );
+    assert_eq!(reason(&p), "BlueGreenProvisioning");
+    let recorded = p.status.unwrap().fields.blue_green.unwrap();
+    assert_eq!(recorded.changes[0].field, "engineVersion");
+    assert_eq!(
+        recorded.deployment_identifier, "",
+        "read by its source next time"
+    );
+    // The same edit InPlace: one ModifyDBInstance, as before.
+    let in_place = with(upgrade(), |f| {
+        f.db.spec.upgrade_policy = UpgradePolicy::InPlace
+    });
+    assert!(
+        matches!(&plan(&in_place).steps[..], [Step::ModifyInstance { modification, .. }]
+            if modification.engine_version.as_deref() == Some("8.4.3")),
+        "{:?}",
+        plan(&in_place).steps
+    );
+    // A change with no outage (the backup window) is sent in place first, without the version.
+    let both = upgrade().edited(|s| s.preferred_backup_window = Some("03:00-04:00".into()));
+    let p = plan(&both);
+    assert!(
+        matches!(&p.steps[..], [Step::ModifyInstance { modification, .. }]
+            if modification.engine_version.is_none() && modification.preferred_backup_window.is_some()),
+        "{:?}",
+        p.steps
+    );
+    // Made before a crash, unrecorded: found by its source, never made twice.
+    let found = with(upgrade(), |f| {
+        f.blue_green = Some(BlueGreenFacts {
+            deployment: Some(deployment("PROVISIONING")),
+            ..Default::default()
+        })
+    });
+    assert_eq!(plan(&found).steps, vec![]);
+    assert_eq!(
+        reads(&upgrade().db, upgrade().observed.as_ref()).blue_green,
+        Some(BlueGreenRead::OfSource(ARN.into()))
+    );
+}
+
+#[test]
+fn a_switchover_waits_for_approval_and_for_available() {
+    let waiting = plan(&running("AVAILABLE"));
+    assert_eq!(waiting.steps, vec![]);
+    assert_eq!(reason(&waiting), "SwitchoverAwaitingApproval");
+    assert_eq!(waiting.events[0].reason, "SwitchoverReady");
+    let by_spec = with(running("AVAILABLE"), |f| {
+        f.db.spec.switchover = Some(BGD.into())
+    });
+    assert_eq!(plan(&by_spec).steps, vec![switchover()]);
+    let other = with(running("AVAILABLE"), |f| {
+        f.db.spec.switchover = Some("bgd-other".into())
+    });
+    assert_eq!(plan(&other).steps, vec![]);
+    let by_annotation = with(running("AVAILABLE"), |f| {
+        f.db.metadata.annotations = Some([(SWITCHOVER_ANNOTATION.into(), "true".into())].into())
+    });
+    assert_eq!(
+        plan(&by_annotation).steps,
+        vec![switchover(), Step::ClearSwitchoverAnnotation],
+        "the annotation approves once"
+    );
+    let auto = |status: &str| {
+        with(running(status), |f| {
+            f.db.spec.switchover_policy = SwitchoverPolicy::Auto
+        })
+    };
+    assert_eq!(plan(&auto("AVAILABLE")).steps, vec![switchover()]);
+    for state in [
+        "PROVISIONING",
+        "SWITCHOVER_IN_PROGRESS",
+        "INVALID_CONFIGURATION",
+        "DELETING",
+    ] {
+        assert_eq!(
+            plan(&auto(state)).steps,
+            vec![],
+            "Auto switches over only when AVAILABLE, not {state}"
+        );
+    }
+    // While it runs, no ModifyDBInstance of what it carries, even of drift.
+    let drifted = running("PROVISIONING").rds_shows(|o| o.engine_version = Some("8.0.41".into()));
+    assert_eq!(plan(&drifted).steps, vec![]);
+}
+
+#[test]
+fn a_failed_switchover_is_reported_and_deletes_nothing() {
+    let failed = with(running("SWITCHOVER_FAILED"), |f| {
+        if let Some(d) = f.blue_green.as_mut().and_then(|b| b.deployment.as_mut()) {
+            d.status_details = Some("Switchover failed: green did not catch up".into());
+        }
+        f.db.spec.switchover = Some(BGD.into());
+    });
+    let p = plan(&failed);
+    assert_eq!(p.steps, vec![]);
+    assert_eq!(reason(&p), "SwitchoverFailed");
+    let message = &p.status.as_ref().unwrap().synced.message;
+    assert!(
+        message.contains("green did not catch up") && message.contains("nothing is deleted"),
+        "{message}"
+    );
+    assert_eq!(p.events[0].type_, Warning);
+}
+
+#[test]
+fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_policy() {
+    let old = ObservedInstance {
+        identifier: "coffee-old1".into(),
+        arn: Some("arn:aws:rds:us-east-1:123456789012:db:coffee-old1".into()),
+        ..ours()
+    };
+    let completed = |retention: Option<&str>, switched: &str| {
+        with(running("SWITCHOVER_COMPLETED"), |f| {
+            let d = f.blue_green.as_mut().unwrap();
+            let deployment = d.deployment.as_mut().unwrap();
+            deployment.source = old.arn.clone().unwrap();
+            deployment.target = Some(ARN.into());
+            d.old = Some(old.clone());
+            f.db.status
+                .as_mut()
+                .unwrap()
+                .blue_green
+                .as_mut()
+                .unwrap()
+                .switched_over_at = Some(switched.into());
+            f.db.spec.old_instance_retention = retention.map(|r| r.parse().unwrap());
+            f.observed.as_mut().unwrap().engine_version = Some("8.4.3".into());
+        })
+    };
+    let kept = plan(&completed(None, "2026-11-30T08:00:00Z"));
+    assert_eq!(kept.steps, vec![], "kept when no retention is set");
+    let bg = kept
+        .status
+        .as_ref()
+        .unwrap()
+        .fields
+        .blue_green
+        .clone()
+        .unwrap();
+    assert_eq!(bg.old_instance.as_deref(), Some("coffee-old1"));
+    assert_eq!(reason(&kept), "Synced");
+    assert_eq!(
+        plan(&completed(Some("4h"), "2026-11-30T08:00:00Z")).steps,
+        vec![],
+        "not due yet"
+    );
+    let due = plan(&completed(Some("1h"), "2026-11-30T08:00:00Z"));
+    assert_eq!(
+        due.steps,
+        vec![
+            Step::DeleteInstance {
+                identifier: "coffee-old1".into(),
+                final_snapshot: Some("coffee-old1-final-6b0f1c2e-20261130100000".into()),
+                delete_automated_backups: false,
+            },
+            Step::DeleteBlueGreen {
+                identifier: "coffee".into(),
+                deployment: BGD.into()
+            },
+        ]
+    );
+    let retained = with(completed(Some("1h"), "2026-11-30T08:00:00Z"), |f| {
+        f.db.spec.deletion_policy = DeletionPolicy::Retain
+    });
+    assert_eq!(plan(&retained).steps, vec![], "Retain never deletes it");
+    // First seen completed: the time is recorded now.
+    let fresh = with(completed(None, NOW), |f| {
+        f.db.status
+            .as_mut()
+            .unwrap()
+            .blue_green
+            .as_mut()
+            .unwrap()
+            .switched_over_at = None
+    });
+    let bg = plan(&fresh).status.unwrap().fields.blue_green.unwrap();
+    assert_eq!(bg.switched_over_at.as_deref(), Some(NOW));
+}
+
+#[test]
+fn deleting_the_dbinstance_takes_the_deployment_first_and_green_by_the_snapshot_rule() {
+    let deleting = |f: Facts| {
+        with(f, |f| {
+            f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
+            f.observed_directly = true;
+        })
+    };
+    let p = plan(&deleting(running("AVAILABLE")));
+    assert_eq!(
+        p.steps,
+        vec![Step::DeleteBlueGreen {
+            identifier: "coffee".into(),
+            deployment: BGD.into()
+        }]
+    );
+    assert_eq!(
+        plan(&deleting(running("SWITCHOVER_IN_PROGRESS"))).steps,
+        vec![]
+    );
+    let green = ObservedInstance {
+        identifier: "coffee-green-abcdef".into(),
+        ..ours()
+    };
+    let left = deleting(with(running("AVAILABLE"), |f| {
+        f.blue_green = Some(BlueGreenFacts {
+            green: Some(green.clone()),
+            ..Default::default()
+        })
+    }));
+    assert_eq!(
+        plan(&left).steps,
+        vec![Step::DeleteInstance {
+            identifier: "coffee-green-abcdef".into(),
+            final_snapshot: Some("coffee-green-abcdef-final-6b0f1c2e-19700101000000".into()),
+            delete_automated_backups: false,
+        }]
+    );
+    // Once nothing is left, the instance itself, as before.
+    let alone = deleting(with(running("AVAILABLE"), |f| {
+        f.blue_green = Some(BlueGreenFacts::default())
+    }));
+    assert!(
+        matches!(&plan(&alone).steps[..], [Step::DeleteInstance { identifier, .. }] if identifier == "coffee")
+    );
+}
+
+#[test]
+fn a_dry_run_shows_the_deployment_as_a_switchover() {
+    let dry = with(upgrade(), |f| {
+        f.db.metadata.annotations =
+            Some([(crate::dbinstance::DRY_RUN_ANNOTATION.into(), "true".into())].into())
+    });
+    let p = plan(&dry);
+    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    let bg = steps
+        .iter()
+        .find(|s| s.action == "CreateBlueGreenDeployment")
+        .expect("the deployment step");
+    assert_eq!(bg.disruption, "Switchover");
+    assert_eq!(bg.fields[0].field, "engineVersion");
+}

@@ -1,0 +1,115 @@
+//! Blue/green deployments in the RDS adapter: CreateBlueGreenDeployment with the targets the spec
+//! asks for, DescribeBlueGreenDeployments (by identifier, or by source), and the switchover and
+//! deletion.
+
+use std::collections::BTreeMap;
+
+use aws_sdk_rds::types::{BlueGreenDeployment, Filter};
+
+use crate::rds_state::{BlueGreenTargets as Targets, ObservedDeployment};
+
+use super::{AwsError, ErrorClass, Rds, aws_error, rds_tags};
+
+impl From<&BlueGreenDeployment> for ObservedDeployment {
+    fn from(d: &BlueGreenDeployment) -> Self {
+        let s = |v: Option<&str>| v.unwrap_or_default().to_owned();
+        ObservedDeployment {
+            identifier: s(d.blue_green_deployment_identifier()),
+            name: s(d.blue_green_deployment_name()),
+            source: s(d.source()),
+            target: d.target().map(str::to_owned),
+            status: s(d.status()),
+            status_details: d.status_details().map(str::to_owned),
+            switchover_details: (d.switchover_details().iter())
+                .map(|m| (s(m.source_member()), s(m.target_member()), s(m.status())))
+                .collect(),
+            tasks: (d.tasks().iter())
+                .map(|t| (s(t.name()), s(t.status())))
+                .collect(),
+        }
+    }
+}
+
+impl Rds {
+    /// CreateBlueGreenDeployment of the instance `source` (its ARN), tagged like the instance.
+    pub async fn create_blue_green(
+        &self,
+        name: &str,
+        source: &str,
+        targets: &Targets,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ObservedDeployment, AwsError> {
+        let result = (self.client.create_blue_green_deployment())
+            .blue_green_deployment_name(name)
+            .source(source)
+            .set_target_engine_version(targets.engine_version.clone())
+            .set_target_db_parameter_group_name(targets.db_parameter_group_name.clone())
+            .set_target_db_instance_class(targets.db_instance_class.clone())
+            .set_target_storage_type(targets.storage_type.clone())
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateBlueGreenDeployment", e, None));
+        self.count("CreateBlueGreenDeployment", &result);
+        Ok(result?
+            .blue_green_deployment()
+            .map(ObservedDeployment::from)
+            .unwrap_or_default())
+    }
+
+    /// The deployment with this identifier, or the one whose source is this instance ARN (RDS
+    /// allows one per source); None when RDS has none.
+    pub async fn describe_blue_green(
+        &self,
+        identifier: Option<&str>,
+        source: Option<&str>,
+    ) -> Result<Option<ObservedDeployment>, AwsError> {
+        let filter = source.map(|s| Filter::builder().name("source").values(s).build());
+        let result = (self.client.describe_blue_green_deployments())
+            .set_blue_green_deployment_identifier(identifier.map(str::to_owned))
+            .set_filters(filter.map(|f| vec![f]))
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeBlueGreenDeployments", e, None));
+        self.count("DescribeBlueGreenDeployments", &result);
+        match result {
+            Ok(out) => Ok((out.blue_green_deployments().first()).map(ObservedDeployment::from)),
+            Err(e) if e.class == ErrorClass::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// SwitchoverBlueGreenDeployment, with the timeout RDS rolls back after.
+    pub async fn switchover_blue_green(
+        &self,
+        identifier: &str,
+        timeout: Option<i32>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.switchover_blue_green_deployment())
+            .blue_green_deployment_identifier(identifier)
+            .set_switchover_timeout(timeout)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_error("SwitchoverBlueGreenDeployment", e, None));
+        self.count("SwitchoverBlueGreenDeployment", &result);
+        result
+    }
+
+    /// DeleteBlueGreenDeployment, never with its target: green's data goes only through the
+    /// final snapshot rule. A missing deployment is success.
+    pub async fn delete_blue_green(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.delete_blue_green_deployment())
+            .blue_green_deployment_identifier(identifier)
+            .delete_target(false)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_error("DeleteBlueGreenDeployment", e, None));
+        self.count("DeleteBlueGreenDeployment", &result);
+        match result {
+            Err(e) if e.class == ErrorClass::NotFound => Ok(()),
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! upgradePolicy BlueGreen on the emulator's blue/green deployments and a real engine: a major
+//! upgrade is one CreateBlueGreenDeployment and no ModifyDBInstance, nothing is switched over
+//! until a person approves, then one SwitchoverBlueGreenDeployment; the identifier and the
+//! connection Secret stay the same byte for byte, the engine version is the new one, the rows are
+//! still there, and the old instance is kept and reported. A failed switchover deletes nothing.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use rds_operator::dbinstance::{BlueGreenStatus, DBInstance};
+use serde_json::json;
+
+use crate::common::{
+    Operator, TIMEOUT, calls, dbinstance, describe, is_ready, mariadb_keys, moto_ext_post,
+    secret_data, setup, synced_reason, unique, wait_dbi, wait_gone,
+};
+
+fn blue_green(db: &DBInstance) -> Option<&BlueGreenStatus> {
+    db.status.as_ref()?.blue_green.as_ref()
+}
+
+fn secret() -> serde_json::Value {
+    json!({"name": "coffee-db", "extraKeys": {
+        "APP_DB_HOST": "{{ host }}", "APP_DB_USER": "{{ username }}",
+        "APP_DB_PASSWORD": "{{ password }}", "APP_DB_NAME": "{{ dbname }}",
+    }})
+}
+
+async fn patch(api: &Api<DBInstance>, name: &str, patch: serde_json::Value) {
+    (api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await)
+        .expect("patch DBInstance");
+}
+
+/// Deletes the DBInstance without a final snapshot and waits until it is gone.
+async fn remove(api: &Api<DBInstance>, name: &str) {
+    patch(api, name, json!({"spec": {"deletionPolicy": "Delete"}})).await;
+    crate::common::delete(api, name).await;
+    wait_gone(api, name, TIMEOUT).await;
+}
+
+#[tokio::test]
+async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_instance() {
+    let (client, ns, instances, rds) = setup("bluegreen").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("bg");
+    let mut db = dbinstance(
+        "db",
+        &id,
+        json!({"upgradePolicy": "BlueGreen", "backupRetentionPeriod": 1, "connectionSecret": secret()}),
+    );
+    db.spec.tags.push(rds_operator::managed::crd::Tag {
+        key: "moto-ext:real-engine".into(),
+        value: "true".into(),
+    });
+    instances
+        .create(&PostParams::default(), &db)
+        .await
+        .expect("create");
+    wait_dbi(&instances, "db", "the instance Ready", TIMEOUT, is_ready).await;
+    let s = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the Secret");
+    let sql =
+        "CREATE TABLE suppliers (name VARCHAR(40)); INSERT INTO suppliers VALUES ('Beans & Co');";
+    let (ok, out) = mariadb_keys(&s, &s["password"], sql);
+    assert!(ok, "write before the upgrade: {out}");
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    let before = secrets.get("coffee-db").await.expect("the Secret").data;
+
+    patch(
+        &instances,
+        "db",
+        json!({"spec": {"engineVersion": "8.4.3", "allowMajorVersionUpgrade": true}}),
+    )
+    .await;
+    let waiting = wait_dbi(
+        &instances,
+        "db",
+        "the deployment awaiting approval",
+        TIMEOUT,
+        |db| synced_reason(db) == "SwitchoverAwaitingApproval",
+    )
+    .await;
+    let bg = blue_green(&waiting).unwrap().clone();
+    assert_eq!(bg.status, "AVAILABLE");
+    assert!(
+        bg.green_instance
+            .as_deref()
+            .is_some_and(|g| g.starts_with(&format!("{id}-green-"))),
+        "{bg:?}"
+    );
+    assert!(bg.green_endpoint.is_some(), "{bg:?}");
+    assert_eq!(bg.changes[0].field, "engineVersion");
+    assert!(
+        bg.tasks
+            .iter()
+            .any(|t| t.name == "DB_ENGINE_VERSION_UPGRADE"),
+        "{bg:?}"
+    );
+    let deployment = bg.deployment_identifier.clone();
+    assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1);
+    assert_eq!(calls(&id, "ModifyDBInstance"), 0, "no in-place upgrade");
+    // No switchover without approval, over several intervals.
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 0);
+    assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1, "made once");
+
+    patch(
+        &instances,
+        "db",
+        json!({"spec": {"switchover": deployment}}),
+    )
+    .await;
+    let done = wait_dbi(
+        &instances,
+        "db",
+        "switched over and in sync",
+        TIMEOUT,
+        |db| {
+            synced_reason(db) == "Synced"
+                && blue_green(db).is_some_and(|b| b.status == "SWITCHOVER_COMPLETED")
+                && db.status.as_ref().unwrap().engine_version.as_deref() == Some("8.4.3")
+        },
+    )
+    .await;
+    assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 1);
+    let status = done.status.clone().unwrap();
+    assert_eq!(status.db_instance_identifier.as_deref(), Some(id.as_str()));
+    let old = format!("{id}-old1");
+    assert_eq!(
+        blue_green(&done).unwrap().old_instance.as_deref(),
+        Some(old.as_str())
+    );
+    let rds_now = describe(&rds, &id)
+        .await
+        .expect("the instance under its name");
+    assert_eq!(rds_now.engine_version(), Some("8.4.3"));
+    assert!(
+        describe(&rds, &old).await.is_some(),
+        "the old instance is kept"
+    );
+    // The same Secret, byte for byte, and the rows are still there.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let after = secrets.get("coffee-db").await.expect("the Secret").data;
+    assert_eq!(after, before, "the connection Secret is unchanged");
+    let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT name FROM suppliers");
+    assert!(
+        ok && out.contains("Beans & Co"),
+        "the rows after the switchover: {out}"
+    );
+    assert_eq!(
+        calls(&old, "DeleteDBInstance"),
+        0,
+        "the old instance is never deleted on its own"
+    );
+    remove(&instances, "db").await;
+}
+
+#[tokio::test]
+async fn a_failed_switchover_is_reported_and_deletes_nothing() {
+    let (_client, ns, instances, rds) = setup("bluegreen-fail").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("bgf");
+    let db = dbinstance(
+        "db",
+        &id,
+        json!({"upgradePolicy": "BlueGreen", "backupRetentionPeriod": 1}),
+    );
+    instances
+        .create(&PostParams::default(), &db)
+        .await
+        .expect("create");
+    wait_dbi(&instances, "db", "the instance Ready", TIMEOUT, is_ready).await;
+    patch(
+        &instances,
+        "db",
+        json!({"spec": {"engineVersion": "8.4.3", "allowMajorVersionUpgrade": true}}),
+    )
+    .await;
+    let waiting = wait_dbi(
+        &instances,
+        "db",
+        "the deployment awaiting approval",
+        TIMEOUT,
+        |db| synced_reason(db) == "SwitchoverAwaitingApproval",
+    )
+    .await;
+    let bg = blue_green(&waiting).unwrap().clone();
+    let green = bg.green_instance.clone().unwrap();
+    assert!(moto_ext_post(&format!(
+        "/_rds_ext/blue-green?fail-switchover={}",
+        bg.deployment_identifier
+    )));
+    let approve = json!({"metadata": {"annotations": {"rds.operator.rs/switchover": "true"}}});
+    patch(&instances, "db", approve).await;
+    let failed = wait_dbi(&instances, "db", "the failure reported", TIMEOUT, |db| {
+        synced_reason(db) == "SwitchoverFailed"
+    })
+    .await;
+    let message = crate::common::condition(&failed, "Synced").unwrap().2;
+    assert!(
+        message.contains("did not catch up"),
+        "RDS's message: {message}"
+    );
+    let annotations = failed.metadata.annotations.clone().unwrap_or_default();
+    assert!(
+        !annotations.contains_key("rds.operator.rs/switchover"),
+        "the approval is used up"
+    );
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    for instance in [&id, &green] {
+        assert_eq!(
+            calls(instance, "DeleteDBInstance"),
+            0,
+            "{instance} is not deleted"
+        );
+        assert!(
+            describe(&rds, instance).await.is_some(),
+            "{instance} is still there"
+        );
+    }
+    assert_eq!(
+        calls(&bg.deployment_identifier, "DeleteBlueGreenDeployment"),
+        0
+    );
+    // Deleting the DBInstance takes the deployment (never its target), then green, then blue.
+    remove(&instances, "db").await;
+    assert_eq!(
+        calls(&bg.deployment_identifier, "DeleteBlueGreenDeployment"),
+        1
+    );
+    assert_eq!(calls(&green, "DeleteDBInstance"), 1);
+}
