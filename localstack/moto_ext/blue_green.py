@@ -6,10 +6,11 @@ with two tasks and no failures. This module follows the Amazon RDS API Reference
 API_SwitchoverBlueGreenDeployment.html, API_DeleteBlueGreenDeployment.html) and the user guide's
 "Overview of Amazon RDS Blue/Green Deployments" (blue-green-deployments-overview.html):
 
-* CreateBlueGreenDeployment needs an ``available`` source (InvalidDBInstanceState), refuses a read
-  replica as the source (SourceDatabaseNotSupportedFault: "Blue/green deployments ... aren't
-  supported for ... read replicas" among the limitations) and a name in use
-  (BlueGreenDeploymentAlreadyExistsFault); the green instance is ``<blue>-green-<6 letters>``, a copy
+* CreateBlueGreenDeployment needs an ``available`` source (InvalidDBInstanceState), refuses a
+  source RDS does not support (SourceDatabaseNotSupportedFault: an Oracle, SQL Server or Db2
+  engine, "Supported Regions and DB engines for Amazon RDS Blue/Green Deployments"; a master
+  password managed in Secrets Manager, which moto refuses too, "Limitations and considerations for
+  Amazon RDS blue/green deployments") and a name in use (BlueGreenDeploymentAlreadyExistsFault); the green instance is ``<blue>-green-<6 letters>``, a copy
   of blue with the target engine version, parameter group and class; the deployment is
   ``PROVISIONING`` while green is created, then ``AVAILABLE``; its tasks are
   CREATING_READ_REPLICA_OF_SOURCE, DB_ENGINE_VERSION_UPGRADE (with a target version),
@@ -142,11 +143,11 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
             advance_all(self)
             source = bg_kwargs.get("source", "")
             blue = self.find_db_from_id(source)
-            if getattr(blue, "is_replica", False):
+            if str(blue.engine).startswith(("oracle", "sqlserver", "db2")):
                 raise RDSClientError(
                     "SourceDatabaseNotSupportedFault",
                     f"The source DB instance {blue.db_instance_identifier} isn't supported for a blue/green "
-                    "deployment: it is a read replica.")
+                    f"deployment: engine {blue.engine}.")
             if blue.status != "available":
                 raise RDSClientError(
                     "InvalidDBInstanceState",

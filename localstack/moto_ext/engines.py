@@ -339,11 +339,12 @@ def switch_over(blue: str, green: str, old: str) -> None:
         b, g = SERVERS.get(blue), SERVERS.get(green)
         if b is None or g is None:
             return
-        del SERVERS[blue], SERVERS[green]
+    # Both stay listed while they restart, so no new server is given either address meanwhile.
     b.stop(remove=False)
     g.stop(remove=False)
     b.address, g.address = g.address, b.address
     g.start()
     b.start()
     with LOCK:
+        SERVERS.pop(green, None)
         SERVERS[blue], SERVERS[old] = g, b

@@ -119,12 +119,7 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                 raise invalid_state(f"DB Instance {identifier} is not a read replica.")
             if db.status != "available":
                 raise invalid_state(f"Instance {identifier} is in {db.status} state and cannot be promoted now.")
-            primary = self.find_db_from_id(db.source_db_instance_identifier)
-            if identifier in primary.replicas:
-                primary.replicas.remove(identifier)
-            elif db.db_instance_arn in primary.replicas:
-                primary.replicas.remove(db.db_instance_arn)
-            db.is_replica = False
+            leave_source(self, db)
             db.source_db_instance_identifier = None
             if db_kwargs.get("backup_retention_period") is not None:
                 db.backup_retention_period = int(db_kwargs["backup_retention_period"])
@@ -136,6 +131,19 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             elif config["modify_delay"] > 0:
                 start_phase(db, "modifying", config["modify_delay"])
             return db
+
+    def leave_source(backend: Any, db: Any) -> None:
+        """The replica leaves its source's list (by identifier, or by ARN in another region) and
+        is a replica no more."""
+        try:
+            primary = backend.find_db_from_id(db.source_db_instance_identifier)
+        except Exception:
+            primary = None
+        if primary is not None:
+            for name in (db.db_instance_identifier, db.db_instance_arn):
+                if name in primary.replicas:
+                    primary.replicas.remove(name)
+        db.is_replica = False
 
     def own_server(db: Any, source: Any) -> None:
         """A promoted replica's own server, loaded from a dump of its source's: modifying until it
@@ -164,6 +172,11 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                 and not skip_final_snapshot:
             raise InvalidParameterCombination(
                 "FinalDBSnapshotIdentifier can not be specified when deleting a replica instance")
+        if db is not None and getattr(db, "is_replica", False):
+            # moto looks for a cross-region replica in its source's list by identifier, where it
+            # keeps the ARN, and fails: take it out of the list here.
+            with lock:
+                leave_source(self, db)
         return orig_delete(self, db_instance_identifier, final_db_snapshot_identifier, skip_final_snapshot,
                            *args, **kwargs)
 

@@ -309,3 +309,82 @@ async fn a_replica_of_another_namespaces_instance_is_refused() {
     crate::common::delete(&their_instances, "ledger").await;
     wait_gone(&their_instances, "ledger", TIMEOUT).await;
 }
+
+/// A replica in the operator's region of this namespace's DBInstance in another region, by its
+/// ARN: read there for its tags, made with the ARN as its source, and the source lists it; the
+/// source's deletion waits for it.
+#[tokio::test]
+async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
+    let (_client, ns, instances, rds) = setup("replica-region").await;
+    let _operator = Operator::start(&ns);
+    let (main_id, replica_id) = (unique("main"), unique("replica"));
+    let main = dbinstance(
+        "main",
+        &main_id,
+        json!({"backupRetentionPeriod": 1, "region": "eu-west-1"}),
+    );
+    let pp = PostParams::default();
+    instances
+        .create(&pp, &main)
+        .await
+        .expect("create the source");
+    let main = wait_dbi(&instances, "main", "the source Ready", TIMEOUT, is_ready).await;
+    let arn = main.status.unwrap().arn.expect("the source's ARN");
+    assert!(arn.contains(":eu-west-1:"), "{arn}");
+    let mut copy = replica(&replica_id, json!({"connectionSecret": null}));
+    copy.spec.replica_of = Some(rds_operator::dbinstance::ReplicaOf {
+        arn: Some(arn.clone()),
+        ..Default::default()
+    });
+    copy.spec.master_user_password = dbinstance("x", "x", json!({})).spec.master_user_password;
+    instances
+        .create(&pp, &copy)
+        .await
+        .expect("create the replica");
+    let r = wait_dbi(
+        &instances,
+        "replica",
+        "the replica replicating",
+        TIMEOUT,
+        replicating,
+    )
+    .await;
+    let replication = r.status.unwrap().replication.unwrap();
+    assert_eq!(
+        replication.source_db_instance_identifier.as_deref(),
+        Some(arn.as_str())
+    );
+    assert_eq!(calls(&replica_id, "CreateDBInstanceReadReplica"), 1);
+    let here = describe(&rds, &replica_id)
+        .await
+        .expect("the replica in us-east-1");
+    assert_eq!(
+        here.read_replica_source_db_instance_identifier(),
+        Some(arn.as_str())
+    );
+    let eu = crate::common::rds_of_region("eu-west-1").await;
+    let there = describe(&eu, &main_id)
+        .await
+        .expect("the source in eu-west-1");
+    assert_eq!(
+        there.read_replica_db_instance_identifiers().len(),
+        1,
+        "{there:?}"
+    );
+    crate::common::delete(&instances, "main").await;
+    wait_dbi(
+        &instances,
+        "main",
+        "the source waiting (InUse)",
+        TIMEOUT,
+        |db| synced_reason(db) == "InUse",
+    )
+    .await;
+    crate::common::delete(&instances, "replica").await;
+    wait_gone(&instances, "replica", TIMEOUT).await;
+    let policy = json!({"spec": {"deletionPolicy": "Delete"}});
+    let _ = instances
+        .patch("main", &PatchParams::default(), &Patch::Merge(&policy))
+        .await;
+    wait_gone(&instances, "main", TIMEOUT).await;
+}

@@ -128,6 +128,20 @@ pub(super) fn decided(
         );
         return true;
     }
+    if let Some(why) = unsupported(&f.db) {
+        let message = format!(
+            "RDS makes no blue/green deployment of {} ({why}); use upgradePolicy InPlace",
+            f.db.identifier()
+        );
+        report(
+            plan,
+            fields,
+            "BlueGreenUnsupported",
+            message,
+            f.intervals.settled,
+        );
+        return true;
+    }
     if observed.status != "available" {
         let message = format!(
             "RDS is {}; the blue/green deployment of {} waits until the instance is available",
@@ -139,6 +153,23 @@ pub(super) fn decided(
     }
     create(f, plan, observed, carried, fields);
     true
+}
+
+/// Why RDS would refuse a deployment of this instance (SourceDatabaseNotSupportedFault): its
+/// engine ("Supported Regions and DB engines for Amazon RDS Blue/Green Deployments") or a master
+/// password RDS manages ("Limitations and considerations for Amazon RDS blue/green deployments").
+fn unsupported(db: &crate::dbinstance::DBInstance) -> Option<&'static str> {
+    let engine = db.spec.engine.as_str();
+    if ["oracle", "sqlserver", "db2"]
+        .iter()
+        .any(|e| engine.starts_with(e))
+    {
+        Some("RDS for Oracle, SQL Server and Db2 have no blue/green deployments")
+    } else if db.spec.manage_master_user_password == Some(true) {
+        Some("blue/green deployments do not support a master password managed in Secrets Manager")
+    } else {
+        None
+    }
 }
 
 /// One CreateBlueGreenDeployment with the changes as its targets.

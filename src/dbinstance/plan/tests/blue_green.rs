@@ -103,6 +103,14 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
         "{:?}",
         p.steps
     );
+    // What RDS refuses (SourceDatabaseNotSupportedFault) is reported, never sent.
+    let managed = with(upgrade(), |f| {
+        f.db.spec.master_user_password = None;
+        f.db.spec.manage_master_user_password = Some(true);
+        f.password = PasswordFacts::Managed(Some(pw("Sup3r-Secret")));
+    });
+    assert_eq!(plan(&managed).steps, vec![]);
+    assert_eq!(reason(&plan(&managed)), "BlueGreenUnsupported");
     // Made before a crash, unrecorded: found by its source, never made twice.
     let found = with(upgrade(), |f| {
         f.blue_green = Some(BlueGreenFacts {
