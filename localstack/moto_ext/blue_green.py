@@ -138,6 +138,16 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
             out.append(models.BlueGreenDeploymentTask(name, status))
         return out
 
+    def found(backend: Any, identifier: str) -> Any:
+        """The deployment, its state brought up to date; BlueGreenDeploymentNotFoundFault when
+        there is none."""
+        advance_all(backend)
+        bg = backend.blue_green_deployments.get(identifier)
+        if bg is None:
+            return orig_describe(backend, identifier)[0]  # raises BlueGreenDeploymentNotFoundFault
+        advance(bg)
+        return bg
+
     def create_blue_green_deployment(self: Any, bg_kwargs: dict[str, Any]) -> Any:
         with lock:
             advance_all(self)
@@ -169,11 +179,7 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
     def switchover_blue_green_deployment(self: Any, blue_green_deployment_identifier: str,
                                          switchover_timeout: int | None = 300, **_: Any) -> Any:
         with lock:
-            advance_all(self)
-            bg = self.blue_green_deployments.get(blue_green_deployment_identifier)
-            if bg is None:
-                return orig_describe(self, blue_green_deployment_identifier)[0]  # raises NotFound
-            advance(bg)
+            bg = found(self, blue_green_deployment_identifier)
             if _state(bg) != "AVAILABLE":
                 raise invalid_state(blue_green_deployment_identifier, _state(bg))
             bg.__dict__["_ext_state"] = "SWITCHOVER_IN_PROGRESS"
@@ -185,11 +191,7 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
     def delete_blue_green_deployment(self: Any, blue_green_deployment_identifier: str,
                                      delete_target: Any = False, **_: Any) -> Any:
         with lock:
-            advance_all(self)
-            bg = self.blue_green_deployments.get(blue_green_deployment_identifier)
-            if bg is None:
-                return orig_describe(self, blue_green_deployment_identifier)[0]  # raises NotFound
-            advance(bg)
+            bg = found(self, blue_green_deployment_identifier)
             state = _state(bg)
             delete_target = str(delete_target).lower() == "true"
             if state in ("SWITCHOVER_IN_PROGRESS", "DELETING"):

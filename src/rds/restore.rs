@@ -9,26 +9,6 @@ use crate::rds_state::{ObservedInstance, SnapshotInfo};
 
 use super::{AwsError, ErrorClass, Rds, aws_error, creating, rds_tags, tag_map};
 
-/// The spec's settings RDS takes at restore time, on either restore request (the two builders
-/// share these methods but no trait).
-macro_rules! restore_settings {
-    ($request:expr, $spec:expr) => {
-        $request
-            .db_instance_class(&$spec.db_instance_class)
-            .set_port($spec.port)
-            .set_multi_az($spec.multi_az)
-            .set_publicly_accessible($spec.publicly_accessible)
-            .set_db_subnet_group_name($spec.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids($spec.vpc_security_group_ids.clone())
-            .set_db_parameter_group_name($spec.db_parameter_group_name.clone())
-            .set_storage_type($spec.storage_type.map(|t| t.as_str().to_owned()))
-            .set_iops($spec.iops)
-            .set_auto_minor_version_upgrade($spec.auto_minor_version_upgrade)
-            .set_deletion_protection($spec.deletion_protection)
-            .set_copy_tags_to_snapshot($spec.copy_tags_to_snapshot)
-    };
-}
-
 /// spec.restoreFrom.restoreTime (RFC 3339) as AWS takes it; None: the latest restorable time.
 pub(crate) fn restore_time(
     operation: &'static str,

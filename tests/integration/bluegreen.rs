@@ -40,6 +40,21 @@ async fn remove(api: &Api<DBInstance>, name: &str) {
     wait_gone(api, name, TIMEOUT).await;
 }
 
+/// Asks for MySQL 8.4 and waits until the deployment RDS made for it awaits approval.
+async fn upgrade_awaiting_approval(api: &Api<DBInstance>) -> BlueGreenStatus {
+    let upgrade = json!({"spec": {"engineVersion": "8.4.3", "allowMajorVersionUpgrade": true}});
+    patch(api, "db", upgrade).await;
+    let waiting = wait_dbi(
+        api,
+        "db",
+        "the deployment awaiting approval",
+        TIMEOUT,
+        |db| synced_reason(db) == "SwitchoverAwaitingApproval",
+    )
+    .await;
+    blue_green(&waiting).unwrap().clone()
+}
+
 #[tokio::test]
 async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_instance() {
     let (client, ns, instances, rds) = setup("bluegreen").await;
@@ -69,21 +84,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
     let before = secrets.get("coffee-db").await.expect("the Secret").data;
 
-    patch(
-        &instances,
-        "db",
-        json!({"spec": {"engineVersion": "8.4.3", "allowMajorVersionUpgrade": true}}),
-    )
-    .await;
-    let waiting = wait_dbi(
-        &instances,
-        "db",
-        "the deployment awaiting approval",
-        TIMEOUT,
-        |db| synced_reason(db) == "SwitchoverAwaitingApproval",
-    )
-    .await;
-    let bg = blue_green(&waiting).unwrap().clone();
+    let bg = upgrade_awaiting_approval(&instances).await;
     assert_eq!(bg.status, "AVAILABLE");
     assert!(
         bg.green_instance
@@ -173,21 +174,7 @@ async fn a_failed_switchover_is_reported_and_deletes_nothing() {
         .await
         .expect("create");
     wait_dbi(&instances, "db", "the instance Ready", TIMEOUT, is_ready).await;
-    patch(
-        &instances,
-        "db",
-        json!({"spec": {"engineVersion": "8.4.3", "allowMajorVersionUpgrade": true}}),
-    )
-    .await;
-    let waiting = wait_dbi(
-        &instances,
-        "db",
-        "the deployment awaiting approval",
-        TIMEOUT,
-        |db| synced_reason(db) == "SwitchoverAwaitingApproval",
-    )
-    .await;
-    let bg = blue_green(&waiting).unwrap().clone();
+    let bg = upgrade_awaiting_approval(&instances).await;
     let green = bg.green_instance.clone().unwrap();
     assert!(moto_ext_post(&format!(
         "/_rds_ext/blue-green?fail-switchover={}",

@@ -4,7 +4,7 @@
 //! change applies as for any instance; replicaOf cannot be added back; a source with a live
 //! replica is not deleted until the replica goes; another namespace's instance is never copied.
 
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
@@ -49,6 +49,49 @@ fn replicating(db: &DBInstance) -> bool {
         })
 }
 
+/// Creates the replica and waits until it replicates from `source` (as RDS names it).
+async fn made(instances: &Api<DBInstance>, replica: &DBInstance, source: &str) -> DBInstance {
+    (instances.create(&PostParams::default(), replica).await).expect("create the replica");
+    let r = wait_dbi(
+        instances,
+        "replica",
+        "the replica replicating",
+        TIMEOUT,
+        replicating,
+    )
+    .await;
+    let replication = r
+        .status
+        .as_ref()
+        .and_then(|s| s.replication.clone())
+        .unwrap();
+    assert_eq!(
+        replication.source_db_instance_identifier.as_deref(),
+        Some(source)
+    );
+    r
+}
+
+/// Creates the source DBInstance and waits until it is Ready.
+async fn source_ready(instances: &Api<DBInstance>, main: &DBInstance) -> DBInstance {
+    (instances.create(&PostParams::default(), main).await).expect("create the source");
+    wait_dbi(instances, "main", "the source Ready", TIMEOUT, is_ready).await
+}
+
+/// Deletes the source DBInstance `main` and waits until it reports that its deletion waits for a
+/// replica (InUse).
+async fn source_deletion_waits(instances: &Api<DBInstance>) {
+    crate::common::delete(instances, "main").await;
+    wait_dbi(
+        instances,
+        "main",
+        "the source waiting (InUse)",
+        TIMEOUT,
+        |db| synced_reason(db) == "InUse",
+    )
+    .await;
+}
+
 /// A replica of a DBInstance on a real engine: Ready, its Secret logs in with the source's
 /// password and reads the row written through the source; removing replicaOf sends one
 /// PromoteReadReplica, the promoted instance gets the spec's own (generated) password once and
@@ -67,12 +110,7 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
         key: "moto-ext:real-engine".into(),
         value: "true".into(),
     });
-    let pp = PostParams::default();
-    instances
-        .create(&pp, &main)
-        .await
-        .expect("create the source");
-    wait_dbi(&instances, "main", "the source Ready", TIMEOUT, is_ready).await;
+    source_ready(&instances, &main).await;
     let m = secret_data(&client, &ns, "main-db")
         .await
         .expect("the source's Secret");
@@ -81,23 +119,7 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
     let (ok, out) = mariadb_keys(&m, &m["password"], sql);
     assert!(ok, "write through the source: {out}");
 
-    (instances
-        .create(&pp, &replica(&replica_id, json!({})))
-        .await)
-        .expect("create the replica");
-    let r = wait_dbi(
-        &instances,
-        "replica",
-        "the replica replicating",
-        TIMEOUT,
-        replicating,
-    )
-    .await;
-    let replication = r.status.as_ref().unwrap().replication.clone().unwrap();
-    assert_eq!(
-        replication.source_db_instance_identifier.as_deref(),
-        Some(main_id.as_str())
-    );
+    made(&instances, &replica(&replica_id, json!({})), &main_id).await;
     assert_eq!(calls(&replica_id, "CreateDBInstanceReadReplica"), 1);
     assert_eq!(calls(&replica_id, "CreateDBInstance"), 0);
     let s = secret_data(&client, &ns, "replica-db")
@@ -206,37 +228,11 @@ async fn deleting_a_source_with_a_replica_waits_for_the_replica() {
     let _operator = Operator::start(&ns);
     let (main_id, replica_id) = (unique("main"), unique("replica"));
     let main = dbinstance("main", &main_id, json!({"backupRetentionPeriod": 1}));
-    let pp = PostParams::default();
-    instances
-        .create(&pp, &main)
-        .await
-        .expect("create the source");
-    wait_dbi(&instances, "main", "the source Ready", TIMEOUT, is_ready).await;
-    (instances
-        .create(
-            &pp,
-            &replica(&replica_id, json!({"connectionSecret": null})),
-        )
-        .await)
-        .expect("create the replica");
-    wait_dbi(
-        &instances,
-        "replica",
-        "the replica replicating",
-        TIMEOUT,
-        replicating,
-    )
-    .await;
+    source_ready(&instances, &main).await;
+    let copy = replica(&replica_id, json!({"connectionSecret": null}));
+    made(&instances, &copy, &main_id).await;
 
-    crate::common::delete(&instances, "main").await;
-    wait_dbi(
-        &instances,
-        "main",
-        "the source waiting (InUse)",
-        TIMEOUT,
-        |db| synced_reason(db) == "InUse",
-    )
-    .await;
+    source_deletion_waits(&instances).await;
     tokio::time::sleep(std::time::Duration::from_secs(6)).await;
     assert_eq!(
         calls(&main_id, "DeleteDBInstance"),
@@ -323,12 +319,7 @@ async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
         &main_id,
         json!({"backupRetentionPeriod": 1, "region": "eu-west-1"}),
     );
-    let pp = PostParams::default();
-    instances
-        .create(&pp, &main)
-        .await
-        .expect("create the source");
-    let main = wait_dbi(&instances, "main", "the source Ready", TIMEOUT, is_ready).await;
+    let main = source_ready(&instances, &main).await;
     let arn = main.status.unwrap().arn.expect("the source's ARN");
     assert!(arn.contains(":eu-west-1:"), "{arn}");
     let mut copy = replica(&replica_id, json!({"connectionSecret": null}));
@@ -337,23 +328,7 @@ async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
         ..Default::default()
     });
     copy.spec.master_user_password = dbinstance("x", "x", json!({})).spec.master_user_password;
-    instances
-        .create(&pp, &copy)
-        .await
-        .expect("create the replica");
-    let r = wait_dbi(
-        &instances,
-        "replica",
-        "the replica replicating",
-        TIMEOUT,
-        replicating,
-    )
-    .await;
-    let replication = r.status.unwrap().replication.unwrap();
-    assert_eq!(
-        replication.source_db_instance_identifier.as_deref(),
-        Some(arn.as_str())
-    );
+    made(&instances, &copy, &arn).await;
     assert_eq!(calls(&replica_id, "CreateDBInstanceReadReplica"), 1);
     let here = describe(&rds, &replica_id)
         .await
@@ -371,15 +346,7 @@ async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
         1,
         "{there:?}"
     );
-    crate::common::delete(&instances, "main").await;
-    wait_dbi(
-        &instances,
-        "main",
-        "the source waiting (InUse)",
-        TIMEOUT,
-        |db| synced_reason(db) == "InUse",
-    )
-    .await;
+    source_deletion_waits(&instances).await;
     crate::common::delete(&instances, "replica").await;
     wait_gone(&instances, "replica", TIMEOUT).await;
     let policy = json!({"spec": {"deletionPolicy": "Delete"}});

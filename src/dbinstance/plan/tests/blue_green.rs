@@ -49,6 +49,12 @@ fn running(status: &str) -> Facts {
     })
 }
 
+/// When status says the switchover was seen completed.
+fn switched_at(f: &mut Facts) -> &mut Option<String> {
+    let status = f.db.status.as_mut().unwrap();
+    &mut status.blue_green.as_mut().unwrap().switched_over_at
+}
+
 fn reason(p: &Plan) -> String {
     (p.status.as_ref()).map_or_else(String::new, |s| s.synced.reason.clone())
 }
@@ -203,13 +209,7 @@ fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_pol
             deployment.source = old.arn.clone().unwrap();
             deployment.target = Some(ARN.into());
             d.old = Some(old.clone());
-            f.db.status
-                .as_mut()
-                .unwrap()
-                .blue_green
-                .as_mut()
-                .unwrap()
-                .switched_over_at = Some(switched.into());
+            *switched_at(f) = Some(switched.into());
             f.db.spec.old_instance_retention = retention.map(|r| r.parse().unwrap());
             f.observed.as_mut().unwrap().engine_version = Some("8.4.3".into());
         })
@@ -251,28 +251,14 @@ fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_pol
     });
     assert_eq!(plan(&retained).steps, vec![], "Retain never deletes it");
     // First seen completed: the time is recorded now.
-    let fresh = with(completed(None, NOW), |f| {
-        f.db.status
-            .as_mut()
-            .unwrap()
-            .blue_green
-            .as_mut()
-            .unwrap()
-            .switched_over_at = None
-    });
+    let fresh = with(completed(None, NOW), |f| *switched_at(f) = None);
     let bg = plan(&fresh).status.unwrap().fields.blue_green.unwrap();
     assert_eq!(bg.switched_over_at.as_deref(), Some(NOW));
 }
 
 #[test]
 fn deleting_the_dbinstance_takes_the_deployment_first_and_green_by_the_snapshot_rule() {
-    let deleting = |f: Facts| {
-        with(f, |f| {
-            f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
-            f.observed_directly = true;
-        })
-    };
-    let p = plan(&deleting(running("AVAILABLE")));
+    let p = plan(&being_deleted(running("AVAILABLE")));
     assert_eq!(
         p.steps,
         vec![Step::DeleteBlueGreen {
@@ -281,14 +267,14 @@ fn deleting_the_dbinstance_takes_the_deployment_first_and_green_by_the_snapshot_
         }]
     );
     assert_eq!(
-        plan(&deleting(running("SWITCHOVER_IN_PROGRESS"))).steps,
+        plan(&being_deleted(running("SWITCHOVER_IN_PROGRESS"))).steps,
         vec![]
     );
     let green = ObservedInstance {
         identifier: "coffee-green-abcdef".into(),
         ..ours()
     };
-    let left = deleting(with(running("AVAILABLE"), |f| {
+    let left = being_deleted(with(running("AVAILABLE"), |f| {
         f.blue_green = Some(BlueGreenFacts {
             green: Some(green.clone()),
             ..Default::default()
@@ -303,7 +289,7 @@ fn deleting_the_dbinstance_takes_the_deployment_first_and_green_by_the_snapshot_
         }]
     );
     // Once nothing is left, the instance itself, as before.
-    let alone = deleting(with(running("AVAILABLE"), |f| {
+    let alone = being_deleted(with(running("AVAILABLE"), |f| {
         f.blue_green = Some(BlueGreenFacts::default())
     }));
     assert!(

@@ -377,6 +377,14 @@ pub(super) fn connection_secret(owner: &str, password: &str) -> Secret {
     }
 }
 
+/// The facts with the DBInstance being deleted (at the epoch), RDS read directly.
+pub(super) fn being_deleted(f: Facts) -> Facts {
+    with(f, |f| {
+        f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
+        f.observed_directly = true;
+    })
+}
+
 pub(super) fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts {
     with(synced(), |f| {
         f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));

@@ -281,20 +281,15 @@ fn a_replica_deleted_outside_the_operator_is_made_again_of_its_source() {
 
 #[test]
 fn a_source_with_live_replicas_waits_and_a_replica_takes_no_final_snapshot() {
-    let deleting = |f: Facts| {
-        with(f, |f| {
-            f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
-            f.observed_directly = true;
-        })
-    };
-    let source = deleting(synced().rds_shows(|o| o.read_replicas = vec!["coffee-replica".into()]));
+    let source =
+        being_deleted(synced().rds_shows(|o| o.read_replicas = vec!["coffee-replica".into()]));
     let p = plan(&source);
     assert_eq!(p.steps, vec![]);
     assert_eq!(
         p.status.as_ref().map(|s| s.synced.reason.as_str()),
         Some("InUse")
     );
-    let replica = deleting(synced_replica());
+    let replica = being_deleted(synced_replica());
     assert_eq!(
         steps(&replica),
         vec![Step::DeleteInstance {
@@ -304,7 +299,7 @@ fn a_source_with_live_replicas_waits_and_a_replica_takes_no_final_snapshot() {
         }]
     );
     // Without replicas, the source is deleted after its final snapshot, as before.
-    let alone = deleting(synced());
+    let alone = being_deleted(synced());
     assert_eq!(
         steps(&alone),
         vec![Step::DeleteInstance {
