@@ -68,13 +68,11 @@ fn wanted_changes(db: &crate::dbinstance::DBInstance, observed: &ObservedInstanc
 }
 
 /// Takes out of the comparison the differences a deployment carries: under upgradePolicy
-/// BlueGreen, on an edit of the spec or while a deployment runs (never a ModifyDBInstance of them
-/// meanwhile).
-pub(super) fn carried(f: &Facts, comparison: &mut Comparison, spec_changed: bool) -> Vec<Diff> {
-    let running = (f.blue_green.as_ref())
-        .and_then(|b| b.deployment.as_ref())
-        .is_some_and(|d| d.status != "SWITCHOVER_COMPLETED");
-    if f.db.spec.upgrade_policy != UpgradePolicy::BlueGreen || !(spec_changed || running) {
+/// BlueGreen they are never sent by a ModifyDBInstance, whether the spec was edited or RDS drifted
+/// (a failed CreateBlueGreenDeployment, retried, never turns into the in-place change with its
+/// outage).
+pub(super) fn carried(f: &Facts, comparison: &mut Comparison) -> Vec<Diff> {
+    if f.db.spec.upgrade_policy != UpgradePolicy::BlueGreen {
         return Vec::new();
     }
     let multi_az = (f.observed.as_ref()).is_some_and(|o| o.multi_az == Some(true));
@@ -101,18 +99,24 @@ pub(super) fn decided(
 ) -> bool {
     let facts = f.blue_green.clone().unwrap_or_default();
     let previous = f.db.status.as_ref().and_then(|s| s.blue_green.as_ref());
-    if let Some(d) = &facts.deployment {
-        fields.blue_green = Some(status_of(d, previous, facts.green.as_ref(), &f.now));
-        return deployment(f, plan, d, fields, facts.old.as_ref());
+    match &facts.deployment {
+        Some(d) => {
+            fields.blue_green = Some(status_of(d, previous, facts.green.as_ref(), &f.now));
+            // Only a completed deployment lets the sync go on.
+            if deployment(f, plan, d, fields, facts.old.as_ref()) {
+                return true;
+            }
+        }
+        // The deployment is gone: its record stays while its old instance does.
+        None => {
+            let kept = previous.filter(|p| p.old_instance.is_some() && facts.old.is_some());
+            fields.blue_green = kept.cloned();
+        }
     }
-    // The deployment is gone: its record stays while its old instance does.
-    let kept = previous
-        .and_then(|p| p.old_instance.as_ref())
-        .filter(|_| facts.old.is_some());
-    fields.blue_green = previous.cloned().filter(|_| kept.is_some());
     if carried.is_empty() || !in_sync_otherwise {
         return false;
     }
+    let kept = (fields.blue_green.as_ref()).and_then(|b| b.old_instance.clone());
     if let Some(old) = kept {
         let message = format!(
             "the old instance {old} of the last switchover is kept: delete it (or set \

@@ -65,7 +65,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
     let spec_changed = db.metadata.generation != previous.observed_generation || restoring;
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
-    let carried = blue_green::carried(f, &mut comparison, spec_changed);
+    let carried = blue_green::carried(f, &mut comparison);
 
     let mut fields = sync_fields(f, observed, &previous, hash.clone(), legacy, observing);
     if replica::decided_before_sync(f, &mut plan, observed, &fields, observing) {

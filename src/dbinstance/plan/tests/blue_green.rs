@@ -117,6 +117,11 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
     });
     assert_eq!(plan(&managed).steps, vec![]);
     assert_eq!(reason(&plan(&managed)), "BlueGreenUnsupported");
+    // In sync, BlueGreen costs no call: no deployment is looked for.
+    let quiet = with(synced(), |f| {
+        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen
+    });
+    assert_eq!(reads(&quiet.db, quiet.observed.as_ref()).blue_green, None);
     // Made before a crash, unrecorded: found by its source, never made twice.
     let found = with(upgrade(), |f| {
         f.blue_green = Some(BlueGreenFacts {
@@ -311,4 +316,52 @@ fn a_dry_run_shows_the_deployment_as_a_switchover() {
         .expect("the deployment step");
     assert_eq!(bg.disruption, "Switchover");
     assert_eq!(bg.fields[0].field, "engineVersion");
+}
+
+#[test]
+fn under_blue_green_a_disruptive_field_is_never_sent_in_place() {
+    // Drift of the class (no edit): put back through a deployment too, switched over once
+    // approved, never by a ModifyDBInstance with its outage.
+    let drifted = with(synced(), |f| {
+        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen
+    })
+    .rds_shows(|o| o.db_instance_class = Some("db.t3.small".into()));
+    let p = plan(&drifted);
+    assert!(
+        matches!(&p.steps[..], [Step::CreateBlueGreen { targets, .. }]
+            if targets.db_instance_class.as_deref() == Some("db.t3.micro")),
+        "{:?}",
+        p.steps
+    );
+    // A deployment recorded but not found (its CreateBlueGreenDeployment failed): made again,
+    // never sent in place.
+    let lost = with(running("AVAILABLE"), |f| {
+        f.blue_green = Some(BlueGreenFacts::default());
+        f.db.status
+            .as_mut()
+            .unwrap()
+            .blue_green
+            .as_mut()
+            .unwrap()
+            .deployment_identifier = String::new();
+    });
+    assert!(
+        matches!(&plan(&lost).steps[..], [Step::CreateBlueGreen { .. }]),
+        "{:?}",
+        plan(&lost).steps
+    );
+    // The last switchover's old instance is kept: another upgrade waits for it.
+    let old = ObservedInstance {
+        identifier: "coffee-old1".into(),
+        ..ours()
+    };
+    let again = with(running("SWITCHOVER_COMPLETED"), |f| {
+        let d = f.blue_green.as_mut().unwrap();
+        d.deployment.as_mut().unwrap().source =
+            "arn:aws:rds:us-east-1:123456789012:db:coffee-old1".into();
+        d.old = Some(old);
+    });
+    let p = plan(&again);
+    assert_eq!(p.steps, vec![]);
+    assert_eq!(reason(&p), "BlueGreenOldInstanceKept");
 }
