@@ -1,6 +1,6 @@
 //! Rules for blue/green upgrades (upgradePolicy BlueGreen): which changes a deployment carries
 //! instead of a ModifyDBInstance (those RDS applies with a disruption: engine version, parameter
-//! group, class, storage type), its creation (once, on a spec edit, when nothing else is to be
+//! group, class, storage type), its creation (once none is found, when nothing else is to be
 //! sent), the approval of its switchover (spec.switchover, the annotation, or switchoverPolicy
 //! Auto, and only when RDS reports it AVAILABLE), what is reported while it runs or after it
 //! failed (nothing is deleted), the old instance kept after the switchover for the retention the
@@ -51,8 +51,9 @@ pub fn reads(
         });
     }
     let arn = observed?.arn.clone()?;
+    // A parameter group by reference is resolved after the read: looked for each time.
     let wanted = db.spec.upgrade_policy == UpgradePolicy::BlueGreen
-        && !wanted_changes(db, observed?).is_empty();
+        && (!wanted_changes(db, observed?).is_empty() || db.spec.db_parameter_group_ref.is_some());
     (recorded.is_some() || wanted).then_some(BlueGreenRead::OfSource(arn))
 }
 
@@ -115,6 +116,12 @@ pub(super) fn decided(
     }
     if carried.is_empty() || !in_sync_otherwise {
         return false;
+    }
+    // A deployment is made only once none was found, on a read of this reconcile.
+    if f.blue_green.is_none() {
+        let message = "looking for a blue/green deployment of the instance before making one";
+        report(plan, fields, "Waiting", message.into(), f.intervals.busy);
+        return true;
     }
     let kept = (fields.blue_green.as_ref()).and_then(|b| b.old_instance.clone());
     if let Some(old) = kept {

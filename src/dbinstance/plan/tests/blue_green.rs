@@ -9,12 +9,17 @@ use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
 
 const BGD: &str = "bgd-0123456789abcdef";
 
+/// Our instance under upgradePolicy BlueGreen, the read step having found no deployment of it.
+fn blue_green_policy() -> Facts {
+    with(synced(), |f| {
+        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen;
+        f.blue_green = Some(BlueGreenFacts::default());
+    })
+}
+
 /// Our instance under upgradePolicy BlueGreen, the spec just edited to MySQL 8.4.
 fn upgrade() -> Facts {
-    with(synced(), |f| {
-        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen
-    })
-    .edited(|s| {
+    blue_green_policy().edited(|s| {
         s.engine_version = Some("8.4.3".into());
         s.allow_major_version_upgrade = Some(true);
     })
@@ -109,6 +114,9 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
         "{:?}",
         p.steps
     );
+    // Never made without a read of this reconcile that found none.
+    let unread = with(upgrade(), |f| f.blue_green = None);
+    assert_eq!(plan(&unread).steps, vec![]);
     // What RDS refuses (SourceDatabaseNotSupportedFault) is reported, never sent.
     let managed = with(upgrade(), |f| {
         f.db.spec.master_user_password = None;
@@ -322,10 +330,8 @@ fn a_dry_run_shows_the_deployment_as_a_switchover() {
 fn under_blue_green_a_disruptive_field_is_never_sent_in_place() {
     // Drift of the class (no edit): put back through a deployment too, switched over once
     // approved, never by a ModifyDBInstance with its outage.
-    let drifted = with(synced(), |f| {
-        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen
-    })
-    .rds_shows(|o| o.db_instance_class = Some("db.t3.small".into()));
+    let drifted =
+        blue_green_policy().rds_shows(|o| o.db_instance_class = Some("db.t3.small".into()));
     let p = plan(&drifted);
     assert!(
         matches!(&p.steps[..], [Step::CreateBlueGreen { targets, .. }]
