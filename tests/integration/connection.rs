@@ -509,5 +509,36 @@ async fn the_coffee_manage_example_gets_every_variable_it_reads() {
     assert_eq!(data["APP_DB_PASSWORD"], "Coffee-Manage-Demo-2026");
     assert_eq!(data["APP_DB_NAME"], "COFFEE");
     assert_eq!(data["APP_DB_USER"], "admin");
+    // The example's read replica: the same variables, with coffee-db's credentials.
+    let mut replica: DBInstance = serde_yaml::from_str(&read("replica.yaml")).unwrap();
+    let replica_id = common::unique("coffee-reports");
+    replica.spec.db_instance_identifier = Some(replica_id.clone());
+    api.create(&PostParams::default(), &replica)
+        .await
+        .expect("the example replica is accepted");
+    wait_dbi(
+        &api,
+        "coffee-db-reports",
+        "the replica Ready",
+        TIMEOUT,
+        is_ready,
+    )
+    .await;
+    let name = replica
+        .spec
+        .connection_secret
+        .as_ref()
+        .unwrap()
+        .name
+        .clone();
+    let copy = wait_secret(&client, &ns, &name, "the replica's Secret", |_| true).await;
+    for key in COFFEE_KEYS {
+        assert!(copy.contains_key(key), "the replica's Secret lacks {key}");
+    }
+    assert_eq!(copy["APP_DB_PASSWORD"], data["APP_DB_PASSWORD"]);
+    assert_eq!(copy["APP_DB_USER"], "admin");
+    assert_eq!(copy["APP_DB_NAME"], "COFFEE");
+    assert_eq!(common::calls(&replica_id, "CreateDBInstanceReadReplica"), 1);
+    common::delete_and_wait(&api, "coffee-db-reports").await;
     common::delete_and_wait(&api, "coffee-db").await;
 }
