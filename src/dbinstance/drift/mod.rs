@@ -190,6 +190,17 @@ impl Comparison {
     }
 }
 
+/// A difference as status and the dry run show it.
+impl From<&Diff> for crate::dbinstance::FieldDrift {
+    fn from(d: &Diff) -> Self {
+        crate::dbinstance::FieldDrift {
+            field: d.field.to_owned(),
+            observed: d.observed.clone(),
+            desired: d.desired.clone(),
+        }
+    }
+}
+
 /// "dbInstanceClass, tags"
 pub fn field_list(diffs: &[Diff]) -> String {
     diffs.iter().map(|d| d.field).collect::<Vec<_>>().join(", ")

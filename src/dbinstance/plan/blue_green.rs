@@ -17,7 +17,7 @@ use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
 
 use super::dry_run::{Disruption, disruption_of};
 use super::spec::{self, owned_by};
-use super::status::observed_plan;
+use super::status::{describe_diffs, describe_fields, observed_plan};
 use super::types::{BlueGreenRead, Facts, Plan, Requeue, Step};
 
 /// Annotation that approves the switchover of the deployment RDS reports AVAILABLE: "true" (or
@@ -32,6 +32,12 @@ const FIELDS: &[&str] = &[
     "dbInstanceClass",
     "storageType",
 ];
+
+/// Whether a deployment carries this difference: one of its fields, changed with a disruption
+/// (the dry run's table).
+fn carries(d: &Diff, multi_az: bool) -> bool {
+    FIELDS.contains(&d.field) && disruption_of(d, multi_az) != Disruption::None
+}
 
 /// What to read: the deployment status records, or one of this instance when the spec asks for a
 /// change a deployment would carry.
@@ -64,7 +70,7 @@ fn wanted_changes(db: &crate::dbinstance::DBInstance, observed: &ObservedInstanc
     let c = crate::dbinstance::drift::compare(&db.spec, observed, &tags, managed, false);
     let multi_az = observed.multi_az == Some(true);
     (c.diffs.into_iter())
-        .filter(|d| FIELDS.contains(&d.field) && disruption_of(d, multi_az) != Disruption::None)
+        .filter(|d| carries(d, multi_az))
         .collect()
 }
 
@@ -78,7 +84,7 @@ pub(super) fn carried(f: &Facts, comparison: &mut Comparison) -> Vec<Diff> {
     }
     let multi_az = (f.observed.as_ref()).is_some_and(|o| o.multi_az == Some(true));
     let fields: Vec<&'static str> = (comparison.diffs.iter())
-        .filter(|d| FIELDS.contains(&d.field) && disruption_of(d, multi_az) != Disruption::None)
+        .filter(|d| carries(d, multi_az))
         .map(|d| d.field)
         .collect();
     fields
@@ -128,7 +134,7 @@ pub(super) fn decided(
         let message = format!(
             "the old instance {old} of the last switchover is kept: delete it (or set \
              oldInstanceRetention) before another blue/green upgrade of {}",
-            describe(carried)
+            describe_diffs(carried)
         );
         report(
             plan,
@@ -157,7 +163,7 @@ pub(super) fn decided(
         let message = format!(
             "RDS is {}; the blue/green deployment of {} waits until the instance is available",
             observed.status,
-            describe(carried)
+            describe_diffs(carried)
         );
         report(plan, fields, "Waiting", message, f.intervals.busy);
         return true;
@@ -220,7 +226,7 @@ fn create(
     let note = format!(
         "creating blue/green deployment {name} of {identifier}: a green copy with {}, switched over once \
          approved",
-        describe(carried)
+        describe_diffs(carried)
     );
     plan.event(
         EventType::Normal,
@@ -231,7 +237,7 @@ fn create(
     fields.blue_green = Some(BlueGreenStatus {
         deployment_name: name,
         status: "PROVISIONING".into(),
-        changes: carried.iter().map(field).collect(),
+        changes: carried.iter().map(FieldDrift::from).collect(),
         ..Default::default()
     });
     plan.requeue = Requeue::After(f.intervals.busy);
@@ -324,7 +330,7 @@ fn available(
         }
         let note = format!(
             "switching over blue/green deployment {id}: {}",
-            describe_fields(fields)
+            describe_recorded(fields)
         );
         plan.event(EventType::Normal, "SwitchingOver", "Update", note.clone());
         report(plan, fields, "SwitchingOver", note, f.intervals.busy);
@@ -333,7 +339,7 @@ fn available(
     let message = format!(
         "blue/green deployment {id} is AVAILABLE: green carries {}; approve the switchover with \
          spec.switchover: {id} or the annotation {SWITCHOVER_ANNOTATION}: \"true\"",
-        describe_fields(fields)
+        describe_recorded(fields)
     );
     if new_state {
         plan.event(
@@ -526,32 +532,11 @@ fn report(
     plan.status = Some(observed_plan(fields.clone(), false, reason, message));
 }
 
-fn field(d: &Diff) -> FieldDrift {
-    FieldDrift {
-        field: d.field.to_owned(),
-        observed: d.observed.clone(),
-        desired: d.desired.clone(),
-    }
-}
-
-fn describe(carried: &[Diff]) -> String {
-    (carried.iter())
-        .map(|d| format!("{} {} -> {}", d.field, d.observed, d.desired))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn describe_fields(fields: &DBInstanceStatus) -> String {
-    let changes = fields
-        .blue_green
-        .as_ref()
-        .map(|b| b.changes.as_slice())
-        .unwrap_or_default();
+/// What the deployment carries, in words: the changes status recorded, else the spec's.
+fn describe_recorded(fields: &DBInstanceStatus) -> String {
+    let changes = (fields.blue_green.as_ref()).map_or(&[][..], |b| &b.changes[..]);
     match changes.is_empty() {
         true => "the spec's changes".into(),
-        false => (changes.iter())
-            .map(|d| format!("{} {} -> {}", d.field, d.observed, d.desired))
-            .collect::<Vec<_>>()
-            .join(", "),
+        false => describe_fields(changes.iter().cloned()),
     }
 }

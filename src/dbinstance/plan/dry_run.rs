@@ -67,14 +67,6 @@ pub fn disruption_of(diff: &Diff, multi_az: bool) -> Disruption {
     }
 }
 
-fn field(d: &Diff) -> FieldDrift {
-    FieldDrift {
-        field: d.field.to_owned(),
-        observed: d.observed.clone(),
-        desired: d.desired.clone(),
-    }
-}
-
 /// The differences between the spec and the instance, as the plan compared them.
 fn diffs(f: &Facts, observed: &ObservedInstance) -> Vec<Diff> {
     let db = &f.db;
@@ -172,7 +164,7 @@ fn copies(f: &Facts, step: &Step, preview: &mut DryRunStep) -> (&'static str, St
             let changed = observed.map(|o| diffs(f, o)).unwrap_or_default();
             preview.fields = (changed.iter())
                 .filter(|d| carried(d.field))
-                .map(field)
+                .map(FieldDrift::from)
                 .collect();
             let note = format!(
                 "blue/green deployment {name}: a green copy with these changes, switched over once approved"
@@ -220,7 +212,7 @@ fn preview_modify(
     let worst =
         (changed.iter().map(|d| disruption_of(d, multi_az)).max()).unwrap_or(Disruption::None);
     preview.disruption = worst.as_str().into();
-    preview.fields = changed.iter().map(field).collect();
+    preview.fields = changed.iter().map(FieldDrift::from).collect();
     if modification.rotate_password {
         preview.fields.push(FieldDrift {
             field: "masterUserPassword".into(),
@@ -303,7 +295,7 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
                 .unwrap_or(Disruption::None);
             steps.push(DryRunStep {
                 action: "ModifyDBInstance".into(),
-                fields: later.iter().map(field).collect(),
+                fields: later.iter().map(FieldDrift::from).collect(),
                 disruption: worst.as_str().into(),
                 note: "after adoption, only once the spec is next changed".into(),
             });

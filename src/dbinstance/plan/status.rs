@@ -225,14 +225,7 @@ pub fn drift_record(
     diffs: &[Diff],
     now: &str,
 ) -> DriftRecord {
-    let fields: Vec<FieldDrift> = diffs
-        .iter()
-        .map(|d| FieldDrift {
-            field: d.field.to_owned(),
-            observed: d.observed.clone(),
-            desired: d.desired.clone(),
-        })
-        .collect();
+    let fields: Vec<FieldDrift> = diffs.iter().map(FieldDrift::from).collect();
     match previous {
         Some(p) if p.action == action && p.fields == fields => p.clone(),
         _ => DriftRecord {
@@ -245,8 +238,12 @@ pub fn drift_record(
 
 /// "dbInstanceClass: db.t3.small -> db.t3.micro; tags: a=b -> (none)"
 pub fn describe_diffs(diffs: &[Diff]) -> String {
-    diffs
-        .iter()
+    describe_fields(diffs.iter().map(FieldDrift::from))
+}
+
+/// Fields that differ (or change), in words: "dbInstanceClass: db.t3.micro -> db.t3.small; ...".
+pub fn describe_fields(fields: impl IntoIterator<Item = FieldDrift>) -> String {
+    (fields.into_iter())
         .map(|d| {
             format!(
                 "{}: {} -> {}",
