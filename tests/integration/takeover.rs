@@ -277,8 +277,8 @@ async fn a_dry_run_shows_a_class_change_as_an_outage_and_makes_no_call() {
     // Let it act: the edit is applied as an edit, not put back as drift.
     annotate_with(&api, DRY_RUN_ANNOTATION, None).await;
     common::wait_class(&rds, &id, "db.t3.large").await;
+    common::wait_event(&client, &ns, "db", "Updating").await;
     let reasons = common::event_reasons(&client, &ns, "db").await;
-    assert!(reasons.contains(&"Updating".into()), "{reasons:?}");
     assert!(!reasons.contains(&"DriftCorrected".into()), "{reasons:?}");
     common::delete_and_wait(&api, "db").await;
 }

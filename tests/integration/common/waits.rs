@@ -104,6 +104,16 @@ pub async fn event_reasons(client: &Client, ns: &str, name: &str) -> Vec<String>
         .collect()
 }
 
+/// Waits until an Event with `reason` is recorded for an object. The operator publishes its Events
+/// after the calls they report, so a test that saw a call's effect in RDS waits for its Event.
+pub async fn wait_event(client: &Client, ns: &str, name: &str, reason: &str) {
+    wait_for(&format!("a {reason} Event of {name}"), TIMEOUT, || async {
+        let reasons = event_reasons(client, ns, name).await;
+        reasons.iter().any(|r| r == reason).then_some(())
+    })
+    .await
+}
+
 /// A Secret's data as text, or None when it does not exist.
 pub async fn secret_data(
     client: &Client,
