@@ -11,8 +11,8 @@ use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
-use super::common::{self, Operator};
-use super::{Settings, all_calls, diff, peak_rss_mib};
+use super::common;
+use super::{Settings, peak_rss_mib, row, steady_state};
 
 fn ready(c: &DBCluster) -> bool {
     (c.status.iter().flat_map(|s| &s.conditions)).any(|c| c.type_ == "Ready" && c.status == "True")
@@ -20,22 +20,9 @@ fn ready(c: &DBCluster) -> bool {
 
 /// Creates C clusters and their 2C members, waits until all are Ready, and measures.
 pub async fn run(client: &kube::Client, settings: &Settings, c: usize) {
-    let ns = common::namespace(client, &format!("benchc{c}")).await;
-    common::secret(
-        client,
-        &ns,
-        "db-password",
-        "password",
-        "Bench-Passw0rd-2026",
-    )
-    .await;
+    let (ns, operator) = row(client, settings, &format!("benchc{c}")).await;
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
     let instances: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
-    let operator = Operator::spawn(
-        &settings.operator_args(&ns),
-        common::kubeconfig(),
-        &[("RUST_LOG", "warn")],
-    );
     let pid = operator.pid();
     let prefix = common::unique("c");
     println!("C = {c} clusters, {} members", 2 * c);
@@ -92,23 +79,11 @@ pub async fn run(client: &kube::Client, settings: &Settings, c: usize) {
         2 * c,
         started.elapsed().as_secs_f64()
     );
-    tokio::time::sleep(settings.interval * 2 + Duration::from_secs(2)).await;
-    let polls = 3;
-    let before = all_calls();
-    tokio::time::sleep(settings.interval * polls).await;
-    let steady = diff(&all_calls(), &before);
-    let count = |k: &str| steady.get(k).copied().unwrap_or(0);
-    let others: u64 = (steady.iter())
-        .filter(|(k, _)| *k != "DescribeDBClusters" && *k != "DescribeDBInstances")
-        .map(|(_, v)| v)
-        .sum();
-    println!(
-        "  steady state over {polls} shared polls: {steady:?}; per poll DescribeDBClusters {:.1} (floor ceil(C/100) = {}), DescribeDBInstances {:.1} (floor ceil(2C/100) = {}); other RDS calls {others}",
-        count("DescribeDBClusters") as f64 / polls as f64,
-        c.div_ceil(100),
-        count("DescribeDBInstances") as f64 / polls as f64,
-        (2 * c).div_ceil(100),
-    );
+    let floors = [
+        ("DescribeDBClusters", c.div_ceil(100)),
+        ("DescribeDBInstances", (2 * c).div_ceil(100)),
+    ];
+    steady_state(settings, &floors).await;
     println!("  operator peak RSS: {:.1} MiB", peak_rss_mib(pid));
     drop(operator);
     assert!(common::moto_ext_post("/moto-api/reset"), "reset moto");

@@ -9,7 +9,9 @@
 //! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready"), BENCH_ACCOUNTS
 //! ("AxR": the N spread over A AWSAccounts, each in another moto account, and R regions; the
 //! steady state then reports the DescribeDBInstances of each (account, region)), BENCH_CLUSTERS
-//! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`).
+//! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`),
+//! BENCH_REPLICAS (R: instead of the sizes, R DBInstances under upgradePolicy BlueGreen, each with
+//! a read replica; `replicas.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -23,6 +25,7 @@ use serde_json::json;
 mod clusters;
 #[path = "../integration/common/mod.rs"]
 mod common;
+mod replicas;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};
 
@@ -157,6 +160,46 @@ fn diff(after: &BTreeMap<String, u64>, before: &BTreeMap<String, u64>) -> BTreeM
         .map(|(k, v)| (k.clone(), v - before.get(k).copied().unwrap_or(0)))
         .filter(|(_, v)| *v > 0)
         .collect()
+}
+
+/// A row's namespace, with the password Secret its instances name, and its operator.
+async fn row(client: &kube::Client, settings: &Settings, name: &str) -> (String, Operator) {
+    let ns = common::namespace(client, name).await;
+    common::secret(
+        client,
+        &ns,
+        "db-password",
+        "password",
+        "Bench-Passw0rd-2026",
+    )
+    .await;
+    let args = settings.operator_args(&ns);
+    let operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
+    (ns, operator)
+}
+
+/// The steady state of a row, once all are Ready: the calls over three shared polls, per poll for
+/// each of the listing calls given with its floor (one page per 100), and every other RDS call.
+async fn steady_state(settings: &Settings, floors: &[(&str, usize)]) {
+    tokio::time::sleep(settings.interval * 2 + Duration::from_secs(2)).await;
+    let polls = 3;
+    let before = all_calls();
+    tokio::time::sleep(settings.interval * polls).await;
+    let steady = diff(&all_calls(), &before);
+    let per_poll: Vec<String> = (floors.iter())
+        .map(|(call, floor)| {
+            let count = steady.get(*call).copied().unwrap_or(0);
+            format!("{call} {:.1} (floor {floor})", count as f64 / polls as f64)
+        })
+        .collect();
+    let others: u64 = (steady.iter())
+        .filter(|(k, _)| !floors.iter().any(|(call, _)| call == k))
+        .map(|(_, v)| v)
+        .sum();
+    println!(
+        "  steady state over {polls} shared polls: {steady:?}; per poll {}; other RDS calls {others}",
+        per_poll.join(", ")
+    );
 }
 
 /// Mutating calls since `since` (epoch seconds): (time, action, identifier).
@@ -361,6 +404,14 @@ async fn main() {
     {
         ensure_no_event_feed();
         clusters::run(&client, &settings, c).await;
+        return;
+    }
+    if let Some(r) = std::env::var("BENCH_REPLICAS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+    {
+        ensure_no_event_feed();
+        replicas::run(&client, &settings, r).await;
         return;
     }
     for n in sizes {
