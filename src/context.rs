@@ -40,6 +40,8 @@ pub struct Context {
     pub health: Arc<Health>,
     /// The key of the password hashes in status (see `secrets::hash_key`).
     pub hash_key: Sensitive,
+    /// The CA bundle connection Secrets carry (`--ca-bundle`), if any.
+    pub ca_bundle: Option<Arc<str>>,
     /// What the operator's settings grant to namespaces (`--grant-adoption`, `--grant-restore`).
     pub grants: Grants,
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
@@ -95,6 +97,7 @@ impl Context {
             metrics,
             health,
             hash_key,
+            ca_bundle: None,
             grants: Grants::default(),
             read_budget: ReadBudget::new(0),
             writes: Default::default(),

@@ -114,6 +114,12 @@ struct RunArgs {
     /// hashes in DBInstance status; created when absent.
     #[arg(long, env = "HASH_KEY_SECRET", default_value = "rds-operator-hash-key")]
     hash_key_secret: String,
+    /// A PEM file of the CA certificates that sign the database servers' certificates (for RDS:
+    /// its global bundle, global-bundle.pem). Each connection Secret then carries it as `ca.crt`
+    /// (and `{{ caBundle }}` for templates), with `sslmode` set to verify the server, and a
+    /// PostgreSQL `uri` with `sslmode=verify-full`. Default: none, and no such keys.
+    #[arg(long, env = "CA_BUNDLE")]
+    ca_bundle: Option<std::path::PathBuf>,
     /// Namespaces whose DBInstances may observe or adopt any RDS instance no DBInstance owns,
     /// without its rds.operator.rs/adoptable-by tag (comma-separated; `*`: every namespace, for a
     /// cluster of one team). Default: none.
@@ -302,6 +308,16 @@ async fn context(
     ctx.shards = shards;
     ctx.manage_accounts = args.manage_accounts.unwrap_or(args.namespaces.is_empty());
     ctx.read_budget = ReadBudget::new(args.namespace_read_budget);
+    if let Some(path) = &args.ca_bundle {
+        let pem = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the CA bundle {}", path.display()))?;
+        anyhow::ensure!(
+            pem.contains("-----BEGIN CERTIFICATE-----"),
+            "the CA bundle {} holds no PEM certificate",
+            path.display()
+        );
+        ctx.ca_bundle = Some(pem.into());
+    }
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
         restore: args.grant_restore.clone(),

@@ -224,9 +224,7 @@ def install() -> None:
             return None
         found = original_endpoint.fget(self)
         # A member of a cluster reaches the cluster's server (clusters.py).
-        server = (engines.get(self.db_instance_identifier)
-                  or clusters.server_of(getattr(self, "db_cluster_identifier", None))
-                  or replicas.server_of(self))
+        server = engines.get(self.db_instance_identifier) or clusters.member_server(self)
         if server is not None and found is not None:
             # A real server: its own loopback address, on the instance's port.
             found = {**found, "Address": server.address, "Port": server.port}
@@ -247,19 +245,60 @@ def install() -> None:
         )
 
     def create_db_instance(self: Any, db_kwargs: dict[str, Any]) -> Any:
+        # A create RDS refuses leaves nothing behind (moto adds the instance, then may fail on its
+        # first automated snapshot), and one that needs a real server past the limit is refused
+        # before anything is made: CreateDBInstance is one call that succeeds or fails
+        # (API_CreateDBInstance.html, "Errors").
+        identifier = db_kwargs["db_instance_identifier"]
+        real = not db_kwargs.get("db_cluster_identifier") and engines.wanted(
+            db_kwargs.get("engine") or "", _tags(db_kwargs))
         with LOCK:
             _purge_deleted(self)
-            db = orig_create(self, db_kwargs)
-            db.__dict__["_ext_backend"] = self
-            features.on_create(db, db_kwargs)
-            if engines.wanted(db.engine, _tags(db_kwargs)) and _password(db):
-                start_engine(self, db)
-            elif CONFIG["create_delay"] > 0:
-                _start_phase(db, "creating", CONFIG["create_delay"])
-            return db
+            if real and identifier not in self.databases:
+                try:
+                    engines.reserve(identifier)
+                except engines.EngineError as e:
+                    raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
+            before = self.databases.get(identifier)
+            try:
+                db = orig_create(self, db_kwargs)
+                db.__dict__["_ext_backend"] = self
+                features.on_create(db, db_kwargs)
+                if real and _password(db):
+                    start_engine(self, db)
+                elif CONFIG["create_delay"] > 0:
+                    _start_phase(db, "creating", CONFIG["create_delay"])
+                return db
+            except Exception:
+                made = self.databases.get(identifier)
+                if made is not None and made is not before:
+                    del self.databases[identifier]
+                    for name, snap in list(self.database_snapshots.items()):
+                        if getattr(snap, "database", None) is made:
+                            del self.database_snapshots[name]
+                raise
+            finally:
+                engines.release(identifier)
+
+    def save_automated_backup(self: Any) -> None:
+        # RDS names automated snapshots rds:<instance>-<yyyy-mm-dd-hh-mm> and never refuses an
+        # instance for its name (a retained automated backup of an earlier instance of the same
+        # identifier may hold it: DeleteAutomatedBackups, API_DeleteDBInstance.html). moto
+        # refuses the create with DBSnapshotAlreadyExists; here the new one takes a suffix.
+        base = f"rds:{self.db_instance_identifier}-{models.utcnow().strftime('%Y-%m-%d-%H-%M')}"
+        name, n = base, 1
+        while name in self.backend.database_snapshots:
+            n += 1
+            name = f"{base}-{n}"
+        self.add_event("DB_INSTANCE_BACKUP_START")
+        self.backend.create_auto_snapshot(self.db_instance_identifier, name)
+        self.add_event("DB_INSTANCE_BACKUP_FINISH")
+
+    DBInstance.save_automated_backup = save_automated_backup
 
     def start_engine(backend: Any, db: Any) -> None:
-        """A real server: the instance is creating until it serves (or failed, with the reason)."""
+        """A real server: the instance is creating until it serves (or failed, with the reason).
+        Green of a blue/green deployment is a replica of blue (blue_green.py)."""
 
         def on_ready() -> None:
             with LOCK:
@@ -272,11 +311,12 @@ def install() -> None:
             print(f"moto_ext: {message}", flush=True)
 
         snapshot = RESTORING.pop(db.db_instance_identifier, None)
+        source = engines.get(blue_green.REPLICA_OF.pop(db.db_instance_identifier, None))
         try:
             engines.create(db.db_instance_identifier, db.engine, db.port, db.master_username,
-                           _password(db), getattr(db, "db_name", None), on_ready, on_error, snapshot)
+                           _password(db), getattr(db, "db_name", None), on_ready, on_error, snapshot,
+                           source, parameters.tls_required(backend, db))
         except engines.EngineError as e:
-            del backend.databases[db.db_instance_identifier]
             raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
         _start_phase(db, "creating", float("inf"))
 
@@ -521,6 +561,11 @@ class ControlMiddleware:
             # the connection Secret carries the password the database really has.
             password = master_password(query.get("identifier", "").lower())
             status, body = ("200 OK", {"password": password}) if password is not None else ("404 Not Found", {})
+        elif path == "/_rds_ext/ca.pem":
+            # The test bed's CA bundle, in the role of RDS's (engines.tls_files).
+            data = engines.ca_bundle()
+            start_response("200 OK", [("Content-Type", "application/x-pem-file"), ("Content-Length", str(len(data)))])
+            return [data]
         elif path == "/_rds_ext/drop-events" and method == "POST":
             cloudtrail.drop(query.get("identifier", ""), int(query.get("count", "1")))
             status, body = "200 OK", {"dropping": True}

@@ -28,8 +28,17 @@ API_SwitchoverBlueGreenDeployment.html, API_DeleteBlueGreenDeployment.html) and 
   (InvalidParameterCombination: "You can't specify this option if the blue/green deployment status
   is SWITCHOVER_COMPLETED"); the deployment is ``DELETING`` for ``delete_delay`` seconds, then gone.
 
-With real engines, green is loaded from a dump of blue (as a restore from a snapshot is), and the
-switchover gives green blue's address: a client of the endpoint finds blue's rows on green.
+With real engines, green is a read-only replica of blue from the moment it is made ("the green
+environment ... is kept in sync with the blue environment using logical replication" / "The
+green environment is a copy ... kept in sync ... read-only by default", blue-green-deployments-overview.html),
+and a switchover runs RDS's steps ("Switchover actions", blue-green-deployments-switching.html):
+it stops writes on blue ("Stops new write operations on the primary DB instance in both
+environments" and "drops connections"), waits until green has applied everything blue wrote, stops
+the replication, makes green writable, then swaps the addresses and renames. When green cannot
+catch up within the SwitchoverTimeout ("If the switchover doesn't complete within the specified
+timeout, then any changes are rolled back and no changes are made to either environment"), blue
+takes writes again and the deployment is ``SWITCHOVER_FAILED``. ``fail-switchover`` injects that
+case by stopping green's replication at the switchover, so green really lags.
 """
 
 from __future__ import annotations
@@ -44,6 +53,14 @@ from . import engines
 FAIL_SWITCHOVER: set[str] = set()
 INVALID: set[str] = set()
 FAILED_DETAILS = "Switchover failed: the green environment did not catch up with blue within the switchover timeout"
+# Green instance identifier -> blue's, for the green server to replicate (__init__.start_engine).
+REPLICA_OF: dict[str, str] = {}
+HEARTBEAT = {
+    "mariadb": "CREATE TABLE IF NOT EXISTS mysql.rds_heartbeat2 (id INT PRIMARY KEY, value BIGINT); "
+               "REPLACE INTO mysql.rds_heartbeat2 VALUES (1, UNIX_TIMESTAMP(NOW(6)) * 1000)",
+    "postgres": "CREATE TABLE IF NOT EXISTS rds_heartbeat2 (id INT PRIMARY KEY, value BIGINT); "
+                "INSERT INTO rds_heartbeat2 VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET value = rds_heartbeat2.value + 1",
+}
 
 
 def _state(bg: Any) -> str:
@@ -67,13 +84,11 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
             f"The blue/green deployment {identifier} can't be switched over or deleted in its current state {state}.")
 
     def green_id(self: Any, db_identifier: str) -> str:
-        # Green is a copy of blue: with a real engine, loaded from a dump of blue's database.
+        # Green is a replica of blue, with a real engine.
         green = orig_green_id(self, db_identifier)
         server = engines.get(db_identifier)
         if server is not None and server.ready:
-            dump = f"blue-green-{green}"
-            server.dump(dump)
-            restoring[green] = dump
+            REPLICA_OF[green] = db_identifier
         return green
 
     def green_of(bg: Any) -> Any:
@@ -95,33 +110,70 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
                 d["_ext_state"] = "AVAILABLE"
         elif state == "SWITCHOVER_IN_PROGRESS" and time.monotonic() >= d.get("_ext_until", 0.0) \
                 and not d.get("_ext_switching"):
-            if bg.blue_green_deployment_identifier in FAIL_SWITCHOVER:
-                FAIL_SWITCHOVER.discard(bg.blue_green_deployment_identifier)
-                d["_ext_state"] = "SWITCHOVER_FAILED"
-                bg.status_details = FAILED_DETAILS
-            else:
-                switch(bg)
+            start_switch(bg)
         elif state == "DELETING" and time.monotonic() >= d.get("_ext_until", 0.0):
             bg.backend.blue_green_deployments.pop(bg.blue_green_deployment_identifier, None)
         bg.set_status(getattr(Deployment.SupportedStates, _state(bg)))
         bg.tasks = tasks(bg)
 
-    def switch(bg: Any) -> None:
+    def fail(bg: Any) -> None:
+        bg.__dict__["_ext_state"] = "SWITCHOVER_FAILED"
+        bg.status_details = FAILED_DETAILS
+
+    def start_switch(bg: Any) -> None:
+        """The switchover's steps, on the real servers in a thread of their own (they take as long
+        as green takes to catch up); the deployment is SWITCHOVER_IN_PROGRESS meanwhile."""
+        injected = bg.blue_green_deployment_identifier in FAIL_SWITCHOVER
+        FAIL_SWITCHOVER.discard(bg.blue_green_deployment_identifier)
         blue = bg.backend.find_db_from_id(bg.source)
         green = green_of(bg)
         names = (blue.db_instance_identifier, green.db_instance_identifier if green else None)
-        # moto renames through ModifyDBInstance, which refuses a busy instance.
-        orig_switchover(bg)
-        bg.__dict__["_ext_state"] = "SWITCHOVER_COMPLETED"
-        if names[1] is not None and engines.get(names[0]) is not None:
-            bg.__dict__["_ext_switching"] = True
+        b, g = engines.get(names[0]), engines.get(names[1])
+        if b is None or g is None:
+            # No real servers: the renames alone, or the injected failure.
+            if injected:
+                fail(bg)
+            else:
+                orig_switchover(bg)
+                bg.__dict__["_ext_state"] = "SWITCHOVER_COMPLETED"
+            return
+        bg.__dict__["_ext_switching"] = True
+        timeout = float(bg.__dict__.get("_ext_timeout") or 300)
+        threading.Thread(target=switch, args=(bg, b, g, names, injected, timeout),
+                         name=f"switchover-{names[0]}", daemon=True).start()
 
-            def servers() -> None:
-                engines.switch_over(names[0], names[1], f"{names[0]}-old1")
+    def switch(bg: Any, b: Any, g: Any, names: tuple[str, str], injected: bool, timeout: float) -> None:
+        caught_up = False
+        try:
+            if injected:
+                g.query("STOP SLAVE SQL_THREAD" if g.family == "mariadb" else "SELECT pg_wal_replay_pause()")
+            # RDS's own heartbeat write on blue (mysql.rds_heartbeat2 on RDS for MySQL), which green
+            # must have applied too before it can take over.
+            b.query(HEARTBEAT[b.family])
+            b.set_read_only(True)
+            caught_up = g.caught_up(b.position(), timeout)
+            if caught_up:
+                g.promote()
+        except engines.EngineError as e:
+            print(f"moto_ext: switchover of {names[0]}: {e}", flush=True)
+        if not caught_up:
+            # Rolled back: blue takes writes again, nothing is renamed.
+            try:
+                b.set_read_only(False)
+                if injected:
+                    g.query("START SLAVE SQL_THREAD" if g.family == "mariadb" else "SELECT pg_wal_replay_resume()")
+            finally:
                 with lock:
+                    fail(bg)
                     bg.__dict__["_ext_switching"] = False
-
-            threading.Thread(target=servers, name=f"switchover-{names[0]}", daemon=True).start()
+            return
+        with lock:
+            # moto renames through ModifyDBInstance, which refuses a busy instance.
+            orig_switchover(bg)
+            bg.__dict__["_ext_state"] = "SWITCHOVER_COMPLETED"
+        engines.switch_over(names[0], names[1], f"{names[0]}-old1")
+        with lock:
+            bg.__dict__["_ext_switching"] = False
 
     def tasks(bg: Any) -> list[Any]:
         state = _state(bg)
@@ -184,6 +236,7 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
                 raise invalid_state(blue_green_deployment_identifier, _state(bg))
             bg.__dict__["_ext_state"] = "SWITCHOVER_IN_PROGRESS"
             bg.__dict__["_ext_until"] = time.monotonic() + config["modify_delay"]
+            bg.__dict__["_ext_timeout"] = switchover_timeout
             bg.status_details = None
             advance(bg)
             return bg

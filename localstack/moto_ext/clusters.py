@@ -29,9 +29,27 @@ Reference:
   Amazon Aurora DB instances");
 * a DB subnet group a cluster uses cannot be deleted (InvalidDBSubnetGroupStateFault).
 
-With real engines (``engines.py``), an aurora-mysql cluster is served by a MariaDB server and an
-aurora-postgresql one by a PostgreSQL server: the writer endpoint, the reader endpoint and every
-member's endpoint reach it. A cluster snapshot keeps a dump of its database, which a restore loads.
+With real engines (``engines.py``), an aurora-mysql cluster is served by MariaDB servers and an
+aurora-postgresql one by PostgreSQL servers, with the endpoints of "Amazon Aurora endpoint
+connections" (https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/Aurora.Overview.Endpoints.html),
+each on an address of its own:
+
+* the cluster's data is on the writer's server, made with the cluster (a cluster with no member
+  keeps it); the first member is the writer and its instance endpoint reaches that server;
+* every other member is a reader: a server of its own at its own address that replicates the
+  writer's and is read-only ("Aurora Replicas ... support only read operations", Aurora.Replication.html),
+  ``creating`` until it has the writer's data;
+* the cluster endpoint forwards each connection to the current writer ("The cluster endpoint ...
+  connects to the current primary DB instance for that DB cluster"); the reader endpoint to a
+  reader, one after another ("load-balancing for read-only connections"), or to the writer when
+  the cluster has no reader ("If the cluster contains only a primary instance and no Aurora
+  Replicas, the reader endpoint connects to the primary instance");
+* FailoverDBCluster (API_FailoverDBCluster.html), and the deletion of a writer that has readers,
+  promote a reader ("Aurora Replica is promoted to primary ... the cluster endpoint ... points to
+  the new primary"): the old writer stops taking writes, the reader catches up and takes them, and
+  the old writer (when it lives on) replicates the new one.
+
+A cluster snapshot keeps a dump of its writer's database, which a restore loads.
 """
 
 from __future__ import annotations
@@ -59,16 +77,88 @@ CLUSTER_OWNED = {
     "copy_tags_to_snapshot": "the copy tags to snapshot setting",
 }
 RESTORING: dict[str, str] = {}
+# A cluster with real servers: its writer's server key and each member's (engines.SERVERS keys).
+TOPOLOGY: dict[str, dict[str, Any]] = {}
+# A cluster's (writer, reader) endpoints.
+ENDPOINTS: dict[str, tuple[engines.Endpoint, engines.Endpoint]] = {}
+_TURNS: dict[str, int] = {}
 
 
 def server_key(cluster_identifier: str) -> str:
-    """The key of a cluster's real server among the instances': clusters and instances have
-    identifiers of their own, which may be equal."""
+    """The key of the server a cluster is made with among the instances': clusters and instances
+    have identifiers of their own, which may be equal."""
     return f"cluster-{cluster_identifier}.cluster"
 
 
+def member_key(instance_identifier: str) -> str:
+    return f"member-{instance_identifier}.reader"
+
+
 def server_of(cluster_identifier: str | None) -> Any:
-    return engines.get(server_key(cluster_identifier)) if cluster_identifier else None
+    """The cluster's writer server: the one with its data."""
+    topology = TOPOLOGY.get(cluster_identifier or "")
+    return engines.get(topology["primary"]) if topology else None
+
+
+def reader_of(cluster_identifier: str) -> Any:
+    """The next reader a reader-endpoint connection goes to, or the writer when there is none."""
+    topology = TOPOLOGY.get(cluster_identifier)
+    if topology is None:
+        return None
+    readers = [engines.get(k) for k in sorted(topology["members"].values()) if k != topology["primary"]]
+    readers = [r for r in readers if r is not None and r.ready]
+    if not readers:
+        return server_of(cluster_identifier)
+    turn = _TURNS.get(cluster_identifier, 0)
+    _TURNS[cluster_identifier] = turn + 1
+    return readers[turn % len(readers)]
+
+
+def member_server(db: Any) -> Any:
+    """The server a member instance's own endpoint reaches."""
+    topology = TOPOLOGY.get(getattr(db, "db_cluster_identifier", None) or "")
+    key = topology["members"].get(db.db_instance_identifier) if topology else None
+    return engines.get(key)
+
+
+def open_endpoints(identifier: str, port: int) -> None:
+    if identifier not in ENDPOINTS:
+        ENDPOINTS[identifier] = (
+            engines.Endpoint(f"{identifier}.cluster", port, lambda: server_of(identifier)),
+            engines.Endpoint(f"{identifier}.cluster-ro", port, lambda: reader_of(identifier)),
+        )
+
+
+def forget(identifier: str) -> None:
+    """A deleted cluster: its endpoints closed, its servers stopped."""
+    for endpoint in ENDPOINTS.pop(identifier, ()):
+        endpoint.close()
+    topology = TOPOLOGY.pop(identifier, None)
+    if topology is not None:
+        for key in {topology["primary"], *topology["members"].values()}:
+            engines.remove(key)
+
+
+def fail_over(identifier: str, target: str) -> None:
+    """The writer's role moves to member `target`: the old writer stops taking writes, the new one
+    catches up with it, stops replicating and takes writes; the old one (when it lives on)
+    replicates the new one. The cluster endpoint follows, as it forwards to the writer."""
+    topology = TOPOLOGY.get(identifier)
+    if topology is None or target not in topology["members"]:
+        return
+    old, new = engines.get(topology["primary"]), engines.get(topology["members"][target])
+    if new is None or old is new:
+        return
+    if old is not None and old.process is not None:
+        old.set_read_only(True)
+        new.caught_up(old.position(), 10)
+    new.promote()
+    previous = topology["primary"]
+    topology["primary"] = topology["members"][target]
+    if old is not None and previous in topology["members"].values():
+        old.follow(new)
+    elif old is not None:
+        engines.remove(previous)
 
 
 def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: Any,
@@ -103,16 +193,16 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
 
     orig_endpoint, orig_reader = Cluster.endpoint, Cluster.reader_endpoint
 
-    def endpoint_of(original: Any) -> Any:
+    def endpoint_of(original: Any, which: int) -> Any:
         def get(self: Any) -> Any:
             if self.status == "creating":
                 return None
-            server = server_of(self.db_cluster_identifier)
-            return server.address if server is not None else original.fget(self)
+            endpoints = ENDPOINTS.get(self.db_cluster_identifier)
+            return endpoints[which].address if endpoints is not None else original.fget(self)
         return property(get)
 
-    Cluster.endpoint = endpoint_of(orig_endpoint)
-    Cluster.reader_endpoint = endpoint_of(orig_reader)
+    Cluster.endpoint = endpoint_of(orig_endpoint, 0)
+    Cluster.reader_endpoint = endpoint_of(orig_reader, 1)
 
     def busy(identifier: str, status: str) -> Exception:
         return RDSClientError("InvalidDBClusterStateFault",
@@ -156,12 +246,15 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
 
         identifier = cluster.db_cluster_identifier
         try:
+            open_endpoints(identifier, cluster.port or engines.default_port(family))
             engines.create(server_key(identifier), family, cluster.port, cluster.master_username,
                            password, cluster.database_name, on_ready, on_error,
                            RESTORING.pop(identifier, None))
         except engines.EngineError as e:
             del backend.clusters[identifier]
+            forget(identifier)
             raise RDSClientError("InsufficientDBClusterCapacityFault", str(e))
+        TOPOLOGY[identifier] = {"primary": server_key(identifier), "members": {}}
         start_phase(cluster, "creating", float("inf"))
 
     def modify_db_cluster(self: Any, kwargs: dict[str, Any]) -> Any:
@@ -185,6 +278,8 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                     server.set_password(kwargs["master_user_password"])
                 if kwargs.get("port") is not None:
                     server.set_port(int(kwargs["port"]))
+                    for endpoint in ENDPOINTS.get(identifier, ()):
+                        endpoint.move(int(kwargs["port"]))
             waiting = cluster.__dict__.setdefault("_ext_pending", {})
             if kwargs.get("apply_immediately"):
                 deferred = {**waiting, **deferred}
@@ -219,7 +314,7 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                 create_db_cluster_snapshot(self, cluster_identifier, snapshot_name)
             if cluster.manage_master_user_password:
                 cluster.master_user_secret.delete_secret()
-            engines.remove(server_key(cluster_identifier))
+            forget(cluster_identifier)
             if config["delete_delay"] > 0:
                 start_phase(cluster, "deleting", config["delete_delay"])
             else:
@@ -259,6 +354,7 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                 RESTORING.pop(db_cluster_identifier.lower(), None)
 
     orig_modify_instance = Backend.modify_db_instance
+    orig_create_instance = Backend.create_db_instance
     orig_delete_instance = Backend.delete_db_instance
     orig_delete_group = Backend.delete_subnet_group
 
@@ -280,7 +376,85 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             raise RDSClientError(
                 "InvalidParameterCombination",
                 "FinalDBSnapshotIdentifier can not be specified when deleting a clustered instance")
-        return orig_delete_instance(self, db_instance_identifier, final_db_snapshot_identifier, *args, **kwargs)
+        with lock:
+            gone = orig_delete_instance(self, db_instance_identifier, final_db_snapshot_identifier, *args, **kwargs)
+            leave(self, gone)
+            return gone
+
+    def leave(backend: Any, db: Any) -> None:
+        """A member deleted: a reader's server goes; a writer's role goes to a reader (its server
+        then goes too), or, with no reader, the cluster keeps the writer's server and data."""
+        identifier = getattr(db, "db_cluster_identifier", None)
+        topology = TOPOLOGY.get(identifier or "")
+        if topology is None or db.db_instance_identifier not in topology["members"]:
+            return
+        key = topology["members"].pop(db.db_instance_identifier)
+        if key != topology["primary"]:
+            engines.remove(key)
+            return
+        cluster = backend.clusters.get(identifier)
+        others = [m for m in (cluster._members if cluster else []) if m is not db
+                  and m.db_instance_identifier in topology["members"] and m.status != "deleting"]
+        if not others:
+            return
+        target = sorted(others, key=lambda m: (m.promotion_tier, m.db_instance_identifier))[0]
+        db.is_cluster_writer = False
+        target.is_cluster_writer = True
+        fail_over(identifier, target.db_instance_identifier)
+
+    def create_db_instance(self: Any, db_kwargs: dict[str, Any]) -> Any:
+        identifier = db_kwargs["db_instance_identifier"]
+        cluster_id = (db_kwargs.get("db_cluster_identifier") or "").lower()
+        topology = TOPOLOGY.get(cluster_id)
+        if topology is None or identifier in self.databases:
+            return orig_create_instance(self, db_kwargs)
+        with lock:
+            has_writer = topology["primary"] in topology["members"].values()
+            if has_writer:
+                try:
+                    engines.reserve(member_key(identifier))
+                except engines.EngineError as e:
+                    raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
+            try:
+                db = orig_create_instance(self, db_kwargs)
+            finally:
+                engines.release(member_key(identifier))
+            if not has_writer:
+                topology["members"][identifier] = topology["primary"]
+                return db
+            writer = engines.get(topology["primary"])
+
+            def ready() -> None:
+                with lock:
+                    db.__dict__["_ext_until"] = 0.0
+
+            def failed(message: str) -> None:
+                with lock:
+                    db.__dict__["_ext_phase"] = None
+                    db.status = "failed"
+                print(f"moto_ext: {message}", flush=True)
+
+            try:
+                engines.create(member_key(identifier), writer.family if writer else "mysql", writer.port,
+                               writer.user, writer.password, writer.dbname, ready, failed, source=writer)
+            except engines.EngineError as e:
+                del self.databases[identifier]
+                raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
+            topology["members"][identifier] = member_key(identifier)
+            start_phase(db, "creating", float("inf"))
+            return db
+
+    orig_failover = Backend.failover_db_cluster
+
+    def failover_db_cluster(self: Any, db_cluster_identifier: str, target_db_instance_identifier: str | None = None,
+                            **_: Any) -> Any:
+        with lock:
+            advance_all(self)
+            cluster = orig_failover(self, db_cluster_identifier, target_db_instance_identifier)
+            writer = cluster.writer
+            if writer is not None:
+                fail_over(cluster.db_cluster_identifier, writer.db_instance_identifier)
+            return cluster
 
     def delete_subnet_group(self: Any, subnet_name: str) -> Any:
         with lock:
@@ -319,6 +493,8 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
     Backend.restore_db_cluster_to_point_in_time = restore_db_cluster_to_point_in_time
     Backend.modify_db_instance = modify_db_instance
     Backend.delete_db_instance = delete_db_instance
+    Backend.create_db_instance = create_db_instance
+    Backend.failover_db_cluster = failover_db_cluster
     Backend.delete_subnet_group = delete_subnet_group
     responses.RDSResponse.describe_db_clusters = describe_db_clusters_paged
 

@@ -5,39 +5,58 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
 
 * mysql and mariadb instances get a MariaDB server (Debian ``mariadb-server``), postgres instances a
   PostgreSQL server (Debian ``postgresql``, run as the ``postgres`` user, since it refuses root);
-* each listens on an address of its own in the loopback range (127.0.0.2, 127.0.0.3, ...; with
-  ``MOTO_RDS_ENGINE_NETWORK=10.88.1``, in that /24, which tests/env/node.sh makes local to the host
-  so Pods on its node reach them) on the
-  port the instance asked for or the engine's default, which is the instance's endpoint: one host
-  per instance on the usual port, as in RDS;
+* every server listens on an address of its own in the loopback range (127.0.0.2, 127.0.0.3, ...;
+  with ``MOTO_RDS_ENGINE_NETWORK=10.88.1``, in that /24, which tests/env/node.sh makes local to the
+  host so Pods on its node reach them) on the port the instance asked for or the engine's default,
+  which is the instance's endpoint: one host per instance on the usual port, as in RDS. So does
+  every endpoint that is not an instance's (an Aurora cluster's writer and reader endpoints,
+  :class:`Endpoint`), which forwards each connection to the server of the role it names;
 * the master user is created with the master password (MariaDB: ``mysql_native_password``, which
-  Node's mysql2 speaks) and DBName, if any; the anonymous users ``mariadb-install-db`` creates are
-  dropped;
+  Node's mysql2 speaks) and DBName, if any, with the privileges RDS gives it and no more: not
+  SUPER, so a read-only server refuses its writes as RDS's replicas do ("Master user account
+  privileges", https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/UsingWithRDS.MasterAccounts.html);
+  the anonymous users ``mariadb-install-db`` creates are dropped;
+* a server can replicate another (:meth:`Server.create` with ``source``): MariaDB by binlog
+  replication with global transaction ids, started from a consistent dump of the source; PostgreSQL
+  by streaming replication from a ``pg_basebackup`` of it, as a hot standby. A replica is read-only
+  (MariaDB ``read_only``, PostgreSQL's standby), its state is watched (:meth:`Server.replication`),
+  it can be promoted (replication stopped, writable, no dump) or pointed at a new source, and a
+  caller can wait until it has all of its source's writes (:meth:`Server.caught_up`);
 * the instance stays ``creating`` until its server accepts connections; a new master password is
   set with ALTER USER/ROLE; a new port restarts the server on it; deletion stops it and removes
   its data;
 * a DB snapshot (CreateDBSnapshot, or the final snapshot of DeleteDBInstance) keeps a consistent
   logical dump of the instance's database (``--single-transaction`` / ``pg_dump``), and
   RestoreDBInstanceFromDBSnapshot starts a new server loaded from it;
-* small servers (16 MiB buffers, no performance schema); at most ``MOTO_RDS_MAX_ENGINES`` (8) run
-  at once, past that CreateDBInstance fails with a clear error; every server is stopped when moto
-  stops (``moto.sh stop`` also stops any a killed moto left).
+* every server serves TLS with a certificate of the test bed's own CA (:func:`tls_files`, served at
+  ``GET /_rds_ext/ca.pem``), in the role of RDS's CA bundle ("Using SSL/TLS to encrypt a connection
+  to a DB instance", UsingWithRDS.SSL.html); a server refuses plain connections when its
+  parameter group says so: ``require_secure_transport`` (MySQL and MariaDB, default 0 up to MySQL
+  8.4, mysql-ssl-connections.require-ssl.html) or ``rds.force_ssl`` (PostgreSQL, "The default
+  value of rds.force_ssl is 1 (on) for RDS for PostgreSQL version 15 and later",
+  PostgreSQL.Concepts.General.SSL.html), and follows a change of it at once (both are dynamic);
+* small servers (16 MiB buffers, no performance schema); at most ``MOTO_RDS_MAX_ENGINES`` (16) run
+  at once, past that a create is refused with a clear error before anything is made
+  (:func:`reserve`); every server is stopped when moto stops (``moto.sh stop`` also stops any a
+  killed moto left).
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import re
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 ROOT = os.environ.get("MOTO_RDS_ENGINES_DIR") or f"/tmp/moto-rds-engines-{os.environ.get('MOTO_PORT', '4566')}"
-MAX = int(os.environ.get("MOTO_RDS_MAX_ENGINES", "8") or 8)
+MAX = int(os.environ.get("MOTO_RDS_MAX_ENGINES", "16") or 16)
 ALL = os.environ.get("MOTO_RDS_ENGINES", "") == "real"
 TAG = "moto-ext:real-engine"
 NETWORK = os.environ.get("MOTO_RDS_ENGINE_NETWORK") or "127.0.0"
@@ -47,6 +66,59 @@ SNAPSHOTS = os.path.join(ROOT, "snapshots")
 
 LOCK = threading.RLock()
 SERVERS: dict[str, "Server"] = {}
+# Addresses in use by servers and endpoints (and those held while a switchover restarts servers).
+ADDRESSES: set[str] = set()
+# Servers being made, counted against MAX from the call that asked for them.
+RESERVED: set[str] = set()
+
+# The user replicas log in to their source with: RDS's own name for it (rdsrepladmin), one password
+# for the whole test bed, so any server can be pointed at any other.
+REPL_USER = "rdsrepladmin"
+REPL_PASSWORD = secrets.token_hex(16)
+# What RDS grants the master user of RDS for MySQL and MariaDB: no SUPER, no READ_ONLY ADMIN
+# (UsingWithRDS.MasterAccounts.html).
+MASTER_PRIVILEGES = ("SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, RELOAD, PROCESS, REFERENCES, INDEX, "
+                     "ALTER, SHOW DATABASES, CREATE TEMPORARY TABLES, LOCK TABLES, EXECUTE, "
+                     "REPLICATION SLAVE, BINLOG MONITOR, CREATE VIEW, SHOW VIEW, CREATE ROUTINE, "
+                     "ALTER ROUTINE, CREATE USER, EVENT, TRIGGER")
+SYSTEM_DATABASES = {"mysql", "information_schema", "performance_schema", "sys"}
+_SERVER_IDS = iter(range(1, 1 << 31))
+TLS_DIR = os.path.join(ROOT, "tls")
+
+
+def tls_files() -> dict[str, str]:
+    """The test bed's CA and the one server certificate every server presents, made once per
+    run: its names are every address a server or endpoint can have (the engine network's and the
+    loopback range's), so a client verifies the host it connects to (verify-full)."""
+    files = {k: os.path.join(TLS_DIR, f"{k}.pem") for k in ("ca", "ca-key", "server", "server-key")}
+    with LOCK:
+        if os.path.exists(files["server"]):
+            return files
+        os.makedirs(TLS_DIR, exist_ok=True)
+        names = ["DNS:localhost"] + [f"IP:{net}.{n}" for net in sorted({NETWORK, "127.0.0"}) for n in range(1, 255)]
+        ext = os.path.join(TLS_DIR, "server.ext")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=" + ",".join(names) + "\nbasicConstraints=CA:FALSE\n"
+                    "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
+        csr = os.path.join(TLS_DIR, "server.csr")
+        for cmd in (
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650", "-subj",
+             "/CN=moto_ext test-bed RDS CA", "-keyout", files["ca-key"], "-out", files["ca"]],
+            ["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=rds.test-bed",
+             "-keyout", files["server-key"], "-out", csr],
+            ["openssl", "x509", "-req", "-in", csr, "-CA", files["ca"], "-CAkey", files["ca-key"],
+             "-CAcreateserial", "-days", "3650", "-extfile", ext, "-out", files["server"]],
+        ):
+            done = subprocess.run(cmd, capture_output=True, timeout=60)
+            if done.returncode != 0:
+                raise EngineError(f"openssl failed: {done.stderr.decode(errors='replace')[-300:]}")
+        os.chmod(files["server-key"], 0o644)
+        return files
+
+
+def ca_bundle() -> bytes:
+    with open(tls_files()["ca"], "rb") as f:
+        return f.read()
 
 
 def wanted(engine: str, tags: list[dict[str, str]] | None) -> bool:
@@ -86,7 +158,8 @@ def _quote_ident(name: str, quote: str) -> str:
 
 
 class Server:
-    def __init__(self, identifier: str, engine: str, address: str, port: int, user: str, password: str, dbname: str | None):
+    def __init__(self, identifier: str, engine: str, address: str, port: int, user: str, password: str,
+                 dbname: str | None):
         self.identifier = identifier
         self.family = family(engine)
         self.address = address
@@ -94,40 +167,101 @@ class Server:
         self.user = user
         self.password = password
         self.dbname = dbname
-        self.dir = os.path.join(ROOT, identifier)
+        self.dir = os.path.join(ROOT, f"{identifier}-{secrets.token_hex(3)}")
+        self.server_id = next(_SERVER_IDS)
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = False
         self.error: str | None = None
+        # The server this one replicates, while it does; a replica is read-only.
+        self.source: Server | None = None
+        self.read_only = False
+        # Plain connections refused (require_secure_transport / rds.force_ssl).
+        self.tls_required = False
 
     # --- lifecycle -----------------------------------------------------------------------------
 
-    def create(self, snapshot: str | None = None) -> None:
+    def create(self, snapshot: str | None = None, source: "Server | None" = None) -> None:
         """Initialises the data directory, starts the server, creates the master user and, for a
-        restore, loads the snapshot's data."""
+        restore, loads the snapshot's data; with `source`, makes it a read-only replica of that
+        server instead."""
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir, exist_ok=True)
+        deadline = time.monotonic() + 120
+        while source is not None and not source.ready and time.monotonic() < deadline:
+            if source.error:
+                raise EngineError(f"the source of {self.identifier} failed: {source.error}")
+            time.sleep(0.2)
+        if source is not None and self.family == "postgres":
+            self._pg_base_backup(source)
+            self._write_hba()
+            self.source, self.read_only = source, True
+            self.start()
+            self.ready = True
+            return
+        self._init_data()
+        self.read_only = source is not None
+        self.start()
+        self._setup()
+        if source is not None:
+            self._replicate_from_dump(source)
+        elif snapshot is not None:
+            self.load(snapshot)
+        self.ready = True
+
+    def _init_data(self) -> None:
         if self.family == "mariadb":
             # A temporary directory of its own: servers set up side by side share nothing in /tmp.
             os.makedirs(self.tmp, exist_ok=True)
             self._run(["mariadb-install-db", "--no-defaults", "--user=root", f"--datadir={self.data}",
                        "--skip-test-db", "--auth-root-authentication-method=socket"],
                       env={**os.environ, "TMPDIR": self.tmp})
+            return
+        shutil.chown(self.dir, "postgres", "postgres")
+        self._run([f"{PG_BIN}/initdb", "-D", self.data, "-U", "postgres", "--auth-local=trust",
+                   "--auth-host=scram-sha-256"], user="postgres")
+        # Password logins from any address, as on RDS: its users cannot edit pg_hba.conf, the only
+        # method is a password, and the security groups decide who reaches the instance
+        # (https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/Appendix.PostgreSQL.CommonDBATasks.html,
+        # "Managing PostgreSQL database access"). initdb allows only 127.0.0.1; clients here come
+        # from the instance's own address or from Pods on the test node.
+        with open(os.path.join(self.data, "pg_hba.conf"), "a") as hba:
+            hba.write("host all all 0.0.0.0/0 scram-sha-256\n")
+        self._write_hba()
+
+    def _write_hba(self) -> None:
+        """PostgreSQL: with rds.force_ssl, a first line that refuses every plain TCP connection."""
+        path = os.path.join(self.data, "pg_hba.conf")
+        with open(path) as f:
+            lines = [line for line in f if not line.startswith("hostnossl all all all reject")]
+        if self.tls_required:
+            lines.insert(0, "hostnossl all all all reject\n")
+        with open(path, "w") as f:
+            f.writelines(lines)
+
+    def set_tls_required(self, on: bool) -> None:
+        """The parameter changed: plain connections refused (or taken again) from now on."""
+        if on == self.tls_required or not self.ready:
+            self.tls_required = on
+            return
+        self.tls_required = on
+        if self.family == "postgres":
+            self._write_hba()
+            self._psql("SELECT pg_reload_conf();")
         else:
-            shutil.chown(self.dir, "postgres", "postgres")
-            self._run([f"{PG_BIN}/initdb", "-D", self.data, "-U", "postgres", "--auth-local=trust",
-                       "--auth-host=scram-sha-256"], user="postgres")
-            # Password logins from any address, as on RDS: its users cannot edit pg_hba.conf, the
-            # only method is a password, and the security groups decide who reaches the instance
-            # (https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/Appendix.PostgreSQL.CommonDBATasks.html,
-            # "Managing PostgreSQL database access"). initdb allows only 127.0.0.1; clients here
-            # come from the instance's own address or from Pods on the test node.
-            with open(os.path.join(self.data, "pg_hba.conf"), "a") as hba:
-                hba.write("host all all 0.0.0.0/0 scram-sha-256\n")
-        self.start()
-        self._setup()
-        if snapshot is not None:
-            self.load(snapshot)
-        self.ready = True
+            self._mariadb(f"SET GLOBAL require_secure_transport = {'ON' if on else 'OFF'};")
+
+    def _tls_options(self) -> list[str]:
+        files = tls_files()
+        if self.family == "mariadb":
+            out = [f"--ssl-ca={files['ca']}", f"--ssl-cert={files['server']}", f"--ssl-key={files['server-key']}"]
+            return out + (["--require-secure-transport=ON"] if self.tls_required else [])
+        # PostgreSQL wants its key private to it.
+        key = os.path.join(self.dir, "server-key.pem")
+        shutil.copyfile(files["server-key"], key)
+        shutil.chown(key, "postgres", "postgres")
+        os.chmod(key, 0o600)
+        return ["-c", "ssl=on", "-c", f"ssl_cert_file={files['server']}", "-c", f"ssl_key_file={key}",
+                "-c", f"ssl_ca_file={files['ca']}"]
 
     @property
     def data(self) -> str:
@@ -137,30 +271,48 @@ class Server:
     def tmp(self) -> str:
         return os.path.join(self.dir, "tmp")
 
+    @property
+    def socket(self) -> str:
+        return f"{self.dir}/mysqld.sock"
+
     def start(self) -> None:
         log = open(os.path.join(self.dir, "server.log"), "ab")
         if self.family == "mariadb":
             os.makedirs(self.tmp, exist_ok=True)
+            # Every server keeps a binlog with global transaction ids, so any of them can be a
+            # source, and a replica logs what it applies, so it can become one.
             cmd = ["mariadbd", "--no-defaults", "--user=root", f"--datadir={self.data}",
-                   f"--socket={self.dir}/mysqld.sock", f"--pid-file={self.dir}/mysqld.pid",
+                   f"--socket={self.socket}", f"--pid-file={self.dir}/mysqld.pid",
                    f"--bind-address={self.address}", f"--port={self.port}", f"--tmpdir={self.tmp}",
                    "--innodb-buffer-pool-size=16M", "--performance-schema=OFF", "--skip-name-resolve",
-                   "--max-connections=50", "--skip-log-bin"]
+                   "--max-connections=50", f"--server-id={self.server_id}", f"--log-bin={self.dir}/binlog",
+                   f"--relay-log={self.dir}/relay", "--binlog-format=ROW", "--log-slave-updates",
+                   "--slave-net-timeout=10"]
+            if self.read_only:
+                cmd.append("--read-only")
+            cmd += self._tls_options()
             self.process = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True)
         else:
             cmd = [f"{PG_BIN}/postgres", "-D", self.data, "-c", f"listen_addresses={self.address}",
                    "-c", f"port={self.port}", "-c", f"unix_socket_directories={self.dir}",
-                   "-c", "shared_buffers=16MB", "-c", "max_connections=20", "-c", "fsync=off"]
+                   "-c", "shared_buffers=16MB", "-c", "max_connections=20", "-c", "fsync=off",
+                   "-c", "wal_level=replica", "-c", "max_wal_senders=10", "-c", "hot_standby=on",
+                   *self._tls_options()]
             self.process = subprocess.Popen(cmd, stdout=log, stderr=log, user="postgres", start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise EngineError(f"the {self.family} server of {self.identifier} exited; see {self.dir}/server.log")
+            # Its own socket file too: a TCP answer alone may come from another process still on
+            # the address.
+            own = self.socket if self.family == "mariadb" else os.path.join(self.dir, f".s.PGSQL.{self.port}")
             try:
                 with socket.create_connection((self.address, self.port), timeout=0.5):
-                    return
+                    if os.path.exists(own):
+                        return
             except OSError:
-                time.sleep(0.2)
+                pass
+            time.sleep(0.2)
         raise EngineError(f"the {self.family} server of {self.identifier} did not start within 60 s")
 
     def stop(self, remove: bool) -> None:
@@ -175,6 +327,126 @@ class Server:
         if remove:
             shutil.rmtree(self.dir, ignore_errors=True)
 
+    # --- replication ---------------------------------------------------------------------------
+
+    def _replicate_from_dump(self, source: "Server") -> None:
+        """MariaDB: loads a consistent dump of the source's databases, taken with the source's
+        global transaction id at that point, and replicates from there."""
+        databases = [d for d in source.query("SHOW DATABASES").split() if d not in SYSTEM_DATABASES]
+        position = source.query("SELECT @@GLOBAL.gtid_binlog_pos").strip()
+        if databases:
+            done = subprocess.run(
+                ["mariadb-dump", "--no-defaults", "-uroot", f"--socket={source.socket}", "--single-transaction",
+                 "--master-data=2", "--gtid", "--routines", "--triggers", "--events", "--databases", *databases],
+                capture_output=True, timeout=300)
+            if done.returncode != 0:
+                raise EngineError(f"dumping {source.identifier} for {self.identifier} failed: "
+                                  f"{done.stderr.decode(errors='replace')[-400:]}")
+            found = re.search(rb"SET GLOBAL gtid_slave_pos\s*=\s*'([^']*)'", done.stdout)
+            position = found.group(1).decode() if found else position
+            loaded = subprocess.run(["mariadb", "--no-defaults", "-uroot", f"--socket={self.socket}",
+                                     "--init-command=SET sql_log_bin=0"], input=done.stdout,
+                                    capture_output=True, timeout=300)
+            if loaded.returncode != 0:
+                raise EngineError(f"loading {self.identifier} failed: {loaded.stderr.decode(errors='replace')[-400:]}")
+        self._mariadb(f"SET GLOBAL gtid_slave_pos = {_sql_string(position)};")
+        self.follow(source, "slave_pos")
+
+    def _pg_base_backup(self, source: "Server") -> None:
+        """PostgreSQL: a base backup of the source, written as a standby of it (-R)."""
+        shutil.chown(self.dir, "postgres", "postgres")
+        self._run([f"{PG_BIN}/pg_basebackup", "-D", self.data, "-h", source.dir, "-p", str(source.port),
+                   "-U", "postgres", "-X", "stream", "-R", "-c", "fast"], user="postgres")
+
+    def follow(self, source: "Server", position: str = "current_pos") -> None:
+        """Replicates `source` from now on, read-only (a new replica, or a writer demoted after a
+        failover: `current_pos` goes on from what this server has)."""
+        if self.family == "postgres":
+            # A standby of the new source: its data again from a base backup of it.
+            self.stop(remove=False)
+            shutil.rmtree(self.data, ignore_errors=True)
+            self._pg_base_backup(source)
+            self._write_hba()
+            self.source, self.read_only = source, True
+            self.start()
+            return
+        self.source, self.read_only = source, True
+        self._mariadb(
+            "SET GLOBAL read_only = ON; STOP SLAVE; "
+            f"CHANGE MASTER TO MASTER_HOST={_sql_string(source.address)}, MASTER_PORT={source.port}, "
+            f"MASTER_USER={_sql_string(REPL_USER)}, MASTER_PASSWORD={_sql_string(REPL_PASSWORD)}, "
+            f"MASTER_CONNECT_RETRY=1, MASTER_USE_GTID={position}; START SLAVE;")
+
+    def promote(self) -> None:
+        """Stops replicating and takes writes: the promotion of a replica, with no dump."""
+        if self.family == "postgres":
+            if self.source is not None:
+                self._run([f"{PG_BIN}/pg_ctl", "promote", "-w", "-D", self.data], user="postgres")
+        else:
+            self._mariadb("STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF;")
+        self.source, self.read_only = None, False
+
+    def set_read_only(self, on: bool) -> None:
+        """Refuses (or takes again) writes from clients, as a switchover does to blue."""
+        self.read_only = on
+        if self.family == "postgres":
+            value = "on" if on else "off"
+            self._psql(f"ALTER SYSTEM SET default_transaction_read_only = {value};")
+            self._psql("SELECT pg_reload_conf();")
+            if on:
+                # Sessions already open keep their setting: end them, as RDS drops connections.
+                self._psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                           "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid();")
+        else:
+            self._mariadb(f"SET GLOBAL read_only = {'ON' if on else 'OFF'};")
+
+    def position(self) -> str:
+        """How far this server's data goes: its binlog position (MariaDB) or WAL location (PostgreSQL)."""
+        if self.family == "postgres":
+            return self.query("SELECT pg_current_wal_lsn()").strip()
+        return self.query("SELECT @@GLOBAL.gtid_binlog_pos").strip()
+
+    def caught_up(self, position: str, timeout: float) -> bool:
+        """Whether this replica has applied everything up to its source's `position` within
+        `timeout` seconds."""
+        if self.family == "mariadb":
+            answer = self.query(f"SELECT MASTER_GTID_WAIT({_sql_string(position)}, {max(timeout, 0.1)})",
+                                timeout=timeout + 30)
+            return answer.strip() == "0"
+        deadline = time.monotonic() + timeout
+        while True:
+            done = self.query(f"SELECT pg_last_wal_replay_lsn() >= {_pg_string(position)}::pg_lsn").strip()
+            if done == "t":
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)
+
+    def replication(self) -> tuple[str, str | None]:
+        """The replica's state as RDS names it in StatusInfos: ``replicating``, or ``error`` with
+        the reason (DBInstanceStatusInfo, API_DBInstanceStatusInfo.html); read at most once a
+        second."""
+        cached = getattr(self, "_replication", None)
+        if cached is not None and time.monotonic() - cached[0] < 1.0:
+            return cached[1]
+        state = self._replication_now()
+        self._replication = (time.monotonic(), state)
+        return state
+
+    def _replication_now(self) -> tuple[str, str | None]:
+        try:
+            if self.family == "postgres":
+                state = self.query("SELECT status FROM pg_stat_wal_receiver").strip()
+                return ("replicating", None) if state in ("streaming", "catchup", "startup") else \
+                    ("error", f"the WAL receiver is {state or 'not running'}")
+            lines = self.query("SHOW SLAVE STATUS", names=True).splitlines()
+            rows = dict(zip(lines[0].split("\t"), lines[1].split("\t"))) if len(lines) > 1 else {}
+        except EngineError as e:
+            return "error", str(e)
+        if rows.get("Slave_SQL_Running") == "Yes" and rows.get("Slave_IO_Running") in ("Yes", "Connecting"):
+            return "replicating", None
+        return "error", rows.get("Last_SQL_Error") or rows.get("Last_IO_Error") or "replication is stopped"
+
     # --- changes RDS makes -----------------------------------------------------------------------
 
     def dump(self, snapshot: str) -> None:
@@ -184,7 +456,7 @@ class Server:
         os.makedirs(SNAPSHOTS, exist_ok=True)
         path = os.path.join(SNAPSHOTS, f"{snapshot.replace(':', '_')}.sql")
         if self.family == "mariadb":
-            cmd = ["mariadb-dump", "--no-defaults", "-uroot", f"--socket={self.dir}/mysqld.sock",
+            cmd = ["mariadb-dump", "--no-defaults", "-uroot", f"--socket={self.socket}",
                    "--single-transaction", "--databases", self.dbname]
             user = None
         else:
@@ -205,7 +477,7 @@ class Server:
         with open(path, "rb") as f:
             sql = f.read()
         if self.family == "mariadb":
-            cmd = ["mariadb", "--no-defaults", "-uroot", f"--socket={self.dir}/mysqld.sock"]
+            cmd = ["mariadb", "--no-defaults", "-uroot", f"--socket={self.socket}"]
             user = None
         else:
             cmd = [f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", self.dbname or "postgres",
@@ -232,14 +504,19 @@ class Server:
     # --- helpers -------------------------------------------------------------------------------
 
     def _setup(self) -> None:
+        """The master user and database, and the replication user; none of it goes into the
+        binlog, so every server's transaction history holds only what clients wrote."""
         if self.family == "mariadb":
             user = _sql_string(self.user)
             sql = [
+                "SET sql_log_bin = 0;",
                 # mariadb-install-db's anonymous users would shadow 'admin'@'%' for loopback logins.
                 "DELETE FROM mysql.global_priv WHERE User='';",
                 "FLUSH PRIVILEGES;",
                 f"CREATE USER {user}@'%' IDENTIFIED BY {_sql_string(self.password)};",
-                f"GRANT ALL PRIVILEGES ON *.* TO {user}@'%' WITH GRANT OPTION;",
+                f"GRANT {MASTER_PRIVILEGES} ON *.* TO {user}@'%' WITH GRANT OPTION;",
+                f"CREATE USER {_sql_string(REPL_USER)}@'%' IDENTIFIED BY {_sql_string(REPL_PASSWORD)};",
+                f"GRANT REPLICATION SLAVE ON *.* TO {_sql_string(REPL_USER)}@'%';",
             ]
             if self.dbname:
                 sql.append(f"CREATE DATABASE IF NOT EXISTS {_quote_ident(self.dbname, '`')};")
@@ -255,8 +532,27 @@ class Server:
             if self.dbname:
                 self._psql(f"CREATE DATABASE {_quote_ident(self.dbname, chr(34))} OWNER {role};")
 
+    def query(self, sql: str, timeout: float = 30, names: bool = False) -> str:
+        """One statement as the server's own superuser; its rows, tab-separated (MariaDB: after a
+        line of column names, with `names`)."""
+        if self.family == "mariadb":
+            cmd = ["mariadb", "--no-defaults", "-uroot", f"--socket={self.socket}", "--batch",
+                   *([] if names else ["--skip-column-names"]), "-e", sql]
+            user = None
+        else:
+            cmd = [f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", "postgres",
+                   "-At", "-v", "ON_ERROR_STOP=1", "-c", sql]
+            user = "postgres"
+        try:
+            done = subprocess.run(cmd, capture_output=True, user=user, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise EngineError(f"{sql[:40]} timed out on {self.identifier}")
+        if done.returncode != 0:
+            raise EngineError(f"{sql[:40]} failed on {self.identifier}: {done.stderr.decode(errors='replace')[-400:]}")
+        return done.stdout.decode(errors="replace")
+
     def _mariadb(self, sql: str) -> None:
-        self._run(["mariadb", "--no-defaults", "-uroot", f"--socket={self.dir}/mysqld.sock", "-e", sql])
+        self._run(["mariadb", "--no-defaults", "-uroot", f"--socket={self.socket}", "-e", sql])
 
     def _psql(self, sql: str) -> None:
         self._run([f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", "postgres",
@@ -269,8 +565,93 @@ class Server:
                               f"{done.stderr.decode(errors='replace')[-400:]}")
 
 
+class Endpoint:
+    """An endpoint that is no instance's own, on an address of its own: each connection is
+    forwarded to the server `target` names when it comes in (an Aurora cluster endpoint to the
+    writer, its reader endpoint to a reader). A connection made while there is none is closed."""
+
+    def __init__(self, name: str, port: int, target: Callable[[], "Server | None"]):
+        self.name = name
+        self.target = target
+        self.port = port
+        for _ in range(20):
+            with LOCK:
+                self.address = _address()
+                ADDRESSES.add(self.address)
+            try:
+                self.listener = socket.create_server((self.address, port))
+                break
+            except OSError:
+                # Still held by a process outside the registry (a server stopping): not this one.
+                continue
+        else:
+            raise EngineError(f"no free address for the endpoint {name}")
+        self.closed = False
+        threading.Thread(target=self._serve, name=f"endpoint-{name}", daemon=True).start()
+
+    def _serve(self) -> None:
+        listener = self.listener
+        while not self.closed:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._forward, args=(client,), daemon=True).start()
+
+    def _forward(self, client: socket.socket) -> None:
+        server = self.target()
+        if server is None or not server.ready:
+            client.close()
+            return
+        try:
+            upstream = socket.create_connection((server.address, server.port), timeout=5)
+        except OSError:
+            client.close()
+            return
+        upstream.settimeout(None)
+
+        def pump(src: socket.socket, dst: socket.socket) -> None:
+            try:
+                while True:
+                    data = src.recv(65536)
+                    if not data:
+                        break
+                    dst.sendall(data)
+            except OSError:
+                pass
+            finally:
+                for s in (src, dst):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+        pump(client, upstream)
+        client.close()
+        upstream.close()
+
+    def move(self, port: int) -> None:
+        """The same address on another port."""
+        if port == self.port:
+            return
+        self.listener.close()
+        self.port = port
+        self.listener = socket.create_server((self.address, port))
+        threading.Thread(target=self._serve, name=f"endpoint-{self.name}", daemon=True).start()
+
+    def close(self) -> None:
+        self.closed = True
+        try:
+            self.listener.close()
+        except OSError:
+            pass
+        with LOCK:
+            ADDRESSES.discard(self.address)
+
+
 def _address() -> str:
-    used = {s.address for s in SERVERS.values()}
+    used = {s.address for s in SERVERS.values()} | ADDRESSES
     for n in range(2, 255):
         candidate = f"{NETWORK}.{n}"
         if candidate not in used:
@@ -278,19 +659,41 @@ def _address() -> str:
     raise EngineError(f"no address left in {NETWORK}.0/24")
 
 
-def create(identifier: str, engine: str, port: int | None, user: str, password: str, dbname: str | None,
-           on_ready: Any, on_error: Any, snapshot: str | None = None) -> Server:
-    """Starts a server for a new instance in the background; `on_ready` runs once it serves."""
+def reserve(identifier: str) -> None:
+    """Counts a server to be made against MAX before anything is created, so a create past the
+    limit is refused whole (InsufficientDBInstanceCapacity) and never made with an endpoint that
+    reaches nothing."""
     with LOCK:
-        if len(SERVERS) >= MAX:
+        if identifier in RESERVED:
+            return
+        if len(SERVERS) + len(RESERVED) >= MAX:
+            raise EngineError(f"moto_ext runs at most {MAX} real database servers at once "
+                              "(MOTO_RDS_MAX_ENGINES); delete an instance first")
+        RESERVED.add(identifier)
+
+
+def release(identifier: str) -> None:
+    with LOCK:
+        RESERVED.discard(identifier)
+
+
+def create(identifier: str, engine: str, port: int | None, user: str, password: str, dbname: str | None,
+           on_ready: Any, on_error: Any, snapshot: str | None = None, source: Server | None = None,
+           tls_required: bool = False) -> Server:
+    """Starts a server for a new instance in the background (a replica of `source`, if given);
+    `on_ready` runs once it serves."""
+    with LOCK:
+        RESERVED.discard(identifier)
+        if len(SERVERS) + len(RESERVED) >= MAX:
             raise EngineError(f"moto_ext runs at most {MAX} real database servers at once "
                               "(MOTO_RDS_MAX_ENGINES); delete an instance first")
         server = Server(identifier, engine, _address(), port or default_port(engine), user, password, dbname)
+        server.tls_required = tls_required
         SERVERS[identifier] = server
 
     def run() -> None:
         try:
-            server.create(snapshot)
+            server.create(snapshot, source)
             on_ready()
         except Exception as e:  # reported as a failed instance, never silently without a server
             server.error = str(e)
@@ -300,16 +703,34 @@ def create(identifier: str, engine: str, port: int | None, user: str, password: 
     return server
 
 
-def get(identifier: str) -> Server | None:
+def get(identifier: str | None) -> Server | None:
+    if not identifier:
+        return None
     with LOCK:
         return SERVERS.get(identifier)
+
+
+def rename(old: str, new: str) -> None:
+    """An instance renamed (ModifyDBInstance NewDBInstanceIdentifier) keeps its server."""
+    with LOCK:
+        server = SERVERS.pop(old, None)
+        if server is not None:
+            SERVERS[new] = server
+            server.identifier = new
 
 
 def remove(identifier: str) -> None:
     with LOCK:
         server = SERVERS.pop(identifier, None)
+        if server is not None:
+            # Held until the process is gone, so no new server or endpoint is given it meanwhile.
+            ADDRESSES.add(server.address)
     if server is not None:
-        server.stop(remove=True)
+        try:
+            server.stop(remove=True)
+        finally:
+            with LOCK:
+                ADDRESSES.discard(server.address)
 
 
 def stop_all() -> None:
@@ -332,19 +753,24 @@ def install_cleanup() -> None:
 
 
 def switch_over(blue: str, green: str, old: str) -> None:
-    """A blue/green switchover: green's server takes blue's identifier and address (the endpoint's
-    DNS name RDS moves to green), blue's server lives on as `old` at green's address. Blocks while
-    both restart."""
+    """A blue/green switchover's renames: green's server takes blue's identifier and address (the
+    endpoint's DNS name RDS moves to green), blue's server lives on as `old` at green's address.
+    Blocks while both restart."""
     with LOCK:
         b, g = SERVERS.get(blue), SERVERS.get(green)
         if b is None or g is None:
             return
-    # Both stay listed while they restart, so no new server is given either address meanwhile.
-    b.stop(remove=False)
-    g.stop(remove=False)
-    b.address, g.address = g.address, b.address
-    g.start()
-    b.start()
-    with LOCK:
-        SERVERS.pop(green, None)
-        SERVERS[blue], SERVERS[old] = g, b
+        # Both addresses stay held while the servers restart, so no new server is given either.
+        ADDRESSES.update({b.address, g.address})
+    try:
+        b.stop(remove=False)
+        g.stop(remove=False)
+        b.address, g.address = g.address, b.address
+        g.start()
+        b.start()
+    finally:
+        with LOCK:
+            ADDRESSES.difference_update({b.address, g.address})
+            SERVERS.pop(green, None)
+            SERVERS[blue], SERVERS[old] = g, b
+            g.identifier, b.identifier = blue, old

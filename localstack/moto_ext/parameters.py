@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import engines
+
 
 def _p(name: str, apply_type: str, data_type: str = "integer", modifiable: bool = True,
        value: str | None = None) -> dict[str, Any]:
@@ -51,6 +53,7 @@ _MYSQL = [
     _p("max_allowed_packet", "dynamic", value="67108864"),
     _p("max_connections", "dynamic"),
     _p("performance_schema", "static", "boolean", value="0"),
+    _p("require_secure_transport", "dynamic", "boolean", value="0"),
     _p("slow_query_log", "dynamic", "boolean"),
     _p("sql_mode", "dynamic", "string"),
     _p("thread_stack", "static", value="262144"),
@@ -76,6 +79,30 @@ CATALOGS = {
     "postgres16": _POSTGRES,
     "postgres17": _POSTGRES,
 }
+
+
+def tls_required(backend: Any, db: Any) -> bool:
+    """Whether the instance's server refuses plain connections: its parameter group's
+    require_secure_transport (MySQL, MariaDB) or rds.force_ssl (PostgreSQL), else the engine's
+    default: 0 for MySQL up to 8.4 (mysql-ssl-connections.require-ssl.html), 1 for RDS for
+    PostgreSQL 15 and later (PostgreSQL.Concepts.General.SSL.html)."""
+    postgres = engines.family(db.engine) == "postgres"
+    name = "rds.force_ssl" if postgres else "require_secure_transport"
+    group = backend.db_parameter_groups.get((getattr(db, "db_parameter_group_name", None) or "").lower())
+    value = ((group.parameters.get(name) or {}).get("ParameterValue") if group is not None else None)
+    if value is not None:
+        return str(value).lower() in ("1", "on", "true")
+    major = str(getattr(db, "engine_version", "") or "").split(".")[0]
+    return postgres and (not major.isdigit() or int(major) >= 15)
+
+
+def follow_tls(backend: Any, group_name: str) -> None:
+    """A change of a group's TLS parameter reaches the servers of its instances at once."""
+    for db in backend.databases.values():
+        if (getattr(db, "db_parameter_group_name", None) or "").lower() == group_name.lower():
+            server = engines.get(db.db_instance_identifier)
+            if server is not None:
+                server.set_tls_required(tls_required(backend, db))
 
 
 def reset(group: Any, params: Any) -> bool:
@@ -125,6 +152,7 @@ def install(lock: Any, config: dict[str, Any], start_phase: Any, purge: Any) -> 
             if any(p.get("ApplyMethod") == "pending-reboot" for p in parameters):
                 for db in users(self, group.name):
                     db.__dict__["_ext_pending_reboot"] = True
+            follow_tls(self, group.name)
             return group
 
     def reset_db_parameter_group(self: Any) -> Any:
@@ -136,6 +164,7 @@ def install(lock: Any, config: dict[str, Any], start_phase: Any, purge: Any) -> 
             if reset(group, self.params):
                 for db in users(self.backend, group.name):
                     db.__dict__["_ext_pending_reboot"] = True
+            follow_tls(self.backend, group.name)
         return ActionResult({"DBParameterGroupName": group.name})
 
     def delete_db_parameter_group(self: Any, name: str) -> Any:

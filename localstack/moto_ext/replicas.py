@@ -22,25 +22,25 @@ source. This module follows the Amazon RDS API Reference instead:
   specified when deleting a replica instance" (InvalidParameterCombination; API_DeleteDBInstance.html,
   FinalDBSnapshotIdentifier "Can't be specified when deleting a read replica").
 
-With real engines (``engines.py``) a replica's endpoint reaches its source's server (it reads the
-source's rows); promotion gives it a server of its own loaded from a dump of the source.
+With real engines (``engines.py``) a replica has a server of its own at its own address, which
+replicates its source's (MariaDB binlog replication, PostgreSQL streaming replication) and is
+read-only: "Amazon RDS ... uses the engines' native asynchronous replication to update the read
+replica whenever there is a change to the source DB instance. The read replica operates as a DB
+instance that allows only read-only connections" (USER_ReadRepl.html, "Working with DB instance
+read replicas"). It is ``creating`` until its server has the source's data and replicates; its
+StatusInfos follow the replication (``replicating``, or ``error`` with the reason when it breaks);
+promotion stops the replication and makes it writable, with no dump ("Promoting a read replica to
+be a standalone DB instance", USER_ReadRepl.Promote.html).
 """
 
 from __future__ import annotations
 
 import copy
+import threading
+import time
 from typing import Any
 
-from . import engines, features
-
-# The key of the dump a promoted replica's server is loaded from.
-PROMOTION_DUMP = "promotion-{}"
-
-
-def server_of(db: Any) -> Any:
-    """The real server a replica's endpoint reaches: its source's."""
-    source = db.__dict__.get("_ext_replica_of")
-    return engines.get(source) if source else None
+from . import engines, features, parameters
 
 
 def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: Any) -> None:
@@ -57,7 +57,12 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
     def status_infos(self: Any) -> list[dict[str, Any]] | None:
         if not getattr(self, "is_replica", False) or self.status == "creating":
             return None
-        return [{"StatusType": "read replication", "Normal": True, "Status": "replicating"}]
+        server = engines.get(self.db_instance_identifier)
+        if server is None or not server.ready:
+            return [{"StatusType": "read replication", "Normal": True, "Status": "replicating"}]
+        state, message = server.replication()
+        info = {"StatusType": "read replication", "Normal": state == "replicating", "Status": state}
+        return [{**info, "Message": message} if message else info]
 
     DBInstance.status_infos = property(status_infos)
 
@@ -102,10 +107,13 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             replica.__dict__["_ext_backend"] = self
             replica.__dict__["_ext_replica_of"] = primary.db_instance_identifier
             features.on_create(replica, db_kwargs)
+            source = engines.get(primary.db_instance_identifier)
+            if source is not None and source.ready:
+                own_server(replica, source)
+            elif config["create_delay"] > 0:
+                start_phase(replica, "creating", config["create_delay"])
             self.databases[identifier] = replica
             primary.add_replica(replica)
-            if config["create_delay"] > 0:
-                start_phase(replica, "creating", config["create_delay"])
             return replica
 
     def promote_read_replica(self: Any, db_kwargs: dict[str, Any]) -> Any:
@@ -125,9 +133,10 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                 db.backup_retention_period = int(db_kwargs["backup_retention_period"])
             if db_kwargs.get("preferred_backup_window"):
                 db.preferred_backup_window = db_kwargs["preferred_backup_window"]
-            source = engines.get(db.__dict__.pop("_ext_replica_of", ""))
-            if source is not None and source.ready:
-                own_server(db, source)
+            db.__dict__.pop("_ext_replica_of", None)
+            server = engines.get(identifier)
+            if server is not None and server.ready:
+                promote(db, server)
             elif config["modify_delay"] > 0:
                 start_phase(db, "modifying", config["modify_delay"])
             return db
@@ -145,25 +154,47 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                     primary.replicas.remove(name)
         db.is_replica = False
 
-    def own_server(db: Any, source: Any) -> None:
-        """A promoted replica's own server, loaded from a dump of its source's: modifying until it
-        serves."""
-        dump = PROMOTION_DUMP.format(db.db_instance_identifier)
-        source.dump(dump)
-
-        def on_ready() -> None:
+    def on_ready(db: Any) -> Any:
+        def ready() -> None:
             with lock:
                 db.__dict__["_ext_until"] = 0.0
+        return ready
 
-        def on_error(message: str) -> None:
+    def on_error(db: Any) -> Any:
+        def failed(message: str) -> None:
             with lock:
                 db.__dict__["_ext_phase"] = None
                 db.status = "failed"
             print(f"moto_ext: {message}", flush=True)
+        return failed
 
-        engines.create(db.db_instance_identifier, db.engine, source.port, source.user, source.password,
-                       source.dbname, on_ready, on_error, dump)
+    def own_server(db: Any, source: Any) -> None:
+        """A replica's own server, replicating its source's: creating until it has the source's
+        data and replicates (refused whole past the servers' limit)."""
+        try:
+            engines.create(db.db_instance_identifier, db.engine, source.port, source.user, source.password,
+                           source.dbname, on_ready(db), on_error(db), source=source,
+                           tls_required=parameters.tls_required(db.backend, db))
+        except engines.EngineError as e:
+            raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
+        start_phase(db, "creating", float("inf"))
+
+    def promote(db: Any, server: Any) -> None:
+        """Promotion on the real server: modifying for at least the modify delay, and until the
+        server stops replicating and takes writes."""
         start_phase(db, "modifying", float("inf"))
+        until = time.monotonic() + config["modify_delay"]
+
+        def run() -> None:
+            try:
+                server.promote()
+            except Exception as e:  # noqa: BLE001 (reported as the instance's failure)
+                on_error(db)(str(e))
+                return
+            time.sleep(max(0.0, until - time.monotonic()))
+            on_ready(db)()
+
+        threading.Thread(target=run, name=f"promote-{db.db_instance_identifier}", daemon=True).start()
 
     def delete_db_instance(self: Any, db_instance_identifier: str, final_db_snapshot_identifier: str | None = None,
                            skip_final_snapshot: bool | None = False, *args: Any, **kwargs: Any) -> Any:

@@ -150,6 +150,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         observers: observers_of(ctx, cluster, &located.placement),
         member_states,
         hash_key: ctx.hash_key.clone(),
+        ca_bundle: ctx.ca_bundle.clone(),
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),

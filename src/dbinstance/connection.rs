@@ -1,6 +1,7 @@
 //! The connection Secret an application consumes as is: the standard keys (host, port, username,
-//! password, dbname, engine, uri) and extra keys rendered from templates such as
-//! `APP_DB_HOST: "{{ host }}"`. Pure: values in, Secret data out.
+//! password, dbname, engine, uri; with the operator's `--ca-bundle`, also `ca.crt` and `sslmode`)
+//! and extra keys rendered from templates such as `APP_DB_HOST: "{{ host }}"`. Pure: values in,
+//! Secret data out.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,14 @@ pub const KEYS: [&str; 7] = [
 /// A cluster's Secret has one more key, and placeholder: its reader endpoint.
 pub const READER_HOST: &str = "readerHost";
 
+/// The placeholder of the CA bundle that verifies the server (empty without `--ca-bundle`).
+pub const CA_BUNDLE: &str = "caBundle";
+
+/// The keys written with a CA bundle: the bundle, as Kubernetes' TLS Secrets name it, and the
+/// client setting that verifies the server's name against it (libpq's `verify-full`, MySQL's
+/// `VERIFY_IDENTITY`). Reserved: a template may not write them.
+pub const TLS_KEYS: [&str; 2] = ["ca.crt", "sslmode"];
+
 /// What a connection needs.
 pub struct ConnectionInfo<'a> {
     pub host: &'a str,
@@ -24,6 +33,8 @@ pub struct ConnectionInfo<'a> {
     pub password: &'a SecretString,
     pub dbname: &'a str,
     pub engine: &'a str,
+    /// The CA bundle clients verify the server with (the operator's `--ca-bundle`), if any.
+    pub ca_bundle: Option<&'a str>,
 }
 
 /// A template that cannot be rendered.
@@ -40,17 +51,22 @@ fn keys(cluster: bool) -> Vec<&'static str> {
     KEYS.into_iter().chain(reader).collect()
 }
 
+/// What templates may use: the standard keys and the CA bundle.
+fn placeholders(cluster: bool) -> Vec<&'static str> {
+    keys(cluster).into_iter().chain([CA_BUNDLE]).collect()
+}
+
 /// Checks every template of an instance's Secret before anything is rendered, so a bad one is
 /// refused whole.
 pub fn validate_templates(templates: &BTreeMap<String, String>) -> Result<(), TemplateError> {
-    validate_with(templates, &keys(false))
+    validate_with(templates, &placeholders(false))
 }
 
 /// The same for a cluster's Secret, whose templates may also use `readerHost`.
 pub fn validate_cluster_templates(
     templates: &BTreeMap<String, String>,
 ) -> Result<(), TemplateError> {
-    validate_with(templates, &keys(true))
+    validate_with(templates, &placeholders(true))
 }
 
 fn validate_with(
@@ -62,7 +78,7 @@ fn validate_with(
             key: key.clone(),
             problem,
         })?;
-        if keys.contains(&key.as_str()) {
+        if keys.contains(&key.as_str()) || TLS_KEYS.contains(&key.as_str()) {
             return Err(TemplateError {
                 key: key.clone(),
                 problem: "is a standard key the operator writes itself; choose another name".into(),
@@ -115,7 +131,8 @@ pub fn render(
     templates: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, SecretString>, TemplateError> {
     let keys = keys(info.reader_host.is_some());
-    validate_with(templates, &keys)?;
+    let placeholders = placeholders(info.reader_host.is_some());
+    validate_with(templates, &placeholders)?;
     let port = info.port.to_string();
     let uri = uri(info);
     let value = |k: &str| -> String {
@@ -127,6 +144,7 @@ pub fn render(
             "dbname" => info.dbname.to_owned(),
             "engine" => info.engine.to_owned(),
             READER_HOST => info.reader_host.unwrap_or_default().to_owned(),
+            CA_BUNDLE => info.ca_bundle.unwrap_or_default().to_owned(),
             _ => uri.expose_secret().to_owned(),
         }
     };
@@ -134,8 +152,13 @@ pub fn render(
         .iter()
         .map(|k| (k.to_string(), SecretString::from(value(k))))
         .collect();
+    if let Some(bundle) = info.ca_bundle {
+        data.insert(TLS_KEYS[0].into(), SecretString::from(bundle.to_owned()));
+        let mode = sslmode(info.engine);
+        data.insert(TLS_KEYS[1].into(), SecretString::from(mode.to_owned()));
+    }
     for (key, template) in templates {
-        let rendered: String = parse(template, &keys)
+        let rendered: String = parse(template, &placeholders)
             .map_err(|problem| TemplateError {
                 key: key.clone(),
                 problem,
@@ -165,7 +188,20 @@ pub fn uri(info: &ConnectionInfo<'_>) -> SecretString {
         uri.push('/');
         uri.push_str(&encode(info.dbname));
     }
+    // With a CA bundle, a PostgreSQL client verifies the server (libpq's URI parameter); MySQL
+    // drivers take no such URI parameter alike, and read `sslmode` and `ca.crt` instead.
+    if info.ca_bundle.is_some() && scheme == "postgresql" {
+        uri.push_str("?sslmode=verify-full");
+    }
     SecretString::from(uri)
+}
+
+/// The setting that verifies the server's certificate and name, in the engine's clients' words.
+fn sslmode(engine: &str) -> &'static str {
+    match scheme(engine) {
+        "postgresql" => "verify-full",
+        _ => "VERIFY_IDENTITY",
+    }
 }
 
 fn scheme(engine: &str) -> &'static str {
@@ -269,6 +305,7 @@ mod tests {
             password,
             dbname: "COFFEE",
             engine: "mysql",
+            ca_bundle: None,
         }
     }
 
@@ -314,6 +351,35 @@ mod tests {
             data["JDBC_URL"],
             "jdbc:mysql://coffee.abc.us-east-1.rds.amazonaws.com:3306/COFFEE"
         );
+    }
+
+    #[test]
+    fn a_ca_bundle_adds_the_bundle_and_a_verifying_mode_and_nothing_without_one() {
+        let password = SecretString::from("pw");
+        let templates: BTreeMap<String, String> =
+            [("APP_DB_CA".to_owned(), "{{ caBundle }}".to_owned())].into();
+        let plain = render(&info(&password), &templates).unwrap();
+        assert!(!plain.contains_key("ca.crt") && !plain.contains_key("sslmode"));
+        assert_eq!(plain["APP_DB_CA"].expose_secret(), "");
+        let bundle = "-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----\n";
+        let mut with = info(&password);
+        with.ca_bundle = Some(bundle);
+        let data = render(&with, &templates).unwrap();
+        let data = expose(&data);
+        assert_eq!((data["ca.crt"], data["APP_DB_CA"]), (bundle, bundle));
+        assert_eq!(data["sslmode"], "VERIFY_IDENTITY");
+        assert!(!data["uri"].contains('?'), "{}", data["uri"]);
+        with.engine = "postgres";
+        let data = render(&with, &BTreeMap::new()).unwrap();
+        let data = expose(&data);
+        assert_eq!(data["sslmode"], "verify-full");
+        assert!(
+            data["uri"].ends_with("/COFFEE?sslmode=verify-full"),
+            "{}",
+            data["uri"]
+        );
+        let taken: BTreeMap<String, String> = [("sslmode".to_owned(), "x".to_owned())].into();
+        assert!(validate_templates(&taken).is_err(), "a TLS key is reserved");
     }
 
     #[test]

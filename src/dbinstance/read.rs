@@ -99,6 +99,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         parameter_group,
         cluster,
         hash_key: ctx.hash_key.clone(),
+        ca_bundle: ctx.ca_bundle.clone(),
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),

@@ -12,8 +12,8 @@ use rds_operator::dbinstance::{BlueGreenStatus, DBInstance};
 use serde_json::json;
 
 use crate::common::{
-    Operator, TIMEOUT, calls, dbinstance, describe, is_ready, mariadb_keys, moto_ext_post,
-    secret_data, setup, synced_reason, unique, wait_dbi, wait_gone,
+    Operator, TIMEOUT, Writer, calls, dbinstance, describe, is_ready, mariadb_keys, moto_ext_post,
+    secret_data, setup, synced_reason, unique, wait_dbi, wait_gone, written_rows,
 };
 
 fn blue_green(db: &DBInstance) -> Option<&BlueGreenStatus> {
@@ -84,6 +84,11 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
     let before = secrets.get("coffee-db").await.expect("the Secret").data;
 
+    // A client writes a row every 0.5 s through the Secret from before the edit until 10 s after
+    // the switchover: green replicates blue all along, and the switchover waits until it has
+    // everything, so every acknowledged row is there afterwards.
+    let writer = Writer::start(&s, Duration::from_millis(500));
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let bg = upgrade_awaiting_approval(&instances).await;
     assert_eq!(bg.status, "AVAILABLE");
     assert!(
@@ -143,7 +148,25 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
         "the old instance is kept"
     );
     // The same Secret, byte for byte, and the rows are still there.
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let written = writer.stop();
+    let rows = written_rows(&s);
+    let lost: Vec<_> = (written.acknowledged.iter())
+        .filter(|n| !rows.contains(n))
+        .collect();
+    println!(
+        "blue/green with a writer: {} rows acknowledged, {} refused, the longest run of refused \
+         writes {} ({:?})",
+        written.acknowledged.len(),
+        written.refused,
+        written.longest_refused_run,
+        written.first_refusal
+    );
+    assert!(
+        lost.is_empty(),
+        "acknowledged rows lost by the switchover: {lost:?}"
+    );
+    assert!(written.acknowledged.len() > 20, "the writer kept writing");
     let after = secrets.get("coffee-db").await.expect("the Secret").data;
     assert_eq!(after, before, "the connection Secret is unchanged");
     let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT name FROM suppliers");
@@ -219,4 +242,77 @@ async fn a_failed_switchover_is_reported_and_deletes_nothing() {
         1
     );
     assert_eq!(calls(&green, "DeleteDBInstance"), 1);
+}
+
+/// A switchover whose green cannot catch up (its replication stopped, injected) rolls back after
+/// the switchover timeout, as RDS does: SwitchoverFailed with RDS's message, blue takes writes
+/// again, nothing is renamed, and every row a client was told was written is on blue.
+#[tokio::test]
+async fn a_switchover_that_cannot_catch_up_rolls_back_and_loses_nothing() {
+    let (client, ns, instances, rds) = setup("bluegreen-rollback").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("bgr");
+    let extra = json!({"upgradePolicy": "BlueGreen", "backupRetentionPeriod": 1,
+        "connectionSecret": secret(), "switchoverTimeout": 30});
+    let mut db = dbinstance("db", &id, extra);
+    db.spec.tags.push(rds_operator::managed::crd::Tag {
+        key: "moto-ext:real-engine".into(),
+        value: "true".into(),
+    });
+    (instances.create(&PostParams::default(), &db).await).expect("create");
+    wait_dbi(&instances, "db", "the instance Ready", TIMEOUT, is_ready).await;
+    let s = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the Secret");
+    let writer = Writer::start(&s, Duration::from_millis(500));
+    let bg = upgrade_awaiting_approval(&instances).await;
+    assert!(moto_ext_post(&format!(
+        "/_rds_ext/blue-green?fail-switchover={}",
+        bg.deployment_identifier
+    )));
+    patch(
+        &instances,
+        "db",
+        json!({"spec": {"switchover": bg.deployment_identifier}}),
+    )
+    .await;
+    let failed = wait_dbi(&instances, "db", "the rollback reported", TIMEOUT, |db| {
+        synced_reason(db) == "SwitchoverFailed"
+    })
+    .await;
+    let message = crate::common::condition(&failed, "Synced").unwrap().2;
+    assert!(
+        message.contains("did not catch up"),
+        "RDS's message: {message}"
+    );
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let written = writer.stop();
+    println!(
+        "rolled back with a writer: {} rows acknowledged, {} refused, the longest run of refused \
+         writes {}",
+        written.acknowledged.len(),
+        written.refused,
+        written.longest_refused_run
+    );
+    let rows = written_rows(&s);
+    let lost: Vec<_> = (written.acknowledged.iter())
+        .filter(|n| !rows.contains(n))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "acknowledged rows lost by the rollback: {lost:?}"
+    );
+    let (ok, out) = mariadb_keys(&s, &s["password"], "INSERT INTO writes VALUES (1000000)");
+    assert!(ok, "blue takes writes again after the rollback: {out}");
+    let blue = describe(&rds, &id).await.expect("blue under its name");
+    assert_eq!(
+        blue.engine_version(),
+        Some("8.0.42"),
+        "nothing switched over"
+    );
+    assert!(
+        describe(&rds, &format!("{id}-old1")).await.is_none(),
+        "nothing renamed"
+    );
+    remove(&instances, "db").await;
 }

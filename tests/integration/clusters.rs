@@ -19,11 +19,12 @@ use serde_json::json;
 
 use crate::common::{
     self, Operator, TIMEOUT, is_ready, mariadb_keys, object_condition, secret_data, setup, unique,
-    wait_dbi, wait_for, wait_object, wait_object_gone,
+    wait_dbi, wait_for, wait_object, wait_object_gone, wait_sql,
 };
 
 const VERSION: &str = "8.0.mysql_aurora.3.08.0";
 const NEWER: &str = "8.0.mysql_aurora.3.09.0";
+const FIVE: Duration = Duration::from_secs(5);
 
 fn cluster(identifier: &str, extra: serde_json::Value) -> DBCluster {
     let mut spec = json!({
@@ -90,10 +91,11 @@ fn mutating(identifiers: &[&str]) -> BTreeMap<String, u64> {
 }
 
 /// The Aurora Coffee Manage example (deploy/examples/coffee-manage-aurora/), with the emulator's
-/// subnets and a real engine: a cluster with a writer and a reader whose Secret's endpoints both log
-/// in (a row written through the writer is read through the reader), members reaching the same
-/// server, nothing sent while all is in sync, and a version change that is one ModifyDBCluster and
-/// no ModifyDBInstance for the members.
+/// subnets and a real engine: a cluster with a writer and a reader whose Secret's `host` and
+/// `readerHost` are endpoints of their own, as the members' are; a row written through `host`
+/// is read through `readerHost` within 5 s, which refuses writes as read-only; nothing is sent
+/// while all is in sync; a version change is one ModifyDBCluster and no ModifyDBInstance for the
+/// members; after a failover `host` reaches the new writer and takes writes.
 #[tokio::test]
 async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
     let (client, ns, instances, rds) = setup("aurora").await;
@@ -184,25 +186,49 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
         "CREATE TABLE suppliers (name VARCHAR(40)); INSERT INTO suppliers VALUES ('Beans & Co');";
     let (ok, out) = mariadb_keys(&s, &s["password"], sql);
     assert!(ok, "log in through the writer host: {out}");
-    let mut through_reader = s.clone();
-    through_reader.insert("host".into(), s["readerHost"].clone());
-    let (ok, out) = mariadb_keys(
-        &through_reader,
-        &s["password"],
-        "SELECT name FROM suppliers",
+    // Four endpoints, each its own address, as on RDS: the cluster's (writer), its reader
+    // endpoint, and each member's own. Until this issue the emulator served one address for all
+    // four, and this test asserted that a member's endpoint was the cluster's.
+    let w = instances.get("coffee-aurora-writer").await.expect("writer");
+    let r = instances.get("coffee-aurora-reader").await.expect("reader");
+    let own = |db: &DBInstance| {
+        let endpoint = db.status.as_ref().and_then(|s| s.endpoint.as_ref());
+        endpoint
+            .map(|e| e.address.clone())
+            .expect("a member's endpoint")
+    };
+    let (writer_host, reader_member_host) = (own(&w), own(&r));
+    let hosts = [
+        &s["host"],
+        &s["readerHost"],
+        &writer_host,
+        &reader_member_host,
+    ];
+    let distinct: std::collections::BTreeSet<_> = hosts.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        4,
+        "four endpoints, four addresses: {hosts:?}"
     );
+    // The writer's row reaches the reader within 5 s (replication), and the reader endpoint
+    // refuses writes as RDS's does (ERROR 1290 ... --read-only).
+    let select = "SELECT name FROM suppliers";
+    let (ok, out) = wait_sql(&s, &s["readerHost"], select, "Beans & Co", FIVE).await;
     assert!(
         ok && out.contains("Beans & Co"),
         "read through the reader host: {out}"
     );
-    let w = instances.get("coffee-aurora-writer").await.expect("writer");
-    let address = w.status.and_then(|s| s.endpoint).map(|e| e.address);
-    assert_eq!(
-        address.as_deref(),
-        Some(s["host"].as_str()),
-        "a member reaches the cluster's server"
+    let insert = "INSERT INTO suppliers VALUES ('through the reader')";
+    let (ok, out) = wait_sql(&s, &s["readerHost"], insert, "", Duration::ZERO).await;
+    assert!(
+        !ok && out.contains("read-only") && out.contains("1290"),
+        "a write through readerHost is refused: {out}"
     );
-
+    let (ok, out) = wait_sql(&s, &writer_host, select, "Beans & Co", FIVE).await;
+    assert!(
+        ok && out.contains("Beans & Co"),
+        "the writer's own endpoint: {out}"
+    );
     // In sync: three drift intervals with no call that changes anything.
     let ids = [id.as_str(), writer.as_str(), reader.as_str()];
     let before = mutating(&ids);
@@ -233,6 +259,36 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
             "{after:?}"
         );
     }
+
+    // A failover (FailoverDBCluster) makes the reader the writer: the Secret's host, the cluster
+    // endpoint, now reaches it and takes writes; the old writer is a reader and refuses them.
+    (rds.failover_db_cluster()
+        .db_cluster_identifier(&id)
+        .target_db_instance_identifier(&reader)
+        .send()
+        .await)
+        .expect("FailoverDBCluster");
+    let insert = "INSERT INTO suppliers VALUES ('after the failover'); SELECT @@server_id";
+    let (ok, out) = wait_sql(&s, &s["host"], insert, "", Duration::ZERO).await;
+    assert!(ok, "a write through host after the failover: {out}");
+    let new_writer = "SELECT @@server_id, @@read_only";
+    let (ok, through_new) = wait_sql(&s, &reader_member_host, new_writer, "", Duration::ZERO).await;
+    assert!(
+        ok && through_new.starts_with(out.trim()) && through_new.trim().ends_with('0'),
+        "host reaches the former reader, now writable: {out} / {through_new}"
+    );
+    let select = "SELECT name FROM suppliers";
+    let (ok, out) = wait_sql(&s, &writer_host, select, "after the failover", FIVE).await;
+    assert!(
+        ok && out.contains("after the failover"),
+        "the old writer replicates the new: {out}"
+    );
+    let insert = "INSERT INTO suppliers VALUES ('to the old writer')";
+    let (ok, out) = wait_sql(&s, &writer_host, insert, "", Duration::ZERO).await;
+    assert!(
+        !ok && out.contains("read-only"),
+        "the old writer is a reader now: {out}"
+    );
     for m in &members {
         let _ = instances
             .delete(&m.metadata.name.clone().unwrap(), &DeleteParams::default())

@@ -10,8 +10,10 @@ use serde_json::json;
 
 use crate::common::{
     Operator, TIMEOUT, calls, dbinstance, describe, is_ready, mariadb_keys, secret_data, setup,
-    synced_reason, unique, wait_class, wait_dbi, wait_gone,
+    synced_reason, unique, wait_class, wait_dbi, wait_gone, wait_sql,
 };
+
+const FIVE: std::time::Duration = std::time::Duration::from_secs(5);
 
 fn secret(name: &str) -> serde_json::Value {
     json!({"name": name, "extraKeys": {
@@ -133,6 +135,23 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
         ok && out.contains("Beans & Co"),
         "read through the replica: {out}"
     );
+    // The replica is a server of its own, read-only, that replicates its source: until this
+    // issue its endpoint was the source's, and a write through it landed in the source.
+    assert_ne!(s["host"], m["host"], "the replica's own address");
+    let (ok, out) = mariadb_keys(&s, &s["password"], "INSERT INTO suppliers VALUES ('x')");
+    assert!(
+        !ok && out.contains("read-only"),
+        "a write through the replica is refused: {out}"
+    );
+    let later = "INSERT INTO suppliers VALUES ('Later Beans')";
+    let (ok, out) = mariadb_keys(&m, &m["password"], later);
+    assert!(ok, "a new row on the source: {out}");
+    let select = "SELECT name FROM suppliers";
+    let (_, out) = wait_sql(&s, &s["host"], select, "Later Beans", FIVE).await;
+    assert!(
+        out.contains("Later Beans"),
+        "the source's new row within 5 s: {out}"
+    );
     let main_status = wait_dbi(
         &instances,
         "main",
@@ -198,6 +217,14 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
         ok && out.contains("Beans & Co"),
         "the promoted instance's rows: {out}"
     );
+    let own = "INSERT INTO suppliers VALUES ('promoted'); SELECT count(*) FROM suppliers";
+    let (ok, out) = mariadb_keys(&s, &s["password"], own);
+    assert!(
+        ok && out.trim() == "3",
+        "the promoted instance takes writes: {out}"
+    );
+    let (ok, out) = mariadb_keys(&m, &m["password"], "SELECT count(*) FROM suppliers");
+    assert!(ok && out.trim() == "2", "and the source is its own: {out}");
 
     // Now a standalone instance: a class change is one ModifyDBInstance.
     let before = calls(&replica_id, "ModifyDBInstance");

@@ -75,6 +75,8 @@ pub struct Facts {
     pub member_states: BTreeMap<String, String>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
+    /// The CA bundle the connection Secret carries (`--ca-bundle`), if any.
+    pub ca_bundle: Option<std::sync::Arc<str>>,
     pub intervals: PollIntervals,
     /// Where the cluster lives, as its status is to record it.
     pub placement: Placement,

@@ -39,6 +39,7 @@ pub(super) fn connection_secret(
             .or(cluster.spec.database_name.as_deref())
             .unwrap_or_default(),
         engine: cluster.spec.engine.as_str(),
+        ca_bundle: f.ca_bundle.as_deref(),
     };
     let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
     let owner_reference = secrets_owner_referenced(cluster);

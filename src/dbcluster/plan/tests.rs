@@ -62,6 +62,7 @@ fn facts() -> Facts {
         owner_alive: None,
         observers: vec![],
         hash_key: Sensitive::new("key"),
+        ca_bundle: None,
         intervals: PollIntervals::default(),
         placement: Default::default(),
         now: "2026-12-01T00:00:00Z".into(),

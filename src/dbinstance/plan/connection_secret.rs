@@ -51,6 +51,7 @@ pub(super) fn connection_secret(
             .or(db.spec.db_name.as_deref())
             .unwrap_or_default(),
         engine: &db.spec.engine,
+        ca_bundle: f.ca_bundle.as_deref(),
     };
     let data = (connection::render(&info, &wanted.extra_keys))
         .map_err(|e| SecretProblem::Template(e.to_string()))?;

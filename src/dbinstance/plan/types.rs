@@ -78,6 +78,9 @@ pub struct Facts {
     pub grants: Grants,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
+    /// The CA bundle a connection Secret carries for clients to verify the server
+    /// (`--ca-bundle`), if any.
+    pub ca_bundle: Option<std::sync::Arc<str>>,
     /// The operator's poll intervals.
     pub intervals: PollIntervals,
     /// Where the instance lives, as its status is to record it.

@@ -54,3 +54,90 @@ pub fn run_client(cmd: &mut Command, what: &str) -> (bool, String) {
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
+
+/// Runs `sql` on a connection Secret's keys (with `host` instead of the Secret's host) until its
+/// output contains `wanted`, for up to `within`; the last (succeeded, output).
+pub async fn wait_sql(
+    s: &BTreeMap<String, String>,
+    host: &str,
+    sql: &str,
+    wanted: &str,
+    within: std::time::Duration,
+) -> (bool, String) {
+    let mut keys = s.clone();
+    keys.insert("host".into(), host.to_owned());
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let (ok, out) = mariadb_keys(&keys, &s["password"], sql);
+        if (ok && out.contains(wanted)) || std::time::Instant::now() >= deadline {
+            return (ok, out);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// A client that inserts a numbered row into `writes (n INT PRIMARY KEY)` every `every` through a
+/// connection Secret's keys, as an app keeps writing through an upgrade: what it was told.
+pub struct Writer {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<(u32, bool, String)>>>,
+}
+
+/// What a [`Writer`] was told: the rows acknowledged, and the longest run of refused writes.
+pub struct Written {
+    pub acknowledged: Vec<u32>,
+    pub refused: usize,
+    pub longest_refused_run: usize,
+    pub first_refusal: Option<String>,
+}
+
+impl Writer {
+    /// Creates the table, then writes until stopped.
+    pub fn start(s: &BTreeMap<String, String>, every: std::time::Duration) -> Writer {
+        let (ok, out) = mariadb_keys(s, &s["password"], "CREATE TABLE writes (n INT PRIMARY KEY)");
+        assert!(ok, "create the writer's table: {out}");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (s, flag) = (s.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let mut told = Vec::new();
+            let mut n = 0;
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                n += 1;
+                let sql = format!("INSERT INTO writes VALUES ({n})");
+                let (ok, out) = mariadb_keys(&s, &s["password"], &sql);
+                told.push((n, ok, out));
+                std::thread::sleep(every);
+            }
+            told
+        });
+        Writer {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn stop(mut self) -> Written {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let told = self.thread.take().unwrap().join().expect("the writer");
+        let (mut run, mut longest) = (0, 0);
+        for (_, ok, _) in &told {
+            run = if *ok { 0 } else { run + 1 };
+            longest = longest.max(run);
+        }
+        Written {
+            acknowledged: told.iter().filter(|t| t.1).map(|t| t.0).collect(),
+            refused: told.iter().filter(|t| !t.1).count(),
+            longest_refused_run: longest,
+            first_refusal: told.iter().find(|t| !t.1).map(|t| t.2.trim().to_owned()),
+        }
+    }
+}
+
+/// The rows of `writes` on the server behind a Secret's keys.
+pub fn written_rows(s: &BTreeMap<String, String>) -> std::collections::BTreeSet<u32> {
+    let (ok, out) = mariadb_keys(s, &s["password"], "SELECT n FROM writes");
+    assert!(ok, "read the writer's rows: {out}");
+    out.split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect()
+}

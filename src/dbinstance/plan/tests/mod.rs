@@ -107,6 +107,7 @@ pub(super) fn facts() -> Facts {
         parameter_group: None,
         cluster: None,
         hash_key: key(),
+        ca_bundle: None,
         intervals: PollIntervals::default(),
         now: NOW.into(),
     }
