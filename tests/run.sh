@@ -39,7 +39,9 @@ tests/env/node.sh install
 cargo test --locked --all-targets --no-run
 cargo test --locked --lib --bins --benches -- --show-output
 cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-3}"
-cargo test --locked --test node -- --show-output
+# The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
+# release build of the crate.
+OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output
 
 # The node tests' node is gone, and took with it all it put on the host.
 tests/env/node.sh leftovers

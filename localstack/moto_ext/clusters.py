@@ -44,7 +44,8 @@ each on an address of its own:
   reader, one after another ("load-balancing for read-only connections"), or to the writer when
   the cluster has no reader ("If the cluster contains only a primary instance and no Aurora
   Replicas, the reader endpoint connects to the primary instance");
-* FailoverDBCluster (API_FailoverDBCluster.html), and the deletion of a writer that has readers,
+* FailoverDBCluster (API_FailoverDBCluster.html), RebootDBInstance of the writer with
+  ForceFailover (API_RebootDBInstance.html), and the deletion of a writer that has readers,
   promote a reader ("Aurora Replica is promoted to primary ... the cluster endpoint ... points to
   the new primary"): the old writer stops taking writes, the reader catches up and takes them, and
   the old writer (when it lives on) replicates the new one.
@@ -495,6 +496,19 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
     Backend.delete_db_instance = delete_db_instance
     Backend.create_db_instance = create_db_instance
     Backend.failover_db_cluster = failover_db_cluster
+    orig_reboot = responses.RDSResponse.reboot_db_instance
+
+    def reboot_db_instance(self: Any) -> Any:
+        # moto reads no ForceFailover; RDS fails a cluster's writer over to a reader with it.
+        identifier = self.params.get("DBInstanceIdentifier")
+        db = self.backend.databases.get(identifier or "")
+        force = str(self.params.get("ForceFailover")).lower() == "true"
+        cluster_id = getattr(db, "db_cluster_identifier", None) if db is not None else None
+        if force and cluster_id and getattr(db, "is_cluster_writer", False):
+            failover_db_cluster(self.backend, cluster_id)
+        return orig_reboot(self)
+
+    responses.RDSResponse.reboot_db_instance = reboot_db_instance
     Backend.delete_subnet_group = delete_subnet_group
     responses.RDSResponse.describe_db_clusters = describe_db_clusters_paged
 

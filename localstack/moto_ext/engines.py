@@ -285,6 +285,8 @@ class Server:
                    f"--socket={self.socket}", f"--pid-file={self.dir}/mysqld.pid",
                    f"--bind-address={self.address}", f"--port={self.port}", f"--tmpdir={self.tmp}",
                    "--innodb-buffer-pool-size=16M", "--performance-schema=OFF", "--skip-name-resolve",
+                   "--aria-pagecache-buffer-size=1M", "--key-buffer-size=1M", "--innodb-log-buffer-size=1M",
+                   "--table-open-cache=100", "--table-definition-cache=200", "--thread-cache-size=2",
                    "--max-connections=50", f"--server-id={self.server_id}", f"--log-bin={self.dir}/binlog",
                    f"--relay-log={self.dir}/relay", "--binlog-format=ROW", "--log-slave-updates",
                    "--slave-net-timeout=10"]

@@ -33,12 +33,14 @@ operator_pod() {
   tests/env/images.sh import "$cp_dir/node/containerd.sock" operator app
   echo "==> helm install of the chart: the operator runs as a Pod in rds-system"
   "$kubectl" create namespace rds-system --dry-run=client -o yaml | "$kubectl" apply -f -
+  "$kubectl" -n rds-system create configmap rds-ca --from-file=ca.crt="$run/ca.pem" \
+    --dry-run=client -o yaml | "$kubectl" apply -f -
   "$kubectl" -n rds-system create secret generic aws --from-literal=AWS_ACCESS_KEY_ID=test \
     --from-literal=AWS_SECRET_ACCESS_KEY=test --dry-run=client -o yaml | "$kubectl" apply -f -
   "$(tests/env/build.sh helm)/helm" upgrade --install rds-operator helm/rds-operator --namespace rds-system \
     --set image.repository=rds-operator.test/rds-operator --set image.tag=dev --set image.pullPolicy=Never \
     --set aws.endpointUrl="http://10.88.0.1:$MOTO_PORT" --set aws.region="$AWS_REGION" \
-    --set aws.credentials.secretName=aws --set busyPollInterval=2s
+    --set aws.credentials.secretName=aws --set busyPollInterval=2s --set caBundle.configMap=rds-ca
   "$kubectl" -n rds-system rollout status deployment/rds-operator --timeout 120s
 }
 
@@ -65,6 +67,9 @@ start() {
   # The event feed the network script set up (docs/events.md): drift is put back within seconds.
   queue=$(AWS_ENDPOINT_URL=$AWS_ENDPOINT_URL "$cache/moto-venv/bin/python" localstack/init/coffee_network.py --get events_queue_url)
 
+  # The test bed's CA, in the role of RDS's CA bundle: connection Secrets carry it (ca.crt).
+  curl -sf "$AWS_ENDPOINT_URL/_rds_ext/ca.pem" >"$run/ca.pem"
+
   echo "==> installing the CRD"
   "$kubectl" apply --server-side -f crds/
   "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs crd/dbparametergroups.rds.operator.rs crd/dbclusters.rds.operator.rs crd/dbclusterparametergroups.rds.operator.rs --timeout 60s
@@ -74,7 +79,7 @@ start() {
   else
     echo "==> starting the operator (log: $run/operator.log)"
     "$CARGO_TARGET_DIR/debug/rds-operator" --busy-poll-interval 2s --poll-interval 30s \
-      --events-queue-url "$queue" >"$run/operator.log" 2>&1 &
+      --events-queue-url "$queue" --ca-bundle "$run/ca.pem" >"$run/operator.log" 2>&1 &
     echo $! >"$run/operator.pid"
   fi
 

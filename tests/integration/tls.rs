@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use kube::api::PostParams;
+use kube::api::{Api, PostParams};
+use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::{
@@ -40,12 +41,12 @@ fn spec(engine: &str, version: &str) -> serde_json::Value {
 }
 
 /// The DBInstance `db` Ready on a real server, under an operator given the CA bundle; its
-/// connection Secret.
+/// connection Secret, and the DBInstances' API to delete it with.
 async fn ready(
     prefix: &str,
     spec: serde_json::Value,
     ca: &std::path::Path,
-) -> (Operator, BTreeMap<String, String>) {
+) -> (Operator, BTreeMap<String, String>, Api<DBInstance>) {
     let (client, ns, api, _rds) = setup(prefix).await;
     let operator = Operator::start_with(&ns, &["--ca-bundle", ca.to_str().unwrap()]);
     let id = unique(prefix);
@@ -57,7 +58,7 @@ async fn ready(
         secret_data(&client, &ns, "db-connection").await
     })
     .await;
-    (operator, s)
+    (operator, s, api)
 }
 
 fn psql(conninfo: &str, sql: &str) -> (bool, String) {
@@ -73,7 +74,7 @@ fn psql(conninfo: &str, sql: &str) -> (bool, String) {
 #[tokio::test]
 async fn a_plain_connection_to_postgres_16_is_refused_and_the_secret_verifies_the_server() {
     let (pem, ca) = ca_file("ca-pg");
-    let (_operator, s) = ready("tlspg", spec("postgres", "16.3"), &ca).await;
+    let (_operator, s, api) = ready("tlspg", spec("postgres", "16.3"), &ca).await;
     assert_eq!(s["ca.crt"], pem, "the Secret carries the CA bundle");
     assert_eq!(s["APP_DB_CA"], pem);
     assert_eq!(s["sslmode"], "verify-full");
@@ -97,6 +98,7 @@ async fn a_plain_connection_to_postgres_16_is_refused_and_the_secret_verifies_th
     let sql = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
     let (ok, out) = psql(&verified, sql);
     assert!(ok && out.trim() == "t", "a verified TLS connection: {out}");
+    common::delete_and_wait(&api, "db").await;
 }
 
 /// Runs the stand-in Coffee Manage app (tests/env/app/app.js) once with a Secret's four APP_DB_*
@@ -123,7 +125,7 @@ fn coffee_manage(s: &BTreeMap<String, String>, ca: &str) -> (bool, String) {
 #[tokio::test]
 async fn the_coffee_manage_app_connects_with_tls_and_verifies_the_server_through_the_secret() {
     let (_, ca) = ca_file("ca-mysql");
-    let (_operator, s) = ready("tlsmy", spec("mysql", "8.0.42"), &ca).await;
+    let (_operator, s, api) = ready("tlsmy", spec("mysql", "8.0.42"), &ca).await;
     assert_eq!(s["sslmode"], "VERIFY_IDENTITY");
     let (ok, out) = coffee_manage(&s, &s["APP_DB_CA"]);
     assert!(ok, "the app connects with the Secret's CA: {out}");
@@ -166,4 +168,5 @@ async fn the_coffee_manage_app_connects_with_tls_and_verifies_the_server_through
         !ok && out.to_lowercase().contains("certificate"),
         "another CA is refused: {out}"
     );
+    common::delete_and_wait(&api, "db").await;
 }
