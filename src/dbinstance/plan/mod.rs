@@ -21,6 +21,7 @@ pub mod dry_run;
 pub mod observe;
 pub mod password;
 pub mod replica;
+pub mod sensitive;
 pub mod spec;
 pub mod status;
 pub mod sync;

@@ -15,7 +15,7 @@ use crate::dbinstance::{
 use crate::duration::MIN_SPEC_INTERVAL;
 use crate::rds_state::{ObservedInstance, PollIntervals};
 
-use super::types::Sensitive;
+use super::sensitive::Sensitive;
 
 /// Is this observed instance the one created for the DBInstance with this uid?
 pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {

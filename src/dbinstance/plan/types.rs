@@ -1,12 +1,10 @@
 //! The values the plan takes and gives: [`Facts`] in, [`Plan`] out, and what they are made of.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::events::EventType;
-use secrecy::{ExposeSecret, SecretString};
 
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
@@ -128,32 +126,7 @@ pub enum PasswordRead {
     Source { name: String },
 }
 
-/// A value that must never be printed: Debug shows `[redacted]`; equality compares the values so
-/// plans can be compared in tests.
-#[derive(Clone)]
-pub struct Sensitive(pub SecretString);
-
-impl Sensitive {
-    pub fn new(value: impl Into<String>) -> Self {
-        Sensitive(SecretString::from(value.into()))
-    }
-
-    pub fn expose(&self) -> &str {
-        self.0.expose_secret()
-    }
-}
-
-impl fmt::Debug for Sensitive {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
-impl PartialEq for Sensitive {
-    fn eq(&self, other: &Self) -> bool {
-        self.expose() == other.expose()
-    }
-}
+pub use super::sensitive::Sensitive;
 
 /// One thing the act step does: one RDS call or one Kubernetes write, each idempotent.
 #[derive(Clone, Debug, PartialEq)]
