@@ -9,12 +9,12 @@ use tracing::info;
 
 use crate::context::Context;
 use crate::dbinstance::DBInstance;
+use crate::dbinstance::aws::CreateRequest;
 use crate::dbinstance::plan::Response;
 use crate::dbinstance::plan::Step;
 use crate::error::Error;
 use crate::locations::Location;
 use crate::managed;
-use crate::rds::CreateRequest;
 use crate::secrets::{self, GENERATED_KEY};
 
 /// Runs one step; RDS's answer when it amends the status (a create, modify or restore).

@@ -11,6 +11,7 @@ use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
 pub mod act;
+pub mod aws;
 pub mod cache;
 mod choices;
 pub mod connection;

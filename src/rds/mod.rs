@@ -1,162 +1,37 @@
-//! The RDS adapter: every aws-sdk-rds call the operator makes, and the mapping between RDS shapes
-//! and ours. AWS errors are classified in `managed::aws_error`.
+//! The RDS adapter every kind shares: the client for an account and region, where its calls are
+//! counted, tags, times, and the calls more than one kind makes. Each kind's own calls are in its
+//! folder (`dbinstance/aws/`, `dbcluster/aws.rs`, ...), as `impl Rds` blocks. AWS errors are
+//! classified in `managed::aws_error`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use aws_sdk_rds::types::{DbInstance, Tag as RdsTag};
-use secrecy::{ExposeSecret, SecretString};
+use aws_sdk_rds::types::Tag as RdsTag;
+use secrecy::SecretString;
 
-use crate::dbinstance::DBInstanceSpec;
-use crate::dbinstance::drift::Modification;
 use crate::lock;
 use crate::managed::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
-use crate::rds_state::{AwsIdentity, ObservedInstance, StatusInfo};
+use crate::rds_state::AwsIdentity;
 
-/// The spec's settings RDS takes when it makes an instance of another's data, on each request that
-/// does (the two restores and CreateDBInstanceReadReplica: their builders share these methods but
-/// no trait).
-macro_rules! restore_settings {
-    ($request:expr, $spec:expr) => {
-        $request
-            .db_instance_class(&$spec.db_instance_class)
-            .set_port($spec.port)
-            .set_multi_az($spec.multi_az)
-            .set_publicly_accessible($spec.publicly_accessible)
-            .set_db_subnet_group_name($spec.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids($spec.vpc_security_group_ids.clone())
-            .set_db_parameter_group_name($spec.db_parameter_group_name.clone())
-            .set_storage_type($spec.storage_type.map(|t| t.as_str().to_owned()))
-            .set_iops($spec.iops)
-            .set_auto_minor_version_upgrade($spec.auto_minor_version_upgrade)
-            .set_deletion_protection($spec.deletion_protection)
-            .set_copy_tags_to_snapshot($spec.copy_tags_to_snapshot)
-    };
-}
-
-mod blue_green;
-mod replicas;
-mod restore;
-pub(crate) use restore::restore_time;
 mod tagging;
 
-impl From<&DbInstance> for ObservedInstance {
-    fn from(db: &DbInstance) -> Self {
-        let s = |v: Option<&str>| v.map(str::to_owned);
-        let pending = db
-            .pending_modified_values()
-            .map(pending_map)
-            .unwrap_or_default();
-        ObservedInstance {
-            identifier: db.db_instance_identifier().unwrap_or_default().to_owned(),
-            status: db.db_instance_status().unwrap_or_default().to_owned(),
-            arn: s(db.db_instance_arn()),
-            engine: s(db.engine()),
-            engine_version: s(db.engine_version()),
-            db_instance_class: s(db.db_instance_class()),
-            allocated_storage: db.allocated_storage(),
-            max_allocated_storage: db.max_allocated_storage(),
-            storage_type: s(db.storage_type()),
-            iops: db.iops(),
-            multi_az: db.multi_az(),
-            publicly_accessible: db.publicly_accessible(),
-            backup_retention_period: db.backup_retention_period(),
-            preferred_backup_window: s(db.preferred_backup_window()),
-            preferred_maintenance_window: s(db.preferred_maintenance_window()),
-            auto_minor_version_upgrade: db.auto_minor_version_upgrade(),
-            deletion_protection: db.deletion_protection(),
-            copy_tags_to_snapshot: db.copy_tags_to_snapshot(),
-            vpc_security_group_ids: db
-                .vpc_security_groups()
-                .iter()
-                .filter_map(|g| g.vpc_security_group_id().map(str::to_owned))
-                .collect(),
-            db_parameter_group_name: db
-                .db_parameter_groups()
-                .first()
-                .and_then(|g| g.db_parameter_group_name().map(str::to_owned)),
-            parameter_apply_status: (db.db_parameter_groups().first())
-                .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
-            storage_throughput: db.storage_throughput(),
-            enabled_cloudwatch_logs_exports: db.enabled_cloudwatch_logs_exports().to_vec(),
-            iam_database_authentication_enabled: db.iam_database_authentication_enabled(),
-            performance_insights_enabled: db.performance_insights_enabled(),
-            performance_insights_retention_period: db.performance_insights_retention_period(),
-            performance_insights_kms_key_id: s(db.performance_insights_kms_key_id()),
-            monitoring_interval: db.monitoring_interval(),
-            monitoring_role_arn: s(db.monitoring_role_arn()),
-            option_group_name: (db.option_group_memberships().first())
-                .and_then(|g| g.option_group_name().map(str::to_owned)),
-            network_type: s(db.network_type()),
-            license_model: s(db.license_model()),
-            dbi_resource_id: s(db.dbi_resource_id()),
-            ca_certificate_identifier: s(db.ca_certificate_identifier()),
-            certificate_valid_till: (db.certificate_details())
-                .and_then(|c| c.valid_till())
-                .and_then(rfc3339),
-            latest_restorable_time: db.latest_restorable_time().and_then(rfc3339),
-            db_subnet_group_name: db
-                .db_subnet_group()
-                .and_then(|g| g.db_subnet_group_name().map(str::to_owned)),
-            master_username: s(db.master_username()),
-            db_name: s(db.db_name()),
-            address: db.endpoint().and_then(|e| e.address().map(str::to_owned)),
-            port: db
-                .endpoint()
-                .and_then(|e| e.port())
-                .or(db.db_instance_port()),
-            tags: tag_map(db.tag_list()),
-            pending_modified_values: pending,
-            master_user_secret_arn: db
-                .master_user_secret()
-                .and_then(|s| s.secret_arn().map(str::to_owned)),
-            replica_source: s(db.read_replica_source_db_instance_identifier()),
-            read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
-            status_infos: db.status_infos().iter().map(status_info).collect(),
-        }
-    }
-}
-
-fn status_info(i: &aws_sdk_rds::types::DbInstanceStatusInfo) -> StatusInfo {
-    StatusInfo {
-        status_type: i.status_type().unwrap_or_default().to_owned(),
-        status: i.status().unwrap_or_default().to_owned(),
-        normal: i.normal().unwrap_or_default(),
-        message: i.message().map(str::to_owned),
-    }
-}
-
-fn pending_map(p: &aws_sdk_rds::types::PendingModifiedValues) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut put = |k: &str, v: Option<String>| {
-        if let Some(v) = v {
-            out.insert(k.to_owned(), v);
-        }
+/// spec.restoreFrom.restoreTime (RFC 3339) as AWS takes it; None: the latest restorable time.
+pub(crate) fn restore_time(
+    operation: &'static str,
+    time: Option<&str>,
+) -> Result<Option<aws_smithy_types::DateTime>, AwsError> {
+    let Some(t) = time else {
+        return Ok(None);
     };
-    put("dbInstanceClass", p.db_instance_class().map(str::to_owned));
-    put(
-        "allocatedStorage",
-        p.allocated_storage().map(|v| v.to_string()),
-    );
-    put("storageType", p.storage_type().map(str::to_owned));
-    put("iops", p.iops().map(|v| v.to_string()));
-    put("engineVersion", p.engine_version().map(str::to_owned));
-    put("multiAZ", p.multi_az().map(|v| v.to_string()));
-    put("port", p.port().map(|v| v.to_string()));
-    put(
-        "backupRetentionPeriod",
-        p.backup_retention_period().map(|v| v.to_string()),
-    );
-    put(
-        "dbSubnetGroupName",
-        p.db_subnet_group_name().map(str::to_owned),
-    );
-    // RDS masks the value itself; say only that a change is pending.
-    put(
-        "masterUserPassword",
-        p.master_user_password().map(|_| "****".to_owned()),
-    );
-    out
+    let format = aws_smithy_types::date_time::Format::DateTime;
+    aws_smithy_types::DateTime::from_str(t, format)
+        .map(Some)
+        .map_err(|e| AwsError {
+            operation,
+            class: ErrorClass::InvalidInput,
+            code: "InvalidRestoreTime".into(),
+            message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
+        })
 }
 
 /// The account and region an adapter's calls are counted under (the metrics' `account` and
@@ -265,28 +140,8 @@ pub(crate) fn tag_map(tags: &[RdsTag]) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The instance a create or restore answered with, or one just being created.
-fn creating(answer: Option<&DbInstance>, identifier: &str) -> ObservedInstance {
-    answer
-        .map(ObservedInstance::from)
-        .unwrap_or_else(|| ObservedInstance {
-            identifier: identifier.to_owned(),
-            status: "creating".to_owned(),
-            ..Default::default()
-        })
-}
-
-/// What CreateDBInstance is sent.
-pub struct CreateRequest<'a> {
-    pub identifier: &'a str,
-    pub spec: &'a DBInstanceSpec,
-    pub password: Option<&'a SecretString>,
-    /// Tags to set: the spec's plus the ownership tags.
-    pub tags: BTreeMap<String, String>,
-}
-
 /// An AWS time as RFC 3339.
-fn rfc3339(t: &aws_smithy_types::DateTime) -> Option<String> {
+pub(crate) fn rfc3339(t: &aws_smithy_types::DateTime) -> Option<String> {
     t.fmt(aws_smithy_types::date_time::Format::DateTime).ok()
 }
 
@@ -337,6 +192,19 @@ impl Rds {
         &self.place
     }
 
+    /// The same account's adapter in another region, with the same credentials, its calls counted
+    /// there.
+    pub(crate) fn in_region(&self, region: &str) -> Rds {
+        let config = (self.client.config().to_builder())
+            .region(aws_sdk_rds::config::Region::new(region.to_owned()))
+            .build();
+        Rds {
+            client: aws_sdk_rds::Client::from_conf(config),
+            place: Place::new(self.place.account(), region),
+            ..self.clone()
+        }
+    }
+
     /// RebootDBInstance (static parameter changes apply at the reboot).
     pub async fn reboot(&self, identifier: &str) -> Result<(), AwsError> {
         let result = (self.client.reboot_db_instance())
@@ -378,187 +246,6 @@ impl Rds {
         self.calls.record(&self.place, operation, outcome(result));
     }
 
-    /// DescribeDBInstances for one identifier; None when RDS has no such instance.
-    pub async fn describe(&self, identifier: &str) -> Result<Option<ObservedInstance>, AwsError> {
-        let result = self
-            .client
-            .describe_db_instances()
-            .db_instance_identifier(identifier)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
-        match result {
-            Ok(out) => Ok(out.db_instances().first().map(ObservedInstance::from)),
-            Err(e) if e.class == ErrorClass::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The instances with these identifiers (at most 100), by one DescribeDBInstances with a
-    /// `db-instance-id` filter; those RDS does not have are simply absent from the answer.
-    pub async fn describe_some(&self, ids: &[String]) -> Result<Vec<ObservedInstance>, AwsError> {
-        let filter = aws_sdk_rds::types::Filter::builder()
-            .name("db-instance-id")
-            .set_values(Some(ids.to_vec()))
-            .build();
-        let result = (self.client.describe_db_instances())
-            .filters(filter)
-            .max_records(100)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
-        Ok(result?
-            .db_instances()
-            .iter()
-            .map(ObservedInstance::from)
-            .collect())
-    }
-
-    /// Every instance of the account and region: DescribeDBInstances through the SDK's paginator,
-    /// 100 a page, each page counted and handed to `each` as it comes (never all N at once).
-    pub async fn describe_pages(
-        &self,
-        mut each: impl FnMut(Vec<ObservedInstance>),
-    ) -> Result<(), AwsError> {
-        let mut pages = (self.client.describe_db_instances())
-            .into_paginator()
-            .page_size(100)
-            .send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeDBInstances", e, None));
-            self.count("DescribeDBInstances", &page);
-            each(
-                page?
-                    .db_instances()
-                    .iter()
-                    .map(ObservedInstance::from)
-                    .collect(),
-            );
-        }
-        Ok(())
-    }
-
-    /// CreateDBInstance with every field the spec sets.
-    pub async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
-        let spec = req.spec;
-        let tags = rds_tags(&req.tags);
-        let result = self
-            .client
-            .create_db_instance()
-            .db_instance_identifier(req.identifier)
-            .engine(&spec.engine)
-            .set_engine_version(spec.engine_version.clone())
-            .db_instance_class(&spec.db_instance_class)
-            .set_allocated_storage(spec.allocated_storage)
-            .set_max_allocated_storage(spec.max_allocated_storage)
-            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
-            .set_iops(spec.iops)
-            .set_storage_encrypted(spec.storage_encrypted)
-            .set_kms_key_id(spec.kms_key_id.clone())
-            .set_master_username(spec.master_username.clone())
-            .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
-            .set_manage_master_user_password(spec.manage_master_user_password)
-            .set_db_name(spec.db_name.clone())
-            .set_port(spec.port)
-            .set_multi_az(spec.multi_az)
-            .set_publicly_accessible(spec.publicly_accessible)
-            .set_db_subnet_group_name(spec.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids(spec.vpc_security_group_ids.clone())
-            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
-            .set_backup_retention_period(spec.backup_retention_period)
-            .set_preferred_backup_window(spec.preferred_backup_window.clone())
-            .set_preferred_maintenance_window(spec.preferred_maintenance_window.clone())
-            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
-            .set_deletion_protection(spec.deletion_protection)
-            .set_copy_tags_to_snapshot(spec.copy_tags_to_snapshot)
-            .set_storage_throughput(spec.storage_throughput)
-            .set_ca_certificate_identifier(spec.ca_certificate_identifier.clone())
-            .set_enable_cloudwatch_logs_exports(spec.enable_cloudwatch_logs_exports.clone())
-            .set_enable_iam_database_authentication(spec.enable_iam_database_authentication)
-            .set_enable_performance_insights(spec.enable_performance_insights)
-            .set_performance_insights_retention_period(spec.performance_insights_retention_period)
-            .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
-            .set_monitoring_interval(spec.monitoring_interval)
-            .set_monitoring_role_arn(spec.monitoring_role_arn.clone())
-            .set_option_group_name(spec.option_group_name.clone())
-            .set_network_type(spec.network_type.map(|t| t.as_str().to_owned()))
-            .set_license_model(spec.license_model.clone())
-            .set_availability_zone(spec.availability_zone.clone())
-            .set_character_set_name(spec.character_set_name.clone())
-            .set_engine_lifecycle_support(spec.engine_lifecycle_support.clone())
-            .set_db_cluster_identifier(spec.db_cluster_identifier.clone())
-            .set_promotion_tier(spec.promotion_tier)
-            .set_tags(Some(tags))
-            .send()
-            .await
-            .map_err(|e| aws_error("CreateDBInstance", e, req.password));
-        self.count("CreateDBInstance", &result);
-        let out = result?;
-        Ok(creating(out.db_instance(), req.identifier))
-    }
-
-    /// ModifyDBInstance carrying exactly the fields set in `m`.
-    pub async fn modify(
-        &self,
-        identifier: &str,
-        m: &Modification,
-        password: Option<&SecretString>,
-    ) -> Result<ObservedInstance, AwsError> {
-        let password = if m.rotate_password { password } else { None };
-        let result = self
-            .client
-            .modify_db_instance()
-            .db_instance_identifier(identifier)
-            .apply_immediately(m.apply_immediately)
-            .set_allow_major_version_upgrade(m.allow_major_version_upgrade.then_some(true))
-            .set_db_instance_class(m.db_instance_class.clone())
-            .set_allocated_storage(m.allocated_storage)
-            .set_max_allocated_storage(m.max_allocated_storage)
-            .set_storage_type(m.storage_type.clone())
-            .set_iops(m.iops)
-            .set_engine_version(m.engine_version.clone())
-            .set_backup_retention_period(m.backup_retention_period)
-            .set_preferred_backup_window(m.preferred_backup_window.clone())
-            .set_preferred_maintenance_window(m.preferred_maintenance_window.clone())
-            .set_multi_az(m.multi_az)
-            .set_publicly_accessible(m.publicly_accessible)
-            .set_deletion_protection(m.deletion_protection)
-            .set_db_parameter_group_name(m.db_parameter_group_name.clone())
-            .set_vpc_security_group_ids(m.vpc_security_group_ids.clone())
-            .set_db_port_number(m.port)
-            .set_auto_minor_version_upgrade(m.auto_minor_version_upgrade)
-            .set_copy_tags_to_snapshot(m.copy_tags_to_snapshot)
-            .set_storage_throughput(m.storage_throughput)
-            .set_ca_certificate_identifier(m.ca_certificate_identifier.clone())
-            .set_cloudwatch_logs_export_configuration(m.logs_exports.as_ref().map(
-                |(enable, disable)| {
-                    aws_sdk_rds::types::CloudwatchLogsExportConfiguration::builder()
-                        .set_enable_log_types(Some(enable.clone()))
-                        .set_disable_log_types(Some(disable.clone()))
-                        .build()
-                },
-            ))
-            .set_enable_iam_database_authentication(m.iam_database_authentication)
-            .set_enable_performance_insights(m.performance_insights)
-            .set_performance_insights_retention_period(m.performance_insights_retention_period)
-            .set_monitoring_interval(m.monitoring_interval)
-            .set_monitoring_role_arn(m.monitoring_role_arn.clone())
-            .set_option_group_name(m.option_group_name.clone())
-            .set_network_type(m.network_type.clone())
-            .set_license_model(m.license_model.clone())
-            .set_master_user_password(password.map(|p| p.expose_secret().to_owned()))
-            .send()
-            .await
-            .map_err(|e| aws_error("ModifyDBInstance", e, password));
-        self.count("ModifyDBInstance", &result);
-        Ok(result?
-            .db_instance()
-            .map(ObservedInstance::from)
-            .unwrap_or_default())
-    }
-
     /// AddTagsToResource.
     pub async fn add_tags(
         &self,
@@ -593,32 +280,6 @@ impl Rds {
         self.count("RemoveTagsFromResource", &result);
         result
     }
-
-    /// DeleteDBInstance, with a final snapshot when one is named; automated backups are deleted
-    /// only when asked. A missing instance is success.
-    pub async fn delete(
-        &self,
-        identifier: &str,
-        final_snapshot: Option<&str>,
-        delete_automated_backups: bool,
-    ) -> Result<(), AwsError> {
-        let result = self
-            .client
-            .delete_db_instance()
-            .db_instance_identifier(identifier)
-            .skip_final_snapshot(final_snapshot.is_none())
-            .set_final_db_snapshot_identifier(final_snapshot.map(str::to_owned))
-            .delete_automated_backups(delete_automated_backups)
-            .send()
-            .await
-            .map_err(|e| aws_error("DeleteDBInstance", e, None));
-        self.count("DeleteDBInstance", &result);
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) if e.class == ErrorClass::NotFound => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -632,9 +293,10 @@ mod tests {
                 .expect("policy JSON");
         let source = [
             include_str!("mod.rs"),
-            include_str!("restore.rs"),
-            include_str!("replicas.rs"),
-            include_str!("blue_green.rs"),
+            include_str!("../dbinstance/aws/mod.rs"),
+            include_str!("../dbinstance/aws/restore.rs"),
+            include_str!("../dbinstance/aws/replicas.rs"),
+            include_str!("../dbinstance/aws/blue_green.rs"),
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
             include_str!("../dbcluster/aws.rs"),

@@ -8,7 +8,8 @@ use aws_sdk_rds::types::{BlueGreenDeployment, Filter};
 
 use crate::rds_state::{BlueGreenTargets as Targets, ObservedDeployment};
 
-use super::{AwsError, ErrorClass, Rds, aws_error, rds_tags};
+use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::rds::{Rds, rds_tags};
 
 impl From<&BlueGreenDeployment> for ObservedDeployment {
     fn from(d: &BlueGreenDeployment) -> Self {

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::ObservedInstance;
 
-use super::{AwsError, Rds, aws_error, creating, rds_tags};
+use crate::managed::aws_error::{AwsError, aws_error};
+use crate::rds::{Rds, rds_tags};
+
+use super::creating;
 
 impl Rds {
     /// A replica's source by identifier or ARN, None when RDS has none: an ARN of another region
@@ -21,17 +24,7 @@ impl Rds {
             .nth(3)
             .filter(|_| source.starts_with("arn:"));
         match region {
-            Some(r) if r != self.place.region() => {
-                let config = (self.client.config().to_builder())
-                    .region(aws_sdk_rds::config::Region::new(r.to_owned()))
-                    .build();
-                let there = Rds {
-                    client: aws_sdk_rds::Client::from_conf(config),
-                    place: super::Place::new(self.place.account(), r),
-                    ..self.clone()
-                };
-                there.describe(source).await
-            }
+            Some(r) if r != self.place().region() => self.in_region(r).describe(source).await,
             _ => self.describe(source).await,
         }
     }

@@ -7,26 +7,10 @@ use std::collections::BTreeMap;
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::{ObservedInstance, SnapshotInfo};
 
-use super::{AwsError, ErrorClass, Rds, aws_error, creating, rds_tags, tag_map};
+use crate::managed::aws_error::{AwsError, aws_error};
+use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 
-/// spec.restoreFrom.restoreTime (RFC 3339) as AWS takes it; None: the latest restorable time.
-pub(crate) fn restore_time(
-    operation: &'static str,
-    time: Option<&str>,
-) -> Result<Option<aws_smithy_types::DateTime>, AwsError> {
-    let Some(t) = time else {
-        return Ok(None);
-    };
-    let format = aws_smithy_types::date_time::Format::DateTime;
-    aws_smithy_types::DateTime::from_str(t, format)
-        .map(Some)
-        .map_err(|e| AwsError {
-            operation,
-            class: ErrorClass::InvalidInput,
-            code: "InvalidRestoreTime".into(),
-            message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
-        })
-}
+use super::creating;
 
 impl Rds {
     /// The DB snapshots (manual and automated) of an instance identifier: DescribeDBSnapshots,
