@@ -34,11 +34,11 @@ tests/env/clients.sh
 tests/env/node.sh install
 
 # Every target is built first; then the unit tests and the benches' test mode, the integration tests
-# three at a time (they wait on the emulator's delays far more than they compute: 388 s for 88 tests
-# on 2 cores, where two at a time took 539 s for 82), and the node tests.
+# four at a time (they wait on the emulator's delays far more than they compute: 352 s for 99 tests
+# on 2 cores, where three at a time took 466 s), and the node tests.
 cargo test --locked --all-targets --no-run
 cargo test --locked --lib --bins --benches -- --show-output
-cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-3}"
+cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-4}"
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
 # release build of the crate.
 OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output

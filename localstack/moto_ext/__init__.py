@@ -62,7 +62,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, parameters, replicas, tagging, trust
+from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, parameters, replicas, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -563,7 +563,7 @@ class ControlMiddleware:
             status, body = ("200 OK", {"password": password}) if password is not None else ("404 Not Found", {})
         elif path == "/_rds_ext/ca.pem":
             # The test bed's CA bundle, in the role of RDS's (engines.tls_files).
-            data = engines.ca_bundle()
+            data = tls.ca_bundle()
             start_response("200 OK", [("Content-Type", "application/x-pem-file"), ("Content-Length", str(len(data)))])
             return [data]
         elif path == "/_rds_ext/drop-events" and method == "POST":

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import engines
+from . import endpoints, engines
 
 # Cluster settings RDS applies in the maintenance window unless ApplyImmediately, and their names
 # in ClusterPendingModifiedValues.
@@ -81,7 +81,7 @@ RESTORING: dict[str, str] = {}
 # A cluster with real servers: its writer's server key and each member's (engines.SERVERS keys).
 TOPOLOGY: dict[str, dict[str, Any]] = {}
 # A cluster's (writer, reader) endpoints.
-ENDPOINTS: dict[str, tuple[engines.Endpoint, engines.Endpoint]] = {}
+ENDPOINTS: dict[str, tuple[endpoints.Endpoint, endpoints.Endpoint]] = {}
 _TURNS: dict[str, int] = {}
 
 
@@ -125,8 +125,8 @@ def member_server(db: Any) -> Any:
 def open_endpoints(identifier: str, port: int) -> None:
     if identifier not in ENDPOINTS:
         ENDPOINTS[identifier] = (
-            engines.Endpoint(f"{identifier}.cluster", port, lambda: server_of(identifier)),
-            engines.Endpoint(f"{identifier}.cluster-ro", port, lambda: reader_of(identifier)),
+            endpoints.Endpoint(f"{identifier}.cluster", port, lambda: server_of(identifier)),
+            endpoints.Endpoint(f"{identifier}.cluster-ro", port, lambda: reader_of(identifier)),
         )
 
 

@@ -10,7 +10,7 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
   host so Pods on its node reach them) on the port the instance asked for or the engine's default,
   which is the instance's endpoint: one host per instance on the usual port, as in RDS. So does
   every endpoint that is not an instance's (an Aurora cluster's writer and reader endpoints,
-  :class:`Endpoint`), which forwards each connection to the server of the role it names;
+  ``endpoints.Endpoint``), which forwards each connection to the server of the role it names;
 * the master user is created with the master password (MariaDB: ``mysql_native_password``, which
   Node's mysql2 speaks) and DBName, if any, with the privileges RDS gives it and no more: not
   SUPER, so a read-only server refuses its writes as RDS's replicas do ("Master user account
@@ -28,9 +28,9 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
 * a DB snapshot (CreateDBSnapshot, or the final snapshot of DeleteDBInstance) keeps a consistent
   logical dump of the instance's database (``--single-transaction`` / ``pg_dump``), and
   RestoreDBInstanceFromDBSnapshot starts a new server loaded from it;
-* every server serves TLS with a certificate of the test bed's own CA (:func:`tls_files`, served at
+* every server serves TLS with a certificate of the test bed's own CA (``tls.files``, served at
   ``GET /_rds_ext/ca.pem``), in the role of RDS's CA bundle ("Using SSL/TLS to encrypt a connection
-  to a DB instance", UsingWithRDS.SSL.html); a server refuses plain connections when its
+  to a DB instance", UsingWithRDS.SSL.html; see ``tls.py``); a server refuses plain connections when its
   parameter group says so: ``require_secure_transport`` (MySQL and MariaDB, default 0 up to MySQL
   8.4, mysql-ssl-connections.require-ssl.html) or ``rds.force_ssl`` (PostgreSQL, "The default
   value of rds.force_ssl is 1 (on) for RDS for PostgreSQL version 15 and later",
@@ -53,7 +53,9 @@ import socket
 import subprocess
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+
+from . import tls
 
 ROOT = os.environ.get("MOTO_RDS_ENGINES_DIR") or f"/tmp/moto-rds-engines-{os.environ.get('MOTO_PORT', '4566')}"
 MAX = int(os.environ.get("MOTO_RDS_MAX_ENGINES", "16") or 16)
@@ -83,44 +85,6 @@ MASTER_PRIVILEGES = ("SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, RELOAD, PROC
                      "ALTER ROUTINE, CREATE USER, EVENT, TRIGGER")
 SYSTEM_DATABASES = {"mysql", "information_schema", "performance_schema", "sys"}
 _SERVER_IDS = iter(range(1, 1 << 31))
-TLS_DIR = os.path.join(ROOT, "tls")
-
-
-def tls_files() -> dict[str, str]:
-    """The test bed's CA and the one server certificate every server presents, made once per
-    run: its names are every address a server or endpoint can have (the engine network's and the
-    loopback range's), so a client verifies the host it connects to (verify-full)."""
-    files = {k: os.path.join(TLS_DIR, f"{k}.pem") for k in ("ca", "ca-key", "server", "server-key")}
-    with LOCK:
-        if os.path.exists(files["server"]):
-            return files
-        os.makedirs(TLS_DIR, exist_ok=True)
-        names = ["DNS:localhost"] + [f"IP:{net}.{n}" for net in sorted({NETWORK, "127.0.0"}) for n in range(1, 255)]
-        ext = os.path.join(TLS_DIR, "server.ext")
-        with open(ext, "w") as f:
-            f.write("subjectAltName=" + ",".join(names) + "\nbasicConstraints=CA:FALSE\n"
-                    "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")
-        csr = os.path.join(TLS_DIR, "server.csr")
-        for cmd in (
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650", "-subj",
-             "/CN=moto_ext test-bed RDS CA", "-keyout", files["ca-key"], "-out", files["ca"]],
-            ["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=rds.test-bed",
-             "-keyout", files["server-key"], "-out", csr],
-            ["openssl", "x509", "-req", "-in", csr, "-CA", files["ca"], "-CAkey", files["ca-key"],
-             "-CAcreateserial", "-days", "3650", "-extfile", ext, "-out", files["server"]],
-        ):
-            done = subprocess.run(cmd, capture_output=True, timeout=60)
-            if done.returncode != 0:
-                raise EngineError(f"openssl failed: {done.stderr.decode(errors='replace')[-300:]}")
-        os.chmod(files["server-key"], 0o644)
-        return files
-
-
-def ca_bundle() -> bytes:
-    with open(tls_files()["ca"], "rb") as f:
-        return f.read()
-
-
 def wanted(engine: str, tags: list[dict[str, str]] | None) -> bool:
     """Whether an instance of this engine, created with these tags, gets a real server."""
     if family(engine) is None:
@@ -251,7 +215,7 @@ class Server:
             self._mariadb(f"SET GLOBAL require_secure_transport = {'ON' if on else 'OFF'};")
 
     def _tls_options(self) -> list[str]:
-        files = tls_files()
+        files = tls.files()
         if self.family == "mariadb":
             out = [f"--ssl-ca={files['ca']}", f"--ssl-cert={files['server']}", f"--ssl-key={files['server-key']}"]
             return out + (["--require-secure-transport=ON"] if self.tls_required else [])
@@ -565,91 +529,6 @@ class Server:
         if done.returncode != 0:
             raise EngineError(f"{os.path.basename(cmd[0])} failed for {self.identifier}: "
                               f"{done.stderr.decode(errors='replace')[-400:]}")
-
-
-class Endpoint:
-    """An endpoint that is no instance's own, on an address of its own: each connection is
-    forwarded to the server `target` names when it comes in (an Aurora cluster endpoint to the
-    writer, its reader endpoint to a reader). A connection made while there is none is closed."""
-
-    def __init__(self, name: str, port: int, target: Callable[[], "Server | None"]):
-        self.name = name
-        self.target = target
-        self.port = port
-        for _ in range(20):
-            with LOCK:
-                self.address = _address()
-                ADDRESSES.add(self.address)
-            try:
-                self.listener = socket.create_server((self.address, port))
-                break
-            except OSError:
-                # Still held by a process outside the registry (a server stopping): not this one.
-                continue
-        else:
-            raise EngineError(f"no free address for the endpoint {name}")
-        self.closed = False
-        threading.Thread(target=self._serve, name=f"endpoint-{name}", daemon=True).start()
-
-    def _serve(self) -> None:
-        listener = self.listener
-        while not self.closed:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._forward, args=(client,), daemon=True).start()
-
-    def _forward(self, client: socket.socket) -> None:
-        server = self.target()
-        if server is None or not server.ready:
-            client.close()
-            return
-        try:
-            upstream = socket.create_connection((server.address, server.port), timeout=5)
-        except OSError:
-            client.close()
-            return
-        upstream.settimeout(None)
-
-        def pump(src: socket.socket, dst: socket.socket) -> None:
-            try:
-                while True:
-                    data = src.recv(65536)
-                    if not data:
-                        break
-                    dst.sendall(data)
-            except OSError:
-                pass
-            finally:
-                for s in (src, dst):
-                    try:
-                        s.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-
-        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
-        pump(client, upstream)
-        client.close()
-        upstream.close()
-
-    def move(self, port: int) -> None:
-        """The same address on another port."""
-        if port == self.port:
-            return
-        self.listener.close()
-        self.port = port
-        self.listener = socket.create_server((self.address, port))
-        threading.Thread(target=self._serve, name=f"endpoint-{self.name}", daemon=True).start()
-
-    def close(self) -> None:
-        self.closed = True
-        try:
-            self.listener.close()
-        except OSError:
-            pass
-        with LOCK:
-            ADDRESSES.discard(self.address)
 
 
 def _address() -> str:

@@ -40,6 +40,31 @@ async fn remove(api: &Api<DBInstance>, name: &str) {
     wait_gone(api, name, TIMEOUT).await;
 }
 
+/// Makes the next switchover of `bg` fail (moto_ext stops green's replication), approves it with
+/// `approve`, and waits until the DBInstance reports the failure with RDS's message.
+async fn switchover_fails(
+    api: &Api<DBInstance>,
+    bg: &BlueGreenStatus,
+    approve: serde_json::Value,
+) -> DBInstance {
+    let fail = format!(
+        "/_rds_ext/blue-green?fail-switchover={}",
+        bg.deployment_identifier
+    );
+    assert!(moto_ext_post(&fail));
+    patch(api, "db", approve).await;
+    let failed = wait_dbi(api, "db", "the failed switchover reported", TIMEOUT, |db| {
+        synced_reason(db) == "SwitchoverFailed"
+    })
+    .await;
+    let message = crate::common::condition(&failed, "Synced").unwrap().2;
+    assert!(
+        message.contains("did not catch up"),
+        "RDS's message: {message}"
+    );
+    failed
+}
+
 /// Asks for MySQL 8.4 and waits until the deployment RDS made for it awaits approval.
 async fn upgrade_awaiting_approval(api: &Api<DBInstance>) -> BlueGreenStatus {
     let upgrade = json!({"spec": {"engineVersion": "8.4.3", "allowMajorVersionUpgrade": true}});
@@ -150,18 +175,8 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
     // The same Secret, byte for byte, and the rows are still there.
     tokio::time::sleep(Duration::from_secs(10)).await;
     let written = writer.stop();
-    let rows = written_rows(&s);
-    let lost: Vec<_> = (written.acknowledged.iter())
-        .filter(|n| !rows.contains(n))
-        .collect();
-    println!(
-        "blue/green with a writer: {} rows acknowledged, {} refused, the longest run of refused \
-         writes {} ({:?})",
-        written.acknowledged.len(),
-        written.refused,
-        written.longest_refused_run,
-        written.first_refusal
-    );
+    println!("blue/green with a writer: {}", written.summary());
+    let lost = written.lost(&written_rows(&s));
     assert!(
         lost.is_empty(),
         "acknowledged rows lost by the switchover: {lost:?}"
@@ -199,21 +214,8 @@ async fn a_failed_switchover_is_reported_and_deletes_nothing() {
     wait_dbi(&instances, "db", "the instance Ready", TIMEOUT, is_ready).await;
     let bg = upgrade_awaiting_approval(&instances).await;
     let green = bg.green_instance.clone().unwrap();
-    assert!(moto_ext_post(&format!(
-        "/_rds_ext/blue-green?fail-switchover={}",
-        bg.deployment_identifier
-    )));
     let approve = json!({"metadata": {"annotations": {"rds.operator.rs/switchover": "true"}}});
-    patch(&instances, "db", approve).await;
-    let failed = wait_dbi(&instances, "db", "the failure reported", TIMEOUT, |db| {
-        synced_reason(db) == "SwitchoverFailed"
-    })
-    .await;
-    let message = crate::common::condition(&failed, "Synced").unwrap().2;
-    assert!(
-        message.contains("did not catch up"),
-        "RDS's message: {message}"
-    );
+    let failed = switchover_fails(&instances, &bg, approve).await;
     let annotations = failed.metadata.annotations.clone().unwrap_or_default();
     assert!(
         !annotations.contains_key("rds.operator.rs/switchover"),
@@ -266,38 +268,12 @@ async fn a_switchover_that_cannot_catch_up_rolls_back_and_loses_nothing() {
         .expect("the Secret");
     let writer = Writer::start(&s, Duration::from_millis(500));
     let bg = upgrade_awaiting_approval(&instances).await;
-    assert!(moto_ext_post(&format!(
-        "/_rds_ext/blue-green?fail-switchover={}",
-        bg.deployment_identifier
-    )));
-    patch(
-        &instances,
-        "db",
-        json!({"spec": {"switchover": bg.deployment_identifier}}),
-    )
-    .await;
-    let failed = wait_dbi(&instances, "db", "the rollback reported", TIMEOUT, |db| {
-        synced_reason(db) == "SwitchoverFailed"
-    })
-    .await;
-    let message = crate::common::condition(&failed, "Synced").unwrap().2;
-    assert!(
-        message.contains("did not catch up"),
-        "RDS's message: {message}"
-    );
+    let approve = json!({"spec": {"switchover": bg.deployment_identifier}});
+    switchover_fails(&instances, &bg, approve).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let written = writer.stop();
-    println!(
-        "rolled back with a writer: {} rows acknowledged, {} refused, the longest run of refused \
-         writes {}",
-        written.acknowledged.len(),
-        written.refused,
-        written.longest_refused_run
-    );
-    let rows = written_rows(&s);
-    let lost: Vec<_> = (written.acknowledged.iter())
-        .filter(|n| !rows.contains(n))
-        .collect();
+    println!("rolled back with a writer: {}", written.summary());
+    let lost = written.lost(&written_rows(&s));
     assert!(
         lost.is_empty(),
         "acknowledged rows lost by the rollback: {lost:?}"

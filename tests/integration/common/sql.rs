@@ -133,6 +133,26 @@ impl Writer {
     }
 }
 
+impl Written {
+    /// The acknowledged rows that `rows` lacks.
+    pub fn lost(&self, rows: &std::collections::BTreeSet<u32>) -> Vec<u32> {
+        (self.acknowledged.iter().copied())
+            .filter(|n| !rows.contains(n))
+            .collect()
+    }
+
+    /// What the writer was told, in a line.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} rows acknowledged, {} refused, the longest run of refused writes {} (first: {:?})",
+            self.acknowledged.len(),
+            self.refused,
+            self.longest_refused_run,
+            self.first_refusal
+        )
+    }
+}
+
 /// The rows of `writes` on the server behind a Secret's keys.
 pub fn written_rows(s: &BTreeMap<String, String>) -> std::collections::BTreeSet<u32> {
     let (ok, out) = mariadb_keys(s, &s["password"], "SELECT n FROM writes");
