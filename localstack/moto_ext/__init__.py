@@ -223,7 +223,7 @@ def install() -> None:
         if self.status == "creating":
             return None
         found = original_endpoint.fget(self)
-        # A member of a cluster reaches the cluster's server (clusters.py).
+        # A cluster member reaches the server of its role (clusters.py).
         server = engines.get(self.db_instance_identifier) or clusters.member_server(self)
         if server is not None and found is not None:
             # A real server: its own loopback address, on the instance's port.
@@ -562,7 +562,7 @@ class ControlMiddleware:
             password = master_password(query.get("identifier", "").lower())
             status, body = ("200 OK", {"password": password}) if password is not None else ("404 Not Found", {})
         elif path == "/_rds_ext/ca.pem":
-            # The test bed's CA bundle, in the role of RDS's (engines.tls_files).
+            # The test bed's CA bundle, in the role of RDS's (tls.py).
             data = tls.ca_bundle()
             start_response("200 OK", [("Content-Type", "application/x-pem-file"), ("Content-Length", str(len(data)))])
             return [data]
