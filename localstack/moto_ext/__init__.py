@@ -300,16 +300,7 @@ def install() -> None:
         """A real server: the instance is creating until it serves (or failed, with the reason).
         Green of a blue/green deployment is a replica of blue (blue_green.py)."""
 
-        def on_ready() -> None:
-            with LOCK:
-                db.__dict__["_ext_until"] = _now()
-
-        def on_error(message: str) -> None:
-            with LOCK:
-                db.__dict__["_ext_phase"] = None
-                db.status = "failed"
-            print(f"moto_ext: {message}", flush=True)
-
+        on_ready, on_error = engines.callbacks(LOCK, db)
         snapshot = RESTORING.pop(db.db_instance_identifier, None)
         source = engines.get(blue_green.REPLICA_OF.pop(db.db_instance_identifier, None))
         try:

@@ -233,17 +233,9 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             return cluster
 
     def start_engine(backend: Any, cluster: Any, family: str, password: str) -> None:
-        def on_ready() -> None:
-            with lock:
-                cluster.__dict__["_ext_until"] = 0.0
-
-        def on_error(message: str) -> None:
-            with lock:
-                cluster.__dict__["_ext_phase"] = None
-                # The test bed's own fault (the server did not start), shown as instances show
-                # theirs: RDS has no cluster status for it.
-                cluster.status = "failed"
-            print(f"moto_ext: {message}", flush=True)
+        # A server that does not start is shown as instances show theirs ("failed"): RDS has no
+        # cluster status for the test bed's own fault.
+        on_ready, on_error = engines.callbacks(lock, cluster)
 
         identifier = cluster.db_cluster_identifier
         try:
@@ -424,17 +416,7 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                 topology["members"][identifier] = topology["primary"]
                 return db
             writer = engines.get(topology["primary"])
-
-            def ready() -> None:
-                with lock:
-                    db.__dict__["_ext_until"] = 0.0
-
-            def failed(message: str) -> None:
-                with lock:
-                    db.__dict__["_ext_phase"] = None
-                    db.status = "failed"
-                print(f"moto_ext: {message}", flush=True)
-
+            ready, failed = engines.callbacks(lock, db)
             try:
                 engines.create(member_key(identifier), writer.family if writer else "mysql", writer.port,
                                writer.user, writer.password, writer.dbname, ready, failed, source=writer)

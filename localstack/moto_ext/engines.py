@@ -540,6 +540,24 @@ def _address() -> str:
     raise EngineError(f"no address left in {NETWORK}.0/24")
 
 
+def callbacks(lock: Any, model: Any) -> tuple[Any, Any]:
+    """What an instance or cluster that waits in its timed phase (``creating``, ``modifying``) for
+    its server does when the server serves (the phase ends at the next request), or fails (it is
+    ``failed``, the test bed's own fault, and says why in moto's log)."""
+
+    def ready() -> None:
+        with lock:
+            model.__dict__["_ext_until"] = 0.0
+
+    def failed(message: str) -> None:
+        with lock:
+            model.__dict__["_ext_phase"] = None
+            model.status = "failed"
+        print(f"moto_ext: {message}", flush=True)
+
+    return ready, failed
+
+
 def reserve(identifier: str) -> None:
     """Counts a server to be made against MAX before anything is created, so a create past the
     limit is refused whole (InsufficientDBInstanceCapacity) and never made with an endpoint that

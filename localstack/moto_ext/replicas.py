@@ -154,26 +154,12 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                     primary.replicas.remove(name)
         db.is_replica = False
 
-    def on_ready(db: Any) -> Any:
-        def ready() -> None:
-            with lock:
-                db.__dict__["_ext_until"] = 0.0
-        return ready
-
-    def on_error(db: Any) -> Any:
-        def failed(message: str) -> None:
-            with lock:
-                db.__dict__["_ext_phase"] = None
-                db.status = "failed"
-            print(f"moto_ext: {message}", flush=True)
-        return failed
-
     def own_server(db: Any, source: Any) -> None:
         """A replica's own server, replicating its source's: creating until it has the source's
         data and replicates (refused whole past the servers' limit)."""
         try:
             engines.create(db.db_instance_identifier, db.engine, source.port, source.user, source.password,
-                           source.dbname, on_ready(db), on_error(db), source=source,
+                           source.dbname, *engines.callbacks(lock, db), source=source,
                            tls_required=parameters.tls_required(db.backend, db))
         except engines.EngineError as e:
             raise RDSClientError("InsufficientDBInstanceCapacity", str(e))
@@ -184,15 +170,16 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
         server stops replicating and takes writes."""
         start_phase(db, "modifying", float("inf"))
         until = time.monotonic() + config["modify_delay"]
+        ready, failed = engines.callbacks(lock, db)
 
         def run() -> None:
             try:
                 server.promote()
             except Exception as e:  # noqa: BLE001 (reported as the instance's failure)
-                on_error(db)(str(e))
+                failed(str(e))
                 return
             time.sleep(max(0.0, until - time.monotonic()))
-            on_ready(db)()
+            ready()
 
         threading.Thread(target=run, name=f"promote-{db.db_instance_identifier}", daemon=True).start()
 
