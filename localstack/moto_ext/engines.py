@@ -582,10 +582,8 @@ def create(identifier: str, engine: str, port: int | None, user: str, password: 
     """Starts a server for a new instance in the background (a replica of `source`, if given);
     `on_ready` runs once it serves."""
     with LOCK:
+        reserve(identifier)  # passes at once when the caller reserved it
         RESERVED.discard(identifier)
-        if len(SERVERS) + len(RESERVED) >= MAX:
-            raise EngineError(f"moto_ext runs at most {MAX} real database servers at once "
-                              "(MOTO_RDS_MAX_ENGINES); delete an instance first")
         server = Server(identifier, engine, _address(), port or default_port(engine), user, password, dbname)
         server.tls_required = tls_required
         SERVERS[identifier] = server

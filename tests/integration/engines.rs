@@ -49,7 +49,7 @@ pub(crate) fn mysql2(uri: &str, sql: &str) -> (bool, String) {
 }
 
 /// Runs SQL with `psql` on a connection string; (succeeded, output).
-fn psql(conninfo: &str, sql: &str) -> (bool, String) {
+pub(crate) fn psql(conninfo: &str, sql: &str) -> (bool, String) {
     let args = [conninfo, "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql];
     run(
         Command::new("psql").args(args),
@@ -77,21 +77,30 @@ async fn connection_secret(
 /// A namespace, an operator, and the DBInstance `db` (built by `make` from a new identifier) Ready
 /// on a real server, with its connection Secret written. Bind `_operator` when taking it apart:
 /// dropped, it kills the operator.
-struct Real {
-    client: kube::Client,
-    ns: String,
-    api: Api<rds_operator::dbinstance::DBInstance>,
-    rds: aws_sdk_rds::Client,
-    secret: BTreeMap<String, String>,
-    _operator: Operator,
+pub(crate) struct Real {
+    pub client: kube::Client,
+    pub ns: String,
+    pub api: Api<rds_operator::dbinstance::DBInstance>,
+    pub rds: aws_sdk_rds::Client,
+    pub secret: BTreeMap<String, String>,
+    pub _operator: Operator,
 }
 
 async fn ready_real(
     prefix: &str,
     make: impl FnOnce(&str) -> rds_operator::dbinstance::DBInstance,
 ) -> Real {
+    ready_real_with(prefix, &[], make).await
+}
+
+/// The same, with the operator given `operator_args` too.
+pub(crate) async fn ready_real_with(
+    prefix: &str,
+    operator_args: &[&str],
+    make: impl FnOnce(&str) -> rds_operator::dbinstance::DBInstance,
+) -> Real {
     let (client, ns, api, rds) = setup(prefix).await;
-    let operator = Operator::start(&ns);
+    let operator = Operator::start_with(&ns, operator_args);
     let id = unique(prefix);
     api.create(&PostParams::default(), &make(&id))
         .await

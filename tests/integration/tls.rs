@@ -10,14 +10,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use kube::api::{Api, PostParams};
-use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
-use crate::common::{
-    self, Operator, REPO, TIMEOUT, dbinstance, is_ready, moto_ext_get, run_client, secret_data,
-    setup, unique, wait_dbi,
-};
+use crate::common::{self, REPO, dbinstance, moto_ext_get, run_client, unique};
+use crate::engines::{Real, psql, ready_real_with};
 
 /// The test bed's CA bundle, in a file of the test's own.
 fn ca_file(name: &str) -> (String, PathBuf) {
@@ -40,33 +36,10 @@ fn spec(engine: &str, version: &str) -> serde_json::Value {
     }))
 }
 
-/// The DBInstance `db` Ready on a real server, under an operator given the CA bundle; its
-/// connection Secret, and the DBInstances' API to delete it with.
-async fn ready(
-    prefix: &str,
-    spec: serde_json::Value,
-    ca: &std::path::Path,
-) -> (Operator, BTreeMap<String, String>, Api<DBInstance>) {
-    let (client, ns, api, _rds) = setup(prefix).await;
-    let operator = Operator::start_with(&ns, &["--ca-bundle", ca.to_str().unwrap()]);
-    let id = unique(prefix);
-    (api.create(&PostParams::default(), &dbinstance("db", &id, spec))
-        .await)
-        .expect("create");
-    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    let s = common::wait_for("the connection Secret", TIMEOUT, || async {
-        secret_data(&client, &ns, "db-connection").await
-    })
-    .await;
-    (operator, s, api)
-}
-
-fn psql(conninfo: &str, sql: &str) -> (bool, String) {
-    let args = [conninfo, "-tA", "-v", "ON_ERROR_STOP=1", "-c", sql];
-    run_client(
-        Command::new("psql").args(args),
-        "psql (Debian postgresql-client)",
-    )
+/// The DBInstance `db` Ready on a real server, under an operator given the CA bundle.
+async fn ready(prefix: &str, spec: serde_json::Value, ca: &std::path::Path) -> Real {
+    let args = ["--ca-bundle", ca.to_str().unwrap()];
+    ready_real_with(prefix, &args, |id| dbinstance("db", id, spec)).await
 }
 
 /// RDS for PostgreSQL 16: a plain connection is refused (rds.force_ssl defaults to 1 from 15 on);
@@ -74,7 +47,12 @@ fn psql(conninfo: &str, sql: &str) -> (bool, String) {
 #[tokio::test]
 async fn a_plain_connection_to_postgres_16_is_refused_and_the_secret_verifies_the_server() {
     let (pem, ca) = ca_file("ca-pg");
-    let (_operator, s, api) = ready("tlspg", spec("postgres", "16.3"), &ca).await;
+    let Real {
+        api,
+        secret: s,
+        _operator,
+        ..
+    } = ready("tlspg", spec("postgres", "16.3"), &ca).await;
     assert_eq!(s["ca.crt"], pem, "the Secret carries the CA bundle");
     assert_eq!(s["APP_DB_CA"], pem);
     assert_eq!(s["sslmode"], "verify-full");
@@ -125,7 +103,12 @@ fn coffee_manage(s: &BTreeMap<String, String>, ca: &str) -> (bool, String) {
 #[tokio::test]
 async fn the_coffee_manage_app_connects_with_tls_and_verifies_the_server_through_the_secret() {
     let (_, ca) = ca_file("ca-mysql");
-    let (_operator, s, api) = ready("tlsmy", spec("mysql", "8.0.42"), &ca).await;
+    let Real {
+        api,
+        secret: s,
+        _operator,
+        ..
+    } = ready("tlsmy", spec("mysql", "8.0.42"), &ca).await;
     assert_eq!(s["sslmode"], "VERIFY_IDENTITY");
     let (ok, out) = coffee_manage(&s, &s["APP_DB_CA"]);
     assert!(ok, "the app connects with the Secret's CA: {out}");
