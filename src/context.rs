@@ -1,6 +1,8 @@
-//! What every step of a reconcile shares: the clients, the observer, the event recorder and the
-//! metrics. No globals.
+//! What every step of a reconcile shares: the clients, the observer, the event recorder, the
+//! metrics, the operator's settings, and what the kinds keep for each other. No globals, and no
+//! kind's types: a kind keeps its own through [`Context::shared`].
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -8,8 +10,8 @@ use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
 
 use crate::budget::ReadBudget;
-use crate::dbinstance::plan::Sensitive;
-use crate::dbinstance::plan::tenancy::Grants;
+use crate::sensitive::Sensitive;
+
 use crate::error::Error;
 use crate::rds_state::Observation;
 
@@ -46,14 +48,9 @@ pub struct Context {
     pub grants: Grants,
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
     pub read_budget: ReadBudget,
-    /// Our own writes of the objects, which a reconcile waits for the cache to show.
-    pub writes: crate::managed::writes::Writes,
-    /// The DBInstance kind's caches: the watches' stores.
-    pub instances: crate::dbinstance::cache::Instances,
-    /// The watches' stores of DBClusters.
-    pub clusters: crate::dbinstance::cache::Stores<crate::dbcluster::DBCluster>,
-    /// The DBParameterGroup kind's cache: RDS's parameter catalogs.
-    pub catalogs: crate::dbparametergroup::catalog::Catalogs,
+    /// What the kinds keep for their reconciles and for each other, a value of each type
+    /// ([`Context::shared`]).
+    shared: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     backoff: Mutex<HashMap<String, (Option<i64>, u32)>>,
 }
 
@@ -100,11 +97,8 @@ impl Context {
             ca_bundle: None,
             grants: Grants::default(),
             read_budget: ReadBudget::new(0),
-            writes: Default::default(),
-            instances: Default::default(),
-            clusters: Default::default(),
+            shared: Mutex::default(),
             backoff: Mutex::default(),
-            catalogs: Default::default(),
         }
     }
 
@@ -143,6 +137,19 @@ impl Context {
         }
     }
 
+    /// The value of type `T` the kinds share (made on first use): a kind's watches' stores, RDS's
+    /// parameter catalogs, who refers to a kind. The context names no kind: each kind asks here for
+    /// the types it declares.
+    pub fn shared<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut shared = lock(&self.shared);
+        let value = (shared.entry(TypeId::of::<T>()))
+            .or_insert_with(|| Arc::new(T::default()))
+            .clone();
+        value
+            .downcast()
+            .unwrap_or_else(|_| unreachable!("a value is kept under its own type"))
+    }
+
     /// The Secrets of the operator's own namespace.
     pub fn own_secrets(&self) -> kube::Api<k8s_openapi::api::core::v1::Secret> {
         kube::Api::namespaced(self.client.clone(), &self.own_namespace)
@@ -165,7 +172,7 @@ impl Context {
     /// do not all come back together.
     pub fn backoff(&self, uid: &str, generation: Option<i64>) -> std::time::Duration {
         crate::duration::jitter(
-            crate::dbinstance::plan::backoff_delay(self.next_failure(uid, generation)),
+            crate::duration::backoff_delay(self.next_failure(uid, generation)),
             0.25,
         )
     }
@@ -173,4 +180,14 @@ impl Context {
     pub fn reset_failures(&self, uid: &str) {
         lock(&self.backoff).remove(uid);
     }
+}
+
+/// What the operator's settings grant to namespaces (`*`: every namespace): a platform admin's
+/// word, for clusters where the AWS account's tags are not the place to say it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// `--grant-adoption`: may observe or adopt an instance no DBInstance owns, untagged.
+    pub adoption: Vec<String>,
+    /// `--grant-restore`: may restore from any snapshot or instance of the account.
+    pub restore: Vec<String>,
 }

@@ -55,6 +55,12 @@ pub fn since(earlier: &str, now: &str) -> Option<Duration> {
     (at(now)? - at(earlier)?).to_std().ok()
 }
 
+/// The delay after `failures` failures in a row: 2 s, 4 s, 8 s... up to 5 min.
+pub fn backoff_delay(failures: u32) -> Duration {
+    let secs = 2u64.saturating_pow(failures.clamp(1, 9));
+    Duration::from_secs(secs.min(300))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

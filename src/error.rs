@@ -1,7 +1,7 @@
 //! What can go wrong in a reconcile, classified once: each variant names what failed, carries a
 //! stable metric label, and says what the user is shown.
 
-use crate::managed::aws_error::{AwsError, ErrorClass};
+use crate::aws_error::{AwsError, ErrorClass};
 
 /// What went wrong in a reconcile.
 #[derive(Debug, thiserror::Error)]
@@ -16,7 +16,7 @@ pub enum Error {
     },
     #[error("object has no {0}")]
     MissingObjectKey(&'static str),
-    /// Where the object lives was refused (`managed::placement`): no AWS call was made.
+    /// Where the object lives was refused (the placement rules): no AWS call was made.
     #[error("{message}")]
     Placement {
         reason: &'static str,
@@ -119,15 +119,6 @@ impl Error {
         Error::Account {
             account: name.unwrap_or("the operator's own").to_owned(),
             source,
-        }
-    }
-}
-
-impl From<crate::managed::placement::Refusal> for Error {
-    fn from(r: crate::managed::placement::Refusal) -> Self {
-        Error::Placement {
-            reason: r.reason,
-            message: r.message,
         }
     }
 }

@@ -9,6 +9,7 @@ use tracing::info;
 
 use crate::awsaccount::AWSAccount;
 use crate::context::Context;
+use crate::crd;
 use crate::dbcluster::DBCluster;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbinstance::DBInstance;
@@ -16,7 +17,7 @@ use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
-use crate::managed::{ApiScope, Managed, crd};
+use crate::managed::{ApiScope, Managed};
 
 /// A registered kind: its name in lower case (the CRD's file in `crds/`), its CRD as YAML, and its
 /// controller for one namespace (or all).
@@ -25,6 +26,8 @@ pub struct Registration {
     /// Namespaced (a controller per watched namespace) or cluster-scoped (one).
     pub namespaced: bool,
     pub crd: fn() -> String,
+    /// What the kind declares to the others at start (`Managed::declare`).
+    pub declare: fn(&Context),
     pub controller: fn(&Arc<Context>, Option<&str>, u16, watch::Receiver<bool>) -> Running,
 }
 
@@ -33,6 +36,7 @@ const fn register<K: Managed + CustomResourceExt>() -> Registration {
         name: || K::kind(&()).to_lowercase(),
         namespaced: <K::Scope as ApiScope>::NAMESPACED,
         crd: crd::yaml::<K>,
+        declare: K::declare,
         controller: skeleton::controller::<K>,
     }
 }
@@ -68,6 +72,9 @@ pub async fn run(
         true => vec![None],
         false => namespaces.into_iter().map(Some).collect(),
     };
+    for kind in KINDS {
+        (kind.declare)(&ctx);
+    }
     let (mut runs, mut synced) = (Vec::new(), Vec::new());
     for (i, namespace) in scopes.iter().enumerate() {
         // A cluster-scoped kind has one controller, whatever the namespaces watched, in the

@@ -13,9 +13,13 @@
 //! [`budget`], the Secrets I/O in [`secrets`], [`context`], [`error`], [`duration`], and
 //! [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
+pub mod accounts;
+pub mod aws_error;
 pub mod awsaccount;
 pub mod budget;
 pub mod context;
+pub mod crd;
+pub mod database;
 pub mod dbcluster;
 pub mod dbclusterparametergroup;
 pub mod dbinstance;
@@ -34,6 +38,7 @@ pub mod observer;
 pub mod rds;
 pub mod rds_state;
 pub mod secrets;
+pub mod sensitive;
 pub mod shards;
 pub mod telemetry;
 

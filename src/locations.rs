@@ -9,21 +9,19 @@ use std::sync::{Arc, Mutex};
 
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, PartialObjectMeta};
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::Store;
 use secrecy::SecretString;
 use tokio::sync::{OnceCell, broadcast, watch};
 use tracing::{debug, info};
 
-use crate::awsaccount::{AWSAccount, AssumeRole, credentials};
-use crate::dbinstance::DBInstance;
+use crate::accounts::{Account, Accounts, AssumeRole, Reach, credentials};
+use crate::aws_error::AwsError;
 use crate::error::{Error, kube_err};
 use crate::feed::Feed;
 use crate::http::{Health, Liveness};
 use crate::lock;
-use crate::managed::aws_error::AwsError;
-use crate::managed::placement::{Source, Target};
 use crate::metrics::Metrics;
-use crate::observer::Observer;
+use crate::observer::{Observer, Owner};
 use crate::rds::{CallCounter, Rds};
 use crate::rds_state::{AwsIdentity, PollIntervals};
 
@@ -102,6 +100,57 @@ impl Location {
     }
 }
 
+/// The credentials a resource is reached with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The operator's own.
+    Own,
+    /// An AWSAccount, at this uid and generation (the key its credentials are cached by).
+    Account {
+        name: String,
+        uid: String,
+        generation: i64,
+        reach: Reach,
+    },
+    /// ACK's role map: the role for the namespace's owner-account-id, assumed with the
+    /// operator's own credentials.
+    AckRole {
+        account_id: String,
+        role_arn: String,
+    },
+}
+
+/// Where a resource is to be reached: the credentials and the region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    pub source: Source,
+    pub region: String,
+}
+
+impl Source {
+    /// The AWSAccount, at its uid and generation.
+    pub fn account(account: &Account) -> Source {
+        Source::Account {
+            name: account.name.clone(),
+            uid: account.uid.clone(),
+            generation: account.generation,
+            reach: account.reach.clone(),
+        }
+    }
+}
+
+impl Target {
+    /// The pair's key, which shards spread by (`shards::shard_of`): the account as the object
+    /// names it, and the region; known before any AWS call.
+    pub fn shard_key(&self) -> String {
+        match &self.source {
+            Source::Own => format!("own/{}", self.region),
+            Source::Account { name, .. } => format!("account:{name}/{}", self.region),
+            Source::AckRole { account_id, .. } => format!("ack:{account_id}/{}", self.region),
+        }
+    }
+}
+
 /// What a resource's cache key is: the AWSAccount's uid and generation (or ACK's role, or the
 /// operator's own credentials), and the region.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
@@ -125,7 +174,7 @@ pub struct Locations {
     own_region: String,
     intervals: PollIntervals,
     calls: Arc<CallCounter>,
-    wake: broadcast::Sender<ObjectRef<DBInstance>>,
+    wake: broadcast::Sender<Owner>,
     stopped: watch::Receiver<bool>,
     made: Mutex<HashMap<Key, Arc<OnceCell<Arc<Location>>>>>,
     /// For the event feeds of other accounts: the metrics, and the shared poll's interval while a
@@ -139,7 +188,7 @@ impl Locations {
     pub fn new(
         base: aws_config::SdkConfig,
         own: Arc<Location>,
-        (calls, wake): (Arc<CallCounter>, broadcast::Sender<ObjectRef<DBInstance>>),
+        (calls, wake): (Arc<CallCounter>, broadcast::Sender<Owner>),
         stopped: watch::Receiver<bool>,
         feeds: (Arc<Metrics>, std::time::Duration),
     ) -> Self {
@@ -173,8 +222,8 @@ impl Locations {
         &self.calls
     }
 
-    /// The DBInstances to reconcile because what RDS holds for them changed, in any location.
-    pub fn changes(&self) -> impl futures::Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
+    /// The owners of the instances whose state in RDS changed, in any location.
+    pub fn changes(&self) -> impl futures::Stream<Item = Owner> + Send + 'static {
         crate::observer::wakes(self.wake.subscribe())
     }
 
@@ -235,13 +284,12 @@ impl Locations {
     async fn make(&self, target: &Target, secrets: &Api<Secret>) -> Result<Arc<Location>, Error> {
         let (account, source, chain) = match &target.source {
             Source::Own => (None, None, Vec::new()),
-            Source::Account { name, spec, .. } => {
-                let secret = (spec.source_credentials.as_ref()).and_then(|s| s.secret_ref.as_ref());
-                let keys = match secret {
-                    Some(r) => Some(source_keys(secrets, &r.name, name).await?),
+            Source::Account { name, reach, .. } => {
+                let keys = match &reach.source_secret {
+                    Some(secret) => Some(source_keys(secrets, secret, name).await?),
                     None => None,
                 };
-                (Some(name.clone()), keys, spec.assume_role_chain.clone())
+                (Some(name.clone()), keys, reach.assume_role_chain.clone())
             }
             Source::AckRole { role_arn, .. } => {
                 let hop = AssumeRole {
@@ -262,7 +310,7 @@ impl Locations {
             "reaching a new AWS account and region"
         );
         let queue = match &target.source {
-            Source::Account { spec, .. } => (spec.event_queues.iter())
+            Source::Account { reach, .. } => (reach.event_queues.iter())
                 .find(|q| q.region == target.region)
                 .map(|q| q.queue_url.clone()),
             _ => None,
@@ -319,39 +367,34 @@ async fn source_keys(
 #[derive(Clone)]
 pub struct Directory {
     pub namespaces: Store<PartialObjectMeta<Namespace>>,
-    pub accounts: Store<AWSAccount>,
+    pub accounts: Arc<dyn Accounts>,
     /// With `--ack-compat`: ACK's annotations and role map are honoured.
     pub ack: bool,
 }
 
-/// The cluster-wide watches [`Directory`] reads: the namespaces (their metadata only) and the
-/// AWSAccounts, until `shutdown`.
+/// The cluster-wide watch of the namespaces (their metadata only) [`Directory`] reads, with the
+/// accounts a watch of them serves, until `shutdown`.
 pub fn watch_directory(
     client: &kube::Client,
-    ack: bool,
+    (accounts, ack): (Arc<dyn Accounts>, bool),
     shutdown: watch::Receiver<bool>,
 ) -> (Directory, futures::future::BoxFuture<'static, ()>) {
     use futures::StreamExt;
     use kube::runtime::{WatchStreamExt, reflector, watcher};
     let (namespaces, ns_writer) = reflector::store();
-    let (accounts, account_writer) = reflector::store();
     let config = watcher::Config::default().any_semantic();
     // Namespaces by their metadata only: labels and annotations are all placement reads.
     let ns_stream = watcher(
         Api::<PartialObjectMeta<Namespace>>::all(client.clone()),
-        config.clone(),
+        config,
     )
     .default_backoff()
     .reflect(ns_writer)
     .for_each(|_| futures::future::ready(()));
-    let account_stream = watcher(Api::<AWSAccount>::all(client.clone()), config)
-        .default_backoff()
-        .reflect(account_writer)
-        .for_each(|_| futures::future::ready(()));
     let run = async move {
         let mut shutdown = shutdown;
         tokio::select! {
-            _ = futures::future::join(ns_stream, account_stream) => {}
+            _ = ns_stream => {}
             _ = shutdown.wait_for(|s| *s) => {}
         }
     };

@@ -5,8 +5,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use rds_operator::budget::ReadBudget;
+use rds_operator::context::Grants;
 use rds_operator::context::{Context, Parts};
-use rds_operator::dbinstance::plan::tenancy::Grants;
 use rds_operator::duration::parse_duration;
 use rds_operator::feed::Feed;
 use rds_operator::http::{self, Health, Liveness};
@@ -221,9 +221,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         stopped.clone(),
         feeds,
     );
-    let (directory, watching) =
-        rds_operator::locations::watch_directory(&client, args.ack_compat, stopped.clone());
-    let watching = tokio::spawn(watching);
+    let (directory, watching) = directory(&client, args.ack_compat, &stopped);
     let parts = (
         client,
         Arc::new(locations),
@@ -254,6 +252,25 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         election.release().await;
     }
     Ok(())
+}
+
+/// The namespaces and AWSAccounts placement reads, and the task that watches them.
+fn directory(
+    client: &kube::Client,
+    ack: bool,
+    stopped: &watch::Receiver<bool>,
+) -> (
+    rds_operator::locations::Directory,
+    tokio::task::JoinHandle<()>,
+) {
+    let (accounts, watching_accounts) =
+        rds_operator::awsaccount::directory::watch(client, stopped.clone());
+    let (directory, watching) =
+        rds_operator::locations::watch_directory(client, (accounts, ack), stopped.clone());
+    let watching = tokio::spawn(async move {
+        tokio::join!(watching, watching_accounts);
+    });
+    (directory, watching)
 }
 
 /// The shared poll's interval while an event feed's queue answers (default: ten drift intervals).
@@ -333,9 +350,7 @@ fn observe(
     metrics: &Arc<Metrics>,
     health: &Arc<Health>,
     stopped: &watch::Receiver<bool>,
-    wake: &tokio::sync::broadcast::Sender<
-        kube::runtime::reflector::ObjectRef<rds_operator::dbinstance::DBInstance>,
-    >,
+    wake: &tokio::sync::broadcast::Sender<rds_operator::observer::Owner>,
 ) -> (
     Arc<Observer>,
     tokio::task::JoinHandle<()>,

@@ -194,6 +194,25 @@ impl PollIntervals {
     }
 }
 
+/// How far the shown latest restorable time may lag behind RDS's.
+pub const RESTORABLE_TIME_STEP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
+/// The latest restorable time to show: RDS moves it every few minutes (and an emulator on every
+/// read), and every status write wakes a reconcile, so the shown one moves only once RDS's is
+/// `RESTORABLE_TIME_STEP` ahead. A time that goes back (a restore) or cannot be read is shown as
+/// RDS says.
+pub fn restorable_time(shown: Option<&str>, observed: Option<&str>) -> Option<String> {
+    let parse = |t: &str| t.parse::<k8s_openapi::jiff::Timestamp>().ok();
+    match (shown.and_then(parse), observed.and_then(parse)) {
+        (Some(old), Some(new))
+            if new >= old && new.duration_since(old).unsigned_abs() < RESTORABLE_TIME_STEP =>
+        {
+            shown.map(str::to_owned)
+        }
+        _ => observed.map(str::to_owned),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

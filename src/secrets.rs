@@ -10,9 +10,9 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use serde_json::json;
 
-use crate::dbinstance::SECRET_OWNER_ANNOTATION;
-use crate::dbinstance::plan::Sensitive;
+use crate::crd::SECRET_OWNER_ANNOTATION;
 use crate::error::{Error, kube_err};
+use crate::sensitive::Sensitive;
 
 /// Key of the password in the generated password Secret.
 pub const GENERATED_KEY: &str = "password";

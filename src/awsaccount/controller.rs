@@ -155,7 +155,7 @@ async fn reach(
         return Ok(Err("the account allows no region".into()));
     };
     let target = Target {
-        source: Source::account(account),
+        source: Source::account(&account.account()),
         region: region.clone(),
     };
     let location = match ctx.locations.get(&target, &ctx.own_secrets(), false).await {

@@ -4,16 +4,15 @@
 //! Read, plan (pure) and act as for every kind, on the shared skeleton.
 
 pub mod controller;
-pub mod credentials;
+pub mod directory;
 pub mod plan;
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelectorRequirement};
-use kube::{CustomResource, KubeSchema};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::{CustomResource, KubeSchema, ResourceExt};
 use serde::{Deserialize, Serialize};
 
-use crate::managed::crd::LocalRef;
+use crate::accounts::{Account, Reach};
+pub use crate::accounts::{AssumeRole, EventQueue, NamespaceSelector, SourceCredentials};
 
 /// An AWS account the operator may manage RDS resources in, for the namespaces it selects.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -68,71 +67,6 @@ pub struct AWSAccountSpec {
     pub namespace_selector: NamespaceSelector,
 }
 
-/// The event queue of one region of the account.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct EventQueue {
-    pub region: String,
-    /// The queue's URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME).
-    #[serde(rename = "queueURL")]
-    pub queue_url: String,
-}
-
-/// Where the source credentials come from.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SourceCredentials {
-    /// A Secret in the operator's own namespace with the keys AWS_ACCESS_KEY_ID and
-    /// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials). The Secret is
-    /// read from the operator's namespace only, never from a tenant's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub secret_ref: Option<LocalRef>,
-}
-
-/// One role of the chain.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AssumeRole {
-    /// ARN of the role (arn:aws:iam::ACCOUNT:role/NAME).
-    #[serde(rename = "roleARN")]
-    #[schemars(regex(pattern = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$"))]
-    pub role_arn: String,
-    /// The external ID the role's trust policy requires (sts:ExternalId).
-    #[serde(
-        rename = "externalID",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(length(min = 2, max = 1224))]
-    pub external_id: Option<String>,
-    /// The role session name (default: rds-operator), seen in CloudTrail.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 2, max = 64), regex(pattern = r"^[\w+=,.@-]+$"))]
-    pub session_name: Option<String>,
-    /// Session tags, for attribute-based access control in the role's policies.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub session_tags: BTreeMap<String, String>,
-    /// The session tags passed on to the next role of the chain.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub transitive_tag_keys: Vec<String>,
-}
-
-/// Namespaces by name and by labels.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct NamespaceSelector {
-    /// Namespaces selected by name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub names: Vec<String>,
-    /// Namespaces selected by their labels, all of which must match.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub match_labels: BTreeMap<String, String>,
-    /// Namespaces selected by label expressions (In, NotIn, Exists, DoesNotExist), all of which
-    /// must hold.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub match_expressions: Vec<LabelSelectorRequirement>,
-}
-
 /// What the operator found of the account.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
@@ -157,79 +91,22 @@ pub struct AWSAccountStatus {
     pub resources: Option<i64>,
 }
 
-impl NamespaceSelector {
-    /// Whether the namespace of this name and these labels is selected.
-    pub fn selects(&self, name: &str, labels: &BTreeMap<String, String>) -> bool {
-        if self.names.iter().any(|n| n == name) {
-            return true;
-        }
-        if self.match_labels.is_empty() && self.match_expressions.is_empty() {
-            return false;
-        }
-        let selector = k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector {
-            match_labels: Some(self.match_labels.clone()),
-            match_expressions: Some(self.match_expressions.clone()),
-        };
-        // A malformed expression selects nothing.
-        use kube::core::SelectorExt;
-        kube::core::Selector::try_from(selector).is_ok_and(|s| s.matches(labels))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::NamespaceSelector;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
-    use std::collections::BTreeMap;
-
-    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        (pairs.iter())
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
-
-    #[test]
-    fn a_namespace_is_selected_by_name_or_by_labels_and_an_empty_selector_selects_none() {
-        let by_name = NamespaceSelector {
-            names: vec!["team-a".into()],
-            ..Default::default()
-        };
-        let by_labels = NamespaceSelector {
-            match_labels: labels(&[("team", "a")]),
-            ..Default::default()
-        };
-        let by_expression = NamespaceSelector {
-            match_expressions: vec![LabelSelectorRequirement {
-                key: "env".into(),
-                operator: "In".into(),
-                values: Some(vec!["prod".into(), "staging".into()]),
-            }],
-            ..Default::default()
-        };
-        let malformed = NamespaceSelector {
-            match_expressions: vec![LabelSelectorRequirement {
-                key: "env".into(),
-                operator: "Near".into(),
-                values: None,
-            }],
-            ..Default::default()
-        };
-        let rows = [
-            (&by_name, "team-a", labels(&[]), true),
-            (&by_name, "team-b", labels(&[("team", "a")]), false),
-            (&by_labels, "team-b", labels(&[("team", "a")]), true),
-            (&by_labels, "team-b", labels(&[("team", "b")]), false),
-            (&by_expression, "x", labels(&[("env", "prod")]), true),
-            (&by_expression, "x", labels(&[("env", "dev")]), false),
-            (&malformed, "x", labels(&[("env", "prod")]), false),
-            (&NamespaceSelector::default(), "team-a", labels(&[]), false),
-        ];
-        for (selector, name, labels, selected) in rows {
-            assert_eq!(
-                selector.selects(name, &labels),
-                selected,
-                "{selector:?} {name} {labels:?}"
-            );
+impl AWSAccount {
+    /// The account as placement and the locations read it.
+    pub fn account(&self) -> Account {
+        let spec = &self.spec;
+        let secret = (spec.source_credentials.as_ref()).and_then(|s| s.secret_ref.as_ref());
+        Account {
+            name: self.name_any(),
+            uid: self.uid().unwrap_or_default(),
+            generation: self.metadata.generation.unwrap_or_default(),
+            regions: spec.regions.clone(),
+            namespace_selector: spec.namespace_selector.clone(),
+            reach: Reach {
+                source_secret: secret.map(|r| r.name.clone()),
+                assume_role_chain: spec.assume_role_chain.clone(),
+                event_queues: spec.event_queues.clone(),
+            },
         }
     }
 }

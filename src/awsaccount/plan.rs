@@ -7,7 +7,7 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::{AWSAccount, AWSAccountStatus};
-use crate::managed::crd::has_finalizer;
+use crate::crd::has_finalizer;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
 use crate::rds_state::AwsIdentity;
 
@@ -141,7 +141,7 @@ fn deletion(f: &Facts, fields: AWSAccountStatus, previous: &AWSAccountStatus) ->
 mod tests {
     use super::*;
     use crate::awsaccount::AWSAccountSpec;
-    use crate::managed::crd::FINALIZER;
+    use crate::crd::FINALIZER;
 
     fn facts(reached: Option<Result<AwsIdentity, String>>, users: &[&str]) -> Facts {
         let mut account = AWSAccount::new(

@@ -9,8 +9,10 @@ use secrecy::{ExposeSecret, SecretString};
 use super::DBClusterSpec;
 use super::drift::ClusterModification;
 use super::observed::ObservedCluster;
-use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::observer::listing::Listed;
 use crate::rds::{Rds, rds_tags};
+use crate::rds_state::is_transitional;
 
 /// What CreateDBCluster is sent.
 pub struct CreateCluster<'a> {
@@ -28,6 +30,21 @@ pub(super) fn scaling(spec: &DBClusterSpec) -> Option<ServerlessV2ScalingConfigu
             .max_capacity(s.max_capacity)
             .build()
     })
+}
+
+/// The clusters as the observer lists them (`observer::listing`); one RDS is busy with is read
+/// directly.
+impl Listed for ObservedCluster {
+    const WHAT: &'static str = "the clusters";
+    fn key(&self) -> String {
+        self.identifier.clone()
+    }
+    fn settled(&self) -> bool {
+        !is_transitional(&self.status)
+    }
+    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
+        rds.cluster_pages().await
+    }
 }
 
 impl Rds {

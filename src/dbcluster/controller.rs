@@ -16,18 +16,19 @@ use super::observed::ObservedCluster;
 use super::plan::{self, Facts, Plan, Step};
 use super::{ClusterRestoreFrom, DBCluster, DBClusterStatus};
 use crate::context::Context;
+use crate::crd::SECRET_OWNER_ANNOTATION;
+use crate::database::tenancy::RestoreSource;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
-use crate::dbinstance::plan::PlannedEvent;
-use crate::dbinstance::plan::tenancy::RestoreSource;
-use crate::dbinstance::{DBInstance, SECRET_OWNER_ANNOTATION};
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
-use crate::managed::crd::LocalRef;
 use crate::managed::locate::Located;
 use crate::managed::placement::Placement;
 use crate::managed::plan::GroupStatus;
+use crate::managed::plan::PlannedEvent;
 use crate::managed::references::Referable;
+use crate::managed::references::Referrers;
+use crate::managed::stores::Stores;
 use crate::managed::{Failure, Managed, apiserver, conditions, references, scoped};
 use crate::secrets::{self, GENERATED_KEY};
 
@@ -55,29 +56,17 @@ fn secret_wakes(
     }
 }
 
-/// Whether `db` is a member of `cluster` (by reference, or by its RDS identifier).
-pub fn is_member(db: &DBInstance, cluster: &DBCluster) -> bool {
-    let by_ref = (db.spec.db_cluster_ref.as_ref())
-        .is_some_and(|r| Some(&r.name) == cluster.metadata.name.as_ref());
-    let by_identifier = (db.spec.db_cluster_identifier.as_deref())
-        .is_some_and(|id| id.eq_ignore_ascii_case(&cluster.identifier()));
-    db.namespace() == cluster.namespace() && (by_ref || by_identifier)
-}
-
 impl Referable for DBCluster {
     type Status = DBClusterStatus;
     const LABEL: &'static str = "DBCluster";
     fn status(&self) -> Option<&DBClusterStatus> {
         self.status.as_ref()
     }
-    fn conditions(status: &DBClusterStatus) -> &[crate::dbinstance::Condition] {
+    fn conditions(status: &DBClusterStatus) -> &[crate::database::parts::Condition] {
         &status.conditions
     }
     fn rds_name(status: &DBClusterStatus) -> Option<String> {
         status.db_cluster_identifier.clone()
-    }
-    fn referred_by(db: &DBInstance) -> Option<&LocalRef> {
-        db.spec.db_cluster_ref.as_ref()
     }
 }
 
@@ -102,7 +91,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         None => None,
     };
     let absent_for = (observed_directly && observed.is_none())
-        .then(|| at.observer.clusters.absent_for(&identifier))
+        .then(|| (at.observer.listing::<ObservedCluster>()).absent_for(&identifier))
         .flatten();
     let reads = plan::reads(cluster, observed.as_ref());
     let (identity, snapshots) = match reads.gone {
@@ -118,17 +107,17 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     };
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let read = match plan::paused(cluster) {
-        true => crate::dbinstance::plan::PasswordRead::None,
+        true => crate::database::password::PasswordRead::None,
         false => plan::password_read(cluster, observed.as_ref()),
     };
-    let password = crate::dbinstance::read::password(cluster, at, &api, read).await?;
+    let password = crate::database::password::password(cluster, at, &api, read).await?;
     let connection_secret = match (&cluster.spec.connection_secret, &observed) {
         (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
         _ => None,
     };
     let (subnet_group, parameter_group) = references(ctx, cluster, &namespace).await?;
     let referrers = match observed_directly && deleting {
-        true => members(ctx, cluster, &namespace).await?,
+        true => members(ctx, cluster).await?,
         false => Vec::new(),
     };
     let member_states = member_states(at, observed.as_ref());
@@ -194,7 +183,7 @@ fn observers_of(ctx: &Context, cluster: &DBCluster, here: &Placement) -> Vec<Str
         (c.status.as_ref().and_then(|s| s.placement.as_ref()))
             .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)
     };
-    (ctx.clusters.all().into_iter())
+    (ctx.shared::<Stores<DBCluster>>().all().into_iter())
         .filter(|c| {
             c.metadata.uid != cluster.metadata.uid && c.identifier() == cluster.identifier()
         })
@@ -241,8 +230,8 @@ async fn observe(
     ) {
         (true, true) => None,
         (true, false) => Some(None),
-        (false, _) => (at.observer.clusters)
-            .cluster(&identifier, at.observer.intervals.settled)
+        (false, _) => (at.observer.listing::<ObservedCluster>())
+            .get(&identifier, at.observer.intervals.settled)
             .map(Some),
     };
     Ok(match polled {
@@ -252,7 +241,7 @@ async fn observe(
             // spend the account's read rate for another.
             ctx.spend_read(&cluster.namespace().unwrap_or_default())?;
             let found = at.rds.describe_cluster(&identifier).await?;
-            (at.observer.clusters).read_directly(&identifier, found.is_some());
+            (at.observer.listing::<ObservedCluster>()).read_directly(&identifier, found.is_some());
             (found, true)
         }
     })
@@ -281,18 +270,16 @@ async fn restore_source(at: &Location, r: &ClusterRestoreFrom) -> Result<Restore
     })
 }
 
-/// The DBInstances of the namespace that are members of the cluster, read from the API (fresh: a
-/// deletion waits on them).
-async fn members(
-    ctx: &Context,
-    cluster: &DBCluster,
-    namespace: &str,
-) -> Result<Vec<String>, Error> {
-    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
-    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
-    Ok((list.items.into_iter())
-        .filter(|db| is_member(db, cluster))
-        .map(|db| format!("DBInstance {}", db.name_any()))
+/// The members of the cluster (the DBInstances of the namespace that refer to it), read from the
+/// API (fresh: a deletion waits on them).
+async fn members(ctx: &Context, cluster: &DBCluster) -> Result<Vec<String>, Error> {
+    let found = ctx
+        .shared::<Referrers<DBCluster>>()
+        .of(&ctx.client, cluster)
+        .await?;
+    Ok(found
+        .into_iter()
+        .map(|(kind, name)| format!("{kind} {name}"))
         .collect())
 }
 
@@ -333,7 +320,7 @@ async fn act(ctx: &Context, at: &Located, cluster: &DBCluster, step: &Step) -> R
 async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
     let (rds, observer) = (&at.location.rds, &at.location.observer);
     if let Some(identifier) = step.mutates() {
-        observer.clusters.mutated(identifier);
+        observer.listing::<ObservedCluster>().mutated(identifier);
     }
     match step {
         Step::Create {
@@ -463,23 +450,15 @@ impl Managed for DBCluster {
         namespace: Option<&str>,
     ) -> Controller<DBCluster> {
         let store = controller.store();
-        ctx.clusters.add(store.clone());
+        ctx.shared::<Stores<DBCluster>>().add(store.clone());
         let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
         let controller = controller.watches_stream(
             watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
             secret_wakes(store.clone()),
         );
         // A member that comes or goes wakes its cluster (a deletion waits on them).
-        let controller = controller.watches(
-            scoped::<DBInstance>(&ctx.client, namespace),
-            watcher::Config::default().any_semantic(),
-            move |db: DBInstance| {
-                (store.state().into_iter())
-                    .filter(|c| is_member(&db, c))
-                    .map(|c| ObjectRef::from_obj(&*c))
-                    .collect::<Vec<_>>()
-            },
-        );
+        let referrers = ctx.shared::<Referrers<DBCluster>>();
+        let controller = referrers.wake(controller, &ctx.client, namespace);
         // Its groups turning Ready (or changing) wake the DBClusters that refer to them.
         let controller = references::wakes_by_reference::<_, DBSubnetGroup>(
             controller,

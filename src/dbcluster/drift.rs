@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::DBClusterSpec;
 use super::observed::ObservedCluster;
-use crate::dbinstance::drift::{VersionChange, engine_version_change};
+use crate::database::version::{VersionChange, engine_version_change};
 
 /// Exactly the fields a ModifyDBCluster sends.
 #[derive(Clone, Debug, Default, PartialEq)]

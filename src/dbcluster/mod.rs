@@ -19,12 +19,15 @@ pub mod observed;
 pub mod plan;
 pub mod restore;
 
-use crate::dbinstance::{
-    AdoptionPolicy, Condition, ConnectionSecretSpec, Corrections, DeletionPolicy, DriftPolicy,
-    DryRun, Endpoint, ManagementPolicy, OutOfBandDeletionPolicy, PendingRebootPolicy,
-    SecretKeyReference,
+use crate::crd::{LocalRef, Tag};
+use crate::database::choices::{
+    AdoptionPolicy, DeletionPolicy, DriftPolicy, ManagementPolicy, OutOfBandDeletionPolicy,
+    PendingRebootPolicy,
 };
-use crate::managed::crd::{LocalRef, Tag};
+use crate::database::parts::{
+    Condition, ConnectionSecretSpec, DryRun, Endpoint, SecretKeyReference,
+};
+use crate::managed::fights::Corrections;
 
 /// Desired state of an Aurora DB cluster.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -291,7 +294,7 @@ pub struct DBClusterSpec {
 
     /// The AWSAccount to manage the cluster in; as for DBInstance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::managed::crd::AccountRef>,
+    pub account_ref: Option<crate::crd::AccountRef>,
 
     /// The AWS region; as for DBInstance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -470,7 +473,7 @@ mod tests {
 
     #[test]
     fn schema_carries_immutability_rules_and_engines() {
-        let yaml = crate::managed::crd::yaml::<DBCluster>();
+        let yaml = crate::crd::yaml::<DBCluster>();
         for needle in [
             "engine is immutable",
             "masterUsername is immutable",

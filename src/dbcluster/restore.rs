@@ -9,7 +9,7 @@ use aws_sdk_rds::types::DbClusterSnapshot;
 
 use super::DBClusterSpec;
 use super::aws::scaling;
-use crate::managed::aws_error::{AwsError, aws_error};
+use crate::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 use crate::rds_state::SnapshotInfo;
 

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::aws_error::{AwsError, aws_error};
 use crate::dbparametergroup::aws::{Change, catalog_pages, parameter};
 use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
-use crate::managed::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags};
 
 /// RDS's code for a group that does not exist.

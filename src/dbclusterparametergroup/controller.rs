@@ -4,12 +4,11 @@
 
 use std::sync::Arc;
 
-use crate::dbinstance::DBInstance;
+use crate::dbparametergroup::catalog::Catalogs;
 use crate::dbparametergroup::plan::Own;
 use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::crd::LocalRef;
 use crate::managed::groups::{Group, Shared};
 
 use super::{DBClusterParameterGroup, DBClusterParameterGroupStatus};
@@ -31,7 +30,7 @@ impl Group for DBClusterParameterGroup {
         let catalog = match self.metadata.deletion_timestamp {
             Some(_) => Arc::default(),
             None => {
-                (shared.ctx.catalogs)
+                (shared.ctx.shared::<Catalogs>())
                     .get_of(&at.rds, &self.spec.family, true)
                     .await?
             }
@@ -63,49 +62,9 @@ impl Group for DBClusterParameterGroup {
         Ok(at.rds.delete_cluster_parameter_group(name).await?)
     }
 
-    fn plan(
-        facts: &crate::managed::groups::Facts<Self>,
-    ) -> crate::managed::groups::GroupPlan<Self> {
-        crate::dbparametergroup::plan::plan(facts)
-    }
-    fn tags_of(observed: &ObservedParameterGroup) -> &std::collections::BTreeMap<String, String> {
-        &observed.tags
-    }
-    fn rds_name_of(&self) -> String {
-        self.group_name()
-    }
-    fn rds_name(status: &DBClusterParameterGroupStatus) -> Option<String> {
-        status.db_cluster_parameter_group_name.clone()
-    }
-    /// No DBInstance refers to a cluster parameter group: DBClusters name it.
-    fn referred_by(_: &DBInstance) -> Option<&LocalRef> {
-        None
-    }
-    fn status(&self) -> Option<&DBClusterParameterGroupStatus> {
-        self.status.as_ref()
-    }
-    fn spec_tags(&self) -> &[crate::managed::crd::Tag] {
-        &self.spec.tags
-    }
-    fn applied_tag_keys(status: &DBClusterParameterGroupStatus) -> &[String] {
-        &status.applied_tag_keys
-    }
-    fn conditions(
-        status: &DBClusterParameterGroupStatus,
-    ) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
-        &status.conditions
-    }
-    fn conditions_mut(
-        status: &mut DBClusterParameterGroupStatus,
-    ) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> {
-        &mut status.conditions
-    }
-    fn observed_generation(status: &mut DBClusterParameterGroupStatus) -> &mut Option<i64> {
-        &mut status.observed_generation
-    }
-    fn placement_mut(
-        status: &mut DBClusterParameterGroupStatus,
-    ) -> &mut Option<crate::managed::placement::Placement> {
-        &mut status.placement
-    }
+    crate::group_fields!(
+        DBClusterParameterGroupStatus,
+        db_cluster_parameter_group_name,
+        crate::dbparametergroup::plan::plan
+    );
 }

@@ -13,8 +13,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
+use crate::crd::Tag;
 use crate::dbparametergroup::{Fields, ParameterGroupKind};
-use crate::managed::crd::Tag;
 
 /// An RDS DB cluster parameter group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -72,7 +72,7 @@ pub struct DBClusterParameterGroupSpec {
     pub tags: Vec<Tag>,
     /// The AWSAccount to manage the group in; as for DBParameterGroup.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::managed::crd::AccountRef>,
+    pub account_ref: Option<crate::crd::AccountRef>,
     /// The AWS region; as for DBParameterGroup.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]

@@ -1,37 +1,8 @@
-//! The watches' stores of a kind, one per watched namespace (or one for all), and what the
-//! DBInstance reconciles ask of theirs.
-
-use std::sync::{Arc, RwLock};
-
-use kube::runtime::reflector::Store;
+//! What the DBInstance reconciles ask of the watches' stores of DBInstances.
 
 use super::DBInstance;
 use crate::managed::placement::Placement;
-
-/// The watches' stores of objects of kind `K`.
-pub struct Stores<K: kube::Resource<DynamicType = ()> + 'static>(RwLock<Vec<Store<K>>>);
-
-impl<K: kube::Resource<DynamicType = ()> + 'static> Default for Stores<K> {
-    fn default() -> Self {
-        Stores(RwLock::default())
-    }
-}
-
-impl<K: kube::Resource<DynamicType = ()> + Clone + 'static> Stores<K> {
-    /// Registers a watch's store.
-    pub fn add(&self, store: Store<K>) {
-        self.0
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(store);
-    }
-
-    /// Every object the watches know.
-    pub fn all(&self) -> Vec<Arc<K>> {
-        let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
-        stores.iter().flat_map(|s| s.state()).collect()
-    }
-}
+use crate::managed::stores::Stores;
 
 /// The watches' stores of DBInstances.
 pub type Instances = Stores<DBInstance>;
@@ -40,8 +11,7 @@ impl Stores<DBInstance> {
     /// The DBInstances of a namespace that use a Secret of this name (as password, generated
     /// password or connection Secret), as the watches know them.
     pub fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {
-        let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
-        (stores.iter().flat_map(|s| s.state()))
+        (self.all().into_iter())
             .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
             .filter(|db| {
                 crate::dbinstance::plan::spec::secrets_of(db)
@@ -61,12 +31,11 @@ impl Stores<DBInstance> {
         uid: Option<&str>,
         here: &Placement,
     ) -> Vec<String> {
-        let stores = self.0.read().unwrap_or_else(|e| e.into_inner());
         let same_place = |db: &DBInstance| {
             (db.status.as_ref().and_then(|s| s.placement.as_ref()))
                 .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)
         };
-        (stores.iter().flat_map(|s| s.state()))
+        (self.all().into_iter())
             .filter(|db| db.metadata.uid.as_deref() != uid && db.identifier() == identifier)
             .filter(|db| same_place(db))
             .filter(|db| crate::dbinstance::plan::spec::observe_only(db))

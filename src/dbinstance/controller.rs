@@ -21,6 +21,7 @@ use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
 use crate::managed::locate::Located;
+use crate::managed::references::{Referrers, RefersTo};
 use crate::managed::{Failure, Managed, Planned, references, scoped};
 
 /// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
@@ -69,6 +70,16 @@ impl Managed for DBInstance {
     type Status = DBInstanceStatus;
     type Where = Located;
 
+    /// A DBInstance refers to its subnet group, its parameter group and its DBCluster: their
+    /// deletions wait for it, and its changes wake them.
+    fn declare(ctx: &Context) {
+        ctx.shared::<Referrers<DBSubnetGroup>>()
+            .declare::<DBInstance>();
+        ctx.shared::<Referrers<DBParameterGroup>>()
+            .declare::<DBInstance>();
+        ctx.shared::<Referrers<DBCluster>>().declare::<DBInstance>();
+    }
+
     fn shared(ctx: Arc<Context>) -> Arc<Context> {
         ctx
     }
@@ -83,7 +94,7 @@ impl Managed for DBInstance {
         namespace: Option<&str>,
     ) -> Controller<DBInstance> {
         let store = controller.store();
-        ctx.instances.add(store.clone());
+        ctx.shared::<super::cache::Instances>().add(store.clone());
         let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
         // Secrets are watched by their metadata only (the name and owners are all a wake needs):
         // the operator never holds the data of the cluster's Secrets, only of those a reconcile
@@ -94,11 +105,25 @@ impl Managed for DBInstance {
         );
         // A DBSubnetGroup or DBParameterGroup becoming Ready (or changing) wakes the DBInstances
         // that refer to it.
-        let controller = references::wakes_referrers::<DBSubnetGroup>(controller, ctx, namespace);
-        let controller =
-            references::wakes_referrers::<DBParameterGroup>(controller, ctx, namespace);
+        let controller = references::wakes_by_reference::<_, DBSubnetGroup>(
+            controller,
+            ctx,
+            namespace,
+            |db: &DBInstance| (db.spec.db_subnet_group_ref.as_ref()).map(|r| r.name.as_str()),
+        );
+        let controller = references::wakes_by_reference::<_, DBParameterGroup>(
+            controller,
+            ctx,
+            namespace,
+            |db: &DBInstance| (db.spec.db_parameter_group_ref.as_ref()).map(|r| r.name.as_str()),
+        );
         // A member waits for its DBCluster to be Ready.
-        let controller = references::wakes_referrers::<DBCluster>(controller, ctx, namespace);
+        let controller = references::wakes_by_reference::<_, DBCluster>(
+            controller,
+            ctx,
+            namespace,
+            |db: &DBInstance| (db.spec.db_cluster_ref.as_ref()).map(|r| r.name.as_str()),
+        );
         // A replica waits for its source DBInstance to be Ready.
         let controller = references::wakes_by_reference::<_, DBInstance>(
             controller,
@@ -108,9 +133,14 @@ impl Managed for DBInstance {
         );
         let controller = crate::managed::locate::woken_by_accounts(controller, ctx);
         let namespace = namespace.map(str::to_owned);
-        controller.reconcile_on(ctx.locations.changes().filter(move |r| {
-            futures::future::ready(namespace.is_none() || r.namespace == namespace)
-        }))
+        let changed = (ctx.locations.changes())
+            .filter(move |o| {
+                futures::future::ready(namespace.is_none() || o.namespace == namespace)
+            })
+            .map(|o| {
+                ObjectRef::<DBInstance>::new(&o.name).within(&o.namespace.unwrap_or_default())
+            });
+        controller.reconcile_on(changed)
     }
 
     async fn locate(&self, ctx: &Context) -> Result<Located, Error> {
@@ -218,8 +248,29 @@ impl references::Referable for DBInstance {
     fn rds_name(status: &DBInstanceStatus) -> Option<String> {
         status.db_instance_identifier.clone()
     }
-    /// Not a group or cluster reference: the replica's is by name, in spec.replicaOf.
-    fn referred_by(_: &DBInstance) -> Option<&crate::managed::crd::LocalRef> {
-        None
+}
+
+impl RefersTo<DBSubnetGroup> for DBInstance {
+    fn refers_to(&self, group: &DBSubnetGroup) -> bool {
+        let named = self.spec.db_subnet_group_ref.as_ref().map(|r| &r.name);
+        self.namespace() == group.namespace() && named == group.metadata.name.as_ref()
+    }
+}
+
+impl RefersTo<DBParameterGroup> for DBInstance {
+    fn refers_to(&self, group: &DBParameterGroup) -> bool {
+        let named = self.spec.db_parameter_group_ref.as_ref().map(|r| &r.name);
+        self.namespace() == group.namespace() && named == group.metadata.name.as_ref()
+    }
+}
+
+/// A member of a DBCluster: by reference, or by its RDS identifier.
+impl RefersTo<DBCluster> for DBInstance {
+    fn refers_to(&self, cluster: &DBCluster) -> bool {
+        let by_ref = (self.spec.db_cluster_ref.as_ref())
+            .is_some_and(|r| Some(&r.name) == cluster.metadata.name.as_ref());
+        let by_identifier = (self.spec.db_cluster_identifier.as_deref())
+            .is_some_and(|id| id.eq_ignore_ascii_case(&cluster.identifier()));
+        self.namespace() == cluster.namespace() && (by_ref || by_identifier)
     }
 }

@@ -13,50 +13,24 @@ use serde::{Deserialize, Serialize};
 pub mod act;
 pub mod aws;
 pub mod cache;
-mod choices;
-pub mod connection;
+pub use crate::database::connection;
 pub mod controller;
 pub mod drift;
 pub mod plan;
 pub mod read;
 mod sources;
 mod status;
-pub use choices::*;
+pub use crate::database::choices::*;
+pub use crate::database::parts::*;
+pub use crate::managed::fights::Corrections;
 pub use sources::*;
 pub use status::*;
 
-pub use crate::managed::crd::{
-    FINALIZER, GROUP, LocalRef, OWNER_NAME_TAG, OWNER_TAG, Tag, has_finalizer,
+pub use crate::crd::{
+    ACK_ADOPTION_POLICY, ACK_DELETION_POLICY, ADOPTABLE_BY_TAG, ADOPTED_TAG, DRY_RUN_ANNOTATION,
+    FINALIZER, GROUP, LocalRef, OWNER_NAME_TAG, OWNER_TAG, PAUSED_ANNOTATION, RESTORABLE_BY_TAG,
+    RETAINED_TAG, SECRET_OWNER_ANNOTATION, Tag, has_finalizer,
 };
-
-/// Annotation that stops every AWS call for a DBInstance while it is "true" (during an incident,
-/// say); the operator reports `Synced=False`, reason `ReconcilePaused`, and resumes when it goes.
-pub const PAUSED_ANNOTATION: &str = "rds.operator.rs/paused";
-/// Annotation that makes the operator show what it would do (status.dryRun) and do none of it: no
-/// AWS call that changes anything, no Secret written.
-pub const DRY_RUN_ANNOTATION: &str = "rds.operator.rs/dry-run";
-/// RDS tag written when a DBInstance with deletionPolicy Retain lets its instance go: a later
-/// DBInstance of the same namespace and name adopts the instance on its own.
-pub const RETAINED_TAG: &str = "rds.operator.rs/retained";
-/// RDS tag added with the ownership tags when a DBInstance adopts an instance (its value: the
-/// time). Until the adoption is in status, an instance carrying it is held like an adoption, so a
-/// crash between the adopting call and the status write lets no correction through unconfirmed.
-pub const ADOPTED_TAG: &str = "rds.operator.rs/adopted";
-/// RDS tag a platform admin puts on a snapshot or an instance to let DBInstances of the namespaces
-/// it names (separated by spaces) restore from it (spec.restoreFrom).
-pub const RESTORABLE_BY_TAG: &str = "rds.operator.rs/restorable-by";
-/// RDS tag a platform admin puts on an instance no DBInstance owns (made by the console,
-/// CloudFormation, Terraform...) to let DBInstances of the namespaces it names (separated by
-/// spaces) observe or adopt it.
-pub const ADOPTABLE_BY_TAG: &str = "rds.operator.rs/adoptable-by";
-/// Annotation on the Secrets the operator writes for a DBInstance: the DBInstance's uid. It marks
-/// them as that DBInstance's whether or not they carry its ownerReference (under deletionPolicy
-/// Retain they do not, so no garbage collection can take the retained database's password).
-pub const SECRET_OWNER_ANNOTATION: &str = "rds.operator.rs/owner-uid";
-/// ACK's deletion policy annotation (`retain` or `delete`), honoured on a DBInstance ported from ACK.
-pub const ACK_DELETION_POLICY: &str = "services.k8s.aws/deletion-policy";
-/// ACK's adoption policy annotation (`adopt` or `adopt-or-create`), honoured as spec.adoptionPolicy.
-pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
 
 /// Desired state of an RDS DB instance.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -552,7 +526,7 @@ pub struct DBInstanceSpec {
     /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
     /// credentials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::managed::crd::AccountRef>,
+    pub account_ref: Option<crate::crd::AccountRef>,
     /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
     /// annotation, else the operator's own region. Once the resource exists, the account and
     /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
@@ -605,7 +579,7 @@ mod tests {
 
     #[test]
     fn schema_carries_immutability_rules_and_enums() {
-        let yaml = crate::managed::crd::yaml::<DBInstance>();
+        let yaml = crate::crd::yaml::<DBInstance>();
         for needle in [
             "engine is immutable",
             "dbName is immutable",

@@ -7,12 +7,12 @@ use kube::ResourceExt;
 use kube::api::Api;
 
 use crate::context::Context;
+pub(crate) use crate::database::password::password;
 use crate::dbcluster::DBCluster;
-use crate::dbinstance::connection;
+use crate::dbinstance::cache::Instances;
 use crate::dbinstance::plan::tenancy::{ReplicaSource, RestoreSource};
 use crate::dbinstance::plan::{
-    self, BlueGreenFacts, BlueGreenRead, Facts, GroupRead, GroupTags, Look, PasswordFacts,
-    PasswordRead, Sensitive, spec,
+    self, BlueGreenFacts, BlueGreenRead, Facts, GroupRead, GroupTags, Look, PasswordRead, spec,
 };
 use crate::dbinstance::{DBInstance, RestoreFrom};
 use crate::dbparametergroup::DBParameterGroup;
@@ -28,7 +28,7 @@ use crate::secrets;
 pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result<Facts, Error> {
     let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
     db.uid().ok_or(Error::MissingObjectKey("uid"))?;
-    let at = &*located.location;
+    let (at, instances) = (&*located.location, ctx.shared::<Instances>());
     let intervals = at.observer.intervals;
     let identifier = db.identifier();
     let (observation, reads) = observe(db, ctx, at, &namespace).await?;
@@ -78,20 +78,16 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         password,
         connection_secret,
         release_candidates,
-        peers: match &db.spec.connection_secret {
-            Some(c) => ctx.instances.peers_using(&namespace, &c.name),
-            None => Vec::new(),
-        },
+        peers: (db.spec.connection_secret.as_ref())
+            .map(|c| instances.peers_using(&namespace, &c.name))
+            .unwrap_or_default(),
         owner_alive,
         restore_source,
         replica_source,
         blue_green,
         groups,
         observers: match reads.observers {
-            true => {
-                ctx.instances
-                    .observers_of(&identifier, db.uid().as_deref(), &located.placement)
-            }
+            true => instances.observers_of(&identifier, db.uid().as_deref(), &located.placement),
             false => Vec::new(),
         },
         grants: ctx.grants.clone(),
@@ -142,41 +138,6 @@ async fn observe(
         reads = plan::reads(db, observation.instance.as_ref());
     }
     Ok((observation, reads))
-}
-
-/// The master password of `db` (a DBInstance or a DBCluster), as far as the plan asked.
-pub(crate) async fn password(
-    db: &impl kube::Resource,
-    at: &Location,
-    api: &Api<Secret>,
-    read: PasswordRead,
-) -> Result<PasswordFacts, Error> {
-    let namespace = db.meta().namespace.clone().unwrap_or_default();
-    Ok(match read {
-        PasswordRead::None | PasswordRead::Source { .. } => PasswordFacts::NotRead,
-        PasswordRead::Referenced { name, key } => {
-            PasswordFacts::Referenced(secrets::read_referenced(api, &namespace, &name, &key).await?)
-        }
-        PasswordRead::Managed { secret_arn: None } => PasswordFacts::Managed(None),
-        PasswordRead::Managed {
-            secret_arn: Some(arn),
-        } => PasswordFacts::Managed(Some(Sensitive(at.rds.managed_password(&arn).await?))),
-        PasswordRead::Generated { name } => {
-            let existing = secrets::get(api, &name).await?;
-            let controlled =
-                (existing.as_ref()).is_some_and(|s| spec::controlled_by(&s.metadata, db));
-            PasswordFacts::Generated {
-                secret_exists: existing.is_some(),
-                controlled,
-                owner_referenced: (existing.as_ref())
-                    .is_some_and(|s| spec::owner_referenced(&s.metadata, db)),
-                // The value of a Secret that is not this DBInstance's is never used.
-                existing: (existing.filter(|_| controlled))
-                    .and_then(|s| secrets::value_of(&s, secrets::GENERATED_KEY)),
-                candidate: Sensitive(connection::generate_password()),
-            }
-        }
-    })
 }
 
 type Sources = (

@@ -3,42 +3,8 @@
 //! spec.replicaOf), the Secret key of its password, and the connection Secret it writes. Doc
 //! comments here become `kubectl explain` text.
 
-use std::collections::BTreeMap;
-
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
-
-/// The connection Secret: standard keys host, port, username, password, dbname, engine and uri,
-/// plus extra keys rendered from templates.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ConnectionSecretSpec {
-    /// Name of the Secret, in the DBInstance's namespace. The operator owns it: it is written when
-    /// the instance is available, kept up to date, restored when changed, and deleted with the
-    /// DBInstance.
-    #[schemars(length(min = 1, max = 253))]
-    pub name: String,
-    /// Extra keys and their templates over the standard keys, e.g.
-    /// `APP_DB_HOST: "{{ host }}"` or `JDBC_URL: "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}"`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub extra_keys: BTreeMap<String, String>,
-}
-
-/// A key in a Secret of the DBInstance's namespace.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SecretKeyReference {
-    /// Name of the Secret.
-    #[schemars(length(min = 1))]
-    pub name: String,
-    /// Key in the Secret.
-    #[schemars(length(min = 1))]
-    pub key: String,
-    /// Namespace of the Secret. Only the DBInstance's own namespace is allowed; kept for manifests
-    /// written for ACK, which carry it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-}
 
 /// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]

@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::database::parts::{Condition, DriftRecord, DryRun, Endpoint, FieldDrift};
+use crate::managed::fights::Corrections;
+
 /// What the operator observed and did.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
@@ -123,88 +126,6 @@ pub struct RestoreStatus {
     #[serde(default)]
     pub settings_applied: bool,
 }
-
-/// What the operator would do, were it not in dry run.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DryRun {
-    /// The steps, in order (none: nothing would change).
-    #[serde(default)]
-    pub steps: Vec<DryRunStep>,
-}
-
-/// One step the operator would take.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DryRunStep {
-    /// The call or write (CreateDBInstance, ModifyDBInstance, AddTagsToResource, DeleteDBInstance,
-    /// a Secret...).
-    pub action: String,
-    /// What it changes: the fields, from what to what.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<FieldDrift>,
-    /// What the database goes through, from RDS's documented downtime for each setting: None,
-    /// Reboot (applies at the next reboot), Failover (a Multi-AZ instance fails over), Outage,
-    /// Switchover (a blue/green switchover moves the endpoint to green), NewInstance (created or
-    /// restored) or Deletion.
-    pub disruption: String,
-    /// Why, in words.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub note: String,
-}
-
-/// When a field was put back to the spec.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Corrections {
-    /// Spec field name.
-    pub field: String,
-    /// The metadata.generation the corrections were made at.
-    pub generation: i64,
-    /// When (RFC 3339), the last three at most.
-    #[serde(default)]
-    pub times: Vec<String>,
-}
-
-/// Fields found changed outside the operator, and what was done.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct DriftRecord {
-    /// When the difference was found (RFC 3339).
-    pub time: String,
-    /// Corrected (put back to the spec), Kept (more protective in AWS than in the spec, so left as
-    /// it is), Restored or Recreated (the instance was deleted outside the operator), or Reported
-    /// (driftPolicy Report).
-    pub action: String,
-    /// The fields, with what RDS had and what the spec says.
-    #[serde(default)]
-    pub fields: Vec<FieldDrift>,
-}
-
-/// One drifted field.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FieldDrift {
-    /// Spec field name.
-    pub field: String,
-    /// Value found in RDS.
-    pub observed: String,
-    /// Value in the spec.
-    pub desired: String,
-}
-
-/// Address and port of an RDS instance.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Endpoint {
-    pub address: String,
-    pub port: i32,
-}
-
-/// A status condition: Kubernetes's own `meta/v1 Condition` (type, status, reason, message,
-/// lastTransitionTime as a date-time, observedGeneration), so tools that read conditions find the
-/// schema they expect.
-pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
 /// The read replication of the instance, as RDS reports it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]

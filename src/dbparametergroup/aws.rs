@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::managed::aws_error::{AwsError, aws_error};
+use crate::aws_error::{AwsError, aws_error};
+use crate::observer::listing::Listed;
 use crate::rds::{Rds, rds_tags};
 
 use super::{Catalog, ObservedParameterGroup, ParameterInfo};
@@ -20,6 +21,25 @@ pub(crate) fn parameter(change: &Change) -> aws_sdk_rds::types::Parameter {
         .set_parameter_value(value.clone())
         .apply_method(aws_sdk_rds::types::ApplyMethod::from(method.as_str()))
         .build()
+}
+
+/// The parameter groups as the observer lists them (`observer::listing`, without their
+/// parameters), their tags from GetResources.
+impl Listed for ObservedParameterGroup {
+    const WHAT: &'static str = "the DB parameter groups";
+    const TAGGED_AS: Option<&'static str> = Some("rds:pg");
+    fn key(&self) -> String {
+        self.name.to_lowercase()
+    }
+    fn arn(&self) -> Option<&str> {
+        self.arn.as_deref()
+    }
+    fn set_tags(&mut self, tags: BTreeMap<String, String>) {
+        self.tags = tags;
+    }
+    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
+        rds.parameter_group_pages().await
+    }
 }
 
 impl Rds {

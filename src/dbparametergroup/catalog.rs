@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::aws_error::AwsError;
 use crate::lock;
-use crate::managed::aws_error::AwsError;
 use crate::rds::Rds;
 use crate::rds_state::Catalog;
 

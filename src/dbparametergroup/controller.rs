@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 
+use super::catalog::Catalogs;
 use super::plan::Own;
 use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
 
@@ -29,17 +30,20 @@ impl Group for DBParameterGroup {
         let deleting = self.metadata.deletion_timestamp.is_some();
         let catalog = match deleting {
             true => Arc::default(),
-            false => ctx.catalogs.get(&at.rds, &self.spec.family).await?,
+            false => {
+                (ctx.shared::<Catalogs>())
+                    .get(&at.rds, &self.spec.family)
+                    .await?
+            }
         };
         let name = self.group_name();
         // The shared listing's entry (with its tags) while it may serve; only the parameters are
         // read then. At deletion, RDS is asked directly.
         let known = match deleting {
             true => None,
-            false => at
-                .observer
-                .groups
-                .parameter_group(&name, shared.drift_interval),
+            false => {
+                (at.observer.listing::<ObservedParameterGroup>()).get(&name, shared.drift_interval)
+            }
         };
         let observed = at.rds.parameter_group(&name, known).await?;
         Ok((observed, catalog))
@@ -64,9 +68,5 @@ impl Group for DBParameterGroup {
         Ok(at.rds.delete_parameter_group(name).await?)
     }
 
-    crate::group_fields!(
-        DBParameterGroupStatus,
-        db_parameter_group_name,
-        db_parameter_group_ref
-    );
+    crate::group_fields!(DBParameterGroupStatus, db_parameter_group_name);
 }

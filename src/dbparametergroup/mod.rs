@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use crate::managed::crd::Tag;
+use crate::crd::Tag;
 use crate::managed::groups::Group;
 
 /// An RDS DB parameter group.
@@ -75,7 +75,7 @@ pub struct DBParameterGroupSpec {
     /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
     /// credentials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::managed::crd::AccountRef>,
+    pub account_ref: Option<crate::crd::AccountRef>,
     /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
     /// annotation, else the operator's own region. Once the resource exists, the account and
     /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere

@@ -26,10 +26,8 @@ impl Group for DBSubnetGroup {
         let name = self.group_name();
         // The shared listing's entry while it may serve; at deletion, RDS is asked directly.
         if self.metadata.deletion_timestamp.is_none()
-            && let Some(group) = at
-                .observer
-                .groups
-                .subnet_group(&name, shared.drift_interval)
+            && let Some(group) =
+                (at.observer.listing::<ObservedSubnetGroup>()).get(&name, shared.drift_interval)
         {
             return Ok((Some(group), ()));
         }
@@ -60,9 +58,5 @@ impl Group for DBSubnetGroup {
         Ok(at.rds.delete_subnet_group(name).await?)
     }
 
-    crate::group_fields!(
-        DBSubnetGroupStatus,
-        db_subnet_group_name,
-        db_subnet_group_ref
-    );
+    crate::group_fields!(DBSubnetGroupStatus, db_subnet_group_name);
 }

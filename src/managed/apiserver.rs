@@ -8,10 +8,11 @@ use serde::Serialize;
 use serde_json::json;
 use tracing::warn;
 
-use super::crd::FINALIZER;
 use super::plan::PlannedEvent;
+use super::writes::Writes;
 use super::{Kind, scoped};
 use crate::context::Context;
+use crate::crd::FINALIZER;
 use crate::error::{Error, kube_err};
 use crate::secrets::MANAGER;
 
@@ -38,11 +39,9 @@ pub async fn set_finalizer<K: Kind>(ctx: &Context, obj: &K, present: bool) -> Re
     .map_err(kube_err("patch finalizers"))?;
     let uid = obj.uid().unwrap_or_default();
     match present {
-        true => ctx
-            .writes
-            .wrote(&uid, written.resource_version().as_deref()),
+        true => (ctx.shared::<Writes>()).wrote(&uid, written.resource_version().as_deref()),
         // Let go of: no reconcile of it waits on the cache again.
-        false => ctx.writes.forget(&uid),
+        false => ctx.shared::<Writes>().forget(&uid),
     }
     Ok(())
 }
@@ -86,7 +85,7 @@ pub async fn patch_status<K: Kind>(
         .await
         .map_err(kube_err("patch status"))?;
     let uid = obj.uid().unwrap_or_default();
-    (ctx.writes).wrote(&uid, written.resource_version().as_deref());
+    (ctx.shared::<Writes>()).wrote(&uid, written.resource_version().as_deref());
     Ok(())
 }
 

@@ -3,7 +3,8 @@
 //! until the spec changes. Pure; every kind that corrects drift keeps its corrections in status
 //! (`Corrections`) and asks here.
 
-use crate::dbinstance::Corrections;
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
 
 /// A field corrected this many times within [`FIGHT_WINDOW`] is no longer corrected.
 pub const FIGHT_LIMIT: usize = 3;
@@ -65,4 +66,17 @@ pub fn record<'a>(
         times.drain(..excess);
     }
     records.sort_by(|a, b| a.field.cmp(&b.field));
+}
+
+/// When a field was put back to the spec.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Corrections {
+    /// Spec field name.
+    pub field: String,
+    /// The metadata.generation the corrections were made at.
+    pub generation: i64,
+    /// When (RFC 3339), the last three at most.
+    #[serde(default)]
+    pub times: Vec<String>,
 }

@@ -8,26 +8,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::api::Api;
+use kube::ResourceExt;
 use kube::runtime::Controller;
 use kube::runtime::events::EventType;
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
-use kube::{Client, ResourceExt};
 use serde::Serialize;
 
 use super::apiserver::set_finalizer;
 use super::conditions;
-use super::crd::{LocalRef, Tag, has_finalizer};
 use super::placement::Placement;
 use super::plan::{ConditionPlan, GroupStatus, KindPlan, PlannedEvent, Requeue};
+use super::references::{Referable, Referrers};
 use super::tags;
-use super::{Failure, Kind, Managed, scoped};
+use super::{Failure, Kind, Managed};
 use crate::context::Context;
-use crate::dbinstance::DBInstance;
-use crate::error::{Error, kube_err};
+use crate::crd::{Tag, has_finalizer};
+use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::locate::Located;
+use crate::observer::listing::Listed;
 
 /// What a group kind supplies: how to read the group in RDS, its pure plan, how to run a step of
 /// its own, its names, and where its status keeps what every group reports (the fields every
@@ -41,7 +39,7 @@ pub trait Group:
     + 'static
 {
     /// The group as RDS has it.
-    type Observed: Clone + Debug + Send + Sync;
+    type Observed: Listed + Debug;
     /// What else only this kind reads (the parameter catalog); `()` for nothing.
     type Extra: Clone + Debug + Send + Sync;
     /// The steps only this kind takes (create, modify); the others are [`Step`]'s.
@@ -80,8 +78,6 @@ pub trait Group:
     fn rds_name_of(&self) -> String;
     /// The name in RDS the status reports.
     fn rds_name(status: &Self::Status) -> Option<String>;
-    /// The reference to an object of this kind a DBInstance holds, if any.
-    fn referred_by(db: &DBInstance) -> Option<&LocalRef>;
     fn status(&self) -> Option<&Self::Status>;
     fn spec_tags(&self) -> &[Tag];
     /// The tag keys the operator applied from the spec, as the status keeps them.
@@ -93,16 +89,19 @@ pub trait Group:
 }
 
 /// The fields every group kind has, reached the same way in each: inside `impl Group for ...`,
-/// with the status type, the status field of its RDS name and the DBInstance's reference to it
+/// with the status type and the status field of its RDS name
 /// (and `spec.tags`, `status.conditions`, `observedGeneration`, `appliedTagKeys`, `group_name()`,
-/// the observed group's `tags`, and the kind's `plan::plan`).
+/// the observed group's `tags`, and the kind's `plan::plan`, or the plan named third).
 #[macro_export]
 macro_rules! group_fields {
-    ($status:ty, $rds_name:ident, $reference:ident) => {
+    ($status:ty, $rds_name:ident) => {
+        $crate::group_fields!($status, $rds_name, super::plan::plan);
+    };
+    ($status:ty, $rds_name:ident, $plan:path) => {
         fn plan(
             facts: &$crate::managed::groups::Facts<Self>,
         ) -> $crate::managed::groups::GroupPlan<Self> {
-            super::plan::plan(facts)
+            $plan(facts)
         }
         fn tags_of(observed: &Self::Observed) -> &std::collections::BTreeMap<String, String> {
             &observed.tags
@@ -113,15 +112,10 @@ macro_rules! group_fields {
         fn rds_name(status: &$status) -> Option<String> {
             status.$rds_name.clone()
         }
-        fn referred_by(
-            db: &$crate::dbinstance::DBInstance,
-        ) -> Option<&$crate::managed::crd::LocalRef> {
-            db.spec.$reference.as_ref()
-        }
         fn status(&self) -> Option<&$status> {
             self.status.as_ref()
         }
-        fn spec_tags(&self) -> &[$crate::managed::crd::Tag] {
+        fn spec_tags(&self) -> &[$crate::crd::Tag] {
             &self.spec.tags
         }
         fn applied_tag_keys(status: &$status) -> &[String] {
@@ -224,7 +218,8 @@ impl<K: Group> Managed for K {
         shared: &Shared,
         namespace: Option<&str>,
     ) -> Controller<K> {
-        let controller = woken_by_referrers(controller, &shared.ctx, namespace);
+        let referrers = shared.ctx.shared::<Referrers<K>>();
+        let controller = referrers.wake(controller, &shared.ctx.client, namespace);
         crate::managed::locate::woken_by_accounts(controller, &shared.ctx)
     }
 
@@ -242,7 +237,7 @@ impl<K: Group> Managed for K {
             group: self.clone(),
             observed,
             extra,
-            referrers: referrers(&shared.ctx.client, self).await?,
+            referrers: referrers(&shared.ctx, self).await?,
             drift_interval: shared.drift_interval,
             placement: at.placement.clone(),
             now: crate::duration::now(),
@@ -262,7 +257,7 @@ impl<K: Group> Managed for K {
         let (ctx, at) = (&shared.ctx, &*at.location);
         if !matches!(step, Step::AddFinalizer | Step::RemoveFinalizer) {
             // The shared listing is stale for it until a listing that starts after this.
-            at.observer.groups.mutated(&self.rds_name_of());
+            (at.observer.listing::<K::Observed>()).mutated(&self.rds_name_of());
         }
         match step {
             Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
@@ -310,37 +305,30 @@ impl<K: Group> Managed for K {
     }
 }
 
-/// A group's controller, woken by a DBInstance that starts or stops referring to it.
-pub fn woken_by_referrers<K: Group>(
-    controller: Controller<K>,
-    ctx: &Context,
-    namespace: Option<&str>,
-) -> Controller<K> {
-    controller.watches(
-        scoped::<DBInstance>(&ctx.client, namespace),
-        watcher::Config::default().any_semantic(),
-        |db: DBInstance| {
-            let ns = db.namespace();
-            K::referred_by(&db).and_then(|r| ns.map(|ns| ObjectRef::new(&r.name).within(&ns)))
-        },
-    )
+/// Every group kind is referred to by name (a DBInstance names its groups).
+impl<K: Group> Referable for K {
+    type Status = K::Status;
+    const LABEL: &'static str = K::LABEL;
+    fn status(&self) -> Option<&K::Status> {
+        Group::status(self)
+    }
+    fn conditions(status: &K::Status) -> &[Condition] {
+        <K as Group>::conditions(status)
+    }
+    fn rds_name(status: &K::Status) -> Option<String> {
+        <K as Group>::rds_name(status)
+    }
 }
 
-/// The DBInstances of the object's namespace that refer to it, read from the API (fresh: a
-/// deletion waits on them) only when the object is being deleted, the one decision that needs
-/// them; otherwise none, and no read.
-pub async fn referrers<K: Group>(client: &Client, obj: &K) -> Result<Vec<String>, Error> {
+/// The objects of the group's namespace that refer to it (the DBInstances that name it), read
+/// from the API (fresh: a deletion waits on them) only when the group is being deleted, the one
+/// decision that needs them; otherwise none, and no read.
+pub async fn referrers<K: Group>(ctx: &Context, obj: &K) -> Result<Vec<String>, Error> {
     if obj.meta().deletion_timestamp.is_none() {
         return Ok(Vec::new());
     }
-    let namespace = obj.namespace().unwrap_or_default();
-    let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
-    let list = (api.list(&Default::default()).await).map_err(kube_err("list DBInstances"))?;
-    let name = obj.meta().name.as_ref();
-    Ok((list.items.into_iter())
-        .filter(|db| K::referred_by(db).is_some_and(|r| Some(&r.name) == name))
-        .map(|db| db.name_any())
-        .collect())
+    let found = ctx.shared::<Referrers<K>>().of(&ctx.client, obj).await?;
+    Ok(found.into_iter().map(|(_, name)| name).collect())
 }
 
 /// A group's status after a pass: the plan's fields, with its conditions merged into the previous
@@ -513,7 +501,7 @@ pub mod fixtures {
     use std::time::Duration;
 
     use super::{Facts, Group};
-    use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
+    use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
 
     pub const UID: &str = "uid-1";
 

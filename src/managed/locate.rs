@@ -9,11 +9,12 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use kube::runtime::reflector::ObjectRef;
 use std::sync::Arc;
+
+use futures::StreamExt;
 use tracing::{debug, warn};
 
 use super::Kind;
 use super::placement::{self, Placed, Placement};
-use crate::awsaccount::AWSAccount;
 use crate::context::Context;
 use crate::error::{Error, kube_err};
 use crate::locations::{ACK_ROLE_MAP, Location};
@@ -73,10 +74,8 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
         ack: None,
         own_region: ctx.locations.own_region(),
     };
-    let account = facts
-        .account_name()
-        .and_then(|name| directory.accounts.get(&ObjectRef::new(name)));
-    facts.account = account.as_deref();
+    let account = (facts.account_name()).and_then(|name| directory.accounts.get(name));
+    facts.account = account.as_ref();
     if directory.ack {
         facts.ack = Some(placement::Ack {
             role_map: ack_role_map(ctx).await?,
@@ -108,7 +107,7 @@ pub async fn locate<K: Placed>(obj: &K, ctx: &Context) -> Result<Located, Error>
 async fn directory_ready(directory: &crate::locations::Directory) -> Result<(), Error> {
     let ready = async {
         let namespaces = directory.namespaces.wait_until_ready().await.is_ok();
-        namespaces && directory.accounts.wait_until_ready().await.is_ok()
+        namespaces && directory.accounts.ready().await
     };
     match tokio::time::timeout(std::time::Duration::from_secs(30), ready).await {
         Ok(true) => Ok(()),
@@ -143,18 +142,15 @@ where
     K: Placed + Kind + Send + Sync + 'static,
 {
     let store = controller.store();
-    controller.watches(
-        Api::<AWSAccount>::all(ctx.client.clone()),
-        kube::runtime::watcher::Config::default().any_semantic(),
-        move |account: AWSAccount| {
-            let name = account.metadata.name.clone().unwrap_or_default();
-            (store.state().into_iter())
-                .filter(|obj| {
-                    obj.account_ref() == Some(name.as_str())
-                        || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(&name))
-                })
-                .map(|obj| ObjectRef::from_obj(&*obj))
-                .collect::<Vec<_>>()
-        },
-    )
+    let changed = ctx.directory.accounts.changes().flat_map(move |name| {
+        let users: Vec<ObjectRef<K>> = (store.state().into_iter())
+            .filter(|obj| {
+                obj.account_ref() == Some(name.as_str())
+                    || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(&name))
+            })
+            .map(|obj| ObjectRef::from_obj(&*obj))
+            .collect();
+        futures::stream::iter(users)
+    });
+    controller.reconcile_on(changed)
 }

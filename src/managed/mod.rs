@@ -22,9 +22,7 @@ use crate::context::Context;
 use crate::error::Error;
 
 pub mod apiserver;
-pub mod aws_error;
 pub mod conditions;
-pub mod crd;
 pub mod fights;
 pub mod groups;
 pub mod locate;
@@ -32,6 +30,7 @@ pub mod placement;
 pub mod plan;
 pub mod references;
 pub mod skeleton;
+pub mod stores;
 pub mod tags;
 pub mod writes;
 
@@ -98,6 +97,9 @@ pub trait Managed: Kind + Send + Sync + 'static {
     /// Where the object's AWS resource lives (`locations::Located`); `()` for a kind with none.
     type Where: Send + Sync;
 
+    /// At start, before any controller runs: what the kind declares to the others through the
+    /// context (the kinds it refers to: `references::Referrers`).
+    fn declare(_ctx: &Context) {}
     /// What its reconciles share, made once from the operator's context.
     fn shared(ctx: Arc<Context>) -> Arc<Self::Ctx>;
     fn context(ctx: &Self::Ctx) -> &Context;

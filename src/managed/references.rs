@@ -1,8 +1,10 @@
-//! References between kinds: a DBInstance names a group of its namespace (`dbSubnetGroupRef`,
-//! `dbParameterGroupRef`) or the DBCluster it is a member of (`dbClusterRef`). What a reference
-//! resolves to, who refers to an object, and the wake-up of the DBInstances that refer to one
-//! that changes (turns Ready). The other way (a DBInstance that starts or stops referring to a
-//! group wakes it) is the group's, in `groups.rs`.
+//! References between kinds: an object names another of its namespace (a DBInstance its subnet
+//! group, its parameter group, its DBCluster, its replica source; a DBCluster its groups). What a
+//! reference resolves to ([`resolve`]) and the wake-up of the objects that refer to one that
+//! changes ([`wakes_by_reference`]) are the referring kind's. The other way, the kind referred to
+//! learns who refers to its objects ([`Referrers`]: a deletion waits for them, and their changes
+//! wake it) from what the referring kinds declare ([`RefersTo`], `Managed::declare`), so it names
+//! none of them.
 
 use kube::api::Api;
 use kube::runtime::Controller;
@@ -12,14 +14,17 @@ use kube::{Client, ResourceExt};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use super::groups::Group;
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use kube::core::NamespaceResourceScope;
+
 use super::{Kind, scoped};
 use crate::context::Context;
-use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
-use crate::managed::crd::LocalRef;
+use crate::lock;
 
-/// A kind a DBInstance refers to by name: a group, or a DBCluster.
+/// A kind another refers to by name: a group, a DBCluster, a DBInstance (a replica's source).
 pub trait Referable:
     Kind + kube::Resource<Scope = kube::core::NamespaceResourceScope> + Send + Sync + 'static
 {
@@ -30,28 +35,9 @@ pub trait Referable:
     fn conditions(status: &Self::Status) -> &[Condition];
     /// The name in RDS the status reports.
     fn rds_name(status: &Self::Status) -> Option<String>;
-    /// The reference to an object of this kind a DBInstance holds, if any.
-    fn referred_by(db: &DBInstance) -> Option<&LocalRef>;
 }
 
-impl<K: Group> Referable for K {
-    type Status = K::Status;
-    const LABEL: &'static str = K::LABEL;
-    fn status(&self) -> Option<&K::Status> {
-        Group::status(self)
-    }
-    fn conditions(status: &K::Status) -> &[Condition] {
-        <K as Group>::conditions(status)
-    }
-    fn rds_name(status: &K::Status) -> Option<String> {
-        <K as Group>::rds_name(status)
-    }
-    fn referred_by(db: &DBInstance) -> Option<&LocalRef> {
-        <K as Group>::referred_by(db)
-    }
-}
-
-/// What a DBInstance's reference to an object of kind `K` resolves to: its RDS name once it is
+/// What a reference to an object of kind `K` resolves to: its RDS name once it is
 /// Ready at its current generation (and not being deleted), or why it cannot be used yet.
 pub async fn resolve<K: Referable>(
     client: &Client,
@@ -77,17 +63,6 @@ pub async fn resolve<K: Referable>(
     })
 }
 
-/// The DBInstance controller, woken by a change of a group of kind `K` (it turning Ready): the
-/// DBInstances of its namespace whose reference names it.
-pub fn wakes_referrers<K: Referable>(
-    controller: Controller<DBInstance>,
-    ctx: &Context,
-    namespace: Option<&str>,
-) -> Controller<DBInstance> {
-    let refers: fn(&DBInstance) -> Option<&str> = |db| K::referred_by(db).map(|r| r.name.as_str());
-    wakes_by_reference::<DBInstance, K>(controller, ctx, namespace, refers)
-}
-
 /// The controller of kind `R`, woken by a change of an object of kind `K` (it turning Ready): the
 /// objects of its namespace whose reference (`refers`: the name it gives) names it.
 pub fn wakes_by_reference<R, K>(
@@ -109,6 +84,109 @@ where
             (store.state().into_iter())
                 .filter(|r| r.namespace() == ns && refers(r) == Some(name.as_str()))
                 .map(|r| ObjectRef::from_obj(&*r))
+                .collect::<Vec<_>>()
+        },
+    )
+}
+
+/// A kind whose objects refer to objects of kind `K` of their namespace: a DBInstance to its subnet
+/// group, its parameter group and its DBCluster. The referring kind implements it, and declares it
+/// at start (`Managed::declare`) in the context's [`Referrers`] of `K`.
+pub trait RefersTo<K>:
+    Kind + kube::Resource<Scope = NamespaceResourceScope> + Send + Sync + 'static
+{
+    /// Whether this object refers to `target`.
+    fn refers_to(&self, target: &K) -> bool;
+}
+
+/// Who refers to objects of kind `K`, as the referring kinds declared (kept in the context:
+/// `Context::shared`).
+pub struct Referrers<K: Kind + 'static>(Mutex<Vec<Referrer<K>>>);
+
+/// The kind and name of each object found referring to one.
+type Found = Vec<(String, String)>;
+
+/// One referring kind: how its objects that refer to an object are listed, and how their changes
+/// wake the controller of `K`.
+struct Referrer<K: Kind + 'static> {
+    list: fn(Client, K) -> BoxFuture<'static, Result<Found, Error>>,
+    wake: fn(Controller<K>, &Client, Option<&str>) -> Controller<K>,
+}
+
+impl<K: Kind + 'static> Default for Referrers<K> {
+    fn default() -> Self {
+        Referrers(Mutex::default())
+    }
+}
+
+impl<K> Referrers<K>
+where
+    K: Kind + kube::Resource<Scope = NamespaceResourceScope> + Send + Sync + 'static,
+{
+    /// Kind `R` refers to objects of kind `K`.
+    pub fn declare<R: RefersTo<K>>(&self) {
+        lock(&self.0).push(Referrer {
+            list: |client, target| Box::pin(list_referrers::<R, K>(client, target)),
+            wake: wake_on_referrers::<R, K>,
+        });
+    }
+
+    /// The kind and name of every object of `obj`'s namespace that refers to it, read from the
+    /// API (fresh: a deletion waits on them).
+    pub async fn of(&self, client: &Client, obj: &K) -> Result<Found, Error> {
+        let lists: Vec<_> = (lock(&self.0).iter())
+            .map(|r| (r.list)(client.clone(), obj.clone()))
+            .collect();
+        let mut found = Vec::new();
+        for list in lists {
+            found.extend(list.await?);
+        }
+        Ok(found)
+    }
+
+    /// The controller of `K`, woken by an object that starts or stops referring to one of its
+    /// objects.
+    pub fn wake(
+        &self,
+        controller: Controller<K>,
+        client: &Client,
+        namespace: Option<&str>,
+    ) -> Controller<K> {
+        let wakes: Vec<_> = lock(&self.0).iter().map(|r| r.wake).collect();
+        (wakes.into_iter()).fold(controller, |c, wake| wake(c, client, namespace))
+    }
+}
+
+async fn list_referrers<R: RefersTo<K>, K: Kind>(
+    client: Client,
+    target: K,
+) -> Result<Found, Error> {
+    let namespace = target.namespace().unwrap_or_default();
+    let api: Api<R> = Api::namespaced(client, &namespace);
+    let list = (api.list(&Default::default()).await).map_err(kube_err("list referrers"))?;
+    let kind = R::kind(&()).into_owned();
+    Ok((list.items.into_iter())
+        .filter(|r| r.refers_to(&target))
+        .map(|r| (kind.clone(), r.name_any()))
+        .collect())
+}
+
+fn wake_on_referrers<R: RefersTo<K>, K>(
+    controller: Controller<K>,
+    client: &Client,
+    namespace: Option<&str>,
+) -> Controller<K>
+where
+    K: Kind + kube::Resource<Scope = NamespaceResourceScope> + Send + Sync + 'static,
+{
+    let store: Store<K> = controller.store();
+    controller.watches(
+        scoped::<R>(client, namespace),
+        watcher::Config::default().any_semantic(),
+        move |referrer: R| {
+            (store.state().into_iter())
+                .filter(|k| referrer.refers_to(k))
+                .map(|k| ObjectRef::from_obj(&*k))
                 .collect::<Vec<_>>()
         },
     )

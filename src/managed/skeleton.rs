@@ -98,7 +98,7 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
     async move {
         let ctx = K::context(&shared);
         let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
-        if ctx.writes.behind(obj.meta()) {
+        if ctx.shared::<super::writes::Writes>().behind(obj.meta()) {
             debug!("the cache is older than our last write; waiting for it");
             return Ok(Action::requeue(super::writes::CACHE_WAIT));
         }

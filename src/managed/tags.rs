@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::dbinstance::{OWNER_NAME_TAG, OWNER_TAG};
+use crate::crd::{OWNER_NAME_TAG, OWNER_TAG, Tag};
 
 /// The ownership tags: the object's uid (the idempotency key, and what the IAM policy checks) and
 /// its `namespace/name` for people reading the AWS console.
@@ -21,7 +21,7 @@ pub fn owned_by(tags: &BTreeMap<String, String>, uid: &str) -> bool {
 
 /// The spec's tags, then the ownership tags (which win).
 pub fn with_owner(
-    spec_tags: &[crate::dbinstance::Tag],
+    spec_tags: &[Tag],
     uid: &str,
     namespace: &str,
     name: &str,
@@ -34,7 +34,7 @@ pub fn with_owner(
 }
 
 /// The keys of spec tags, sorted: the tags the operator manages.
-pub fn keys(spec_tags: &[crate::dbinstance::Tag]) -> Vec<String> {
+pub fn keys(spec_tags: &[Tag]) -> Vec<String> {
     let mut keys: Vec<String> = spec_tags.iter().map(|t| t.key.clone()).collect();
     keys.sort();
     keys.dedup();
@@ -46,7 +46,7 @@ pub fn keys(spec_tags: &[crate::dbinstance::Tag]) -> Vec<String> {
 /// resource with the spec's value stays someone else's, so removing it from the spec later leaves
 /// it where it was (an AWS Backup plan's tag, a platform's cost allocation tag).
 pub fn applied(
-    spec_tags: &[crate::dbinstance::Tag],
+    spec_tags: &[Tag],
     observed: &BTreeMap<String, String>,
     before: &[String],
 ) -> Vec<String> {

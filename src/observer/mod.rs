@@ -11,25 +11,32 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
-use kube::runtime::reflector::ObjectRef;
 use tokio::sync::{Notify, broadcast, watch};
 use tracing::{debug, warn};
 
-pub mod clusters;
-pub mod groups;
+pub mod listing;
 
-use crate::dbinstance::plan::status;
-use crate::dbinstance::{DBInstance, OWNER_NAME_TAG, OWNER_TAG};
+use crate::aws_error::AwsError;
+use crate::crd::{OWNER_NAME_TAG, OWNER_TAG};
 use crate::http::Health;
 use crate::lock;
-use crate::managed::aws_error::AwsError;
 use crate::rds::Rds;
-use crate::rds_state::{Observation, ObservedInstance, PollIntervals, is_transitional};
+use crate::rds_state::{
+    Observation, ObservedInstance, PollIntervals, is_transitional, restorable_time,
+};
+use listing::{Listed, Listing, Listings};
+
+/// The object an RDS instance belongs to, by its ownership tags (`namespace/name`): what a poll
+/// wakes. The observer names no kind; the kind that owns instances turns it into its own object
+/// reference.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Owner {
+    pub namespace: Option<String>,
+    pub name: String,
+}
 
 /// The wakes a receiver hears, as a stream.
-pub fn wakes(
-    rx: broadcast::Receiver<ObjectRef<DBInstance>>,
-) -> impl Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
+pub fn wakes(rx: broadcast::Receiver<Owner>) -> impl Stream<Item = Owner> + Send + 'static {
     futures::stream::unfold(rx, |mut rx| async move {
         loop {
             match rx.recv().await {
@@ -43,7 +50,7 @@ pub fn wakes(
 }
 
 /// A channel of wakes, for the observers of every location.
-pub fn wake_channel() -> broadcast::Sender<ObjectRef<DBInstance>> {
+pub fn wake_channel() -> broadcast::Sender<Owner> {
     broadcast::channel(WAKE_CAPACITY).0
 }
 
@@ -56,12 +63,11 @@ pub struct Observer {
     pub intervals: PollIntervals,
     state: Mutex<State>,
     loaded: watch::Sender<bool>,
-    wake: broadcast::Sender<ObjectRef<DBInstance>>,
+    wake: broadcast::Sender<Owner>,
     feed: Option<Feed>,
-    /// The shared poll of the groups (`groups.rs`), made once a group kind asks.
-    pub groups: groups::GroupPoll,
-    /// The shared poll of the Aurora clusters (`clusters.rs`), made once a DBCluster asks.
-    pub clusters: clusters::ClusterPoll,
+    /// The shared listings of what is not an instance (`listing.rs`), each made once a reconcile
+    /// asks.
+    listings: Listings,
 }
 
 /// The event feed as the observer sees it.
@@ -100,13 +106,12 @@ impl Observer {
             loaded: watch::channel(false).0,
             wake: broadcast::channel(WAKE_CAPACITY).0,
             feed: None,
-            groups: Default::default(),
-            clusters: Default::default(),
+            listings: Listings::default(),
         }
     }
 
     /// Wakes through `wake`, which every location's observer shares (see `locations.rs`).
-    pub fn waking(mut self, wake: broadcast::Sender<ObjectRef<DBInstance>>) -> Self {
+    pub fn waking(mut self, wake: broadcast::Sender<Owner>) -> Self {
         self.wake = wake;
         self
     }
@@ -142,8 +147,13 @@ impl Observer {
         }
     }
 
+    /// The shared listing of `T` (the clusters, the subnet groups, the parameter groups).
+    pub fn listing<T: Listed>(&self) -> Arc<Listing<T>> {
+        self.listings.of::<T>()
+    }
+
     /// The DBInstances to reconcile because what RDS holds for them changed, as the polls find them.
-    pub fn changes(&self) -> impl Stream<Item = ObjectRef<DBInstance>> + Send + 'static {
+    pub fn changes(&self) -> impl Stream<Item = Owner> + Send + 'static {
         wakes(self.wake.subscribe())
     }
 
@@ -298,24 +308,7 @@ impl Observer {
             if finished {
                 health.poll_succeeded();
             }
-            if self.groups.wanted() {
-                match tokio::time::timeout(bound, self.groups.poll(&self.rds)).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => {
-                        warn!(error = %e, "listing the groups failed; their reconciles read them")
-                    }
-                    Err(_) => warn!(?bound, "listing the groups did not finish in time"),
-                }
-            }
-            if self.clusters.wanted() {
-                match tokio::time::timeout(bound, self.clusters.poll(&self.rds)).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => {
-                        warn!(error = %e, "listing the clusters failed; their reconciles read them")
-                    }
-                    Err(_) => warn!(?bound, "listing the clusters did not finish in time"),
-                }
-            }
+            self.poll_listings(bound).await;
             // Until the next poll is due; the feed starting or stopping changes when that is.
             loop {
                 health.poll_interval(self.poll_every());
@@ -334,6 +327,38 @@ impl Observer {
                     _ = feed_changed => {}
                     _ = shutdown.wait_for(|s| *s) => return,
                 }
+            }
+        }
+    }
+
+    /// One listing of each type a reconcile asked for, each bounded by `bound`; the tags of the
+    /// types whose pages lack them come from one GetResources for all of them.
+    async fn poll_listings(&self, bound: Duration) {
+        let wanted = self.listings.wanted();
+        let types: Vec<&str> = wanted.iter().filter_map(|l| l.tagged_as()).collect();
+        let tags = match types.is_empty() {
+            true => Ok(Default::default()),
+            false => match tokio::time::timeout(bound, self.rds.tags_of_types(&types)).await {
+                Ok(result) => result.map_err(|e| e.to_string()),
+                Err(_) => Err(format!("GetResources did not finish within {bound:?}")),
+            },
+        };
+        for listing in wanted {
+            let what = listing.what();
+            let tags = match (&tags, listing.tagged_as()) {
+                (Err(e), Some(_)) => {
+                    warn!(error = %e, "listing {what} failed; their reconciles read them");
+                    continue;
+                }
+                (Ok(tags), _) => tags,
+                (Err(_), None) => &Default::default(),
+            };
+            match tokio::time::timeout(bound, listing.poll(&self.rds, tags)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    warn!(error = %e, "listing {what} failed; their reconciles read them")
+                }
+                Err(_) => warn!(?bound, "listing {what} did not finish in time"),
             }
         }
     }
@@ -413,7 +438,7 @@ impl Observer {
                 // kept as last seen until it moves as far as status shows it, so its ticking
                 // alone wakes no reconcile (it woke all N every few polls).
                 Some(old) => {
-                    instance.latest_restorable_time = status::restorable_time(
+                    instance.latest_restorable_time = restorable_time(
                         old.instance.latest_restorable_time.as_deref(),
                         instance.latest_restorable_time.as_deref(),
                     );
@@ -462,7 +487,7 @@ impl Observer {
         self.wake_all(woken);
     }
 
-    fn wake_all(&self, woken: Vec<ObjectRef<DBInstance>>) {
+    fn wake_all(&self, woken: Vec<Owner>) {
         for target in woken {
             let _ = self.wake.send(target);
         }
@@ -482,7 +507,7 @@ impl Observer {
 struct Poll {
     started: Instant,
     seen: HashSet<String>,
-    woken: Vec<ObjectRef<DBInstance>>,
+    woken: Vec<Owner>,
 }
 
 impl Poll {
@@ -495,11 +520,14 @@ impl Poll {
     }
 }
 
-/// The DBInstance an instance belongs to, from its ownership tags.
-fn owner(instance: &ObservedInstance) -> Option<ObjectRef<DBInstance>> {
+/// The object an instance belongs to, from its ownership tags.
+fn owner(instance: &ObservedInstance) -> Option<Owner> {
     instance.tags.get(OWNER_TAG)?;
     let (namespace, name) = instance.tags.get(OWNER_NAME_TAG)?.split_once('/')?;
-    Some(ObjectRef::new(name).within(namespace))
+    Some(Owner {
+        namespace: Some(namespace.to_owned()),
+        name: name.to_owned(),
+    })
 }
 
 const WAKE_CAPACITY: usize = 16 * 1024;
@@ -540,7 +568,7 @@ mod tests {
         )
     }
 
-    fn drain(rx: &mut broadcast::Receiver<ObjectRef<DBInstance>>) -> Vec<String> {
+    fn drain(rx: &mut broadcast::Receiver<Owner>) -> Vec<String> {
         let mut out = Vec::new();
         while let Ok(r) = rx.try_recv() {
             out.push(format!("{}/{}", r.namespace.unwrap_or_default(), r.name));

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use aws_sdk_rds::types::Tag as RdsTag;
 use secrecy::SecretString;
 
+use crate::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::lock;
-use crate::managed::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::rds_state::AwsIdentity;
 
 mod tagging;
@@ -386,11 +386,11 @@ mod tests {
         assert_eq!(restore["Resource"], "arn:aws:rds:*:*:snapshot:*");
         let null = &restore["Condition"]["Null"];
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::dbinstance::OWNER_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
             "true"
         );
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::dbinstance::RESTORABLE_BY_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::crd::RESTORABLE_BY_TAG)],
             "true"
         );
         let adopt = deny("AdoptOnlyGrantedInstances");
@@ -399,15 +399,15 @@ mod tests {
         // Only the adopting call carries the adopted tag: creates, restores and syncs are not
         // refused by it.
         assert_eq!(
-            null[format!("aws:RequestTag/{}", crate::dbinstance::ADOPTED_TAG)],
+            null[format!("aws:RequestTag/{}", crate::crd::ADOPTED_TAG)],
             "false"
         );
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::dbinstance::OWNER_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
             "true"
         );
         assert_eq!(
-            null[format!("aws:ResourceTag/{}", crate::dbinstance::ADOPTABLE_BY_TAG)],
+            null[format!("aws:ResourceTag/{}", crate::crd::ADOPTABLE_BY_TAG)],
             "true"
         );
     }

@@ -1,21 +1,22 @@
-//! The tags of every DB subnet group and DB parameter group of the account and region, 100 a page
-//! (Resource Groups Tagging API GetResources): what the shared poll of the groups reads instead of
-//! a ListTagsForResource per group.
+//! The tags of every resource of some types in the account and region, 100 a page (Resource Groups
+//! Tagging API GetResources): what the shared listings (`observer::listing`) read instead of a
+//! ListTagsForResource per resource.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::Rds;
-use crate::managed::aws_error::{AwsError, aws_error};
-
-/// The resource types of the groups, as GetResources' ResourceTypeFilters name them.
-const GROUP_TYPES: [&str; 2] = ["rds:subgrp", "rds:pg"];
+use crate::aws_error::{AwsError, aws_error};
 
 impl Rds {
-    /// ARN -> tags of every tagged DB subnet and parameter group (an untagged one is absent).
-    pub async fn group_tags(&self) -> Result<HashMap<String, BTreeMap<String, String>>, AwsError> {
+    /// ARN -> tags of every tagged resource of these types, as GetResources' ResourceTypeFilters
+    /// name them (`rds:subgrp`, `rds:pg`); an untagged one is absent.
+    pub async fn tags_of_types(
+        &self,
+        types: &[&str],
+    ) -> Result<HashMap<String, BTreeMap<String, String>>, AwsError> {
         let mut tags = HashMap::new();
         let mut pages = (self.tagging.get_resources())
-            .set_resource_type_filters(Some(GROUP_TYPES.map(String::from).to_vec()))
+            .set_resource_type_filters(Some(types.iter().map(|t| t.to_string()).collect()))
             .resources_per_page(100)
             .into_paginator()
             .send();

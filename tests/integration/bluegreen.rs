@@ -90,7 +90,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
         &id,
         json!({"upgradePolicy": "BlueGreen", "backupRetentionPeriod": 1, "connectionSecret": secret()}),
     );
-    db.spec.tags.push(rds_operator::managed::crd::Tag {
+    db.spec.tags.push(rds_operator::crd::Tag {
         key: "moto-ext:real-engine".into(),
         value: "true".into(),
     });
@@ -257,7 +257,7 @@ async fn a_switchover_that_cannot_catch_up_rolls_back_and_loses_nothing() {
     let extra = json!({"upgradePolicy": "BlueGreen", "backupRetentionPeriod": 1,
         "connectionSecret": secret(), "switchoverTimeout": 30});
     let mut db = dbinstance("db", &id, extra);
-    db.spec.tags.push(rds_operator::managed::crd::Tag {
+    db.spec.tags.push(rds_operator::crd::Tag {
         key: "moto-ext:real-engine".into(),
         value: "true".into(),
     });

@@ -10,11 +10,11 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::crd::Tag;
 use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
-use rds_operator::managed::crd::Tag;
 use serde_json::json;
 
 use crate::common::{

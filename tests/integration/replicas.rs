@@ -108,7 +108,7 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
         &main_id,
         json!({"backupRetentionPeriod": 1, "connectionSecret": secret("main-db")}),
     );
-    main.spec.tags.push(rds_operator::managed::crd::Tag {
+    main.spec.tags.push(rds_operator::crd::Tag {
         key: "moto-ext:real-engine".into(),
         value: "true".into(),
     });

@@ -12,14 +12,15 @@ use super::{
     drift_interval, generated_secret_name, modes, refuse, secrets_owner_referenced, status_plan,
     uid,
 };
+use crate::crd::has_finalizer;
+use crate::database::choices::{AdoptionPolicy, DriftPolicy};
+use crate::database::connection;
+use crate::database::password::PasswordFacts;
 use crate::dbcluster::{DBCluster, DBClusterSpec, DBClusterStatus};
-use crate::dbinstance::connection;
-use crate::dbinstance::plan::{PasswordFacts, Sensitive};
-use crate::dbinstance::{AdoptionPolicy, DriftPolicy};
-use crate::managed::crd::has_finalizer;
 use crate::managed::fights::{self, FIGHT_LIMIT};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
 use crate::managed::tags;
+use crate::sensitive::Sensitive;
 
 pub(super) fn plan(f: &Facts) -> Plan {
     let cluster = &f.cluster;

@@ -9,10 +9,10 @@ use kube::runtime::events::EventType;
 
 use super::password::{hash_of, password, password_refused};
 use super::{Facts, Plan, Step, desired_tags, drift_interval, refuse, status_plan};
+use crate::database::choices::{DriftPolicy, OutOfBandDeletionPolicy};
+use crate::database::snapshots::{newest, same_account_and_region};
+use crate::database::tenancy;
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
-use crate::dbinstance::plan::absence::{newest, same_account_and_region};
-use crate::dbinstance::plan::tenancy;
-use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
 
@@ -64,7 +64,7 @@ pub(super) fn first(f: &Facts, plan: Plan, spec: DBClusterSpec) -> Plan {
             "restoreFrom names {}, which is not found, or is neither this namespace's own nor \
              granted to it (tag {} on it, or the operator's --grant-restore); nothing is restored",
             restore_source(&r),
-            crate::dbinstance::RESTORABLE_BY_TAG
+            crate::crd::RESTORABLE_BY_TAG
         );
         return refuse(plan, f, "RestoreSourceNotOwned", &message, "NotOwned");
     }

@@ -5,10 +5,10 @@ use kube::runtime::events::EventType;
 use super::{
     ClusterModification, Facts, Plan, Step, deletion_policy, drift_interval, status_plan, uid,
 };
+use crate::crd::has_finalizer;
+use crate::database::choices::DeletionPolicy;
+use crate::database::snapshots;
 use crate::dbcluster::DBClusterStatus;
-use crate::dbinstance::DeletionPolicy;
-use crate::dbinstance::plan::spec as instance_spec;
-use crate::managed::crd::has_finalizer;
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
 use crate::managed::tags;
 
@@ -114,7 +114,7 @@ fn delete(f: &Facts, mut plan: Plan, mut fields: DBClusterStatus, policy: Deleti
     let (cluster, identifier) = (&f.cluster, f.cluster.identifier());
     let final_snapshot = (policy == DeletionPolicy::Snapshot).then(|| {
         let explicit = cluster.spec.final_db_snapshot_identifier.as_deref();
-        instance_spec::final_snapshot_name(explicit, &identifier, &cluster.metadata)
+        snapshots::final_snapshot_name(explicit, &identifier, &cluster.metadata)
     });
     plan.steps.push(Step::Delete {
         identifier: identifier.clone(),

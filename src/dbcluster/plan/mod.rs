@@ -12,15 +12,17 @@ use kube::ResourceExt;
 
 use super::observed::ObservedCluster;
 use super::{ClusterMember, ClusterRestoreFrom, DBCluster, DBClusterSpec, DBClusterStatus};
-use crate::dbinstance::DeletionPolicy;
-use crate::dbinstance::Endpoint;
-use crate::dbinstance::plan::tenancy::{Grants, RestoreSource};
-use crate::dbinstance::plan::{PasswordFacts, PasswordRead, Sensitive};
-use crate::managed::crd::has_finalizer;
+use crate::context::Grants;
+use crate::crd::has_finalizer;
+use crate::database::choices::DeletionPolicy;
+use crate::database::parts::Endpoint;
+use crate::database::password::{PasswordFacts, PasswordRead};
+use crate::database::tenancy::RestoreSource;
 use crate::managed::placement::Placement;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
 use crate::managed::tags;
 use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
+use crate::sensitive::Sensitive;
 
 mod apply;
 mod create;

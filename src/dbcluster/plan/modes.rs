@@ -13,13 +13,14 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::{Facts, Plan, Step, drift_interval, refuse, status_plan, uid};
+use crate::crd::{
+    ADOPTABLE_BY_TAG, ADOPTED_TAG, DRY_RUN_ANNOTATION, OWNER_NAME_TAG, OWNER_TAG, PAUSED_ANNOTATION,
+};
+use crate::database::choices::{AdoptionPolicy, ManagementPolicy};
+use crate::database::parts::{DryRun, DryRunStep};
+use crate::database::tenancy::tag_grants;
 use crate::dbcluster::observed::ObservedCluster;
 use crate::dbcluster::{DBCluster, DBClusterStatus};
-use crate::dbinstance::plan::tenancy::tag_grants;
-use crate::dbinstance::{
-    ADOPTABLE_BY_TAG, ADOPTED_TAG, AdoptionPolicy, DRY_RUN_ANNOTATION, DryRun, DryRunStep,
-    ManagementPolicy, OWNER_NAME_TAG, OWNER_TAG, PAUSED_ANNOTATION,
-};
 use crate::managed::plan::{ConditionPlan, KindPlan, PlannedEvent, Requeue};
 use crate::managed::tags;
 

@@ -5,9 +5,10 @@
 use super::{
     Facts, Plan, Step, drift_interval, generated_secret_name, refuse, secrets_owner_referenced, uid,
 };
-use crate::dbinstance::connection;
-use crate::dbinstance::plan::{PasswordFacts, Sensitive, spec as instance_spec};
+use crate::database::connection;
+use crate::database::password::{PasswordFacts, password_hash};
 use crate::managed::plan::Requeue;
+use crate::sensitive::Sensitive;
 
 /// The password to send or write; plans the write of a newly generated one. Err: why it cannot
 /// be had (reason, message).
@@ -59,7 +60,7 @@ pub(super) fn password(
 
 pub(super) fn hash_of(f: &Facts, password: Option<&Sensitive>) -> Option<String> {
     let uid = uid(&f.cluster);
-    password.map(|p| instance_spec::password_hash(&f.hash_key, &uid, p.expose()))
+    password.map(|p| password_hash(&f.hash_key, &uid, p.expose()))
 }
 
 pub(super) fn password_refused(

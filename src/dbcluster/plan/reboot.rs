@@ -3,9 +3,9 @@
 //! last, each only once every member is available (as the shared poll of instances last saw them).
 
 use super::{Facts, Plan, Step};
+use crate::database::choices::PendingRebootPolicy;
+use crate::database::window::in_window;
 use crate::dbcluster::observed::ObservedCluster;
-use crate::dbinstance::PendingRebootPolicy;
-use crate::dbinstance::plan::spec::in_window;
 use crate::managed::plan::{ConditionPlan, Requeue};
 
 /// None: no member waits for a reboot. Else the Synced condition, with the reboot planned when the

@@ -4,11 +4,11 @@
 use kube::runtime::events::EventType;
 
 use super::{Facts, Plan, Step, secrets_owner_referenced};
+use crate::database::connection::{self, ConnectionInfo};
+use crate::database::secret::{SecretWrite, not_ours, write_of};
 use crate::dbcluster::DBClusterStatus;
 use crate::dbcluster::observed::ObservedCluster;
-use crate::dbinstance::connection::{self, ConnectionInfo};
-use crate::dbinstance::plan::Sensitive;
-use crate::dbinstance::plan::connection_secret::{SecretWrite, not_ours, write_of};
+use crate::sensitive::Sensitive;
 
 /// Plans the connection Secret's write when its content differs from what it should be. Only a
 /// Secret this DBCluster controls is ever updated; Err: a Secret of that name is someone else's.

@@ -10,6 +10,7 @@ use crate::dbcluster::{ClusterEngine, DBCluster, DBClusterSpec, DBClusterStatus}
 use crate::dbinstance::plan::spec as instance_spec;
 use std::time::Duration;
 
+use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
 use crate::dbcluster::ClusterRestoreFrom;
 use crate::dbinstance::plan::tenancy::RestoreSource;
 use crate::dbinstance::{
@@ -17,7 +18,6 @@ use crate::dbinstance::{
     DeletionPolicy, DriftPolicy, ManagementPolicy, OutOfBandDeletionPolicy, PAUSED_ANNOTATION,
     PendingRebootPolicy, SecretKeyReference,
 };
-use crate::managed::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
 use crate::rds_state::{AwsIdentity, SnapshotInfo};
 
 const UID: &str = "uid-1";
@@ -580,7 +580,7 @@ fn report_only_reports_drift_and_a_rotation_sends_the_password() {
 #[test]
 fn tags_added_and_removed_keep_to_the_keys_the_operator_applied() {
     let f = with(synced(), |f| {
-        f.cluster.spec.tags = vec![crate::managed::crd::Tag {
+        f.cluster.spec.tags = vec![crate::crd::Tag {
             key: "team".into(),
             value: "coffee".into(),
         }];

@@ -8,7 +8,7 @@ use aws_sdk_rds::types::{BlueGreenDeployment, Filter};
 
 use crate::rds_state::{BlueGreenTargets as Targets, ObservedDeployment};
 
-use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::rds::{Rds, rds_tags};
 
 impl From<&BlueGreenDeployment> for ObservedDeployment {

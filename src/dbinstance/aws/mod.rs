@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use aws_sdk_rds::types::DbInstance;
 use secrecy::{ExposeSecret, SecretString};
 
+use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::dbinstance::DBInstanceSpec;
 use crate::dbinstance::drift::Modification;
-use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::rds::{Rds, rds_tags, rfc3339, tag_map};
 use crate::rds_state::{ObservedInstance, StatusInfo};
 

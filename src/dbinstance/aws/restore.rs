@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::{ObservedInstance, SnapshotInfo};
 
-use crate::managed::aws_error::{AwsError, aws_error};
+use crate::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 
 use super::creating;

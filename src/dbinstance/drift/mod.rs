@@ -11,8 +11,9 @@ use std::fmt::Display;
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::ObservedInstance;
 
-mod version;
-pub use version::{VersionChange, compare_versions, engine_version_change, major_version};
+pub use crate::database::version::{
+    VersionChange, compare_versions, engine_version_change, major_version,
+};
 
 /// Compares optional spec fields with RDS's values, `same` (equal) or `text` (equal ignoring case),
 /// and records each difference in the modification's field of that name: a row per field, as

@@ -6,13 +6,13 @@
 //! (`tenancy::own_snapshots`): an identifier another team used before has that team's snapshots.
 
 use crate::dbinstance::{DriftPolicy, OutOfBandDeletionPolicy};
-use crate::rds_state::{AwsIdentity, SnapshotInfo};
 
 use super::create::{Creation, create, create_replica};
 use super::status::refuse;
 use super::tenancy;
 use super::types::{Facts, Plan, Requeue};
 use super::{replica, spec};
+pub use crate::database::snapshots::{newest, same_account_and_region};
 
 /// The plan for a DBInstance whose instance (once observed: its ARN is in status) is gone.
 pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
@@ -75,38 +75,4 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
          is created; restore it, or set outOfBandDeletionPolicy: RestoreOrCreateEmpty to create an empty instance"
     );
     refuse(plan, f, "DeletedOutOfBand", &message, None)
-}
-
-/// The account and region of the resource's (`what`: instance, cluster) ARN must be the
-/// operator's own there: otherwise the operator is looking at another account or region, and
-/// absence there proves nothing.
-pub fn same_account_and_region(
-    what: &str,
-    arn: &str,
-    identity: Option<&AwsIdentity>,
-) -> Result<(), String> {
-    let parts: Vec<&str> = arn.split(':').collect();
-    let ["arn", _, "rds", region, account, ..] = parts.as_slice() else {
-        return Err(format!(
-            "the {what}'s ARN {arn:?} cannot be read; nothing is created"
-        ));
-    };
-    let Some(me) = identity else {
-        return Err("the operator's AWS account is unknown; nothing is created".into());
-    };
-    if me.region != *region || me.account != *account {
-        return Err(format!(
-            "the {what} was in account {account}, region {region}, but the operator now works in \
-             account {}, region {}; nothing is created",
-            me.account, me.region
-        ));
-    }
-    Ok(())
-}
-
-/// The newest available snapshot.
-pub fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
-    snapshots
-        .filter(|s| s.status == "available")
-        .max_by_key(|s| s.created_epoch)
 }

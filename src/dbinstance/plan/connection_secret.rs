@@ -2,18 +2,15 @@
 //! and written only when it differs (and only one this DBInstance controls), and the owner of
 //! the generated password Secret, which follows the deletion policy.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::Secret;
 use kube::runtime::events::EventType;
-use secrecy::SecretString;
 
-use crate::dbinstance::connection::{self, ConnectionInfo};
+use crate::database::connection::{self, ConnectionInfo};
 use crate::rds_state::ObservedInstance;
 
 use super::spec;
 use super::tenancy;
 use super::types::{Facts, PasswordFacts, Plan, Sensitive, Step};
+pub use crate::database::secret::{SecretWrite, not_ours, write_of};
 
 /// Why the connection Secret cannot be written.
 pub(super) enum SecretProblem {
@@ -82,59 +79,6 @@ pub(super) fn connection_secret(
         SecretWrite::Nothing => {}
     }
     Ok(())
-}
-
-/// What a connection Secret of `owner` needs, for any kind that writes one.
-pub enum SecretWrite {
-    /// Its content differs from `data` (or it is missing: `create`).
-    Write {
-        data: BTreeMap<String, Sensitive>,
-        create: bool,
-    },
-    /// Its content is right, its ownerReference is not (the deletion policy changed).
-    SetOwner,
-    Nothing,
-    /// A Secret of that name is not the owner's: it is never written.
-    NotOurs,
-}
-
-/// The write the connection Secret as it is now (`current`) needs to hold `data`, with the
-/// owner's ownerReference when `owner_reference`.
-pub fn write_of(
-    current: Option<&Secret>,
-    owner: &impl kube::Resource,
-    data: BTreeMap<String, SecretString>,
-    owner_reference: bool,
-) -> SecretWrite {
-    if current.is_some_and(|s| !spec::controlled_by(&s.metadata, owner)) {
-        return SecretWrite::NotOurs;
-    }
-    let data: BTreeMap<String, Sensitive> =
-        data.into_iter().map(|(k, v)| (k, Sensitive(v))).collect();
-    let up_to_date = current.is_some_and(|s| {
-        let values = s.data.as_ref();
-        (data.iter()).all(|(k, v)| {
-            (values.and_then(|d| d.get(k))).is_some_and(|b| b.0 == v.expose().as_bytes())
-        })
-    });
-    match current {
-        _ if !up_to_date => SecretWrite::Write {
-            data,
-            create: current.is_none(),
-        },
-        Some(s) if spec::owner_referenced(&s.metadata, owner) != owner_reference => {
-            SecretWrite::SetOwner
-        }
-        _ => SecretWrite::Nothing,
-    }
-}
-
-/// Why a Secret of the connection Secret's name is not written: it is not the `kind`'s.
-pub fn not_ours(name: &str, kind: &str) -> String {
-    format!(
-        "a Secret named {name} exists and is not this {kind}'s; the operator does not write to it: \
-         choose another connectionSecret.name, or delete that Secret"
-    )
 }
 
 /// The generated password Secret follows the deletion policy: with the DBInstance's

@@ -21,7 +21,6 @@ pub mod dry_run;
 pub mod observe;
 pub mod password;
 pub mod replica;
-pub mod sensitive;
 pub mod spec;
 pub mod status;
 pub mod sync;
@@ -31,8 +30,6 @@ mod tenancy_tests;
 #[cfg(test)]
 mod tests;
 pub mod types;
-
-use std::time::Duration;
 
 use crate::dbinstance::DBInstance;
 use crate::rds_state::ObservedInstance;
@@ -212,8 +209,4 @@ fn password_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> Passwo
     }
 }
 
-/// The delay after `failures` failures in a row: 2 s, 4 s, 8 s... up to 5 min.
-pub fn backoff_delay(failures: u32) -> Duration {
-    let secs = 2u64.saturating_pow(failures.clamp(1, 9));
-    Duration::from_secs(secs.min(300))
-}
+pub use crate::duration::backoff_delay;

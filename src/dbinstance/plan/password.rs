@@ -27,7 +27,7 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
             Err(PasswordProblem::Unavailable(message.clone()))
         }
         PasswordFacts::Referenced(Ok(p)) => {
-            crate::dbinstance::connection::validate_password(&f.db.spec.engine, p.expose())
+            crate::database::connection::validate_password(&f.db.spec.engine, p.expose())
                 .map_err(PasswordProblem::Invalid)?;
             Ok(Some(p.clone()))
         }

@@ -4,10 +4,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use hmac::{Hmac, KeyInit, Mac};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use sha2::{Digest, Sha256};
-
 use crate::dbinstance::{
     ACK_ADOPTION_POLICY, ACK_DELETION_POLICY, AdoptionPolicy, DBInstance, DBInstanceSpec,
     DeletionPolicy, ManagementPolicy, OWNER_NAME_TAG, OWNER_TAG, RETAINED_TAG,
@@ -15,7 +11,10 @@ use crate::dbinstance::{
 use crate::duration::MIN_SPEC_INTERVAL;
 use crate::rds_state::{ObservedInstance, PollIntervals};
 
-use super::sensitive::Sensitive;
+pub use crate::database::password::{legacy_password_hash, password_hash};
+pub use crate::database::secret::{controlled_by, owner_referenced};
+pub use crate::database::snapshots::{final_snapshot_at, final_snapshot_name};
+pub use crate::database::window::in_window;
 
 /// Is this observed instance the one created for the DBInstance with this uid?
 pub fn owned_by(observed: &ObservedInstance, uid: &str) -> bool {
@@ -239,34 +238,6 @@ pub fn final_snapshot_identifier(db: &DBInstance) -> String {
     final_snapshot_name(explicit, &db.identifier(), &db.metadata)
 }
 
-/// The final snapshot's name of any kind: the one the spec names, else
-/// `<identifier>-final-<uid prefix>-<deletion time>`.
-pub fn final_snapshot_name(explicit: Option<&str>, identifier: &str, meta: &ObjectMeta) -> String {
-    if let Some(name) = explicit {
-        return name.to_owned();
-    }
-    let uid = meta.uid.as_deref().unwrap_or_default();
-    let suffix: String = uid
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(8)
-        .collect();
-    let when = (meta.deletion_timestamp.as_ref())
-        .map(|t| t.0.strftime("%Y%m%d%H%M%S").to_string())
-        .unwrap_or_default();
-    format!("{identifier}-final-{suffix}-{when}")
-}
-
-/// A final snapshot's identifier for an instance deleted at `now` (RFC 3339) while the DBInstance
-/// lives on (the old instance of a blue/green switchover): unique per deletion.
-pub fn final_snapshot_at(identifier: &str, meta: &ObjectMeta, now: &str) -> String {
-    let when: String = now.chars().filter(char::is_ascii_digit).take(14).collect();
-    let mut at = meta.clone();
-    at.deletion_timestamp = None;
-    let name = final_snapshot_name(None, identifier, &at);
-    format!("{name}{when}")
-}
-
 /// Tags to create the instance with: the spec's, then the ownership tags (which win).
 pub fn creation_tags(
     spec: &DBInstanceSpec,
@@ -288,49 +259,6 @@ pub fn tags_of(db: &DBInstance) -> BTreeMap<String, String> {
 /// The keys of spec.tags, sorted: the tags the operator manages.
 pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
     crate::managed::tags::keys(&spec.tags)
-}
-
-/// A keyed hash of the master password (HMAC-SHA256 under the operator's own key), to notice a
-/// rotation without keeping the password. Without the key, which only the operator reads, nothing
-/// in it can be checked against a guess.
-pub fn password_hash(key: &Sensitive, uid: &str, password: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(key.expose().as_bytes())
-        .expect("HMAC takes a key of any length");
-    mac.update(uid.as_bytes());
-    mac.update(&[0]);
-    mac.update(password.as_bytes());
-    hex(&mac.finalize().into_bytes())
-}
-
-/// The unkeyed hash earlier versions kept in status (readable by anyone who can read the
-/// DBInstance, so guessable): recognised only to replace it without a rotation.
-pub fn legacy_password_hash(uid: &str, password: &str) -> String {
-    hex(&Sha256::digest(
-        format!("rds-operator:{uid}:{password}").as_bytes(),
-    ))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Whether this DBInstance controls the object (a controller ownerReference with its uid, or
-/// the operator's owner annotation with it: a Secret under deletionPolicy Retain has no
-/// ownerReference): the only objects the operator updates.
-pub fn controlled_by(meta: &ObjectMeta, db: &impl kube::Resource) -> bool {
-    let uid = db.meta().uid.as_deref();
-    let annotated = (meta.annotations.as_ref())
-        .and_then(|a| a.get(crate::dbinstance::SECRET_OWNER_ANNOTATION))
-        .is_some_and(|v| Some(v.as_str()) == uid);
-    annotated || owner_referenced(meta, db)
-}
-
-/// Whether the object carries this DBInstance's controller ownerReference (which the garbage
-/// collector follows).
-pub fn owner_referenced(meta: &ObjectMeta, db: &impl kube::Resource) -> bool {
-    let uid = db.meta().uid.as_deref();
-    (meta.owner_references.iter().flatten())
-        .any(|o| o.controller == Some(true) && Some(o.uid.as_str()) == uid)
 }
 
 /// The Secrets a DBInstance uses: its referenced or generated password Secret, and its connection
@@ -382,7 +310,7 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
         ));
     }
     if let Some(c) = &db.spec.connection_secret {
-        crate::dbinstance::connection::validate_templates(&c.extra_keys)
+        crate::database::connection::validate_templates(&c.extra_keys)
             .map_err(|e| e.to_string())?;
         let clashes = [
             db.spec
@@ -427,39 +355,5 @@ pub fn settled_requeue(spec: &DBInstanceSpec, intervals: &PollIntervals) -> Dura
         own
     } else {
         intervals.settled * 10
-    }
-}
-
-/// Whether `now` is inside an RDS maintenance window (`ddd:hh24:mi-ddd:hh24:mi`, UTC, e.g.
-/// `sun:05:00-sun:06:00`; a window may wrap past the end of the week). A window that cannot be
-/// read is never open.
-pub fn in_window(window: &str, now: &chrono::DateTime<chrono::Utc>) -> bool {
-    use chrono::{Datelike, Timelike};
-    fn minute_of_week(s: &str) -> Option<u32> {
-        let mut parts = s.split(':');
-        let day = match parts.next()?.to_ascii_lowercase().as_str() {
-            "mon" => 0,
-            "tue" => 1,
-            "wed" => 2,
-            "thu" => 3,
-            "fri" => 4,
-            "sat" => 5,
-            "sun" => 6,
-            _ => return None,
-        };
-        let hour: u32 = parts.next()?.parse().ok().filter(|h| *h < 24)?;
-        let minute: u32 = parts.next()?.parse().ok().filter(|m| *m < 60)?;
-        Some(day * 24 * 60 + hour * 60 + minute)
-    }
-    let Some((start, end)) = window.split_once('-') else {
-        return false;
-    };
-    let (Some(start), Some(end)) = (minute_of_week(start), minute_of_week(end)) else {
-        return false;
-    };
-    let now = now.weekday().num_days_from_monday() * 24 * 60 + now.hour() * 60 + now.minute();
-    match start <= end {
-        true => start <= now && now < end,
-        false => now >= start || now < end,
     }
 }

@@ -7,6 +7,7 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::drift::Diff;
 use crate::dbinstance::{DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
 use crate::managed::conditions::{conditions, failed, last};
+use crate::rds_state::restorable_time;
 use crate::rds_state::{ObservedInstance, is_transitional};
 
 use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Response, StatusPlan};
@@ -54,25 +55,6 @@ pub fn finish(
         status.latest_restorable_time.as_deref(),
     );
     status
-}
-
-/// How far the shown latest restorable time may lag behind RDS's.
-pub const RESTORABLE_TIME_STEP: std::time::Duration = std::time::Duration::from_secs(15 * 60);
-
-/// The latest restorable time to show: RDS moves it every few minutes (and an emulator on every
-/// read), and every status write wakes a reconcile, so the shown one moves only once RDS's is
-/// `RESTORABLE_TIME_STEP` ahead. A time that goes back (a restore) or cannot be read is shown as
-/// RDS says.
-pub fn restorable_time(shown: Option<&str>, observed: Option<&str>) -> Option<String> {
-    let parse = |t: &str| t.parse::<k8s_openapi::jiff::Timestamp>().ok();
-    match (shown.and_then(parse), observed.and_then(parse)) {
-        (Some(old), Some(new))
-            if new >= old && new.duration_since(old).unsigned_abs() < RESTORABLE_TIME_STEP =>
-        {
-            shown.map(str::to_owned)
-        }
-        _ => observed.map(str::to_owned),
-    }
 }
 
 /// A failed DBInstance's status: [`failed`] over what was last observed.

@@ -11,44 +11,11 @@
 //! - the Secrets of a DBInstance with deletionPolicy Retain carry no ownerReference, so no
 //!   garbage collection (a foreground deletion, a namespace's) can take the password first.
 
-use std::collections::BTreeMap;
-
-use crate::dbinstance::{ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy, RESTORABLE_BY_TAG};
-use crate::managed::tags::{of_another_namespace, owned_by_namespace};
+pub use crate::context::Grants;
+pub use crate::database::tenancy::{RestoreSource, listed, may_restore, tag_grants};
+use crate::dbinstance::{ADOPTABLE_BY_TAG, DBInstance, DeletionPolicy};
+use crate::managed::tags::of_another_namespace;
 use crate::rds_state::{ObservedInstance, SnapshotInfo};
-
-/// What the operator's settings grant to namespaces (`*`: every namespace): a platform admin's
-/// word, for clusters where the AWS account's tags are not the place to say it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Grants {
-    /// `--grant-adoption`: may observe or adopt an instance no DBInstance owns, untagged.
-    pub adoption: Vec<String>,
-    /// `--grant-restore`: may restore from any snapshot or instance of the account.
-    pub restore: Vec<String>,
-}
-
-fn listed(list: &[String], namespace: &str) -> bool {
-    list.iter().any(|n| n == "*" || n == namespace)
-}
-
-/// Whether a grant tag (`key`) names the namespace: its value lists namespaces, separated by
-/// spaces (RDS tag values cannot hold commas).
-pub fn tag_grants(tags: &BTreeMap<String, String>, key: &str, namespace: &str) -> bool {
-    (tags.get(key)).is_some_and(|v| v.split_whitespace().any(|n| n == namespace))
-}
-
-/// What the read step found, in this reconcile, of spec.restoreFrom's source.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RestoreSource {
-    /// RDS has no such snapshot or instance (or shows it to nobody here).
-    NotFound,
-    /// Its tags, and for a snapshot the tags of the instance it was taken of while that instance
-    /// still exists (matched by DbiResourceId).
-    Found {
-        tags: BTreeMap<String, String>,
-        instance_tags: Option<BTreeMap<String, String>>,
-    },
-}
 
 /// What spec.replicaOf names, read in this reconcile.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,26 +24,6 @@ pub struct ReplicaSource {
     pub source: String,
     /// Its tags, to learn whose it is.
     pub found: RestoreSource,
-}
-
-/// Whether spec.restoreFrom's source may be restored into this namespace: it is the namespace's
-/// own (its ownership tags, or those of the instance a snapshot was taken of), a grant tag names
-/// the namespace, or the operator's settings grant it restores. Not read (None): no.
-pub fn may_restore(source: Option<&RestoreSource>, namespace: &str, grants: &Grants) -> bool {
-    if listed(&grants.restore, namespace) {
-        return true;
-    }
-    let Some(RestoreSource::Found {
-        tags,
-        instance_tags,
-    }) = source
-    else {
-        return false;
-    };
-    let own = |t: &BTreeMap<String, String>| {
-        owned_by_namespace(t, namespace) || tag_grants(t, RESTORABLE_BY_TAG, namespace)
-    };
-    own(tags) || instance_tags.as_ref().is_some_and(own)
 }
 
 /// Whether this namespace may claim (observe or adopt) an instance no DBInstance owns.

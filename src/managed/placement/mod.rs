@@ -8,10 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use kube::{KubeSchema, Resource, ResourceExt};
+use kube::{KubeSchema, Resource};
 use serde::{Deserialize, Serialize};
 
-use crate::awsaccount::{AWSAccount, AWSAccountSpec};
+use crate::accounts::Account;
+pub use crate::locations::{Source, Target};
 
 /// Namespace annotation: the AWSAccount a namespace's resources use when they name none.
 pub const ACCOUNT_ANNOTATION: &str = "rds.operator.rs/account";
@@ -36,62 +37,20 @@ pub struct Placement {
     pub region: String,
 }
 
-/// The credentials a resource is reached with.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    /// The operator's own.
-    Own,
-    /// An AWSAccount, at this uid and generation (the key its credentials are cached by).
-    Account {
-        name: String,
-        uid: String,
-        generation: i64,
-        spec: AWSAccountSpec,
-    },
-    /// ACK's role map: the role for the namespace's owner-account-id, assumed with the
-    /// operator's own credentials.
-    AckRole {
-        account_id: String,
-        role_arn: String,
-    },
-}
-
-/// Where a resource is to be reached: the credentials and the region.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Target {
-    pub source: Source,
-    pub region: String,
-}
-
-impl Source {
-    /// The AWSAccount, at its uid and generation.
-    pub fn account(account: &AWSAccount) -> Source {
-        Source::Account {
-            name: account.name_any(),
-            uid: account.uid().unwrap_or_default(),
-            generation: account.metadata.generation.unwrap_or_default(),
-            spec: account.spec.clone(),
-        }
-    }
-}
-
-impl Target {
-    /// The pair's key, which shards spread by (`shards::shard_of`): the account as the object
-    /// names it, and the region; known before any AWS call.
-    pub fn shard_key(&self) -> String {
-        match &self.source {
-            Source::Own => format!("own/{}", self.region),
-            Source::Account { name, .. } => format!("account:{name}/{}", self.region),
-            Source::AckRole { account_id, .. } => format!("ack:{account_id}/{}", self.region),
-        }
-    }
-}
-
 /// A placement refused: the condition reason and the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     pub reason: &'static str,
     pub message: String,
+}
+
+impl From<Refusal> for crate::error::Error {
+    fn from(r: Refusal) -> Self {
+        crate::error::Error::Placement {
+            reason: r.reason,
+            message: r.message,
+        }
+    }
 }
 
 /// What the ACK compatibility reads, when `--ack-compat` is on.
@@ -111,9 +70,9 @@ pub struct Facts<'a> {
     pub annotations: BTreeMap<String, String>,
     pub account_ref: Option<&'a str>,
     pub region: Option<&'a str>,
-    /// The AWSAccount the object or its namespace names, as the cache has it (None: none of
+    /// The AWSAccount the object or its namespace names, as the directory has it (None: none of
     /// that name).
-    pub account: Option<&'a AWSAccount>,
+    pub account: Option<&'a Account>,
     /// Some with `--ack-compat`.
     pub ack: Option<Ack>,
     /// The operator's own region.
@@ -145,13 +104,13 @@ pub fn decide(f: &Facts) -> Result<Target, Refusal> {
         .or_else(|| ack(ACK_DEFAULT_REGION_ANNOTATION, &f.namespace_annotations))
         .unwrap_or_else(|| f.own_region.to_owned());
     if let Some(name) = f.account_name() {
-        let Some(account) = f.account.filter(|a| a.name_any() == name) else {
+        let Some(account) = f.account.filter(|a| a.name == name) else {
             return Err(Refusal {
                 reason: "AccountNotFound",
                 message: format!("AWSAccount {name} does not exist; waiting for it"),
             });
         };
-        if !(account.spec.namespace_selector).selects(f.namespace, &f.namespace_labels) {
+        if !(account.namespace_selector).selects(f.namespace, &f.namespace_labels) {
             return Err(Refusal {
                 reason: "AccountNotGranted",
                 message: format!(
@@ -161,12 +120,12 @@ pub fn decide(f: &Facts) -> Result<Target, Refusal> {
                 ),
             });
         }
-        if !account.spec.regions.contains(&region) {
+        if !account.regions.contains(&region) {
             return Err(Refusal {
                 reason: "RegionNotAllowed",
                 message: format!(
                     "AWSAccount {name} allows the regions {:?}, not {region}",
-                    account.spec.regions
+                    account.regions
                 ),
             });
         }

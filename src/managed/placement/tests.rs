@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::awsaccount::{AWSAccount, AWSAccountSpec, NamespaceSelector};
+use crate::accounts::{Account, NamespaceSelector};
+use crate::awsaccount::{AWSAccount, AWSAccountSpec};
 
 fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     (pairs.iter())
@@ -11,7 +12,7 @@ fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn account(name: &str, namespaces: &[&str], regions: &[&str]) -> AWSAccount {
+fn account(name: &str, namespaces: &[&str], regions: &[&str]) -> Account {
     let mut a = AWSAccount::new(
         name,
         AWSAccountSpec {
@@ -25,10 +26,10 @@ fn account(name: &str, namespaces: &[&str], regions: &[&str]) -> AWSAccount {
     );
     a.metadata.uid = Some(format!("uid-{name}"));
     a.metadata.generation = Some(3);
-    a
+    a.account()
 }
 
-fn facts<'a>(account: Option<&'a AWSAccount>) -> Facts<'a> {
+fn facts<'a>(account: Option<&'a Account>) -> Facts<'a> {
     Facts {
         namespace: "team-a",
         account,
@@ -67,7 +68,7 @@ fn where_each_object_is_reached() {
     type Change = fn(&mut Facts);
     type Row<'a> = (
         &'a str,
-        Option<&'a AWSAccount>,
+        Option<&'a Account>,
         Change,
         Result<(String, String), &'a str>,
     );
@@ -221,7 +222,7 @@ fn where_each_object_is_reached() {
 #[test]
 fn a_namespace_selected_by_labels_is_granted() {
     let mut labelled = account("shared", &[], &["us-east-1"]);
-    labelled.spec.namespace_selector.match_labels = map(&[("tier", "prod")]);
+    labelled.namespace_selector.match_labels = map(&[("tier", "prod")]);
     let mut f = facts(Some(&labelled));
     f.account_ref = Some("shared");
     assert_eq!(reason(decide(&f)), Err("AccountNotGranted"));

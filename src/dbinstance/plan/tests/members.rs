@@ -13,7 +13,7 @@ fn member_with_every_cluster_field() -> Facts {
         let s = &mut f.db.spec;
         s.engine = "aurora-mysql".into();
         s.db_instance_class = "db.r6g.large".into();
-        s.db_cluster_ref = Some(crate::managed::crd::LocalRef {
+        s.db_cluster_ref = Some(crate::crd::LocalRef {
             name: "coffee-aurora".into(),
         });
         s.allocated_storage = Some(100);

@@ -10,6 +10,7 @@ use kube::runtime::events::EventType::{self, Normal, Warning};
 
 use super::status::observed_status;
 use super::*;
+use crate::aws_error::{AwsError, ErrorClass};
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{
     ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
@@ -17,7 +18,6 @@ use crate::dbinstance::{
     OutOfBandDeletionPolicy, SecretKeyReference, Tag,
 };
 use crate::error::Error;
-use crate::managed::aws_error::{AwsError, ErrorClass};
 use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 mod blue_green;

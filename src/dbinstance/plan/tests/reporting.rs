@@ -251,7 +251,7 @@ fn ready_means_available_to_clients() {
 
 #[test]
 fn the_latest_restorable_time_moves_in_steps_not_on_every_read() {
-    use super::status::restorable_time;
+    use crate::rds_state::restorable_time;
     let t0 = "2026-11-30T09:00:00Z";
     type Row<'a> = (&'a str, Option<&'a str>, Option<&'a str>, Option<&'a str>);
     let rows: [Row; 6] = [

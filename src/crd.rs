@@ -15,6 +15,35 @@ pub const OWNER_TAG: &str = "rds.operator.rs/owner-uid";
 /// RDS tag with the `namespace/name` of the owning object, for people reading the RDS console.
 pub const OWNER_NAME_TAG: &str = "rds.operator.rs/owner";
 
+/// Annotation that stops every AWS call for an object while it is "true" (during an incident,
+/// say); the operator reports `Synced=False`, reason `ReconcilePaused`, and resumes when it goes.
+pub const PAUSED_ANNOTATION: &str = "rds.operator.rs/paused";
+/// Annotation that makes the operator show what it would do (status.dryRun) and do none of it: no
+/// AWS call that changes anything, no Secret written.
+pub const DRY_RUN_ANNOTATION: &str = "rds.operator.rs/dry-run";
+/// RDS tag written when a DBInstance with deletionPolicy Retain lets its instance go: a later
+/// DBInstance of the same namespace and name adopts the instance on its own.
+pub const RETAINED_TAG: &str = "rds.operator.rs/retained";
+/// RDS tag added with the ownership tags when a DBInstance adopts an instance (its value: the
+/// time). Until the adoption is in status, an instance carrying it is held like an adoption, so a
+/// crash between the adopting call and the status write lets no correction through unconfirmed.
+pub const ADOPTED_TAG: &str = "rds.operator.rs/adopted";
+/// RDS tag a platform admin puts on a snapshot or an instance to let DBInstances of the namespaces
+/// it names (separated by spaces) restore from it (spec.restoreFrom).
+pub const RESTORABLE_BY_TAG: &str = "rds.operator.rs/restorable-by";
+/// RDS tag a platform admin puts on an instance no DBInstance owns (made by the console,
+/// CloudFormation, Terraform...) to let DBInstances of the namespaces it names (separated by
+/// spaces) observe or adopt it.
+pub const ADOPTABLE_BY_TAG: &str = "rds.operator.rs/adoptable-by";
+/// Annotation on the Secrets the operator writes for a DBInstance: the DBInstance's uid. It marks
+/// them as that DBInstance's whether or not they carry its ownerReference (under deletionPolicy
+/// Retain they do not, so no garbage collection can take the retained database's password).
+pub const SECRET_OWNER_ANNOTATION: &str = "rds.operator.rs/owner-uid";
+/// ACK's deletion policy annotation (`retain` or `delete`), honoured on a DBInstance ported from ACK.
+pub const ACK_DELETION_POLICY: &str = "services.k8s.aws/deletion-policy";
+/// ACK's adoption policy annotation (`adopt` or `adopt-or-create`), honoured as spec.adoptionPolicy.
+pub const ACK_ADOPTION_POLICY: &str = "services.k8s.aws/adoption-policy";
+
 /// An object of the same namespace, by name.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 pub struct LocalRef {

@@ -1,6 +1,7 @@
-//! The DBInstance's enumerated choices: the storage type and the network type, what deletion (the
-//! user's, or one outside the operator) does, and its policies (drift, pending reboots,
-//! management, adoption). Doc comments here become `kubectl explain` text.
+//! The enumerated choices of the database kinds (DBInstance and DBCluster): the storage type and
+//! the network type, what deletion (the user's, or one outside the operator) does, and their policies
+//! (drift, pending reboots, management, adoption, upgrades). Doc comments here become `kubectl explain`
+//! text.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
-//! The SDK calls of the AWSAccount kind: the credentials of an account, from its source through
-//! its chain of roles (STS AssumeRole, each hop with the credentials of the one before), and the
-//! SDK configuration for one of its regions.
+//! The credentials of an AWS account, from its source through its chain of roles (STS AssumeRole,
+//! each hop with the credentials of the one before), and the SDK configuration for one of its
+//! regions.
 //!
 //! The hop is written here rather than taken from aws-config's `AssumeRoleProvider`, which has no
 //! TransitiveTagKeys and whose calls the operator could not count; the caching and the refresh
@@ -18,7 +18,7 @@ use aws_sdk_sts::types::Tag as StsTag;
 use secrecy::{ExposeSecret, SecretString};
 
 use super::AssumeRole;
-use crate::managed::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::rds::{CallCounter, Place, outcome};
 
 /// The session name when a hop gives none.

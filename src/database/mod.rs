@@ -1,0 +1,16 @@
+//! What the two database kinds, DBInstance and DBCluster, share, written once: the CRD parts of
+//! their specs and statuses ([`choices`], [`parts`]), the master password ([`password`]), the
+//! connection Secret's keys and templates ([`connection`]) and the writes of their Secrets
+//! ([`secret`]), the tenancy rules ([`tenancy`]), and the rules about snapshots, maintenance windows
+//! and engine versions ([`snapshots`], [`window`], [`version`]). Both kinds import it; it imports
+//! neither.
+
+pub mod choices;
+pub mod connection;
+pub mod parts;
+pub mod password;
+pub mod secret;
+pub mod snapshots;
+pub mod tenancy;
+pub mod version;
+pub mod window;

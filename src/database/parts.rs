@@ -1,0 +1,109 @@
+//! The CRD parts both database kinds (DBInstance and DBCluster) have in their specs and statuses:
+//! the connection Secret, a Secret key, an endpoint, the dry run and the drift records. Doc comments
+//! here become `kubectl explain` text.
+
+use std::collections::BTreeMap;
+
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// What the operator would do, were it not in dry run.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRun {
+    /// The steps, in order (none: nothing would change).
+    #[serde(default)]
+    pub steps: Vec<DryRunStep>,
+}
+
+/// One step the operator would take.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRunStep {
+    /// The call or write (CreateDBInstance, ModifyDBInstance, AddTagsToResource, DeleteDBInstance,
+    /// a Secret...).
+    pub action: String,
+    /// What it changes: the fields, from what to what.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldDrift>,
+    /// What the database goes through, from RDS's documented downtime for each setting: None,
+    /// Reboot (applies at the next reboot), Failover (a Multi-AZ instance fails over), Outage,
+    /// Switchover (a blue/green switchover moves the endpoint to green), NewInstance (created or
+    /// restored) or Deletion.
+    pub disruption: String,
+    /// Why, in words.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// Fields found changed outside the operator, and what was done.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DriftRecord {
+    /// When the difference was found (RFC 3339).
+    pub time: String,
+    /// Corrected (put back to the spec), Kept (more protective in AWS than in the spec, so left as
+    /// it is), Restored or Recreated (the instance was deleted outside the operator), or Reported
+    /// (driftPolicy Report).
+    pub action: String,
+    /// The fields, with what RDS had and what the spec says.
+    #[serde(default)]
+    pub fields: Vec<FieldDrift>,
+}
+
+/// One drifted field.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldDrift {
+    /// Spec field name.
+    pub field: String,
+    /// Value found in RDS.
+    pub observed: String,
+    /// Value in the spec.
+    pub desired: String,
+}
+
+/// Address and port of an RDS instance.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoint {
+    pub address: String,
+    pub port: i32,
+}
+
+/// A status condition: Kubernetes's own `meta/v1 Condition` (type, status, reason, message,
+/// lastTransitionTime as a date-time, observedGeneration), so tools that read conditions find the
+/// schema they expect.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+/// The connection Secret: standard keys host, port, username, password, dbname, engine and uri,
+/// plus extra keys rendered from templates.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionSecretSpec {
+    /// Name of the Secret, in the DBInstance's namespace. The operator owns it: it is written when
+    /// the instance is available, kept up to date, restored when changed, and deleted with the
+    /// DBInstance.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+    /// Extra keys and their templates over the standard keys, e.g.
+    /// `APP_DB_HOST: "{{ host }}"` or `JDBC_URL: "jdbc:mysql://{{ host }}:{{ port }}/{{ dbname }}"`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra_keys: BTreeMap<String, String>,
+}
+
+/// A key in a Secret of the DBInstance's namespace.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretKeyReference {
+    /// Name of the Secret.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Key in the Secret.
+    #[schemars(length(min = 1))]
+    pub key: String,
+    /// Namespace of the Secret. Only the DBInstance's own namespace is allowed; kept for manifests
+    /// written for ACK, which carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}

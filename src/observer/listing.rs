@@ -1,0 +1,278 @@
+//! The shared listings of what is not an instance: every resource of one type in the account and
+//! region (the DB clusters, the DB subnet groups, the DB parameter groups), listed 100 a page once
+//! per drift interval from the first time a reconcile asks for one, with their tags from one
+//! GetResources (100 a page) per poll for the types whose pages lack them. A reconcile then costs
+//! no describe and no ListTagsForResource while the listing is fresh and the operator has not
+//! changed the resource since; a parameter group still reads its parameters (RDS has no listing of
+//! them across groups). Only what the listing has is served: a resource it lacks, or one RDS is
+//! busy with, is read directly, so no create or delete is decided on a listing.
+//!
+//! A kind plugs in its observed type through [`Listed`]; the observer keeps one [`Listing`] per
+//! type and names none of them.
+
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+
+use crate::aws_error::AwsError;
+use crate::lock;
+use crate::rds::Rds;
+
+/// A resource type the observer lists: what it is called, how a page of them is read, and how one
+/// is found.
+pub trait Listed: Clone + Send + Sync + 'static {
+    /// What the listing is, in the operator's log ("the clusters").
+    const WHAT: &'static str;
+    /// The resource type GetResources' ResourceTypeFilters name it by, when its pages lack its
+    /// tags (None: they carry them).
+    const TAGGED_AS: Option<&'static str> = None;
+    /// What a reconcile asks for it by (the identifier or name, as RDS stores it).
+    fn key(&self) -> String;
+    /// Whether the listing may serve it (not while RDS is busy with it).
+    fn settled(&self) -> bool {
+        true
+    }
+    /// Its ARN, by which its tags are found.
+    fn arn(&self) -> Option<&str> {
+        None
+    }
+    /// Takes its tags, as GetResources has them.
+    fn set_tags(&mut self, _tags: BTreeMap<String, String>) {}
+    /// Every one of the account and region, page by page.
+    fn list(rds: &Rds) -> impl Future<Output = Result<Vec<Self>, AwsError>> + Send;
+}
+
+/// ARN -> tags, of the types whose pages lack them.
+pub type Tags = HashMap<String, BTreeMap<String, String>>;
+
+/// The resources of one type as the last listing found them.
+pub struct Listing<T> {
+    wanted: AtomicBool,
+    state: Mutex<State<T>>,
+}
+
+struct State<T> {
+    /// When the last complete listing started.
+    read_at: Option<Instant>,
+    found: HashMap<String, T>,
+    /// Keys the operator changed, and when: a listing that started before is stale for them.
+    mutated: HashMap<String, Instant>,
+    /// Keys direct reads have found absent, since when (cleared when one is found).
+    absent_since: HashMap<String, Instant>,
+}
+
+impl<T> Default for Listing<T> {
+    fn default() -> Self {
+        Listing {
+            wanted: AtomicBool::new(false),
+            state: Mutex::new(State {
+                read_at: None,
+                found: HashMap::new(),
+                mutated: HashMap::new(),
+                absent_since: HashMap::new(),
+            }),
+        }
+    }
+}
+
+impl<T: Listed> Listing<T> {
+    /// Whether a reconcile asked: only then is the listing made.
+    pub fn wanted(&self) -> bool {
+        self.wanted.load(Ordering::Relaxed)
+    }
+
+    /// The resource with this key as the listing has it, when fresh (within `max_age`), settled,
+    /// and not changed by the operator since; None: read it directly.
+    pub fn get(&self, key: &str, max_age: Duration) -> Option<T> {
+        self.wanted.store(true, Ordering::Relaxed);
+        let state = lock(&self.state);
+        let read_at = state.read_at?;
+        let unchanged = (state.mutated.get(key)).is_none_or(|at| *at < read_at);
+        let found = state.found.get(key)?;
+        (read_at.elapsed() <= max_age && unchanged && found.settled()).then(|| found.clone())
+    }
+
+    /// The operator changed this resource: read it directly until a listing started after.
+    pub fn mutated(&self, key: &str) {
+        lock(&self.state)
+            .mutated
+            .insert(key.to_owned(), Instant::now());
+    }
+
+    /// A direct read of this key found a resource, or none.
+    pub fn read_directly(&self, key: &str, found: bool) {
+        let mut state = lock(&self.state);
+        if found {
+            state.absent_since.remove(key);
+        } else {
+            let since = state.absent_since.entry(key.to_owned());
+            since.or_insert_with(Instant::now);
+        }
+    }
+
+    /// How long direct reads have found nothing with this key.
+    pub fn absent_for(&self, key: &str) -> Option<Duration> {
+        lock(&self.state)
+            .absent_since
+            .get(key)
+            .map(Instant::elapsed)
+    }
+
+    /// One listing, with the tags `tags` has for it; the snapshot is replaced only when every page
+    /// was read.
+    async fn poll(&self, rds: &Rds, tags: &Tags) -> Result<(), AwsError> {
+        let started = Instant::now();
+        let mut found = T::list(rds).await?;
+        if T::TAGGED_AS.is_some() {
+            for item in &mut found {
+                let tagged = item.arn().and_then(|arn| tags.get(arn)).cloned();
+                item.set_tags(tagged.unwrap_or_default());
+            }
+        }
+        let mut state = lock(&self.state);
+        state.found = found.into_iter().map(|t| (t.key(), t)).collect();
+        state.mutated.retain(|_, at| *at >= started);
+        state.read_at = Some(started);
+        Ok(())
+    }
+}
+
+/// A listing as the poll sees it, whatever its type.
+pub(super) trait Poll: Send + Sync {
+    fn wanted(&self) -> bool;
+    fn what(&self) -> &'static str;
+    fn tagged_as(&self) -> Option<&'static str>;
+    fn poll<'a>(&'a self, rds: &'a Rds, tags: &'a Tags) -> BoxFuture<'a, Result<(), AwsError>>;
+}
+
+impl<T: Listed> Poll for Listing<T> {
+    fn wanted(&self) -> bool {
+        Listing::wanted(self)
+    }
+    fn what(&self) -> &'static str {
+        T::WHAT
+    }
+    fn tagged_as(&self) -> Option<&'static str> {
+        T::TAGGED_AS
+    }
+    fn poll<'a>(&'a self, rds: &'a Rds, tags: &'a Tags) -> BoxFuture<'a, Result<(), AwsError>> {
+        Box::pin(Listing::poll(self, rds, tags))
+    }
+}
+
+/// Every listing of a location, one per type, made when first asked for.
+#[derive(Default)]
+pub(super) struct Listings(Mutex<HashMap<TypeId, Entry>>);
+
+struct Entry {
+    typed: Arc<dyn Any + Send + Sync>,
+    poll: Arc<dyn Poll>,
+}
+
+impl Listings {
+    /// The listing of `T`.
+    pub(super) fn of<T: Listed>(&self) -> Arc<Listing<T>> {
+        let mut map = lock(&self.0);
+        let entry = map.entry(TypeId::of::<T>()).or_insert_with(|| {
+            let listing = Arc::new(Listing::<T>::default());
+            Entry {
+                typed: listing.clone(),
+                poll: listing,
+            }
+        });
+        (entry.typed.clone().downcast())
+            .unwrap_or_else(|_| unreachable!("a listing is kept under its own type"))
+    }
+
+    /// The listings a reconcile asked for.
+    pub(super) fn wanted(&self) -> Vec<Arc<dyn Poll>> {
+        (lock(&self.0).values())
+            .filter(|e| e.poll.wanted())
+            .map(|e| e.poll.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dbcluster::observed::ObservedCluster;
+    use crate::dbsubnetgroup::ObservedSubnetGroup;
+
+    fn listing_with<T: Listed>(found: T) -> Listing<T> {
+        let listing = Listing::default();
+        {
+            let mut state = lock(&listing.state);
+            state.read_at = Some(Instant::now());
+            state.found.insert(found.key(), found);
+        }
+        listing
+    }
+
+    fn cluster(identifier: &str, status: &str) -> Listing<ObservedCluster> {
+        listing_with(ObservedCluster {
+            identifier: identifier.into(),
+            status: status.into(),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn the_listing_serves_a_cluster_only_when_fresh_settled_unchanged_and_present() {
+        let minute = Duration::from_secs(60);
+        assert!(!Listing::<ObservedCluster>::default().wanted());
+        let poll = cluster("coffee", "available");
+        assert!(poll.get("coffee", minute).is_some(), "fresh and settled");
+        assert!(poll.wanted(), "asking starts the listing");
+        assert!(poll.get("tea", minute).is_none(), "absent: read directly");
+        assert!(
+            poll.get("coffee", Duration::ZERO).is_none(),
+            "older than asked"
+        );
+        poll.mutated("coffee");
+        assert!(
+            poll.get("coffee", minute).is_none(),
+            "changed by the operator since"
+        );
+        let busy = cluster("coffee", "modifying");
+        assert!(busy.get("coffee", minute).is_none(), "RDS is busy with it");
+        assert!(
+            (Listing::<ObservedCluster>::default())
+                .get("coffee", minute)
+                .is_none(),
+            "never listed"
+        );
+    }
+
+    #[test]
+    fn the_listing_serves_a_group_only_when_fresh_unchanged_and_present() {
+        let minute = Duration::from_secs(60);
+        let poll = listing_with(ObservedSubnetGroup {
+            name: "coffee".into(),
+            ..Default::default()
+        });
+        assert!(!Listing::<ObservedSubnetGroup>::default().wanted());
+        assert!(poll.get("coffee", minute).is_some(), "fresh and present");
+        assert!(poll.wanted(), "asking starts the listing");
+        assert!(poll.get("tea", minute).is_none(), "absent: read directly");
+        assert!(
+            poll.get("coffee", Duration::ZERO).is_none(),
+            "older than asked"
+        );
+        poll.mutated("coffee");
+        assert!(
+            poll.get("coffee", minute).is_none(),
+            "changed by the operator since"
+        );
+        assert!(
+            (Listing::<ObservedSubnetGroup>::default())
+                .get("coffee", minute)
+                .is_none(),
+            "never listed"
+        );
+    }
+}
