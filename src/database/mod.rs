@@ -11,6 +11,7 @@ pub mod parts;
 pub mod password;
 pub mod secret;
 pub mod snapshots;
+pub mod spec;
 pub mod tenancy;
 pub mod version;
 pub mod window;

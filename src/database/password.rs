@@ -1,6 +1,8 @@
 //! The master password, as both database kinds keep it: what the plan asks the read step to fetch
-//! ([`PasswordRead`]), what the read found ([`PasswordFacts`]), the read itself, and the keyed hash
-//! status keeps of it (which reveals nothing to readers of the object).
+//! ([`PasswordRead`]), what the read found ([`PasswordFacts`]), the read itself, the rule that
+//! chooses the password to send or write ([`choose`], pure) and why one cannot be used
+//! ([`PasswordProblem`]), and the keyed hash status keeps of it (which reveals nothing to readers
+//! of the object).
 
 use hmac::{Hmac, KeyInit, Mac};
 use k8s_openapi::api::core::v1::Secret;
@@ -10,6 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::database::{connection, secret};
 use crate::error::Error;
 use crate::locations::Location;
+use crate::managed::plan::Requeue;
 use crate::secrets;
 use crate::sensitive::Sensitive;
 
@@ -50,6 +53,114 @@ pub enum PasswordRead {
     /// A read replica's: the password of the source DBInstance of this name, where
     /// `replica::source_password` says it is.
     Source { name: String },
+}
+
+/// Why a plan cannot use the master password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PasswordProblem {
+    /// The referenced Secret or key is missing: it may appear, so look again with backoff.
+    Unavailable(String),
+    /// The password is one RDS would refuse: wait for the Secret to change.
+    Invalid(String),
+    /// A Secret named like the generated one exists and is not the object's: never use or
+    /// overwrite it.
+    Conflict(String),
+}
+
+impl PasswordProblem {
+    /// The condition reason it is reported with.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            PasswordProblem::Unavailable(_) => "PasswordSecretUnavailable",
+            PasswordProblem::Invalid(_) => "InvalidSpec",
+            PasswordProblem::Conflict(_) => "PasswordSecretConflict",
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            PasswordProblem::Unavailable(m)
+            | PasswordProblem::Invalid(m)
+            | PasswordProblem::Conflict(m) => m,
+        }
+    }
+
+    /// When to look again: with backoff for a Secret that may appear, at the next spec change for
+    /// a password RDS would refuse, at the drift interval for a conflict.
+    pub fn requeue(&self, drift_interval: std::time::Duration) -> Requeue {
+        match self {
+            PasswordProblem::Unavailable(_) => Requeue::Backoff,
+            PasswordProblem::Invalid(_) => Requeue::AwaitChange,
+            PasswordProblem::Conflict(_) => Requeue::After(drift_interval),
+        }
+    }
+}
+
+/// Whose password it is: the kind (in messages), its engine, the name of its generated password
+/// Secret, and whether its Secrets carry its ownerReference.
+pub struct Whose<'a> {
+    pub kind: &'static str,
+    pub engine: &'a str,
+    pub generated_secret: String,
+    pub owner_reference: bool,
+}
+
+/// A generated password's Secret to write before the password is sent (`replace`: one exists
+/// without the key).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedSecret {
+    pub name: String,
+    pub password: Sensitive,
+    pub replace: bool,
+    pub owner_reference: bool,
+}
+
+/// The password to send or write, from what the read found: the referenced Secret's (checked as
+/// RDS would), RDS's managed one, or the generated one, which is the existing Secret's when it is
+/// the object's, or a fresh candidate whose Secret is written first. A Secret of the generated
+/// name that is not the object's is never used or overwritten.
+pub fn choose(
+    found: &PasswordFacts,
+    whose: &Whose,
+) -> Result<(Option<Sensitive>, Option<GeneratedSecret>), PasswordProblem> {
+    match found {
+        PasswordFacts::NotRead => Ok((None, None)),
+        PasswordFacts::Referenced(Err(message)) => {
+            Err(PasswordProblem::Unavailable(message.clone()))
+        }
+        PasswordFacts::Referenced(Ok(p)) => {
+            connection::validate_password(whose.engine, p.expose())
+                .map_err(PasswordProblem::Invalid)?;
+            Ok((Some(p.clone()), None))
+        }
+        PasswordFacts::Managed(value) => Ok((value.clone(), None)),
+        PasswordFacts::Generated {
+            secret_exists: true,
+            controlled: false,
+            ..
+        } => Err(PasswordProblem::Conflict(format!(
+            "a Secret named {} exists and is not this {}'s; the operator neither uses nor \
+             overwrites it: delete or rename it, or set masterUserPassword",
+            whose.generated_secret, whose.kind
+        ))),
+        PasswordFacts::Generated {
+            existing: Some(p), ..
+        } => Ok((Some(p.clone()), None)),
+        PasswordFacts::Generated {
+            existing: None,
+            secret_exists,
+            candidate,
+            ..
+        } => {
+            let write = GeneratedSecret {
+                name: whose.generated_secret.clone(),
+                password: candidate.clone(),
+                replace: *secret_exists,
+                owner_reference: whose.owner_reference,
+            };
+            Ok((Some(candidate.clone()), Some(write)))
+        }
+    }
 }
 
 /// The master password of `db` (a DBInstance or a DBCluster), as far as the plan asked.

@@ -48,7 +48,8 @@ fn secret_wakes(
         (store.state().into_iter())
             .filter(|c| {
                 c.namespace() == ns
-                    && ((c.spec.master_user_password.as_ref()).is_some_and(|r| r.name == name)
+                    && ((c.spec.password.master_user_password.as_ref())
+                        .is_some_and(|r| r.name == name)
                         || c.uid().is_some_and(|u| owners.contains(&u)))
             })
             .map(|c| ObjectRef::from_obj(&*c))
@@ -111,7 +112,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         false => plan::password_read(cluster, observed.as_ref()),
     };
     let password = crate::database::password::password(cluster, at, &api, read).await?;
-    let connection_secret = match (&cluster.spec.connection_secret, &observed) {
+    let connection_secret = match (&cluster.spec.connection.connection_secret, &observed) {
         (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
         _ => None,
     };
@@ -162,7 +163,7 @@ async fn references(
         return Ok((None, None));
     }
     let client = &ctx.client;
-    let subnet_group = match &cluster.spec.db_subnet_group_ref {
+    let subnet_group = match &cluster.spec.network.db_subnet_group_ref {
         Some(r) => Some(references::resolve::<DBSubnetGroup>(client, namespace, &r.name).await?),
         None => None,
     };
@@ -464,7 +465,13 @@ impl Managed for DBCluster {
             controller,
             ctx,
             namespace,
-            |c: &DBCluster| c.spec.db_subnet_group_ref.as_ref().map(|r| r.name.as_str()),
+            |c: &DBCluster| {
+                c.spec
+                    .network
+                    .db_subnet_group_ref
+                    .as_ref()
+                    .map(|r| r.name.as_str())
+            },
         );
         let controller = references::wakes_by_reference::<_, DBClusterParameterGroup>(
             controller,

@@ -120,31 +120,57 @@ fn differs_ignoring_case(want: &Option<String>, have: &Option<String>) -> Option
     want.as_ref().filter(|w| !same(w)).cloned()
 }
 
+/// An engine version upgrade the spec asks for, into `m`; Some: why it is refused.
+fn engine_version(
+    spec: &DBClusterSpec,
+    o: &ObservedCluster,
+    m: &mut ClusterModification,
+) -> Option<String> {
+    let (Some(want), Some(have)) = (&spec.engine_version, &o.engine_version) else {
+        return None;
+    };
+    let engine = spec.engine.as_str();
+    let allow_major = spec.maintenance.allow_major_version_upgrade == Some(true);
+    let pending = o.pending_modified_values.get("engineVersion");
+    match engine_version_change(engine, want, have, allow_major) {
+        // Already asked for, waiting for the maintenance window: not sent again.
+        VersionChange::Upgrade if pending == Some(want) => {}
+        VersionChange::Upgrade => {
+            m.engine_version = Some(want.clone());
+            m.allow_major_version_upgrade = allow_major;
+        }
+        VersionChange::Refused(why) => return Some(why),
+        VersionChange::None => {}
+    }
+    None
+}
+
+/// The log types to enable and disable, when the spec names them and they differ.
+fn logs_exports(spec: &DBClusterSpec, o: &ObservedCluster) -> Option<(Vec<String>, Vec<String>)> {
+    let want = spec.security.enable_cloudwatch_logs_exports.as_ref()?;
+    let have = &o.enabled_cloudwatch_logs_exports;
+    let enable: Vec<String> = (want.iter())
+        .filter(|w| !have.contains(w))
+        .cloned()
+        .collect();
+    let disable: Vec<String> = (have.iter())
+        .filter(|h| !want.contains(h))
+        .cloned()
+        .collect();
+    (!enable.is_empty() || !disable.is_empty()).then_some((enable, disable))
+}
+
 /// The spec against RDS's cluster. Protective drift is kept unless the spec was `edited` since
 /// it was last in sync (then the spec's word is the user's).
 pub fn compare(spec: &DBClusterSpec, o: &ObservedCluster, edited: bool) -> Comparison {
     let mut out = Comparison::default();
     let m = &mut out.modification;
-    m.apply_immediately = spec.apply_immediately.unwrap_or(true);
-    if let (Some(want), Some(have)) = (&spec.engine_version, &o.engine_version) {
-        let engine = spec.engine.as_str();
-        let allow_major = spec.allow_major_version_upgrade == Some(true);
-        let pending = o.pending_modified_values.get("engineVersion");
-        match engine_version_change(engine, want, have, allow_major) {
-            // Already asked for, waiting for the maintenance window: not sent again.
-            VersionChange::Upgrade if pending == Some(want) => {}
-            VersionChange::Upgrade => {
-                m.engine_version = Some(want.clone());
-                m.allow_major_version_upgrade = allow_major;
-            }
-            VersionChange::Refused(why) => out.refused = Some(why),
-            VersionChange::None => {}
-        }
-    }
+    m.apply_immediately = spec.maintenance.apply_immediately.unwrap_or(true);
+    out.refused = engine_version(spec, o, m);
     let scaling = (spec.serverless_v2_scaling_configuration.as_ref())
         .map(|s| (s.min_capacity, s.max_capacity));
     m.serverless_v2 = differs(&scaling, &o.serverless_v2);
-    m.port = differs(&spec.port, &o.port);
+    m.port = differs(&spec.network.port, &o.port);
     let mut kept = Vec::new();
     match (spec.backup_retention_period, o.backup_retention_period) {
         (Some(want), Some(have)) if have > want && !edited => kept.push(format!(
@@ -152,13 +178,15 @@ pub fn compare(spec: &DBClusterSpec, o: &ObservedCluster, edited: bool) -> Compa
         )),
         (want, have) => m.backup_retention_period = differs(&want, &have),
     }
-    m.preferred_backup_window =
-        differs_ignoring_case(&spec.preferred_backup_window, &o.preferred_backup_window);
+    m.preferred_backup_window = differs_ignoring_case(
+        &spec.backups.preferred_backup_window,
+        &o.preferred_backup_window,
+    );
     m.preferred_maintenance_window = differs_ignoring_case(
-        &spec.preferred_maintenance_window,
+        &spec.maintenance.preferred_maintenance_window,
         &o.preferred_maintenance_window,
     );
-    if let Some(want) = &spec.vpc_security_group_ids {
+    if let Some(want) = &spec.network.vpc_security_group_ids {
         let (w, h): (BTreeSet<_>, BTreeSet<_>) = (
             want.iter().collect(),
             o.vpc_security_group_ids.iter().collect(),
@@ -170,28 +198,20 @@ pub fn compare(spec: &DBClusterSpec, o: &ObservedCluster, edited: bool) -> Compa
         &o.db_cluster_parameter_group_name,
     );
     m.iam_database_authentication = differs(
-        &spec.enable_iam_database_authentication,
+        &spec.security.enable_iam_database_authentication,
         &o.iam_database_authentication_enabled,
     );
-    if let Some(want) = &spec.enable_cloudwatch_logs_exports {
-        let have = &o.enabled_cloudwatch_logs_exports;
-        let enable: Vec<String> = (want.iter())
-            .filter(|w| !have.contains(w))
-            .cloned()
-            .collect();
-        let disable: Vec<String> = (have.iter())
-            .filter(|h| !want.contains(h))
-            .cloned()
-            .collect();
-        m.logs_exports = (!enable.is_empty() || !disable.is_empty()).then_some((enable, disable));
-    }
-    match (spec.deletion_protection, o.deletion_protection) {
+    m.logs_exports = logs_exports(spec, o);
+    match (spec.deletion.deletion_protection, o.deletion_protection) {
         (None, Some(true)) | (Some(false), Some(true)) if !edited => {
             kept.push("deletionProtection is on in RDS".to_owned());
         }
         (want, have) => m.deletion_protection = differs(&want, &have),
     }
-    m.copy_tags_to_snapshot = differs(&spec.copy_tags_to_snapshot, &o.copy_tags_to_snapshot);
+    m.copy_tags_to_snapshot = differs(
+        &spec.backups.copy_tags_to_snapshot,
+        &o.copy_tags_to_snapshot,
+    );
     if !kept.is_empty() {
         out.kept = Some(format!(
             "{}: protection added outside the operator is kept",

@@ -20,13 +20,7 @@ pub mod plan;
 pub mod restore;
 
 use crate::crd::{LocalRef, Tag};
-use crate::database::choices::{
-    AdoptionPolicy, DeletionPolicy, DriftPolicy, ManagementPolicy, OutOfBandDeletionPolicy,
-    PendingRebootPolicy,
-};
-use crate::database::parts::{
-    Condition, ConnectionSecretSpec, DryRun, Endpoint, SecretKeyReference,
-};
+use crate::database::parts::{Condition, DryRun, Endpoint};
 use crate::managed::fights::Corrections;
 
 /// Desired state of an Aurora DB cluster.
@@ -115,55 +109,14 @@ pub struct DBClusterSpec {
     #[schemars(length(min = 1, max = 63))]
     pub master_username: String,
 
-    /// Secret (in the DBCluster's namespace) and key holding the master password. With neither
-    /// this nor manageMasterUserPassword, the operator generates one and keeps it in the Secret
-    /// `<name>-master-password`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub master_user_password: Option<SecretKeyReference>,
-
-    /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator
-    /// copies the current value into the connection Secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manage_master_user_password: Option<bool>,
-
     /// Name of the database RDS creates in the cluster. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub database_name: Option<String>,
-
-    /// Port the cluster listens on; defaults to the engine's port.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1150, max = 65535))]
-    pub port: Option<i32>,
 
     /// Days to keep automated backups (1 to 35).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 35))]
     pub backup_retention_period: Option<i32>,
-
-    /// Daily backup window, hh24:mi-hh24:mi in UTC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preferred_backup_window: Option<String>,
-
-    /// Weekly maintenance window, ddd:hh24:mi-ddd:hh24:mi in UTC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preferred_maintenance_window: Option<String>,
-
-    /// DB subnet group that places the cluster in a VPC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub db_subnet_group_name: Option<String>,
-
-    /// The DBSubnetGroup of this namespace to place the cluster in, instead of
-    /// dbSubnetGroupName; waited for until it is Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub db_subnet_group_ref: Option<LocalRef>,
-
-    /// VPC security groups of the cluster.
-    #[serde(
-        default,
-        rename = "vpcSecurityGroupIDs",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub vpc_security_group_ids: Option<Vec<String>>,
 
     /// DB cluster parameter group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,71 +127,10 @@ pub struct DBClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_ref: Option<LocalRef>,
 
-    /// Whether the storage is encrypted. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub storage_encrypted: Option<bool>,
-
-    /// KMS key for storage encryption. Immutable.
-    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
-    pub kms_key_id: Option<String>,
-
-    /// IAM database authentication.
-    #[serde(
-        default,
-        rename = "enableIAMDatabaseAuthentication",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub enable_iam_database_authentication: Option<bool>,
-
-    /// Log types exported to CloudWatch Logs (audit, error, general, slowquery; postgresql).
-    #[serde(
-        default,
-        rename = "enableCloudwatchLogsExports",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub enable_cloudwatch_logs_exports: Option<Vec<String>>,
-
-    /// Refuse DeleteDBCluster while true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deletion_protection: Option<bool>,
-
-    /// Copy the cluster's tags to its snapshots. Unset, a cluster the operator creates gets true:
-    /// the ownership tags on a snapshot make it this namespace's to restore.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub copy_tags_to_snapshot: Option<bool>,
-
     /// Tags of the RDS cluster.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
     pub tags: Vec<Tag>,
-
-    /// What happens to the RDS cluster when this DBCluster is deleted: Snapshot (default: delete
-    /// it after a final cluster snapshot, unique per deletion), Retain (keep it) or Delete (no
-    /// final snapshot). While member instances still exist the deletion waits (InUse).
-    #[serde(default)]
-    pub deletion_policy: DeletionPolicy,
-
-    /// Name of the final cluster snapshot of deletionPolicy Snapshot. Defaults to
-    /// `<identifier>-final-<uid prefix>-<deletion time>`.
-    #[serde(
-        default,
-        rename = "finalDBSnapshotIdentifier",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(
-        length(min = 1, max = 255),
-        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
-    )]
-    pub final_db_snapshot_identifier: Option<String>,
-
-    /// What to do when the RDS cluster is deleted outside the operator (driftPolicy Correct):
-    /// Restore (default: restore it from the newest cluster snapshot of its own, that is carrying
-    /// this DBCluster's ownership tag; with none, report DeletedOutOfBand and wait) or
-    /// RestoreOrCreateEmpty (with no snapshot, create a new, empty cluster). The absence is
-    /// confirmed by direct reads first, and nothing is created when the operator's account or
-    /// region differs from the cluster's ARN.
-    #[serde(default)]
-    pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
 
     /// Create the cluster from a cluster snapshot (RestoreDBClusterFromSnapshot) or a point in
     /// time of another cluster (RestoreDBClusterToPointInTime) instead of empty. Immutable. The
@@ -250,56 +142,25 @@ pub struct DBClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore_from: Option<ClusterRestoreFrom>,
 
-    /// Secret to write the connection details to: host (the writer endpoint), readerHost (the
-    /// reader endpoint), port, username, password, dbname, engine and uri, plus extraKeys
-    /// templates over all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connection_secret: Option<ConnectionSecretSpec>,
-
-    /// Whether the operator changes the RDS cluster: Full (default) or ObserveOnly (never change
-    /// or delete it; report its state and differences, and write the connection Secret from
-    /// masterUserPassword or the RDS-managed password). A cluster of another namespace's
-    /// DBCluster is never observed; one no DBCluster owns only when granted to this namespace
-    /// (its tag rds.operator.rs/adoptable-by, or the operator's --grant-adoption).
-    #[serde(default)]
-    pub management_policy: ManagementPolicy,
-
-    /// What to do when an RDS cluster with the identifier exists and is not this DBCluster's:
-    /// Never (when left out: refuse it, IdentifierInUse), Adopt or AdoptOrCreate (take it over:
-    /// only the ownership tags are added, and differences are reported until the spec is next
-    /// changed). Only a cluster granted to this namespace (as for ObserveOnly), or one of a
-    /// DBCluster of this namespace that no longer exists, is adopted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adoption_policy: Option<AdoptionPolicy>,
-
-    /// What to do when members wait for a reboot to take static changes of the cluster
-    /// parameter group (DBClusterMembers shows them pending-reboot): Report (default: only
-    /// report it, reason PendingReboot), Reboot (reboot them at once, one at a time, readers
-    /// first and the writer last, each once all members are available) or MaintenanceWindow (the
-    /// same, during the cluster's preferred maintenance window).
-    #[serde(default)]
-    pub pending_reboot_policy: PendingRebootPolicy,
-
-    /// Apply changes now (default) or in the next maintenance window.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub apply_immediately: Option<bool>,
-
-    /// Allow engineVersion to move to a new major version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allow_major_version_upgrade: Option<bool>,
-
-    /// What to do about changes made outside the operator: Correct (default) or Report.
-    #[serde(default)]
-    pub drift_policy: DriftPolicy,
-
-    /// The AWSAccount to manage the cluster in; as for DBInstance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::crd::AccountRef>,
-
-    /// The AWS region; as for DBInstance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
-    pub region: Option<String>,
+    /// Where the resource lives: its AWSAccount and region.
+    #[serde(flatten)]
+    pub placement: crate::managed::placement::Where,
+    #[serde(flatten)]
+    pub network: crate::database::spec::Network,
+    #[serde(flatten)]
+    pub security: crate::database::spec::Security,
+    #[serde(flatten)]
+    pub backups: crate::database::spec::Backups,
+    #[serde(flatten)]
+    pub maintenance: crate::database::spec::Maintenance,
+    #[serde(flatten)]
+    pub password: crate::database::spec::PasswordSource,
+    #[serde(flatten)]
+    pub deletion: crate::database::spec::Deletion,
+    #[serde(flatten)]
+    pub policies: crate::database::spec::Policies,
+    #[serde(flatten)]
+    pub connection: crate::database::spec::Connection,
 }
 
 /// Where a new cluster's data comes from.

@@ -18,15 +18,19 @@ use crate::rds_state::SnapshotInfo;
 macro_rules! cluster_restore_settings {
     ($request:expr, $spec:expr) => {
         $request
-            .set_port($spec.port)
-            .set_db_subnet_group_name($spec.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids($spec.vpc_security_group_ids.clone())
+            .set_port($spec.network.port)
+            .set_db_subnet_group_name($spec.network.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids($spec.network.vpc_security_group_ids.clone())
             .set_db_cluster_parameter_group_name($spec.db_cluster_parameter_group_name.clone())
-            .set_kms_key_id($spec.kms_key_id.clone())
-            .set_enable_iam_database_authentication($spec.enable_iam_database_authentication)
-            .set_enable_cloudwatch_logs_exports($spec.enable_cloudwatch_logs_exports.clone())
-            .set_deletion_protection($spec.deletion_protection)
-            .set_copy_tags_to_snapshot($spec.copy_tags_to_snapshot)
+            .set_kms_key_id($spec.security.kms_key_id.clone())
+            .set_enable_iam_database_authentication(
+                $spec.security.enable_iam_database_authentication,
+            )
+            .set_enable_cloudwatch_logs_exports(
+                $spec.security.enable_cloudwatch_logs_exports.clone(),
+            )
+            .set_deletion_protection($spec.deletion.deletion_protection)
+            .set_copy_tags_to_snapshot($spec.backups.copy_tags_to_snapshot)
             .set_serverless_v2_scaling_configuration(scaling($spec))
     };
 }

@@ -70,13 +70,9 @@ pub struct DBClusterParameterGroupSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
     pub tags: Vec<Tag>,
-    /// The AWSAccount to manage the group in; as for DBParameterGroup.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::crd::AccountRef>,
-    /// The AWS region; as for DBParameterGroup.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
-    pub region: Option<String>,
+    /// Where the resource lives: its AWSAccount and region.
+    #[serde(flatten)]
+    pub placement: crate::managed::placement::Where,
 }
 
 /// What the operator observed of the group.

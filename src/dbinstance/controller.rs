@@ -48,6 +48,7 @@ fn secret_wakes(
                 db.namespace() == ns
                     && (db
                         .spec
+                        .password
                         .master_user_password
                         .as_ref()
                         .is_some_and(|r| r.name == name)
@@ -109,7 +110,9 @@ impl Managed for DBInstance {
             controller,
             ctx,
             namespace,
-            |db: &DBInstance| (db.spec.db_subnet_group_ref.as_ref()).map(|r| r.name.as_str()),
+            |db: &DBInstance| {
+                (db.spec.network.db_subnet_group_ref.as_ref()).map(|r| r.name.as_str())
+            },
         );
         let controller = references::wakes_by_reference::<_, DBParameterGroup>(
             controller,
@@ -252,7 +255,12 @@ impl references::Referable for DBInstance {
 
 impl RefersTo<DBSubnetGroup> for DBInstance {
     fn refers_to(&self, group: &DBSubnetGroup) -> bool {
-        let named = self.spec.db_subnet_group_ref.as_ref().map(|r| &r.name);
+        let named = self
+            .spec
+            .network
+            .db_subnet_group_ref
+            .as_ref()
+            .map(|r| &r.name);
         self.namespace() == group.namespace() && named == group.metadata.name.as_ref()
     }
 }

@@ -182,38 +182,14 @@ pub struct DBInstanceSpec {
     #[schemars(range(min = 0))]
     pub iops: Option<i32>,
 
-    /// Whether the storage is encrypted. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub storage_encrypted: Option<bool>,
-
-    /// KMS key for storage encryption. Immutable.
-    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
-    pub kms_key_id: Option<String>,
-
     /// Name of the master user. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
     pub master_username: Option<String>,
 
-    /// Secret (in the DBInstance's own namespace) and key holding the master password. With neither
-    /// this nor manageMasterUserPassword, the operator generates a strong password and keeps it in
-    /// the Secret `<name>-master-password`, which it owns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub master_user_password: Option<SecretKeyReference>,
-
-    /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator copies
-    /// the current value (rotations included) into the connection Secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manage_master_user_password: Option<bool>,
-
     /// Name of the database RDS creates in the instance. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_name: Option<String>,
-
-    /// Port the database listens on; defaults to the engine's port.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1150, max = 65535))]
-    pub port: Option<i32>,
 
     /// Run a standby in another availability zone.
     #[serde(default, rename = "multiAZ", skip_serializing_if = "Option::is_none")]
@@ -222,18 +198,6 @@ pub struct DBInstanceSpec {
     /// Give the instance a public DNS name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publicly_accessible: Option<bool>,
-
-    /// DB subnet group that places the instance in a VPC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub db_subnet_group_name: Option<String>,
-
-    /// VPC security groups of the instance.
-    #[serde(
-        default,
-        rename = "vpcSecurityGroupIDs",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub vpc_security_group_ids: Option<Vec<String>>,
 
     /// DB parameter group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,27 +208,9 @@ pub struct DBInstanceSpec {
     #[schemars(range(min = 0, max = 35))]
     pub backup_retention_period: Option<i32>,
 
-    /// Daily backup window, hh24:mi-hh24:mi in UTC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preferred_backup_window: Option<String>,
-
-    /// Weekly maintenance window, ddd:hh24:mi-ddd:hh24:mi in UTC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preferred_maintenance_window: Option<String>,
-
     /// Apply minor engine upgrades in the maintenance window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_minor_version_upgrade: Option<bool>,
-
-    /// Refuse DeleteDBInstance while true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deletion_protection: Option<bool>,
-
-    /// Copy the instance's tags to its snapshots. Unset, an instance the operator creates or
-    /// restores gets true: its ownership tags on a snapshot are what lets the namespace restore
-    /// from that snapshot later (a multi-tenant rule).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub copy_tags_to_snapshot: Option<bool>,
 
     /// Storage throughput in MiB/s (gp3 only). Modifiable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -275,23 +221,6 @@ pub struct DBInstanceSpec {
     /// Modifiable; RDS applies it with a restart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_certificate_identifier: Option<String>,
-
-    /// Log types exported to CloudWatch Logs (e.g. error, general, slowquery; postgresql).
-    /// Modifiable: the differences are enabled and disabled in one change.
-    #[serde(
-        default,
-        rename = "enableCloudwatchLogsExports",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub enable_cloudwatch_logs_exports: Option<Vec<String>>,
-
-    /// IAM database authentication. Modifiable.
-    #[serde(
-        default,
-        rename = "enableIAMDatabaseAuthentication",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub enable_iam_database_authentication: Option<bool>,
 
     /// Performance Insights, its retention in days (7, 31 x months, or 731) and KMS key. Modifiable
     /// (the key only until it is first set).
@@ -349,38 +278,10 @@ pub struct DBInstanceSpec {
     #[schemars(length(max = 40))]
     pub tags: Vec<Tag>,
 
-    /// What happens to the RDS instance when this DBInstance is deleted, whatever deletes it (kubectl,
-    /// a GitOps prune, its namespace being deleted, the CRD being deleted while the operator runs):
-    /// Snapshot (default: delete after a final snapshot), Retain (keep the instance) or Delete
-    /// (delete without a final snapshot). Automated backups are kept unless deleteAutomatedBackups.
-    #[serde(default)]
-    pub deletion_policy: DeletionPolicy,
-
-    /// Name of the final snapshot deletionPolicy Snapshot takes. Defaults to
-    /// `<identifier>-final-<uid prefix>-<deletion time>`, unique per deletion.
-    #[serde(
-        default,
-        rename = "finalDBSnapshotIdentifier",
-        skip_serializing_if = "Option::is_none"
-    )]
-    #[schemars(
-        length(min = 1, max = 255),
-        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
-    )]
-    pub final_db_snapshot_identifier: Option<String>,
-
     /// Delete the instance's automated backups with it. Default false: RDS keeps them for their
     /// retention period, so the database can still be restored to a point in time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delete_automated_backups: Option<bool>,
-
-    /// What to do when the RDS instance is deleted outside the operator (driftPolicy Correct):
-    /// Restore (default: restore it from the newest snapshot of its identifier; with none, report
-    /// DeletedOutOfBand and wait) or RestoreOrCreateEmpty (with no snapshot, create a new, empty
-    /// instance). Nothing is created when the operator's AWS account or region differs from the
-    /// instance's ARN.
-    #[serde(default)]
-    pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
 
     /// The DBCluster of this namespace this instance is a member of (an Aurora writer or reader).
     /// The cluster owns storage, the master user and password, the database name, backups, the
@@ -402,47 +303,10 @@ pub struct DBInstanceSpec {
     #[schemars(range(min = 0, max = 15))]
     pub promotion_tier: Option<i32>,
 
-    /// The DBSubnetGroup of this namespace to place the instance in, instead of
-    /// dbSubnetGroupName. The DBInstance waits (Synced=False, ReferencesUnresolved) until it is
-    /// Ready, and the group is not deleted while this refers to it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub db_subnet_group_ref: Option<LocalRef>,
-
     /// The DBParameterGroup of this namespace whose parameters the instance uses, instead of
     /// dbParameterGroupName; waited for and protected like dbSubnetGroupRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_parameter_group_ref: Option<LocalRef>,
-
-    /// What to do when RDS holds static parameter changes until a reboot (the instance's
-    /// parameter apply status is pending-reboot): Report (default: only report it, reason
-    /// PendingReboot), Reboot (one RebootDBInstance at once) or MaintenanceWindow (reboot during
-    /// the instance's preferred maintenance window).
-    #[serde(default)]
-    pub pending_reboot_policy: PendingRebootPolicy,
-
-    /// Whether the operator changes the RDS instance: Full (default: create it, correct it, delete
-    /// it as deletionPolicy says) or ObserveOnly (never change or delete it; report its state and
-    /// differences, and write the connection Secret from masterUserPassword). An instance that
-    /// carries the ownership tags of a DBInstance of another namespace is never observed; one no
-    /// DBInstance owns only when granted to this namespace (its tag rds.operator.rs/adoptable-by,
-    /// or the operator's --grant-adoption). An instance only observed is never restored or
-    /// created again when it goes, even after a switch to Full.
-    #[serde(default)]
-    pub management_policy: ManagementPolicy,
-
-    /// What to do when an RDS instance with the identifier exists and is not this DBInstance's:
-    /// Never (when left out: refuse it, IdentifierInUse), Adopt (take it over; create nothing) or
-    /// AdoptOrCreate (take it over, or create it when there is none). Adoption only adds the
-    /// ownership tags; differences from the spec are reported and put right only after the spec
-    /// is next changed, and the master password is never changed by it. An instance of another
-    /// namespace's DBInstance, or of one that still exists, is never adopted. An instance
-    /// retained by a DBInstance of the same namespace and name is adopted without asking. An
-    /// instance no DBInstance owns is adopted only when a platform admin granted it to this
-    /// namespace (its tag rds.operator.rs/adoptable-by, or the operator's --grant-adoption), and
-    /// not while a DBInstance of another namespace observes it.
-    /// ACK's annotation services.k8s.aws/adoption-policy (adopt, adopt-or-create) says the same.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adoption_policy: Option<AdoptionPolicy>,
 
     /// Create the instance from a DB snapshot or from a point in time of another instance instead
     /// of empty. Immutable. Settings RDS does not take at restore time (backup retention, storage,
@@ -498,42 +362,30 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_instance_retention: Option<kube::core::Duration>,
 
-    /// Secret to write the connection details to, for applications to consume with envFrom.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connection_secret: Option<ConnectionSecretSpec>,
-
-    /// Apply changes now (default) or in the next maintenance window; until then they show in
-    /// status.pendingModifiedValues.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub apply_immediately: Option<bool>,
-
-    /// Allow engineVersion to move to a new major version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allow_major_version_upgrade: Option<bool>,
-
-    /// What to do when the RDS instance differs from this spec because of a change made outside
-    /// the operator: Correct (default: put it back, recreate a deleted instance) or Report (only
-    /// report it in status and Events). Edits of this spec are applied either way.
-    #[serde(default)]
-    pub drift_policy: DriftPolicy,
-
     /// How often to compare the RDS instance with this spec once it is settled, as a duration such
     /// as 60s or 5m (at least 10s). Defaults to the operator's --drift-interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('10s')").message("driftInterval must be a duration of at least 10s, such as 60s or 5m"))]
     pub drift_interval: Option<kube::core::Duration>,
-    /// The AWSAccount to manage the resource in (cluster-scoped; it must select this namespace).
-    /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
-    /// credentials.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::crd::AccountRef>,
-    /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
-    /// annotation, else the operator's own region. Once the resource exists, the account and
-    /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
-    /// is refused (AccountOrRegionMismatch, until they are put back), never a create elsewhere.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
-    pub region: Option<String>,
+    /// Where the resource lives: its AWSAccount and region.
+    #[serde(flatten)]
+    pub placement: crate::managed::placement::Where,
+    #[serde(flatten)]
+    pub network: crate::database::spec::Network,
+    #[serde(flatten)]
+    pub security: crate::database::spec::Security,
+    #[serde(flatten)]
+    pub backups: crate::database::spec::Backups,
+    #[serde(flatten)]
+    pub maintenance: crate::database::spec::Maintenance,
+    #[serde(flatten)]
+    pub password: crate::database::spec::PasswordSource,
+    #[serde(flatten)]
+    pub deletion: crate::database::spec::Deletion,
+    #[serde(flatten)]
+    pub policies: crate::database::spec::Policies,
+    #[serde(flatten)]
+    pub connection: crate::database::spec::Connection,
 }
 
 impl DBInstance {

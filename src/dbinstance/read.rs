@@ -78,7 +78,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         password,
         connection_secret,
         release_candidates,
-        peers: (db.spec.connection_secret.as_ref())
+        peers: (db.spec.connection.connection_secret.as_ref())
             .map(|c| instances.peers_using(&namespace, &c.name))
             .unwrap_or_default(),
         owner_alive,
@@ -267,7 +267,7 @@ async fn references(
     ),
     Error,
 > {
-    let subnet_group = match &db.spec.db_subnet_group_ref {
+    let subnet_group = match &db.spec.network.db_subnet_group_ref {
         Some(r) if reads.references => Some(
             managed::references::resolve::<DBSubnetGroup>(&ctx.client, namespace, &r.name).await?,
         ),

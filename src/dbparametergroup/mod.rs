@@ -71,18 +71,9 @@ pub struct DBParameterGroupSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
     pub tags: Vec<Tag>,
-    /// The AWSAccount to manage the resource in (cluster-scoped; it must select this namespace).
-    /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
-    /// credentials.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_ref: Option<crate::crd::AccountRef>,
-    /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
-    /// annotation, else the operator's own region. Once the resource exists, the account and
-    /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
-    /// is refused (AccountOrRegionMismatch, until they are put back), never a create elsewhere.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
-    pub region: Option<String>,
+    /// Where the resource lives: its AWSAccount and region.
+    #[serde(flatten)]
+    pub placement: crate::managed::placement::Where,
 }
 
 /// What the operator observed of the group.

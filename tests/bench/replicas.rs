@@ -30,7 +30,7 @@ fn pair(prefix: &str, i: usize) -> [DBInstance; 2] {
         json!({"replicaOf": {"name": format!("db-{i}")}}),
     );
     replica.spec.master_username = None;
-    replica.spec.master_user_password = None;
+    replica.spec.password.master_user_password = None;
     replica.spec.db_name = None;
     replica.spec.engine_version = None;
     [source, replica]

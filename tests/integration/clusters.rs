@@ -164,7 +164,14 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
         1
     );
 
-    let secret = c.spec.connection_secret.as_ref().unwrap().name.clone();
+    let secret = c
+        .spec
+        .connection
+        .connection_secret
+        .as_ref()
+        .unwrap()
+        .name
+        .clone();
     let s = secret_data(&client, &ns, &secret)
         .await
         .expect("the cluster Secret");

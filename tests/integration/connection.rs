@@ -246,7 +246,7 @@ async fn generated_password() {
         &id,
         json!({"connectionSecret": coffee_connection()}),
     );
-    db.spec.master_user_password = None;
+    db.spec.password.master_user_password = None;
     api.create(&PostParams::default(), &db)
         .await
         .expect("create");
@@ -304,7 +304,7 @@ async fn rds_managed_password() {
         &id,
         json!({"connectionSecret": coffee_connection(), "manageMasterUserPassword": true}),
     );
-    db.spec.master_user_password = None;
+    db.spec.password.master_user_password = None;
     api.create(&PostParams::default(), &db)
         .await
         .expect("create");
@@ -440,6 +440,7 @@ async fn the_coffee_manage_example_gets_every_variable_it_reads() {
     group.spec.db_subnet_group_name = Some(common::unique("coffee-db-subnets"));
     let reference = db
         .spec
+        .network
         .db_subnet_group_ref
         .as_ref()
         .expect("the example refers to its group");
@@ -467,6 +468,7 @@ async fn the_coffee_manage_example_gets_every_variable_it_reads() {
 
     let connection = db
         .spec
+        .connection
         .connection_secret
         .as_ref()
         .expect("the example asks for a connection Secret");
@@ -526,6 +528,7 @@ async fn the_coffee_manage_example_gets_every_variable_it_reads() {
     .await;
     let name = replica
         .spec
+        .connection
         .connection_secret
         .as_ref()
         .unwrap()

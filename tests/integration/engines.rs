@@ -230,7 +230,7 @@ async fn an_rds_managed_password_in_the_connection_secret_logs_in() {
         ..
     } = ready_real("realmanaged", |id| {
         let mut db = dbinstance("db", id, real(json!({"manageMasterUserPassword": true})));
-        db.spec.master_user_password = None;
+        db.spec.password.master_user_password = None;
         db
     })
     .await;

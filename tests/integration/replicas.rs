@@ -30,7 +30,7 @@ fn replica(identifier: &str, extra: serde_json::Value) -> DBInstance {
         json!({"replicaOf": {"name": "main"}, "connectionSecret": secret("replica-db")}),
     );
     db.spec.master_username = None;
-    db.spec.master_user_password = None;
+    db.spec.password.master_user_password = None;
     db.spec.db_name = None;
     db.spec.engine_version = None;
     if let Some(extra) = extra.as_object() {
@@ -311,7 +311,10 @@ async fn a_replica_of_another_namespaces_instance_is_refused() {
         db_instance_identifier: Some(their_id.clone()),
         ..Default::default()
     });
-    copy.spec.master_user_password = dbinstance("x", "x", json!({})).spec.master_user_password;
+    copy.spec.password.master_user_password = dbinstance("x", "x", json!({}))
+        .spec
+        .password
+        .master_user_password;
     (our_instances.create(&PostParams::default(), &copy).await).expect("the copy");
     wait_dbi(
         &our_instances,
@@ -354,7 +357,10 @@ async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
         arn: Some(arn.clone()),
         ..Default::default()
     });
-    copy.spec.master_user_password = dbinstance("x", "x", json!({})).spec.master_user_password;
+    copy.spec.password.master_user_password = dbinstance("x", "x", json!({}))
+        .spec
+        .password
+        .master_user_password;
     made(&instances, &copy, &arn).await;
     assert_eq!(calls(&replica_id, "CreateDBInstanceReadReplica"), 1);
     let here = describe(&rds, &replica_id)

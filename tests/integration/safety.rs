@@ -82,7 +82,7 @@ async fn deleting_the_namespace_leaves_a_final_snapshot_and_the_backups() {
         .await
         .expect("create");
     assert_eq!(
-        db.spec.deletion_policy,
+        db.spec.deletion.deletion_policy,
         rds_operator::dbinstance::DeletionPolicy::Snapshot
     );
     wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;

@@ -409,7 +409,7 @@ async fn retain_keeps_the_password_through_foreground_and_background_deletion() 
             "connectionSecret": {"name": format!("{name}-conn")},
         });
         let mut db = dbinstance(name, id, spec);
-        db.spec.master_user_password = None;
+        db.spec.password.master_user_password = None;
         t.api_a
             .create(&PostParams::default(), &db)
             .await

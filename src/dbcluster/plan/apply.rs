@@ -22,25 +22,30 @@ use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
 use crate::managed::tags;
 use crate::sensitive::Sensitive;
 
+/// Why the spec cannot be used as it is (InvalidSpec): a connection Secret template that does not
+/// render, or a password Secret in another namespace.
+fn invalid_spec(cluster: &DBCluster) -> Option<String> {
+    if let Some(c) = &cluster.spec.connection.connection_secret
+        && let Err(e) = connection::validate_cluster_templates(&c.extra_keys)
+    {
+        return Some(e.to_string());
+    }
+    let namespace = cluster.namespace().unwrap_or_default();
+    let password = cluster.spec.password.master_user_password.as_ref();
+    let ns = password.and_then(|r| r.namespace.as_ref())?;
+    (*ns != namespace).then(|| {
+        format!(
+            "masterUserPassword refers to a Secret in namespace {ns:?}; only the DBCluster's own \
+             namespace {namespace:?} is allowed"
+        )
+    })
+}
+
 pub(super) fn plan(f: &Facts) -> Plan {
     let cluster = &f.cluster;
     let mut plan = KindPlan::new(Requeue::After(f.intervals.busy));
-    if let Some(c) = &cluster.spec.connection_secret
-        && let Err(e) = connection::validate_cluster_templates(&c.extra_keys)
-    {
+    if let Some(message) = invalid_spec(cluster) {
         plan.requeue = Requeue::AwaitChange;
-        return refuse(plan, f, "InvalidSpec", &e.to_string(), "InvalidSpec");
-    }
-    let namespace = cluster.namespace().unwrap_or_default();
-    if let Some(ns) =
-        (cluster.spec.master_user_password.as_ref()).and_then(|r| r.namespace.as_ref())
-        && *ns != namespace
-    {
-        plan.requeue = Requeue::AwaitChange;
-        let message = format!(
-            "masterUserPassword refers to a Secret in namespace {ns:?}; only the DBCluster's own \
-             namespace {namespace:?} is allowed"
-        );
         return refuse(plan, f, "InvalidSpec", &message, "InvalidSpec");
     }
     if !has_finalizer(&cluster.metadata) {
@@ -72,7 +77,9 @@ pub(super) fn plan(f: &Facts) -> Plan {
             refuse(plan, f, "NotFound", &message, "NotFound")
         }
         None if recorded && owned => create::absence(f, plan, spec),
-        None if !recorded && cluster.spec.adoption_policy == Some(AdoptionPolicy::Adopt) => {
+        None if !recorded
+            && cluster.spec.policies.adoption_policy == Some(AdoptionPolicy::Adopt) =>
+        {
             plan.requeue = Requeue::After(drift_interval(f));
             let message = format!(
                 "adoptionPolicy is Adopt and there is no RDS cluster named {identifier} to adopt; \
@@ -174,7 +181,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
 /// RDS names they resolve to; Err: why one cannot be used yet.
 fn resolve(f: &Facts, spec: &mut DBClusterSpec) -> Result<(), String> {
     if let Some(group) = &f.subnet_group {
-        spec.db_subnet_group_name = Some(group.clone()?);
+        spec.network.db_subnet_group_name = Some(group.clone()?);
     }
     if let Some(group) = &f.parameter_group {
         spec.db_cluster_parameter_group_name = Some(group.clone()?);
@@ -198,7 +205,8 @@ fn changes(
     let adopted_now = (f.cluster.status.as_ref()).and_then(|s| s.adopted_generation)
         == f.cluster.metadata.generation
         && f.cluster.metadata.generation.is_some();
-    let correct = edited || (f.cluster.spec.drift_policy == DriftPolicy::Correct && !adopted_now);
+    let correct =
+        edited || (f.cluster.spec.policies.drift_policy == DriftPolicy::Correct && !adopted_now);
     if modification.in_sync() {
         return match kept {
             Some(kept) => ConditionPlan::new(true, "ProtectionKept", kept),

@@ -75,7 +75,7 @@ pub(super) fn first(f: &Facts, plan: Plan, spec: DBClusterSpec) -> Plan {
 pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
     let cluster = &f.cluster;
     let identifier = cluster.identifier();
-    if cluster.spec.drift_policy == DriftPolicy::Report {
+    if cluster.spec.policies.drift_policy == DriftPolicy::Report {
         plan.requeue = Requeue::After(drift_interval(f));
         let message = format!(
             "RDS cluster {identifier} was deleted outside the operator; driftPolicy is Report, so \
@@ -115,7 +115,9 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
         plan.requeue = Requeue::After(f.intervals.busy);
         return create(f, plan, spec, Creation::Restore { snapshot, note });
     }
-    if cluster.spec.out_of_band_deletion_policy == OutOfBandDeletionPolicy::RestoreOrCreateEmpty {
+    if cluster.spec.deletion.out_of_band_deletion_policy
+        == OutOfBandDeletionPolicy::RestoreOrCreateEmpty
+    {
         plan.requeue = Requeue::After(f.intervals.busy);
         return create(f, plan, spec, Creation::EmptyInPlaceOfDeleted);
     }
@@ -139,7 +141,7 @@ fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> 
     let identifier = cluster.identifier();
     // Unset, copyTagsToSnapshot is true: the ownership tags on its snapshots make them this
     // namespace's to restore.
-    spec.copy_tags_to_snapshot.get_or_insert(true);
+    spec.backups.copy_tags_to_snapshot.get_or_insert(true);
     let (spec, tags) = (Box::new(spec), desired_tags(cluster));
     let previous = cluster.status.clone().unwrap_or_default();
     let mut fields = DBClusterStatus {

@@ -88,7 +88,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
 /// protection off (decided on this direct read); otherwise the deletion waits.
 fn protected(f: &Facts, mut plan: Plan, fields: &DBClusterStatus) -> Plan {
     let identifier = f.cluster.identifier();
-    if f.cluster.spec.deletion_protection == Some(false) {
+    if f.cluster.spec.deletion.deletion_protection == Some(false) {
         plan.steps.push(Step::Modify {
             identifier: identifier.clone(),
             modification: Box::new(ClusterModification {
@@ -113,7 +113,11 @@ fn protected(f: &Facts, mut plan: Plan, fields: &DBClusterStatus) -> Plan {
 fn delete(f: &Facts, mut plan: Plan, mut fields: DBClusterStatus, policy: DeletionPolicy) -> Plan {
     let (cluster, identifier) = (&f.cluster, f.cluster.identifier());
     let final_snapshot = (policy == DeletionPolicy::Snapshot).then(|| {
-        let explicit = cluster.spec.final_db_snapshot_identifier.as_deref();
+        let explicit = cluster
+            .spec
+            .deletion
+            .final_db_snapshot_identifier
+            .as_deref();
         snapshots::final_snapshot_name(explicit, &identifier, &cluster.metadata)
     });
     plan.steps.push(Step::Delete {

@@ -225,11 +225,11 @@ pub fn password_read(cluster: &DBCluster, observed: Option<&ObservedCluster>) ->
     if cluster.metadata.deletion_timestamp.is_some() {
         return PasswordRead::None;
     }
-    if spec.manage_master_user_password == Some(true) {
+    if spec.password.manage_master_user_password == Some(true) {
         let secret_arn = observed.and_then(|o| o.master_user_secret_arn.clone());
         return PasswordRead::Managed { secret_arn };
     }
-    match &spec.master_user_password {
+    match &spec.password.master_user_password {
         Some(r) => PasswordRead::Referenced {
             name: r.name.clone(),
             key: r.key.clone(),
@@ -250,7 +250,7 @@ pub fn direct_read(cluster: &DBCluster) -> bool {
 }
 
 pub fn deletion_policy(cluster: &DBCluster) -> DeletionPolicy {
-    cluster.spec.deletion_policy
+    cluster.spec.deletion.deletion_policy
 }
 
 /// The name of the generated password Secret.

@@ -37,12 +37,13 @@ pub fn dry_run(cluster: &DBCluster) -> bool {
 }
 
 pub fn observe_only(cluster: &DBCluster) -> bool {
-    cluster.spec.management_policy == ManagementPolicy::ObserveOnly
+    cluster.spec.policies.management_policy == ManagementPolicy::ObserveOnly
 }
 
 fn adoption_asked(cluster: &DBCluster) -> bool {
     cluster
         .spec
+        .policies
         .adoption_policy
         .is_some_and(|p| p != AdoptionPolicy::Never)
 }

@@ -29,7 +29,7 @@ pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedCluster) -> Option<Co
         .preferred_maintenance_window
         .as_deref()
         .unwrap_or_default();
-    let now_allowed = match f.cluster.spec.pending_reboot_policy {
+    let now_allowed = match f.cluster.spec.maintenance.pending_reboot_policy {
         PendingRebootPolicy::Report => false,
         PendingRebootPolicy::Reboot => true,
         PendingRebootPolicy::MaintenanceWindow => now.is_some_and(|t| in_window(window, &t)),
@@ -39,7 +39,7 @@ pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedCluster) -> Option<Co
         return waiting(format!(
             "members {ids} wait for a reboot to take static parameter changes; \
              pendingRebootPolicy is {:?}",
-            f.cluster.spec.pending_reboot_policy
+            f.cluster.spec.maintenance.pending_reboot_policy
         ));
     }
     let busy: Vec<&str> = (o.members.iter())

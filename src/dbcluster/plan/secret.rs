@@ -20,7 +20,7 @@ pub(super) fn connection_secret(
     password: &Sensitive,
 ) -> Result<(), String> {
     let cluster = &f.cluster;
-    let Some(wanted) = &cluster.spec.connection_secret else {
+    let Some(wanted) = &cluster.spec.connection.connection_secret else {
         return Ok(());
     };
     let (Some(host), Some(port)) = (o.endpoint.as_deref(), o.port) else {

@@ -295,7 +295,7 @@ fn each_rule_decides_its_steps_and_reason() {
         (
             "ours gone, no own snapshot, RestoreOrCreateEmpty: an empty cluster",
             with(gone(), |f| {
-                f.cluster.spec.out_of_band_deletion_policy =
+                f.cluster.spec.deletion.out_of_band_deletion_policy =
                     OutOfBandDeletionPolicy::RestoreOrCreateEmpty
             }),
             vec!["Create"],
@@ -312,7 +312,7 @@ fn each_rule_decides_its_steps_and_reason() {
         (
             "ours gone, driftPolicy Report: only reported",
             with(gone(), |f| {
-                f.cluster.spec.drift_policy = DriftPolicy::Report
+                f.cluster.spec.policies.drift_policy = DriftPolicy::Report
             }),
             vec![],
             "DeletedOutOfBand",
@@ -381,7 +381,7 @@ fn each_rule_decides_its_steps_and_reason() {
         (
             "deleted under Retain: let go at once, no AWS call",
             with(deleting(synced()), |f| {
-                f.cluster.spec.deletion_policy = DeletionPolicy::Retain;
+                f.cluster.spec.deletion.deletion_policy = DeletionPolicy::Retain;
                 f.observed_directly = false;
             }),
             vec!["RemoveFinalizer"],
@@ -419,7 +419,7 @@ fn each_rule_decides_its_steps_and_reason() {
             "deleted, protected, the spec turns protection off: one modification, then delete",
             with(deleting(synced()), |f| {
                 f.observed.as_mut().unwrap().deletion_protection = Some(true);
-                f.cluster.spec.deletion_protection = Some(false);
+                f.cluster.spec.deletion.deletion_protection = Some(false);
             }),
             vec!["Modify"],
             "Deleting",
@@ -476,7 +476,7 @@ fn the_final_snapshot_is_unique_per_deletion_and_absent_under_delete() {
         "another deletion, another snapshot"
     );
     let delete = with(deleting(synced()), |f| {
-        f.cluster.spec.deletion_policy = DeletionPolicy::Delete
+        f.cluster.spec.deletion.deletion_policy = DeletionPolicy::Delete
     });
     assert_eq!(snapshot_of(&delete), None);
 }
@@ -507,7 +507,7 @@ fn drift_sends_exactly_the_fields_that_differ() {
 
     let downgrade = with(synced(), |f| {
         f.cluster.spec.engine_version = Some("8.0.mysql_aurora.3.07.0".into());
-        f.cluster.spec.allow_major_version_upgrade = Some(true);
+        f.cluster.spec.maintenance.allow_major_version_upgrade = Some(true);
         f.observed.as_mut().unwrap().engine_version = Some("16.4".into());
         f.cluster.spec.engine = ClusterEngine::AuroraPostgresql;
     });
@@ -520,7 +520,7 @@ fn drift_sends_exactly_the_fields_that_differ() {
     });
     assert!(modification(&plan(&pending)).is_none(), "already asked for");
 
-    let port = with(synced(), |f| f.cluster.spec.port = Some(3307));
+    let port = with(synced(), |f| f.cluster.spec.network.port = Some(3307));
     assert_eq!(modification(&plan(&port)).unwrap().fields(), vec!["port"]);
 }
 
@@ -536,7 +536,7 @@ fn protective_drift_is_kept_until_the_spec_is_edited() {
     assert!(modification(&p).is_none(), "{:?}", p.steps);
     assert_eq!(synced_reason(&p), "ProtectionKept");
     let edited = with(protected, |f| {
-        f.cluster.spec.deletion_protection = Some(false);
+        f.cluster.spec.deletion.deletion_protection = Some(false);
         f.cluster.metadata.generation = Some(2);
     });
     let m = modification(&plan(&edited))
@@ -549,9 +549,9 @@ fn protective_drift_is_kept_until_the_spec_is_edited() {
 #[test]
 fn report_only_reports_drift_and_a_rotation_sends_the_password() {
     let drifted = with(synced(), |f| {
-        f.cluster.spec.drift_policy = DriftPolicy::Report;
+        f.cluster.spec.policies.drift_policy = DriftPolicy::Report;
         f.observed.as_mut().unwrap().port = Some(3307);
-        f.cluster.spec.port = Some(3306);
+        f.cluster.spec.network.port = Some(3306);
     });
     let p = plan(&drifted);
     assert!(modification(&p).is_none());
@@ -600,7 +600,7 @@ fn tags_added_and_removed_keep_to_the_keys_the_operator_applied() {
 #[test]
 fn the_connection_secret_has_the_writer_and_reader_and_is_written_only_when_it_differs() {
     let f = with(synced(), |f| {
-        f.cluster.spec.connection_secret = Some(ConnectionSecretSpec {
+        f.cluster.spec.connection.connection_secret = Some(ConnectionSecretSpec {
             name: "coffee-db".into(),
             extra_keys: [("APP_DB_READER".to_owned(), "{{ readerHost }}".to_owned())].into(),
         });
@@ -677,7 +677,7 @@ fn the_newest_own_snapshot_is_restored_and_a_restore_sends_the_spec_password_onc
 fn members_pending_a_reboot_are_rebooted_one_at_a_time_readers_first_the_writer_last() {
     let pending = |policy| {
         with(synced(), |f| {
-            f.cluster.spec.pending_reboot_policy = policy;
+            f.cluster.spec.maintenance.pending_reboot_policy = policy;
             f.observed.as_mut().unwrap().members = vec![
                 member("w", true, "pending-reboot"),
                 member("r", false, "pending-reboot"),
@@ -742,11 +742,11 @@ fn untagged() -> ObservedCluster {
 
 fn claiming(policy: Option<AdoptionPolicy>, observe: bool, o: ObservedCluster) -> Facts {
     with(facts(), |f| {
-        f.cluster.spec.adoption_policy = policy;
+        f.cluster.spec.policies.adoption_policy = policy;
         if observe {
-            f.cluster.spec.management_policy = ManagementPolicy::ObserveOnly;
+            f.cluster.spec.policies.management_policy = ManagementPolicy::ObserveOnly;
         }
-        f.cluster.spec.master_user_password = Some(SecretKeyReference {
+        f.cluster.spec.password.master_user_password = Some(SecretKeyReference {
             name: "pw".into(),
             key: "password".into(),
             namespace: None,
@@ -839,7 +839,7 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
         (
             "observe only, granted: observed, nothing changed",
             with(claiming(None, true, granted(untagged())), |f| {
-                f.cluster.spec.port = Some(3307)
+                f.cluster.spec.network.port = Some(3307)
             }),
             vec![],
             "Observed",
@@ -884,7 +884,7 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
         "never ours"
     );
     let ours_observed = with(synced(), |f| {
-        f.cluster.spec.management_policy = ManagementPolicy::ObserveOnly
+        f.cluster.spec.policies.management_policy = ManagementPolicy::ObserveOnly
     });
     let p = plan(&ours_observed);
     assert!(p.steps.is_empty());
@@ -911,7 +911,7 @@ fn with_tags(tags: BTreeMap<String, String>) -> ObservedCluster {
 fn an_adopted_cluster_reports_its_differences_until_the_spec_changes() {
     let adopted = with(synced(), |f| {
         f.cluster.status.as_mut().unwrap().adopted_generation = Some(1);
-        f.cluster.spec.port = Some(3307);
+        f.cluster.spec.network.port = Some(3307);
     });
     let p = plan(&adopted);
     assert!(modification(&p).is_none());
@@ -959,7 +959,7 @@ fn paused_calls_nothing_and_dry_run_shows_what_it_would_do() {
     assert!(p.steps.is_empty(), "a dry run deletes nothing");
 
     let observed = with(deleting(synced()), |f| {
-        f.cluster.spec.management_policy = ManagementPolicy::ObserveOnly;
+        f.cluster.spec.policies.management_policy = ManagementPolicy::ObserveOnly;
         f.observed_directly = false;
     });
     assert!(!direct_read(&observed.cluster));
@@ -973,7 +973,7 @@ fn paused_calls_nothing_and_dry_run_shows_what_it_would_do() {
 #[test]
 fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
     let drifted = |f: &mut Facts| {
-        f.cluster.spec.port = Some(3306);
+        f.cluster.spec.network.port = Some(3306);
         f.observed.as_mut().unwrap().port = Some(3307);
     };
     let mut f = with(synced(), drifted);

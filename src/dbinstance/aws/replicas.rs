@@ -48,12 +48,16 @@ impl Rds {
             .set_option_group_name(spec.option_group_name.clone())
             .set_monitoring_interval(spec.monitoring_interval)
             .set_monitoring_role_arn(spec.monitoring_role_arn.clone())
-            .set_kms_key_id(spec.kms_key_id.clone())
-            .set_enable_iam_database_authentication(spec.enable_iam_database_authentication)
+            .set_kms_key_id(spec.security.kms_key_id.clone())
+            .set_enable_iam_database_authentication(
+                spec.security.enable_iam_database_authentication,
+            )
             .set_enable_performance_insights(spec.enable_performance_insights)
             .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
             .set_performance_insights_retention_period(spec.performance_insights_retention_period)
-            .set_enable_cloudwatch_logs_exports(spec.enable_cloudwatch_logs_exports.clone())
+            .set_enable_cloudwatch_logs_exports(
+                spec.security.enable_cloudwatch_logs_exports.clone(),
+            )
             .set_network_type(spec.network_type.map(|t| t.as_str().to_owned()))
             .set_max_allocated_storage(spec.max_allocated_storage)
             .set_allocated_storage(spec.allocated_storage)

@@ -24,6 +24,13 @@ macro_rules! compare {
     ($f:ident, $m:ident, $spec:ident, $o:ident;) => {};
     (
         $f:ident, $m:ident, $spec:ident, $o:ident;
+        $eq:ident $name:literal $group:ident . $field:ident, $($rest:tt)*
+    ) => {
+        compare!(@one $f, $m, $eq, $name, $spec.$group.$field, $o.$field, $field);
+        compare!($f, $m, $spec, $o; $($rest)*);
+    };
+    (
+        $f:ident, $m:ident, $spec:ident, $o:ident;
         $eq:ident $name:literal $field:ident, $($rest:tt)*
     ) => {
         compare!(@one $f, $m, $eq, $name, $spec.$field, $o.$field, $field);
@@ -236,8 +243,11 @@ pub fn compare(
 ) -> Comparison {
     let mut c = Comparison::default();
     let mut m = Modification {
-        apply_immediately: spec.apply_immediately.unwrap_or(true),
-        allow_major_version_upgrade: spec.allow_major_version_upgrade.unwrap_or(false),
+        apply_immediately: spec.maintenance.apply_immediately.unwrap_or(true),
+        allow_major_version_upgrade: spec
+            .maintenance
+            .allow_major_version_upgrade
+            .unwrap_or(false),
         rotate_password,
         ..Default::default()
     };
@@ -329,8 +339,8 @@ fn version(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut 
 fn backups(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
     compare!(f, m, spec, o;
         same "backupRetentionPeriod" backup_retention_period,
-        text "preferredBackupWindow" preferred_backup_window,
-        text "preferredMaintenanceWindow" preferred_maintenance_window,
+        text "preferredBackupWindow" backups.preferred_backup_window,
+        text "preferredMaintenanceWindow" maintenance.preferred_maintenance_window,
     );
 }
 
@@ -339,7 +349,7 @@ fn availability(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: 
     compare!(f, m, spec, o;
         same "multiAZ" multi_az,
         same "publiclyAccessible" publicly_accessible,
-        same "deletionProtection" deletion_protection,
+        same "deletionProtection" deletion.deletion_protection,
     );
 }
 
@@ -352,9 +362,9 @@ fn configuration(
 ) {
     compare!(f, m, spec, o;
         text "dbParameterGroupName" db_parameter_group_name,
-        same "port" port,
+        same "port" network.port,
         same "autoMinorVersionUpgrade" auto_minor_version_upgrade,
-        same "copyTagsToSnapshot" copy_tags_to_snapshot,
+        same "copyTagsToSnapshot" backups.copy_tags_to_snapshot,
     );
 }
 
@@ -365,7 +375,7 @@ fn security_groups(
     f: &mut Fields,
     m: &mut Modification,
 ) {
-    if let Some(want) = &spec.vpc_security_group_ids {
+    if let Some(want) = &spec.network.vpc_security_group_ids {
         let want_set: BTreeSet<&String> = want.iter().collect();
         let have_set: BTreeSet<&String> = o.vpc_security_group_ids.iter().collect();
         if want_set != have_set {
@@ -394,7 +404,7 @@ fn features(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut
         same "storageThroughput" storage_throughput,
         text "caCertificateIdentifier" ca_certificate_identifier,
         same "enableIAMDatabaseAuthentication" (
-            spec.enable_iam_database_authentication,
+            spec.security.enable_iam_database_authentication,
             o.iam_database_authentication_enabled
         ) => iam_database_authentication,
         same "enablePerformanceInsights" (
@@ -416,7 +426,7 @@ fn features(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut
 /// CloudWatch log exports, compared as sets: one change enables what is missing and disables what
 /// the spec no longer lists.
 fn logs_exports(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    let Some(want) = &spec.enable_cloudwatch_logs_exports else {
+    let Some(want) = &spec.security.enable_cloudwatch_logs_exports else {
         return;
     };
     let want_set: BTreeSet<&String> = want.iter().collect();
@@ -537,12 +547,16 @@ fn format_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::database::spec::Deletion;
 
     fn spec() -> DBInstanceSpec {
         DBInstanceSpec {
             backup_retention_period: Some(1),
             multi_az: Some(false),
-            deletion_protection: Some(false),
+            deletion: Deletion {
+                deletion_protection: Some(false),
+                ..Default::default()
+            },
             ..crate::dbinstance::coffee_spec()
         }
     }
@@ -587,14 +601,14 @@ mod tests {
         let mut s = spec();
         s.storage_throughput = Some(250);
         s.ca_certificate_identifier = Some("rds-ca-rsa2048-g1".into());
-        s.enable_iam_database_authentication = Some(true);
+        s.security.enable_iam_database_authentication = Some(true);
         s.enable_performance_insights = Some(true);
         s.performance_insights_retention_period = Some(7);
         s.monitoring_interval = Some(60);
         s.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/rds-monitoring".into());
         s.option_group_name = Some("coffee-options".into());
         s.network_type = Some(crate::dbinstance::NetworkType::Dual);
-        s.enable_cloudwatch_logs_exports = Some(vec!["error".into(), "slowquery".into()]);
+        s.security.enable_cloudwatch_logs_exports = Some(vec!["error".into(), "slowquery".into()]);
         // Create-time only: never compared (a failover moves the AZ).
         s.availability_zone = Some("us-east-1a".into());
         s.character_set_name = Some("AL32UTF8".into());
@@ -731,7 +745,7 @@ mod tests {
     #[test]
     fn window_case_is_not_drift() {
         let mut s = spec();
-        s.preferred_maintenance_window = Some("Sun:05:00-Sun:05:30".into());
+        s.maintenance.preferred_maintenance_window = Some("Sun:05:00-Sun:05:30".into());
         assert!(compare(&s, &observed(), &desired_tags(), &[], false).in_sync());
     }
 
@@ -762,7 +776,7 @@ mod tests {
     fn pending_change_is_not_sent_again() {
         let mut s = spec();
         s.db_instance_class = "db.t3.small".into();
-        s.apply_immediately = Some(false);
+        s.maintenance.apply_immediately = Some(false);
         let mut o = observed();
         o.pending_modified_values
             .insert("dbInstanceClass".into(), "db.t3.small".into());
@@ -818,7 +832,7 @@ mod tests {
     #[test]
     fn security_groups_compare_as_sets() {
         let mut s = spec();
-        s.vpc_security_group_ids = Some(vec!["sg-b".into(), "sg-a".into()]);
+        s.network.vpc_security_group_ids = Some(vec!["sg-b".into(), "sg-a".into()]);
         let mut o = observed();
         o.vpc_security_group_ids = vec!["sg-a".into(), "sg-b".into()];
         assert!(compare(&s, &o, &desired_tags(), &[], false).in_sync());
@@ -845,7 +859,7 @@ mod tests {
     #[test]
     fn major_upgrade_flag_is_sent_only_with_a_version_change() {
         let mut s = spec();
-        s.allow_major_version_upgrade = Some(true);
+        s.maintenance.allow_major_version_upgrade = Some(true);
         s.multi_az = Some(true);
         let m = compare(&s, &observed(), &desired_tags(), &[], false)
             .modification
@@ -862,7 +876,7 @@ mod tests {
     #[test]
     fn apply_immediately_false_is_carried() {
         let mut s = spec();
-        s.apply_immediately = Some(false);
+        s.maintenance.apply_immediately = Some(false);
         s.multi_az = Some(true);
         assert!(
             !compare(&s, &observed(), &desired_tags(), &[], false)

@@ -20,7 +20,7 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     let identifier = db.identifier();
     let drift_interval = spec::drift_interval(&db.spec, &f.intervals);
     let previous = db.status.clone().unwrap_or_default();
-    if db.spec.drift_policy == DriftPolicy::Report {
+    if db.spec.policies.drift_policy == DriftPolicy::Report {
         plan.requeue = Requeue::After(drift_interval);
         let message = format!(
             "RDS instance {identifier} was deleted outside the operator; driftPolicy is Report, so it is not recreated"
@@ -66,7 +66,8 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
         let snapshot = snapshot.identifier.clone();
         return create(f, plan, Creation::Restore { snapshot, note });
     }
-    if db.spec.out_of_band_deletion_policy == OutOfBandDeletionPolicy::RestoreOrCreateEmpty {
+    if db.spec.deletion.out_of_band_deletion_policy == OutOfBandDeletionPolicy::RestoreOrCreateEmpty
+    {
         plan.requeue = Requeue::After(f.intervals.busy);
         return create(f, plan, Creation::EmptyInPlaceOfDeleted);
     }

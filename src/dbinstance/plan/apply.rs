@@ -208,7 +208,7 @@ fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
         resolved.db.spec.db_cluster_identifier = Some(cluster?);
     }
     if let Some(group) = &f.subnet_group {
-        resolved.db.spec.db_subnet_group_name = Some(group.clone()?);
+        resolved.db.spec.network.db_subnet_group_name = Some(group.clone()?);
     }
     if let Some(group) = &f.parameter_group {
         resolved.db.spec.db_parameter_group_name = Some(group.clone()?);

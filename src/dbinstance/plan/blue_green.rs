@@ -182,7 +182,7 @@ fn unsupported(db: &crate::dbinstance::DBInstance) -> Option<&'static str> {
         .any(|e| engine.starts_with(e))
     {
         Some("RDS for Oracle, SQL Server and Db2 have no blue/green deployments")
-    } else if db.spec.manage_master_user_password == Some(true) {
+    } else if db.spec.password.manage_master_user_password == Some(true) {
         Some("blue/green deployments do not support a master password managed in Secrets Manager")
     } else {
         None

@@ -30,7 +30,7 @@ pub(super) fn connection_secret(
     password: &Sensitive,
 ) -> Result<(), SecretProblem> {
     let db = &f.db;
-    let Some(wanted) = &db.spec.connection_secret else {
+    let Some(wanted) = &db.spec.connection.connection_secret else {
         return Ok(());
     };
     let (Some(host), Some(port)) = (observed.address.as_deref(), observed.port) else {

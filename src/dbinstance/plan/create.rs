@@ -86,7 +86,7 @@ fn creation_spec(db: &DBInstance) -> Box<crate::dbinstance::DBInstanceSpec> {
     let mut spec = db.spec.clone();
     // A member's snapshots are its cluster's.
     if !spec::is_member(db) {
-        spec.copy_tags_to_snapshot.get_or_insert(true);
+        spec.backups.copy_tags_to_snapshot.get_or_insert(true);
     }
     Box::new(spec)
 }

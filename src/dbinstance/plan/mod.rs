@@ -87,7 +87,12 @@ pub fn look(db: &DBInstance) -> Look {
 
 /// What the read step fetches, given the observed instance.
 pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
-    let connection = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
+    let connection = db
+        .spec
+        .connection
+        .connection_secret
+        .as_ref()
+        .map(|c| c.name.clone());
     if spec::paused(db) {
         return Reads::default();
     }
@@ -161,7 +166,7 @@ fn group_reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Vec<Grou
         (
             "dbSubnetGroupName",
             "subgrp",
-            db.spec.db_subnet_group_name.as_ref(),
+            db.spec.network.db_subnet_group_name.as_ref(),
             observed.and_then(|o| o.db_subnet_group_name.as_ref()),
         ),
         (
@@ -193,13 +198,13 @@ fn password_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> Passwo
     if replica::wanted(db) {
         return replica::password_read(db);
     }
-    if let Some(r) = &db.spec.master_user_password {
+    if let Some(r) = &db.spec.password.master_user_password {
         return PasswordRead::Referenced {
             name: r.name.clone(),
             key: r.key.clone(),
         };
     }
-    if db.spec.manage_master_user_password == Some(true) {
+    if db.spec.password.manage_master_user_password == Some(true) {
         return PasswordRead::Managed {
             secret_arn: observed.and_then(|o| o.master_user_secret_arn.clone()),
         };

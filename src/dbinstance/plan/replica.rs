@@ -6,6 +6,7 @@
 
 use kube::runtime::events::EventType;
 
+use crate::database::spec::Security;
 use crate::dbinstance::{
     DBInstance, DBInstanceSpec, DBInstanceStatus, ReplicaOf, ReplicationInfo, ReplicationStatus,
 };
@@ -36,10 +37,12 @@ pub fn promotes(db: &DBInstance, observed: &ObservedInstance) -> bool {
 pub fn view(spec: &DBInstanceSpec) -> DBInstanceSpec {
     DBInstanceSpec {
         master_username: None,
-        master_user_password: None,
-        manage_master_user_password: None,
+        password: Default::default(),
         db_name: None,
-        storage_encrypted: None,
+        security: Security {
+            storage_encrypted: None,
+            ..spec.security.clone()
+        },
         character_set_name: None,
         ..spec.clone()
     }
@@ -48,7 +51,7 @@ pub fn view(spec: &DBInstanceSpec) -> DBInstanceSpec {
 /// How a replica learns the password its connection Secret carries: the source's. The Secret
 /// masterUserPassword names, else the source DBInstance's (spec.replicaOf.name).
 pub fn password_read(db: &DBInstance) -> PasswordRead {
-    match (&db.spec.master_user_password, &db.spec.replica_of) {
+    match (&db.spec.password.master_user_password, &db.spec.replica_of) {
         (Some(r), _) => PasswordRead::Referenced {
             name: r.name.clone(),
             key: r.key.clone(),
@@ -66,12 +69,12 @@ pub fn password_read(db: &DBInstance) -> PasswordRead {
 /// Where the source DBInstance's own password is (the read step asks this of the DBInstance
 /// spec.replicaOf.name names): its Secret, or the one the operator generated for it.
 pub fn source_password(source: &DBInstance) -> PasswordRead {
-    match &source.spec.master_user_password {
+    match &source.spec.password.master_user_password {
         Some(r) => PasswordRead::Referenced {
             name: r.name.clone(),
             key: r.key.clone(),
         },
-        None if source.spec.manage_master_user_password == Some(true) => {
+        None if source.spec.password.manage_master_user_password == Some(true) => {
             PasswordRead::Managed { secret_arn: None }
         }
         None => PasswordRead::Referenced {
@@ -156,7 +159,7 @@ fn promote(f: &Facts, plan: &mut Plan, observed: &ObservedInstance, mut fields: 
     plan.step(Step::PromoteReplica {
         identifier: identifier.clone(),
         backup_retention_period: f.db.spec.backup_retention_period,
-        preferred_backup_window: f.db.spec.preferred_backup_window.clone(),
+        preferred_backup_window: f.db.spec.backups.preferred_backup_window.clone(),
     });
     let note = format!(
         "promoting read replica {identifier} of {source} to a standalone instance (one-way)"

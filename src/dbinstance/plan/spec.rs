@@ -14,6 +14,7 @@ use crate::rds_state::{ObservedInstance, PollIntervals};
 pub use crate::database::password::{legacy_password_hash, password_hash};
 pub use crate::database::secret::{controlled_by, owner_referenced};
 pub use crate::database::snapshots::{final_snapshot_at, final_snapshot_name};
+use crate::database::spec::{Backups, Connection, Deletion, Network, PasswordSource, Security};
 pub use crate::database::window::in_window;
 
 /// Is this observed instance the one created for the DBInstance with this uid?
@@ -35,7 +36,7 @@ pub fn was_owned(db: &DBInstance) -> bool {
 
 /// Whether the DBInstance only observes its instance (managementPolicy ObserveOnly).
 pub fn observe_only(db: &DBInstance) -> bool {
-    db.spec.management_policy == ManagementPolicy::ObserveOnly
+    db.spec.policies.management_policy == ManagementPolicy::ObserveOnly
 }
 
 /// Whether the DBInstance is in dry run (annotation `rds.operator.rs/dry-run: "true"`).
@@ -58,7 +59,7 @@ pub fn adoption_policy(db: &DBInstance) -> Result<AdoptionPolicy, String> {
             ));
         }
     };
-    match (db.spec.adoption_policy, ack) {
+    match (db.spec.policies.adoption_policy, ack) {
         (Some(spec), Some(ack)) if spec != ack => Err(format!(
             "annotation {ACK_ADOPTION_POLICY} says {ack:?} and spec.adoptionPolicy says {spec:?}; \
              keep one of them"
@@ -73,7 +74,7 @@ pub fn adoption_policy(db: &DBInstance) -> Result<AdoptionPolicy, String> {
 pub fn deletion_policy(db: &DBInstance) -> DeletionPolicy {
     match annotation(db, ACK_DELETION_POLICY) {
         Some(v) if v.eq_ignore_ascii_case("retain") => DeletionPolicy::Retain,
-        _ => db.spec.deletion_policy,
+        _ => db.spec.deletion.deletion_policy,
     }
 }
 
@@ -82,7 +83,7 @@ fn validate_ack_annotations(db: &DBInstance) -> Result<(), String> {
     match annotation(db, ACK_DELETION_POLICY) {
         None => Ok(()),
         Some(v) if v.eq_ignore_ascii_case("retain") => Ok(()),
-        Some(v) if v.eq_ignore_ascii_case("delete") => match db.spec.deletion_policy {
+        Some(v) if v.eq_ignore_ascii_case("delete") => match db.spec.deletion.deletion_policy {
             DeletionPolicy::Retain => Err(format!(
                 "annotation {ACK_DELETION_POLICY}: delete contradicts spec.deletionPolicy Retain; keep one of them"
             )),
@@ -193,48 +194,46 @@ pub const CLUSTER_OWNED: &[&str] = &[
 /// out, whatever the object says (the API server refuses them, and an object stored before that
 /// rule is read the same way), so none is ever sent in a Create or Modify, or seen as drift.
 pub fn member_view(spec: &DBInstanceSpec) -> DBInstanceSpec {
-    DBInstanceSpec {
+    let view = DBInstanceSpec {
         allocated_storage: None,
         max_allocated_storage: None,
         storage_type: None,
         iops: None,
         storage_throughput: None,
         master_username: None,
-        master_user_password: None,
-        manage_master_user_password: None,
+        password: PasswordSource::default(),
         db_name: None,
         backup_retention_period: None,
-        preferred_backup_window: None,
+        backups: Backups::default(),
         engine_version: None,
-        storage_encrypted: None,
-        kms_key_id: None,
-        port: None,
+        security: Security::default(),
+        network: Network::default(),
         multi_az: None,
-        vpc_security_group_ids: None,
-        db_subnet_group_name: None,
-        db_subnet_group_ref: None,
-        deletion_protection: None,
-        copy_tags_to_snapshot: None,
-        enable_iam_database_authentication: None,
-        enable_cloudwatch_logs_exports: None,
         character_set_name: None,
-        final_db_snapshot_identifier: None,
         restore_from: None,
-        connection_secret: None,
+        connection: Connection::default(),
         ..spec.clone()
+    };
+    DBInstanceSpec {
+        deletion: Deletion {
+            deletion_protection: None,
+            final_db_snapshot_identifier: None,
+            ..view.deletion.clone()
+        },
+        ..view
     }
 }
 
 /// Whether the operator sends the password itself (and so tracks its hash for rotation).
 pub fn operator_sends_password(spec: &DBInstanceSpec) -> bool {
-    spec.manage_master_user_password != Some(true)
+    spec.password.manage_master_user_password != Some(true)
 }
 
 /// The final snapshot's identifier: spec.finalDBSnapshotIdentifier, else one derived from the
 /// instance, the DBInstance's uid and its deletion time: unique per deletion, and the same on every
 /// retry of one deletion (after a crash too).
 pub fn final_snapshot_identifier(db: &DBInstance) -> String {
-    let explicit = db.spec.final_db_snapshot_identifier.as_deref();
+    let explicit = db.spec.deletion.final_db_snapshot_identifier.as_deref();
     final_snapshot_name(explicit, &db.identifier(), &db.metadata)
 }
 
@@ -264,22 +263,22 @@ pub fn tag_keys(spec: &DBInstanceSpec) -> Vec<String> {
 /// The Secrets a DBInstance uses: its referenced or generated password Secret, and its connection
 /// Secret.
 pub fn secrets_of(db: &DBInstance) -> Vec<(String, &'static str)> {
-    let password = match &db.spec.master_user_password {
+    let password = match &db.spec.password.master_user_password {
         Some(r) => (r.name.clone(), "master password Secret"),
         None => (
             generated_secret_name(db),
             "generated master password Secret",
         ),
     };
-    let connection =
-        (db.spec.connection_secret.as_ref()).map(|c| (c.name.clone(), "connection Secret"));
+    let connection = (db.spec.connection.connection_secret.as_ref())
+        .map(|c| (c.name.clone(), "connection Secret"));
     std::iter::once(password).chain(connection).collect()
 }
 
 /// Checks against the other DBInstances of the namespace: the connection Secret may not be a
 /// Secret another one uses (its password, generated password or connection Secret).
 pub fn validate_against(db: &DBInstance, peers: &[DBInstance]) -> Result<(), String> {
-    let Some(wanted) = &db.spec.connection_secret else {
+    let Some(wanted) = &db.spec.connection.connection_secret else {
         return Ok(());
     };
     for peer in peers.iter().filter(|p| p.metadata.uid != db.metadata.uid) {
@@ -301,7 +300,7 @@ pub fn validate_against(db: &DBInstance, peers: &[DBInstance]) -> Result<(), Str
 pub fn validate(db: &DBInstance) -> Result<(), String> {
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
     validate_ack_annotations(db)?;
-    if let Some(r) = &db.spec.master_user_password
+    if let Some(r) = &db.spec.password.master_user_password
         && let Some(ns) = r.namespace.as_deref()
         && ns != namespace
     {
@@ -309,11 +308,12 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
             "masterUserPassword refers to a Secret in namespace {ns:?}; only the DBInstance's own namespace {namespace:?} is allowed"
         ));
     }
-    if let Some(c) = &db.spec.connection_secret {
+    if let Some(c) = &db.spec.connection.connection_secret {
         crate::database::connection::validate_templates(&c.extra_keys)
             .map_err(|e| e.to_string())?;
         let clashes = [
             db.spec
+                .password
                 .master_user_password
                 .as_ref()
                 .map(|r| r.name.clone()),
@@ -351,7 +351,7 @@ pub fn drift_interval(spec: &DBInstanceSpec, intervals: &PollIntervals) -> Durat
 /// shorter than the operator's, or a password RDS rotates in Secrets Manager.
 pub fn settled_requeue(spec: &DBInstanceSpec, intervals: &PollIntervals) -> Duration {
     let own = drift_interval(spec, intervals);
-    if own < intervals.settled || spec.manage_master_user_password == Some(true) {
+    if own < intervals.settled || spec.password.manage_master_user_password == Some(true) {
         own
     } else {
         intervals.settled * 10

@@ -50,11 +50,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         }
     }
     let restoring = (previous.restore.as_ref()).is_some_and(|r| !r.settings_applied);
-    // A hash from before the keyed one, of the same password, is no rotation: it is replaced.
-    let legacy = match (&password, &previous.master_user_password_hash) {
-        (Some(p), Some(h)) => *h == spec::legacy_password_hash(uid, p.expose()),
-        _ => false,
-    };
+    let legacy = legacy_hash(uid, password.as_ref(), &previous);
     // No hash yet (an adopted instance): take the Secret's password as the one RDS has. A restored
     // instance's hash matches no password (password::RESTORED_PASSWORD): the spec's is sent, once.
     let rotate = !observing
@@ -87,7 +83,8 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
                 return refuse(plan, f, "ConnectionSecretConflict", &message, label);
             }
         }
-        fields.connection_secret = db.spec.connection_secret.as_ref().map(|c| c.name.clone());
+        let secret = db.spec.connection.connection_secret.as_ref();
+        fields.connection_secret = secret.map(|c| c.name.clone());
     }
     password_secret_owner(f, &mut plan);
     let in_sync = comparison.in_sync();
@@ -102,6 +99,15 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         fighting,
     };
     sync.decide(plan, fields, hold, password, hash)
+}
+
+/// Whether status holds the hash from before the keyed one, of the same password: no rotation, it
+/// is replaced.
+fn legacy_hash(uid: &str, password: Option<&Sensitive>, previous: &DBInstanceStatus) -> bool {
+    match (password, &previous.master_user_password_hash) {
+        (Some(p), Some(h)) => *h == spec::legacy_password_hash(uid, p.expose()),
+        _ => false,
+    }
 }
 
 /// The status fields of our instance as RDS shows it, with what status carries over: the hash of
@@ -256,7 +262,7 @@ impl Hold {
         } else if unrecorded_adoption(f) || (adopted.is_some() && adopted == db.metadata.generation)
         {
             Some(Hold::Adopted)
-        } else if db.spec.drift_policy == DriftPolicy::Report && !edited(db) {
+        } else if db.spec.policies.drift_policy == DriftPolicy::Report && !edited(db) {
             // Report stops correcting changes made outside the operator, never the user's edits.
             Some(Hold::DriftPolicy)
         } else {
@@ -389,7 +395,7 @@ impl Sync<'_> {
         let now = chrono::DateTime::parse_from_rfc3339(&self.f.now).ok();
         let reboot = Hold::of(self.f).is_none()
             && self.observed.status == "available"
-            && match db.spec.pending_reboot_policy {
+            && match db.spec.maintenance.pending_reboot_policy {
                 PendingRebootPolicy::Report => false,
                 PendingRebootPolicy::Reboot => true,
                 PendingRebootPolicy::MaintenanceWindow => {
@@ -407,7 +413,7 @@ impl Sync<'_> {
             plan.event(EventType::Normal, "Rebooting", "Update", note.clone());
             return observed_plan(fields, false, "Rebooting", note);
         }
-        let message = match db.spec.pending_reboot_policy {
+        let message = match db.spec.maintenance.pending_reboot_policy {
             PendingRebootPolicy::MaintenanceWindow => format!(
                 "static parameter changes wait for a reboot, which the operator makes in the maintenance window {}",
                 window.unwrap_or("(none set)")

@@ -80,8 +80,8 @@ pub fn secrets_owner_referenced(db: &DBInstance) -> bool {
 /// A note for status and an Event when the password lives only in this namespace's Secret while
 /// the database outlives the DBInstance: deleting the namespace deletes it.
 pub fn password_advisory(db: &DBInstance) -> Option<String> {
-    let generated = db.spec.master_user_password.is_none()
-        && db.spec.manage_master_user_password != Some(true)
+    let generated = db.spec.password.master_user_password.is_none()
+        && db.spec.password.manage_master_user_password != Some(true)
         && !super::spec::is_member(db);
     (generated && !secrets_owner_referenced(db)).then(|| {
         format!(

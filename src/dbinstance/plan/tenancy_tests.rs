@@ -197,7 +197,7 @@ fn an_instance_no_dbinstance_owns_is_claimed_only_where_granted() {
     };
     let observe = |granted: bool| {
         with(facts(), |f| {
-            f.db.spec.management_policy = ManagementPolicy::ObserveOnly;
+            f.db.spec.policies.management_policy = ManagementPolicy::ObserveOnly;
             let mut o = stack_instance();
             if !granted {
                 o.tags.remove(ADOPTABLE_BY_TAG);
@@ -334,7 +334,7 @@ fn an_instance_never_ours_is_never_restored_or_created_when_it_goes() {
     assert_eq!((r.snapshots_of, r.identity), (None, false));
     // Observing records nothing as ours; managing does.
     let observed = with(synced(), |f| {
-        f.db.spec.management_policy = ManagementPolicy::ObserveOnly;
+        f.db.spec.policies.management_policy = ManagementPolicy::ObserveOnly;
         f.db.status.as_mut().unwrap().owned = None;
     });
     assert_eq!(plan(&observed).status.unwrap().fields.owned, None);
@@ -465,7 +465,7 @@ fn only_tags_the_operator_added_are_removed() {
 fn a_group_another_namespace_manages_is_not_used() {
     let named = |group_tags: Option<BTreeMap<String, String>>| {
         with(facts(), |f| {
-            f.db.spec.db_subnet_group_name = Some("team-b-subnets".into());
+            f.db.spec.network.db_subnet_group_name = Some("team-b-subnets".into());
             f.groups = vec![("dbSubnetGroupName", group_tags)];
         })
     };
@@ -544,8 +544,8 @@ fn our_connection_secret(referenced: bool) -> Secret {
 fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follows() {
     let generated = |policy| {
         with(facts(), |f| {
-            f.db.spec.deletion_policy = policy;
-            f.db.spec.master_user_password = None;
+            f.db.spec.deletion.deletion_policy = policy;
+            f.db.spec.password.master_user_password = None;
             f.password = no_generated_secret("Gen3rated");
         })
     };
@@ -575,8 +575,8 @@ fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follo
     // Secrets written before the policy changed follow it.
     let with_secret = |policy, referenced| {
         with(synced(), |f| {
-            f.db.spec.deletion_policy = policy;
-            f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+            f.db.spec.deletion.deletion_policy = policy;
+            f.db.spec.connection.connection_secret = Some(ConnectionSecretSpec {
                 name: "coffee-db".into(),
                 ..Default::default()
             });
@@ -604,7 +604,7 @@ fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follo
         vec![]
     );
     let generated_kept = with(with_secret(DeletionPolicy::Retain, false), |f| {
-        f.db.spec.master_user_password = None;
+        f.db.spec.password.master_user_password = None;
         f.db.status.as_mut().unwrap().master_user_password_hash = Some(spec::password_hash(
             &super::tests::key(),
             UID,

@@ -23,6 +23,25 @@ pub const ACK_ACCOUNT_ANNOTATION: &str = "services.k8s.aws/owner-account-id";
 pub const ACK_DEFAULT_REGION_ANNOTATION: &str = "services.k8s.aws/default-region";
 pub const ACK_REGION_ANNOTATION: &str = "services.k8s.aws/region";
 
+/// Where a resource is to live, as every placed kind's spec says it (flattened into the spec:
+/// `spec.accountRef`, `spec.region`).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Where {
+    /// The AWSAccount to manage the resource in (cluster-scoped; it must select this namespace).
+    /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
+    /// credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_ref: Option<crate::crd::AccountRef>,
+    /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
+    /// annotation, else the operator's own region. Once the resource exists, the account and
+    /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
+    /// is refused (AccountOrRegionMismatch, until they are put back), never a create elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
+    pub region: Option<String>,
+}
+
 /// Where a resource lives in AWS, as its status records it.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
@@ -222,10 +241,14 @@ macro_rules! placed {
     ($kind:ty, |$status:ident| $created:expr) => {
         impl $crate::managed::placement::Placed for $kind {
             fn account_ref(&self) -> Option<&str> {
-                self.spec.account_ref.as_ref().map(|r| r.name.as_str())
+                self.spec
+                    .placement
+                    .account_ref
+                    .as_ref()
+                    .map(|r| r.name.as_str())
             }
             fn region(&self) -> Option<&str> {
-                self.spec.region.as_deref()
+                self.spec.placement.region.as_deref()
             }
             fn placement(&self) -> Option<&$crate::managed::placement::Placement> {
                 self.status.as_ref().and_then(|s| s.placement.as_ref())

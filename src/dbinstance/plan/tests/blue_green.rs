@@ -21,7 +21,7 @@ fn blue_green_policy() -> Facts {
 fn upgrade() -> Facts {
     blue_green_policy().edited(|s| {
         s.engine_version = Some("8.4.3".into());
-        s.allow_major_version_upgrade = Some(true);
+        s.maintenance.allow_major_version_upgrade = Some(true);
     })
 }
 
@@ -106,7 +106,7 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
         plan(&in_place).steps
     );
     // A change with no outage (the backup window) is sent in place first, without the version.
-    let both = upgrade().edited(|s| s.preferred_backup_window = Some("03:00-04:00".into()));
+    let both = upgrade().edited(|s| s.backups.preferred_backup_window = Some("03:00-04:00".into()));
     let p = plan(&both);
     assert!(
         matches!(&p.steps[..], [Step::ModifyInstance { modification, .. }]
@@ -119,8 +119,8 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
     assert_eq!(plan(&unread).steps, vec![]);
     // What RDS refuses (SourceDatabaseNotSupportedFault) is reported, never sent.
     let managed = with(upgrade(), |f| {
-        f.db.spec.master_user_password = None;
-        f.db.spec.manage_master_user_password = Some(true);
+        f.db.spec.password.master_user_password = None;
+        f.db.spec.password.manage_master_user_password = Some(true);
         f.password = PasswordFacts::Managed(Some(pw("Sup3r-Secret")));
     });
     assert_eq!(plan(&managed).steps, vec![]);
@@ -260,7 +260,7 @@ fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_pol
         ]
     );
     let retained = with(completed(Some("1h"), "2026-11-30T08:00:00Z"), |f| {
-        f.db.spec.deletion_policy = DeletionPolicy::Retain
+        f.db.spec.deletion.deletion_policy = DeletionPolicy::Retain
     });
     assert_eq!(plan(&retained).steps, vec![], "Retain never deletes it");
     // First seen completed: the time is recorded now.

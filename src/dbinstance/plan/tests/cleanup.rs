@@ -162,7 +162,7 @@ fn deletion_policies() {
 fn deletion_defaults_keep_a_snapshot_and_the_backups() {
     let default_policy = with(deleting(DeletionPolicy::default(), Some(ours())), |_| {});
     let named = with(deleting(DeletionPolicy::Snapshot, Some(ours())), |f| {
-        f.db.spec.final_db_snapshot_identifier = Some("coffee-before-migration".into());
+        f.db.spec.deletion.final_db_snapshot_identifier = Some("coffee-before-migration".into());
         f.db.spec.delete_automated_backups = Some(true);
     });
     let cached = with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {

@@ -6,11 +6,11 @@ use super::*;
 fn creation_and_ownership() {
     let no_finalizer = with(facts(), |f| f.db.metadata.finalizers = None);
     let generated = with(facts(), |f| {
-        f.db.spec.master_user_password = None;
+        f.db.spec.password.master_user_password = None;
         f.password = no_generated_secret("Gen3rated");
     });
     let mut generated_spec = db().spec;
-    generated_spec.master_user_password = None;
+    generated_spec.password.master_user_password = None;
     let foreign = with(facts(), |f| {
         let mut o = ours();
         o.tags = [
@@ -127,7 +127,7 @@ fn out_of_band_deletion() {
         f.absent_for = Some(Duration::from_secs(5));
     });
     let report = with(gone.clone(), |f| {
-        f.db.spec.drift_policy = DriftPolicy::Report
+        f.db.spec.policies.drift_policy = DriftPolicy::Report
     });
     let first_sight = with(gone.clone(), |f| {
         f.absent_for = Some(Duration::from_secs(1))
@@ -150,7 +150,8 @@ fn out_of_band_deletion() {
         ];
     });
     let opted_in = with(gone.clone(), |f| {
-        f.db.spec.out_of_band_deletion_policy = OutOfBandDeletionPolicy::RestoreOrCreateEmpty;
+        f.db.spec.deletion.out_of_band_deletion_policy =
+            OutOfBandDeletionPolicy::RestoreOrCreateEmpty;
     });
     let mut restored = creating_fields(Some("Sup3r-Secret"));
     restored.last_drift = Some(DriftRecord {
@@ -294,8 +295,8 @@ fn reads_follow_ownership() {
     theirs.tags.clear();
     theirs.master_user_secret_arn = Some("arn:secret".into());
     let managed = with(facts(), |f| {
-        f.db.spec.master_user_password = None;
-        f.db.spec.manage_master_user_password = Some(true);
+        f.db.spec.password.master_user_password = None;
+        f.db.spec.password.manage_master_user_password = Some(true);
     });
     assert_eq!(
         reads(&managed.db, Some(&theirs)).password,
@@ -607,7 +608,7 @@ fn references_wait_until_they_resolve() {
         panic!("expected a create");
     };
     assert_eq!(
-        spec.db_subnet_group_name.as_deref(),
+        spec.network.db_subnet_group_name.as_deref(),
         Some("coffee-subnets"),
         "the group's RDS name is used"
     );

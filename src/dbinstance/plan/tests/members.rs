@@ -22,21 +22,21 @@ fn member_with_every_cluster_field() -> Facts {
         s.iops = Some(3000);
         s.storage_throughput = Some(500);
         s.master_username = Some("other".into());
-        s.manage_master_user_password = None;
+        s.password.manage_master_user_password = None;
         s.db_name = Some("OTHER".into());
         s.backup_retention_period = Some(30);
-        s.preferred_backup_window = Some("01:00-02:00".into());
+        s.backups.preferred_backup_window = Some("01:00-02:00".into());
         s.engine_version = Some("8.0.mysql_aurora.3.09.0".into());
-        s.storage_encrypted = Some(true);
-        s.kms_key_id = Some("alias/other".into());
-        s.port = Some(3307);
+        s.security.storage_encrypted = Some(true);
+        s.security.kms_key_id = Some("alias/other".into());
+        s.network.port = Some(3307);
         s.multi_az = Some(true);
-        s.vpc_security_group_ids = Some(vec!["sg-other".into()]);
-        s.db_subnet_group_name = Some("other".into());
-        s.deletion_protection = Some(true);
-        s.copy_tags_to_snapshot = Some(false);
-        s.enable_iam_database_authentication = Some(true);
-        s.enable_cloudwatch_logs_exports = Some(vec!["audit".into()]);
+        s.network.vpc_security_group_ids = Some(vec!["sg-other".into()]);
+        s.network.db_subnet_group_name = Some("other".into());
+        s.deletion.deletion_protection = Some(true);
+        s.backups.copy_tags_to_snapshot = Some(false);
+        s.security.enable_iam_database_authentication = Some(true);
+        s.security.enable_cloudwatch_logs_exports = Some(vec!["audit".into()]);
         s.character_set_name = Some("utf8".into());
         f.password = PasswordFacts::NotRead;
         f.cluster = Some(Ok("coffee-aurora".into()));
@@ -78,10 +78,13 @@ fn a_member_sends_none_of_the_fields_its_cluster_owns() {
         ("iops", sent.iops.is_none()),
         ("storageThroughput", sent.storage_throughput.is_none()),
         ("masterUsername", sent.master_username.is_none()),
-        ("masterUserPassword", sent.master_user_password.is_none()),
+        (
+            "masterUserPassword",
+            sent.password.master_user_password.is_none(),
+        ),
         (
             "manageMasterUserPassword",
-            sent.manage_master_user_password.is_none(),
+            sent.password.manage_master_user_password.is_none(),
         ),
         ("dbName", sent.db_name.is_none()),
         (
@@ -90,24 +93,39 @@ fn a_member_sends_none_of_the_fields_its_cluster_owns() {
         ),
         (
             "preferredBackupWindow",
-            sent.preferred_backup_window.is_none(),
+            sent.backups.preferred_backup_window.is_none(),
         ),
         ("engineVersion", sent.engine_version.is_none()),
-        ("storageEncrypted", sent.storage_encrypted.is_none()),
-        ("kmsKeyID", sent.kms_key_id.is_none()),
-        ("port", sent.port.is_none()),
+        (
+            "storageEncrypted",
+            sent.security.storage_encrypted.is_none(),
+        ),
+        ("kmsKeyID", sent.security.kms_key_id.is_none()),
+        ("port", sent.network.port.is_none()),
         ("multiAZ", sent.multi_az.is_none()),
-        ("vpcSecurityGroupIDs", sent.vpc_security_group_ids.is_none()),
-        ("dbSubnetGroupName", sent.db_subnet_group_name.is_none()),
-        ("deletionProtection", sent.deletion_protection.is_none()),
-        ("copyTagsToSnapshot", sent.copy_tags_to_snapshot.is_none()),
+        (
+            "vpcSecurityGroupIDs",
+            sent.network.vpc_security_group_ids.is_none(),
+        ),
+        (
+            "dbSubnetGroupName",
+            sent.network.db_subnet_group_name.is_none(),
+        ),
+        (
+            "deletionProtection",
+            sent.deletion.deletion_protection.is_none(),
+        ),
+        (
+            "copyTagsToSnapshot",
+            sent.backups.copy_tags_to_snapshot.is_none(),
+        ),
         (
             "enableIAMDatabaseAuthentication",
-            sent.enable_iam_database_authentication.is_none(),
+            sent.security.enable_iam_database_authentication.is_none(),
         ),
         (
             "enableCloudwatchLogsExports",
-            sent.enable_cloudwatch_logs_exports.is_none(),
+            sent.security.enable_cloudwatch_logs_exports.is_none(),
         ),
         ("characterSetName", sent.character_set_name.is_none()),
     ];

@@ -11,6 +11,7 @@ use kube::runtime::events::EventType::{self, Normal, Warning};
 use super::status::observed_status;
 use super::*;
 use crate::aws_error::{AwsError, ErrorClass};
+use crate::database::spec::PasswordSource;
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{
     ConnectionSecretSpec, Corrections, DBInstance, DBInstanceSpec, DBInstanceStatus,
@@ -62,11 +63,14 @@ pub(super) fn db() -> DBInstance {
         DBInstanceSpec {
             master_username: Some("admin".into()),
             db_name: Some("COFFEE".into()),
-            master_user_password: Some(SecretKeyReference {
-                name: "coffee-db-password".into(),
-                key: "password".into(),
-                namespace: None,
-            }),
+            password: PasswordSource {
+                master_user_password: Some(SecretKeyReference {
+                    name: "coffee-db-password".into(),
+                    key: "password".into(),
+                    namespace: None,
+                }),
+                ..Default::default()
+            },
             ..crate::dbinstance::coffee_spec()
         },
     );
@@ -269,7 +273,7 @@ fn creating_fields(hash: Option<&str>) -> DBInstanceStatus {
 
 /// The spec an instance is created or restored with: copyTagsToSnapshot on unless it says.
 fn creation_spec(mut spec: DBInstanceSpec) -> Box<DBInstanceSpec> {
-    spec.copy_tags_to_snapshot.get_or_insert(true);
+    spec.backups.copy_tags_to_snapshot.get_or_insert(true);
     Box::new(spec)
 }
 
@@ -389,7 +393,7 @@ pub(super) fn being_deleted(f: Facts) -> Facts {
 pub(super) fn deleting(policy: DeletionPolicy, observed: Option<ObservedInstance>) -> Facts {
     with(synced(), |f| {
         f.db.metadata.deletion_timestamp = Some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH));
-        f.db.spec.deletion_policy = policy;
+        f.db.spec.deletion.deletion_policy = policy;
         f.observed = observed;
         f.observed_directly = true;
         f.password = PasswordFacts::NotRead;
@@ -462,7 +466,7 @@ fn annotated(mut f: Facts, key: &str, value: &str) -> Facts {
 
 pub(super) fn adopting(policy: crate::dbinstance::AdoptionPolicy) -> Facts {
     with(facts(), |f| {
-        f.db.spec.adoption_policy = Some(policy);
+        f.db.spec.policies.adoption_policy = Some(policy);
         f.observed = Some(stack_instance());
         f.observed_directly = true;
     })

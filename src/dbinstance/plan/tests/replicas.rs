@@ -17,7 +17,7 @@ fn replica() -> Facts {
             name: Some("coffee-main".into()),
             ..Default::default()
         });
-        f.db.spec.master_user_password = None;
+        f.db.spec.password.master_user_password = None;
         f.password = PasswordFacts::Referenced(Ok(pw(SOURCE_PASSWORD)));
         f.replica_source = Some(Ok(ReplicaSource {
             source: "coffee-main".into(),
@@ -72,7 +72,7 @@ fn reason(p: &Plan) -> String {
 fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
     let replica_step = |f: &Facts| {
         let mut spec = super::super::replica::view(&f.db.spec);
-        spec.copy_tags_to_snapshot = Some(true);
+        spec.backups.copy_tags_to_snapshot = Some(true);
         Step::CreateReplica {
             identifier: "coffee".into(),
             source: "coffee-main".into(),
@@ -152,7 +152,7 @@ fn a_replica_never_sends_or_drifts_on_what_it_inherits() {
     let f = with(synced_replica(), |f| {
         f.db.spec.master_username = Some("someone-else".into());
         f.db.spec.db_name = Some("OTHER".into());
-        f.db.spec.storage_encrypted = Some(true);
+        f.db.spec.security.storage_encrypted = Some(true);
     });
     let p = plan(&f);
     assert_eq!(p.steps, vec![]);
@@ -219,7 +219,7 @@ fn a_promoted_replica_is_given_the_specs_password_once() {
     let promoted = with(synced_replica(), |f| {
         f.observed = Some(ours());
         f.db.spec.replica_of = None;
-        f.db.spec.master_user_password = db().spec.master_user_password;
+        f.db.spec.password.master_user_password = db().spec.password.master_user_password;
         f.password = PasswordFacts::Referenced(Ok(pw("Sup3r-Secret")));
         f.db.metadata.generation = Some(2);
         f.db.status.as_mut().unwrap().observed_generation = Some(2);

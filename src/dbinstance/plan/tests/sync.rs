@@ -11,7 +11,7 @@ fn our_instance_in_sync_pending_refused_or_busy() {
             [("dbInstanceClass".to_owned(), "db.t3.small".to_owned())].into();
         f.observed = Some(o);
         f.db.spec.db_instance_class = "db.t3.small".into();
-        f.db.spec.apply_immediately = Some(false);
+        f.db.spec.maintenance.apply_immediately = Some(false);
     });
     let shrink = with(synced(), |f| {
         f.db.spec.allocated_storage = Some(20);
@@ -129,7 +129,7 @@ fn spec_edits_drift_tags_and_rotation() {
         }],
     });
     let reported = with(drifted.clone(), |f| {
-        f.db.spec.drift_policy = DriftPolicy::Report
+        f.db.spec.policies.drift_policy = DriftPolicy::Report
     });
     let mut reported_fields = synced_fields(&reported);
     reported_fields.last_drift = Some(DriftRecord {
@@ -306,7 +306,7 @@ fn spec_edits_drift_tags_and_rotation() {
 #[test]
 fn connection_secret_follows_rds() {
     let wants = |f: &mut Facts| {
-        f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+        f.db.spec.connection.connection_secret = Some(ConnectionSecretSpec {
             name: "coffee-db".into(),
             extra_keys: BTreeMap::new(),
         });
@@ -412,7 +412,7 @@ fn unchanged_drift_keeps_its_record() {
 fn protection_stronger_in_aws_is_kept_and_fights_stop() {
     // Someone turned deletion protection on, raised the retention and added a standby in AWS.
     let stronger = |f: &mut Facts| {
-        f.db.spec.deletion_protection = Some(false);
+        f.db.spec.deletion.deletion_protection = Some(false);
         f.db.spec.backup_retention_period = Some(1);
         f.db.spec.multi_az = Some(false);
         let mut o = ours();
@@ -576,7 +576,7 @@ fn pending_reboot_follows_the_policy() {
     use crate::dbinstance::PendingRebootPolicy::{MaintenanceWindow, Reboot, Report};
     let pending = |policy| {
         with(synced(), |f| {
-            f.db.spec.pending_reboot_policy = policy;
+            f.db.spec.maintenance.pending_reboot_policy = policy;
             let o = f.observed.as_mut().unwrap();
             o.parameter_apply_status = Some("pending-reboot".into());
             // Sunday 2026-11-29 05:00-06:00 UTC; NOW is Monday 10:00.
@@ -591,7 +591,7 @@ fn pending_reboot_follows_the_policy() {
         f.observed.as_mut().unwrap().status = "rebooting".into()
     });
     let observed = with(pending(Reboot), |f| {
-        f.db.spec.management_policy = crate::dbinstance::ManagementPolicy::ObserveOnly;
+        f.db.spec.policies.management_policy = crate::dbinstance::ManagementPolicy::ObserveOnly;
     });
     check_outlines(vec![
         (
@@ -671,7 +671,9 @@ fn maintenance_windows_are_read_as_rds_writes_them() {
 
 #[test]
 fn drift_policy_report_still_applies_the_users_edits() {
-    let report = with(synced(), |f| f.db.spec.drift_policy = DriftPolicy::Report);
+    let report = with(synced(), |f| {
+        f.db.spec.policies.drift_policy = DriftPolicy::Report
+    });
     let edited = (report.clone()).edited(|spec| spec.db_instance_class = "db.t3.large".into());
     let drifted = with(report, |f| {
         f.observed.as_mut().unwrap().db_instance_class = Some("db.t3.large".into());

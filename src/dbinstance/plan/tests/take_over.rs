@@ -119,7 +119,7 @@ fn adoption_rules() {
         (
             "a generated password cannot be known: no adoption",
             with(adopting(Adopt), |f| {
-                f.db.spec.master_user_password = None;
+                f.db.spec.password.master_user_password = None;
                 f.password = no_generated_secret("Gen3rated");
             }),
             vec![],
@@ -251,7 +251,7 @@ fn observe_only_rules() {
     use crate::dbinstance::ManagementPolicy::ObserveOnly;
     let observing = |observed: Option<ObservedInstance>| {
         with(synced(), |f| {
-            f.db.spec.management_policy = ObserveOnly;
+            f.db.spec.policies.management_policy = ObserveOnly;
             f.observed = observed;
         })
     };
@@ -265,7 +265,7 @@ fn observe_only_rules() {
     let mut matching = stack_instance();
     matching.db_instance_class = Some("db.t3.micro".into());
     let with_secret = with(observing(Some(matching.clone())), |f| {
-        f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+        f.db.spec.connection.connection_secret = Some(ConnectionSecretSpec {
             name: "coffee-db".into(),
             extra_keys: BTreeMap::new(),
         });
@@ -307,7 +307,7 @@ fn observe_only_rules() {
         (
             "deleting it never deletes the instance, even our own",
             with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {
-                f.db.spec.management_policy = ObserveOnly
+                f.db.spec.policies.management_policy = ObserveOnly
             }),
             vec!["DeleteSecret", "RemoveFinalizer"],
             "",
@@ -350,7 +350,7 @@ fn ack_deletion_policy_annotation() {
             "delete contradicting spec Retain is refused",
             annotated(
                 with(facts(), |f| {
-                    f.db.spec.deletion_policy = DeletionPolicy::Retain
+                    f.db.spec.deletion.deletion_policy = DeletionPolicy::Retain
                 }),
                 crate::dbinstance::ACK_DELETION_POLICY,
                 "delete",

@@ -6,7 +6,12 @@ use super::*;
 fn refusals_before_any_call() {
     let cross_namespace = with(facts(), |f| {
         f.db.metadata.finalizers = None;
-        f.db.spec.master_user_password.as_mut().unwrap().namespace = Some("elsewhere".into());
+        f.db.spec
+            .password
+            .master_user_password
+            .as_mut()
+            .unwrap()
+            .namespace = Some("elsewhere".into());
     });
     let invalid = "masterUserPassword refers to a Secret in namespace \"elsewhere\"; only the DBInstance's own namespace \"shop\" is allowed";
     let no_secret = with(facts(), |f| {
@@ -72,7 +77,7 @@ fn trust_boundaries() {
     let wants_secret = |name: &str| {
         let name = name.to_owned();
         move |f: &mut Facts| {
-            f.db.spec.connection_secret = Some(ConnectionSecretSpec {
+            f.db.spec.connection.connection_secret = Some(ConnectionSecretSpec {
                 name: name.clone(),
                 extra_keys: BTreeMap::new(),
             });
@@ -84,7 +89,12 @@ fn trust_boundaries() {
     victim.metadata.uid = Some("victim-uid".into());
     let takeover = with(synced(), |f| {
         wants_secret("coffee-db-password")(f);
-        f.db.spec.master_user_password.as_mut().unwrap().name = "mine".into();
+        f.db.spec
+            .password
+            .master_user_password
+            .as_mut()
+            .unwrap()
+            .name = "mine".into();
         f.peers = vec![victim.clone(), f.db.clone()];
     });
     let takeover_message = "connectionSecret.name \"coffee-db-password\" is the master password Secret of DBInstance victim; choose another name";
@@ -104,7 +114,7 @@ fn trust_boundaries() {
         f.connection_secret = Some(s);
     });
     let generated_not_ours = with(synced(), |f| {
-        f.db.spec.master_user_password = None;
+        f.db.spec.password.master_user_password = None;
         f.password = PasswordFacts::Generated {
             existing: None,
             secret_exists: true,

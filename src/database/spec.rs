@@ -1,0 +1,198 @@
+//! The groups of spec fields both database kinds (DBInstance and DBCluster) have, each written once
+//! with its doc text and schema and flattened into both specs: the JSON and the CRD are as if
+//! each field were the spec's own. Doc comments here become `kubectl explain` text.
+
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+use super::choices::{
+    AdoptionPolicy, DeletionPolicy, DriftPolicy, ManagementPolicy, OutOfBandDeletionPolicy,
+    PendingRebootPolicy,
+};
+use super::parts::{ConnectionSecretSpec, SecretKeyReference};
+use crate::crd::LocalRef;
+
+/// Where the database is reached: its VPC (subnet group, security groups) and port.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Network {
+    /// DB subnet group that places the instance or cluster in a VPC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_subnet_group_name: Option<String>,
+    /// The DBSubnetGroup of this namespace to place the instance or cluster in, instead of
+    /// dbSubnetGroupName. The object waits (Synced=False, ReferencesUnresolved) until it is Ready;
+    /// the group is not deleted while a DBInstance refers to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_subnet_group_ref: Option<LocalRef>,
+    /// VPC security groups of the instance or cluster.
+    #[serde(
+        default,
+        rename = "vpcSecurityGroupIDs",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vpc_security_group_ids: Option<Vec<String>>,
+    /// Port the database listens on; defaults to the engine's port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1150, max = 65535))]
+    pub port: Option<i32>,
+}
+
+/// How the data is protected and audited: storage encryption, IAM authentication, log exports.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Security {
+    /// Whether the storage is encrypted. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_encrypted: Option<bool>,
+    /// KMS key for storage encryption. Immutable.
+    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
+    pub kms_key_id: Option<String>,
+    /// IAM database authentication. Modifiable.
+    #[serde(
+        default,
+        rename = "enableIAMDatabaseAuthentication",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_iam_database_authentication: Option<bool>,
+    /// Log types exported to CloudWatch Logs (e.g. audit, error, general, slowquery; postgresql).
+    /// Modifiable: the differences are enabled and disabled in one change.
+    #[serde(
+        default,
+        rename = "enableCloudwatchLogsExports",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub enable_cloudwatch_logs_exports: Option<Vec<String>>,
+}
+
+/// When automated backups are taken, and what snapshots carry.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Backups {
+    /// Daily backup window, hh24:mi-hh24:mi in UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_backup_window: Option<String>,
+    /// Copy the instance's or cluster's tags to its snapshots. Unset, one the operator creates or
+    /// restores gets true: its ownership tags on a snapshot are what lets the namespace restore
+    /// from that snapshot later (a multi-tenant rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_tags_to_snapshot: Option<bool>,
+}
+
+/// When and how changes are applied: the maintenance window, major upgrades, pending reboots.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Maintenance {
+    /// Weekly maintenance window, ddd:hh24:mi-ddd:hh24:mi in UTC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preferred_maintenance_window: Option<String>,
+    /// Allow engineVersion to move to a new major version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_major_version_upgrade: Option<bool>,
+    /// Apply changes now (default) or in the next maintenance window; until then a DBInstance
+    /// shows them in status.pendingModifiedValues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply_immediately: Option<bool>,
+    /// What to do when RDS holds static parameter changes until a reboot (an instance's parameter
+    /// apply status, or a cluster member's, is pending-reboot): Report (default: only report it,
+    /// reason PendingReboot), Reboot (at once: one RebootDBInstance for an instance; a cluster's
+    /// members one at a time, readers first and the writer last, each once all members are
+    /// available) or MaintenanceWindow (the same, during the preferred maintenance window).
+    #[serde(default)]
+    pub pending_reboot_policy: PendingRebootPolicy,
+}
+
+/// Where the master password comes from. The rule that reads and applies it is written once too
+/// (`database::password`).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordSource {
+    /// Secret (in the object's own namespace) and key holding the master password. With neither
+    /// this nor manageMasterUserPassword, the operator generates a strong password and keeps it in
+    /// the Secret `<name>-master-password`, which it owns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master_user_password: Option<SecretKeyReference>,
+    /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator copies
+    /// the current value (rotations included) into the connection Secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manage_master_user_password: Option<bool>,
+}
+
+/// What deleting the object, or a deletion outside the operator, does to the database.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Deletion {
+    /// Refuse DeleteDBInstance (DeleteDBCluster) while true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_protection: Option<bool>,
+    /// What happens to the RDS instance or cluster when this object is deleted, whatever deletes it
+    /// (kubectl, a GitOps prune, its namespace being deleted, the CRD being deleted while the
+    /// operator runs): Snapshot (default: delete it after a final snapshot), Retain (keep it) or
+    /// Delete (delete it without a final snapshot). An instance's automated backups are kept
+    /// unless deleteAutomatedBackups; a cluster waits (InUse) while member instances exist.
+    #[serde(default)]
+    pub deletion_policy: DeletionPolicy,
+    /// Name of the final snapshot deletionPolicy Snapshot takes. Defaults to
+    /// `<identifier>-final-<uid prefix>-<deletion time>`, unique per deletion.
+    #[serde(
+        default,
+        rename = "finalDBSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(
+        length(min = 1, max = 255),
+        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
+    )]
+    pub final_db_snapshot_identifier: Option<String>,
+    /// What to do when the RDS instance or cluster is deleted outside the operator (driftPolicy
+    /// Correct): Restore (default: restore it from the newest snapshot of its own; with none,
+    /// report DeletedOutOfBand and wait) or RestoreOrCreateEmpty (with no snapshot, create a new,
+    /// empty one). The absence is confirmed by direct reads first, and nothing is created when the
+    /// operator's AWS account or region differs from the one in its ARN.
+    #[serde(default)]
+    pub out_of_band_deletion_policy: OutOfBandDeletionPolicy,
+}
+
+/// What the operator may do to the database: manage it or only observe it, take over one that is
+/// not its own, and correct what changed outside it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Policies {
+    /// Whether the operator changes the RDS instance or cluster: Full (default: create it, correct
+    /// it, delete it as deletionPolicy says) or ObserveOnly (never change or delete it; report its
+    /// state and differences, and write the connection Secret from masterUserPassword or the
+    /// RDS-managed password). One that carries the ownership tags of an object of another
+    /// namespace is never observed; one nobody owns only when granted to this namespace (its tag
+    /// rds.operator.rs/adoptable-by, or the operator's --grant-adoption). One only observed is
+    /// never restored or created again when it goes, even after a switch to Full.
+    #[serde(default)]
+    pub management_policy: ManagementPolicy,
+    /// What to do when an RDS instance or cluster with the identifier exists and is not this
+    /// object's: Never (when left out: refuse it, IdentifierInUse), Adopt (take it over; create
+    /// nothing) or AdoptOrCreate (take it over, or create it when there is none). Adoption only
+    /// adds the ownership tags; differences from the spec are reported and put right only after
+    /// the spec is next changed, and the master password is never changed by it. One of another
+    /// namespace's object, or of one that still exists, is never adopted. An instance retained by
+    /// a DBInstance of the same namespace and name is adopted without asking. One nobody owns is
+    /// adopted only when a platform admin granted it to this namespace (its tag
+    /// rds.operator.rs/adoptable-by, or the operator's --grant-adoption), and not while an object
+    /// of another namespace observes it. ACK's annotation services.k8s.aws/adoption-policy
+    /// (adopt, adopt-or-create) says the same on a DBInstance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adoption_policy: Option<AdoptionPolicy>,
+    /// What to do when the RDS instance or cluster differs from this spec because of a change made
+    /// outside the operator: Correct (default: put it back, recreate a deleted one) or Report (only
+    /// report it in status and Events). Edits of this spec are applied either way.
+    #[serde(default)]
+    pub drift_policy: DriftPolicy,
+}
+
+/// The connection Secret the object writes.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Connection {
+    /// Secret to write the connection details to, for applications to consume with envFrom:
+    /// host (a cluster's writer endpoint), readerHost (a cluster's reader endpoint), port,
+    /// username, password, dbname, engine and uri, plus extraKeys templates over all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<ConnectionSecretSpec>,
+}
