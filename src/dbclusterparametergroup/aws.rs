@@ -1,15 +1,11 @@
 //! The RDS calls of the DBClusterParameterGroup kind: the DB cluster parameter group
-//! counterparts of `dbparametergroup/aws.rs`.
-
-use std::collections::BTreeMap;
+//! counterparts of `dbparametergroup/aws.rs`, its catalog, create, modify, reset and delete made
+//! by the same `parameter_group_calls!` as a DB parameter group's.
 
 use crate::aws_error::{AwsError, aws_error};
-use crate::dbparametergroup::aws::{Change, catalog_pages, parameter};
-use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
-use crate::rds::{Rds, rds_tags};
-
-/// RDS's code for a group that does not exist.
-const GROUP_NOT_FOUND: &str = "DBParameterGroupNotFound";
+use crate::dbparametergroup::ObservedParameterGroup;
+use crate::dbparametergroup::aws::GROUP_NOT_FOUND;
+use crate::rds::Rds;
 
 impl Rds {
     /// The cluster parameter group of this name with its parameters set (source user) and its
@@ -62,85 +58,13 @@ impl Rds {
         }
         Ok(Some(group))
     }
-
-    /// RDS's catalog of a cluster family (DescribeEngineDefaultClusterParameters, every page).
-    pub async fn cluster_parameter_catalog(&self, family: &str) -> Result<Catalog, AwsError> {
-        catalog_pages(|marker| async move {
-            let result = (self.client.describe_engine_default_cluster_parameters())
-                .db_parameter_group_family(family)
-                .set_marker(marker)
-                .send()
-                .await
-                .map_err(|e| aws_error("DescribeEngineDefaultClusterParameters", e, None));
-            self.count("DescribeEngineDefaultClusterParameters", &result);
-            Ok(result?.engine_defaults().cloned())
-        })
-        .await
-    }
-
-    /// CreateDBClusterParameterGroup, tagged.
-    pub async fn create_cluster_parameter_group(
-        &self,
-        name: &str,
-        family: &str,
-        description: &str,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        let result = (self.client.create_db_cluster_parameter_group())
-            .db_cluster_parameter_group_name(name)
-            .db_parameter_group_family(family)
-            .description(description)
-            .set_tags(Some(rds_tags(tags)))
-            .send()
-            .await
-            .map_err(|e| aws_error("CreateDBClusterParameterGroup", e, None));
-        self.count("CreateDBClusterParameterGroup", &result);
-        result.map(|_| ())
-    }
-
-    /// ModifyDBClusterParameterGroup with at most 20 parameters.
-    pub async fn modify_cluster_parameters(
-        &self,
-        name: &str,
-        changes: &[Change],
-    ) -> Result<(), AwsError> {
-        let result = (self.client.modify_db_cluster_parameter_group())
-            .db_cluster_parameter_group_name(name)
-            .set_parameters(Some(changes.iter().map(parameter).collect()))
-            .send()
-            .await
-            .map_err(|e| aws_error("ModifyDBClusterParameterGroup", e, None));
-        self.count("ModifyDBClusterParameterGroup", &result);
-        result.map(|_| ())
-    }
-
-    /// ResetDBClusterParameterGroup of these parameters (at most 20).
-    pub async fn reset_cluster_parameters(
-        &self,
-        name: &str,
-        changes: &[Change],
-    ) -> Result<(), AwsError> {
-        let result = (self.client.reset_db_cluster_parameter_group())
-            .db_cluster_parameter_group_name(name)
-            .set_parameters(Some(changes.iter().map(parameter).collect()))
-            .send()
-            .await
-            .map_err(|e| aws_error("ResetDBClusterParameterGroup", e, None));
-        self.count("ResetDBClusterParameterGroup", &result);
-        result.map(|_| ())
-    }
-
-    /// DeleteDBClusterParameterGroup; RDS refuses it while a cluster uses the group.
-    pub async fn delete_cluster_parameter_group(&self, name: &str) -> Result<(), AwsError> {
-        let result = (self.client.delete_db_cluster_parameter_group())
-            .db_cluster_parameter_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DeleteDBClusterParameterGroup", e, None));
-        self.count("DeleteDBClusterParameterGroup", &result);
-        match result {
-            Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
-            other => other.map(|_| ()),
-        }
-    }
 }
+
+crate::dbparametergroup::aws::parameter_group_calls!(
+    name: db_cluster_parameter_group_name,
+    catalog: cluster_parameter_catalog = describe_engine_default_cluster_parameters "DescribeEngineDefaultClusterParameters",
+    create: create_cluster_parameter_group = create_db_cluster_parameter_group "CreateDBClusterParameterGroup",
+    modify: modify_cluster_parameters = modify_db_cluster_parameter_group "ModifyDBClusterParameterGroup",
+    reset: reset_cluster_parameters = reset_db_cluster_parameter_group "ResetDBClusterParameterGroup",
+    delete: delete_cluster_parameter_group = delete_db_cluster_parameter_group "DeleteDBClusterParameterGroup",
+);

@@ -4,12 +4,12 @@ use std::collections::BTreeMap;
 
 use crate::aws_error::{AwsError, aws_error};
 use crate::observer::listing::Listed;
-use crate::rds::{Rds, rds_tags};
+use crate::rds::Rds;
 
 use super::{Catalog, ObservedParameterGroup, ParameterInfo};
 
-/// RDS's code for a group that does not exist.
-const GROUP_NOT_FOUND: &str = "DBParameterGroupNotFound";
+/// RDS's code for a group that does not exist (a cluster parameter group's too).
+pub(crate) const GROUP_NOT_FOUND: &str = "DBParameterGroupNotFound";
 
 /// One parameter to set or reset: name, value (None: reset), apply method.
 pub type Change = (String, Option<String>, String);
@@ -106,80 +106,116 @@ impl Rds {
         }
         Ok(groups)
     }
-
-    /// RDS's catalog of a family (DescribeEngineDefaultParameters, every page).
-    pub async fn parameter_catalog(&self, family: &str) -> Result<Catalog, AwsError> {
-        catalog_pages(|marker| async move {
-            let result = (self.client.describe_engine_default_parameters())
-                .db_parameter_group_family(family)
-                .set_marker(marker)
-                .send()
-                .await
-                .map_err(|e| aws_error("DescribeEngineDefaultParameters", e, None));
-            self.count("DescribeEngineDefaultParameters", &result);
-            Ok(result?.engine_defaults().cloned())
-        })
-        .await
-    }
-
-    /// CreateDBParameterGroup, tagged.
-    pub async fn create_parameter_group(
-        &self,
-        name: &str,
-        family: &str,
-        description: &str,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        let result = (self.client.create_db_parameter_group())
-            .db_parameter_group_name(name)
-            .db_parameter_group_family(family)
-            .description(description)
-            .set_tags(Some(rds_tags(tags)))
-            .send()
-            .await
-            .map_err(|e| aws_error("CreateDBParameterGroup", e, None));
-        self.count("CreateDBParameterGroup", &result);
-        result.map(|_| ())
-    }
-
-    /// ModifyDBParameterGroup with at most 20 parameters (as RDS takes them).
-    pub async fn modify_parameters(&self, name: &str, changes: &[Change]) -> Result<(), AwsError> {
-        let result = (self.client.modify_db_parameter_group())
-            .db_parameter_group_name(name)
-            .set_parameters(Some(changes.iter().map(parameter).collect()))
-            .send()
-            .await
-            .map_err(|e| aws_error("ModifyDBParameterGroup", e, None));
-        self.count("ModifyDBParameterGroup", &result);
-        result.map(|_| ())
-    }
-
-    /// ResetDBParameterGroup of these parameters (at most 20).
-    pub async fn reset_parameters(&self, name: &str, changes: &[Change]) -> Result<(), AwsError> {
-        let result = (self.client.reset_db_parameter_group())
-            .db_parameter_group_name(name)
-            .set_parameters(Some(changes.iter().map(parameter).collect()))
-            .send()
-            .await
-            .map_err(|e| aws_error("ResetDBParameterGroup", e, None));
-        self.count("ResetDBParameterGroup", &result);
-        result.map(|_| ())
-    }
-
-    /// DeleteDBParameterGroup; RDS refuses it while an instance uses the group.
-    pub async fn delete_parameter_group(&self, name: &str) -> Result<(), AwsError> {
-        let result = (self.client.delete_db_parameter_group())
-            .db_parameter_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DeleteDBParameterGroup", e, None));
-        self.count("DeleteDBParameterGroup", &result);
-        match result {
-            Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
-            other => other.map(|_| ()),
-        }
-    }
 }
+
+/// The calls a DB parameter group and a DB cluster parameter group make alike, written once for
+/// both: the family's catalog (every page), and create (tagged), modify and reset (at most 20
+/// parameters each, as RDS takes them) and delete a group of this name (RDS refuses a deletion
+/// while an instance or cluster uses it; a group already gone is no error). Each call is counted
+/// and classified under its operation's name.
+macro_rules! parameter_group_calls {
+    (
+        name: $name:ident,
+        catalog: $catalog:ident = $catalog_op:ident $catalog_label:literal,
+        create: $create:ident = $create_op:ident $create_label:literal,
+        modify: $modify:ident = $modify_op:ident $modify_label:literal,
+        reset: $reset:ident = $reset_op:ident $reset_label:literal,
+        delete: $delete:ident = $delete_op:ident $delete_label:literal $(,)?
+    ) => {
+        impl $crate::rds::Rds {
+            pub async fn $catalog(
+                &self,
+                family: &str,
+            ) -> Result<$crate::dbparametergroup::Catalog, $crate::aws_error::AwsError> {
+                $crate::dbparametergroup::aws::catalog_pages(|marker| async move {
+                    let result = (self.client.$catalog_op())
+                        .db_parameter_group_family(family)
+                        .set_marker(marker)
+                        .send()
+                        .await
+                        .map_err(|e| $crate::aws_error::aws_error($catalog_label, e, None));
+                    self.count($catalog_label, &result);
+                    Ok(result?.engine_defaults().cloned())
+                })
+                .await
+            }
+
+            pub async fn $create(
+                &self,
+                name: &str,
+                family: &str,
+                description: &str,
+                tags: &std::collections::BTreeMap<String, String>,
+            ) -> Result<(), $crate::aws_error::AwsError> {
+                let result = (self.client.$create_op())
+                    .$name(name)
+                    .db_parameter_group_family(family)
+                    .description(description)
+                    .set_tags(Some($crate::rds::rds_tags(tags)))
+                    .send()
+                    .await
+                    .map_err(|e| $crate::aws_error::aws_error($create_label, e, None));
+                self.count($create_label, &result);
+                result.map(|_| ())
+            }
+
+            pub async fn $modify(
+                &self,
+                name: &str,
+                changes: &[$crate::dbparametergroup::aws::Change],
+            ) -> Result<(), $crate::aws_error::AwsError> {
+                let parameters = changes.iter().map($crate::dbparametergroup::aws::parameter);
+                let result = (self.client.$modify_op())
+                    .$name(name)
+                    .set_parameters(Some(parameters.collect()))
+                    .send()
+                    .await
+                    .map_err(|e| $crate::aws_error::aws_error($modify_label, e, None));
+                self.count($modify_label, &result);
+                result.map(|_| ())
+            }
+
+            pub async fn $reset(
+                &self,
+                name: &str,
+                changes: &[$crate::dbparametergroup::aws::Change],
+            ) -> Result<(), $crate::aws_error::AwsError> {
+                let parameters = changes.iter().map($crate::dbparametergroup::aws::parameter);
+                let result = (self.client.$reset_op())
+                    .$name(name)
+                    .set_parameters(Some(parameters.collect()))
+                    .send()
+                    .await
+                    .map_err(|e| $crate::aws_error::aws_error($reset_label, e, None));
+                self.count($reset_label, &result);
+                result.map(|_| ())
+            }
+
+            pub async fn $delete(&self, name: &str) -> Result<(), $crate::aws_error::AwsError> {
+                let result = (self.client.$delete_op())
+                    .$name(name)
+                    .send()
+                    .await
+                    .map_err(|e| $crate::aws_error::aws_error($delete_label, e, None));
+                self.count($delete_label, &result);
+                match result {
+                    Err(e) if e.code == $crate::dbparametergroup::aws::GROUP_NOT_FOUND => Ok(()),
+                    other => other.map(|_| ()),
+                }
+            }
+        }
+    };
+}
+pub(crate) use parameter_group_calls;
+
+parameter_group_calls!(
+    name: db_parameter_group_name,
+    catalog: parameter_catalog = describe_engine_default_parameters "DescribeEngineDefaultParameters",
+    create: create_parameter_group = create_db_parameter_group "CreateDBParameterGroup",
+    modify: modify_parameters = modify_db_parameter_group "ModifyDBParameterGroup",
+    reset: reset_parameters = reset_db_parameter_group "ResetDBParameterGroup",
+    delete: delete_parameter_group = delete_db_parameter_group "DeleteDBParameterGroup",
+);
 
 /// A family's catalog, page after page: `page(marker)` is one DescribeEngineDefaultParameters or
 /// DescribeEngineDefaultClusterParameters (their answers have the same EngineDefaults shape).

@@ -319,6 +319,11 @@ mod tests {
                             .is_some_and(|a| a.iter().any(|x| x == action))
                 })
         };
+        // The parameter groups' calls are made by `parameter_group_calls!`, which counts each
+        // under the name its invocation gives: every quoted name there is an operation too.
+        let invoked = (source.split("parameter_group_calls!(\n").skip(1))
+            .filter_map(|rest| rest.split(");").next())
+            .flat_map(|call| call.split('"').skip(1).step_by(2));
         let mut operations: Vec<&str> = source
             .split("self.count(\"")
             .skip(1)
@@ -327,6 +332,7 @@ mod tests {
                     .skip(1),
             )
             .filter_map(|rest| rest.split('"').next())
+            .chain(invoked)
             .collect();
         operations.sort();
         operations.dedup();
