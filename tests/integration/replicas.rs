@@ -285,6 +285,38 @@ async fn deleting_a_source_with_a_replica_waits_for_the_replica() {
     assert_eq!(of(&main_id), 1, "the source's final snapshot");
 }
 
+/// A replica inherits its source's storage: applied without allocatedStorage, which the API server
+/// requires of any other instance but Aurora, it is accepted, made by one
+/// CreateDBInstanceReadReplica, and has its source's storage in RDS.
+#[tokio::test]
+async fn a_replica_without_allocated_storage_is_accepted_and_gets_its_sources() {
+    let (_client, ns, instances, rds) = setup("replica-storage").await;
+    let _operator = Operator::start(&ns);
+    let (main_id, replica_id) = (unique("main"), unique("replica"));
+    let main = dbinstance(
+        "main",
+        &main_id,
+        json!({"backupRetentionPeriod": 1, "allocatedStorage": 30}),
+    );
+    source_ready(&instances, &main).await;
+    let copy = replica(
+        &replica_id,
+        json!({"connectionSecret": null, "allocatedStorage": null}),
+    );
+    assert_eq!(copy.spec.allocated_storage, None);
+    made(&instances, &copy, &main_id).await;
+    assert_eq!(calls(&replica_id, "CreateDBInstanceReadReplica"), 1);
+    let in_rds = describe(&rds, &replica_id)
+        .await
+        .expect("the replica in RDS");
+    assert_eq!(in_rds.allocated_storage(), Some(30), "the source's storage");
+
+    crate::common::delete(&instances, "replica").await;
+    wait_gone(&instances, "replica", TIMEOUT).await;
+    crate::common::delete(&instances, "main").await;
+    wait_gone(&instances, "main", TIMEOUT).await;
+}
+
 /// A replica of an instance another namespace's DBInstance owns is refused
 /// (ReplicaSourceNotOwned): no CreateDBInstanceReadReplica is sent.
 #[tokio::test]

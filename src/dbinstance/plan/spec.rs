@@ -326,7 +326,9 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
             ));
         }
     }
-    if !db.spec.engine.starts_with("aurora") && db.spec.allocated_storage.is_none() {
+    // A read replica inherits its source's storage (CreateDBInstanceReadReplica takes none).
+    let inherits = db.spec.engine.starts_with("aurora") || db.spec.replica_of.is_some();
+    if !inherits && db.spec.allocated_storage.is_none() {
         return Err(format!(
             "allocatedStorage is required for engine {}",
             db.spec.engine

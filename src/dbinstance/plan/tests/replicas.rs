@@ -146,6 +146,22 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
 }
 
 #[test]
+fn a_replica_without_allocated_storage_is_made_with_its_sources() {
+    let no_storage = with(replica(), |f| f.db.spec.allocated_storage = None);
+    let p = plan(&no_storage);
+    assert!(
+        matches!(&p.steps[..], [Step::CreateReplica { spec, .. }] if spec.allocated_storage.is_none()),
+        "one CreateDBInstanceReadReplica, sending no storage: {:?}",
+        p.steps
+    );
+    assert_eq!(reason(&p), "Synced");
+    let standalone = with(facts(), |f| f.db.spec.allocated_storage = None);
+    let p = plan(&standalone);
+    assert_eq!(p.steps, vec![], "an instance that is no replica needs it");
+    assert_eq!(reason(&p), "InvalidSpec");
+}
+
+#[test]
 fn a_replica_never_sends_or_drifts_on_what_it_inherits() {
     // The spec names a master user and database the replica's source has otherwise, and a
     // storage encryption it does not: none of it is sent.
