@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::Api;
 use sha2::{Digest, Sha256};
 
+use crate::database::secret::SecretStep;
 use crate::database::{connection, secret};
 use crate::error::Error;
 use crate::locations::Location;
@@ -105,24 +106,14 @@ pub struct Whose<'a> {
     pub owner_reference: bool,
 }
 
-/// A generated password's Secret to write before the password is sent (`replace`: one exists
-/// without the key).
-#[derive(Clone, Debug, PartialEq)]
-pub struct GeneratedSecret {
-    pub name: String,
-    pub password: Sensitive,
-    pub replace: bool,
-    pub owner_reference: bool,
-}
-
 /// The password to send or write, from what the read found: the referenced Secret's (checked as
 /// RDS would), RDS's managed one, or the generated one, which is the existing Secret's when it is
-/// the object's, or a fresh candidate whose Secret is written first. A Secret of the generated
+/// the object's, or a fresh candidate whose Secret is written first (the step returned). A Secret of the generated
 /// name that is not the object's is never used or overwritten.
 pub fn choose(
     found: &PasswordFacts,
     whose: &Whose,
-) -> Result<(Option<Sensitive>, Option<GeneratedSecret>), PasswordProblem> {
+) -> Result<(Option<Sensitive>, Option<SecretStep>), PasswordProblem> {
     match found {
         PasswordFacts::NotRead => Ok((None, None)),
         PasswordFacts::Referenced(Err(message)) => {
@@ -152,7 +143,7 @@ pub fn choose(
             candidate,
             ..
         } => {
-            let write = GeneratedSecret {
+            let write = SecretStep::WritePassword {
                 name: whose.generated_secret.clone(),
                 password: candidate.clone(),
                 replace: *secret_exists,

@@ -1,5 +1,5 @@
 //! The Secrets a database kind writes (its connection Secret, its generated password): whose they
-//! are, and the write one needs. Pure.
+//! are, the write one needs (pure), and the step that writes it ([`SecretStep`], run by [`act`]).
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,75 @@ use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use secrecy::SecretString;
 
+use kube::api::Api;
+
+use crate::error::Error;
+use crate::secrets::{self, GENERATED_KEY};
 use crate::sensitive::Sensitive;
+
+/// A write of one of the Secrets a database kind keeps, each idempotent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SecretStep {
+    /// Create the generated master password Secret (`replace`: one exists without the key), with
+    /// the owner's ownerReference when `owner_reference`.
+    WritePassword {
+        name: String,
+        password: Sensitive,
+        replace: bool,
+        owner_reference: bool,
+    },
+    /// Write the connection Secret with exactly this data: create it (`create`), or update the one
+    /// the owner controls.
+    WriteConnection {
+        name: String,
+        data: BTreeMap<String, Sensitive>,
+        create: bool,
+        owner_reference: bool,
+    },
+    /// Mark a Secret of the owner's as its own by annotation, and give it the owner's
+    /// ownerReference (`owner_reference`) or take that away (deletionPolicy Retain).
+    SetOwner { name: String, owner_reference: bool },
+}
+
+impl SecretStep {
+    /// The step in logs, metrics and the dry run.
+    pub fn label(&self) -> &'static str {
+        match self {
+            SecretStep::WritePassword { .. } => "WritePasswordSecret",
+            SecretStep::WriteConnection { .. } => "WriteConnectionSecret",
+            SecretStep::SetOwner { .. } => "SetSecretOwner",
+        }
+    }
+}
+
+/// Runs one Secret step of `owner` (a DBInstance or a DBCluster) in its namespace's `api`.
+pub async fn act(
+    api: &Api<Secret>,
+    owner: &impl kube::Resource<DynamicType = ()>,
+    step: &SecretStep,
+) -> Result<(), Error> {
+    match step {
+        SecretStep::WritePassword {
+            name,
+            password,
+            replace,
+            owner_reference,
+        } => {
+            let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
+            secrets::write_owned(api, owner, name, &data, *owner_reference, !*replace).await
+        }
+        SecretStep::WriteConnection {
+            name,
+            data,
+            create,
+            owner_reference,
+        } => secrets::write_owned(api, owner, name, data, *owner_reference, *create).await,
+        SecretStep::SetOwner {
+            name,
+            owner_reference,
+        } => secrets::set_owner(api, owner, name, *owner_reference).await,
+    }
+}
 
 /// Whether the object `db` (a DBInstance or a DBCluster) controls the object (a controller ownerReference with its uid, or
 /// the operator's owner annotation with it: a Secret under deletionPolicy Retain has no

@@ -30,7 +30,7 @@ use crate::managed::references::Referable;
 use crate::managed::references::Referrers;
 use crate::managed::stores::Stores;
 use crate::managed::{Failure, Managed, apiserver, conditions, references, scoped};
-use crate::secrets::{self, GENERATED_KEY};
+use crate::secrets::{self};
 
 /// The DBClusters a Secret's change wakes: the Secrets it wrote (by ownerReference or owner
 /// annotation) and the password Secret it refers to.
@@ -293,25 +293,7 @@ async fn act(ctx: &Context, at: &Located, cluster: &DBCluster, step: &Step) -> R
     match step {
         Step::AddFinalizer => apiserver::set_finalizer(ctx, cluster, true).await?,
         Step::RemoveFinalizer => apiserver::set_finalizer(ctx, cluster, false).await?,
-        Step::WritePasswordSecret {
-            name,
-            password,
-            replace,
-            owner_reference,
-        } => {
-            let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
-            secrets::write_owned(&api, cluster, name, &data, *owner_reference, !*replace).await?
-        }
-        Step::WriteConnectionSecret {
-            name,
-            data,
-            create,
-            owner_reference,
-        } => secrets::write_owned(&api, cluster, name, data, *owner_reference, *create).await?,
-        Step::SetSecretOwner {
-            name,
-            owner_reference,
-        } => secrets::set_owner(&api, cluster, name, *owner_reference).await?,
+        Step::Secret(secret) => crate::database::secret::act(&api, cluster, secret).await?,
         _ => act_rds(at, step).await?,
     }
     Ok(())

@@ -15,7 +15,7 @@ use crate::dbinstance::plan::Step;
 use crate::error::Error;
 use crate::locations::Location;
 use crate::managed;
-use crate::secrets::{self, GENERATED_KEY};
+use crate::secrets::{self};
 
 /// Runs one step; RDS's answer when it amends the status (a create, modify or restore).
 pub async fn execute(
@@ -29,25 +29,7 @@ pub async fn execute(
     match step {
         Step::AddFinalizer => managed::apiserver::set_finalizer(ctx, db, true).await?,
         Step::RemoveFinalizer => managed::apiserver::set_finalizer(ctx, db, false).await?,
-        Step::WritePasswordSecret {
-            name,
-            password,
-            replace,
-            owner_reference,
-        } => {
-            let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
-            secrets::write_owned(&api, db, name, &data, *owner_reference, !*replace).await?
-        }
-        Step::WriteConnectionSecret {
-            name,
-            data,
-            create,
-            owner_reference,
-        } => secrets::write_owned(&api, db, name, data, *owner_reference, *create).await?,
-        Step::SetSecretOwner {
-            name,
-            owner_reference,
-        } => secrets::set_owner(&api, db, name, *owner_reference).await?,
+        Step::Secret(secret) => crate::database::secret::act(&api, db, secret).await?,
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
         Step::ClearSwitchoverAnnotation => clear_switchover_annotation(ctx, db, &namespace).await?,

@@ -16,6 +16,7 @@ use crate::crd::has_finalizer;
 use crate::database::choices::{AdoptionPolicy, DriftPolicy};
 use crate::database::connection;
 use crate::database::password::PasswordFacts;
+use crate::database::secret::SecretStep;
 use crate::dbcluster::{DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::managed::fights::{self, FIGHT_LIMIT};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
@@ -289,10 +290,10 @@ fn password_secret_owner(f: &Facts, plan: &mut Plan) {
     {
         let name = generated_secret_name(cluster);
         let owner_reference = secrets_owner_referenced(cluster);
-        plan.steps.push(Step::SetSecretOwner {
+        plan.steps.push(Step::Secret(SecretStep::SetOwner {
             name,
             owner_reference,
-        });
+        }));
     }
 }
 

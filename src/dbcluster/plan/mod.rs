@@ -37,6 +37,7 @@ pub use modes::{Claim, claim, dry_run, observe_only, paused, tagged_owner};
 pub use create::{Creation, RESTORED_PASSWORD, restore_source};
 
 pub use super::drift::{ClusterModification, Comparison, compare};
+pub use crate::database::secret::SecretStep;
 
 /// Everything a decision needs, gathered by the read step. Not Debug: it holds Secrets.
 #[derive(Clone)]
@@ -90,13 +91,8 @@ pub struct Facts {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
     AddFinalizer,
-    /// Create the generated master password Secret (`replace`: one exists without the key).
-    WritePasswordSecret {
-        name: String,
-        password: Sensitive,
-        replace: bool,
-        owner_reference: bool,
-    },
+    /// Write the generated password Secret or the connection Secret, or set a Secret's owner.
+    Secret(SecretStep),
     Create {
         identifier: String,
         spec: Box<DBClusterSpec>,
@@ -117,17 +113,6 @@ pub enum Step {
         identifier: String,
         arn: String,
         keys: Vec<String>,
-    },
-    WriteConnectionSecret {
-        name: String,
-        data: BTreeMap<String, Sensitive>,
-        create: bool,
-        owner_reference: bool,
-    },
-    /// Give a Secret of this DBCluster's its ownerReference, or take it away (Retain).
-    SetSecretOwner {
-        name: String,
-        owner_reference: bool,
     },
     /// RestoreDBClusterFromSnapshot, with the spec's settings and our tags.
     Restore {

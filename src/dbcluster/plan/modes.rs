@@ -18,6 +18,7 @@ use crate::crd::{
 };
 use crate::database::choices::{AdoptionPolicy, ManagementPolicy};
 use crate::database::parts::{DryRun, DryRunStep};
+use crate::database::secret::SecretStep;
 use crate::database::tenancy::tag_grants;
 use crate::dbcluster::observed::ObservedCluster;
 use crate::dbcluster::{DBCluster, DBClusterStatus};
@@ -313,10 +314,11 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("AddTagsToResource", "None", keys)
         }
         Step::RemoveTags { keys, .. } => ("RemoveTagsFromResource", "None", keys.join(", ")),
-        Step::WritePasswordSecret { name, .. } | Step::WriteConnectionSecret { name, .. } => {
+        Step::Secret(SecretStep::WritePassword { name, .. })
+        | Step::Secret(SecretStep::WriteConnection { name, .. }) => {
             ("WriteSecret", "None", name.clone())
         }
-        Step::SetSecretOwner { name, .. } => ("SetSecretOwner", "None", name.clone()),
+        Step::Secret(SecretStep::SetOwner { name, .. }) => ("SetSecretOwner", "None", name.clone()),
         Step::AddFinalizer | Step::RemoveFinalizer => ("Finalizer", "None", String::new()),
     };
     DryRunStep {

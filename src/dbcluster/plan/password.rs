@@ -21,13 +21,8 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
         owner_reference: secrets_owner_referenced(&f.cluster),
     };
     let (password, write) = choose(&f.password, &whose)?;
-    if let Some(w) = write {
-        plan.steps.push(Step::WritePasswordSecret {
-            name: w.name,
-            password: w.password,
-            replace: w.replace,
-            owner_reference: w.owner_reference,
-        });
+    if let Some(write) = write {
+        plan.steps.push(Step::Secret(write));
     }
     Ok(password)
 }

@@ -5,6 +5,7 @@ use kube::runtime::events::EventType;
 
 use super::{Facts, Plan, Step, secrets_owner_referenced};
 use crate::database::connection::{self, ConnectionInfo};
+use crate::database::secret::SecretStep;
 use crate::database::secret::{SecretWrite, not_ours, write_of};
 use crate::dbcluster::DBClusterStatus;
 use crate::dbcluster::observed::ObservedCluster;
@@ -48,18 +49,18 @@ pub(super) fn connection_secret(
         SecretWrite::NotOurs => return Err(not_ours(&wanted.name, "DBCluster")),
         SecretWrite::Write { data, create } => {
             let note = format!("wrote the connection details to Secret {name}");
-            plan.steps.push(Step::WriteConnectionSecret {
+            plan.steps.push(Step::Secret(SecretStep::WriteConnection {
                 name,
                 data,
                 create,
                 owner_reference,
-            });
+            }));
             plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
         }
-        SecretWrite::SetOwner => plan.steps.push(Step::SetSecretOwner {
+        SecretWrite::SetOwner => plan.steps.push(Step::Secret(SecretStep::SetOwner {
             name,
             owner_reference,
-        }),
+        })),
         SecretWrite::Nothing => {}
     }
     fields.connection_secret = Some(wanted.name.clone());

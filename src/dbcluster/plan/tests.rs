@@ -195,13 +195,13 @@ fn names(p: &Plan) -> Vec<&'static str> {
     (p.steps.iter())
         .map(|s| match s {
             Step::AddFinalizer => "AddFinalizer",
-            Step::WritePasswordSecret { .. } => "WritePasswordSecret",
+            Step::Secret(SecretStep::WritePassword { .. }) => "WritePasswordSecret",
             Step::Create { .. } => "Create",
             Step::Modify { .. } => "Modify",
             Step::AddTags { .. } => "AddTags",
             Step::RemoveTags { .. } => "RemoveTags",
-            Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
-            Step::SetSecretOwner { .. } => "SetSecretOwner",
+            Step::Secret(SecretStep::WriteConnection { .. }) => "WriteConnectionSecret",
+            Step::Secret(SecretStep::SetOwner { .. }) => "SetSecretOwner",
             Step::Delete { .. } => "Delete",
             Step::Restore { .. } => "Restore",
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
@@ -606,7 +606,8 @@ fn the_connection_secret_has_the_writer_and_reader_and_is_written_only_when_it_d
         });
     });
     let p = plan(&f);
-    let Some(Step::WriteConnectionSecret { data, create, .. }) = p.steps.first() else {
+    let Some(Step::Secret(SecretStep::WriteConnection { data, create, .. })) = p.steps.first()
+    else {
         panic!("expected the Secret, got {:?}", p.steps);
     };
     assert!(create);

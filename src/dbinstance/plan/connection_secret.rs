@@ -10,6 +10,7 @@ use crate::rds_state::ObservedInstance;
 use super::spec;
 use super::tenancy;
 use super::types::{Facts, PasswordFacts, Plan, Sensitive, Step};
+use crate::database::secret::SecretStep;
 pub use crate::database::secret::{SecretWrite, not_ours, write_of};
 
 /// Why the connection Secret cannot be written.
@@ -61,20 +62,20 @@ pub(super) fn connection_secret(
         }
         SecretWrite::Write { data, create } => {
             let note = format!("wrote the connection details to Secret {name}");
-            let write = Step::WriteConnectionSecret {
+            let write = Step::Secret(SecretStep::WriteConnection {
                 name,
                 data,
                 create,
                 owner_reference,
-            };
+            });
             plan.step(write);
             plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
         }
         SecretWrite::SetOwner => {
-            plan.step(Step::SetSecretOwner {
+            plan.step(Step::Secret(SecretStep::SetOwner {
                 name,
                 owner_reference,
-            });
+            }));
         }
         SecretWrite::Nothing => {}
     }
@@ -93,9 +94,9 @@ pub(super) fn password_secret_owner(f: &Facts, plan: &mut Plan) {
     } = &f.password
         && *owner_referenced != owner_reference
     {
-        plan.step(Step::SetSecretOwner {
+        plan.step(Step::Secret(SecretStep::SetOwner {
             name: spec::generated_secret_name(&f.db),
             owner_reference,
-        });
+        }));
     }
 }

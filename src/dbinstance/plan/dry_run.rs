@@ -11,6 +11,7 @@ use crate::rds_state::ObservedInstance;
 
 use super::spec;
 use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Requeue, StatusPlan, Step};
+use crate::database::secret::SecretStep;
 
 /// What the database goes through, from least to most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -245,11 +246,11 @@ fn tag_fields<'a>(
 /// The steps that write to Kubernetes, not RDS: no disruption.
 fn kubernetes_step(step: &Step) -> (&'static str, String) {
     match step {
-        Step::WritePasswordSecret { name, .. } => (
+        Step::Secret(SecretStep::WritePassword { name, .. }) => (
             "WriteSecret",
             format!("generated master password in Secret {name}"),
         ),
-        Step::WriteConnectionSecret { name, .. } => (
+        Step::Secret(SecretStep::WriteConnection { name, .. }) => (
             "WriteSecret",
             format!("connection details in Secret {name}"),
         ),
@@ -258,14 +259,14 @@ fn kubernetes_step(step: &Step) -> (&'static str, String) {
             format!("keep Secret {name} without its owner"),
         ),
         Step::DeleteSecret { name } => ("DeleteSecret", format!("Secret {name}")),
-        Step::SetSecretOwner {
+        Step::Secret(SecretStep::SetOwner {
             name,
             owner_reference: true,
-        } => (
+        }) => (
             "SetSecretOwner",
             format!("give Secret {name} this DBInstance's ownerReference"),
         ),
-        Step::SetSecretOwner { name, .. } => (
+        Step::Secret(SecretStep::SetOwner { name, .. }) => (
             "SetSecretOwner",
             format!("keep Secret {name} without an ownerReference (deletionPolicy Retain)"),
         ),

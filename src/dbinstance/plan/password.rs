@@ -18,13 +18,8 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
         owner_reference: tenancy::secrets_owner_referenced(&f.db),
     };
     let (password, write) = choose(&f.password, &whose)?;
-    if let Some(w) = write {
-        plan.step(Step::WritePasswordSecret {
-            name: w.name,
-            password: w.password,
-            replace: w.replace,
-            owner_reference: w.owner_reference,
-        });
+    if let Some(write) = write {
+        plan.step(Step::Secret(write));
     }
     Ok(password)
 }

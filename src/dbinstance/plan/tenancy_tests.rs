@@ -550,9 +550,9 @@ fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follo
         })
     };
     let written = |p: &Plan| match &p.steps[0] {
-        Step::WritePasswordSecret {
+        Step::Secret(SecretStep::WritePassword {
             owner_reference, ..
-        } => *owner_reference,
+        }) => *owner_reference,
         other => panic!("{other:?}"),
     };
     assert!(!written(&plan(&generated(DeletionPolicy::Retain))));
@@ -583,9 +583,11 @@ fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follo
             f.connection_secret = Some(our_connection_secret(referenced));
         })
     };
-    let set = |name: &str, owner_reference| Step::SetSecretOwner {
-        name: name.into(),
-        owner_reference,
+    let set = |name: &str, owner_reference| {
+        Step::Secret(SecretStep::SetOwner {
+            name: name.into(),
+            owner_reference,
+        })
     };
     assert_eq!(
         plan(&with_secret(DeletionPolicy::Retain, true)).steps,

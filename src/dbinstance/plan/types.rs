@@ -15,6 +15,7 @@ use crate::rds_state::{
 
 use super::tenancy::{Grants, ReplicaSource, RestoreSource};
 
+pub use crate::database::secret::SecretStep;
 pub use crate::managed::plan::{ConditionPlan, PlannedEvent, Requeue};
 
 /// Everything a decision needs, gathered by the read step (`crate::dbinstance::read`). Not Debug: it holds
@@ -95,14 +96,8 @@ pub use crate::sensitive::Sensitive;
 pub enum Step {
     /// Add the cleanup finalizer.
     AddFinalizer,
-    /// Create the generated master password Secret (`replace`: one exists without the key), with
-    /// the DBInstance's ownerReference when `owner_reference`.
-    WritePasswordSecret {
-        name: String,
-        password: Sensitive,
-        replace: bool,
-        owner_reference: bool,
-    },
+    /// Write the generated password Secret or the connection Secret, or set a Secret's owner.
+    Secret(SecretStep),
     /// CreateDBInstance from the spec.
     CreateInstance {
         identifier: String,
@@ -126,17 +121,6 @@ pub enum Step {
         arn: String,
         keys: Vec<String>,
     },
-    /// Write the connection Secret with exactly this data: create it (`create`), or update the one
-    /// this DBInstance controls.
-    WriteConnectionSecret {
-        name: String,
-        data: BTreeMap<String, Sensitive>,
-        create: bool,
-        owner_reference: bool,
-    },
-    /// Mark a Secret of this DBInstance's as its own by annotation, and give it the DBInstance's
-    /// ownerReference (`owner_reference`) or take that away (deletionPolicy Retain).
-    SetSecretOwner { name: String, owner_reference: bool },
     /// RestoreDBInstanceFromDBSnapshot, with the spec's settings and our tags.
     RestoreInstance {
         identifier: String,
@@ -210,13 +194,11 @@ impl Step {
     pub fn name(&self) -> &'static str {
         match self {
             Step::AddFinalizer => "AddFinalizer",
-            Step::WritePasswordSecret { .. } => "WritePasswordSecret",
+            Step::Secret(secret) => secret.label(),
             Step::CreateInstance { .. } => "CreateInstance",
             Step::ModifyInstance { .. } => "ModifyInstance",
             Step::AddTags { .. } => "AddTags",
             Step::RemoveTags { .. } => "RemoveTags",
-            Step::WriteConnectionSecret { .. } => "WriteConnectionSecret",
-            Step::SetSecretOwner { .. } => "SetSecretOwner",
             Step::RestoreInstance { .. } => "RestoreInstance",
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::DeleteInstance { .. } => "DeleteInstance",

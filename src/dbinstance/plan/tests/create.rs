@@ -54,12 +54,12 @@ fn creation_and_ownership() {
             plan_of(
                 BUSY,
                 vec![
-                    Step::WritePasswordSecret {
+                    Step::Secret(SecretStep::WritePassword {
                         name: "coffee-master-password".into(),
                         password: pw("Gen3rated"),
                         replace: false,
                         owner_reference: true,
-                    },
+                    }),
                     Step::CreateInstance {
                         identifier: "coffee".into(),
                         spec: creation_spec(generated_spec.clone()),

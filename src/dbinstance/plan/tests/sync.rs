@@ -329,11 +329,13 @@ fn connection_secret_follows_rds() {
         .into_iter()
         .map(|(k, v)| (k, pw(std::str::from_utf8(&v.0).unwrap())))
         .collect();
-    let write = |create| Step::WriteConnectionSecret {
-        name: "coffee-db".into(),
-        data: expected_data.clone(),
-        create,
-        owner_reference: true,
+    let write = |create| {
+        Step::Secret(SecretStep::WriteConnection {
+            name: "coffee-db".into(),
+            data: expected_data.clone(),
+            create,
+            owner_reference: true,
+        })
     };
     let written = event(
         Normal,
