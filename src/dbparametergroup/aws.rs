@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use crate::aws_error::{AwsError, aws_error};
-use crate::observer::listing::Listed;
 use crate::rds::Rds;
 
 use super::{Catalog, ObservedParameterGroup, ParameterInfo};
@@ -23,24 +22,14 @@ pub(crate) fn parameter(change: &Change) -> aws_sdk_rds::types::Parameter {
         .build()
 }
 
-/// The parameter groups as the observer lists them (`observer::listing`, without their
-/// parameters), their tags from GetResources.
-impl Listed for ObservedParameterGroup {
-    const WHAT: &'static str = "the DB parameter groups";
-    const TAGGED_AS: Option<&'static str> = Some("rds:pg");
-    fn key(&self) -> String {
-        self.name.to_lowercase()
-    }
-    fn arn(&self) -> Option<&str> {
-        self.arn.as_deref()
-    }
-    fn set_tags(&mut self, tags: BTreeMap<String, String>) {
-        self.tags = tags;
-    }
-    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
-        rds.parameter_group_pages().await
-    }
-}
+// The parameter groups as the observer lists them (`observer::listing`, without their
+// parameters), their tags from GetResources.
+crate::listed_by_name!(
+    ObservedParameterGroup,
+    "the DB parameter groups",
+    "rds:pg",
+    parameter_group_pages
+);
 
 impl Rds {
     /// The group of this name with its parameters set (source user) and its tags; None when

@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 
 use crate::aws_error::{AwsError, aws_error};
-use crate::observer::listing::Listed;
 use crate::rds::{Rds, rds_tags};
 
 use super::{ObservedSubnetGroup, SubnetStatus};
@@ -12,23 +11,13 @@ use super::{ObservedSubnetGroup, SubnetStatus};
 /// which is the user's error there, so the shared classification leaves it InvalidInput).
 const GROUP_NOT_FOUND: &str = "DBSubnetGroupNotFoundFault";
 
-/// The subnet groups as the observer lists them (`observer::listing`), their tags from GetResources.
-impl Listed for ObservedSubnetGroup {
-    const WHAT: &'static str = "the DB subnet groups";
-    const TAGGED_AS: Option<&'static str> = Some("rds:subgrp");
-    fn key(&self) -> String {
-        self.name.to_lowercase()
-    }
-    fn arn(&self) -> Option<&str> {
-        self.arn.as_deref()
-    }
-    fn set_tags(&mut self, tags: BTreeMap<String, String>) {
-        self.tags = tags;
-    }
-    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
-        rds.subnet_group_pages().await
-    }
-}
+// The subnet groups as the observer lists them (`observer::listing`), their tags from GetResources.
+crate::listed_by_name!(
+    ObservedSubnetGroup,
+    "the DB subnet groups",
+    "rds:subgrp",
+    subnet_group_pages
+);
 
 impl Rds {
     /// DescribeDBSubnetGroups of one group, with its tags (ListTagsForResource); None when RDS

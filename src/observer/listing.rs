@@ -46,6 +46,33 @@ pub trait Listed: Clone + Send + Sync + 'static {
     fn list(rds: &Rds) -> impl Future<Output = Result<Vec<Self>, AwsError>> + Send;
 }
 
+/// [`Listed`] for an observed type found by its name (lower case, as RDS stores it), with an
+/// `arn` and `tags` GetResources fills: `listed_by_name!(Type, "the DB subnet groups",
+/// "rds:subgrp", pages)`, where `Rds::pages` lists every one of the account and region.
+#[macro_export]
+macro_rules! listed_by_name {
+    ($type:ty, $what:literal, $tagged_as:literal, $pages:ident) => {
+        impl $crate::observer::listing::Listed for $type {
+            const WHAT: &'static str = $what;
+            const TAGGED_AS: Option<&'static str> = Some($tagged_as);
+            fn key(&self) -> String {
+                self.name.to_lowercase()
+            }
+            fn arn(&self) -> Option<&str> {
+                self.arn.as_deref()
+            }
+            fn set_tags(&mut self, tags: std::collections::BTreeMap<String, String>) {
+                self.tags = tags;
+            }
+            async fn list(
+                rds: &$crate::rds::Rds,
+            ) -> Result<Vec<Self>, $crate::aws_error::AwsError> {
+                rds.$pages().await
+            }
+        }
+    };
+}
+
 /// ARN -> tags, of the types whose pages lack them.
 pub type Tags = HashMap<String, BTreeMap<String, String>>;
 
