@@ -72,6 +72,27 @@ pub struct Tag {
     pub value: String,
 }
 
+/// What every kind's status reports first (flattened into it: `status.conditions`,
+/// `status.observedGeneration`).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reported {
+    /// Ready: what the object stands for can be used (a database available to clients, RDS
+    /// serving it while it backs up, applies a modification or optimises storage; a group in RDS
+    /// for those that use it; an account the operator reaches); an operator or AWS error never
+    /// turns it False. Synced: the last reconcile brought AWS to the spec, or why not (errors and
+    /// refusals are here; an object being deleted while others use it says InUse). Reconciling:
+    /// AWS or the operator is still working towards the spec (creating, modifying, restoring,
+    /// retrying). Stalled: only a spec change can help (InvalidSpec, InvalidParameter,
+    /// IdentifierInUse, UnsupportedChange...); the operator does not retry until it comes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
+    /// The metadata.generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
 /// Whether the object carries the cleanup finalizer.
 pub fn has_finalizer(meta: &kube::api::ObjectMeta) -> bool {
     (meta.finalizers.iter().flatten()).any(|f| f == FINALIZER)

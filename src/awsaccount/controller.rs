@@ -12,6 +12,7 @@ use kube::runtime::watcher;
 use super::plan::{self, Facts, Plan, Step};
 use super::{AWSAccount, AWSAccountStatus};
 use crate::context::Context;
+use crate::crd::Reported;
 use crate::dbcluster::DBCluster;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbinstance::DBInstance;
@@ -108,37 +109,44 @@ impl Managed for AWSAccount {
         let before = self
             .status
             .as_ref()
-            .map(|s| &s.conditions[..])
+            .map(|s| &s.reported.conditions[..])
             .unwrap_or_default();
         Some(AWSAccountStatus {
-            conditions: conditions::conditions(
-                before,
-                &planned.ready,
-                &planned.synced,
-                false,
-                generation,
-                &facts.now,
-            ),
-            observed_generation: generation,
+            reported: Reported {
+                conditions: conditions::conditions(
+                    before,
+                    &planned.ready,
+                    &planned.synced,
+                    false,
+                    generation,
+                    &facts.now,
+                ),
+                observed_generation: generation,
+            },
             ..planned.fields.clone()
         })
     }
 
     fn failed(&self, failure: &Failure<'_, Plan>) -> (AWSAccountStatus, Option<PlannedEvent>) {
         let previous = self.status.clone().unwrap_or_default();
-        let (ready, synced, event) =
-            conditions::failed(&previous.conditions, failure.reason, failure.message);
+        let (ready, synced, event) = conditions::failed(
+            &previous.reported.conditions,
+            failure.reason,
+            failure.message,
+        );
         let generation = self.metadata.generation;
         let status = AWSAccountStatus {
-            conditions: conditions::conditions(
-                &previous.conditions,
-                &ready,
-                &synced,
-                false,
-                generation,
-                failure.now,
-            ),
-            observed_generation: generation,
+            reported: Reported {
+                conditions: conditions::conditions(
+                    &previous.reported.conditions,
+                    &ready,
+                    &synced,
+                    false,
+                    generation,
+                    failure.now,
+                ),
+                observed_generation: generation,
+            },
             ..previous.clone()
         };
         (status, event)

@@ -7,7 +7,6 @@ pub mod controller;
 pub mod directory;
 pub mod plan;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{CustomResource, KubeSchema, ResourceExt};
 use serde::{Deserialize, Serialize};
 
@@ -71,15 +70,9 @@ pub struct AWSAccountSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AWSAccountStatus {
-    /// Ready: the role chain can be assumed (STS GetCallerIdentity answered through it), or AWS's
-    /// message why not. Synced: the last reconcile saw the spec. Stalled: only a spec change
-    /// can help. An account being deleted while resources use it says InUse.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
-    pub conditions: Vec<Condition>,
-    /// The metadata.generation the status was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
     /// The id of the account the chain reaches.
     #[serde(rename = "accountID", default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<String>,

@@ -69,6 +69,7 @@ pub fn plan(f: &Facts) -> Plan {
             plan.requeue = Requeue::Backoff;
             plan.refusal = Some("AccountUnavailable");
             if previous
+                .reported
                 .conditions
                 .iter()
                 .all(|c| c.reason != "AccountUnavailable")
@@ -119,10 +120,15 @@ fn deletion(f: &Facts, fields: AWSAccountStatus, previous: &AWSAccountStatus) ->
             if f.users.len() > 5 { ", ..." } else { "" }
         );
         plan.refusal = Some("InUse");
-        if previous.conditions.iter().all(|c| c.reason != "InUse") {
+        if previous
+            .reported
+            .conditions
+            .iter()
+            .all(|c| c.reason != "InUse")
+        {
             plan.event(EventType::Warning, "InUse", "Delete", message.clone());
         }
-        let ready = crate::managed::conditions::last(&previous.conditions, "Ready")
+        let ready = crate::managed::conditions::last(&previous.reported.conditions, "Ready")
             .unwrap_or_else(|| ConditionPlan::new(false, "InUse", message.clone()));
         plan.status = Some(GroupStatus {
             fields,
@@ -229,11 +235,14 @@ mod tests {
         for (name, mut f, steps, ready, refusal) in rows {
             if name.starts_with("deleted while") {
                 f.account.status = Some(AWSAccountStatus {
-                    conditions: vec![crate::managed::conditions::condition(
-                        "Ready",
-                        &ConditionPlan::new(true, "Reached", "ok"),
-                        None,
-                    )],
+                    reported: crate::crd::Reported {
+                        conditions: vec![crate::managed::conditions::condition(
+                            "Ready",
+                            &ConditionPlan::new(true, "Reached", "ok"),
+                            None,
+                        )],
+                        ..Default::default()
+                    },
                     ..Default::default()
                 });
             }

@@ -64,7 +64,7 @@ impl Referable for DBCluster {
         self.status.as_ref()
     }
     fn conditions(status: &DBClusterStatus) -> &[crate::database::parts::Condition] {
-        &status.conditions
+        &status.reported.conditions
     }
     fn rds_name(status: &DBClusterStatus) -> Option<String> {
         status.db_cluster_identifier.clone()
@@ -402,10 +402,11 @@ fn settled(
     now: &str,
 ) -> DBClusterStatus {
     let mut status = planned.fields.clone();
-    let before = previous.map_or(&[][..], |s| &s.conditions[..]);
+    let before = previous.map_or(&[][..], |s| &s.reported.conditions[..]);
     let (ready, synced, busy) = (&planned.ready, &planned.synced, planned.busy);
-    status.conditions = conditions::conditions(before, ready, synced, busy, generation, now);
-    status.observed_generation = generation;
+    status.reported.conditions =
+        conditions::conditions(before, ready, synced, busy, generation, now);
+    status.reported.observed_generation = generation;
     status
 }
 
@@ -501,7 +502,7 @@ impl Managed for DBCluster {
 
     fn failed(&self, failure: &Failure<'_, Plan>) -> (DBClusterStatus, Option<PlannedEvent>) {
         let previous = self.status.as_ref();
-        let before = previous.map_or(&[][..], |s| &s.conditions[..]);
+        let before = previous.map_or(&[][..], |s| &s.reported.conditions[..]);
         let (ready, synced, event) = conditions::failed(before, failure.reason, failure.message);
         let planned = failure.planned.and_then(|p| p.status.as_ref());
         let ready =

@@ -20,7 +20,7 @@ pub mod plan;
 pub mod restore;
 
 use crate::crd::{LocalRef, Tag};
-use crate::database::parts::{Condition, DryRun, Endpoint};
+use crate::database::parts::{DryRun, Endpoint};
 use crate::managed::fights::Corrections;
 
 /// Desired state of an Aurora DB cluster.
@@ -235,13 +235,9 @@ pub struct ServerlessV2Scaling {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterStatus {
-    /// Ready, Synced, Reconciling and Stalled, as for DBInstance.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
-    pub conditions: Vec<Condition>,
-    /// The metadata.generation the status was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
     /// Identifier of the RDS cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_identifier: Option<String>,

@@ -9,7 +9,6 @@ pub mod controller;
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
@@ -79,13 +78,9 @@ pub struct DBClusterParameterGroupSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterParameterGroupStatus {
-    /// Ready, Synced, Reconciling and Stalled, as for DBParameterGroup.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
-    pub conditions: Vec<Condition>,
-    /// The metadata.generation the status was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
     /// Name of the group in RDS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_name: Option<String>,

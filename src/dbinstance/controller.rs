@@ -246,7 +246,7 @@ impl references::Referable for DBInstance {
         self.status.as_ref()
     }
     fn conditions(status: &DBInstanceStatus) -> &[crate::dbinstance::Condition] {
-        &status.conditions
+        &status.reported.conditions
     }
     fn rds_name(status: &DBInstanceStatus) -> Option<String> {
         status.db_instance_identifier.clone()

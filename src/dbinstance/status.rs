@@ -6,26 +6,16 @@ use std::collections::BTreeMap;
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::database::parts::{Condition, DriftRecord, DryRun, Endpoint, FieldDrift};
+use crate::database::parts::{DriftRecord, DryRun, Endpoint, FieldDrift};
 use crate::managed::fights::Corrections;
 
 /// What the operator observed and did.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceStatus {
-    /// Ready: the database is available to clients (RDS reports it available, or serving while it
-    /// backs up, applies a modification or optimises storage); an operator or AWS error never
-    /// turns it False. Synced: the last reconcile brought RDS to the spec, or why not (errors and
-    /// refusals are here). Reconciling: RDS or the operator is still working towards the spec
-    /// (creating, modifying, restoring, retrying). Stalled: only a spec change can help
-    /// (InvalidSpec, InvalidParameter, IdentifierInUse, UnsupportedChange...); the operator does
-    /// not retry until it comes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
-    pub conditions: Vec<Condition>,
-    /// The metadata.generation the status was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
     /// Identifier of the RDS instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_instance_identifier: Option<String>,

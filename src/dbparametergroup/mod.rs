@@ -12,8 +12,6 @@ use std::collections::BTreeMap;
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-
 use crate::crd::Tag;
 use crate::managed::groups::Group;
 
@@ -80,15 +78,9 @@ pub struct DBParameterGroupSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBParameterGroupStatus {
-    /// Ready: the group exists in RDS for instances to use; an AWS error never turns it False.
-    /// Synced: the last reconcile brought RDS to the spec, or why not. Reconciling: the operator
-    /// is still working towards the spec. Stalled: only a spec change can help.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
-    pub conditions: Vec<Condition>,
-    /// The metadata.generation the status was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
     /// Name of the group in RDS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_parameter_group_name: Option<String>,

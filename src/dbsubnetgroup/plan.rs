@@ -403,7 +403,12 @@ mod tests {
                 &f.now,
             );
             let of = |type_: &str| {
-                let c = status.conditions.iter().find(|c| c.type_ == type_).unwrap();
+                let c = status
+                    .reported
+                    .conditions
+                    .iter()
+                    .find(|c| c.type_ == type_)
+                    .unwrap();
                 (c.status.clone(), c.reason.clone())
             };
             assert_eq!(

@@ -124,15 +124,15 @@ macro_rules! group_fields {
         fn conditions(
             status: &$status,
         ) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
-            &status.conditions
+            &status.reported.conditions
         }
         fn conditions_mut(
             status: &mut $status,
         ) -> &mut Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition> {
-            &mut status.conditions
+            &mut status.reported.conditions
         }
         fn observed_generation(status: &mut $status) -> &mut Option<i64> {
-            &mut status.observed_generation
+            &mut status.reported.observed_generation
         }
         fn placement_mut(
             status: &mut $status,

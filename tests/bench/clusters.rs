@@ -15,7 +15,8 @@ use super::common;
 use super::{Settings, peak_rss_mib, row, steady_state};
 
 fn ready(c: &DBCluster) -> bool {
-    (c.status.iter().flat_map(|s| &s.conditions)).any(|c| c.type_ == "Ready" && c.status == "True")
+    (c.status.iter().flat_map(|s| &s.reported.conditions))
+        .any(|c| c.type_ == "Ready" && c.status == "True")
 }
 
 /// Creates C clusters and their 2C members, waits until all are Ready, and measures.

@@ -44,7 +44,7 @@ async fn create_account(
 }
 
 fn account_condition(a: &AWSAccount, type_: &str) -> Option<(String, String, String)> {
-    (a.status.as_ref()?.conditions.iter())
+    (a.status.as_ref()?.reported.conditions.iter())
         .find(|c| c.type_ == type_)
         .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
 }

@@ -74,7 +74,7 @@ fn member(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance 
 fn ready(c: &DBCluster) -> bool {
     object_condition(c, "Ready").is_some_and(|r| r.0 == "True")
         && object_condition(c, "Synced").is_some_and(|s| s.1 == "Synced")
-        && c.status.as_ref().unwrap().observed_generation == c.metadata.generation
+        && c.status.as_ref().unwrap().reported.observed_generation == c.metadata.generation
 }
 
 /// Every call that is not a read the emulator served for these identifiers.
@@ -592,7 +592,7 @@ async fn a_static_cluster_parameter_change_waits_for_a_reboot_that_the_policy_ma
     (groups.create(&PostParams::default(), &params).await).expect("create the group");
     let synced = |g: &DBClusterParameterGroup| {
         object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
-            && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+            && g.status.as_ref().unwrap().reported.observed_generation == g.metadata.generation
     };
     wait_object(&groups, "coffee-params", "the group Synced", synced).await;
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);

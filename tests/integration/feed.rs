@@ -55,7 +55,11 @@ fn last_poll(operator: &Operator) -> f64 {
 fn in_sync(db: &rds_operator::dbinstance::DBInstance) -> bool {
     is_ready(db)
         && synced_reason(db) == "Synced"
-        && db.status.as_ref().and_then(|s| s.observed_generation) == db.metadata.generation
+        && db
+            .status
+            .as_ref()
+            .and_then(|s| s.reported.observed_generation)
+            == db.metadata.generation
 }
 
 /// Times of the ModifyDBInstance calls naming `id` since `since` (epoch seconds), from moto_ext.

@@ -59,7 +59,7 @@ async fn create_observe_delete() {
         instance.endpoint().and_then(|e| e.address())
     );
     assert_eq!(endpoint.port, 3306);
-    assert_eq!(status.observed_generation, db.metadata.generation);
+    assert_eq!(status.reported.observed_generation, db.metadata.generation);
     assert_eq!(condition(&db, "Synced").map(|c| c.0), Some("True".into()));
     assert!(
         db.finalizers()

@@ -31,7 +31,7 @@ fn group(name: &str, rds_name: &str, parameters: serde_json::Value) -> DBParamet
 
 fn synced(g: &DBParameterGroup) -> bool {
     common::object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
-        && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+        && g.status.as_ref().unwrap().reported.observed_generation == g.metadata.generation
 }
 
 /// Merges `parameters` into the spec's (a null removes one).

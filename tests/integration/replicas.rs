@@ -188,7 +188,8 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
             let replication = db.status.as_ref().and_then(|s| s.replication.as_ref());
             is_ready(db)
                 && synced_reason(db) == "Synced"
-                && db.status.as_ref().unwrap().observed_generation == db.metadata.generation
+                && db.status.as_ref().unwrap().reported.observed_generation
+                    == db.metadata.generation
                 && replication.is_some_and(|r| {
                     r.promoted == Some(true) && r.source_db_instance_identifier.is_none()
                 })

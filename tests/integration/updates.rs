@@ -17,7 +17,11 @@ const TIMEOUT: Duration = Duration::from_secs(90);
 
 fn synced(db: &DBInstance) -> bool {
     condition(db, "Synced").is_some_and(|c| c.0 == "True")
-        && db.status.as_ref().and_then(|s| s.observed_generation) == db.metadata.generation
+        && db
+            .status
+            .as_ref()
+            .and_then(|s| s.reported.observed_generation)
+            == db.metadata.generation
         && is_ready(db)
 }
 

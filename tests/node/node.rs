@@ -500,7 +500,7 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
     groups.create(&PostParams::default(), &group).await.unwrap();
     let ready = |g: &DBParameterGroup| {
         common::object_condition(g, "Ready").is_some_and(|c| c.0 == "True")
-            && g.status.as_ref().unwrap().observed_generation == g.metadata.generation
+            && g.status.as_ref().unwrap().reported.observed_generation == g.metadata.generation
     };
     common::wait_object(&groups, "coffee-params", "Ready", ready).await;
     let patch = json!({"spec": {"parameters": {"max_connections": "200"}}});

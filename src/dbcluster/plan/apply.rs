@@ -122,7 +122,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     let sent_hash = fields.master_user_password_hash.clone();
     let hash = hash_of(f, password.as_ref());
     let rotate = hash.is_some() && sent_hash.is_some() && hash != sent_hash;
-    let edited = (cluster.status.as_ref()).and_then(|s| s.observed_generation)
+    let edited = (cluster.status.as_ref()).and_then(|s| s.reported.observed_generation)
         != cluster.metadata.generation;
     let Comparison {
         mut modification,

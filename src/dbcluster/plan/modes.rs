@@ -206,14 +206,14 @@ pub(super) fn paused_plan(f: &Facts) -> Plan {
                    call for this DBCluster until it is removed";
     let mut plan = KindPlan::new(Requeue::AwaitChange);
     let previous = f.cluster.status.clone().unwrap_or_default();
-    let ready = crate::managed::conditions::last(&previous.conditions, "Ready")
+    let ready = crate::managed::conditions::last(&previous.reported.conditions, "Ready")
         .unwrap_or_else(|| ConditionPlan::new(false, "ReconcilePaused", message));
     let synced = ConditionPlan::new(false, "ReconcilePaused", message);
     let mut status = status_plan(previous.clone(), false, synced, false);
     status.ready = ready;
     plan.status = Some(status);
-    let already =
-        (previous.conditions.iter()).any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
+    let already = (previous.reported.conditions.iter())
+        .any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
     if !already {
         plan.events.push(PlannedEvent {
             type_: EventType::Normal,

@@ -103,7 +103,10 @@ fn synced() -> Facts {
         arn: ours().arn,
         owned: Some(true),
         master_user_password_hash: Some(hash),
-        observed_generation: Some(1),
+        reported: crate::crd::Reported {
+            observed_generation: Some(1),
+            ..Default::default()
+        },
         ..Default::default()
     });
     f.password = PasswordFacts::Generated {
@@ -986,7 +989,12 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
             "correction {round}"
         );
         f.cluster.status = Some(p.status.unwrap().fields);
-        f.cluster.status.as_mut().unwrap().observed_generation = Some(1);
+        f.cluster
+            .status
+            .as_mut()
+            .unwrap()
+            .reported
+            .observed_generation = Some(1);
     }
     let p = plan(&f);
     assert!(

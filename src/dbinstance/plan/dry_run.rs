@@ -333,7 +333,7 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
         }],
         false => Vec::new(),
     };
-    let ready = crate::managed::conditions::last(&previous.conditions, "Ready")
+    let ready = crate::managed::conditions::last(&previous.reported.conditions, "Ready")
         .unwrap_or_else(|| ConditionPlan::new(false, "DryRun", message.clone()));
     let mut fields = previous;
     fields.dry_run = Some(dry_run);

@@ -43,11 +43,11 @@ pub fn finish(
     });
     let busy = is_transitional(status.db_instance_status.as_deref().unwrap_or(""));
     let before = previous
-        .map(|p| p.conditions.as_slice())
+        .map(|p| p.reported.conditions.as_slice())
         .unwrap_or_default();
-    status.conditions = conditions(before, &ready, &plan.synced, busy, generation, now);
-    status.observed_generation = match plan.held {
-        true => previous.and_then(|p| p.observed_generation),
+    status.reported.conditions = conditions(before, &ready, &plan.synced, busy, generation, now);
+    status.reported.observed_generation = match plan.held {
+        true => previous.and_then(|p| p.reported.observed_generation),
         false => generation,
     };
     status.latest_restorable_time = restorable_time(
@@ -63,7 +63,7 @@ pub fn failure(
     reason: &str,
     message: &str,
 ) -> (StatusPlan, Option<PlannedEvent>) {
-    let conditions = previous.map_or(&[][..], |s| &s.conditions[..]);
+    let conditions = previous.map_or(&[][..], |s| &s.reported.conditions[..]);
     let (ready, synced, event) = failed(conditions, reason, message);
     let status = StatusPlan {
         held: false,
@@ -79,10 +79,10 @@ pub fn failure(
 pub fn paused(previous: Option<&DBInstanceStatus>) -> (StatusPlan, Option<PlannedEvent>) {
     let message = "the rds.operator.rs/paused annotation is \"true\": the operator makes no AWS call \
                    for this DBInstance until it is removed";
-    let conditions = previous.map_or(&[][..], |s| &s.conditions[..]);
+    let conditions = previous.map_or(&[][..], |s| &s.reported.conditions[..]);
     let ready = last(conditions, "Ready")
         .unwrap_or_else(|| ConditionPlan::new(false, "ReconcilePaused", message));
-    let already = (previous.iter().flat_map(|s| s.conditions.iter()))
+    let already = (previous.iter().flat_map(|s| s.reported.conditions.iter()))
         .any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
     let status = StatusPlan {
         held: true,

@@ -59,7 +59,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let desired_tags = desired_tags(db, observing);
     let managed = &previous.applied_tag_keys;
     let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
-    let spec_changed = db.metadata.generation != previous.observed_generation || restoring;
+    let spec_changed = db.metadata.generation != previous.reported.observed_generation || restoring;
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
     let carried = blue_green::carried(f, &mut comparison);
 
@@ -213,7 +213,11 @@ impl Sync<'_> {
 
 /// Whether the spec changed since the status was last written (an edit, not drift).
 fn edited(db: &crate::dbinstance::DBInstance) -> bool {
-    db.metadata.generation != db.status.as_ref().and_then(|s| s.observed_generation)
+    db.metadata.generation
+        != db
+            .status
+            .as_ref()
+            .and_then(|s| s.reported.observed_generation)
 }
 
 /// An instance this DBInstance adopted (it carries the adoption tag) that status has never

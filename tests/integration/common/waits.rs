@@ -36,7 +36,7 @@ pub async fn wait_dbi(
             return db.clone();
         }
         if start.elapsed() > timeout {
-            let conditions = db.and_then(|d| d.status).map(|s| s.conditions);
+            let conditions = db.and_then(|d| d.status).map(|s| s.reported.conditions);
             panic!("timed out after {timeout:?} waiting for {what}; conditions: {conditions:?}");
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -47,6 +47,7 @@ pub async fn wait_dbi(
 pub fn condition(db: &DBInstance, type_: &str) -> Option<(String, String, String)> {
     db.status
         .as_ref()?
+        .reported
         .conditions
         .iter()
         .find(|c| c.type_ == type_)

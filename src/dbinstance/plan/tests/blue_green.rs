@@ -40,7 +40,7 @@ fn deployment(status: &str) -> ObservedDeployment {
 fn running(status: &str) -> Facts {
     with(upgrade(), |f| {
         let s = f.db.status.as_mut().unwrap();
-        s.observed_generation = Some(2);
+        s.reported.observed_generation = Some(2);
         s.blue_green = Some(BlueGreenStatus {
             deployment_identifier: BGD.into(),
             deployment_name: "coffee-2".into(),

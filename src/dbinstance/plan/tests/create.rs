@@ -494,7 +494,7 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
     let recorded = with(unrecorded.clone(), |f| {
         let mut status = observed_status("coffee", f.observed.as_ref().unwrap());
         status.master_user_password_hash = hash.clone();
-        status.observed_generation = Some(1);
+        status.reported.observed_generation = Some(1);
         f.db.status = Some(status);
     });
     let adopted = with(unrecorded.clone(), |f| {

@@ -146,7 +146,7 @@ pub(super) fn synced() -> Facts {
     let mut f = facts();
     f.observed = Some(ours());
     let mut status = observed_status("coffee", &ours());
-    status.observed_generation = Some(1);
+    status.reported.observed_generation = Some(1);
     status.master_user_password_hash = Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     status.owned = Some(true);
     f.db.status = Some(status);

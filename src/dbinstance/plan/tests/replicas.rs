@@ -53,7 +53,7 @@ fn synced_replica() -> Facts {
         f.observed = Some(replica_in_rds());
         f.observed_directly = true;
         let mut status = observed_status("coffee", &replica_in_rds());
-        status.observed_generation = Some(1);
+        status.reported.observed_generation = Some(1);
         status.owned = Some(true);
         status.replication = super::super::replica::status(&f.db, &replica_in_rds(), None);
         f.db.status = Some(status);
@@ -238,7 +238,7 @@ fn a_promoted_replica_is_given_the_specs_password_once() {
         f.db.spec.password.master_user_password = db().spec.password.master_user_password;
         f.password = PasswordFacts::Referenced(Ok(pw("Sup3r-Secret")));
         f.db.metadata.generation = Some(2);
-        f.db.status.as_mut().unwrap().observed_generation = Some(2);
+        f.db.status.as_mut().unwrap().reported.observed_generation = Some(2);
     });
     let p = plan(&promoted);
     assert!(

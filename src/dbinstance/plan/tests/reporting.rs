@@ -28,7 +28,7 @@ fn aws_errors_are_reported_by_class() {
     }
     // The same failure again publishes no second Event.
     let mut previous = synced().db.status.unwrap();
-    previous.conditions = vec![conditions::condition(
+    previous.reported.conditions = vec![conditions::condition(
         "Synced",
         &ConditionPlan::new(false, "AWSUnavailable", "m"),
         None,
@@ -61,8 +61,9 @@ fn the_written_status_takes_rds_answers() {
         written.master_user_password_hash,
         Some(spec::password_hash(&key(), UID, "pw"))
     );
-    assert_eq!(written.observed_generation, Some(1));
+    assert_eq!(written.reported.observed_generation, Some(1));
     let ready = written
+        .reported
         .conditions
         .iter()
         .find(|c| c.type_ == "Ready")
@@ -85,6 +86,7 @@ fn the_written_status_takes_rds_answers() {
     );
     assert_eq!(after.db_instance_status.as_deref(), Some("rebooting"));
     let ready = after
+        .reported
         .conditions
         .iter()
         .find(|c| c.type_ == "Ready")
@@ -186,11 +188,14 @@ fn ready_means_available_to_clients() {
     use super::status::{failure, readiness};
     use crate::managed::conditions::progress;
     let ready_before = DBInstanceStatus {
-        conditions: vec![conditions::condition(
-            "Ready",
-            &ConditionPlan::new(true, "Available", "the RDS instance is available"),
-            None,
-        )],
+        reported: crate::crd::Reported {
+            conditions: vec![conditions::condition(
+                "Ready",
+                &ConditionPlan::new(true, "Available", "the RDS instance is available"),
+                None,
+            )],
+            ..Default::default()
+        },
         ..Default::default()
     };
     // (previous status, failure reason, Ready after)
