@@ -10,8 +10,6 @@ use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
 
 use crate::budget::ReadBudget;
-use crate::sensitive::Sensitive;
-
 use crate::error::Error;
 use crate::rds_state::Observation;
 
@@ -21,6 +19,7 @@ use crate::lock;
 use crate::metrics::Metrics;
 use crate::observer::Observer;
 use crate::secrets::MANAGER;
+use crate::sensitive::Sensitive;
 
 /// Everything a reconcile needs.
 pub struct Context {
