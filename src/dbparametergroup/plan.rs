@@ -445,7 +445,7 @@ mod tests {
                 "deleting waits while a DBInstance refers to it",
                 deleting(with(facts(), |f| {
                     f.observed = Some(ours(&[]));
-                    f.referrers = vec!["coffee-db".into()];
+                    f.referrers = vec!["DBInstance coffee-db".into()];
                 })),
                 vec![],
                 "InUse",

@@ -332,7 +332,7 @@ mod tests {
                 "deleting waits while a DBInstance refers to it",
                 deleting(with(facts(), |f| {
                     f.observed = Some(ours());
-                    f.referrers = vec!["coffee".into()];
+                    f.referrers = vec!["DBInstance coffee".into()];
                 })),
                 vec![],
                 "InUse",

@@ -150,7 +150,8 @@ pub struct Facts<K: Group> {
     pub observed: Option<K::Observed>,
     /// What else the kind read (the parameter catalog; empty at deletion: not read).
     pub extra: K::Extra,
-    /// At deletion: the DBInstances of the namespace whose reference names this group.
+    /// At deletion: the objects of the namespace that refer to this group, a kind each
+    /// ("DBInstance a, b").
     pub referrers: Vec<String>,
     /// How often to look again once in sync.
     pub drift_interval: Duration,
@@ -320,15 +321,24 @@ impl<K: Group> Referable for K {
     }
 }
 
-/// The objects of the group's namespace that refer to it (the DBInstances that name it), read
-/// from the API (fresh: a deletion waits on them) only when the group is being deleted, the one
-/// decision that needs them; otherwise none, and no read.
+/// The objects of the group's namespace that refer to it (the DBInstances that name it), a kind
+/// each, read from the API (fresh: a deletion waits on them) only when the group is being deleted,
+/// the one decision that needs them; otherwise none, and no read.
 pub async fn referrers<K: Group>(ctx: &Context, obj: &K) -> Result<Vec<String>, Error> {
     if obj.meta().deletion_timestamp.is_none() {
         return Ok(Vec::new());
     }
     let found = ctx.shared::<Referrers<K>>().of(&ctx.client, obj).await?;
-    Ok(found.into_iter().map(|(_, name)| name).collect())
+    let mut kinds: Vec<(String, Vec<String>)> = Vec::new();
+    for (kind, name) in found {
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, names)) => names.push(name),
+            None => kinds.push((kind, vec![name])),
+        }
+    }
+    Ok((kinds.into_iter())
+        .map(|(kind, names)| format!("{kind} {}", names.join(", ")))
+        .collect())
 }
 
 /// A group's status after a pass: the plan's fields, with its conditions merged into the previous
@@ -435,8 +445,8 @@ fn deletion<K: Group>(
     let what = K::WHAT;
     if !referrers.is_empty() {
         let message = format!(
-            "DBInstance {} still refers to this {what}; it is deleted once they are gone",
-            referrers.join(", ")
+            "{} still refers to this {what}; it is deleted once they are gone",
+            referrers.join("; ")
         );
         let condition = ConditionPlan::new(false, "InUse", message);
         plan.status = Some(GroupStatus {
