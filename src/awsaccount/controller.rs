@@ -4,26 +4,21 @@
 
 use std::sync::Arc;
 
+use futures::StreamExt;
 use kube::ResourceExt;
 use kube::runtime::Controller;
 use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
 
 use super::plan::{self, Facts, Plan, Step};
 use super::{AWSAccount, AWSAccountStatus};
 use crate::context::Context;
 use crate::crd::Reported;
-use crate::dbcluster::DBCluster;
-use crate::dbclusterparametergroup::DBClusterParameterGroup;
-use crate::dbinstance::DBInstance;
-use crate::dbparametergroup::DBParameterGroup;
-use crate::dbsubnetgroup::DBSubnetGroup;
-use crate::error::{Error, kube_err};
+use crate::error::Error;
 use crate::managed::apiserver::set_finalizer;
-use crate::managed::placement::Placed;
+use crate::managed::locate::AccountUsers;
 use crate::managed::placement::{Source, Target};
 use crate::managed::plan::PlannedEvent;
-use crate::managed::{Failure, Kind, Managed, conditions, scoped};
+use crate::managed::{Failure, Managed, conditions};
 
 impl Managed for AWSAccount {
     const KIND: &'static str = "AWSAccount";
@@ -50,11 +45,8 @@ impl Managed for AWSAccount {
         ctx: &Context,
         _: Option<&str>,
     ) -> Controller<AWSAccount> {
-        let controller = wakes_accounts::<DBInstance>(controller, ctx);
-        let controller = wakes_accounts::<DBSubnetGroup>(controller, ctx);
-        let controller = wakes_accounts::<DBCluster>(controller, ctx);
-        let controller = wakes_accounts::<DBClusterParameterGroup>(controller, ctx);
-        wakes_accounts::<DBParameterGroup>(controller, ctx)
+        let users = ctx.shared::<AccountUsers>().changes(&ctx.client);
+        controller.reconcile_on(users.map(|name| ObjectRef::new(&name)))
     }
 
     /// Located nowhere; with `--shards`, AWSAccounts are the first shard's.
@@ -72,11 +64,7 @@ impl Managed for AWSAccount {
             Some(_) => None,
             None => Some(reach(self, ctx).await?),
         };
-        let mut users = users_of::<DBInstance>(ctx, &name).await?;
-        users.extend(users_of::<DBSubnetGroup>(ctx, &name).await?);
-        users.extend(users_of::<DBParameterGroup>(ctx, &name).await?);
-        users.extend(users_of::<DBCluster>(ctx, &name).await?);
-        users.extend(users_of::<DBClusterParameterGroup>(ctx, &name).await?);
+        let users = ctx.shared::<AccountUsers>().of(&ctx.client, &name).await?;
         Ok(Facts {
             account: self.clone(),
             reached,
@@ -177,46 +165,4 @@ async fn reach(
         .identity()
         .await
         .map_err(|e| format!("{} failed: {}: {}", e.operation, e.code, e.message)))
-}
-
-/// Whether an object uses the account of this name: names it, or lives in it.
-fn uses<K: Placed>(obj: &K, account: &str) -> bool {
-    obj.account_ref() == Some(account)
-        || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(account))
-}
-
-/// The `namespace/name` of every object of kind `K` in the cluster (not only the watched
-/// namespaces: another release may manage them, and every release must count the same) that uses
-/// the account: read from the API (fresh: a deletion waits on them).
-async fn users_of<K: Placed + Kind>(ctx: &Context, account: &str) -> Result<Vec<String>, Error> {
-    let list = (scoped::<K>(&ctx.client, None)
-        .list(&Default::default())
-        .await)
-        .map_err(kube_err("list an account's users"))?;
-    Ok((list.items.iter())
-        .filter(|o| uses(*o, account))
-        .map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any()))
-        .collect())
-}
-
-/// An AWSAccount's controller, woken by the objects of kind `K` that use it.
-fn wakes_accounts<K: Placed + Kind + Send + Sync + 'static>(
-    controller: Controller<AWSAccount>,
-    ctx: &Context,
-) -> Controller<AWSAccount> {
-    controller.watches(
-        scoped::<K>(&ctx.client, None),
-        watcher::Config::default().any_semantic(),
-        |obj: K| {
-            let named = obj.account_ref().map(str::to_owned);
-            let lives = (obj.placement()).and_then(|p| p.account.clone());
-            let mut refs: Vec<ObjectRef<AWSAccount>> = Vec::new();
-            for name in named.into_iter().chain(lives) {
-                if refs.iter().all(|r| r.name != name) {
-                    refs.push(ObjectRef::new(&name));
-                }
-            }
-            refs
-        },
-    )
 }

@@ -22,7 +22,7 @@ use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
-use crate::managed::locate::Located;
+use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::placement::Placement;
 use crate::managed::plan::GroupStatus;
 use crate::managed::plan::PlannedEvent;
@@ -419,6 +419,11 @@ impl Managed for DBCluster {
     type Answer = ();
     type Status = DBClusterStatus;
     type Where = Located;
+
+    /// A DBCluster can use an account (`locate::AccountUsers`).
+    fn declare(ctx: &Context) {
+        ctx.shared::<AccountUsers>().declare::<DBCluster>();
+    }
 
     fn shared(ctx: Arc<Context>) -> Arc<Context> {
         ctx

@@ -20,7 +20,7 @@ use crate::dbinstance::{act, read};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
-use crate::managed::locate::Located;
+use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::references::{Referrers, RefersTo};
 use crate::managed::{Failure, Managed, Planned, references, scoped};
 
@@ -71,9 +71,10 @@ impl Managed for DBInstance {
     type Status = DBInstanceStatus;
     type Where = Located;
 
-    /// A DBInstance refers to its subnet group, its parameter group and its DBCluster: their
-    /// deletions wait for it, and its changes wake them.
+    /// A DBInstance can use an account; it refers to its subnet group, its parameter group and its
+    /// DBCluster: their deletions wait for it, and its changes wake them.
     fn declare(ctx: &Context) {
+        ctx.shared::<AccountUsers>().declare::<DBInstance>();
         ctx.shared::<Referrers<DBSubnetGroup>>()
             .declare::<DBInstance>();
         ctx.shared::<Referrers<DBParameterGroup>>()

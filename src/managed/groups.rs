@@ -24,7 +24,7 @@ use crate::context::Context;
 use crate::crd::{Tag, has_finalizer};
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::locate::Located;
+use crate::managed::locate::{AccountUsers, Located};
 use crate::observer::listing::Listed;
 
 /// What a group kind supplies: how to read the group in RDS, its pure plan, how to run a step of
@@ -201,6 +201,11 @@ impl<K: Group> Managed for K {
     type Answer = ();
     type Status = K::Status;
     type Where = Located;
+
+    /// A group can use an account (`locate::AccountUsers`).
+    fn declare(ctx: &Context) {
+        ctx.shared::<AccountUsers>().declare::<K>();
+    }
 
     fn shared(ctx: Arc<Context>) -> Arc<Shared> {
         let drift_interval = ctx.locations.intervals().settled;

@@ -11,6 +11,9 @@ use kube::runtime::reflector::ObjectRef;
 use std::sync::Arc;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use kube::ResourceExt;
 use tracing::{debug, warn};
 
 use super::Kind;
@@ -153,4 +156,94 @@ where
         futures::stream::iter(users)
     });
     controller.reconcile_on(changed)
+}
+
+/// The placed kinds, as each declares itself at start (`Managed::declare`): how the objects of
+/// each that use an account are listed, and how their changes are heard. The AWSAccount kind
+/// counts an account's users and is woken by them through it, naming none of them.
+#[derive(Default)]
+pub struct AccountUsers(std::sync::Mutex<Vec<UsersOf>>);
+
+/// The `namespace/name` of the objects that use an account.
+type Users = BoxFuture<'static, Result<Vec<String>, Error>>;
+
+/// One placed kind's part in [`AccountUsers`].
+struct UsersOf {
+    list: fn(kube::Client, String) -> Users,
+    changes: fn(&kube::Client) -> BoxStream<'static, Vec<String>>,
+}
+
+impl AccountUsers {
+    /// Objects of kind `K` can use an account.
+    pub fn declare<K: Placed + Kind + Send + Sync + 'static>(&self) {
+        crate::lock(&self.0).push(UsersOf {
+            list: |client, account| Box::pin(users_of::<K>(client, account)),
+            changes: accounts_touched_by::<K>,
+        });
+    }
+
+    /// The `namespace/name` of every object in the cluster that uses the account of this name
+    /// (not only the watched namespaces: another release may manage them, and every release must
+    /// count the same), read from the API (fresh: a deletion waits on them), kind after kind.
+    pub async fn of(&self, client: &kube::Client, account: &str) -> Result<Vec<String>, Error> {
+        let lists: Vec<_> = (crate::lock(&self.0).iter())
+            .map(|k| (k.list)(client.clone(), account.to_owned()))
+            .collect();
+        let mut users = Vec::new();
+        for list in lists {
+            users.extend(list.await?);
+        }
+        Ok(users)
+    }
+
+    /// The names of the accounts that objects starting or stopping to use them name, as they do.
+    pub fn changes(&self, client: &kube::Client) -> BoxStream<'static, String> {
+        let streams: Vec<_> = (crate::lock(&self.0).iter())
+            .map(|k| (k.changes)(client))
+            .collect();
+        futures::stream::select_all(streams)
+            .flat_map(futures::stream::iter)
+            .boxed()
+    }
+}
+
+/// Whether an object uses the account of this name: names it, or lives in it.
+fn uses<K: Placed>(obj: &K, account: &str) -> bool {
+    obj.account_ref() == Some(account)
+        || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(account))
+}
+
+async fn users_of<K: Placed + Kind>(
+    client: kube::Client,
+    account: String,
+) -> Result<Vec<String>, Error> {
+    let list = (super::scoped::<K>(&client, None)
+        .list(&Default::default())
+        .await)
+        .map_err(kube_err("list an account's users"))?;
+    Ok((list.items.iter())
+        .filter(|o| uses(*o, &account))
+        .map(|o| format!("{}/{}", o.namespace().unwrap_or_default(), o.name_any()))
+        .collect())
+}
+
+/// The accounts each object of kind `K` names or lives in, as the objects change (in the whole
+/// cluster: every release counts the same users).
+fn accounts_touched_by<K: Placed + Kind + Send + Sync + 'static>(
+    client: &kube::Client,
+) -> BoxStream<'static, Vec<String>> {
+    use kube::runtime::WatchStreamExt;
+    let config = kube::runtime::watcher::Config::default().any_semantic();
+    kube::runtime::watcher(super::scoped::<K>(client, None), config)
+        .default_backoff()
+        .touched_objects()
+        .filter_map(|obj| async move {
+            let obj = obj.ok()?;
+            let named = obj.account_ref().map(str::to_owned);
+            let lives = (obj.placement()).and_then(|p| p.account.clone());
+            let mut names: Vec<String> = named.into_iter().chain(lives).collect();
+            names.dedup();
+            Some(names)
+        })
+        .boxed()
 }
