@@ -36,17 +36,7 @@ impl Accounts for Directory {
     }
 
     fn changes(&self) -> BoxStream<'static, String> {
-        let rx = self.changed.subscribe();
-        futures::stream::unfold(rx, |mut rx| async move {
-            loop {
-                match rx.recv().await {
-                    Ok(name) => return Some((name, rx)),
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
-            }
-        })
-        .boxed()
+        crate::observer::wakes(self.changed.subscribe()).boxed()
     }
 }
 

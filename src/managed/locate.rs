@@ -147,10 +147,7 @@ where
     let store = controller.store();
     let changed = ctx.directory.accounts.changes().flat_map(move |name| {
         let users: Vec<ObjectRef<K>> = (store.state().into_iter())
-            .filter(|obj| {
-                obj.account_ref() == Some(name.as_str())
-                    || (obj.placement()).is_some_and(|p| p.account.as_deref() == Some(&name))
-            })
+            .filter(|obj| uses(&**obj, &name))
             .map(|obj| ObjectRef::from_obj(&*obj))
             .collect();
         futures::stream::iter(users)
@@ -189,11 +186,7 @@ impl AccountUsers {
         let lists: Vec<_> = (crate::lock(&self.0).iter())
             .map(|k| (k.list)(client.clone(), account.to_owned()))
             .collect();
-        let mut users = Vec::new();
-        for list in lists {
-            users.extend(list.await?);
-        }
-        Ok(users)
+        Ok(futures::future::try_join_all(lists).await?.concat())
     }
 
     /// The names of the accounts that objects starting or stopping to use them name, as they do.

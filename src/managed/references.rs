@@ -137,11 +137,7 @@ where
         let lists: Vec<_> = (lock(&self.0).iter())
             .map(|r| (r.list)(client.clone(), obj.clone()))
             .collect();
-        let mut found = Vec::new();
-        for list in lists {
-            found.extend(list.await?);
-        }
-        Ok(found)
+        Ok(futures::future::try_join_all(lists).await?.concat())
     }
 
     /// The controller of `K`, woken by an object that starts or stops referring to one of its

@@ -35,8 +35,11 @@ pub struct Owner {
     pub name: String,
 }
 
-/// The wakes a receiver hears, as a stream.
-pub fn wakes(rx: broadcast::Receiver<Owner>) -> impl Stream<Item = Owner> + Send + 'static {
+/// What a broadcast receiver hears, as a stream: the wakes of the polls, the names of changed
+/// accounts. Missed messages are skipped (the periodic requeue catches them).
+pub fn wakes<T: Clone + Send + 'static>(
+    rx: broadcast::Receiver<T>,
+) -> impl Stream<Item = T> + Send + 'static {
     futures::stream::unfold(rx, |mut rx| async move {
         loop {
             match rx.recv().await {
