@@ -2,8 +2,6 @@
 //! chain, in its first region) and who uses it, plans (pure, `plan.rs`) and acts on its finalizer
 //! and its cached locations. It has no AWS resource of its own, so it is located nowhere.
 
-use std::sync::Arc;
-
 use futures::StreamExt;
 use kube::ResourceExt;
 use kube::runtime::Controller;
@@ -29,14 +27,6 @@ impl Managed for AWSAccount {
     type Answer = ();
     type Status = AWSAccountStatus;
     type Where = ();
-
-    fn shared(ctx: Arc<Context>) -> Arc<Context> {
-        ctx
-    }
-
-    fn context(ctx: &Context) -> &Context {
-        ctx
-    }
 
     /// A resource anywhere in the cluster that starts or stops using an account wakes it (its
     /// count, its deletion): every release sharing the cluster counts the same users.

@@ -7,6 +7,7 @@
 
 pub mod choices;
 pub mod connection;
+pub mod fields;
 pub mod parts;
 pub mod password;
 pub mod secret;

@@ -3,15 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use aws_sdk_rds::types::ServerlessV2ScalingConfiguration;
+use aws_sdk_rds::types::{DbCluster, ServerlessV2ScalingConfiguration};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::DBClusterSpec;
-use super::drift::ClusterModification;
-use super::observed::ObservedCluster;
+use super::drift::{ClusterFields, ClusterModification, scaling_configuration};
+use super::observed::{ObservedCluster, ObservedMember};
 use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::observer::listing::Listed;
-use crate::rds::{Rds, rds_tags};
+use crate::rds::{Rds, rds_tags, tag_map};
 use crate::rds_state::is_transitional;
 
 /// What CreateDBCluster is sent.
@@ -24,12 +24,49 @@ pub struct CreateCluster<'a> {
 }
 
 pub(super) fn scaling(spec: &DBClusterSpec) -> Option<ServerlessV2ScalingConfiguration> {
-    (spec.serverless_v2_scaling_configuration.as_ref()).map(|s| {
-        ServerlessV2ScalingConfiguration::builder()
-            .min_capacity(s.min_capacity)
-            .max_capacity(s.max_capacity)
-            .build()
-    })
+    (spec.serverless_v2_scaling_configuration.as_ref())
+        .map(|s| scaling_configuration(&(s.min_capacity, s.max_capacity)))
+}
+
+/// RDS's cluster as the plan reads it: the field table's fields read by its rows, the rest here.
+impl From<&DbCluster> for ObservedCluster {
+    fn from(c: &DbCluster) -> Self {
+        let s = |v: Option<&str>| v.map(str::to_owned);
+        let pending = (c.pending_modified_values().into_iter())
+            .flat_map(|p| {
+                p.engine_version()
+                    .map(|v| ("engineVersion".to_owned(), v.to_owned()))
+            })
+            .collect();
+        let mut observed = ObservedCluster {
+            identifier: c.db_cluster_identifier().unwrap_or_default().to_owned(),
+            status: c.status().unwrap_or_default().to_owned(),
+            arn: s(c.db_cluster_arn()),
+            engine: s(c.engine()),
+            endpoint: s(c.endpoint()),
+            reader_endpoint: s(c.reader_endpoint()),
+            master_username: s(c.master_username()),
+            database_name: s(c.database_name()),
+            db_subnet_group_name: s(c.db_subnet_group()),
+            storage_encrypted: c.storage_encrypted(),
+            tags: tag_map(c.tag_list()),
+            pending_modified_values: pending,
+            members: (c.db_cluster_members().iter())
+                .filter_map(|m| {
+                    Some(ObservedMember {
+                        identifier: m.db_instance_identifier()?.to_owned(),
+                        writer: m.is_cluster_writer().unwrap_or(false),
+                        parameter_status: s(m.db_cluster_parameter_group_status()),
+                    })
+                })
+                .collect(),
+            master_user_secret_arn: (c.master_user_secret())
+                .and_then(|s| s.secret_arn().map(str::to_owned)),
+            ..Default::default()
+        };
+        ClusterFields::read(c, &mut observed);
+        observed
+    }
 }
 
 /// The clusters as the observer lists them (`observer::listing`); one RDS is busy with is read
@@ -88,32 +125,17 @@ impl Rds {
         req: &CreateCluster<'_>,
     ) -> Result<ObservedCluster, AwsError> {
         let spec = req.spec;
-        let result = (self.client.create_db_cluster())
+        let request = ClusterFields::create(spec, self.client.create_db_cluster());
+        let result = request
             .db_cluster_identifier(req.identifier)
             .engine(spec.engine.as_str())
-            .set_engine_version(spec.engine_version.clone())
-            .set_serverless_v2_scaling_configuration(scaling(spec))
             .master_username(&spec.master_username)
             .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
             .set_manage_master_user_password(spec.password.manage_master_user_password)
             .set_database_name(spec.database_name.clone())
-            .set_port(spec.network.port)
-            .set_backup_retention_period(spec.backup_retention_period)
-            .set_preferred_backup_window(spec.backups.preferred_backup_window.clone())
-            .set_preferred_maintenance_window(spec.maintenance.preferred_maintenance_window.clone())
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids(spec.network.vpc_security_group_ids.clone())
-            .set_db_cluster_parameter_group_name(spec.db_cluster_parameter_group_name.clone())
             .set_storage_encrypted(spec.security.storage_encrypted)
             .set_kms_key_id(spec.security.kms_key_id.clone())
-            .set_enable_iam_database_authentication(
-                spec.security.enable_iam_database_authentication,
-            )
-            .set_enable_cloudwatch_logs_exports(
-                spec.security.enable_cloudwatch_logs_exports.clone(),
-            )
-            .set_deletion_protection(spec.deletion.deletion_protection)
-            .set_copy_tags_to_snapshot(spec.backups.copy_tags_to_snapshot)
             .set_tags(Some(rds_tags(req.tags)))
             .send()
             .await
@@ -136,33 +158,10 @@ impl Rds {
         m: &ClusterModification,
         password: Option<&SecretString>,
     ) -> Result<ObservedCluster, AwsError> {
-        let logs = (m.logs_exports.as_ref()).map(|(enable, disable)| {
-            aws_sdk_rds::types::CloudwatchLogsExportConfiguration::builder()
-                .set_enable_log_types(Some(enable.clone()))
-                .set_disable_log_types(Some(disable.clone()))
-                .build()
-        });
-        let result = (self.client.modify_db_cluster())
+        let result = (m.send(self.client.modify_db_cluster()))
             .db_cluster_identifier(identifier)
             .apply_immediately(m.apply_immediately)
             .set_allow_major_version_upgrade(m.allow_major_version_upgrade.then_some(true))
-            .set_engine_version(m.engine_version.clone())
-            .set_serverless_v2_scaling_configuration(m.serverless_v2.map(|(min, max)| {
-                ServerlessV2ScalingConfiguration::builder()
-                    .min_capacity(min)
-                    .max_capacity(max)
-                    .build()
-            }))
-            .set_port(m.port)
-            .set_backup_retention_period(m.backup_retention_period)
-            .set_preferred_backup_window(m.preferred_backup_window.clone())
-            .set_preferred_maintenance_window(m.preferred_maintenance_window.clone())
-            .set_vpc_security_group_ids(m.vpc_security_group_ids.clone())
-            .set_db_cluster_parameter_group_name(m.db_cluster_parameter_group_name.clone())
-            .set_enable_iam_database_authentication(m.iam_database_authentication)
-            .set_cloudwatch_logs_export_configuration(logs)
-            .set_deletion_protection(m.deletion_protection)
-            .set_copy_tags_to_snapshot(m.copy_tags_to_snapshot)
             .set_master_user_password(password.map(|p| p.expose_secret().to_owned()))
             .send()
             .await

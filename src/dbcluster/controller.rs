@@ -2,8 +2,6 @@
 //! directly; its Secrets; its references; at deletion its members), the pure plan (`plan.rs`), one
 //! step at a time, and the status. Nothing here decides what to call or what to report.
 
-use std::sync::Arc;
-
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
@@ -423,14 +421,6 @@ impl Managed for DBCluster {
     /// A DBCluster can use an account (`locate::AccountUsers`).
     fn declare(ctx: &Context) {
         ctx.shared::<AccountUsers>().declare::<DBCluster>();
-    }
-
-    fn shared(ctx: Arc<Context>) -> Arc<Context> {
-        ctx
-    }
-
-    fn context(ctx: &Context) -> &Context {
-        ctx
     }
 
     fn watches(

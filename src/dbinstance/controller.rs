@@ -2,8 +2,6 @@
 //! (`read.rs`) -> plan (pure, `plan/`) -> act (`act.rs`) -> report (`plan::status`, and the
 //! gauges below). Nothing here decides what to call or what to report.
 
-use std::sync::Arc;
-
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::PartialObjectMeta;
@@ -80,14 +78,6 @@ impl Managed for DBInstance {
         ctx.shared::<Referrers<DBParameterGroup>>()
             .declare::<DBInstance>();
         ctx.shared::<Referrers<DBCluster>>().declare::<DBInstance>();
-    }
-
-    fn shared(ctx: Arc<Context>) -> Arc<Context> {
-        ctx
-    }
-
-    fn context(ctx: &Context) -> &Context {
-        ctx
     }
 
     fn watches(

@@ -19,7 +19,7 @@ use super::placement::Placement;
 use super::plan::{ConditionPlan, GroupStatus, KindPlan, PlannedEvent, Requeue};
 use super::references::{Referable, Referrers};
 use super::tags;
-use super::{Failure, Kind, Managed};
+use super::{Failure, Kind, KindContext, Managed};
 use crate::context::Context;
 use crate::crd::{Tag, has_finalizer};
 use crate::error::Error;
@@ -190,6 +190,21 @@ pub struct Shared {
     pub drift_interval: Duration,
 }
 
+/// What the group kinds' reconciles share: the context and the drift interval.
+impl KindContext for Shared {
+    fn make(ctx: Arc<Context>) -> Arc<Shared> {
+        let drift_interval = ctx.locations.intervals().settled;
+        Arc::new(Shared {
+            ctx,
+            drift_interval,
+        })
+    }
+
+    fn context(&self) -> &Context {
+        &self.ctx
+    }
+}
+
 /// Every group kind on the skeleton: a DBInstance that starts or stops referring to it wakes it,
 /// and its status is [`settled`] after a pass or [`failed`] after a failure.
 impl<K: Group> Managed for K {
@@ -205,18 +220,6 @@ impl<K: Group> Managed for K {
     /// A group can use an account (`locate::AccountUsers`).
     fn declare(ctx: &Context) {
         ctx.shared::<AccountUsers>().declare::<K>();
-    }
-
-    fn shared(ctx: Arc<Context>) -> Arc<Shared> {
-        let drift_interval = ctx.locations.intervals().settled;
-        Arc::new(Shared {
-            ctx,
-            drift_interval,
-        })
-    }
-
-    fn context(shared: &Shared) -> &Context {
-        &shared.ctx
     }
 
     fn watches(

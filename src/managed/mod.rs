@@ -81,13 +81,30 @@ impl ApiScope for kube::core::ClusterResourceScope {
     }
 }
 
+/// What a kind's reconciles share, made once from the operator's [`Context`]: the context itself,
+/// or the context with what the kind adds.
+pub trait KindContext: Send + Sync + 'static {
+    fn make(ctx: Arc<Context>) -> Arc<Self>;
+    fn context(&self) -> &Context;
+}
+
+impl KindContext for Context {
+    fn make(ctx: Arc<Context>) -> Arc<Context> {
+        ctx
+    }
+
+    fn context(&self) -> &Context {
+        self
+    }
+}
+
 /// What a kind supplies to the skeleton: its facts and how to read them, its pure plan, its steps
 /// and how to run one, and its status with how a pass and a failure are reported in it (pure).
 pub trait Managed: Kind + Send + Sync + 'static {
     /// The kind in spans and logs.
     const KIND: &'static str;
     /// What its reconciles share: the operator's [`Context`] and what the kind adds.
-    type Ctx: Send + Sync + 'static;
+    type Ctx: KindContext;
     type Facts: Send + Sync;
     type Step: Send + Sync;
     type Plan: Planned<Self::Step> + Send + Sync;
@@ -100,9 +117,6 @@ pub trait Managed: Kind + Send + Sync + 'static {
     /// At start, before any controller runs: what the kind declares to the others through the
     /// context (the kinds it refers to: `references::Referrers`).
     fn declare(_ctx: &Context) {}
-    /// What its reconciles share, made once from the operator's context.
-    fn shared(ctx: Arc<Context>) -> Arc<Self::Ctx>;
-    fn context(ctx: &Self::Ctx) -> &Context;
     /// The kind's wake-ups (references, owned Secrets, the observer), added to its controller.
     fn watches(
         controller: Controller<Self>,

@@ -14,6 +14,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig};
 use tokio::sync::watch;
 use tracing::{Instrument, debug, info, warn};
 
+use super::KindContext;
 use super::apiserver::{lean_controller, patch_status, publish};
 use super::plan::Requeue;
 use super::{Failure, Managed, Planned, scoped};
@@ -63,7 +64,7 @@ pub fn controller<K: Managed>(
         kind = K::KIND,
         "starting controller"
     );
-    let shared = K::shared(ctx.clone());
+    let shared = K::Ctx::make(ctx.clone());
     let controller = lean_controller(scoped::<K>(&ctx.client, namespace))
         .with_config(ControllerConfig::default().concurrency(concurrency));
     let controller = K::watches(controller, &shared, namespace);
@@ -96,7 +97,7 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
         resource = %obj.name_any()
     );
     async move {
-        let ctx = K::context(&shared);
+        let ctx = shared.context();
         let uid = obj.uid().ok_or(Error::MissingObjectKey("uid"))?;
         if ctx.shared::<super::writes::Writes>().behind(obj.meta()) {
             debug!("the cache is older than our last write; waiting for it");
@@ -147,7 +148,7 @@ pub fn error_policy<K: Managed>(obj: Arc<K>, error: &Error, shared: Arc<K::Ctx>)
         let wait = wait.max(std::time::Duration::from_secs(1));
         return Action::requeue(crate::duration::jitter(wait, 0.25));
     }
-    let ctx = K::context(&shared);
+    let ctx = shared.context();
     Action::requeue(ctx.backoff(&obj.uid().unwrap_or_default(), obj.meta().generation))
 }
 
@@ -155,7 +156,7 @@ pub fn error_policy<K: Managed>(obj: Arc<K>, error: &Error, shared: Arc<K::Ctx>)
 /// only while this replica may act there) → report (the Events whose steps succeeded; the status
 /// when every step did).
 async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K::Plan>> {
-    let ctx = K::context(shared);
+    let ctx = shared.context();
     let at = obj.locate(shared).await?;
     let facts = obj.read(shared, &at).await?;
     let plan = K::plan(&facts);
@@ -222,7 +223,7 @@ async fn report_failure<K: Managed>(
     let Some((reason, message)) = error.user_facing() else {
         return;
     };
-    let ctx = K::context(shared);
+    let ctx = shared.context();
     let now = crate::duration::now();
     let (reason, message) = (reason.as_str(), message.as_str());
     let failure = Failure {

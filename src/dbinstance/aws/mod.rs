@@ -10,7 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::dbinstance::DBInstanceSpec;
-use crate::dbinstance::drift::Modification;
+use crate::dbinstance::drift::{InstanceFields, Modification};
 use crate::rds::{Rds, rds_tags, rfc3339, tag_map};
 use crate::rds_state::{ObservedInstance, StatusInfo};
 
@@ -46,50 +46,15 @@ impl From<&DbInstance> for ObservedInstance {
             .pending_modified_values()
             .map(pending_map)
             .unwrap_or_default();
-        ObservedInstance {
+        let mut observed = ObservedInstance {
             identifier: db.db_instance_identifier().unwrap_or_default().to_owned(),
             status: db.db_instance_status().unwrap_or_default().to_owned(),
             arn: s(db.db_instance_arn()),
             engine: s(db.engine()),
-            engine_version: s(db.engine_version()),
-            db_instance_class: s(db.db_instance_class()),
-            allocated_storage: db.allocated_storage(),
-            max_allocated_storage: db.max_allocated_storage(),
-            storage_type: s(db.storage_type()),
-            iops: db.iops(),
-            multi_az: db.multi_az(),
-            publicly_accessible: db.publicly_accessible(),
-            backup_retention_period: db.backup_retention_period(),
-            preferred_backup_window: s(db.preferred_backup_window()),
-            preferred_maintenance_window: s(db.preferred_maintenance_window()),
-            auto_minor_version_upgrade: db.auto_minor_version_upgrade(),
-            deletion_protection: db.deletion_protection(),
-            copy_tags_to_snapshot: db.copy_tags_to_snapshot(),
-            vpc_security_group_ids: db
-                .vpc_security_groups()
-                .iter()
-                .filter_map(|g| g.vpc_security_group_id().map(str::to_owned))
-                .collect(),
-            db_parameter_group_name: db
-                .db_parameter_groups()
-                .first()
-                .and_then(|g| g.db_parameter_group_name().map(str::to_owned)),
             parameter_apply_status: (db.db_parameter_groups().first())
                 .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
-            storage_throughput: db.storage_throughput(),
-            enabled_cloudwatch_logs_exports: db.enabled_cloudwatch_logs_exports().to_vec(),
-            iam_database_authentication_enabled: db.iam_database_authentication_enabled(),
-            performance_insights_enabled: db.performance_insights_enabled(),
-            performance_insights_retention_period: db.performance_insights_retention_period(),
             performance_insights_kms_key_id: s(db.performance_insights_kms_key_id()),
-            monitoring_interval: db.monitoring_interval(),
-            monitoring_role_arn: s(db.monitoring_role_arn()),
-            option_group_name: (db.option_group_memberships().first())
-                .and_then(|g| g.option_group_name().map(str::to_owned)),
-            network_type: s(db.network_type()),
-            license_model: s(db.license_model()),
             dbi_resource_id: s(db.dbi_resource_id()),
-            ca_certificate_identifier: s(db.ca_certificate_identifier()),
             certificate_valid_till: (db.certificate_details())
                 .and_then(|c| c.valid_till())
                 .and_then(rfc3339),
@@ -100,10 +65,6 @@ impl From<&DbInstance> for ObservedInstance {
             master_username: s(db.master_username()),
             db_name: s(db.db_name()),
             address: db.endpoint().and_then(|e| e.address().map(str::to_owned)),
-            port: db
-                .endpoint()
-                .and_then(|e| e.port())
-                .or(db.db_instance_port()),
             tags: tag_map(db.tag_list()),
             pending_modified_values: pending,
             master_user_secret_arn: db
@@ -112,7 +73,10 @@ impl From<&DbInstance> for ObservedInstance {
             replica_source: s(db.read_replica_source_db_instance_identifier()),
             read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
             status_infos: db.status_infos().iter().map(status_info).collect(),
-        }
+            ..Default::default()
+        };
+        InstanceFields::read(db, &mut observed);
+        observed
     }
 }
 
@@ -245,51 +209,18 @@ impl Rds {
     pub async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
         let spec = req.spec;
         let tags = rds_tags(&req.tags);
-        let result = self
-            .client
-            .create_db_instance()
+        let request = InstanceFields::create(spec, self.client.create_db_instance());
+        let result = request
             .db_instance_identifier(req.identifier)
             .engine(&spec.engine)
-            .set_engine_version(spec.engine_version.clone())
-            .db_instance_class(&spec.db_instance_class)
-            .set_allocated_storage(spec.allocated_storage)
-            .set_max_allocated_storage(spec.max_allocated_storage)
-            .set_storage_type(spec.storage_type.map(|t| t.as_str().to_owned()))
-            .set_iops(spec.iops)
             .set_storage_encrypted(spec.security.storage_encrypted)
             .set_kms_key_id(spec.security.kms_key_id.clone())
             .set_master_username(spec.master_username.clone())
             .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
             .set_manage_master_user_password(spec.password.manage_master_user_password)
             .set_db_name(spec.db_name.clone())
-            .set_port(spec.network.port)
-            .set_multi_az(spec.multi_az)
-            .set_publicly_accessible(spec.publicly_accessible)
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
-            .set_vpc_security_group_ids(spec.network.vpc_security_group_ids.clone())
-            .set_db_parameter_group_name(spec.db_parameter_group_name.clone())
-            .set_backup_retention_period(spec.backup_retention_period)
-            .set_preferred_backup_window(spec.backups.preferred_backup_window.clone())
-            .set_preferred_maintenance_window(spec.maintenance.preferred_maintenance_window.clone())
-            .set_auto_minor_version_upgrade(spec.auto_minor_version_upgrade)
-            .set_deletion_protection(spec.deletion.deletion_protection)
-            .set_copy_tags_to_snapshot(spec.backups.copy_tags_to_snapshot)
-            .set_storage_throughput(spec.storage_throughput)
-            .set_ca_certificate_identifier(spec.ca_certificate_identifier.clone())
-            .set_enable_cloudwatch_logs_exports(
-                spec.security.enable_cloudwatch_logs_exports.clone(),
-            )
-            .set_enable_iam_database_authentication(
-                spec.security.enable_iam_database_authentication,
-            )
-            .set_enable_performance_insights(spec.enable_performance_insights)
-            .set_performance_insights_retention_period(spec.performance_insights_retention_period)
             .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
-            .set_monitoring_interval(spec.monitoring_interval)
-            .set_monitoring_role_arn(spec.monitoring_role_arn.clone())
-            .set_option_group_name(spec.option_group_name.clone())
-            .set_network_type(spec.network_type.map(|t| t.as_str().to_owned()))
-            .set_license_model(spec.license_model.clone())
             .set_availability_zone(spec.availability_zone.clone())
             .set_character_set_name(spec.character_set_name.clone())
             .set_engine_lifecycle_support(spec.engine_lifecycle_support.clone())
@@ -312,47 +243,11 @@ impl Rds {
         password: Option<&SecretString>,
     ) -> Result<ObservedInstance, AwsError> {
         let password = if m.rotate_password { password } else { None };
-        let result = self
-            .client
-            .modify_db_instance()
+        let result = m
+            .send(self.client.modify_db_instance())
             .db_instance_identifier(identifier)
             .apply_immediately(m.apply_immediately)
             .set_allow_major_version_upgrade(m.allow_major_version_upgrade.then_some(true))
-            .set_db_instance_class(m.db_instance_class.clone())
-            .set_allocated_storage(m.allocated_storage)
-            .set_max_allocated_storage(m.max_allocated_storage)
-            .set_storage_type(m.storage_type.clone())
-            .set_iops(m.iops)
-            .set_engine_version(m.engine_version.clone())
-            .set_backup_retention_period(m.backup_retention_period)
-            .set_preferred_backup_window(m.preferred_backup_window.clone())
-            .set_preferred_maintenance_window(m.preferred_maintenance_window.clone())
-            .set_multi_az(m.multi_az)
-            .set_publicly_accessible(m.publicly_accessible)
-            .set_deletion_protection(m.deletion_protection)
-            .set_db_parameter_group_name(m.db_parameter_group_name.clone())
-            .set_vpc_security_group_ids(m.vpc_security_group_ids.clone())
-            .set_db_port_number(m.port)
-            .set_auto_minor_version_upgrade(m.auto_minor_version_upgrade)
-            .set_copy_tags_to_snapshot(m.copy_tags_to_snapshot)
-            .set_storage_throughput(m.storage_throughput)
-            .set_ca_certificate_identifier(m.ca_certificate_identifier.clone())
-            .set_cloudwatch_logs_export_configuration(m.logs_exports.as_ref().map(
-                |(enable, disable)| {
-                    aws_sdk_rds::types::CloudwatchLogsExportConfiguration::builder()
-                        .set_enable_log_types(Some(enable.clone()))
-                        .set_disable_log_types(Some(disable.clone()))
-                        .build()
-                },
-            ))
-            .set_enable_iam_database_authentication(m.iam_database_authentication)
-            .set_enable_performance_insights(m.performance_insights)
-            .set_performance_insights_retention_period(m.performance_insights_retention_period)
-            .set_monitoring_interval(m.monitoring_interval)
-            .set_monitoring_role_arn(m.monitoring_role_arn.clone())
-            .set_option_group_name(m.option_group_name.clone())
-            .set_network_type(m.network_type.clone())
-            .set_license_model(m.license_model.clone())
             .set_master_user_password(password.map(|p| p.expose_secret().to_owned()))
             .send()
             .await

@@ -4,140 +4,25 @@
 //! A field the spec leaves unset is not managed: whatever RDS has (its default, or a person's
 //! choice) is in sync. A change RDS already holds in PendingModifiedValues is not sent again.
 
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Display;
+use std::collections::BTreeMap;
 
+use crate::database::fields::Fields;
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::ObservedInstance;
+
+mod fields;
+
+pub use crate::database::fields::{Diff, field_list};
+pub use fields::{InstanceFields, Modification};
 
 pub use crate::database::version::{
     VersionChange, compare_versions, engine_version_change, major_version,
 };
 
-/// Compares optional spec fields with RDS's values, `same` (equal) or `text` (equal ignoring case),
-/// and records each difference in the modification's field of that name: a row per field, as
-/// `same "name" field,` when the spec, RDS and the modification name it alike, else as
-/// `same "name" (wanted, observed) => modification field,`. A field the spec leaves unset (None)
-/// is not compared.
-macro_rules! compare {
-    ($f:ident, $m:ident, $spec:ident, $o:ident;) => {};
-    (
-        $f:ident, $m:ident, $spec:ident, $o:ident;
-        $eq:ident $name:literal $group:ident . $field:ident, $($rest:tt)*
-    ) => {
-        compare!(@one $f, $m, $eq, $name, $spec.$group.$field, $o.$field, $field);
-        compare!($f, $m, $spec, $o; $($rest)*);
-    };
-    (
-        $f:ident, $m:ident, $spec:ident, $o:ident;
-        $eq:ident $name:literal $field:ident, $($rest:tt)*
-    ) => {
-        compare!(@one $f, $m, $eq, $name, $spec.$field, $o.$field, $field);
-        compare!($f, $m, $spec, $o; $($rest)*);
-    };
-    (
-        $f:ident, $m:ident, $spec:ident, $o:ident;
-        $eq:ident $name:literal ($want:expr, $have:expr) => $slot:ident, $($rest:tt)*
-    ) => {
-        compare!(@one $f, $m, $eq, $name, $want, $have, $slot);
-        compare!($f, $m, $spec, $o; $($rest)*);
-    };
-    (@one $f:ident, $m:ident, same, $name:literal, $want:expr, $have:expr, $slot:ident) => {
-        $f.opt($name, $want.as_ref(), $have.as_ref(), |a, b| a == b, &mut $m.$slot)
-    };
-    (@one $f:ident, $m:ident, text, $name:literal, $want:expr, $have:expr, $slot:ident) => {
-        $f.opt($name, $want.as_ref(), $have.as_ref(), eq_ignore_case, &mut $m.$slot)
-    };
-}
-
-/// One field whose observed value differs from the spec.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diff {
-    pub field: &'static str,
-    pub observed: String,
-    pub desired: String,
-}
-
-/// What one ModifyDBInstance must carry: exactly the fields that differ.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Modification {
-    pub db_instance_class: Option<String>,
-    pub allocated_storage: Option<i32>,
-    pub max_allocated_storage: Option<i32>,
-    pub storage_type: Option<String>,
-    pub iops: Option<i32>,
-    pub engine_version: Option<String>,
-    pub allow_major_version_upgrade: bool,
-    pub backup_retention_period: Option<i32>,
-    pub preferred_backup_window: Option<String>,
-    pub preferred_maintenance_window: Option<String>,
-    pub multi_az: Option<bool>,
-    pub publicly_accessible: Option<bool>,
-    pub deletion_protection: Option<bool>,
-    pub db_parameter_group_name: Option<String>,
-    pub vpc_security_group_ids: Option<Vec<String>>,
-    pub port: Option<i32>,
-    pub auto_minor_version_upgrade: Option<bool>,
-    pub copy_tags_to_snapshot: Option<bool>,
-    pub storage_throughput: Option<i32>,
-    pub ca_certificate_identifier: Option<String>,
-    /// CloudWatch log types to enable and to disable.
-    pub logs_exports: Option<(Vec<String>, Vec<String>)>,
-    pub iam_database_authentication: Option<bool>,
-    pub performance_insights: Option<bool>,
-    pub performance_insights_retention_period: Option<i32>,
-    pub monitoring_interval: Option<i32>,
-    pub monitoring_role_arn: Option<String>,
-    pub option_group_name: Option<String>,
-    pub network_type: Option<String>,
-    pub license_model: Option<String>,
-    /// Send the master password from the Secret (it changed there).
-    pub rotate_password: bool,
-    pub apply_immediately: bool,
-}
-
 impl Modification {
     /// Whether the modification carries the spec field.
     pub fn carries(&self, field: &str) -> bool {
-        let mut without = self.clone();
-        without.clear(field);
-        without != *self
-    }
-
-    fn clear(&mut self, field: &str) {
-        let m = self;
-        match field {
-            "dbInstanceClass" => m.db_instance_class = None,
-            "allocatedStorage" => m.allocated_storage = None,
-            "maxAllocatedStorage" => m.max_allocated_storage = None,
-            "storageType" => m.storage_type = None,
-            "iops" => m.iops = None,
-            "engineVersion" => m.engine_version = None,
-            "backupRetentionPeriod" => m.backup_retention_period = None,
-            "preferredBackupWindow" => m.preferred_backup_window = None,
-            "preferredMaintenanceWindow" => m.preferred_maintenance_window = None,
-            "multiAZ" => m.multi_az = None,
-            "publiclyAccessible" => m.publicly_accessible = None,
-            "deletionProtection" => m.deletion_protection = None,
-            "dbParameterGroupName" => m.db_parameter_group_name = None,
-            "port" => m.port = None,
-            "autoMinorVersionUpgrade" => m.auto_minor_version_upgrade = None,
-            "copyTagsToSnapshot" => m.copy_tags_to_snapshot = None,
-            "vpcSecurityGroupIDs" => m.vpc_security_group_ids = None,
-            "storageThroughput" => m.storage_throughput = None,
-            "caCertificateIdentifier" => m.ca_certificate_identifier = None,
-            "enableCloudwatchLogsExports" => m.logs_exports = None,
-            "enableIAMDatabaseAuthentication" => m.iam_database_authentication = None,
-            "enablePerformanceInsights" => m.performance_insights = None,
-            "performanceInsightsRetentionPeriod" => m.performance_insights_retention_period = None,
-            "monitoringInterval" => m.monitoring_interval = None,
-            "monitoringRoleARN" => m.monitoring_role_arn = None,
-            "optionGroupName" => m.option_group_name = None,
-            "networkType" => m.network_type = None,
-            "licenseModel" => m.license_model = None,
-            _ => {}
-        }
+        self.carried().contains(&field)
     }
 }
 
@@ -209,11 +94,6 @@ impl From<&Diff> for crate::dbinstance::FieldDrift {
     }
 }
 
-/// "dbInstanceClass, tags"
-pub fn field_list(diffs: &[Diff]) -> String {
-    diffs.iter().map(|d| d.field).collect::<Vec<_>>().join(", ")
-}
-
 impl Diff {
     /// Whether RDS is more protective than the spec here: deletion protection on, a longer backup
     /// retention, or a Multi-AZ standby that the spec does not ask for. Putting such a field back
@@ -256,14 +136,7 @@ pub fn compare(
         refused: &mut c.refused,
         pending: &observed.pending_modified_values,
     };
-    storage(spec, observed, &mut f, &mut m);
-    version(spec, observed, &mut f, &mut m);
-    backups(spec, observed, &mut f, &mut m);
-    availability(spec, observed, &mut f, &mut m);
-    configuration(spec, observed, &mut f, &mut m);
-    security_groups(spec, observed, &mut f, &mut m);
-    features(spec, observed, &mut f, &mut m);
-    logs_exports(spec, observed, &mut f, &mut m);
+    InstanceFields::compare(spec, observed, &mut f, &mut m);
     password(observed, &mut f, &mut m);
     tags(observed, desired_tags, managed_tag_keys, &mut c);
 
@@ -279,175 +152,6 @@ pub fn compare(
         c.modification = Some(m);
     }
     c
-}
-
-/// Class and storage: size (grows, never shrinks), autoscaling limit, type, IOPS.
-fn storage(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    let class = &spec.db_instance_class;
-    f.field(
-        "dbInstanceClass",
-        class,
-        o.db_instance_class.as_ref(),
-        eq_ignore_case,
-        &mut m.db_instance_class,
-    );
-    if let Some(want) = spec.allocated_storage {
-        let have = o.allocated_storage.unwrap_or_default();
-        let autoscaled = spec.max_allocated_storage.is_some_and(|max| have <= max);
-        match want.cmp(&have) {
-            Ordering::Greater => f.field(
-                "allocatedStorage",
-                &want,
-                o.allocated_storage.as_ref(),
-                |a, b| a == b,
-                &mut m.allocated_storage,
-            ),
-            Ordering::Less if !autoscaled => f.refused.push(format!(
-                "allocatedStorage cannot shrink from {have} to {want} GiB: RDS storage only grows"
-            )),
-            _ => {}
-        }
-    }
-    let storage_type = spec.storage_type.map(|t| t.as_str().to_owned());
-    compare!(f, m, spec, o;
-        same "maxAllocatedStorage" max_allocated_storage,
-        text "storageType" (storage_type, o.storage_type) => storage_type,
-        same "iops" iops,
-    );
-}
-
-/// Engine version: upgrades within what the spec allows; downgrades and unallowed major upgrades
-/// are refused.
-fn version(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    let (Some(want), Some(have)) = (&spec.engine_version, &o.engine_version) else {
-        return;
-    };
-    match engine_version_change(&spec.engine, want, have, m.allow_major_version_upgrade) {
-        VersionChange::None => {}
-        VersionChange::Upgrade => f.field(
-            "engineVersion",
-            want,
-            Some(have),
-            |a, b| a == b,
-            &mut m.engine_version,
-        ),
-        VersionChange::Refused(why) => f.refused.push(why),
-    }
-}
-
-/// Backups: retention and the backup and maintenance windows.
-fn backups(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    compare!(f, m, spec, o;
-        same "backupRetentionPeriod" backup_retention_period,
-        text "preferredBackupWindow" backups.preferred_backup_window,
-        text "preferredMaintenanceWindow" maintenance.preferred_maintenance_window,
-    );
-}
-
-/// Availability and access: Multi-AZ, public access, deletion protection.
-fn availability(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    compare!(f, m, spec, o;
-        same "multiAZ" multi_az,
-        same "publiclyAccessible" publicly_accessible,
-        same "deletionProtection" deletion.deletion_protection,
-    );
-}
-
-/// Configuration: parameter group, port, minor upgrades, tags copied to snapshots.
-fn configuration(
-    spec: &DBInstanceSpec,
-    o: &ObservedInstance,
-    f: &mut Fields,
-    m: &mut Modification,
-) {
-    compare!(f, m, spec, o;
-        text "dbParameterGroupName" db_parameter_group_name,
-        same "port" network.port,
-        same "autoMinorVersionUpgrade" auto_minor_version_upgrade,
-        same "copyTagsToSnapshot" backups.copy_tags_to_snapshot,
-    );
-}
-
-/// Security groups, compared as sets.
-fn security_groups(
-    spec: &DBInstanceSpec,
-    o: &ObservedInstance,
-    f: &mut Fields,
-    m: &mut Modification,
-) {
-    if let Some(want) = &spec.network.vpc_security_group_ids {
-        let want_set: BTreeSet<&String> = want.iter().collect();
-        let have_set: BTreeSet<&String> = o.vpc_security_group_ids.iter().collect();
-        if want_set != have_set {
-            f.diffs.push(Diff {
-                field: "vpcSecurityGroupIDs",
-                observed: o.vpc_security_group_ids.join(","),
-                desired: want.join(","),
-            });
-            m.vpc_security_group_ids = Some(want.clone());
-        }
-    }
-}
-
-/// Features RDS turns on and off in place: throughput, CA certificate, IAM authentication,
-/// Performance Insights, Enhanced Monitoring, option group, network type, license model. The
-/// create-time-only ones (availability zone, character set, engine lifecycle support) are never
-/// compared: the schema keeps them immutable, and a failover moving the AZ is not drift.
-fn features(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    // The retention means something only while Performance Insights is on, the role only while
-    // Enhanced Monitoring is.
-    let retention = (spec.performance_insights_retention_period)
-        .filter(|_| spec.enable_performance_insights != Some(false));
-    let role = (spec.monitoring_role_arn.clone()).filter(|_| spec.monitoring_interval != Some(0));
-    let network = spec.network_type.map(|t| t.as_str().to_owned());
-    compare!(f, m, spec, o;
-        same "storageThroughput" storage_throughput,
-        text "caCertificateIdentifier" ca_certificate_identifier,
-        same "enableIAMDatabaseAuthentication" (
-            spec.security.enable_iam_database_authentication,
-            o.iam_database_authentication_enabled
-        ) => iam_database_authentication,
-        same "enablePerformanceInsights" (
-            spec.enable_performance_insights,
-            o.performance_insights_enabled
-        ) => performance_insights,
-        same "performanceInsightsRetentionPeriod" (
-            retention,
-            o.performance_insights_retention_period
-        ) => performance_insights_retention_period,
-        same "monitoringInterval" monitoring_interval,
-        same "monitoringRoleARN" (role, o.monitoring_role_arn) => monitoring_role_arn,
-        text "optionGroupName" option_group_name,
-        text "networkType" (network, o.network_type) => network_type,
-        text "licenseModel" license_model,
-    );
-}
-
-/// CloudWatch log exports, compared as sets: one change enables what is missing and disables what
-/// the spec no longer lists.
-fn logs_exports(spec: &DBInstanceSpec, o: &ObservedInstance, f: &mut Fields, m: &mut Modification) {
-    let Some(want) = &spec.security.enable_cloudwatch_logs_exports else {
-        return;
-    };
-    let want_set: BTreeSet<&String> = want.iter().collect();
-    let have_set: BTreeSet<&String> = o.enabled_cloudwatch_logs_exports.iter().collect();
-    if want_set == have_set {
-        return;
-    }
-    let enable = want_set
-        .difference(&have_set)
-        .map(|s| s.to_string())
-        .collect();
-    let disable = have_set
-        .difference(&want_set)
-        .map(|s| s.to_string())
-        .collect();
-    f.diffs.push(Diff {
-        field: "enableCloudwatchLogsExports",
-        observed: o.enabled_cloudwatch_logs_exports.join(","),
-        desired: want.join(","),
-    });
-    m.logs_exports = Some((enable, disable));
 }
 
 /// The master password: sent when the Secret's changed, unless RDS already holds a change.
@@ -481,63 +185,6 @@ fn tags(
     }
 }
 
-struct Fields<'a> {
-    diffs: &'a mut Vec<Diff>,
-    refused: &'a mut Vec<String>,
-    pending: &'a BTreeMap<String, String>,
-}
-
-impl Fields<'_> {
-    /// A field the spec sets: differs when the observed value is not equal and RDS does not
-    /// already hold the desired value as pending.
-    fn field<T: Clone + Display>(
-        &mut self,
-        name: &'static str,
-        want: &T,
-        have: Option<&T>,
-        eq: impl Fn(&T, &T) -> bool,
-        slot: &mut Option<T>,
-    ) {
-        if have.is_some_and(|h| eq(want, h)) {
-            return;
-        }
-        if self
-            .pending
-            .get(name)
-            .is_some_and(|p| p.eq_ignore_ascii_case(&want.to_string()))
-        {
-            return;
-        }
-        self.diffs.push(Diff {
-            field: name,
-            observed: have
-                .map(ToString::to_string)
-                .unwrap_or_else(|| "(unset)".into()),
-            desired: want.to_string(),
-        });
-        *slot = Some(want.clone());
-    }
-
-    /// A field the spec may leave unset (then it is not managed).
-    fn opt<T: Clone + Display>(
-        &mut self,
-        name: &'static str,
-        want: Option<&T>,
-        have: Option<&T>,
-        eq: impl Fn(&T, &T) -> bool,
-        slot: &mut Option<T>,
-    ) {
-        if let Some(want) = want {
-            self.field(name, want, have, eq, slot);
-        }
-    }
-}
-
-#[allow(clippy::ptr_arg)] // passed where Fn(&String, &String) is expected
-fn eq_ignore_case(a: &String, b: &String) -> bool {
-    a.eq_ignore_ascii_case(b)
-}
-
 fn format_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> String {
     tags.map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
@@ -548,6 +195,7 @@ fn format_tags<'a>(tags: impl Iterator<Item = (&'a String, &'a String)>) -> Stri
 mod tests {
     use super::*;
     use crate::database::spec::Deletion;
+    use std::cmp::Ordering;
 
     fn spec() -> DBInstanceSpec {
         DBInstanceSpec {
