@@ -5,6 +5,8 @@ use aws_sdk_rds::error::{ProvideErrorMetadata, SdkError};
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use secrecy::{ExposeSecret, SecretString};
 
+use crate::breaker::Refused;
+
 /// How an AWS error should be handled: decided once, here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -39,6 +41,19 @@ pub struct AwsError {
     pub class: ErrorClass,
     pub code: String,
     pub message: String,
+    /// Set when no call was sent: the location's breaker is open (`crate::breaker`), and the
+    /// object waits for its probe.
+    pub wait: Option<Box<Refused>>,
+}
+
+impl AwsError {
+    /// Whether AWS throttled the call or did not answer it (a 5xx, no response): what opens the
+    /// location's breaker. An instance busy in another operation is an answer, and a request that
+    /// was never sent (no credentials) says nothing of AWS.
+    pub fn unavailable(&self) -> bool {
+        let code = self.code.as_str();
+        self.class == ErrorClass::Retryable && !BUSY.contains(&code) && code != "RequestNotSent"
+    }
 }
 
 pub(crate) const THROTTLING: &[&str] = &[
@@ -91,6 +106,15 @@ pub(crate) fn aws_error<E>(
 where
     E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
 {
+    if let Some(refused) = refused(&err) {
+        return AwsError {
+            operation,
+            class: ErrorClass::Retryable,
+            code: "LocationUnavailable".to_owned(),
+            message: refused.to_string(),
+            wait: Some(Box::new(refused)),
+        };
+    }
     let http_status = err.raw_response().map(|r| r.status().as_u16());
     let code = err.code().map(str::to_owned);
     let raw = match (err.message(), &code) {
@@ -101,9 +125,35 @@ where
     AwsError {
         operation,
         class: classify(code.as_deref(), http_status),
-        code: code.unwrap_or_else(|| "NoResponse".to_owned()),
+        code: code.unwrap_or_else(|| no_answer(&err).to_owned()),
         message: scrub(&raw, secret),
+        wait: None,
     }
+}
+
+/// The code of an error that carries none: `NoResponse` when the request went out and no answer
+/// came (a timeout, a broken connection), `RequestNotSent` when it never left (its credentials
+/// could not be loaded, say): only the first says that AWS is unavailable.
+fn no_answer<E, R>(err: &SdkError<E, R>) -> &'static str {
+    match err {
+        SdkError::DispatchFailure(d) if !d.is_io() && !d.is_timeout() => "RequestNotSent",
+        SdkError::ConstructionFailure(_) => "RequestNotSent",
+        _ => "NoResponse",
+    }
+}
+
+/// The breaker's refusal, when the call was not sent for it.
+fn refused<E: std::error::Error + 'static, R: std::fmt::Debug>(
+    err: &SdkError<E, R>,
+) -> Option<Refused> {
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        if let Some(refused) = s.downcast_ref::<Refused>() {
+            return Some(refused.clone());
+        }
+        source = s.source();
+    }
+    None
 }
 
 fn describe_transport_error<E: std::error::Error + 'static, R: std::fmt::Debug>(
@@ -130,6 +180,33 @@ pub fn scrub(message: &str, secret: Option<&SecretString>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_opens_a_locations_breaker() {
+        let error = |code: &str, status: Option<u16>| AwsError {
+            operation: "ModifyDBInstance",
+            // An error with no code (no answer came) is classified as such.
+            class: classify(status.map(|_| code), status),
+            code: code.into(),
+            message: String::new(),
+            wait: None,
+        };
+        for (code, status, opens) in [
+            ("Throttling", Some(400), true),
+            ("RequestLimitExceeded", Some(400), true),
+            ("ServiceUnavailable", Some(503), true),
+            ("InternalFailure", Some(500), true),
+            ("NoResponse", None, true),
+            // Answers: the instance is busy, the request is wrong, it is not there.
+            ("InvalidDBInstanceState", Some(400), false),
+            ("InvalidParameterValue", Some(400), false),
+            ("DBInstanceNotFound", Some(404), false),
+            // Never sent (its credentials could not be loaded): nothing said of AWS.
+            ("RequestNotSent", None, false),
+        ] {
+            assert_eq!(error(code, status).unavailable(), opens, "{code}");
+        }
+    }
 
     #[test]
     fn classification() {

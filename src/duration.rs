@@ -45,7 +45,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// Now, as RFC 3339 to the second: the time a condition that changes is stamped with.
 pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    rfc3339(std::time::SystemTime::now())
+}
+
+/// A time as RFC 3339, to the second.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// How long ago `earlier` was at `now` (both RFC 3339); None when either cannot be read, or

@@ -54,10 +54,16 @@ impl Error {
         }
     }
 
-    /// How long to wait before trying again, when the error says (a spent read budget).
+    /// How long to wait before trying again, when the error says (a spent read budget, a
+    /// location whose breaker is open).
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
             Error::ReadBudget { wait, .. } => Some(*wait),
+            // The location's next probe (its recovery wakes the object sooner).
+            Error::Aws(AwsError {
+                wait: Some(refused),
+                ..
+            }) => Some(refused.retry_in),
             // Looked at again in case this replica takes the shard over.
             Error::Elsewhere => Some(std::time::Duration::from_secs(5)),
             _ => None,

@@ -16,6 +16,7 @@
 pub mod accounts;
 pub mod aws_error;
 pub mod awsaccount;
+pub mod breaker;
 pub mod budget;
 pub mod context;
 pub mod crd;

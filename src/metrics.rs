@@ -97,6 +97,7 @@ impl Metrics {
             "Time spent in one reconcile",
             durations.clone(),
         );
+        registry.register_collector(Box::new(Breakers(rds_calls.clone())));
         registry.register_collector(Box::new(Calls(rds_calls)));
         let states = Arc::<Mutex<HashMap<String, String>>>::default();
         registry.register_collector(Box::new(States(states.clone())));
@@ -244,7 +245,7 @@ impl Collector for Calls {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let mut family = encoder.encode_descriptor(
             "rds_operator_rds_api_calls",
-            "AWS API calls (RDS, Secrets Manager, STS, SQS for the event feed) by operation, outcome (ok, throttled, retryable_error, not_found, already_exists, invalid_input; error for SQS), account id and region",
+            "AWS API calls (RDS, Secrets Manager, STS, SQS for the event feed) by operation, outcome (ok, throttled, refused: not sent while the location's breaker is open, retryable_error, not_found, already_exists, invalid_input; error for SQS), account id and region",
             None,
             MetricType::Counter,
         )?;
@@ -256,6 +257,70 @@ impl Collector for Calls {
                 region,
             };
             ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BreakerLabels {
+    account: String,
+    region: String,
+    state: &'static str,
+}
+
+/// Each location's breaker (`crate::breaker`), read at each scrape: 1 for its state, 0 for the
+/// others; and how long ago AWS last answered there. Where two adapters serve one location, the
+/// worse state and the latest answer are shown.
+#[derive(Debug)]
+struct Breakers(Arc<CallCounter>);
+
+impl Collector for Breakers {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        const STATES: [&str; 3] = ["closed", "probing", "open"];
+        let mut places: BTreeMap<(String, String), (usize, Option<std::time::SystemTime>)> =
+            BTreeMap::new();
+        for health in self.0.healths().all() {
+            let key = (
+                health.place().account().to_owned(),
+                health.place().region().to_owned(),
+            );
+            let rank = STATES
+                .iter()
+                .position(|s| *s == health.state())
+                .unwrap_or(0);
+            let entry = places.entry(key).or_insert((0, None));
+            entry.0 = entry.0.max(rank);
+            entry.1 = entry.1.max(health.last_answer());
+        }
+        let mut family = encoder.encode_descriptor(
+            "rds_operator_location_breaker",
+            "Each location's (account and region) breaker: 1 for its state (closed, probing, open), 0 for the others. Open: AWS throttled or did not answer, and no call is made there but one probe at a time",
+            None,
+            MetricType::Gauge,
+        )?;
+        for ((account, region), (rank, _)) in &places {
+            for (i, state) in STATES.iter().enumerate() {
+                let labels = BreakerLabels {
+                    account: account.clone(),
+                    region: region.clone(),
+                    state,
+                };
+                ConstGauge::new(i64::from(i == *rank)).encode(family.encode_family(&labels)?)?;
+            }
+        }
+        let mut family = encoder.encode_descriptor(
+            "rds_operator_location_last_answer_age_seconds",
+            "How long ago AWS last answered a call in each location (absent before the first answer)",
+            None,
+            MetricType::Gauge,
+        )?;
+        for ((account, region), (_, last)) in places {
+            let Some(age) = last.and_then(|t| t.elapsed().ok()) else {
+                continue;
+            };
+            let labels = PlaceLabels { account, region };
+            ConstGauge::new(age.as_secs_f64()).encode(family.encode_family(&labels)?)?;
         }
         Ok(())
     }

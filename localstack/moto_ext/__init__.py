@@ -48,6 +48,9 @@ Delays come from the environment (MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running server with
 ``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}``.
 
+An outage of one account (every RDS call answered as throttled or failing, for a while) is
+``POST /_rds_ext/outage``: see ``outage.py``.
+
 The patches target moto's internals, so the extension refuses to load on any moto version other
 than the pinned one (see requirements.txt).
 """
@@ -62,7 +65,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, parameters, replicas, tagging, tls, trust
+from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, replicas, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -519,7 +522,8 @@ class ControlMiddleware:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         path = environ.get("PATH_INFO", "")
         if not path.startswith("/_rds_ext/"):
-            return self.app(environ, start_response)
+            failed = outage.answer(environ, start_response)
+            return failed if failed is not None else self.app(environ, start_response)
         query = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
         method = environ.get("REQUEST_METHOD", "GET")
         status, body = "404 Not Found", {"error": f"unknown path {path}"}
@@ -534,6 +538,8 @@ class ControlMiddleware:
                 with LOCK:
                     CONFIG.update({k: float(v) for k, v in update.items()})
             status, body = "200 OK", dict(CONFIG)
+        elif path == "/_rds_ext/outage":
+            status, body = "200 OK", outage.control(method, query)
         elif path == "/_rds_ext/calls":
             wanted = query.get("identifier", "").lower()
             with LOCK:

@@ -105,6 +105,7 @@ impl Hop {
             class: ErrorClass::Retryable,
             code: "NoCredentials".into(),
             message: "STS answered without credentials".into(),
+            wait: None,
         })?;
         let expiry = std::time::SystemTime::try_from(issued.expiration).ok();
         Ok(Credentials::new(

@@ -28,6 +28,7 @@ pub mod groups;
 pub mod locate;
 pub mod placement;
 pub mod plan;
+pub mod recovery;
 pub mod references;
 pub mod skeleton;
 pub mod stores;

@@ -11,13 +11,16 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use kube::ResourceExt;
 use kube::runtime::controller::{Action, Config as ControllerConfig};
+use kube::runtime::reflector::ObjectRef;
 use tokio::sync::watch;
 use tracing::{Instrument, debug, info, warn};
 
 use super::KindContext;
 use super::apiserver::{lean_controller, patch_status, publish};
 use super::plan::Requeue;
+use super::recovery::{Waiting, wakes};
 use super::{Failure, Managed, Planned, scoped};
+use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::error::Error;
 
@@ -68,6 +71,9 @@ pub fn controller<K: Managed>(
     let controller = lean_controller(scoped::<K>(&ctx.client, namespace))
         .with_config(ControllerConfig::default().concurrency(concurrency));
     let controller = K::watches(controller, &shared, namespace);
+    // A location's recovery wakes the objects that waited on it (`recovery`).
+    let recoveries = ctx.locations.calls().healths().recoveries();
+    let controller = controller.reconcile_on(wakes(ctx.shared::<Waiting<K>>(), recoveries));
     let store = controller.store();
     let run = controller
         .graceful_shutdown_on(async move {
@@ -128,6 +134,15 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
             }
             Err(Failed { error, planned }) => {
                 warn!(error = %error, "reconcile failed");
+                if let Error::Aws(AwsError {
+                    wait: Some(refused),
+                    ..
+                }) = &error
+                {
+                    let mutation = planned.as_ref().is_some_and(|p| !p.steps().is_empty());
+                    let waiting = ctx.shared::<Waiting<K>>();
+                    waiting.add(refused.location, ObjectRef::from_obj(&*obj), mutation);
+                }
                 report_failure(&*obj, &shared, &error, planned.as_ref()).await;
                 Err(error)
             }

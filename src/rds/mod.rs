@@ -13,7 +13,10 @@ use crate::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::lock;
 use crate::rds_state::AwsIdentity;
 
+pub mod health;
 mod tagging;
+
+use health::{Gate, Health, Healths};
 
 /// spec.restoreFrom.restoreTime (RFC 3339) as AWS takes it; None: the latest restorable time.
 pub(crate) fn restore_time(
@@ -31,6 +34,7 @@ pub(crate) fn restore_time(
             class: ErrorClass::InvalidInput,
             code: "InvalidRestoreTime".into(),
             message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
+            wait: None,
         })
 }
 
@@ -73,9 +77,11 @@ impl Place {
 pub type CallKey = (String, String, &'static str, &'static str);
 
 /// Counts AWS API calls by account, region, operation and outcome; the source of the call metrics.
+/// What the adapters report: their calls, counted, and their locations' health.
 #[derive(Debug, Default)]
 pub struct CallCounter {
     counts: Mutex<BTreeMap<CallKey, u64>>,
+    healths: Healths,
 }
 
 impl CallCounter {
@@ -88,6 +94,11 @@ impl CallCounter {
             outcome,
         );
         *lock(&self.counts).entry(key).or_default() += 1;
+    }
+
+    /// Every location's health.
+    pub fn healths(&self) -> &Healths {
+        &self.healths
     }
 
     /// (account, region, operation, outcome) -> calls so far.
@@ -109,6 +120,7 @@ impl CallCounter {
 pub fn outcome<T>(result: &Result<T, AwsError>) -> &'static str {
     match result {
         Ok(_) => "ok",
+        Err(e) if e.wait.is_some() => "refused",
         Err(e) if e.class == ErrorClass::Retryable && THROTTLING.contains(&e.code.as_str()) => {
             "throttled"
         }
@@ -154,20 +166,41 @@ pub struct Rds {
     tagging: aws_sdk_resourcegroupstagging::Client,
     place: Place,
     calls: Arc<CallCounter>,
+    health: Arc<Health>,
 }
 
 impl Rds {
     /// The adapter for the account and region of `config`, its calls counted in `calls`.
+    /// The location's RDS, Secrets Manager and tagging clients pass its breaker (`health`), each
+    /// call one attempt.
     pub fn new(config: &aws_config::SdkConfig, calls: Arc<CallCounter>) -> Self {
         let region = config.region().map(ToString::to_string).unwrap_or_default();
+        let place = Place::new("", &region);
+        let health = calls.healths().add(&place);
+        let once = aws_config::retry::RetryConfig::standard().with_max_attempts(1);
+        let rds = (aws_sdk_rds::config::Builder::from(config))
+            .interceptor(Gate(health.clone()))
+            .retry_config(once.clone());
+        let secrets = (aws_sdk_secretsmanager::config::Builder::from(config))
+            .interceptor(Gate(health.clone()))
+            .retry_config(once.clone());
+        let tagging = (aws_sdk_resourcegroupstagging::config::Builder::from(config))
+            .interceptor(Gate(health.clone()))
+            .retry_config(once);
         Rds {
-            client: aws_sdk_rds::Client::new(config),
-            secrets: aws_sdk_secretsmanager::Client::new(config),
+            client: aws_sdk_rds::Client::from_conf(rds.build()),
+            secrets: aws_sdk_secretsmanager::Client::from_conf(secrets.build()),
             sts: aws_sdk_sts::Client::new(config),
-            tagging: aws_sdk_resourcegroupstagging::Client::new(config),
-            place: Place::new("", &region),
+            tagging: aws_sdk_resourcegroupstagging::Client::from_conf(tagging.build()),
+            place,
             calls,
+            health,
         }
+    }
+
+    /// The location's health.
+    pub fn health(&self) -> &Arc<Health> {
+        &self.health
     }
 
     /// The account (STS GetCallerIdentity, through the credentials' chain of roles) and region
@@ -234,6 +267,7 @@ impl Rds {
             class: ErrorClass::InvalidInput,
             code: "UnexpectedSecretFormat".into(),
             message: format!("secret {secret_arn} has no \"password\" field"),
+            wait: None,
         })?;
         Ok(SecretString::from(password.to_owned()))
     }
@@ -242,8 +276,35 @@ impl Rds {
         &self.calls
     }
 
+    /// Counts a call, and tells the location's health whether AWS answered it (a call the gate
+    /// refused tells it nothing).
     pub(crate) fn count<T>(&self, operation: &'static str, result: &Result<T, AwsError>) {
-        self.calls.record(&self.place, operation, outcome(result));
+        let outcome = outcome(result);
+        self.calls.record(&self.place, operation, outcome);
+        if outcome != "refused" {
+            let unavailable = result.as_ref().err().is_some_and(AwsError::unavailable);
+            if self.health.record(!unavailable) {
+                tokio::spawn(self.clone().probe());
+            }
+        }
+    }
+
+    /// The location's prober, while its breaker is open: when each probe is due, one small
+    /// DescribeDBInstances (through the gate, which lets it go as the probe), until an answer
+    /// closes the breaker.
+    async fn probe(self) {
+        while let Some(due) = self.health.next_probe() {
+            tokio::time::sleep_until(due.into()).await;
+            if self.health.next_probe().is_none() {
+                break; // an object's call closed it meanwhile
+            }
+            let result = (self.client.describe_db_instances())
+                .max_records(20)
+                .send()
+                .await
+                .map_err(|e| aws_error("DescribeDBInstances", e, None));
+            self.count("DescribeDBInstances", &result);
+        }
     }
 
     /// AddTagsToResource.

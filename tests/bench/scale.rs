@@ -6,7 +6,8 @@
 //! BENCH_CONCURRENCY (operator reconcile concurrency, 8), BENCH_MOTO_PID (to report moto's CPU),
 //! BENCH_FEED (on | off: the event feed, over the queue localstack/moto.sh creates),
 //! BENCH_SAFETY_NET (the feed's safety-net interval; the operator's default when unset),
-//! BENCH_PHASES ("steady drift spec restart": which phases follow "all Ready"), BENCH_ACCOUNTS
+//! BENCH_PHASES ("steady drift spec restart outage": which phases follow "all Ready"; outage:
+//! every RDS call fails for BENCH_OUTAGE seconds, 60 by default), BENCH_ACCOUNTS
 //! ("AxR": the N spread over A AWSAccounts, each in another moto account, and R regions; the
 //! steady state then reports the DescribeDBInstances of each (account, region)), BENCH_CLUSTERS
 //! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`),
@@ -323,6 +324,80 @@ fn ensure_no_event_feed() {
 /// Waits until all N are Ready, watching them (a list of N objects every second would load the
 /// API server more than the operator does at N = 10 000).
 /// Prints each tenth of the way (time, and the operator's peak RSS so far).
+/// Calls moto_ext's outages have answered so far, in every account.
+fn outage_answered() -> u64 {
+    let body = common::moto_ext_get("/_rds_ext/outage").expect("moto_ext's outage state");
+    let state: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    (state["refused"].as_object().into_iter().flatten())
+        .filter_map(|(_, n)| n.as_u64())
+        .sum()
+}
+
+/// The instances RDS has with the tag `key`.
+async fn tagged(rds: &aws_sdk_rds::Client, key: &str) -> usize {
+    let mut pages = rds
+        .describe_db_instances()
+        .into_paginator()
+        .page_size(100)
+        .send();
+    let mut found = 0;
+    while let Some(Ok(page)) = pages.next().await {
+        found += (page.db_instances().iter())
+            .filter(|i| i.tag_list().iter().any(|t| t.key() == Some(key)))
+            .count();
+    }
+    found
+}
+
+/// The outage phase: see main's step 6.
+async fn outage(api: &Api<DBInstance>, rds: &aws_sdk_rds::Client, n: usize) {
+    let outage = Duration::from_secs(env_or("BENCH_OUTAGE", "60").parse().expect("seconds"));
+    let key = common::unique("outage");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let before = outage_answered();
+    assert!(common::moto_ext_post(&format!(
+        "/_rds_ext/outage?seconds={}&faults=throttle,unavailable,internal",
+        outage.as_secs()
+    )));
+    let started = Instant::now();
+    let tags = json!({"spec": {"tags": [
+        {"key": "app", "value": "coffee-manage"},
+        {"key": key, "value": "on"},
+    ]}});
+    futures::stream::iter(0..n)
+        .map(|i| {
+            let (api, tags) = (api.clone(), tags.clone());
+            async move {
+                (api.patch(
+                    &format!("db-{i}"),
+                    &PatchParams::default(),
+                    &Patch::Merge(tags),
+                ))
+                .await
+                .expect("patch tags")
+            }
+        })
+        .buffer_unordered(32)
+        .collect::<Vec<_>>()
+        .await;
+    tokio::time::sleep(outage.saturating_sub(started.elapsed())).await;
+    let calls = outage_answered() - before;
+    let ended = Instant::now();
+    while tagged(rds, &key).await < n {
+        assert!(
+            ended.elapsed() < Duration::from_secs(900),
+            "tags not applied"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    println!(
+        "  outage of {} s: {calls} RDS calls reached AWS during it ({:.3} per object); the last of the N tags applied {:.1} s after it ended",
+        outage.as_secs(),
+        calls as f64 / n as f64,
+        ended.elapsed().as_secs_f64()
+    );
+}
+
 async fn all_ready(api: &Api<DBInstance>, n: usize, started: Instant, pid: u32) {
     use kube::runtime::{WatchStreamExt, watcher};
     let mut ready = std::collections::HashSet::new();
@@ -640,6 +715,12 @@ async fn main() {
                 confirmed.as_secs_f64(),
                 2 * n.div_ceil(100)
             );
+        }
+        // 6. Outage: every RDS call fails for BENCH_OUTAGE (60 s; throttling, 503 and 500 in turn)
+        // while each of the N has a tag to add: the calls that reached AWS during the outage, and
+        // the time from its end to the last of the N tags applied.
+        if settings.runs("outage") {
+            outage(&api, &rds, n).await;
         }
         drop(operator);
         // Leave nothing behind in moto for the next size.

@@ -13,6 +13,7 @@ mod feed;
 mod health;
 mod lifecycle;
 mod migration;
+mod outage;
 mod parametergroups;
 mod replicas;
 mod safety;

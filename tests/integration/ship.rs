@@ -182,6 +182,8 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "scrapeTimeout: 10s",
         "kind: PrometheusRule",
         "alert: RdsOperatorPollStale",
+        "alert: RdsOperatorLocationUnavailable",
+        "rds_operator_location_breaker{state!=\"closed\"}",
         "--events-queue-url=https://sqs.eu-west-1.amazonaws.com/123456789012/rds-operator-events",
         "--safety-net-interval=15m",
         "alert: RdsOperatorEventFeedDown",

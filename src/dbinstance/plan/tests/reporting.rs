@@ -17,6 +17,7 @@ fn aws_errors_are_reported_by_class() {
             class,
             code: "Code".into(),
             message: "AWS says no".into(),
+            wait: None,
         });
         let (got_reason, message) = error.user_facing().expect("user-facing");
         assert_eq!(got_reason, reason);
