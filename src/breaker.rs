@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 /// How long a probe may go unanswered before another call may probe.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The longest wait between probes: a location that answers again is found within about as long
-/// (with jitter, a quarter more), for about six calls a minute while it does not.
-pub const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// (with jitter, a quarter more), for about twelve calls a minute while it does not.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
@@ -237,13 +237,13 @@ mod tests {
             };
             waits.push((probe_at - now).as_secs());
         }
-        assert_eq!(waits, vec![4, 8, 10, 10, 10, 10, 10]);
+        assert_eq!(waits, vec![4, 5, 5, 5, 5, 5, 5]);
         // Jitter lengthens a wait by up to a quarter.
         assert_eq!(b.admit(b.probe_at().unwrap()), Admit::Probe);
         let Change::Opened { probe_at } = b.unavailable(now, 1.0) else {
             panic!()
         };
-        assert_eq!(probe_at - now, Duration::from_millis(12_500));
+        assert_eq!(probe_at - now, Duration::from_millis(6_250));
         // Recovery resets the backoff.
         assert_eq!(b.admit(probe_at), Admit::Probe);
         assert_eq!(b.answered(), Change::Closed);

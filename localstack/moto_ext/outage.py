@@ -41,7 +41,7 @@ JSON = {
     "unavailable": ("503 Service Unavailable", "ServiceUnavailableException"),
     "internal": ("500 Internal Server Error", "InternalServiceError"),
 }
-CREDENTIAL = re.compile(r"Credential=([A-Z0-9]+)/[0-9]+/[^/]+/([a-z0-9-]+)/")
+CREDENTIAL = re.compile(r"Credential=([^/]+)/[0-9]+/[^/]+/([a-z0-9-]+)/")
 
 
 def control(method: str, query: dict[str, str]) -> dict[str, Any]:
