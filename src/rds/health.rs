@@ -10,10 +10,12 @@
 //!
 //! The SDK's own retries are off for these clients (one attempt a call): a throttled call opens
 //! the breaker, and the only retries are the probe and the objects' requeues, so the SDK's
-//! retries never multiply the skeleton's.
+//! retries never multiply the skeleton's. The clients share the SDK's adaptive rate limiter
+//! (one retry partition per location, `Rds::new`): once AWS throttles, every call of the location
+//! is slowed by one budget.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use aws_smithy_runtime_api::box_error::BoxError;
@@ -27,13 +29,14 @@ use super::Place;
 use crate::breaker::{Admit, Breaker, Change, REFUSED_WAIT, Refused};
 use crate::lock;
 
-/// The first wait before a probe; doubled with each failed probe, up to a minute.
+/// The first wait before a probe; doubled with each failed probe, up to `breaker::MAX_BACKOFF`.
 pub const FIRST_PROBE: Duration = Duration::from_secs(2);
 
 /// Every location's health, for the metrics and for the news of recoveries.
 #[derive(Debug)]
 pub struct Healths {
-    all: Mutex<Vec<Arc<Health>>>,
+    /// Held weakly: a location's health goes with its last adapter.
+    all: Mutex<Vec<Weak<Health>>>,
     next_id: AtomicU64,
     recovered: broadcast::Sender<u64>,
 }
@@ -60,13 +63,15 @@ impl Healths {
             probing: AtomicBool::new(false),
             recovered: self.recovered.clone(),
         });
-        lock(&self.all).push(health.clone());
+        let mut all = lock(&self.all);
+        all.retain(|h| h.strong_count() > 0);
+        all.push(Arc::downgrade(&health));
         health
     }
 
     /// Every location's health.
     pub fn all(&self) -> Vec<Arc<Health>> {
-        lock(&self.all).clone()
+        lock(&self.all).iter().filter_map(Weak::upgrade).collect()
     }
 
     /// The ids of the locations that recover, as they do.

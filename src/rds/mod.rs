@@ -177,16 +177,26 @@ impl Rds {
         let region = config.region().map(ToString::to_string).unwrap_or_default();
         let place = Place::new("", &region);
         let health = calls.healths().add(&place);
-        let once = aws_config::retry::RetryConfig::standard().with_max_attempts(1);
+        // One attempt a call, and the SDK's adaptive client-side rate limiter, which slows the
+        // location's calls once AWS throttles them: one limiter for the location's three
+        // clients (one retry partition), spent by every call, the objects' retries included.
+        let once = aws_config::retry::RetryConfig::adaptive().with_max_attempts(1);
+        let partition = aws_sdk_rds::config::retry::RetryPartition::new(format!(
+            "rds-operator-location-{}",
+            health.id()
+        ));
         let rds = (aws_sdk_rds::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
-            .retry_config(once.clone());
+            .retry_config(once.clone())
+            .retry_partition(partition.clone());
         let secrets = (aws_sdk_secretsmanager::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
-            .retry_config(once.clone());
+            .retry_config(once.clone())
+            .retry_partition(partition.clone());
         let tagging = (aws_sdk_resourcegroupstagging::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
-            .retry_config(once);
+            .retry_config(once)
+            .retry_partition(partition);
         Rds {
             client: aws_sdk_rds::Client::from_conf(rds.build()),
             secrets: aws_sdk_secretsmanager::Client::from_conf(secrets.build()),
@@ -345,6 +355,36 @@ impl Rds {
 
 #[cfg(test)]
 mod tests {
+    use super::{CallCounter, Rds};
+    use aws_sdk_rds::config::retry::RetryMode;
+
+    /// A location's clients make one attempt a call, and share one adaptive rate limiter (one
+    /// retry partition); another location has its own.
+    #[test]
+    fn a_locations_clients_share_one_rate_limiter_and_make_one_attempt() {
+        let config = aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .region(aws_config::Region::new("us-east-1"))
+            .build();
+        let calls = std::sync::Arc::new(CallCounter::default());
+        let (here, there) = (Rds::new(&config, calls.clone()), Rds::new(&config, calls));
+        let retry = here.client.config().retry_config().expect("a retry config");
+        assert_eq!(
+            (retry.mode(), retry.max_attempts()),
+            (RetryMode::Adaptive, 1)
+        );
+        let partition = here.client.config().retry_partition().expect("a partition");
+        assert_eq!(here.secrets.config().retry_partition(), Some(partition));
+        assert_eq!(here.tagging.config().retry_partition(), Some(partition));
+        assert_ne!(there.client.config().retry_partition(), Some(partition));
+        let tagging = here
+            .tagging
+            .config()
+            .retry_config()
+            .expect("a retry config");
+        assert_eq!(tagging.max_attempts(), 1);
+    }
+
     /// Every AWS operation this adapter calls (each is counted by name) is allowed by the shipped
     /// least-privilege policy, and every mutating one only under the owner tag.
     #[test]
