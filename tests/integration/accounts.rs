@@ -12,36 +12,14 @@ use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::{
-    self, Operator, TIMEOUT, condition, create_role, dbinstance, describe, is_ready,
-    operator_metric, rds_in, rds_of_region, server_calls, setup, synced_reason, unique, wait_dbi,
-    wait_for, wait_gone,
+    self, Operator, TIMEOUT, condition, create_account, create_role, dbinstance, describe,
+    is_ready, operator_metric, rds_in, rds_of_region, server_calls, setup, synced_reason, unique,
+    wait_dbi, wait_for, wait_gone,
 };
 
 const ACCOUNT_A: &str = "111111111111";
 const ACCOUNT_B: &str = "222222222222";
 const OWN: &str = "123456789012";
-
-fn account(name: &str, spec: serde_json::Value) -> AWSAccount {
-    serde_json::from_value(json!({
-        "apiVersion": "rds.operator.rs/v1alpha1",
-        "kind": "AWSAccount",
-        "metadata": {"name": name},
-        "spec": spec,
-    }))
-    .expect("valid AWSAccount")
-}
-
-async fn create_account(
-    client: &kube::Client,
-    name: &str,
-    spec: serde_json::Value,
-) -> Api<AWSAccount> {
-    let api: Api<AWSAccount> = Api::all(client.clone());
-    api.create(&PostParams::default(), &account(name, spec))
-        .await
-        .expect("create AWSAccount");
-    api
-}
 
 fn account_condition(a: &AWSAccount, type_: &str) -> Option<(String, String, String)> {
     (a.status.as_ref()?.reported.conditions.iter())

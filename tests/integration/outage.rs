@@ -7,13 +7,12 @@
 use std::time::{Duration, Instant};
 
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use rds_operator::awsaccount::AWSAccount;
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::{
-    Operator, TIMEOUT, condition, create_role, dbinstance, describe, is_ready, moto_ext_get,
-    moto_ext_post, rds_in, setup, unique, wait_dbi, wait_for,
+    Operator, TIMEOUT, condition, create_account, create_role, dbinstance, describe, is_ready,
+    moto_ext_get, moto_ext_post, rds_in, setup, unique, wait_dbi, wait_for,
 };
 
 /// An account no other test uses: the outage covers all of its calls.
@@ -45,22 +44,16 @@ async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as
     let tag_key = unique("applied");
     let role = create_role(ACCOUNT, &unique("outage"), None);
     let account_name = unique("outage");
-    let accounts: Api<AWSAccount> = Api::all(client.clone());
-    let account: AWSAccount = serde_json::from_value(json!({
-        "apiVersion": "rds.operator.rs/v1alpha1",
-        "kind": "AWSAccount",
-        "metadata": {"name": account_name},
-        "spec": {
+    create_account(
+        &client,
+        &account_name,
+        json!({
             "assumeRoleChain": [{"roleARN": role}],
             "regions": ["us-east-1"],
             "namespaceSelector": {"names": [ns]},
-        },
-    }))
-    .expect("valid AWSAccount");
-    accounts
-        .create(&PostParams::default(), &account)
-        .await
-        .expect("create AWSAccount");
+        }),
+    )
+    .await;
     let operator = Operator::start_with(&ns, &["--manage-accounts=true"]);
     // One instance in the operator's own account, three in the failing one.
     let own = unique("own");

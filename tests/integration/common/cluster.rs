@@ -149,3 +149,27 @@ pub async fn secret(client: &Client, ns: &str, name: &str, key: &str, value: &st
         .await
         .expect("create secret");
 }
+
+/// An AWSAccount (cluster-scoped) of this name and spec.
+pub fn account(name: &str, spec: serde_json::Value) -> rds_operator::awsaccount::AWSAccount {
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "AWSAccount",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))
+    .expect("valid AWSAccount")
+}
+
+/// Creates that AWSAccount; the AWSAccounts API.
+pub async fn create_account(
+    client: &kube::Client,
+    name: &str,
+    spec: serde_json::Value,
+) -> kube::Api<rds_operator::awsaccount::AWSAccount> {
+    let api: kube::Api<rds_operator::awsaccount::AWSAccount> = kube::Api::all(client.clone());
+    api.create(&kube::api::PostParams::default(), &account(name, spec))
+        .await
+        .expect("create AWSAccount");
+    api
+}
