@@ -522,7 +522,7 @@ class ControlMiddleware:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         path = environ.get("PATH_INFO", "")
         if not path.startswith("/_rds_ext/"):
-            failed = outage.answer(environ, start_response)
+            failed = outage.answer(environ, start_response, self.app)
             return failed if failed is not None else self.app(environ, start_response)
         query = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
         method = environ.get("REQUEST_METHOD", "GET")

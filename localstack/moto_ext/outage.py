@@ -6,8 +6,13 @@ is answered as AWS answers a throttled or failing call, without reaching moto, a
 and IAM still answer, as they are other services.
 
 ``POST /_rds_ext/outage?seconds=30&account=333333333333&faults=throttle,unavailable`` starts one
-(``account``: every account when absent; ``faults``: answered in turn, default ``throttle``);
+(``account``: every account when absent; ``faults``: answered in turn, default ``throttle``;
+``rate``: the share of the calls that fail, 1 by default, the others being served as usual;
+``actions``: only these RDS actions fail, every one when absent);
 ``GET /_rds_ext/outage`` says whether one is on and how many calls each account had refused.
+
+The fault ``lost`` is a lost reply: moto serves the call (it takes effect), and the caller gets
+InternalFailure (500) instead of its answer, as when a reply is lost on its way back.
 
 The answers are AWS's, by protocol:
 - RDS (Query protocol): an ``ErrorResponse`` document with ``Code`` Throttling (HTTP 400),
@@ -20,14 +25,18 @@ The answers are AWS's, by protocol:
 
 from __future__ import annotations
 
+import io
+import random
 import re
 import threading
 import time
 from collections import Counter
 from typing import Any
+from urllib.parse import parse_qs
 
 LOCK = threading.Lock()
-STATE: dict[str, Any] = {"until": 0.0, "account": None, "faults": ["throttle"], "turn": 0}
+# One outage per account ("" for every account), so that tests of different accounts run at once.
+OUTAGES: dict[str, dict[str, Any]] = {}
 REFUSED: Counter[str] = Counter()
 
 SERVICES = {"rds", "tagging", "secretsmanager"}
@@ -35,30 +44,47 @@ QUERY = {
     "throttle": ("400 Bad Request", "Sender", "Throttling", "Rate exceeded"),
     "unavailable": ("503 Service Unavailable", "Receiver", "ServiceUnavailable", "Service unavailable"),
     "internal": ("500 Internal Server Error", "Receiver", "InternalFailure", "Internal failure"),
+    "lost": ("500 Internal Server Error", "Receiver", "InternalFailure", "Internal failure"),
 }
 JSON = {
     "throttle": ("400 Bad Request", "ThrottlingException"),
     "unavailable": ("503 Service Unavailable", "ServiceUnavailableException"),
     "internal": ("500 Internal Server Error", "InternalServiceError"),
+    "lost": ("500 Internal Server Error", "InternalServiceError"),
 }
 CREDENTIAL = re.compile(r"Credential=([^/]+)/[0-9]+/[^/]+/([a-z0-9-]+)/")
 
 
 def control(method: str, query: dict[str, str]) -> dict[str, Any]:
-    """``/_rds_ext/outage``: start one (POST), or say how it stands."""
+    """``/_rds_ext/outage``: start one (POST), or say how they stand."""
     with LOCK:
         if method == "POST":
-            STATE["until"] = time.time() + float(query.get("seconds", "30"))
-            STATE["account"] = query.get("account") or None
             faults = [f for f in query.get("faults", "throttle").split(",") if f in QUERY]
-            STATE["faults"] = faults or ["throttle"]
-            STATE["turn"] = 0
-        return {"on": time.time() < STATE["until"], "account": STATE["account"], "refused": dict(REFUSED)}
+            OUTAGES[query.get("account", "")] = {
+                "until": time.time() + float(query.get("seconds", "30")),
+                "faults": faults or ["throttle"],
+                "turn": 0,
+                "rate": min(1.0, max(0.0, float(query.get("rate", "1")))),
+                "actions": set(query["actions"].split(",")) if query.get("actions") else None,
+            }
+        on = sorted(a or "*" for a, o in OUTAGES.items() if time.time() < o["until"])
+        return {"on": bool(on), "accounts": on, "refused": dict(REFUSED)}
 
 
-def answer(environ: dict[str, Any], start_response: Any) -> list[bytes] | None:
+def _action(environ: dict[str, Any]) -> str:
+    """The Query protocol's Action, from the query string or the form body (which is put back)."""
+    query = parse_qs(environ.get("QUERY_STRING", ""))
+    if "Action" in query:
+        return query["Action"][0]
+    size = int(environ.get("CONTENT_LENGTH") or 0)
+    body = environ["wsgi.input"].read(size) if size else b""
+    environ["wsgi.input"] = io.BytesIO(body)
+    return parse_qs(body.decode("utf-8", "replace")).get("Action", [""])[0]
+
+
+def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> list[bytes] | None:
     """The failing answer to this request while an outage covers it; None otherwise."""
-    if time.time() >= STATE["until"]:
+    if not OUTAGES:
         return None
     found = CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
     if not found or found.group(2) not in SERVICES:
@@ -66,12 +92,21 @@ def answer(environ: dict[str, Any], start_response: Any) -> list[bytes] | None:
     from moto.iam.models import get_account_id_from
 
     account = get_account_id_from(found.group(1))
+    now = time.time()
     with LOCK:
-        if STATE["account"] not in (None, account) or time.time() >= STATE["until"]:
+        outage = next((o for o in (OUTAGES.get(account), OUTAGES.get("")) if o and now < o["until"]), None)
+    if outage is None or (outage["actions"] is not None and _action(environ) not in outage["actions"]):
+        return None
+    with LOCK:
+        if random.random() >= outage["rate"]:
             return None
-        fault = STATE["faults"][STATE["turn"] % len(STATE["faults"])]
-        STATE["turn"] += 1
+        fault = outage["faults"][outage["turn"] % len(outage["faults"])]
+        outage["turn"] += 1
         REFUSED[account] += 1
+    if fault == "lost" and app is not None:
+        # Served, and its answer dropped.
+        for _ in app(environ, lambda *_args, **_kwargs: None):
+            pass
     if found.group(2) == "rds":
         status, kind, code, message = QUERY[fault]
         body = (

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::common::{
     Operator, TIMEOUT, condition, create_account, create_role, dbinstance, describe, is_ready,
-    moto_ext_get, moto_ext_post, rds_in, setup, unique, wait_dbi, wait_for,
+    moto_ext_get, moto_ext_post, rds_in, server_calls, setup, unique, wait_dbi, wait_for,
 };
 
 /// An account no other test uses: the outage covers all of its calls.
@@ -38,12 +38,20 @@ async fn tag(api: &Api<DBInstance>, name: &str, key: &str) {
         .expect("patch DBInstance tags");
 }
 
-#[tokio::test]
-async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as_it_ends() {
-    let (client, ns, api, own_rds) = setup("outage").await;
-    let tag_key = unique("applied");
-    let role = create_role(ACCOUNT, &unique("outage"), None);
-    let account_name = unique("outage");
+/// A namespace, an AWSAccount of `account` (a role there) granted to it, and an operator that
+/// manages accounts.
+struct Bed {
+    api: Api<DBInstance>,
+    own_rds: aws_sdk_rds::Client,
+    role: String,
+    account_name: String,
+    operator: Operator,
+}
+
+async fn bed(prefix: &str, account: &str) -> Bed {
+    let (client, ns, api, own_rds) = setup(prefix).await;
+    let role = create_role(account, &unique(prefix), None);
+    let account_name = unique(prefix);
     create_account(
         &client,
         &account_name,
@@ -55,6 +63,25 @@ async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as
     )
     .await;
     let operator = Operator::start_with(&ns, &["--manage-accounts=true"]);
+    Bed {
+        api,
+        own_rds,
+        role,
+        account_name,
+        operator,
+    }
+}
+
+#[tokio::test]
+async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as_it_ends() {
+    let Bed {
+        api,
+        own_rds,
+        role,
+        account_name,
+        operator,
+    } = bed("outage", ACCOUNT).await;
+    let tag_key = unique("applied");
     // One instance in the operator's own account, three in the failing one.
     let own = unique("own");
     let failing: Vec<(String, String)> = (0..3)
@@ -142,5 +169,57 @@ async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as
         recovered < Duration::from_secs(20),
         "applied {recovered:?} after the outage ended"
     );
+    drop(operator);
+}
+
+/// A lost reply: the CreateDBInstance of a DBInstance is served (the database is made) and its
+/// reply lost (moto_ext's fault `lost`: the caller gets InternalFailure). The operator finds the
+/// database it made by its uid tag and never sends a second CreateDBInstance; the DBInstance is
+/// Ready, its own.
+#[tokio::test]
+async fn a_create_whose_reply_is_lost_is_found_again_and_not_made_twice() {
+    const FAULTY: &str = "555555555555";
+    let Bed {
+        api,
+        role,
+        account_name,
+        operator,
+        ..
+    } = bed("lostreply", FAULTY).await;
+    // Every CreateDBInstance of the account loses its reply for the next minute.
+    assert!(moto_ext_post(&format!(
+        "/_rds_ext/outage?seconds=60&account={FAULTY}&faults=lost&actions=CreateDBInstance"
+    )));
+    let id = unique("lost");
+    let spec = json!({"accountRef": {"name": account_name}});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create DBInstance");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let uid = db.metadata.uid.clone().expect("uid");
+    assert_eq!(
+        server_calls(&id).get("CreateDBInstance").copied(),
+        Some(1),
+        "one CreateDBInstance reached RDS; its lost reply was not answered by a second"
+    );
+    assert_eq!(
+        db.status.as_ref().and_then(|s| s.owned),
+        Some(true),
+        "the database is the DBInstance's own"
+    );
+    let far_rds = rds_in(&role, None, "us-east-1").await;
+    let listed = (far_rds.describe_db_instances().send().await).expect("DescribeDBInstances");
+    let ours: Vec<&str> = (listed.db_instances().iter())
+        .filter(|i| {
+            (i.tag_list().iter())
+                .any(|t| t.key() == Some(rds_operator::crd::OWNER_TAG) && t.value() == Some(&uid))
+        })
+        .filter_map(|i| i.db_instance_identifier())
+        .collect();
+    assert_eq!(ours, vec![id.as_str()], "one database for the DBInstance");
+    // The lost fault ends here; other tests' accounts were never covered.
+    assert!(moto_ext_post(&format!(
+        "/_rds_ext/outage?seconds=0&account={FAULTY}"
+    )));
     drop(operator);
 }
