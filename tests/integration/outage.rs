@@ -31,6 +31,18 @@ async fn has_tag(rds: &aws_sdk_rds::Client, id: &str, key: &str) -> bool {
         .is_some_and(|i| i.tag_list().iter().any(|t| t.key() == Some(key)))
 }
 
+/// The identifiers of the account's instances that carry this DBInstance uid's ownership tag.
+async fn databases_of(rds: &aws_sdk_rds::Client, uid: &str) -> Vec<String> {
+    let listed = (rds.describe_db_instances().send().await).expect("DescribeDBInstances");
+    (listed.db_instances().iter())
+        .filter(|i| {
+            (i.tag_list().iter())
+                .any(|t| t.key() == Some(rds_operator::crd::OWNER_TAG) && t.value() == Some(uid))
+        })
+        .filter_map(|i| i.db_instance_identifier().map(str::to_owned))
+        .collect()
+}
+
 async fn tag(api: &Api<DBInstance>, name: &str, key: &str) {
     let patch = json!({"spec": {"tags": [{"key": key, "value": "on"}]}});
     api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
@@ -208,18 +220,66 @@ async fn a_create_whose_reply_is_lost_is_found_again_and_not_made_twice() {
         "the database is the DBInstance's own"
     );
     let far_rds = rds_in(&role, None, "us-east-1").await;
-    let listed = (far_rds.describe_db_instances().send().await).expect("DescribeDBInstances");
-    let ours: Vec<&str> = (listed.db_instances().iter())
-        .filter(|i| {
-            (i.tag_list().iter())
-                .any(|t| t.key() == Some(rds_operator::crd::OWNER_TAG) && t.value() == Some(&uid))
-        })
-        .filter_map(|i| i.db_instance_identifier())
-        .collect();
-    assert_eq!(ours, vec![id.as_str()], "one database for the DBInstance");
+    assert_eq!(
+        databases_of(&far_rds, &uid).await,
+        vec![id.clone()],
+        "one database for the DBInstance"
+    );
     // The lost fault ends here; other tests' accounts were never covered.
     assert!(moto_ext_post(&format!(
         "/_rds_ext/outage?seconds=0&account={FAULTY}"
     )));
+    drop(operator);
+}
+
+/// A brown-out: for 45 s, 30 % of one account's calls fail, throttled or served with their reply
+/// lost, while a DBInstance is created and then changed there. It converges: Ready with the
+/// change applied, one database for it, made by one CreateDBInstance.
+#[tokio::test]
+async fn under_thirty_percent_faults_and_lost_replies_a_dbinstance_converges_with_one_database() {
+    const FAULTY: &str = "666666666666";
+    const BROWN_OUT: Duration = Duration::from_secs(45);
+    let Bed {
+        api,
+        role,
+        account_name,
+        operator,
+        ..
+    } = bed("brownout", FAULTY).await;
+    assert!(moto_ext_post(&format!(
+        "/_rds_ext/outage?seconds={}&account={FAULTY}&faults=throttle,lost,unavailable&rate=0.3",
+        BROWN_OUT.as_secs()
+    )));
+    let started = Instant::now();
+    let id = unique("brown");
+    let spec = json!({"accountRef": {"name": account_name}});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create DBInstance");
+    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let key = unique("changed");
+    tag(&api, "db", &key).await;
+    // This test reads the account once the brown-out is over (its own reads are not faulted then).
+    tokio::time::sleep(BROWN_OUT.saturating_sub(started.elapsed())).await;
+    let far_rds = rds_in(&role, None, "us-east-1").await;
+    wait_for("the change applied", TIMEOUT, || async {
+        has_tag(&far_rds, &id, &key).await.then_some(())
+    })
+    .await;
+    let db = wait_dbi(&api, "db", "Synced", TIMEOUT, |db| {
+        condition(db, "Synced").is_some_and(|(status, _, _)| status == "True")
+    })
+    .await;
+    let uid = db.metadata.uid.clone().expect("uid");
+    assert_eq!(
+        databases_of(&far_rds, &uid).await,
+        vec![id.clone()],
+        "one database for the DBInstance"
+    );
+    assert_eq!(
+        server_calls(&id).get("CreateDBInstance").copied(),
+        Some(1),
+        "one CreateDBInstance served"
+    );
     drop(operator);
 }
