@@ -92,25 +92,13 @@ impl Breaker {
 
     /// Whether a call may go now.
     pub fn admit(&mut self, now: Instant) -> Admit {
-        match self.state {
-            State::Closed => Admit::Call,
-            State::Open { probe_at } | State::Probing { since: probe_at }
-                if self.probe_due(now, probe_at) =>
-            {
+        match self.probe_at() {
+            None => Admit::Call,
+            Some(at) if now >= at => {
                 self.state = State::Probing { since: now };
                 Admit::Probe
             }
-            _ => Admit::Refuse {
-                probe_at: self.probe_at().unwrap_or(now),
-            },
-        }
-    }
-
-    fn probe_due(&self, now: Instant, at: Instant) -> bool {
-        match self.state {
-            State::Open { .. } => now >= at,
-            State::Probing { since } => now >= since + PROBE_TIMEOUT,
-            State::Closed => false,
+            Some(probe_at) => Admit::Refuse { probe_at },
         }
     }
 
@@ -151,9 +139,6 @@ impl Breaker {
 pub struct Refused {
     /// The location's id (`rds::health`).
     pub location: u64,
-    /// How long the object waits before it tries again, unless the location's recovery wakes it
-    /// first.
-    pub retry_in: Duration,
     /// "account 123456789012 region us-east-1"
     pub place: String,
     /// When the next probe goes (RFC 3339).

@@ -59,11 +59,8 @@ impl Error {
     pub fn retry_after(&self) -> Option<std::time::Duration> {
         match self {
             Error::ReadBudget { wait, .. } => Some(*wait),
-            // The location's next probe (its recovery wakes the object sooner).
-            Error::Aws(AwsError {
-                wait: Some(refused),
-                ..
-            }) => Some(refused.retry_in),
+            // Its location's recovery wakes the object sooner.
+            Error::Aws(AwsError { wait: Some(_), .. }) => Some(crate::breaker::REFUSED_WAIT),
             // Looked at again in case this replica takes the shard over.
             Error::Elsewhere => Some(std::time::Duration::from_secs(5)),
             _ => None,

@@ -26,7 +26,7 @@ use aws_smithy_types::config_bag::ConfigBag;
 use tokio::sync::broadcast;
 
 use super::Place;
-use crate::breaker::{Admit, Breaker, Change, REFUSED_WAIT, Refused};
+use crate::breaker::{Admit, Breaker, Change, Refused};
 use crate::lock;
 
 /// The first wait before a probe; doubled with each failed probe, up to `breaker::MAX_BACKOFF`.
@@ -59,7 +59,6 @@ impl Healths {
             place: place.clone(),
             breaker: Mutex::new(Breaker::new(FIRST_PROBE)),
             last_answer: Mutex::new(None),
-            refused: AtomicU64::new(0),
             probing: AtomicBool::new(false),
             recovered: self.recovered.clone(),
         });
@@ -87,7 +86,6 @@ pub struct Health {
     place: Place,
     breaker: Mutex<Breaker>,
     last_answer: Mutex<Option<SystemTime>>,
-    refused: AtomicU64,
     /// A prober runs (`Rds::probe`).
     probing: AtomicBool,
     recovered: broadcast::Sender<u64>,
@@ -108,11 +106,6 @@ impl Health {
         lock(&self.breaker).state()
     }
 
-    /// Calls refused here so far, without being sent.
-    pub fn refused(&self) -> u64 {
-        self.refused.load(Ordering::Relaxed)
-    }
-
     /// When AWS last answered a call here.
     pub fn last_answer(&self) -> Option<SystemTime> {
         *lock(&self.last_answer)
@@ -124,11 +117,9 @@ impl Health {
         match lock(&self.breaker).admit(now) {
             Admit::Call | Admit::Probe => Ok(()),
             Admit::Refuse { probe_at } => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
                 let next = SystemTime::now() + probe_at.saturating_duration_since(now);
                 Err(Refused {
                     location: self.id,
-                    retry_in: REFUSED_WAIT,
                     place: format!("account {} region {}", self.account(), self.place.region()),
                     next_probe: crate::duration::rfc3339(next),
                 })
