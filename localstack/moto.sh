@@ -8,7 +8,8 @@
 #   moto.sh stop      stop the one on ${MOTO_PORT:-4566}
 #
 # Delays (seconds) of the RDS state machine: MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
-# MOTO_RDS_DELETE_DELAY (default 0: instances are available at once).
+# MOTO_RDS_DELETE_DELAY (default 0: instances are available at once), and of a manual DB snapshot,
+# MOTO_RDS_SNAPSHOT_DELAY (default 0).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -14,6 +14,7 @@ use crate::dbcluster::DBCluster;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
+use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
@@ -49,6 +50,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBCluster>(),
     register::<DBClusterParameterGroup>(),
     register::<AWSAccount>(),
+    register::<DBSnapshot>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

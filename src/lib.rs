@@ -25,6 +25,7 @@ pub mod dbcluster;
 pub mod dbclusterparametergroup;
 pub mod dbinstance;
 pub mod dbparametergroup;
+pub mod dbsnapshot;
 pub mod dbsubnetgroup;
 pub mod duration;
 pub mod error;

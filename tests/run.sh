@@ -20,7 +20,8 @@ if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
     # The real database servers in 10.88.1.0/24, which the test node's Pods reach (tests/env/node.sh).
     MOTO_RDS_ENGINE_NETWORK=${MOTO_RDS_ENGINE_NETWORK:-10.88.1} \
       MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-3} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-2} \
-      MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-2} localstack/moto.sh start
+      MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-2} MOTO_RDS_SNAPSHOT_DELAY=${MOTO_RDS_SNAPSHOT_DELAY:-3} \
+      localstack/moto.sh start
     trap 'localstack/moto.sh stop' EXIT
   fi
   export AWS_ENDPOINT_URL="http://127.0.0.1:$port"

@@ -31,6 +31,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   see ``replicas.py``;
 * blue/green deployments of instances go through PROVISIONING, AVAILABLE, SWITCHOVER_IN_PROGRESS and
   SWITCHOVER_COMPLETED (or fail), with the renames and a copy of blue's data: see ``blue_green.py``;
+* a manual DB snapshot is ``creating``, with its progress, for ``snapshot_delay`` seconds: see
+  ``snapshots.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
   cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
@@ -65,12 +67,12 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, replicas, tagging, tls, trust
+from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
 LOCK = threading.RLock()
-CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0}
+CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0, "snapshot_delay": 0.0}
 # (action, identifier) -> count
 CALLS: Counter[tuple[str, str]] = Counter()
 # (time.time(), action, identifier) of every call that is not a read, for latency measurements;
@@ -211,6 +213,7 @@ def install() -> None:
         ("create_delay", "MOTO_RDS_CREATE_DELAY"),
         ("modify_delay", "MOTO_RDS_MODIFY_DELAY"),
         ("delete_delay", "MOTO_RDS_DELETE_DELAY"),
+        ("snapshot_delay", "MOTO_RDS_SNAPSHOT_DELAY"),
     ):
         CONFIG[key] = float(os.environ.get(env, "0") or 0)
 
@@ -446,6 +449,7 @@ def install() -> None:
     replicas.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     blue_green.install(LOCK, CONFIG, RESTORING, _purge_deleted)
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
+    snapshots.install(LOCK, CONFIG)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -462,12 +466,13 @@ def install() -> None:
                           or params.get("TargetDBInstanceIdentifier")
                           or params.get("DBClusterIdentifier")
                           or params.get("DBClusterParameterGroupName")
-                          or params.get("BlueGreenDeploymentIdentifier") or "")
+                          or params.get("BlueGreenDeploymentIdentifier")
+                          or params.get("DBSnapshotIdentifier") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]
             arn = params.get("ResourceName") or ""
-            for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:"):
+            for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:", ":snapshot:"):
                 if not identifier and kind in arn:
                     identifier = arn.split(kind, 1)[1]
             with LOCK:

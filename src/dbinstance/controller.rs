@@ -78,6 +78,9 @@ impl Managed for DBInstance {
         ctx.shared::<Referrers<DBParameterGroup>>()
             .declare::<DBInstance>();
         ctx.shared::<Referrers<DBCluster>>().declare::<DBInstance>();
+        // A DBSnapshot's source names a DBInstance.
+        (ctx.shared::<references::Resolver<crate::dbsnapshot::controller::SourceInstance>>())
+            .register::<DBInstance>();
     }
 
     fn watches(
@@ -117,6 +120,17 @@ impl Managed for DBInstance {
             ctx,
             namespace,
             |db: &DBInstance| (db.spec.db_cluster_ref.as_ref()).map(|r| r.name.as_str()),
+        );
+        // A restore from a DBSnapshot waits for it to be available.
+        let controller = references::wakes_by_reference::<_, crate::dbsnapshot::DBSnapshot>(
+            controller,
+            ctx,
+            namespace,
+            |db: &DBInstance| {
+                (db.spec.restore_from.as_ref())
+                    .and_then(|r| r.db_snapshot_ref.as_ref())
+                    .map(|r| r.name.as_str())
+            },
         );
         // A replica waits for its source DBInstance to be Ready.
         let controller = references::wakes_by_reference::<_, DBInstance>(

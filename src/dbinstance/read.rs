@@ -16,6 +16,7 @@ use crate::dbinstance::plan::{
 };
 use crate::dbinstance::{DBInstance, RestoreFrom};
 use crate::dbparametergroup::DBParameterGroup;
+use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
@@ -60,7 +61,8 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         Some(owner) => Some(owner_alive(ctx, owner).await?),
         None => None,
     };
-    let (restore_source, replica_source, blue_green) = sources(db, ctx, at, &reads).await?;
+    let (snapshot_ref, restore_source, replica_source, blue_green) =
+        sources(db, ctx, at, &reads).await?;
     let groups = group_tags(at, &reads.groups).await?;
     let mut release_candidates = Vec::new();
     for name in &reads.release_candidates {
@@ -83,6 +85,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
             .unwrap_or_default(),
         owner_alive,
         restore_source,
+        snapshot_ref,
         replica_source,
         blue_green,
         groups,
@@ -141,6 +144,7 @@ async fn observe(
 }
 
 type Sources = (
+    Option<Result<String, String>>,
     Option<RestoreSource>,
     Option<Result<ReplicaSource, String>>,
     Option<BlueGreenFacts>,
@@ -192,9 +196,25 @@ async fn sources(
     reads: &plan::Reads,
 ) -> Result<Sources, Error> {
     let namespace = db.namespace().unwrap_or_default();
-    let restore = match &reads.restore_source {
-        Some(r) => Some(restore_source(at, r).await?),
-        None => None,
+    // A DBSnapshot of the namespace is restored by its RDS identifier, once available.
+    let snapshot_ref =
+        match (reads.restore_source.as_ref()).and_then(|r| r.db_snapshot_ref.as_ref()) {
+            Some(r) => {
+                let client = &ctx.client;
+                Some(managed::references::resolve::<DBSnapshot>(client, &namespace, &r.name).await?)
+            }
+            None => None,
+        };
+    let restore = match (&reads.restore_source, &snapshot_ref) {
+        (Some(_), Some(Err(_))) | (None, _) => None,
+        (Some(r), Some(Ok(identifier))) => {
+            let r = RestoreFrom {
+                db_snapshot_identifier: Some(identifier.clone()),
+                ..r.clone()
+            };
+            Some(restore_source(at, &r).await?)
+        }
+        (Some(r), None) => Some(restore_source(at, r).await?),
     };
     let replica = match reads.replica_source {
         true => Some(replica_source(db, ctx, at, &namespace).await?),
@@ -204,7 +224,7 @@ async fn sources(
         Some(read) => Some(blue_green(at, read).await?),
         None => None,
     };
-    Ok((restore, replica, blue_green))
+    Ok((snapshot_ref, restore, replica, blue_green))
 }
 
 /// A replica's password is its source DBInstance's: where that one keeps it (a source that does

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
-    validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) != has(self.sourceDBInstanceIdentifier)").message("set either dbSnapshotIdentifier or sourceDBInstanceIdentifier"),
+    validation = kube::core::Rule::new("[has(self.dbSnapshotIdentifier), has(self.dbSnapshotRef), has(self.sourceDBInstanceIdentifier)].filter(x, x).size() == 1").message("set one of dbSnapshotIdentifier, dbSnapshotRef and sourceDBInstanceIdentifier"),
     validation = kube::core::Rule::new("!has(self.sourceDBInstanceIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBInstanceIdentifier, set either restoreTime or useLatestRestorableTime: true"),
     validation = kube::core::Rule::new("has(self.sourceDBInstanceIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBInstanceIdentifier"),
 )]
@@ -23,6 +23,14 @@ pub struct RestoreFrom {
     )]
     #[schemars(length(min = 1, max = 2048))]
     pub db_snapshot_identifier: Option<String>,
+    /// A DBSnapshot of this namespace to restore; the instance waits (ReferencesUnresolved) until
+    /// the snapshot is available.
+    #[serde(
+        default,
+        rename = "dbSnapshotRef",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub db_snapshot_ref: Option<crate::crd::LocalRef>,
     /// The instance whose backups to restore from (RestoreDBInstanceToPointInTime).
     #[serde(
         default,

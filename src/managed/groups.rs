@@ -76,6 +76,19 @@ pub trait Group:
     ) -> impl Future<Output = Result<(), Error>> + Send;
     /// The name in RDS (lower case, as RDS stores it).
     fn rds_name_of(&self) -> String;
+    /// Whether deleting the object keeps what it made in RDS (a DBSnapshot's deletionPolicy
+    /// Retain); a group is always deleted with its object.
+    fn retained(&self) -> bool {
+        false
+    }
+    /// The kind's own wake-ups, besides its referrers' and its account's (a DBSnapshot's source).
+    fn watches(
+        controller: Controller<Self>,
+        _shared: &Shared,
+        _ns: Option<&str>,
+    ) -> Controller<Self> {
+        controller
+    }
     /// The name in RDS the status reports.
     fn rds_name(status: &Self::Status) -> Option<String>;
     fn status(&self) -> Option<&Self::Status>;
@@ -155,6 +168,8 @@ pub struct Facts<K: Group> {
     pub referrers: Vec<String>,
     /// How often to look again once in sync.
     pub drift_interval: Duration,
+    /// How often to look again while RDS is busy with it.
+    pub busy_interval: Duration,
     /// Where the group lives, as its status is to record it.
     pub placement: Placement,
     /// When they were read (RFC 3339).
@@ -188,15 +203,18 @@ pub struct Shared {
     pub ctx: Arc<Context>,
     /// How often to look again at a settled object.
     pub drift_interval: Duration,
+    /// How often to look again at one RDS is busy with.
+    pub busy_interval: Duration,
 }
 
 /// What the group kinds' reconciles share: the context and the drift interval.
 impl KindContext for Shared {
     fn make(ctx: Arc<Context>) -> Arc<Shared> {
-        let drift_interval = ctx.locations.intervals().settled;
+        let intervals = ctx.locations.intervals();
         Arc::new(Shared {
             ctx,
-            drift_interval,
+            drift_interval: intervals.settled,
+            busy_interval: intervals.busy,
         })
     }
 
@@ -229,6 +247,7 @@ impl<K: Group> Managed for K {
     ) -> Controller<K> {
         let referrers = shared.ctx.shared::<Referrers<K>>();
         let controller = referrers.wake(controller, &shared.ctx.client, namespace);
+        let controller = K::watches(controller, shared, namespace);
         crate::managed::locate::woken_by_accounts(controller, &shared.ctx)
     }
 
@@ -248,6 +267,7 @@ impl<K: Group> Managed for K {
             extra,
             referrers: referrers(&shared.ctx, self).await?,
             drift_interval: shared.drift_interval,
+            busy_interval: shared.busy_interval,
             placement: at.placement.clone(),
             now: crate::duration::now(),
         })
@@ -466,7 +486,14 @@ fn deletion<K: Group>(
         plan.requeue = Requeue::After(drift_interval);
         return plan;
     }
-    if ours == Some(true) {
+    if ours == Some(true) && group.retained() {
+        plan.event(
+            EventType::Normal,
+            "Retained",
+            "Delete",
+            format!("deletionPolicy Retain: the {what} stays in RDS"),
+        );
+    } else if ours == Some(true) {
         plan.steps.push(Step::Delete {
             name: group.rds_name_of(),
         });
@@ -535,6 +562,7 @@ pub mod fixtures {
             extra,
             referrers: vec![],
             drift_interval: Duration::from_secs(60),
+            busy_interval: Duration::from_secs(5),
             placement: Default::default(),
             now: "2026-01-01T00:00:00Z".into(),
         }

@@ -14,7 +14,8 @@ use kube::{Client, ResourceExt};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 
-use std::sync::Mutex;
+use std::marker::PhantomData;
+use std::sync::{Mutex, OnceLock};
 
 use futures::future::BoxFuture;
 use kube::core::NamespaceResourceScope;
@@ -186,4 +187,48 @@ where
                 .collect::<Vec<_>>()
         },
     )
+}
+
+/// How a name of the namespace resolves (`resolve`), for a kind that cannot name the kind referred
+/// to (a DBSnapshot's source DBInstance: the DBInstance kind names DBSnapshot, not the other way).
+type ResolveFn =
+    fn(Client, String, String) -> BoxFuture<'static, Result<Result<String, String>, Error>>;
+
+/// A reference to a kind the referring kind cannot name: the kind referred to registers at start
+/// (`Managed::declare`) how its names resolve, under a marker type `T` the referring kind defines
+/// (kept in the context: `Context::shared`).
+pub struct Resolver<T> {
+    resolve: OnceLock<ResolveFn>,
+    marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Default for Resolver<T> {
+    fn default() -> Self {
+        Resolver {
+            resolve: OnceLock::new(),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<T> Resolver<T> {
+    /// Names under `T` are objects of kind `K`.
+    pub fn register<K: Referable>(&self) {
+        let _ = self.resolve.set(|client, namespace, name| {
+            Box::pin(async move { resolve::<K>(&client, &namespace, &name).await })
+        });
+    }
+
+    /// What `name` in `namespace` resolves to ([`resolve`]); with no kind registered, why not.
+    pub async fn resolve(
+        &self,
+        client: &Client,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Result<String, String>, Error> {
+        match self.resolve.get() {
+            Some(resolve) => resolve(client.clone(), namespace.into(), name.into()).await,
+            None => Ok(Err(format!("nothing here resolves {name}"))),
+        }
+    }
 }

@@ -72,7 +72,7 @@ start() {
 
   echo "==> installing the CRD"
   "$kubectl" apply --server-side -f crds/
-  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs crd/dbparametergroups.rds.operator.rs crd/dbclusters.rds.operator.rs crd/dbclusterparametergroups.rds.operator.rs --timeout 60s
+  "$kubectl" wait --for condition=Established crd/dbinstances.rds.operator.rs crd/dbsubnetgroups.rds.operator.rs crd/dbparametergroups.rds.operator.rs crd/dbclusters.rds.operator.rs crd/dbclusterparametergroups.rds.operator.rs crd/dbsnapshots.rds.operator.rs --timeout 60s
 
   if [ -n "$node" ]; then
     operator_pod

@@ -194,10 +194,16 @@ fn may_restore(f: &Facts) -> bool {
 fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
     let member = spec::is_member(&f.db);
     let replica = replica::wanted(&f.db);
-    if f.subnet_group.is_none() && f.parameter_group.is_none() && !member && !replica {
+    let unresolved =
+        f.subnet_group.is_none() && f.parameter_group.is_none() && f.snapshot_ref.is_none();
+    if unresolved && !member && !replica {
         return Ok(None);
     }
     let mut resolved = f.clone();
+    if let (Some(snapshot), Some(r)) = (&f.snapshot_ref, &mut resolved.db.spec.restore_from) {
+        r.db_snapshot_identifier = Some(snapshot.clone()?);
+        r.db_snapshot_ref = None;
+    }
     if replica {
         resolved.db.spec = replica::view(&f.db.spec);
     }

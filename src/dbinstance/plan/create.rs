@@ -60,7 +60,10 @@ pub fn restore_source(r: &RestoreFrom) -> String {
             Some(t) => format!("instance {source} at {t}"),
             None => format!("instance {source} at its latest restorable time"),
         },
-        (None, None) => "nothing".into(),
+        (None, None) => match &r.db_snapshot_ref {
+            Some(r) => format!("DBSnapshot {}", r.name),
+            None => "nothing".into(),
+        },
     }
 }
 

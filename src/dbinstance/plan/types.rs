@@ -59,6 +59,9 @@ pub struct Facts {
     /// For a member: the RDS identifier of its DBCluster once that is Ready, or why it cannot be
     /// used yet. None for an instance of no cluster.
     pub cluster: Option<Result<String, String>>,
+    /// spec.restoreFrom.dbSnapshotRef, while restoring: the RDS identifier of the DBSnapshot once
+    /// it is available (Ready), or why it cannot be used yet. None when not asked.
+    pub snapshot_ref: Option<Result<String, String>>,
     /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
     pub restore_source: Option<RestoreSource>,
     /// What spec.replicaOf names, read in this reconcile (or why it cannot be used yet: a source

@@ -62,6 +62,7 @@ async fn install_crd(client: &Client) {
         "dbcluster.yaml",
         "dbclusterparametergroup.yaml",
         "awsaccount.yaml",
+        "dbsnapshot.yaml",
     ] {
         install_one_crd(client, file).await;
     }

@@ -613,3 +613,75 @@ fn references_wait_until_they_resolve() {
         "the group's RDS name is used"
     );
 }
+
+#[test]
+fn a_restore_from_a_dbsnapshot_waits_for_it_and_restores_its_identifier() {
+    use crate::crd::LocalRef;
+    use crate::dbinstance::RestoreFrom;
+    let by_ref = |resolved: Result<String, String>| {
+        with(facts(), |f| {
+            f.db.spec.restore_from = Some(RestoreFrom {
+                db_snapshot_ref: Some(LocalRef {
+                    name: "before-change".into(),
+                }),
+                ..Default::default()
+            });
+            f.snapshot_ref = Some(resolved);
+            f.restore_source = Some(tenancy::RestoreSource::Found {
+                tags: [
+                    (OWNER_TAG.to_owned(), "snapshot-uid".to_owned()),
+                    (OWNER_NAME_TAG.to_owned(), "shop/before-change".to_owned()),
+                ]
+                .into(),
+                instance_tags: None,
+            });
+        })
+    };
+    // Not available yet: it waits, and nothing is restored.
+    let waiting = plan(&by_ref(Err(
+        "DBSnapshot before-change is not Ready yet".into()
+    )));
+    assert!(
+        waiting
+            .steps
+            .iter()
+            .all(|s| matches!(s, Step::AddFinalizer)),
+        "{:?}",
+        waiting.steps
+    );
+    let synced = waiting.status.unwrap().synced;
+    assert_eq!(
+        (synced.reason.as_str(), synced.message.as_str()),
+        (
+            "ReferencesUnresolved",
+            "DBSnapshot before-change is not Ready yet"
+        )
+    );
+    // Available: restored from its RDS identifier, and reported as that snapshot.
+    let p = plan(&by_ref(Ok("coffee-before-change".into())));
+    assert!(
+        matches!(&p.steps[0], Step::RestoreInstance { snapshot, .. } if snapshot == "coffee-before-change"),
+        "{:?}",
+        p.steps
+    );
+    let restore = p.status.unwrap().fields.restore.unwrap();
+    assert_eq!(restore.source, "snapshot coffee-before-change");
+    // Another namespace's snapshot behind the name is refused as any restore source.
+    let foreign = with(by_ref(Ok("coffee-before-change".into())), |f| {
+        f.restore_source = Some(tenancy::RestoreSource::Found {
+            tags: [
+                (OWNER_TAG.to_owned(), "other-uid".to_owned()),
+                (OWNER_NAME_TAG.to_owned(), "tea/before-change".to_owned()),
+            ]
+            .into(),
+            instance_tags: None,
+        });
+    });
+    let p = plan(&foreign);
+    assert!(
+        !p.steps
+            .iter()
+            .any(|s| matches!(s, Step::RestoreInstance { .. }))
+    );
+    assert_eq!(p.status.unwrap().synced.reason, "RestoreSourceNotOwned");
+}

@@ -102,6 +102,7 @@ pub(super) fn facts() -> Facts {
         peers: Vec::new(),
         owner_alive: None,
         restore_source: None,
+        snapshot_ref: None,
         replica_source: None,
         blue_green: None,
         groups: Vec::new(),

@@ -1,0 +1,115 @@
+//! The RDS calls of the DBSnapshot kind (counted and classified as every call, in `rds/`):
+//! DescribeDBSnapshots of one snapshot or of every manual one of the account and region (the
+//! observer's listing, 100 a page, with their tags: RDS's DBSnapshot carries its TagList,
+//! https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DBSnapshot.html),
+//! CreateDBSnapshot and DeleteDBSnapshot.
+
+use std::collections::BTreeMap;
+
+use aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshotsFluentBuilder;
+
+use crate::aws_error::{AwsError, aws_error};
+use crate::rds::{Rds, rds_tags, tag_map};
+
+use super::ObservedSnapshot;
+
+/// RDS's codes for a snapshot that does not exist.
+fn not_found(e: &AwsError) -> bool {
+    e.code == "DBSnapshotNotFound" || e.code == "DBSnapshotNotFoundFault"
+}
+
+impl crate::observer::listing::Listed for ObservedSnapshot {
+    const WHAT: &'static str = "the manual DB snapshots";
+    fn key(&self) -> String {
+        self.name.to_lowercase()
+    }
+    /// Only a snapshot RDS has finished taking: one in progress is read directly.
+    fn settled(&self) -> bool {
+        self.status == "available"
+    }
+    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
+        let request = rds.client.describe_db_snapshots().snapshot_type("manual");
+        rds.db_snapshot_pages(request).await
+    }
+}
+
+impl Rds {
+    /// One DB snapshot by identifier, with its tags; None when RDS has none.
+    pub async fn db_snapshot(
+        &self,
+        identifier: &str,
+    ) -> Result<Option<ObservedSnapshot>, AwsError> {
+        let request = (self.client.describe_db_snapshots()).db_snapshot_identifier(identifier);
+        match self.db_snapshot_pages(request).await {
+            Ok(found) => Ok(found.into_iter().next()),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every DB snapshot the request lists, 100 a page, each page counted.
+    async fn db_snapshot_pages(
+        &self,
+        request: DescribeDBSnapshotsFluentBuilder,
+    ) -> Result<Vec<ObservedSnapshot>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = request.max_records(100).into_paginator().send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
+            self.count("DescribeDBSnapshots", &page);
+            all.extend(page?.db_snapshots().iter().map(observed));
+        }
+        Ok(all)
+    }
+
+    /// CreateDBSnapshot of `instance`, tagged (the tags are the snapshot's from its first moment,
+    /// so one made before a crash is found as this object's).
+    pub async fn create_db_snapshot(
+        &self,
+        identifier: &str,
+        instance: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.create_db_snapshot())
+            .db_snapshot_identifier(identifier)
+            .db_instance_identifier(instance)
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CreateDBSnapshot", e, None));
+        self.count("CreateDBSnapshot", &result);
+        result.map(|_| ())
+    }
+
+    /// DeleteDBSnapshot; one already gone is deleted.
+    pub async fn delete_db_snapshot(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.delete_db_snapshot())
+            .db_snapshot_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteDBSnapshot", e, None));
+        self.count("DeleteDBSnapshot", &result);
+        match result {
+            Err(e) if not_found(&e) => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+}
+
+fn observed(s: &aws_sdk_rds::types::DbSnapshot) -> ObservedSnapshot {
+    let text = |v: Option<&str>| v.map(str::to_owned);
+    ObservedSnapshot {
+        name: s.db_snapshot_identifier().unwrap_or_default().to_owned(),
+        arn: text(s.db_snapshot_arn()),
+        instance: s.db_instance_identifier().unwrap_or_default().to_owned(),
+        kind: s.snapshot_type().unwrap_or_default().to_owned(),
+        status: s.status().unwrap_or_default().to_owned(),
+        percent_progress: s.percent_progress(),
+        engine: text(s.engine()),
+        engine_version: text(s.engine_version()),
+        allocated_storage: s.allocated_storage(),
+        encrypted: s.encrypted(),
+        created: s.snapshot_create_time().map(ToString::to_string),
+        tags: tag_map(s.tag_list()),
+    }
+}

@@ -1,0 +1,224 @@
+//! The `DBSnapshot` kind: a manual snapshot of an RDS instance, taken once (CreateDBSnapshot,
+//! tagged with the ownership tags), reported as RDS has it, and deleted or kept with the object.
+//! It runs on the group kinds' skeleton (`managed::groups`): read, plan (pure, `plan.rs` with its
+//! table tests), act (`aws.rs`), report.
+
+pub mod aws;
+pub mod controller;
+pub mod plan;
+
+use std::collections::BTreeMap;
+
+use kube::{CustomResource, KubeSchema};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::crd::Tag;
+
+/// An RDS DB snapshot.
+#[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "rds.operator.rs",
+    version = "v1alpha1",
+    kind = "DBSnapshot",
+    plural = "dbsnapshots",
+    shortname = "dbsnap",
+    category = "rds",
+    namespaced,
+    status = "DBSnapshotStatus",
+    doc = "An AWS RDS DB snapshot managed by rds-operator.",
+    printcolumn(
+        name = "Source",
+        type_ = "string",
+        json_path = ".status.dbInstanceIdentifier"
+    ),
+    printcolumn(name = "State", type_ = "string", json_path = ".status.state"),
+    printcolumn(
+        name = "Progress",
+        type_ = "integer",
+        json_path = ".status.percentProgress"
+    ),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) == has(oldSelf.dbSnapshotIdentifier) && (!has(self.dbSnapshotIdentifier) || self.dbSnapshotIdentifier == oldSelf.dbSnapshotIdentifier)").message("dbSnapshotIdentifier is immutable").field_path(".dbSnapshotIdentifier"),
+    validation = kube::core::Rule::new("self.source == oldSelf.source").message("source is immutable: a snapshot is of one instance").field_path(".source"),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DBSnapshotSpec {
+    /// Name of the snapshot in RDS (a letter first, then letters, digits and single hyphens);
+    /// defaults to metadata.name. Immutable.
+    #[serde(
+        default,
+        rename = "dbSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(
+        length(min = 1, max = 255),
+        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
+    )]
+    pub db_snapshot_identifier: Option<String>,
+    /// The instance to snapshot. Immutable.
+    pub source: SnapshotSource,
+    /// What deleting this object does to the snapshot: Delete (default: DeleteDBSnapshot) or
+    /// Retain (the snapshot stays in RDS).
+    #[serde(default)]
+    pub deletion_policy: SnapshotDeletionPolicy,
+    /// Tags of the snapshot, besides the ownership tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 40))]
+    pub tags: Vec<Tag>,
+    /// Where the snapshot lives: its AWSAccount and region.
+    #[serde(flatten)]
+    pub placement: crate::managed::placement::Where,
+}
+
+/// The instance a snapshot is of: a DBInstance of this namespace, or an RDS instance by its
+/// identifier. Either must be this namespace's own (its ownership tags) or granted to it (its tag
+/// rds.operator.rs/restorable-by, or the operator's --grant-restore), as for restoreFrom: a
+/// snapshot is a copy of the data.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.name) != has(self.dbInstanceIdentifier)").message("source names its instance once: name or dbInstanceIdentifier"),
+)]
+pub struct SnapshotSource {
+    /// A DBInstance of this namespace; the snapshot waits (ReferencesUnresolved) until it is
+    /// Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253))]
+    pub name: Option<String>,
+    /// The RDS identifier of an instance in the snapshot's account and region.
+    #[serde(
+        default,
+        rename = "dbInstanceIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 63))]
+    pub db_instance_identifier: Option<String>,
+}
+
+/// What deleting a DBSnapshot does to the RDS snapshot.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum SnapshotDeletionPolicy {
+    /// DeleteDBSnapshot, when the snapshot is this object's.
+    #[default]
+    Delete,
+    /// Keep the snapshot; only the object goes.
+    Retain,
+}
+
+/// What the operator observed of the snapshot.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DBSnapshotStatus {
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
+    /// Name of the snapshot in RDS.
+    #[serde(
+        default,
+        rename = "dbSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub db_snapshot_identifier: Option<String>,
+    /// ARN of the snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    /// The RDS instance it is of.
+    #[serde(
+        default,
+        rename = "dbInstanceIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub db_instance_identifier: Option<String>,
+    /// The snapshot's state as RDS reports it (creating, available...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// How far RDS is in taking it, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_progress: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// Its size, in GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocated_storage: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encrypted: Option<bool>,
+    /// When RDS took it (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_create_time: Option<String>,
+    /// The tag keys the operator applied from spec.tags: the only ones it removes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tag_keys: Vec<String>,
+    /// The AWS account and region the snapshot lives in, kept once it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::managed::placement::Placement>,
+}
+
+/// The snapshot as RDS reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedSnapshot {
+    /// The identifier (lower case, as RDS stores it).
+    pub name: String,
+    pub arn: Option<String>,
+    pub instance: String,
+    /// manual or automated.
+    pub kind: String,
+    pub status: String,
+    pub percent_progress: Option<i32>,
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub allocated_storage: Option<i32>,
+    pub encrypted: Option<bool>,
+    pub created: Option<String>,
+    pub tags: BTreeMap<String, String>,
+}
+
+/// What the read step found of the source, when the snapshot is still to be taken.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Source {
+    /// Not read: the snapshot exists, or the object is being deleted.
+    #[default]
+    NotRead,
+    /// A reference that cannot be used yet, and why (a DBInstance not Ready).
+    Unresolved(String),
+    /// The RDS instance has no such identifier.
+    NotFound(String),
+    /// The RDS instance, its state and its tags, and what the operator's settings grant.
+    Found {
+        identifier: String,
+        status: String,
+        tags: BTreeMap<String, String>,
+        grants: crate::context::Grants,
+    },
+}
+
+impl DBSnapshot {
+    /// The RDS identifier: spec.dbSnapshotIdentifier or metadata.name, lower-cased as RDS stores
+    /// it.
+    pub fn group_name(&self) -> String {
+        (self.spec.db_snapshot_identifier.clone())
+            .or_else(|| self.metadata.name.clone())
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+
+    fn retained(&self) -> bool {
+        self.spec.deletion_policy == SnapshotDeletionPolicy::Retain
+    }
+}
+
+crate::placed!(DBSnapshot, |s| s.arn.is_some());

@@ -1,0 +1,235 @@
+//! The pure plan of a DBSnapshot: [`Facts`] in, [`Plan`] out. Whose snapshot the name is, whether
+//! the source may be copied into this namespace and is ready, the one CreateDBSnapshot, what RDS
+//! reports while it takes it, and the tags. Deletion (Delete, or Retain) is the group kinds'.
+//! Table tests below.
+
+use std::collections::BTreeMap;
+
+use kube::runtime::events::EventType;
+
+use crate::database::tenancy::{self, RestoreSource};
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::tags;
+
+use super::{DBSnapshot, DBSnapshotStatus, ObservedSnapshot, Source};
+
+/// Everything a decision needs.
+pub type Facts = groups::Facts<DBSnapshot>;
+
+/// A call only this kind makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Own {
+    /// CreateDBSnapshot of `instance`, tagged.
+    Create {
+        name: String,
+        instance: String,
+        tags: BTreeMap<String, String>,
+    },
+}
+
+/// One call or write.
+pub type Step = groups::Step<Own>;
+
+/// What one reconcile does and reports.
+pub type Plan = groups::GroupPlan<DBSnapshot>;
+
+/// The status to write: Ready once RDS reports the snapshot available; Synced whether this
+/// reconcile found it as the spec says.
+fn status(plan: &mut Plan, fields: DBSnapshotStatus, synced: ConditionPlan) {
+    let available = fields.state.as_deref() == Some("available");
+    let ready = match &fields.state {
+        Some(_) if available && synced.ok => synced.clone(),
+        Some(_) if available => ConditionPlan::new(true, "Available", "the snapshot is available"),
+        Some(state) if synced.ok => ConditionPlan::new(
+            false,
+            "Creating",
+            format!(
+                "RDS reports the snapshot {state}, {} % taken",
+                fields.percent_progress.unwrap_or(0)
+            ),
+        ),
+        _ => synced.clone(),
+    };
+    let busy = fields.state.is_some() && !available;
+    plan.status = Some(GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy,
+    });
+}
+
+/// A refusal or a wait: reported, Ready and Synced False, no call.
+fn refuse(f: &Facts, mut plan: Plan, reason: &str, message: String, label: &'static str) -> Plan {
+    let s = &f.group;
+    let fields = s.status.clone().unwrap_or_default();
+    plan.refusal = Some(label);
+    if reason != "ReferencesUnresolved" && reason != "SourceNotAvailable" {
+        plan.event(EventType::Warning, reason, "Reconcile", message.clone());
+    }
+    status(
+        &mut plan,
+        fields,
+        ConditionPlan::new(false, reason, message),
+    );
+    plan
+}
+
+/// The status fields that come from the observed snapshot.
+fn observed_fields(s: &DBSnapshot, o: &ObservedSnapshot) -> DBSnapshotStatus {
+    DBSnapshotStatus {
+        db_snapshot_identifier: Some(o.name.clone()),
+        arn: o.arn.clone(),
+        db_instance_identifier: Some(o.instance.clone()),
+        state: Some(o.status.clone()),
+        percent_progress: o.percent_progress,
+        engine: o.engine.clone(),
+        engine_version: o.engine_version.clone(),
+        allocated_storage: o.allocated_storage,
+        encrypted: o.encrypted,
+        snapshot_create_time: o.created.clone(),
+        applied_tag_keys: (s.status.as_ref())
+            .map(|s| s.applied_tag_keys.clone())
+            .unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// The one decision of a reconcile.
+pub fn plan(f: &Facts) -> Plan {
+    groups::plan(f, |plan, desired| apply(f, plan, desired))
+}
+
+fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
+    let s = &f.group;
+    let Some(o) = &f.observed else {
+        return absent(f, plan, desired_tags);
+    };
+    let mut fields = observed_fields(s, o);
+    if !groups::owned(s, &o.tags) {
+        let message = groups::name_in_use(s);
+        plan.event(
+            EventType::Warning,
+            "NameInUse",
+            "Reconcile",
+            message.clone(),
+        );
+        let fields = DBSnapshotStatus::default();
+        status(
+            &mut plan,
+            fields,
+            ConditionPlan::new(false, "NameInUse", message),
+        );
+        return plan;
+    }
+    let (changed, applied) =
+        groups::retag(&mut plan, s, (&o.tags, o.arn.as_deref()), &desired_tags);
+    fields.applied_tag_keys = applied;
+    let busy = o.status != "available";
+    if busy {
+        plan.requeue = Requeue::After(f.busy_interval);
+    }
+    let synced = match changed.is_empty() {
+        true if o.status == "failed" => ConditionPlan::new(
+            false,
+            "Failed",
+            "RDS reports that taking the snapshot failed",
+        ),
+        true => ConditionPlan::new(true, "Synced", "the snapshot matches the spec"),
+        false => {
+            let note = format!("sent to RDS: {}", changed.join("; "));
+            plan.event(EventType::Normal, "Updating", "Update", note.clone());
+            plan.requeue = Requeue::After(std::time::Duration::from_secs(1));
+            ConditionPlan::new(false, "Updating", note)
+        }
+    };
+    status(&mut plan, fields, synced);
+    plan
+}
+
+/// RDS has no snapshot of that name: take it once, of a source this namespace may copy that is
+/// available; never again once one was taken (a new one would hold other data).
+fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
+    let s = &f.group;
+    let name = s.group_name();
+    if s.status.as_ref().is_some_and(|s| s.arn.is_some()) {
+        plan.requeue = Requeue::After(f.drift_interval);
+        let message = format!(
+            "RDS has no snapshot {name} any more: it was deleted outside the operator; a new one \
+             would hold other data, so none is taken in its place (delete this object, or give it \
+             another dbSnapshotIdentifier)"
+        );
+        return refuse(f, plan, "NotFound", message, "NotFound");
+    }
+    let namespace = s.metadata.namespace.as_deref().unwrap_or_default();
+    let (identifier, state) = match &f.extra {
+        Source::NotRead => return plan,
+        Source::Unresolved(why) => {
+            plan.requeue = Requeue::After(f.busy_interval);
+            return refuse(f, plan, "ReferencesUnresolved", why.clone(), "Unresolved");
+        }
+        Source::NotFound(identifier) => {
+            plan.requeue = Requeue::After(f.drift_interval);
+            let message = format!("RDS has no instance {identifier} to take a snapshot of");
+            return refuse(f, plan, "SourceNotFound", message, "NotFound");
+        }
+        Source::Found {
+            identifier,
+            status,
+            tags,
+            grants,
+        } => {
+            let found = RestoreSource::Found {
+                tags: tags.clone(),
+                instance_tags: None,
+            };
+            if !tenancy::may_restore(Some(&found), namespace, grants) {
+                plan.requeue = Requeue::After(f.drift_interval);
+                let message = format!(
+                    "RDS instance {identifier} is neither this namespace's own nor granted to it \
+                     (tag {} on it, or the operator's --grant-restore); a snapshot is a copy of \
+                     its data, so none is taken",
+                    crate::crd::RESTORABLE_BY_TAG
+                );
+                return refuse(f, plan, "SourceNotOwned", message, "NotOwned");
+            }
+            (identifier, status)
+        }
+    };
+    if state != "available" {
+        plan.requeue = Requeue::After(f.busy_interval);
+        let message = format!(
+            "RDS reports instance {identifier} {state}; the snapshot is taken once it is available"
+        );
+        return refuse(f, plan, "SourceNotAvailable", message, "Unresolved");
+    }
+    plan.steps.push(Step::Own(Own::Create {
+        name: name.clone(),
+        instance: identifier.clone(),
+        tags,
+    }));
+    plan.event(
+        EventType::Normal,
+        "Creating",
+        "Create",
+        format!("taking DB snapshot {name} of RDS instance {identifier}"),
+    );
+    let fields = DBSnapshotStatus {
+        db_snapshot_identifier: Some(name),
+        db_instance_identifier: Some(identifier.clone()),
+        state: Some("creating".into()),
+        applied_tag_keys: tags::keys(&s.spec.tags),
+        ..Default::default()
+    };
+    plan.requeue = Requeue::After(f.busy_interval);
+    status(
+        &mut plan,
+        fields,
+        ConditionPlan::new(true, "Creating", "the snapshot is being taken"),
+    );
+    plan
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,288 @@
+//! The DBSnapshot plan's table tests: the facts in, the steps and conditions out.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::context::Grants;
+use crate::crd::RESTORABLE_BY_TAG;
+use crate::dbsnapshot::{DBSnapshotSpec, SnapshotDeletionPolicy, SnapshotSource};
+use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+
+const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
+
+/// The DBSnapshot shop/coffee of the DBInstance coffee, never taken.
+fn facts(source: Source) -> Facts {
+    let spec = DBSnapshotSpec {
+        source: SnapshotSource {
+            name: Some("coffee".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut snapshot = DBSnapshot::new("coffee", spec);
+    snapshot.metadata.generation = Some(1);
+    fixtures::facts(snapshot, source)
+}
+
+/// The source instance as RDS has it, with these tags.
+fn instance(status: &str, tags: BTreeMap<String, String>) -> Source {
+    Source::Found {
+        identifier: "coffee-db".into(),
+        status: status.into(),
+        tags,
+        grants: Grants::default(),
+    }
+}
+
+/// Tags of an instance this namespace (shop) owns.
+fn shop_instance() -> BTreeMap<String, String> {
+    [
+        (crate::crd::OWNER_TAG.to_owned(), "uid-db".to_owned()),
+        (
+            crate::crd::OWNER_NAME_TAG.to_owned(),
+            "shop/coffee".to_owned(),
+        ),
+    ]
+    .into()
+}
+
+fn snapshot(status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
+    ObservedSnapshot {
+        name: "coffee".into(),
+        arn: Some(ARN.into()),
+        instance: "coffee-db".into(),
+        kind: "manual".into(),
+        status: status.into(),
+        percent_progress: Some(if status == "available" { 100 } else { 40 }),
+        tags,
+        ..Default::default()
+    }
+}
+
+fn taken(f: Facts) -> Facts {
+    with(f, |f| {
+        f.group.status = Some(DBSnapshotStatus {
+            arn: Some(ARN.into()),
+            ..Default::default()
+        })
+    })
+}
+
+fn reason(plan: &Plan) -> (bool, String, bool, String) {
+    let s = plan.status.as_ref().expect("a status");
+    (
+        s.ready.ok,
+        s.ready.reason.clone(),
+        s.synced.ok,
+        s.synced.reason.clone(),
+    )
+}
+
+fn creates(plan: &Plan) -> bool {
+    (plan.steps.iter()).any(|s| matches!(s, Step::Own(Own::Create { .. })))
+}
+
+#[test]
+fn a_snapshot_of_an_available_instance_of_the_namespace_is_taken_once_tagged_as_ours() {
+    let plan = plan(&facts(instance("available", shop_instance())));
+    let Some(Step::Own(Own::Create {
+        name,
+        instance,
+        tags,
+    })) = plan.steps.first()
+    else {
+        panic!("a create first: {:?}", plan.steps)
+    };
+    assert_eq!((name.as_str(), instance.as_str()), ("coffee", "coffee-db"));
+    assert_eq!(
+        tags,
+        &owner_tags(),
+        "the ownership tags, from the first moment"
+    );
+    assert_eq!(plan.steps.len(), 1);
+    assert_eq!(
+        reason(&plan),
+        (false, "Creating".into(), true, "Creating".into())
+    );
+    assert_eq!(
+        plan.requeue,
+        Requeue::After(std::time::Duration::from_secs(5))
+    );
+}
+
+#[test]
+fn what_is_refused_or_awaited_makes_no_call() {
+    let other_namespace: BTreeMap<String, String> = [
+        (crate::crd::OWNER_TAG.to_owned(), "uid-tea".to_owned()),
+        (crate::crd::OWNER_NAME_TAG.to_owned(), "tea/db".to_owned()),
+    ]
+    .into();
+    let granted: BTreeMap<String, String> = [
+        (crate::crd::OWNER_TAG.to_owned(), "uid-tea".to_owned()),
+        (crate::crd::OWNER_NAME_TAG.to_owned(), "tea/db".to_owned()),
+        (RESTORABLE_BY_TAG.to_owned(), "bar shop".to_owned()),
+    ]
+    .into();
+    let by_setting = Source::Found {
+        identifier: "coffee-db".into(),
+        status: "available".into(),
+        tags: other_namespace.clone(),
+        grants: Grants {
+            restore: vec!["shop".into()],
+            ..Default::default()
+        },
+    };
+    let cases: Vec<(&str, Source, Option<&str>)> = vec![
+        (
+            "a DBInstance not Ready yet",
+            Source::Unresolved("DBInstance coffee is not Ready yet".into()),
+            Some("ReferencesUnresolved"),
+        ),
+        (
+            "no such instance",
+            Source::NotFound("coffee-db".into()),
+            Some("SourceNotFound"),
+        ),
+        (
+            "another namespace's instance",
+            instance("available", other_namespace),
+            Some("SourceNotOwned"),
+        ),
+        (
+            "an untagged instance",
+            instance("available", BTreeMap::new()),
+            Some("SourceNotOwned"),
+        ),
+        (
+            "ours, being modified",
+            instance("modifying", shop_instance()),
+            Some("SourceNotAvailable"),
+        ),
+        ("granted by its tag", instance("available", granted), None),
+        ("granted by the operator's setting", by_setting, None),
+    ];
+    for (case, source, refused) in cases {
+        let planned = plan(&facts(source));
+        match refused {
+            Some(expected) => {
+                assert!(planned.steps.is_empty(), "{case}: {:?}", planned.steps);
+                let (ready, _, synced, why) = reason(&planned);
+                assert_eq!(
+                    (ready, synced, why.as_str()),
+                    (false, false, expected),
+                    "{case}"
+                );
+            }
+            None => assert!(creates(&planned), "{case}: {:?}", planned.steps),
+        }
+    }
+}
+
+#[test]
+fn a_snapshot_deleted_outside_the_operator_is_reported_and_never_taken_again() {
+    let f = taken(facts(instance("available", shop_instance())));
+    let plan = plan(&f);
+    assert!(plan.steps.is_empty(), "{:?}", plan.steps);
+    assert_eq!(reason(&plan).3, "NotFound");
+}
+
+#[test]
+fn a_snapshot_found_after_a_crash_is_ours_by_its_tags_and_not_taken_twice() {
+    // The create was sent, the status never written: the snapshot is found by its name, with
+    // this object's ownership tag.
+    let f = with(facts(Source::NotRead), |f| {
+        f.observed = Some(snapshot("creating", owner_tags()))
+    });
+    let plan = plan(&f);
+    assert!(!creates(&plan), "{:?}", plan.steps);
+    let status = plan.status.as_ref().expect("a status");
+    assert_eq!(status.fields.arn.as_deref(), Some(ARN));
+    assert_eq!(status.fields.percent_progress, Some(40));
+    assert_eq!(
+        reason(&plan),
+        (false, "Creating".into(), true, "Synced".into())
+    );
+    assert!(status.busy);
+    assert_eq!(
+        plan.requeue,
+        Requeue::After(std::time::Duration::from_secs(5))
+    );
+}
+
+#[test]
+fn an_available_snapshot_is_ready_and_its_tags_follow_the_spec() {
+    let f = with(facts(Source::NotRead), |f| {
+        f.observed = Some(snapshot("available", owner_tags()))
+    });
+    let planned = plan(&f);
+    assert!(planned.steps.is_empty(), "{:?}", planned.steps);
+    assert_eq!(
+        reason(&planned),
+        (true, "Synced".into(), true, "Synced".into())
+    );
+    assert_eq!(
+        planned.requeue,
+        Requeue::After(std::time::Duration::from_secs(60))
+    );
+    let tagged = with(f, |f| {
+        f.group.spec.tags = vec![crate::crd::Tag {
+            key: "team".into(),
+            value: "coffee".into(),
+        }]
+    });
+    let planned = plan(&tagged);
+    assert_eq!(
+        planned.steps,
+        vec![Step::AddTags {
+            arn: ARN.into(),
+            tags: [("team".to_owned(), "coffee".to_owned())].into()
+        }]
+    );
+    assert_eq!(
+        reason(&planned),
+        (true, "Available".into(), false, "Updating".into())
+    );
+}
+
+#[test]
+fn a_snapshot_of_the_name_that_is_not_ours_is_left_alone() {
+    let foreign = BTreeMap::from([(crate::crd::OWNER_TAG.to_owned(), "uid-9".to_owned())]);
+    let f = with(facts(Source::NotRead), |f| {
+        f.observed = Some(snapshot("available", foreign))
+    });
+    let plan = plan(&f);
+    assert!(plan.steps.is_empty(), "{:?}", plan.steps);
+    assert_eq!(reason(&plan).3, "NameInUse");
+    assert_eq!(
+        plan.status.as_ref().map(|s| s.fields.arn.clone()),
+        Some(None)
+    );
+}
+
+#[test]
+fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
+    let ours = with(facts(Source::NotRead), |f| {
+        f.observed = Some(snapshot("available", owner_tags()))
+    });
+    let delete = plan(&deleting(ours.clone()));
+    assert_eq!(
+        delete.steps,
+        vec![
+            Step::Delete {
+                name: "coffee".into()
+            },
+            Step::RemoveFinalizer
+        ]
+    );
+    let retain = with(ours, |f| {
+        f.group.spec.deletion_policy = SnapshotDeletionPolicy::Retain
+    });
+    let retained = plan(&deleting(retain));
+    assert_eq!(retained.steps, vec![Step::RemoveFinalizer]);
+    assert!(retained.events.iter().any(|e| e.reason == "Retained"));
+    let foreign = BTreeMap::from([(crate::crd::OWNER_TAG.to_owned(), "uid-9".to_owned())]);
+    let not_ours = with(facts(Source::NotRead), |f| {
+        f.observed = Some(snapshot("available", foreign))
+    });
+    assert_eq!(plan(&deleting(not_ours)).steps, vec![Step::RemoveFinalizer]);
+}

@@ -1,0 +1,305 @@
+//! The DBSnapshot kind: a snapshot of the Coffee Manage database taken once and restored by
+//! reference with its rows (a real MariaDB behind the emulator), deletion by policy, and the
+//! tenancy rules of its source.
+
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::dbsnapshot::DBSnapshot;
+use serde_json::json;
+
+use crate::common::{self, Operator, dbinstance, is_ready, setup, unique, wait_dbi};
+use crate::engines::{SUPPLIERS, mariadb, mariadb_keys, ready_real_with, real};
+
+fn snapshot(name: &str, spec: serde_json::Value) -> DBSnapshot {
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBSnapshot",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))
+    .expect("valid DBSnapshot")
+}
+
+fn ready(s: &DBSnapshot) -> bool {
+    common::object_condition(s, "Ready").is_some_and(|c| c.0 == "True")
+}
+
+fn synced_reason(s: &DBSnapshot) -> String {
+    common::object_condition(s, "Synced").map_or_else(String::new, |c| c.1)
+}
+
+/// The manual snapshots RDS has of this identifier, with their state.
+async fn snapshots_in_rds(rds: &aws_sdk_rds::Client, identifier: &str) -> Vec<(String, String)> {
+    let out = (rds.describe_db_snapshots())
+        .db_snapshot_identifier(identifier)
+        .send()
+        .await;
+    (out.map(|o| o.db_snapshots().to_vec())
+        .unwrap_or_default()
+        .iter())
+    .map(|s| {
+        (
+            s.db_snapshot_identifier().unwrap_or_default().to_owned(),
+            s.status().unwrap_or_default().to_owned(),
+        )
+    })
+    .collect()
+}
+
+#[tokio::test]
+async fn a_dbsnapshot_of_the_coffee_database_restores_by_reference_with_the_row_written_before_it()
+{
+    let mut id = String::new();
+    let real_db = ready_real_with("snapref", &[], |new| {
+        id = new.to_owned();
+        dbinstance("db", new, real(json!({})))
+    })
+    .await;
+    let (client, ns, api, rds, s) = (
+        &real_db.client,
+        &real_db.ns,
+        &real_db.api,
+        &real_db.rds,
+        &real_db.secret,
+    );
+    let (ok, out) = mariadb_keys(s, &s["password"], SUPPLIERS);
+    assert!(ok, "{out}");
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), ns);
+    let name = unique("before-change");
+    let spec = json!({"dbSnapshotIdentifier": name, "source": {"name": "db"}});
+    snapshots
+        .create(&PostParams::default(), &snapshot("before-change", spec))
+        .await
+        .expect("create the DBSnapshot");
+    // The status follows RDS through creating to available.
+    let states = std::sync::Mutex::new(Vec::new());
+    let taken = common::wait_object(&snapshots, "before-change", "available", |s| {
+        let state = s.status.as_ref().and_then(|s| s.state.clone());
+        states.lock().expect("states").extend(state);
+        ready(s)
+    })
+    .await;
+    let states = states.into_inner().expect("states");
+    let status = taken.status.expect("a status");
+    assert_eq!(status.state.as_deref(), Some("available"));
+    assert_eq!(status.percent_progress, Some(100));
+    assert_eq!(status.db_instance_identifier.as_deref(), Some(id.as_str()));
+    assert_eq!(status.engine.as_deref(), Some("mysql"));
+    assert!(
+        status
+            .arn
+            .is_some_and(|a| a.ends_with(&format!(":snapshot:{name}")))
+    );
+    assert!(states.iter().any(|s| s == "creating"), "{states:?}");
+    assert_eq!(
+        common::calls(&id, "CreateDBSnapshot"),
+        1,
+        "one CreateDBSnapshot"
+    );
+    // A row written after the snapshot is not in it.
+    let (ok, out) = mariadb_keys(
+        s,
+        &s["password"],
+        "INSERT INTO suppliers (id, name) VALUES (2, 'Later Ltd')",
+    );
+    assert!(ok, "{out}");
+    common::secret(
+        client,
+        ns,
+        "restored-password",
+        "password",
+        "An0ther-Passw0rd-2026",
+    )
+    .await;
+    let restored = unique("restored");
+    let spec = real(json!({
+        "restoreFrom": {"dbSnapshotRef": {"name": "before-change"}},
+        "masterUserPassword": {"name": "restored-password", "key": "password"},
+        "connectionSecret": {"name": "restored-connection"},
+        "deletionPolicy": "Delete",
+    }));
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("restored", &restored, spec),
+    ))
+    .await
+    .expect("create the restored DBInstance");
+    wait_dbi(
+        api,
+        "restored",
+        "restored and in sync",
+        common::TIMEOUT,
+        |db| is_ready(db) && common::synced_reason(db) == "Synced",
+    )
+    .await;
+    let r = common::wait_for(
+        "the restored connection Secret",
+        common::TIMEOUT,
+        || async {
+            common::secret_data(client, ns, "restored-connection")
+                .await
+                .filter(|d| d.get("password").map(String::as_str) == Some("An0ther-Passw0rd-2026"))
+        },
+    )
+    .await;
+    let (ok, out) = mariadb(
+        &r["host"],
+        r.get("port").map(String::as_str),
+        &r["username"],
+        &r["password"],
+        "COFFEE",
+        "SELECT GROUP_CONCAT(id ORDER BY id) FROM suppliers",
+    );
+    assert!(
+        ok && out.trim() == "1",
+        "the row written before the snapshot, and not the one after: {out}"
+    );
+    assert_eq!(
+        common::calls(&restored, "RestoreDBInstanceFromDBSnapshot"),
+        1
+    );
+    // deletionPolicy Delete (the default): the snapshot goes with the object.
+    (snapshots.delete("before-change", &DeleteParams::default()))
+        .await
+        .expect("delete the DBSnapshot");
+    common::wait_object_gone(&snapshots, "before-change").await;
+    assert!(snapshots_in_rds(rds, &name).await.is_empty());
+    common::delete_and_wait(api, "restored").await;
+    common::delete_and_wait(api, "db").await;
+}
+
+#[tokio::test]
+async fn a_retained_dbsnapshot_stays_and_another_namespaces_instance_is_refused_with_no_call() {
+    let (client, ns, api, rds) = setup("snapkeep").await;
+    let other = common::namespace(&client, "snapother").await;
+    let _operator = Operator::start_with(&ns, &["--namespace", &other]);
+    let id = unique("snapkeep");
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
+    ))
+    .await
+    .expect("create the DBInstance");
+    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
+    let kept = unique("kept");
+    let spec = json!({
+        "dbSnapshotIdentifier": kept,
+        "source": {"dbInstanceIdentifier": id},
+        "deletionPolicy": "Retain",
+    });
+    (snapshots.create(&PostParams::default(), &snapshot("kept", spec)))
+        .await
+        .expect("create the DBSnapshot");
+    common::wait_object(&snapshots, "kept", "available", ready).await;
+    assert_eq!(common::calls(&id, "CreateDBSnapshot"), 1);
+
+    // Another namespace names this namespace's instance, by identifier and by a name it does
+    // not have: refused, and no CreateDBSnapshot reaches RDS.
+    let theirs: Api<DBSnapshot> = Api::namespaced(client.clone(), &other);
+    let stolen = unique("stolen");
+    let spec = json!({"dbSnapshotIdentifier": stolen, "source": {"dbInstanceIdentifier": id}});
+    (theirs.create(&PostParams::default(), &snapshot("stolen", spec)))
+        .await
+        .expect("create the other namespace's DBSnapshot");
+    let spec = json!({"source": {"name": "db"}});
+    (theirs.create(&PostParams::default(), &snapshot("unresolved", spec)))
+        .await
+        .expect("create the other namespace's second DBSnapshot");
+    common::wait_object(&theirs, "stolen", "SourceNotOwned", |s| {
+        synced_reason(s) == "SourceNotOwned"
+    })
+    .await;
+    common::wait_object(&theirs, "unresolved", "ReferencesUnresolved", |s| {
+        synced_reason(s) == "ReferencesUnresolved"
+    })
+    .await;
+    assert!(snapshots_in_rds(&rds, &stolen).await.is_empty());
+    assert_eq!(
+        common::calls(&id, "CreateDBSnapshot"),
+        1,
+        "only this namespace's own snapshot was taken"
+    );
+
+    // deletionPolicy Retain: the object goes, the snapshot stays.
+    (snapshots.delete("kept", &DeleteParams::default()))
+        .await
+        .expect("delete the DBSnapshot");
+    common::wait_object_gone(&snapshots, "kept").await;
+    assert_eq!(
+        snapshots_in_rds(&rds, &kept).await,
+        vec![(kept.clone(), "available".to_owned())]
+    );
+    assert_eq!(common::calls(&kept, "DeleteDBSnapshot"), 0);
+    for name in ["stolen", "unresolved"] {
+        (theirs.delete(name, &DeleteParams::default()))
+            .await
+            .expect("delete a refused DBSnapshot");
+        common::wait_object_gone(&theirs, name).await;
+    }
+    common::delete_and_wait(&api, "db").await;
+}
+
+#[tokio::test]
+async fn a_kill_between_the_create_call_and_the_status_write_takes_no_second_snapshot() {
+    let (client, ns, api, rds) = setup("snapcrash").await;
+    let id = unique("snapcrash");
+    let mut operator = Operator::start(&ns);
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
+    ))
+    .await
+    .expect("create the DBInstance");
+    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
+    let name = unique("crashed");
+    let spec = json!({"dbSnapshotIdentifier": name, "source": {"name": "db"}});
+    (snapshots.create(&PostParams::default(), &snapshot("crashed", spec)))
+        .await
+        .expect("create the DBSnapshot");
+    // Killed the moment the emulator has served CreateDBSnapshot, with no ARN in the status: only
+    // the snapshot's ownership tags say it is this object's.
+    common::wait_for(
+        "CreateDBSnapshot to reach the emulator",
+        common::TIMEOUT,
+        || {
+            let id = id.clone();
+            async move { (common::calls(&id, "CreateDBSnapshot") >= 1).then_some(()) }
+        },
+    )
+    .await;
+    operator.kill();
+    drop(operator);
+    // The kill may land after a status write that saw the snapshot; the write is taken back, as
+    // if it never happened.
+    let unwritten = json!({"status": {"arn": null, "state": null, "percentProgress": null}});
+    (snapshots.patch_status(
+        "crashed",
+        &PatchParams::default(),
+        &Patch::Merge(&unwritten),
+    ))
+    .await
+    .expect("take the status write back");
+    let before = snapshots.get("crashed").await.expect("the DBSnapshot");
+    assert!(
+        before.status.and_then(|s| s.arn).is_none(),
+        "no ARN recorded"
+    );
+    let _restarted = Operator::start(&ns);
+    common::wait_object(&snapshots, "crashed", "available after the restart", ready).await;
+    assert_eq!(
+        common::calls(&id, "CreateDBSnapshot"),
+        1,
+        "a second create was sent"
+    );
+    assert_eq!(
+        snapshots_in_rds(&rds, &name).await,
+        vec![(name.clone(), "available".to_owned())]
+    );
+    (snapshots.delete("crashed", &DeleteParams::default()))
+        .await
+        .expect("delete the DBSnapshot");
+    common::wait_object_gone(&snapshots, "crashed").await;
+    assert!(snapshots_in_rds(&rds, &name).await.is_empty());
+    common::delete_and_wait(&api, "db").await;
+}
