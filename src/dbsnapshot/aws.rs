@@ -47,6 +47,14 @@ impl Rds {
         }
     }
 
+    /// Every manual DB snapshot of an instance, with its tags.
+    pub async fn db_snapshots_of(&self, instance: &str) -> Result<Vec<ObservedSnapshot>, AwsError> {
+        let request = (self.client.describe_db_snapshots())
+            .db_instance_identifier(instance)
+            .snapshot_type("manual");
+        self.db_snapshot_pages(request).await
+    }
+
     /// Every DB snapshot the request lists, 100 a page, each page counted.
     async fn db_snapshot_pages(
         &self,

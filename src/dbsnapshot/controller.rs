@@ -9,7 +9,7 @@ use crate::managed::groups::{Group, Shared};
 use crate::managed::references::Resolver;
 
 use super::plan::Own;
-use super::{DBSnapshot, DBSnapshotStatus, ObservedSnapshot, Source};
+use super::{DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Source};
 
 /// The marker under which the DBInstance kind registers how a DBInstance's name resolves to its
 /// RDS identifier (`references::Resolver`): this kind cannot name that one, which names it.
@@ -17,7 +17,7 @@ pub struct SourceInstance;
 
 impl Group for DBSnapshot {
     type Observed = ObservedSnapshot;
-    type Extra = Source;
+    type Extra = Extra;
     type Own = Own;
     type Status = DBSnapshotStatus;
     const LABEL: &'static str = "DBSnapshot";
@@ -28,9 +28,12 @@ impl Group for DBSnapshot {
         &self,
         shared: &Shared,
         at: &Location,
-    ) -> Result<(Option<ObservedSnapshot>, Source), Error> {
-        let name = self.group_name();
+    ) -> Result<(Option<ObservedSnapshot>, Extra), Error> {
         let deleting = self.metadata.deletion_timestamp.is_some();
+        if self.spec.schedule.is_some() {
+            return Ok((None, series(self, &shared.ctx, at, deleting).await?));
+        }
+        let name = self.group_name();
         // The shared listing's entry while it may serve (a snapshot RDS has finished); otherwise,
         // and at deletion, RDS is asked directly.
         let listed = (at.observer.listing::<ObservedSnapshot>()).get(&name, shared.drift_interval);
@@ -43,7 +46,8 @@ impl Group for DBSnapshot {
             true => source(self, &shared.ctx, at).await?,
             false => Source::NotRead,
         };
-        Ok((observed, source))
+        let series = None;
+        Ok((observed, Extra { source, series }))
     }
 
     async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
@@ -64,7 +68,42 @@ impl Group for DBSnapshot {
         DBSnapshot::retained(self)
     }
 
-    crate::group_fields!(DBSnapshotStatus, db_snapshot_identifier);
+    crate::group_fields!(DBSnapshotStatus, db_snapshot_identifier, plan);
+}
+
+/// The kind's plan, pure: one snapshot (`plan.rs`), or a schedule's (`schedule.rs`).
+pub fn plan(f: &super::plan::Facts) -> super::plan::Plan {
+    match super::schedule::scheduled(&f.group) {
+        Some(schedule) => super::schedule::plan(f, schedule),
+        None => super::plan::plan(f),
+    }
+}
+
+/// A schedule's source (not at deletion) and every manual snapshot of the source instance, read
+/// directly: the deletion of the oldest is decided on them.
+async fn series(
+    snapshot: &DBSnapshot,
+    ctx: &Context,
+    at: &Location,
+    deleting: bool,
+) -> Result<Extra, Error> {
+    let source = match deleting {
+        true => Source::NotRead,
+        false => source(snapshot, ctx, at).await?,
+    };
+    let recorded = (snapshot.status.as_ref()).and_then(|s| s.db_instance_identifier.clone());
+    let instance = match &source {
+        Source::Found { identifier, .. } | Source::NotFound(identifier) => Some(identifier.clone()),
+        Source::NotRead | Source::Unresolved(_) => recorded,
+    };
+    let series = match instance {
+        Some(instance) => at.rds.db_snapshots_of(&instance).await?,
+        None => Vec::new(),
+    };
+    Ok(Extra {
+        source,
+        series: Some(series),
+    })
 }
 
 /// The source instance, read now: a DBInstance of the namespace resolves to its RDS identifier

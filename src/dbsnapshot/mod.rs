@@ -6,6 +6,7 @@
 pub mod aws;
 pub mod controller;
 pub mod plan;
+pub mod schedule;
 
 use std::collections::BTreeMap;
 
@@ -70,10 +71,14 @@ pub struct DBSnapshotSpec {
     pub db_snapshot_identifier: Option<String>,
     /// The instance to snapshot. Immutable.
     pub source: SnapshotSource,
-    /// What deleting this object does to the snapshot: Delete (default: DeleteDBSnapshot) or
-    /// Retain (the snapshot stays in RDS).
-    #[serde(default)]
-    pub deletion_policy: SnapshotDeletionPolicy,
+    /// Instead of one snapshot, one per tick of a cron schedule, the `keep` newest kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<SnapshotSchedule>,
+    /// What deleting this object does to its snapshots: Delete (DeleteDBSnapshot of each one it
+    /// made; the default for one snapshot) or Retain (they stay in RDS; the default with a
+    /// schedule, whose snapshots are backups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_policy: Option<SnapshotDeletionPolicy>,
     /// Tags of the snapshot, besides the ownership tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
@@ -106,6 +111,22 @@ pub struct SnapshotSource {
     )]
     #[schemars(length(min = 1, max = 63))]
     pub db_instance_identifier: Option<String>,
+}
+
+/// A snapshot per tick, the newest `keep` of them kept.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotSchedule {
+    /// When, in UTC: five cron fields (minute hour day-of-month month day-of-week, e.g.
+    /// "0 3 * * *" for 03:00 each day), or six with seconds first. A tick missed while the
+    /// operator was down is taken once, as soon as it runs again; a tick is not taken while the
+    /// previous snapshot is still being taken.
+    #[schemars(regex(pattern = r"^\S+( +\S+){4,5}$"))]
+    pub cron: String,
+    /// How many of this object's snapshots to keep, the newest; older ones it made are deleted,
+    /// never any other snapshot.
+    #[schemars(range(min = 1, max = 100))]
+    pub keep: u32,
 }
 
 /// What deleting a DBSnapshot does to the RDS snapshot.
@@ -160,12 +181,39 @@ pub struct DBSnapshotStatus {
     /// When RDS took it (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_create_time: Option<String>,
+    /// With a schedule: the snapshots kept and the ticks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ScheduleStatus>,
     /// The tag keys the operator applied from spec.tags: the only ones it removes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the snapshot lives in, kept once it exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
+}
+
+/// A schedule as last reconciled.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleStatus {
+    /// The snapshots this object made that RDS has, newest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
+    /// The last tick (RFC 3339) since the object was made, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_tick: Option<String>,
+    /// The next tick (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_tick: Option<String>,
+}
+
+/// What the read step found besides the snapshot of the object's name: its source (while a
+/// snapshot is to be taken) and, with a schedule, the manual snapshots of the source.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extra {
+    pub source: Source,
+    /// With a schedule: every manual snapshot of the source instance, read now (None: not read).
+    pub series: Option<Vec<ObservedSnapshot>>,
 }
 
 /// The snapshot as RDS reports it.
@@ -216,8 +264,13 @@ impl DBSnapshot {
             .to_lowercase()
     }
 
+    /// Whether deleting the object keeps its snapshots: deletionPolicy, or by default Retain with
+    /// a schedule and Delete without.
     fn retained(&self) -> bool {
-        self.spec.deletion_policy == SnapshotDeletionPolicy::Retain
+        match self.spec.deletion_policy {
+            Some(policy) => policy == SnapshotDeletionPolicy::Retain,
+            None => self.spec.schedule.is_some(),
+        }
     }
 }
 

@@ -77,7 +77,7 @@ fn refuse(f: &Facts, mut plan: Plan, reason: &str, message: String, label: &'sta
 }
 
 /// The status fields that come from the observed snapshot.
-fn observed_fields(s: &DBSnapshot, o: &ObservedSnapshot) -> DBSnapshotStatus {
+pub(super) fn observed_fields(s: &DBSnapshot, o: &ObservedSnapshot) -> DBSnapshotStatus {
     DBSnapshotStatus {
         db_snapshot_identifier: Some(o.name.clone()),
         arn: o.arn.clone(),
@@ -96,7 +96,8 @@ fn observed_fields(s: &DBSnapshot, o: &ObservedSnapshot) -> DBSnapshotStatus {
     }
 }
 
-/// The one decision of a reconcile.
+/// The one decision of a reconcile of a DBSnapshot without a schedule (the kind's plan, in
+/// `controller.rs`, hands one with a schedule to `schedule::plan`).
 pub fn plan(f: &Facts) -> Plan {
     groups::plan(f, |plan, desired| apply(f, plan, desired))
 }
@@ -162,48 +163,18 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
         );
         return refuse(f, plan, "NotFound", message, "NotFound");
     }
-    let namespace = s.metadata.namespace.as_deref().unwrap_or_default();
-    let (identifier, state) = match &f.extra {
-        Source::NotRead => return plan,
-        Source::Unresolved(why) => {
-            plan.requeue = Requeue::After(f.busy_interval);
-            return refuse(f, plan, "ReferencesUnresolved", why.clone(), "Unresolved");
-        }
-        Source::NotFound(identifier) => {
-            plan.requeue = Requeue::After(f.drift_interval);
-            let message = format!("RDS has no instance {identifier} to take a snapshot of");
-            return refuse(f, plan, "SourceNotFound", message, "NotFound");
-        }
-        Source::Found {
-            identifier,
-            status,
-            tags,
-            grants,
-        } => {
-            let found = RestoreSource::Found {
-                tags: tags.clone(),
-                instance_tags: None,
-            };
-            if !tenancy::may_restore(Some(&found), namespace, grants) {
-                plan.requeue = Requeue::After(f.drift_interval);
-                let message = format!(
-                    "RDS instance {identifier} is neither this namespace's own nor granted to it \
-                     (tag {} on it, or the operator's --grant-restore); a snapshot is a copy of \
-                     its data, so none is taken",
-                    crate::crd::RESTORABLE_BY_TAG
-                );
-                return refuse(f, plan, "SourceNotOwned", message, "NotOwned");
-            }
-            (identifier, status)
+    let identifier = match source_check(f) {
+        Ok(identifier) => identifier,
+        Err((reason, message, label)) => {
+            let wait = matches!(reason, "ReferencesUnresolved" | "SourceNotAvailable");
+            plan.requeue = Requeue::After(if wait {
+                f.busy_interval
+            } else {
+                f.drift_interval
+            });
+            return refuse(f, plan, reason, message, label);
         }
     };
-    if state != "available" {
-        plan.requeue = Requeue::After(f.busy_interval);
-        let message = format!(
-            "RDS reports instance {identifier} {state}; the snapshot is taken once it is available"
-        );
-        return refuse(f, plan, "SourceNotAvailable", message, "Unresolved");
-    }
     plan.steps.push(Step::Own(Own::Create {
         name: name.clone(),
         instance: identifier.clone(),
@@ -229,6 +200,66 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
         ConditionPlan::new(true, "Creating", "the snapshot is being taken"),
     );
     plan
+}
+
+/// A refusal or a wait: the condition's reason, its message, and the metric label.
+pub type Refusal = (&'static str, String, &'static str);
+
+/// The source instance's identifier when a snapshot of it may be taken now: it is resolved,
+/// exists, is this namespace's own or granted to it, and is available.
+pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
+    let namespace = f.group.metadata.namespace.as_deref().unwrap_or_default();
+    match &f.extra.source {
+        Source::NotRead => Err((
+            "ReferencesUnresolved",
+            "the source is not read".into(),
+            "Unresolved",
+        )),
+        Source::Unresolved(why) => Err(("ReferencesUnresolved", why.clone(), "Unresolved")),
+        Source::NotFound(identifier) => Err((
+            "SourceNotFound",
+            format!("RDS has no instance {identifier} to take a snapshot of"),
+            "NotFound",
+        )),
+        Source::Found {
+            identifier,
+            tags,
+            grants,
+            ..
+        } if !may_copy(tags, namespace, grants) => Err((
+            "SourceNotOwned",
+            format!(
+                "RDS instance {identifier} is neither this namespace's own nor granted to it \
+                 (tag {} on it, or the operator's --grant-restore); a snapshot is a copy of \
+                 its data, so none is taken",
+                crate::crd::RESTORABLE_BY_TAG
+            ),
+            "NotOwned",
+        )),
+        Source::Found {
+            identifier, status, ..
+        } if status != "available" => Err((
+            "SourceNotAvailable",
+            format!(
+                "RDS reports instance {identifier} {status}; the snapshot is taken once it is available"
+            ),
+            "Unresolved",
+        )),
+        Source::Found { identifier, .. } => Ok(identifier.clone()),
+    }
+}
+
+/// The tenancy rule of a copy of an instance's data: as for a restore of it.
+fn may_copy(
+    tags: &BTreeMap<String, String>,
+    namespace: &str,
+    grants: &crate::context::Grants,
+) -> bool {
+    let found = RestoreSource::Found {
+        tags: tags.clone(),
+        instance_tags: None,
+    };
+    tenancy::may_restore(Some(&found), namespace, grants)
 }
 
 #[cfg(test)]

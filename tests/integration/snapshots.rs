@@ -303,3 +303,135 @@ async fn a_kill_between_the_create_call_and_the_status_write_takes_no_second_sna
     assert!(snapshots_in_rds(&rds, &name).await.is_empty());
     common::delete_and_wait(&api, "db").await;
 }
+
+/// The manual snapshots of an instance RDS has: (name, state, this object's by its uid tag).
+async fn snapshots_of(
+    rds: &aws_sdk_rds::Client,
+    instance: &str,
+    uid: &str,
+) -> Vec<(String, String, bool)> {
+    let out = (rds.describe_db_snapshots())
+        .db_instance_identifier(instance)
+        .snapshot_type("manual")
+        .send()
+        .await
+        .expect("DescribeDBSnapshots");
+    (out.db_snapshots().iter())
+        .map(|s| {
+            let ours = (s.tag_list().iter())
+                .any(|t| t.key() == Some(rds_operator::crd::OWNER_TAG) && t.value() == Some(uid));
+            (
+                s.db_snapshot_identifier().unwrap_or_default().to_owned(),
+                s.status().unwrap_or_default().to_owned(),
+                ours,
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
+    let (client, ns, api, rds) = setup("snapsched").await;
+    let id = unique("snapsched");
+    let _operator = Operator::start(&ns);
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
+    ))
+    .await
+    .expect("create the DBInstance");
+    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    // A snapshot made by hand, named like the schedule's.
+    let base = unique("every6s");
+    let by_hand = format!("{base}-20000101000000");
+    (rds.create_db_snapshot())
+        .db_instance_identifier(&id)
+        .db_snapshot_identifier(&by_hand)
+        .send()
+        .await
+        .expect("a snapshot by hand");
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
+    // Every 6 s (the emulator takes 3 s per snapshot), keeping 2.
+    let spec = json!({
+        "dbSnapshotIdentifier": base,
+        "source": {"name": "db"},
+        "schedule": {"cron": "*/6 * * * * *", "keep": 2},
+    });
+    (snapshots.create(&PostParams::default(), &snapshot("every6s", spec)))
+        .await
+        .expect("create the scheduled DBSnapshot");
+    let made = snapshots.get("every6s").await.expect("the DBSnapshot");
+    let uid = made.metadata.uid.clone().expect("a uid");
+    // Four ticks taken (five CreateDBSnapshot with the one by hand), and then a moment with none
+    // being taken: exactly two of its own, both available, and the one by hand.
+    let settled = common::wait_for(
+        "four ticks taken, none in progress",
+        common::TIMEOUT,
+        || {
+            let (rds, id, uid) = (rds.clone(), id.clone(), uid.clone());
+            async move {
+                if common::calls(&id, "CreateDBSnapshot") < 5 {
+                    return None;
+                }
+                let all = snapshots_of(&rds, &id, &uid).await;
+                let creating = all.iter().any(|s| s.1 != "available");
+                (!creating).then_some(all)
+            }
+        },
+    )
+    .await;
+    let ours: Vec<_> = settled
+        .iter()
+        .filter(|s| s.2)
+        .map(|s| s.0.clone())
+        .collect();
+    assert_eq!(ours.len(), 2, "exactly keep of its own: {settled:?}");
+    assert!(
+        ours.iter()
+            .all(|n| n.starts_with(&format!("{base}-")) && n != &by_hand),
+        "{ours:?}"
+    );
+    assert!(
+        settled.iter().any(|s| s.0 == by_hand && !s.2),
+        "the one by hand stays: {settled:?}"
+    );
+    assert_eq!(common::calls(&by_hand, "DeleteDBSnapshot"), 0);
+    let status = common::wait_object(&snapshots, "every6s", "its status lists them", |s| {
+        let kept = (s.status.as_ref())
+            .and_then(|s| s.schedule.as_ref())
+            .map(|s| s.kept.len());
+        ready(s) && kept.is_some_and(|n| (2..=3).contains(&n))
+    })
+    .await
+    .status
+    .expect("a status");
+    assert!(status.schedule.expect("schedule").next_tick.is_some());
+    // Deleted with a schedule, its snapshots stay by default (Retain), and no tick follows.
+    (snapshots.delete("every6s", &DeleteParams::default()))
+        .await
+        .expect("delete the scheduled DBSnapshot");
+    common::wait_object_gone(&snapshots, "every6s").await;
+    let gone = snapshots_of(&rds, &id, &uid).await;
+    tokio::time::sleep(std::time::Duration::from_secs(7)).await;
+    let after = snapshots_of(&rds, &id, &uid).await;
+    let names = |v: &[(String, String, bool)]| {
+        v.iter()
+            .filter(|s| s.2)
+            .map(|s| s.0.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(&after),
+        names(&gone),
+        "kept, and no tick after the deletion"
+    );
+    assert!(names(&after).len() >= 2, "{after:?}");
+    for (name, _, _) in after {
+        let _ = rds
+            .delete_db_snapshot()
+            .db_snapshot_identifier(name)
+            .send()
+            .await;
+    }
+    common::delete_and_wait(&api, "db").await;
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::context::Grants;
 use crate::crd::RESTORABLE_BY_TAG;
-use crate::dbsnapshot::{DBSnapshotSpec, SnapshotDeletionPolicy, SnapshotSource};
+use crate::dbsnapshot::{DBSnapshotSpec, Extra, SnapshotDeletionPolicy, SnapshotSource};
 use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
 const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
@@ -21,7 +21,8 @@ fn facts(source: Source) -> Facts {
     };
     let mut snapshot = DBSnapshot::new("coffee", spec);
     snapshot.metadata.generation = Some(1);
-    fixtures::facts(snapshot, source)
+    let series = None;
+    fixtures::facts(snapshot, Extra { source, series })
 }
 
 /// The source instance as RDS has it, with these tags.
@@ -275,7 +276,7 @@ fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
         ]
     );
     let retain = with(ours, |f| {
-        f.group.spec.deletion_policy = SnapshotDeletionPolicy::Retain
+        f.group.spec.deletion_policy = Some(SnapshotDeletionPolicy::Retain)
     });
     let retained = plan(&deleting(retain));
     assert_eq!(retained.steps, vec![Step::RemoveFinalizer]);

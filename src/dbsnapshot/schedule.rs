@@ -1,0 +1,271 @@
+//! The pure plan of a DBSnapshot with a schedule: a snapshot per cron tick since the object was
+//! made, named after the object and the tick, so a tick is taken once whatever crashes (the name
+//! says it was); only the last tick is taken after a gap; none while the previous one is still
+//! being taken; the `keep` newest available snapshots this object made are kept and older ones
+//! it made deleted, never any other. Deletion keeps them (the default with a schedule) or deletes
+//! each one it made. Table tests in `schedule/tests.rs`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use croner::Cron;
+use croner::parser::{CronParser, Seconds};
+use kube::runtime::events::EventType;
+
+use crate::crd::has_finalizer;
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
+
+use super::plan::{Facts, Own, Plan, Step, source_check};
+use super::{DBSnapshot, DBSnapshotStatus, ObservedSnapshot, ScheduleStatus, SnapshotSchedule};
+
+/// The cron expression, parsed (five fields, or six with seconds first).
+pub fn parse(cron: &str) -> Result<Cron, String> {
+    let parser = CronParser::builder().seconds(Seconds::Optional).build();
+    (parser.parse(cron))
+        .map_err(|e| format!("schedule.cron {cron:?} is not a cron expression: {e}"))
+}
+
+/// The name of the snapshot of a tick: the object's RDS name and the tick, to the second.
+pub fn tick_name(base: &str, tick: &DateTime<Utc>) -> String {
+    format!("{base}-{}", tick.format("%Y%m%d%H%M%S"))
+}
+
+fn rfc3339(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// The snapshots of the source this object made, newest first (by name: the tick is in it).
+fn ours(f: &Facts) -> Vec<&ObservedSnapshot> {
+    let series = f.extra.series.as_deref().unwrap_or_default();
+    let mut ours: Vec<_> = (series.iter())
+        .filter(|o| groups::owned(&f.group, &o.tags))
+        .collect();
+    ours.sort_by(|a, b| b.name.cmp(&a.name));
+    ours
+}
+
+/// The one decision of a reconcile of a scheduled DBSnapshot.
+pub fn plan(f: &Facts, schedule: &SnapshotSchedule) -> Plan {
+    if f.group.metadata.deletion_timestamp.is_some() {
+        return deletion(f);
+    }
+    groups::plan(f, |plan, desired| apply(f, schedule, plan, desired))
+}
+
+/// What is known of the ticks: the last one since the object was made (None: none yet), and the
+/// next.
+struct Ticks {
+    last: Option<DateTime<Utc>>,
+    next: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+}
+
+fn ticks(f: &Facts, cron: &Cron) -> Ticks {
+    let now = DateTime::parse_from_rfc3339(&f.now).map_or_else(|_| Utc::now(), |t| t.to_utc());
+    let made = (f.group.metadata.creation_timestamp.as_ref())
+        .and_then(|t| DateTime::from_timestamp(t.0.as_second(), 0))
+        .unwrap_or(now);
+    Ticks {
+        last: (cron.find_previous_occurrence(&now, true).ok()).filter(|t| *t >= made),
+        next: cron.find_next_occurrence(&now, false).ok(),
+        now,
+    }
+}
+
+fn apply(
+    f: &Facts,
+    schedule: &SnapshotSchedule,
+    mut plan: Plan,
+    tags: BTreeMap<String, String>,
+) -> Plan {
+    let s = &f.group;
+    let cron = match parse(&schedule.cron) {
+        Ok(cron) => cron,
+        Err(why) => {
+            plan.requeue = Requeue::AwaitChange;
+            plan.refusal = Some("InvalidSpec");
+            plan.event(
+                EventType::Warning,
+                "InvalidSchedule",
+                "Reconcile",
+                why.clone(),
+            );
+            let problem = ConditionPlan::new(false, "InvalidSchedule", why);
+            return report(plan, status_fields(f, Vec::new(), None), problem);
+        }
+    };
+    let ticks = ticks(f, &cron);
+    let ours = ours(f);
+    let mut kept: Vec<String> = ours.iter().map(|o| o.name.clone()).collect();
+    let busy = ours.iter().any(|o| o.status == "creating");
+    let mut problem = None;
+    if let Some(tick) = ticks.last.filter(|_| !busy) {
+        let name = tick_name(&s.group_name(), &tick);
+        if !kept.contains(&name) {
+            match source_check(f) {
+                Ok(instance) => {
+                    let note = format!(
+                        "taking DB snapshot {name} of RDS instance {instance} (tick {})",
+                        rfc3339(&tick)
+                    );
+                    plan.steps.push(Step::Own(Own::Create {
+                        name: name.clone(),
+                        instance,
+                        tags,
+                    }));
+                    plan.event(EventType::Normal, "Creating", "Create", note);
+                    kept.insert(0, name);
+                }
+                Err(refusal) => problem = Some(refusal),
+            }
+        }
+    }
+    let available = retention(&mut plan, &ours, &mut kept, schedule.keep);
+    let creating = busy || plan.steps.iter().any(|s| matches!(s, Step::Own(_)));
+    plan.requeue = Requeue::After(match (creating, ticks.next) {
+        (true, _) | (_, None) => f.busy_interval,
+        (false, Some(next)) => {
+            let until = (next - ticks.now).to_std().unwrap_or_default() + Duration::from_secs(1);
+            until.min(f.drift_interval)
+        }
+    });
+    let newest = available.first().copied();
+    let mut fields = status_fields(f, kept, newest);
+    fields.schedule = Some(ScheduleStatus {
+        last_tick: ticks.last.as_ref().map(rfc3339),
+        next_tick: ticks.next.as_ref().map(rfc3339),
+        ..fields.schedule.unwrap_or_default()
+    });
+    let condition = match problem {
+        Some((reason, message, label)) => {
+            plan.refusal = Some(label);
+            ConditionPlan::new(false, reason, message)
+        }
+        None => ConditionPlan::new(true, "Scheduled", "the schedule is kept"),
+    };
+    report(plan, fields, condition)
+}
+
+/// The keep newest available snapshots stay; older available ones this object made go (one
+/// being taken counts once it is available, so a failed one never costs a kept one). The
+/// available ones, newest first.
+fn retention<'a>(
+    plan: &mut Plan,
+    ours: &[&'a ObservedSnapshot],
+    kept: &mut Vec<String>,
+    keep: u32,
+) -> Vec<&'a ObservedSnapshot> {
+    let available: Vec<_> = (ours.iter().copied())
+        .filter(|o| o.status == "available")
+        .collect();
+    let old: Vec<_> = available.iter().skip(keep as usize).collect();
+    for o in &old {
+        plan.steps.push(Step::Delete {
+            name: o.name.clone(),
+        });
+        kept.retain(|k| *k != o.name);
+    }
+    if !old.is_empty() {
+        let note = format!("deleting {} snapshot(s) beyond the {keep} kept", old.len());
+        plan.event(EventType::Normal, "Deleting", "Delete", note);
+    }
+    available
+}
+
+/// The status fields: the source, the snapshots kept, and the newest available one as the
+/// object's snapshot (what a DBInstance's dbSnapshotRef restores).
+fn status_fields(
+    f: &Facts,
+    kept: Vec<String>,
+    newest: Option<&ObservedSnapshot>,
+) -> DBSnapshotStatus {
+    let s = &f.group;
+    let previous = s.status.clone().unwrap_or_default();
+    let instance = match &f.extra.source {
+        super::Source::Found { identifier, .. } => Some(identifier.clone()),
+        _ => previous.db_instance_identifier.clone(),
+    };
+    let mut fields = match newest {
+        Some(o) => super::plan::observed_fields(s, o),
+        None => DBSnapshotStatus::default(),
+    };
+    fields.db_instance_identifier = instance;
+    fields.applied_tag_keys = crate::managed::tags::keys(&s.spec.tags);
+    fields.schedule = Some(ScheduleStatus {
+        kept,
+        ..Default::default()
+    });
+    fields
+}
+
+/// Ready while an available snapshot is kept; Synced as the condition says.
+fn report(mut plan: Plan, fields: DBSnapshotStatus, synced: ConditionPlan) -> Plan {
+    let ready = match (&fields.db_snapshot_identifier, synced.ok) {
+        (Some(name), true) => ConditionPlan::new(
+            true,
+            "Available",
+            format!("the newest snapshot kept, {name}, is available"),
+        ),
+        (Some(_), false) => {
+            ConditionPlan::new(true, "Available", "the newest snapshot kept is available")
+        }
+        (None, _) if synced.ok => {
+            ConditionPlan::new(false, "Scheduled", "no snapshot is available yet")
+        }
+        (None, _) => synced.clone(),
+    };
+    plan.status = Some(GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy: false,
+    });
+    plan
+}
+
+/// Deleting a scheduled DBSnapshot: its snapshots stay (Retain, the default), or each one it made
+/// is deleted (Delete), once none is still being taken.
+fn deletion(f: &Facts) -> Plan {
+    let s = &f.group;
+    let mut plan = KindPlan::new(Requeue::AwaitChange);
+    if !has_finalizer(&s.metadata) {
+        return plan;
+    }
+    let ours = ours(f);
+    if s.retained() {
+        let note = format!(
+            "deletionPolicy Retain: its {} snapshot(s) stay in RDS",
+            ours.len()
+        );
+        plan.event(EventType::Normal, "Retained", "Delete", note);
+        plan.steps.push(Step::RemoveFinalizer);
+        return plan;
+    }
+    for o in ours.iter().filter(|o| o.status == "available") {
+        plan.steps.push(Step::Delete {
+            name: o.name.clone(),
+        });
+    }
+    if ours.iter().any(|o| o.status == "creating") {
+        plan.requeue = Requeue::After(f.busy_interval);
+        let waiting = ConditionPlan::new(
+            false,
+            "Deleting",
+            "a snapshot is still being taken; it is deleted once available",
+        );
+        let fields = s.status.clone().unwrap_or_default();
+        return report(plan, fields, waiting);
+    }
+    plan.steps.push(Step::RemoveFinalizer);
+    plan
+}
+
+/// Whether the object is a DBSnapshot with a schedule.
+pub fn scheduled(s: &DBSnapshot) -> Option<&SnapshotSchedule> {
+    s.spec.schedule.as_ref()
+}
+
+#[cfg(test)]
+mod tests;
