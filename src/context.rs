@@ -189,4 +189,9 @@ pub struct Grants {
     pub adoption: Vec<String>,
     /// `--grant-restore`: may restore from any snapshot or instance of the account.
     pub restore: Vec<String>,
+    /// `--grant-share-to`: AWS account IDs any namespace's DBSnapshots may be shared with (`*`:
+    /// any account), besides those of the AWSAccounts granted to the namespace.
+    pub share_to: Vec<String>,
+    /// `--grant-public-snapshots`: namespaces whose unencrypted DBSnapshots may be made public.
+    pub public_snapshots: Vec<String>,
 }

@@ -130,6 +130,15 @@ struct RunArgs {
     /// Default: none; a namespace always may restore its own.
     #[arg(long, env = "GRANT_RESTORE", value_delimiter = ',')]
     grant_restore: Vec<String>,
+    /// AWS account IDs any namespace's DBSnapshots may be shared with (spec.sharedWith), besides
+    /// the accounts of the AWSAccounts granted to the namespace (comma-separated; `*`: any
+    /// account). Default: none.
+    #[arg(long, env = "GRANT_SHARE_TO", value_delimiter = ',')]
+    grant_share_to: Vec<String>,
+    /// Namespaces whose unencrypted DBSnapshots may be made public (sharedWith: [all])
+    /// (comma-separated; `*`: every namespace). Default: none: a public snapshot is anyone's data.
+    #[arg(long, env = "GRANT_PUBLIC_SNAPSHOTS", value_delimiter = ',')]
+    grant_public_snapshots: Vec<String>,
     /// Direct RDS reads (DescribeDBInstances of one instance) the DBInstances of one namespace
     /// may make each minute; past it they use the shared poll's view, or wait. 0: no bound.
     #[arg(long, env = "NAMESPACE_READ_BUDGET", default_value_t = 600)]
@@ -338,6 +347,8 @@ async fn context(
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
         restore: args.grant_restore.clone(),
+        share_to: args.grant_share_to.clone(),
+        public_snapshots: args.grant_public_snapshots.clone(),
     };
     Ok(ctx)
 }

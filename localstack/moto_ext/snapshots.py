@@ -14,7 +14,14 @@ PercentProgress). Here:
   https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DeleteDBSnapshot.html);
 * RestoreDBInstanceFromDBSnapshot of a snapshot that is not ``available`` is refused the same way
   (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_RestoreDBInstanceFromDBSnapshot.html:
-  InvalidDBSnapshotState).
+  InvalidDBSnapshotState);
+* a snapshot shared with an account (ModifyDBSnapshotAttribute ``restore``, moto's) is found by its
+  ARN from that account, by DescribeDBSnapshots and by RestoreDBInstanceFromDBSnapshot, which moto
+  only looks for in the caller's own account; one not shared with it is not found
+  (DBSnapshotNotFound), as in RDS ("DBSnapshotIdentifier ... If you are restoring from a shared
+  manual DB snapshot, the DBSnapshotIdentifier must be the ARN of the shared DB snapshot":
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_RestoreDBInstanceFromDBSnapshot.html,
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ModifyDBSnapshotAttribute.html).
 """
 
 from __future__ import annotations
@@ -34,6 +41,31 @@ def _progress(snapshot: Any) -> tuple[str, int]:
     if start is None or until is None or _now() >= until:
         return d.get("_ext_status", "available"), 100
     return "creating", int(100 * (_now() - start) / max(until - start, 1e-9))
+
+
+# Snapshots of other accounts a restore under way reads, by name (under the lock).
+SHARED: dict[str, Any] = {}
+
+
+def _foreign(backend: Any, identifier: str | None) -> tuple[str, Any] | None:
+    """For the ARN of a snapshot of another account: its name and the snapshot, when it is shared
+    with the caller's account (or public); None for anything else."""
+    from moto.rds.exceptions import DBSnapshotNotFoundFault
+    from moto.rds.models import rds_backends
+
+    if not identifier or not identifier.startswith("arn:") or ":snapshot:" not in identifier:
+        return None
+    parts = identifier.split(":")
+    region, account, name = parts[3], parts[4], parts[-1].lower()
+    if account == backend.account_id:
+        return None
+    other = rds_backends.get(account, {}).get(region) if account in rds_backends else None
+    snapshot = getattr(other, "database_snapshots", {}).get(name) if other is not None else None
+    allowed = snapshot is not None and (
+        backend.account_id in snapshot.attributes["restore"] or "all" in snapshot.attributes["restore"])
+    if not allowed:
+        raise DBSnapshotNotFoundFault(identifier)
+    return name, snapshot
 
 
 def install(lock: Any, config: dict[str, float]) -> None:
@@ -84,11 +116,32 @@ def install(lock: Any, config: dict[str, float]) -> None:
     def restore_db_instance_from_db_snapshot(self: Any, from_snapshot_id: str,
                                              overrides: dict[str, Any]) -> Any:
         with lock:
+            foreign = _foreign(self, from_snapshot_id)
             name = from_snapshot_id.split(":snapshot:")[-1].lower()
-            snapshot = self.database_snapshots.get(name)
+            snapshot = foreign[1] if foreign else self.database_snapshots.get(name)
             if snapshot is not None:
                 available(snapshot, "RestoreDBInstanceFromDBSnapshot")
-            return orig_restore(self, from_snapshot_id, overrides)
+            if foreign:
+                SHARED[name] = snapshot
+            try:
+                return orig_restore(self, from_snapshot_id, overrides)
+            finally:
+                SHARED.pop(name, None)
+
+    orig_describe = Backend.describe_db_snapshots
+
+    def describe_db_snapshots(self: Any, db_instance_identifier: Any = None,
+                              db_snapshot_identifier: Any = None, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            foreign = _foreign(self, db_snapshot_identifier)
+            if foreign:
+                return [foreign[1]]
+            name = (db_snapshot_identifier or "").lower()
+            if name in SHARED and name not in self.database_snapshots:
+                return [SHARED[name]]
+            return orig_describe(self, db_instance_identifier, db_snapshot_identifier, *args, **kwargs)
+
+    Backend.describe_db_snapshots = describe_db_snapshots
 
     Response.create_db_snapshot = create_db_snapshot
     Backend.delete_db_snapshot = delete_db_snapshot

@@ -42,6 +42,8 @@ pub struct Reach {
 pub trait Accounts: Send + Sync {
     /// The account of this name (None: there is none).
     fn get(&self, name: &str) -> Option<Account>;
+    /// Every account.
+    fn all(&self) -> Vec<Account>;
     /// Whether the watch has listed them (waits for its first list; false: it never will).
     fn ready(&self) -> BoxFuture<'_, bool>;
     /// The names of the accounts that change, as they change.

@@ -31,6 +31,10 @@ impl Accounts for Directory {
         self.store.get(&ObjectRef::new(name)).map(|a| a.account())
     }
 
+    fn all(&self) -> Vec<Account> {
+        self.store.state().iter().map(|a| a.account()).collect()
+    }
+
     fn ready(&self) -> BoxFuture<'_, bool> {
         Box::pin(async { self.store.wait_until_ready().await.is_ok() })
     }

@@ -89,6 +89,44 @@ impl Rds {
         result.map(|_| ())
     }
 
+    /// Who may restore the snapshot: DescribeDBSnapshotAttributes' `restore` values.
+    pub async fn db_snapshot_shares(&self, identifier: &str) -> Result<Vec<String>, AwsError> {
+        let result = (self.client.describe_db_snapshot_attributes())
+            .db_snapshot_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBSnapshotAttributes", e, None));
+        self.count("DescribeDBSnapshotAttributes", &result);
+        let result = result?;
+        let attributes = result.db_snapshot_attributes_result();
+        Ok((attributes
+            .map(|r| r.db_snapshot_attributes())
+            .unwrap_or_default()
+            .iter())
+        .filter(|a| a.attribute_name() == Some("restore"))
+        .flat_map(|a| a.attribute_values().iter().cloned())
+        .collect())
+    }
+
+    /// ModifyDBSnapshotAttribute `restore`: these accounts added, those removed.
+    pub async fn share_db_snapshot(
+        &self,
+        identifier: &str,
+        add: &[String],
+        remove: &[String],
+    ) -> Result<(), AwsError> {
+        let result = (self.client.modify_db_snapshot_attribute())
+            .db_snapshot_identifier(identifier)
+            .attribute_name("restore")
+            .set_values_to_add(Some(add.to_vec()).filter(|v| !v.is_empty()))
+            .set_values_to_remove(Some(remove.to_vec()).filter(|v| !v.is_empty()))
+            .send()
+            .await
+            .map_err(|e| aws_error("ModifyDBSnapshotAttribute", e, None));
+        self.count("ModifyDBSnapshotAttribute", &result);
+        result.map(|_| ())
+    }
+
     /// DeleteDBSnapshot; one already gone is deleted.
     pub async fn delete_db_snapshot(&self, identifier: &str) -> Result<(), AwsError> {
         let result = (self.client.delete_db_snapshot())

@@ -9,7 +9,9 @@ use crate::managed::groups::{Group, Shared};
 use crate::managed::references::Resolver;
 
 use super::plan::Own;
-use super::{DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Source};
+use kube::runtime::reflector::ObjectRef;
+
+use super::{DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Shares, Source};
 
 /// The marker under which the DBInstance kind registers how a DBInstance's name resolves to its
 /// RDS identifier (`references::Resolver`): this kind cannot name that one, which names it.
@@ -46,8 +48,21 @@ impl Group for DBSnapshot {
             true => source(self, &shared.ctx, at).await?,
             false => Source::NotRead,
         };
+        let shares = match &observed {
+            Some(o) if o.status == "available" && !deleting && sharing(self) => {
+                Some(shares(self, &shared.ctx, at, &o.name).await?)
+            }
+            _ => None,
+        };
         let series = None;
-        Ok((observed, Extra { source, series }))
+        Ok((
+            observed,
+            Extra {
+                source,
+                series,
+                shares,
+            },
+        ))
     }
 
     async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
@@ -57,6 +72,9 @@ impl Group for DBSnapshot {
                 instance,
                 tags,
             } => Ok(at.rds.create_db_snapshot(name, instance, tags).await?),
+            Own::Share { name, add, remove } => {
+                Ok(at.rds.share_db_snapshot(name, add, remove).await?)
+            }
         }
     }
 
@@ -69,6 +87,42 @@ impl Group for DBSnapshot {
     }
 
     crate::group_fields!(DBSnapshotStatus, db_snapshot_identifier, plan);
+}
+
+/// Whether the spec or the status names a share: only then is it read.
+fn sharing(snapshot: &DBSnapshot) -> bool {
+    let recorded = snapshot
+        .status
+        .as_ref()
+        .is_some_and(|s| !s.shared_with.is_empty());
+    !snapshot.spec.shared_with.is_empty() || recorded
+}
+
+/// Who may restore the snapshot now, and who may be given it: the AWS account IDs of the
+/// AWSAccounts granted to the namespace (of the last role of each chain), and the operator's
+/// settings.
+async fn shares(
+    snapshot: &DBSnapshot,
+    ctx: &Context,
+    at: &Location,
+    name: &str,
+) -> Result<Shares, Error> {
+    let namespace = snapshot.metadata.namespace.clone().unwrap_or_default();
+    let directory = &ctx.directory;
+    let ns = directory.namespaces.get(&ObjectRef::new(&namespace));
+    let labels = (ns.and_then(|n| n.metadata.labels.clone())).unwrap_or_default();
+    let accounts = (directory.accounts.all().into_iter())
+        .filter(|a| a.namespace_selector.selects(&namespace, &labels))
+        .filter_map(|a| {
+            let role = a.reach.assume_role_chain.last()?;
+            Some(role.role_arn.split(':').nth(4)?.to_owned())
+        })
+        .collect();
+    Ok(Shares {
+        current: at.rds.db_snapshot_shares(name).await?,
+        accounts,
+        grants: ctx.grants.clone(),
+    })
 }
 
 /// The kind's plan, pure: one snapshot (`plan.rs`), or a schedule's (`schedule.rs`).
@@ -103,6 +157,7 @@ async fn series(
     Ok(Extra {
         source,
         series: Some(series),
+        shares: None,
     })
 }
 

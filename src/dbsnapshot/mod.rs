@@ -79,6 +79,14 @@ pub struct DBSnapshotSpec {
     /// schedule, whose snapshots are backups).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_policy: Option<SnapshotDeletionPolicy>,
+    /// The AWS accounts allowed to restore (and copy) the snapshot, kept in sync with
+    /// ModifyDBSnapshotAttribute (restore): each one an AWSAccount granted to this namespace names,
+    /// or one the operator's --grant-share-to lists; `all` makes it public, only for an
+    /// unencrypted snapshot of a namespace --grant-public-snapshots lists. Otherwise nothing is
+    /// shared (ShareNotGranted). A share is a copy of the data given away.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 20), inner(regex(pattern = r"^([0-9]{12}|all)$")))]
+    pub shared_with: Vec<String>,
     /// Tags of the snapshot, besides the ownership tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
@@ -181,6 +189,9 @@ pub struct DBSnapshotStatus {
     /// When RDS took it (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_create_time: Option<String>,
+    /// The AWS accounts RDS lets restore the snapshot (its restore attribute).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_with: Vec<String>,
     /// With a schedule: the snapshots kept and the ticks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleStatus>,
@@ -214,6 +225,19 @@ pub struct Extra {
     pub source: Source,
     /// With a schedule: every manual snapshot of the source instance, read now (None: not read).
     pub series: Option<Vec<ObservedSnapshot>>,
+    /// What sharing needs, read while the spec or the status names a share.
+    pub shares: Option<Shares>,
+}
+
+/// What deciding a share needs: who may restore the snapshot now, and who may be given it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shares {
+    /// The restore attribute's values (DescribeDBSnapshotAttributes), read now.
+    pub current: Vec<String>,
+    /// The AWS account IDs of the AWSAccounts granted to the namespace (of their roles' ARNs).
+    pub accounts: Vec<String>,
+    /// What the operator's settings grant.
+    pub grants: crate::context::Grants,
 }
 
 /// The snapshot as RDS reports it.

@@ -3,7 +3,7 @@
 //! reports while it takes it, and the tags. Deletion (Delete, or Retain) is the group kinds'.
 //! Table tests below.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use kube::runtime::events::EventType;
 
@@ -25,6 +25,12 @@ pub enum Own {
         name: String,
         instance: String,
         tags: BTreeMap<String, String>,
+    },
+    /// ModifyDBSnapshotAttribute `restore`: the accounts allowed to restore it.
+    Share {
+        name: String,
+        add: Vec<String>,
+        remove: Vec<String>,
     },
 }
 
@@ -124,12 +130,43 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         );
         return plan;
     }
-    let (changed, applied) =
+    let (mut changed, applied) =
         groups::retag(&mut plan, s, (&o.tags, o.arn.as_deref()), &desired_tags);
     fields.applied_tag_keys = applied;
     let busy = o.status != "available";
     if busy {
         plan.requeue = Requeue::After(f.busy_interval);
+    }
+    fields.shared_with = (s.status.as_ref()).map_or_else(Vec::new, |s| s.shared_with.clone());
+    match share(f, o).filter(|_| !busy) {
+        None => {}
+        Some(Ok((step, shared))) => {
+            fields.shared_with = shared;
+            if let Some(Own::Share { add, remove, .. }) = &step {
+                changed.push(format!(
+                    "sharedWith: add [{}], remove [{}]",
+                    add.join(","),
+                    remove.join(",")
+                ));
+            }
+            plan.steps.extend(step.map(Step::Own));
+        }
+        Some(Err((why, shared))) => {
+            fields.shared_with = shared;
+            plan.refusal = Some("NotGranted");
+            plan.event(
+                EventType::Warning,
+                "ShareNotGranted",
+                "Reconcile",
+                why.clone(),
+            );
+            status(
+                &mut plan,
+                fields,
+                ConditionPlan::new(false, "ShareNotGranted", why),
+            );
+            return plan;
+        }
     }
     let synced = match changed.is_empty() {
         true if o.status == "failed" => ConditionPlan::new(
@@ -147,6 +184,65 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     };
     status(&mut plan, fields, synced);
     plan
+}
+
+/// A share's check and change: the ModifyDBSnapshotAttribute that brings who may restore the
+/// snapshot to spec.sharedWith (None: as it is) and the accounts status then reports, or why
+/// nothing is shared (an account neither an AWSAccount granted to the namespace names nor the
+/// operator's --grant-share-to lists; `all` for an encrypted snapshot, or for a namespace
+/// --grant-public-snapshots does not list) with the accounts RDS has now. None: not read.
+type Sharing = Result<(Option<Own>, Vec<String>), (String, Vec<String>)>;
+
+fn share(f: &Facts, o: &ObservedSnapshot) -> Option<Sharing> {
+    let shares = f.extra.shares.as_ref()?;
+    let s = &f.group;
+    let namespace = s.metadata.namespace.as_deref().unwrap_or_default();
+    let current: BTreeSet<&String> = shares.current.iter().collect();
+    let desired: BTreeSet<&String> = s.spec.shared_with.iter().collect();
+    let granted = |a: &str| {
+        (shares.accounts.iter()).any(|g| g == a)
+            || (shares.grants.share_to.iter()).any(|g| g == "*" || g == a)
+    };
+    let mut refused: Vec<String> = (desired.iter())
+        .filter(|a| a.as_str() != "all" && !granted(a))
+        .map(|a| a.to_string())
+        .collect();
+    let mut why = format!(
+        "{} named by no AWSAccount granted to this namespace nor by the operator's \
+         --grant-share-to",
+        refused.join(", ")
+    );
+    if desired.iter().any(|a| a.as_str() == "all") {
+        let encrypted = o.encrypted == Some(true);
+        if encrypted || !tenancy::listed(&shares.grants.public_snapshots, namespace) {
+            refused.insert(0, "all".into());
+            why = match encrypted {
+                true => "RDS makes no encrypted snapshot public".into(),
+                false => "sharedWith all makes the snapshot anyone's: only for a namespace the \
+                          operator's --grant-public-snapshots lists"
+                    .into(),
+            };
+        }
+    }
+    let now: Vec<String> = current.iter().map(|a| a.to_string()).collect();
+    if !refused.is_empty() {
+        let message = format!("nothing is shared: {why} (refused: {})", refused.join(", "));
+        return Some(Err((message, now)));
+    }
+    let add: Vec<String> = desired
+        .difference(&current)
+        .map(|a| a.to_string())
+        .collect();
+    let remove: Vec<String> = current
+        .difference(&desired)
+        .map(|a| a.to_string())
+        .collect();
+    if add.is_empty() && remove.is_empty() {
+        return Some(Ok((None, now)));
+    }
+    let name = s.group_name();
+    let want = desired.iter().map(|a| a.to_string()).collect();
+    Some(Ok((Some(Own::Share { name, add, remove }), want)))
 }
 
 /// RDS has no snapshot of that name: take it once, of a source this namespace may copy that is

@@ -268,6 +268,8 @@ async fn a_restore_whose_status_write_was_lost_still_gets_the_specs_password_and
         .send()
         .await
         .expect("snapshot");
+    // As against RDS, the restore waits until the snapshot is available.
+    common::wait_snapshot_available(&rds, &snapshot).await;
     let spec = json!({
         "dbInstanceClass": "db.t3.small",
         "backupRetentionPeriod": 2,

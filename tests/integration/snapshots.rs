@@ -362,24 +362,24 @@ async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
         .expect("create the scheduled DBSnapshot");
     let made = snapshots.get("every6s").await.expect("the DBSnapshot");
     let uid = made.metadata.uid.clone().expect("a uid");
-    // Four ticks taken (five CreateDBSnapshot with the one by hand), and then a moment with none
-    // being taken: exactly two of its own, both available, and the one by hand.
-    let settled = common::wait_for(
-        "four ticks taken, none in progress",
-        common::TIMEOUT,
-        || {
-            let (rds, id, uid) = (rds.clone(), id.clone(), uid.clone());
-            async move {
-                if common::calls(&id, "CreateDBSnapshot") < 5 {
-                    return None;
-                }
-                let all = snapshots_of(&rds, &id, &uid).await;
-                let creating = all.iter().any(|s| s.1 != "available");
-                (!creating).then_some(all)
-            }
-        },
-    )
+    // Four ticks taken (five CreateDBSnapshot with the one by hand), then a moment with none
+    // being taken and the oldest deleted: exactly two of its own, both available, and the one by
+    // hand. Until then, never more than one past keep (the one just taken, before the oldest
+    // goes).
+    let most = std::sync::atomic::AtomicUsize::new(0);
+    let settled = common::wait_for("four ticks taken, two kept", common::TIMEOUT, || {
+        let (rds, id, uid, most) = (rds.clone(), id.clone(), uid.clone(), &most);
+        async move {
+            let all = snapshots_of(&rds, &id, &uid).await;
+            let available = all.iter().filter(|s| s.2 && s.1 == "available").count();
+            most.fetch_max(available, std::sync::atomic::Ordering::Relaxed);
+            let creating = all.iter().any(|s| s.1 != "available");
+            let ticks = common::calls(&id, "CreateDBSnapshot") >= 5;
+            (ticks && !creating && available == 2).then_some(all)
+        }
+    })
     .await;
+    assert!(most.into_inner() <= 3, "never more than one past keep");
     let ours: Vec<_> = settled
         .iter()
         .filter(|s| s.2)
@@ -432,6 +432,126 @@ async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
             .db_snapshot_identifier(name)
             .send()
             .await;
+    }
+    common::delete_and_wait(&api, "db").await;
+}
+
+/// The account a DBSnapshot is shared with, reached through an AWSAccount granted to the
+/// namespace.
+const SHARE_ACCOUNT: &str = "777777777777";
+
+/// Who RDS lets restore a snapshot (its restore attribute).
+async fn restorers(rds: &aws_sdk_rds::Client, snapshot: &str) -> Vec<String> {
+    let out = (rds.describe_db_snapshot_attributes())
+        .db_snapshot_identifier(snapshot)
+        .send()
+        .await
+        .expect("DescribeDBSnapshotAttributes");
+    (out.db_snapshot_attributes_result().iter())
+        .flat_map(|r| r.db_snapshot_attributes().iter())
+        .filter(|a| a.attribute_name() == Some("restore"))
+        .flat_map(|a| a.attribute_values().iter().cloned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_share_to_a_granted_account_lets_it_restore_and_one_to_an_account_not_granted_makes_no_call()
+ {
+    let (client, ns, api, rds) = setup("snapshare").await;
+    let role = common::create_role(SHARE_ACCOUNT, &unique("snapshare"), None);
+    let account_name = unique("snapshare");
+    let account = json!({
+        "assumeRoleChain": [{"roleARN": role}],
+        "regions": ["us-east-1"],
+        "namespaceSelector": {"names": [ns]},
+    });
+    common::create_account(&client, &account_name, account).await;
+    // The restore in the other account reads no tags of a shared snapshot: a grant lets it.
+    let grant = format!("--grant-restore={ns}");
+    let _operator = Operator::start_with(&ns, &["--manage-accounts=true", &grant]);
+    let id = unique("snapshare");
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
+    ))
+    .await
+    .expect("create the DBInstance");
+    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
+    let shared = unique("shared");
+    let spec = json!({
+        "dbSnapshotIdentifier": shared,
+        "source": {"name": "db"},
+        "sharedWith": [SHARE_ACCOUNT],
+    });
+    (snapshots.create(&PostParams::default(), &snapshot("shared", spec)))
+        .await
+        .expect("create the shared DBSnapshot");
+    let taken = common::wait_object(&snapshots, "shared", "shared", |s| {
+        let shared_with = s.status.as_ref().map(|s| s.shared_with.clone());
+        ready(s) && synced_reason(s) == "Synced" && shared_with == Some(vec![SHARE_ACCOUNT.into()])
+    })
+    .await;
+    assert_eq!(
+        restorers(&rds, &shared).await,
+        vec![SHARE_ACCOUNT.to_owned()]
+    );
+    let arn = taken.status.and_then(|s| s.arn).expect("an ARN");
+
+    // The other account restores it, by its ARN.
+    let restored = unique("fromshare");
+    let spec = json!({
+        "accountRef": {"name": account_name},
+        "restoreFrom": {"dbSnapshotIdentifier": arn},
+        "deletionPolicy": "Delete",
+    });
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("restored", &restored, spec),
+    ))
+    .await
+    .expect("create the DBInstance of the other account");
+    wait_dbi(
+        &api,
+        "restored",
+        "restored in the other account",
+        common::TIMEOUT,
+        is_ready,
+    )
+    .await;
+    let theirs = common::rds_in(&role, None, "us-east-1").await;
+    assert!(
+        common::describe(&theirs, &restored).await.is_some(),
+        "the instance is in the account the snapshot was shared with"
+    );
+    assert_eq!(
+        common::calls(&restored, "RestoreDBInstanceFromDBSnapshot"),
+        1
+    );
+
+    // An account nothing grants: refused, and no ModifyDBSnapshotAttribute.
+    let leak = unique("leak");
+    let spec = json!({
+        "dbSnapshotIdentifier": leak,
+        "source": {"name": "db"},
+        "sharedWith": ["999999999999"],
+    });
+    (snapshots.create(&PostParams::default(), &snapshot("leak", spec)))
+        .await
+        .expect("create the DBSnapshot shared with an account not granted");
+    common::wait_object(&snapshots, "leak", "ShareNotGranted", |s| {
+        synced_reason(s) == "ShareNotGranted"
+    })
+    .await;
+    assert_eq!(common::calls(&leak, "ModifyDBSnapshotAttribute"), 0);
+    assert!(restorers(&rds, &leak).await.is_empty());
+
+    common::delete_and_wait(&api, "restored").await;
+    for name in ["shared", "leak"] {
+        (snapshots.delete(name, &DeleteParams::default()))
+            .await
+            .expect("delete a DBSnapshot");
+        common::wait_object_gone(&snapshots, name).await;
     }
     common::delete_and_wait(&api, "db").await;
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::context::Grants;
 use crate::crd::RESTORABLE_BY_TAG;
-use crate::dbsnapshot::{DBSnapshotSpec, Extra, SnapshotDeletionPolicy, SnapshotSource};
+use crate::dbsnapshot::{DBSnapshotSpec, Extra, Shares, SnapshotDeletionPolicy, SnapshotSource};
 use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
 const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
@@ -21,8 +21,15 @@ fn facts(source: Source) -> Facts {
     };
     let mut snapshot = DBSnapshot::new("coffee", spec);
     snapshot.metadata.generation = Some(1);
-    let series = None;
-    fixtures::facts(snapshot, Extra { source, series })
+    let (series, shares) = (None, None);
+    fixtures::facts(
+        snapshot,
+        Extra {
+            source,
+            series,
+            shares,
+        },
+    )
 }
 
 /// The source instance as RDS has it, with these tags.
@@ -286,4 +293,128 @@ fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
         f.observed = Some(snapshot("available", foreign))
     });
     assert_eq!(plan(&deleting(not_ours)).steps, vec![Step::RemoveFinalizer]);
+}
+
+/// The available snapshot shop/coffee, its restore attribute `current`, shared with `wanted`,
+/// the namespace granted AWSAccount 222222222222, the operator's settings `grants`.
+fn sharing(current: &[&str], wanted: &[&str], encrypted: bool, grants: Grants) -> Facts {
+    with(facts(Source::NotRead), |f| {
+        let mut o = snapshot("available", owner_tags());
+        o.encrypted = Some(encrypted);
+        f.observed = Some(o);
+        f.group.spec.shared_with = wanted.iter().map(|a| a.to_string()).collect();
+        f.extra.shares = Some(Shares {
+            current: current.iter().map(|a| a.to_string()).collect(),
+            accounts: vec!["222222222222".into()],
+            grants,
+        });
+    })
+}
+
+#[test]
+fn a_share_goes_only_to_granted_accounts_and_public_only_when_allowed() {
+    let by_setting = Grants {
+        share_to: vec!["333333333333".into()],
+        ..Default::default()
+    };
+    let public = Grants {
+        public_snapshots: vec!["shop".into()],
+        ..Default::default()
+    };
+    let share = |add: &[&str], remove: &[&str]| {
+        Some(Step::Own(Own::Share {
+            name: "coffee".into(),
+            add: add.iter().map(|a| a.to_string()).collect(),
+            remove: remove.iter().map(|a| a.to_string()).collect(),
+        }))
+    };
+    type Case<'a> = (&'a str, Facts, Option<Step>, &'a str, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "an account an AWSAccount granted to the namespace names",
+            sharing(&[], &["222222222222"], false, Grants::default()),
+            share(&["222222222222"], &[]),
+            "Updating",
+            vec!["222222222222"],
+        ),
+        (
+            "an account the operator's setting lists",
+            sharing(&[], &["333333333333"], false, by_setting),
+            share(&["333333333333"], &[]),
+            "Updating",
+            vec!["333333333333"],
+        ),
+        (
+            "as the spec says already",
+            sharing(
+                &["222222222222"],
+                &["222222222222"],
+                false,
+                Grants::default(),
+            ),
+            None,
+            "Synced",
+            vec!["222222222222"],
+        ),
+        (
+            "a share made outside the spec is taken back",
+            sharing(
+                &["222222222222", "444444444444"],
+                &["222222222222"],
+                false,
+                Grants::default(),
+            ),
+            share(&[], &["444444444444"]),
+            "Updating",
+            vec!["222222222222"],
+        ),
+        (
+            "an account nothing grants: nothing is shared, not even the granted one",
+            sharing(
+                &[],
+                &["222222222222", "999999999999"],
+                false,
+                Grants::default(),
+            ),
+            None,
+            "ShareNotGranted",
+            vec![],
+        ),
+        (
+            "public without the setting",
+            sharing(&[], &["all"], false, Grants::default()),
+            None,
+            "ShareNotGranted",
+            vec![],
+        ),
+        (
+            "public, encrypted",
+            sharing(&[], &["all"], true, public.clone()),
+            None,
+            "ShareNotGranted",
+            vec![],
+        ),
+        (
+            "public, unencrypted, allowed",
+            sharing(&[], &["all"], false, public),
+            share(&["all"], &[]),
+            "Updating",
+            vec!["all"],
+        ),
+    ];
+    for (case, f, step, synced, reported) in cases {
+        let p = plan(&f);
+        let shares: Vec<_> = (p.steps.iter())
+            .filter(|s| matches!(s, Step::Own(Own::Share { .. })))
+            .cloned()
+            .collect();
+        assert_eq!(shares, step.into_iter().collect::<Vec<_>>(), "{case}");
+        let status = p.status.as_ref().expect("a status");
+        assert_eq!(status.synced.reason, synced, "{case}");
+        assert_eq!(status.fields.shared_with, reported, "{case}");
+        assert!(
+            status.ready.ok,
+            "{case}: the snapshot is there, shared or not"
+        );
+    }
 }

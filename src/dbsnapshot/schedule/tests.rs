@@ -47,6 +47,7 @@ fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
         Extra {
             source,
             series: Some(series),
+            shares: None,
         },
     );
     f.now = now.into();

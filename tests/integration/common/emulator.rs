@@ -300,3 +300,22 @@ pub async fn rds_of_region(region: &str) -> aws_sdk_rds::Client {
         .build();
     aws_sdk_rds::Client::new(&config)
 }
+
+/// Waits until RDS reports the DB snapshot `available` (RDS refuses to restore or delete one before:
+/// InvalidDBSnapshotState).
+pub async fn wait_snapshot_available(rds: &aws_sdk_rds::Client, snapshot: &str) {
+    crate::common::wait_for(
+        &format!("snapshot {snapshot} available"),
+        std::time::Duration::from_secs(60),
+        || async {
+            let out = (rds.describe_db_snapshots())
+                .db_snapshot_identifier(snapshot)
+                .send()
+                .await
+                .ok()?;
+            let status = out.db_snapshots().first()?.status()?.to_owned();
+            (status == "available").then_some(())
+        },
+    )
+    .await;
+}
