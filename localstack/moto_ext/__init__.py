@@ -467,7 +467,8 @@ def install() -> None:
                           or params.get("DBClusterIdentifier")
                           or params.get("DBClusterParameterGroupName")
                           or params.get("BlueGreenDeploymentIdentifier")
-                          or params.get("DBSnapshotIdentifier") or "")
+                          or params.get("DBSnapshotIdentifier")
+                          or params.get("TargetDBSnapshotIdentifier") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]

@@ -9,6 +9,9 @@ PercentProgress). Here:
 * CreateDBSnapshot -> ``creating`` for ``snapshot_delay`` seconds (MOTO_RDS_SNAPSHOT_DELAY, or
   ``POST /_rds_ext/config {"snapshot_delay": 3}``), its PercentProgress rising with the time, then
   ``available`` at 100; the final snapshots of deletions keep moto's (at once);
+* CopyDBSnapshot likewise (``creating`` for ``snapshot_delay`` seconds,
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBSnapshot.html), and with real
+  engines the copy keeps the source's dump, so a restore of the copy has its rows;
 * DeleteDBSnapshot of a snapshot that is not ``available`` is refused with
   InvalidDBSnapshotState, as RDS does ("The DB snapshot must be in the available state":
   https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DeleteDBSnapshot.html);
@@ -26,8 +29,12 @@ PercentProgress). Here:
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from typing import Any
+
+from . import engines
 
 
 def _now() -> float:
@@ -106,6 +113,32 @@ def install(lock: Any, config: dict[str, float]) -> None:
                 snapshot.__dict__["_ext_until"] = _now() + delay
             return result
 
+    orig_copy_response = Response.copy_db_snapshot
+    orig_copy = Backend.copy_db_snapshot
+
+    def copy_db_snapshot_response(self: Any) -> Any:
+        with lock:
+            result = orig_copy_response(self)
+            delay = config.get("snapshot_delay", 0.0)
+            name = str(self.params["TargetDBSnapshotIdentifier"]).lower()
+            snapshot = self.backend.database_snapshots.get(name)
+            if delay > 0 and snapshot is not None:
+                snapshot.__dict__["_ext_started"] = _now()
+                snapshot.__dict__["_ext_until"] = _now() + delay
+            return result
+
+    def copy_db_snapshot(self: Any, source_db_snapshot_identifier: str,
+                         target_db_snapshot_identifier: str, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            source = source_db_snapshot_identifier.split(":snapshot:")[-1].lower()
+            copy = orig_copy(self, source_db_snapshot_identifier, target_db_snapshot_identifier,
+                             *args, **kwargs)
+            dump = os.path.join(engines.SNAPSHOTS, f"{source.replace(':', '_')}.sql")
+            if os.path.exists(dump):
+                target = target_db_snapshot_identifier.lower().replace(":", "_")
+                shutil.copyfile(dump, os.path.join(engines.SNAPSHOTS, f"{target}.sql"))
+            return copy
+
     def delete_db_snapshot(self: Any, db_snapshot_identifier: str) -> Any:
         with lock:
             snapshot = self.database_snapshots.get(db_snapshot_identifier)
@@ -144,6 +177,8 @@ def install(lock: Any, config: dict[str, float]) -> None:
     Backend.describe_db_snapshots = describe_db_snapshots
 
     Response.create_db_snapshot = create_db_snapshot
+    Response.copy_db_snapshot = copy_db_snapshot_response
+    Backend.copy_db_snapshot = copy_db_snapshot
     Backend.delete_db_snapshot = delete_db_snapshot
     Backend.restore_db_instance_from_db_snapshot = restore_db_instance_from_db_snapshot
 

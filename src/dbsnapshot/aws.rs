@@ -89,6 +89,30 @@ impl Rds {
         result.map(|_| ())
     }
 
+    /// CopyDBSnapshot of `source` (an identifier here, or the ARN of a snapshot of another region
+    /// of the account), tagged, with the KMS key of the copy and whether the source's tags are
+    /// copied too.
+    pub async fn copy_db_snapshot(
+        &self,
+        identifier: &str,
+        source: &str,
+        kms_key_id: Option<&str>,
+        copy_tags: bool,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.copy_db_snapshot())
+            .source_db_snapshot_identifier(source)
+            .target_db_snapshot_identifier(identifier)
+            .set_kms_key_id(kms_key_id.map(str::to_owned))
+            .copy_tags(copy_tags)
+            .set_tags(Some(rds_tags(tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("CopyDBSnapshot", e, None));
+        self.count("CopyDBSnapshot", &result);
+        result.map(|_| ())
+    }
+
     /// Who may restore the snapshot: DescribeDBSnapshotAttributes' `restore` values.
     pub async fn db_snapshot_shares(&self, identifier: &str) -> Result<Vec<String>, AwsError> {
         let result = (self.client.describe_db_snapshot_attributes())

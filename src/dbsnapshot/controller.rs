@@ -11,7 +11,10 @@ use crate::managed::references::Resolver;
 use super::plan::Own;
 use kube::runtime::reflector::ObjectRef;
 
-use super::{DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Shares, Source};
+use kube::Api;
+
+use super::{CopyFrom, DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Shares, Source};
+use crate::error::kube_err;
 
 /// The marker under which the DBInstance kind registers how a DBInstance's name resolves to its
 /// RDS identifier (`references::Resolver`): this kind cannot name that one, which names it.
@@ -72,6 +75,18 @@ impl Group for DBSnapshot {
                 instance,
                 tags,
             } => Ok(at.rds.create_db_snapshot(name, instance, tags).await?),
+            Own::Copy {
+                name,
+                source,
+                kms_key_id,
+                copy_tags,
+                tags,
+            } => {
+                let kms = kms_key_id.as_deref();
+                Ok((at.rds)
+                    .copy_db_snapshot(name, source, kms, *copy_tags, tags)
+                    .await?)
+            }
             Own::Share { name, add, remove } => {
                 Ok(at.rds.share_db_snapshot(name, add, remove).await?)
             }
@@ -165,7 +180,12 @@ async fn series(
 /// once Ready; then the instance as RDS has it (its state, and the tags the tenancy rules read).
 async fn source(snapshot: &DBSnapshot, ctx: &Context, at: &Location) -> Result<Source, Error> {
     let namespace = snapshot.metadata.namespace.as_deref().unwrap_or_default();
-    let s = &snapshot.spec.source;
+    if let Some(from) = &snapshot.spec.copy_from {
+        return copy_source(from, namespace, ctx, at).await;
+    }
+    let Some(s) = &snapshot.spec.source else {
+        return Ok(Source::Unresolved("the spec names no source".into()));
+    };
     let identifier = match (&s.name, &s.db_instance_identifier) {
         (Some(name), _) => {
             let resolver = ctx.shared::<Resolver<SourceInstance>>();
@@ -182,8 +202,80 @@ async fn source(snapshot: &DBSnapshot, ctx: &Context, at: &Location) -> Result<S
             identifier,
             status: o.status,
             tags: o.tags,
+            instance_tags: None,
             grants: ctx.grants.clone(),
         },
         None => Source::NotFound(identifier),
     })
+}
+
+/// The snapshot a copy is made of, read now where it lives: a DBSnapshot of the namespace (by its
+/// ARN, once Ready) or the identifier or ARN the spec gives; its state, its tags and those of the
+/// instance it was taken of while that exists (the tenancy rules read them).
+async fn copy_source(
+    from: &CopyFrom,
+    namespace: &str,
+    ctx: &Context,
+    at: &Location,
+) -> Result<Source, Error> {
+    let source = match (&from.name, &from.db_snapshot_identifier) {
+        (Some(name), _) => {
+            let api: Api<DBSnapshot> = Api::namespaced(ctx.client.clone(), namespace);
+            let found = (api.get_opt(name).await).map_err(kube_err("get DBSnapshot"))?;
+            match found.as_ref().and_then(ready_arn) {
+                Some(arn) => arn,
+                None => {
+                    return Ok(Source::Unresolved(format!(
+                        "DBSnapshot {name} is not Ready yet"
+                    )));
+                }
+            }
+        }
+        (None, Some(identifier)) => identifier.clone(),
+        (None, None) => return Ok(Source::Unresolved("copyFrom names no snapshot".into())),
+    };
+    // A snapshot is described in its own region, by its name.
+    let mut parts = source.split(':');
+    let region = (parts.nth(3)).filter(|_| source.starts_with("arn:"));
+    let elsewhere = region.filter(|r| *r != at.rds.place().region());
+    let rds = match elsewhere {
+        Some(region) => at.rds.in_region(region),
+        None => at.rds.clone(),
+    };
+    let name = source.rsplit(':').next().unwrap_or_default();
+    let name = if source.starts_with("arn:") {
+        name
+    } else {
+        source.as_str()
+    };
+    let Some(found) = rds.snapshot(name).await? else {
+        return Ok(Source::NotFound(source));
+    };
+    let instance_tags = match &found.dbi_resource_id {
+        Some(id) => rds.describe_by_resource_id(id).await?.map(|o| o.tags),
+        None => None,
+    };
+    // A copy in the same region names the source by identifier; from elsewhere, by ARN.
+    let identifier = match elsewhere {
+        Some(_) => source.clone(),
+        None => found.identifier.clone(),
+    };
+    Ok(Source::Found {
+        identifier,
+        status: found.status,
+        tags: found.tags,
+        instance_tags,
+        grants: ctx.grants.clone(),
+    })
+}
+
+/// A DBSnapshot's ARN once it is Ready at its generation and not being deleted.
+fn ready_arn(s: &DBSnapshot) -> Option<String> {
+    let status = s.status.as_ref()?;
+    let ready = (status.reported.conditions.iter()).any(|c| {
+        c.type_ == "Ready" && c.status == "True" && c.observed_generation == s.metadata.generation
+    });
+    (ready && s.metadata.deletion_timestamp.is_none())
+        .then(|| status.arn.clone())
+        .flatten()
 }

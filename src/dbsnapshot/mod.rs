@@ -53,7 +53,11 @@ use crate::crd::Tag;
 )]
 #[x_kube(
     validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) == has(oldSelf.dbSnapshotIdentifier) && (!has(self.dbSnapshotIdentifier) || self.dbSnapshotIdentifier == oldSelf.dbSnapshotIdentifier)").message("dbSnapshotIdentifier is immutable").field_path(".dbSnapshotIdentifier"),
-    validation = kube::core::Rule::new("self.source == oldSelf.source").message("source is immutable: a snapshot is of one instance").field_path(".source"),
+    validation = kube::core::Rule::new("has(self.source) == has(oldSelf.source) && (!has(self.source) || self.source == oldSelf.source)").message("source is immutable: a snapshot is of one instance").field_path(".source"),
+    validation = kube::core::Rule::new("has(self.copyFrom) == has(oldSelf.copyFrom) && (!has(self.copyFrom) || self.copyFrom == oldSelf.copyFrom)").message("copyFrom is immutable").field_path(".copyFrom"),
+    validation = kube::core::Rule::new("has(self.source) != has(self.copyFrom)").message("set either source (a new snapshot of an instance) or copyFrom (a copy of a snapshot)"),
+    validation = kube::core::Rule::new("!has(self.schedule) || has(self.source)").message("a schedule takes snapshots of a source instance").field_path(".schedule"),
+    validation = kube::core::Rule::new("has(self.copyFrom) || (!has(self.kmsKeyID) && !has(self.copyTags))").message("kmsKeyID and copyTags go with copyFrom"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBSnapshotSpec {
@@ -70,7 +74,20 @@ pub struct DBSnapshotSpec {
     )]
     pub db_snapshot_identifier: Option<String>,
     /// The instance to snapshot. Immutable.
-    pub source: SnapshotSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SnapshotSource>,
+    /// Instead of a source instance: the snapshot to copy (CopyDBSnapshot), here or from another
+    /// region of the account. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_from: Option<CopyFrom>,
+    /// With copyFrom: the KMS key the copy is encrypted with (its ARN, ID or alias; a key of this
+    /// region for a copy from another one). Default: the source's key in its region.
+    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub kms_key_id: Option<String>,
+    /// With copyFrom: copy the source snapshot's tags too (besides the ownership tags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_tags: Option<bool>,
     /// Instead of one snapshot, one per tick of a cron schedule, the `keep` newest kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<SnapshotSchedule>,
@@ -135,6 +152,31 @@ pub struct SnapshotSchedule {
     /// never any other snapshot.
     #[schemars(range(min = 1, max = 100))]
     pub keep: u32,
+}
+
+/// The snapshot a DBSnapshot copies: a DBSnapshot of this namespace, or a snapshot by identifier
+/// or ARN. Either must be this namespace's own (its ownership tags, or those of the instance it
+/// was taken of) or granted to it, as for restoreFrom.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.name) != has(self.dbSnapshotIdentifier)").message("copyFrom names its snapshot once: name or dbSnapshotIdentifier"),
+)]
+pub struct CopyFrom {
+    /// A DBSnapshot of this namespace, in any region of its account; the copy waits
+    /// (ReferencesUnresolved) until it is Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253))]
+    pub name: Option<String>,
+    /// A snapshot of this account and region by identifier (a manual one, or an automated one
+    /// such as rds:coffee-2026-12-01-03-00), or of another region of the account by ARN.
+    #[serde(
+        default,
+        rename = "dbSnapshotIdentifier",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(length(min = 1, max = 2048))]
+    pub db_snapshot_identifier: Option<String>,
 }
 
 /// What deleting a DBSnapshot does to the RDS snapshot.
@@ -269,11 +311,14 @@ pub enum Source {
     Unresolved(String),
     /// The RDS instance has no such identifier.
     NotFound(String),
-    /// The RDS instance, its state and its tags, and what the operator's settings grant.
+    /// The RDS instance (or, for a copy, the snapshot: its identifier or ARN), its state and its
+    /// tags (for a snapshot, also those of the instance it was taken of while that exists), and
+    /// what the operator's settings grant.
     Found {
         identifier: String,
         status: String,
         tags: BTreeMap<String, String>,
+        instance_tags: Option<BTreeMap<String, String>>,
         grants: crate::context::Grants,
     },
 }

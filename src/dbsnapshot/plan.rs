@@ -26,6 +26,14 @@ pub enum Own {
         instance: String,
         tags: BTreeMap<String, String>,
     },
+    /// CopyDBSnapshot of `source` (an identifier, or an ARN of another region), tagged.
+    Copy {
+        name: String,
+        source: String,
+        kms_key_id: Option<String>,
+        copy_tags: bool,
+        tags: BTreeMap<String, String>,
+    },
     /// ModifyDBSnapshotAttribute `restore`: the accounts allowed to restore it.
     Share {
         name: String,
@@ -271,20 +279,32 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
             return refuse(f, plan, reason, message, label);
         }
     };
-    plan.steps.push(Step::Own(Own::Create {
-        name: name.clone(),
-        instance: identifier.clone(),
-        tags,
-    }));
-    plan.event(
-        EventType::Normal,
-        "Creating",
-        "Create",
-        format!("taking DB snapshot {name} of RDS instance {identifier}"),
-    );
+    let (step, note) = match &s.spec.copy_from {
+        Some(_) => (
+            Own::Copy {
+                name: name.clone(),
+                source: identifier.clone(),
+                kms_key_id: s.spec.kms_key_id.clone(),
+                copy_tags: s.spec.copy_tags.unwrap_or(false),
+                tags,
+            },
+            format!("copying DB snapshot {identifier} to {name}"),
+        ),
+        None => (
+            Own::Create {
+                name: name.clone(),
+                instance: identifier.clone(),
+                tags,
+            },
+            format!("taking DB snapshot {name} of RDS instance {identifier}"),
+        ),
+    };
+    plan.steps.push(Step::Own(step));
+    plan.event(EventType::Normal, "Creating", "Create", note);
+    let instance = s.spec.copy_from.is_none().then(|| identifier.clone());
     let fields = DBSnapshotStatus {
         db_snapshot_identifier: Some(name),
-        db_instance_identifier: Some(identifier.clone()),
+        db_instance_identifier: instance,
         state: Some("creating".into()),
         applied_tag_keys: tags::keys(&s.spec.tags),
         ..Default::default()
@@ -301,10 +321,15 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
 /// A refusal or a wait: the condition's reason, its message, and the metric label.
 pub type Refusal = (&'static str, String, &'static str);
 
-/// The source instance's identifier when a snapshot of it may be taken now: it is resolved,
-/// exists, is this namespace's own or granted to it, and is available.
+/// The source's identifier (for a copy, the snapshot's identifier or ARN) when a snapshot of it
+/// may be taken now: it is resolved, exists, is this namespace's own or granted to it, and is
+/// available.
 pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
     let namespace = f.group.metadata.namespace.as_deref().unwrap_or_default();
+    let what = match f.group.spec.copy_from {
+        Some(_) => "snapshot",
+        None => "instance",
+    };
     match &f.extra.source {
         Source::NotRead => Err((
             "ReferencesUnresolved",
@@ -314,18 +339,19 @@ pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
         Source::Unresolved(why) => Err(("ReferencesUnresolved", why.clone(), "Unresolved")),
         Source::NotFound(identifier) => Err((
             "SourceNotFound",
-            format!("RDS has no instance {identifier} to take a snapshot of"),
+            format!("RDS has no {what} {identifier} to take a snapshot of"),
             "NotFound",
         )),
         Source::Found {
             identifier,
             tags,
+            instance_tags,
             grants,
             ..
-        } if !may_copy(tags, namespace, grants) => Err((
+        } if !may_copy(tags, instance_tags, namespace, grants) => Err((
             "SourceNotOwned",
             format!(
-                "RDS instance {identifier} is neither this namespace's own nor granted to it \
+                "RDS {what} {identifier} is neither this namespace's own nor granted to it \
                  (tag {} on it, or the operator's --grant-restore); a snapshot is a copy of \
                  its data, so none is taken",
                 crate::crd::RESTORABLE_BY_TAG
@@ -337,7 +363,7 @@ pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
         } if status != "available" => Err((
             "SourceNotAvailable",
             format!(
-                "RDS reports instance {identifier} {status}; the snapshot is taken once it is available"
+                "RDS reports {what} {identifier} {status}; the snapshot is taken once it is available"
             ),
             "Unresolved",
         )),
@@ -345,15 +371,17 @@ pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
     }
 }
 
-/// The tenancy rule of a copy of an instance's data: as for a restore of it.
+/// The tenancy rule of a copy of data: as for a restore of it (a snapshot is also the namespace's
+/// when the instance it was taken of is).
 fn may_copy(
     tags: &BTreeMap<String, String>,
+    instance_tags: &Option<BTreeMap<String, String>>,
     namespace: &str,
     grants: &crate::context::Grants,
 ) -> bool {
     let found = RestoreSource::Found {
         tags: tags.clone(),
-        instance_tags: None,
+        instance_tags: instance_tags.clone(),
     };
     tenancy::may_restore(Some(&found), namespace, grants)
 }

@@ -555,3 +555,84 @@ async fn a_share_to_a_granted_account_lets_it_restore_and_one_to_an_account_not_
     }
     common::delete_and_wait(&api, "db").await;
 }
+
+#[tokio::test]
+async fn a_copy_to_another_region_restored_there_reads_the_row() {
+    let real_db = ready_real_with("snapcopy", &[], |new| {
+        dbinstance("db", new, real(json!({})))
+    })
+    .await;
+    let (client, ns, api, s) = (&real_db.client, &real_db.ns, &real_db.api, &real_db.secret);
+    let (ok, out) = mariadb_keys(s, &s["password"], SUPPLIERS);
+    assert!(ok, "{out}");
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), ns);
+    let spec = json!({"dbSnapshotIdentifier": unique("original"), "source": {"name": "db"}});
+    (snapshots.create(&PostParams::default(), &snapshot("original", spec)))
+        .await
+        .expect("create the DBSnapshot");
+    common::wait_object(&snapshots, "original", "available", ready).await;
+    // Its copy in another region of the account.
+    let copy = unique("copy");
+    let spec = json!({
+        "dbSnapshotIdentifier": copy,
+        "region": "eu-west-1",
+        "copyFrom": {"name": "original"},
+    });
+    (snapshots.create(&PostParams::default(), &snapshot("copy", spec)))
+        .await
+        .expect("create the copy");
+    let copied = common::wait_object(&snapshots, "copy", "copied", ready).await;
+    let arn = copied.status.and_then(|s| s.arn).expect("an ARN");
+    assert!(arn.contains(":eu-west-1:") && arn.ends_with(&copy), "{arn}");
+    assert_eq!(common::calls(&copy, "CopyDBSnapshot"), 1);
+    // Restored there, it has the row.
+    common::secret(
+        client,
+        ns,
+        "west-password",
+        "password",
+        "West-Passw0rd-2026",
+    )
+    .await;
+    let west = unique("west");
+    let spec = real(json!({
+        "region": "eu-west-1",
+        "restoreFrom": {"dbSnapshotRef": {"name": "copy"}},
+        "masterUserPassword": {"name": "west-password", "key": "password"},
+        "connectionSecret": {"name": "west-connection"},
+        "deletionPolicy": "Delete",
+    }));
+    (api.create(&PostParams::default(), &dbinstance("west", &west, spec)))
+        .await
+        .expect("create the DBInstance in the other region");
+    wait_dbi(api, "west", "restored and in sync", common::TIMEOUT, |db| {
+        is_ready(db) && common::synced_reason(db) == "Synced"
+    })
+    .await;
+    let r = common::wait_for("the west connection Secret", common::TIMEOUT, || async {
+        common::secret_data(client, ns, "west-connection")
+            .await
+            .filter(|d| d.get("password").map(String::as_str) == Some("West-Passw0rd-2026"))
+    })
+    .await;
+    let (ok, out) = mariadb(
+        &r["host"],
+        r.get("port").map(String::as_str),
+        &r["username"],
+        &r["password"],
+        "COFFEE",
+        "SELECT name FROM suppliers WHERE id = 1",
+    );
+    assert!(
+        ok && out.trim() == "Coffee Beans Ltd",
+        "the row, in the other region: {out}"
+    );
+    common::delete_and_wait(api, "west").await;
+    for name in ["copy", "original"] {
+        (snapshots.delete(name, &DeleteParams::default()))
+            .await
+            .expect("delete a DBSnapshot");
+        common::wait_object_gone(&snapshots, name).await;
+    }
+    common::delete_and_wait(api, "db").await;
+}

@@ -13,10 +13,10 @@ const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
 /// The DBSnapshot shop/coffee of the DBInstance coffee, never taken.
 fn facts(source: Source) -> Facts {
     let spec = DBSnapshotSpec {
-        source: SnapshotSource {
+        source: Some(SnapshotSource {
             name: Some("coffee".into()),
             ..Default::default()
-        },
+        }),
         ..Default::default()
     };
     let mut snapshot = DBSnapshot::new("coffee", spec);
@@ -38,6 +38,7 @@ fn instance(status: &str, tags: BTreeMap<String, String>) -> Source {
         identifier: "coffee-db".into(),
         status: status.into(),
         tags,
+        instance_tags: None,
         grants: Grants::default(),
     }
 }
@@ -135,6 +136,7 @@ fn what_is_refused_or_awaited_makes_no_call() {
         identifier: "coffee-db".into(),
         status: "available".into(),
         tags: other_namespace.clone(),
+        instance_tags: None,
         grants: Grants {
             restore: vec!["shop".into()],
             ..Default::default()
@@ -417,4 +419,55 @@ fn a_share_goes_only_to_granted_accounts_and_public_only_when_allowed() {
             "{case}: the snapshot is there, shared or not"
         );
     }
+}
+
+#[test]
+fn a_copy_is_made_once_of_a_snapshot_this_namespace_may_copy_once_it_is_available() {
+    let copy = |status: &str, tags: BTreeMap<String, String>, instance_tags| {
+        with(facts(Source::NotRead), |f| {
+            f.group.spec.source = None;
+            f.group.spec.copy_from = Some(crate::dbsnapshot::CopyFrom {
+                name: Some("original".into()),
+                ..Default::default()
+            });
+            f.group.spec.kms_key_id = Some("alias/west".into());
+            f.extra.source = Source::Found {
+                identifier: "arn:aws:rds:us-east-1:123456789012:snapshot:original".into(),
+                status: status.into(),
+                tags,
+                instance_tags,
+                grants: Grants::default(),
+            };
+        })
+    };
+    let p = plan(&copy("available", shop_instance(), None));
+    assert_eq!(
+        p.steps,
+        vec![Step::Own(Own::Copy {
+            name: "coffee".into(),
+            source: "arn:aws:rds:us-east-1:123456789012:snapshot:original".into(),
+            kms_key_id: Some("alias/west".into()),
+            copy_tags: false,
+            tags: owner_tags(),
+        })]
+    );
+    let status = p.status.expect("a status");
+    assert_eq!(
+        status.fields.db_instance_identifier, None,
+        "RDS says, once copied"
+    );
+    // An automated snapshot, untagged, of an instance this namespace owns: its own.
+    let automated = plan(&copy("available", BTreeMap::new(), Some(shop_instance())));
+    assert!(matches!(
+        automated.steps.first(),
+        Some(Step::Own(Own::Copy { .. }))
+    ));
+    // Untagged, of an instance gone or another namespace's: refused, no call.
+    let refused = plan(&copy("available", BTreeMap::new(), None));
+    assert!(refused.steps.is_empty());
+    assert_eq!(reason(&refused).3, "SourceNotOwned");
+    // Still being taken: it waits.
+    let waiting = plan(&copy("creating", shop_instance(), None));
+    assert!(waiting.steps.is_empty());
+    assert_eq!(reason(&waiting).3, "SourceNotAvailable");
 }

@@ -15,10 +15,10 @@ use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
     let spec = DBSnapshotSpec {
         db_snapshot_identifier: Some("nightly".into()),
-        source: SnapshotSource {
+        source: Some(SnapshotSource {
             name: Some("coffee".into()),
             ..Default::default()
-        },
+        }),
         schedule: Some(SnapshotSchedule {
             cron: "0 3 * * *".into(),
             keep: 2,
@@ -40,6 +40,7 @@ fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
             ),
         ]
         .into(),
+        instance_tags: None,
         grants: Grants::default(),
     };
     let mut f = fixtures::facts(
