@@ -65,6 +65,9 @@ pub struct ObservedInstance {
     pub read_replicas: Vec<String>,
     /// RDS's StatusInfos: for a read replica, the state of its replication.
     pub status_infos: Vec<StatusInfo>,
+    /// Its automated backups replicated to other regions (DBInstanceAutomatedBackupsReplications:
+    /// the ARNs there).
+    pub backup_replications: Vec<String>,
 }
 
 /// One of RDS's StatusInfos (DBInstanceStatusInfo): `read replication` and its state

@@ -31,6 +31,7 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   see ``replicas.py``;
 * blue/green deployments of instances go through PROVISIONING, AVAILABLE, SWITCHOVER_IN_PROGRESS and
   SWITCHOVER_COMPLETED (or fail), with the renames and a copy of blue's data: see ``blue_green.py``;
+* cross-region automated backup replication of an instance: see ``backup_replication.py``;
 * a manual DB snapshot is ``creating``, with its progress, for ``snapshot_delay`` seconds: see
   ``snapshots.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
@@ -67,7 +68,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -450,6 +451,7 @@ def install() -> None:
     blue_green.install(LOCK, CONFIG, RESTORING, _purge_deleted)
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
     snapshots.install(LOCK, CONFIG)
+    backup_replication.install(LOCK)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -472,6 +474,9 @@ def install() -> None:
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]
+            # A backup replication under its source instance.
+            if not identifier and ":db:" in (params.get("SourceDBInstanceArn") or ""):
+                identifier = params["SourceDBInstanceArn"].split(":db:", 1)[1]
             arn = params.get("ResourceName") or ""
             for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:", ":snapshot:"):
                 if not identifier and kind in arn:

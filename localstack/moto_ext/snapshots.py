@@ -18,6 +18,9 @@ PercentProgress). Here:
 * RestoreDBInstanceFromDBSnapshot of a snapshot that is not ``available`` is refused the same way
   (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_RestoreDBInstanceFromDBSnapshot.html:
   InvalidDBSnapshotState);
+* DescribeDBSnapshots pages with ``MaxRecords`` (20 to 100, default 100) and ``Marker``, as
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DescribeDBSnapshots.html says;
+  moto answers every snapshot at once;
 * a snapshot shared with an account (ModifyDBSnapshotAttribute ``restore``, moto's) is found by its
   ARN from that account, by DescribeDBSnapshots and by RestoreDBInstanceFromDBSnapshot, which moto
   only looks for in the caller's own account; one not shared with it is not found
@@ -76,6 +79,7 @@ def _foreign(backend: Any, identifier: str | None) -> tuple[str, Any] | None:
 
 
 def install(lock: Any, config: dict[str, float]) -> None:
+    from moto.core.responses import ActionResult
     from moto.rds.exceptions import RDSClientError
     from moto.rds.models import DBSnapshot, RDSBackend as Backend
     from moto.rds.responses import RDSResponse as Response
@@ -175,6 +179,24 @@ def install(lock: Any, config: dict[str, float]) -> None:
             return orig_describe(self, db_instance_identifier, db_snapshot_identifier, *args, **kwargs)
 
     Backend.describe_db_snapshots = describe_db_snapshots
+
+    orig_describe_response = Response.describe_db_snapshots
+
+    def describe_db_snapshots_paged(self: Any) -> Any:
+        size = int(self.params.get("MaxRecords") or 100)
+        if not 20 <= size <= 100:
+            raise RDSClientError("InvalidParameterValue",
+                                 f"Invalid value {size} for MaxRecords. Must be between 20 and 100")
+        start = int(self.params.get("Marker") or 0)
+        with lock:
+            result = orig_describe_response(self)
+            snapshots = sorted(result.result["DBSnapshots"], key=lambda s: s.db_snapshot_identifier)
+            page: dict[str, Any] = {"DBSnapshots": snapshots[start:start + size]}
+            if start + size < len(snapshots):
+                page["Marker"] = str(start + size)
+            return ActionResult(page)
+
+    Response.describe_db_snapshots = describe_db_snapshots_paged
 
     Response.create_db_snapshot = create_db_snapshot
     Response.copy_db_snapshot = copy_db_snapshot_response

@@ -81,6 +81,9 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         Step::CreateBlueGreen { .. } | Step::Switchover { .. } | Step::DeleteBlueGreen { .. } => {
             blue_green(at, step).await?
         }
+        Step::StartBackupReplication { .. } | Step::StopBackupReplication { .. } => {
+            backup_replication(at, step).await?
+        }
         Step::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;
             info!(
@@ -162,6 +165,44 @@ async fn clear_switchover_annotation(
     (api.patch(&db.name_any(), &params, &kube::api::Patch::Merge(&patch))
         .await)
         .map_err(crate::error::kube_err("remove the switchover annotation"))?;
+    Ok(())
+}
+
+/// Automated backups replicated to another region, or no longer: called in that region.
+async fn backup_replication(at: &Location, step: &Step) -> Result<(), Error> {
+    match step {
+        Step::StartBackupReplication {
+            identifier,
+            source,
+            replication,
+        } => {
+            let there = at.rds.in_region(&replication.region);
+            let (retention, kms) = (
+                replication.retention_period,
+                replication.kms_key_id.as_deref(),
+            );
+            there
+                .start_backup_replication(source, retention, kms)
+                .await?;
+            info!(
+                identifier,
+                region = replication.region,
+                "replicating automated backups"
+            );
+        }
+        Step::StopBackupReplication {
+            identifier,
+            source,
+            region,
+        } => {
+            at.rds
+                .in_region(region)
+                .stop_backup_replication(source)
+                .await?;
+            info!(identifier, region, "stopped replicating automated backups");
+        }
+        _ => {}
+    }
     Ok(())
 }
 
@@ -247,6 +288,8 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::Reboot { identifier }
         | Step::CreateReplica { identifier, .. }
         | Step::PromoteReplica { identifier, .. }
+        | Step::StartBackupReplication { identifier, .. }
+        | Step::StopBackupReplication { identifier, .. }
         | Step::Switchover { identifier, .. }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,

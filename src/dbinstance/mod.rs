@@ -318,6 +318,13 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore_from: Option<RestoreFrom>,
 
+    /// Replicate the instance's automated backups to another region
+    /// (StartDBInstanceAutomatedBackupsReplication there), for a restore to a point in time in that
+    /// region. Removed, the replication this DBInstance started is stopped; one started outside
+    /// the operator is left alone. Needs automated backups (backupRetentionPeriod above 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automated_backup_replication: Option<BackupReplication>,
+
     /// Make the instance a read replica of this source (CreateDBInstanceReadReplica). What a
     /// replica inherits (master user and password, database name, engine, encryption, backups
     /// unless set) is taken from the source, never sent and never drift. The connection Secret has

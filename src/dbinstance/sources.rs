@@ -78,3 +78,39 @@ pub struct ReplicaOf {
     ))]
     pub arn: Option<String>,
 }
+
+/// Where, and how long, an instance's automated backups are replicated.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupReplication {
+    /// The destination region (e.g. us-west-2): another region than the instance's.
+    #[schemars(
+        length(min = 1, max = 32),
+        regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]$")
+    )]
+    pub region: String,
+    /// Days the replicated backups are kept there (1 to 35; RDS's default: 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 35))]
+    pub retention_period: Option<i32>,
+    /// The KMS key of the destination region the replicated backups are encrypted with (needed
+    /// for an encrypted instance).
+    #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    pub kms_key_id: Option<String>,
+}
+
+/// The backup replication this DBInstance started, as RDS reports it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupReplicationStatus {
+    /// The destination region.
+    pub region: String,
+    /// The replicated backups' ARN there, once RDS lists it.
+    #[serde(
+        default,
+        rename = "automatedBackupsARN",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub automated_backups_arn: Option<String>,
+}

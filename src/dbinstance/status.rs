@@ -90,6 +90,9 @@ pub struct DBInstanceStatus {
     /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter_apply_status: Option<String>,
+    /// The automated backup replication this DBInstance started (spec.automatedBackupReplication).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automated_backup_replication: Option<crate::dbinstance::BackupReplicationStatus>,
     /// Read replication: the source of a replica, the replicas of a source, RDS's StatusInfos.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replication: Option<ReplicationStatus>,

@@ -403,6 +403,7 @@ mod tests {
             include_str!("../dbcluster/aws.rs"),
             include_str!("../dbcluster/restore.rs"),
             include_str!("../dbclusterparametergroup/aws.rs"),
+            include_str!("../dbsnapshot/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

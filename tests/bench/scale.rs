@@ -12,7 +12,8 @@
 //! steady state then reports the DescribeDBInstances of each (account, region)), BENCH_CLUSTERS
 //! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`),
 //! BENCH_REPLICAS (R: instead of the sizes, R DBInstances under upgradePolicy BlueGreen, each with
-//! a read replica; `replicas.rs`).
+//! a read replica; `replicas.rs`), BENCH_SNAPSHOTS (S: instead of the sizes, S DBSnapshots of ten
+//! DBInstances; `snapshots.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -27,6 +28,7 @@ mod clusters;
 #[path = "../integration/common/mod.rs"]
 mod common;
 mod replicas;
+mod snapshots;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};
 
@@ -487,6 +489,14 @@ async fn main() {
     {
         ensure_no_event_feed();
         clusters::run(&client, &settings, c).await;
+        return;
+    }
+    if let Some(s) = std::env::var("BENCH_SNAPSHOTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        ensure_no_event_feed();
+        snapshots::run(&client, &settings, s).await;
         return;
     }
     if let Some(r) = std::env::var("BENCH_REPLICAS")

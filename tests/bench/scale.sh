@@ -10,7 +10,8 @@
 # BENCH_PROFILE (release | debug), BENCH_MOTO_PORT (4590), BENCH_FEED (on | off), BENCH_SAFETY_NET,
 # BENCH_PHASES ("steady drift spec"; add "restart"), BENCH_CLUSTERS (C: C Aurora DBClusters with
 # two member DBInstances each, instead of the sizes), BENCH_REPLICAS (R: R DBInstances under
-# upgradePolicy BlueGreen with a read replica each, instead of the sizes).
+# upgradePolicy BlueGreen with a read replica each, instead of the sizes), BENCH_SNAPSHOTS (S: S
+# DBSnapshots of ten DBInstances, instead of the sizes).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rds-operator/target}

@@ -636,3 +636,56 @@ async fn a_copy_to_another_region_restored_there_reads_the_row() {
     }
     common::delete_and_wait(api, "db").await;
 }
+
+/// The regions RDS replicates the instance's automated backups to.
+async fn backup_regions(rds: &aws_sdk_rds::Client, id: &str) -> Vec<String> {
+    let instance = common::describe(rds, id).await.expect("the instance");
+    (instance.db_instance_automated_backups_replications().iter())
+        .filter_map(|r| r.db_instance_automated_backups_arn())
+        .filter_map(|arn| arn.split(':').nth(3).map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn automated_backup_replication_starts_is_reported_and_stops() {
+    let (_client, ns, api, rds) = setup("backuprepl").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("backuprepl");
+    let spec = json!({
+        "deletionPolicy": "Delete",
+        "backupRetentionPeriod": 1,
+        "automatedBackupReplication": {"region": "us-west-2", "retentionPeriod": 3},
+    });
+    (api.create(&PostParams::default(), &dbinstance("db", &id, spec)))
+        .await
+        .expect("create the DBInstance");
+    let db = wait_dbi(&api, "db", "replicating, reported", common::TIMEOUT, |db| {
+        let reported = (db.status.as_ref())
+            .and_then(|s| s.automated_backup_replication.as_ref())
+            .and_then(|r| r.automated_backups_arn.clone());
+        is_ready(db) && reported.is_some_and(|arn| arn.contains(":us-west-2:"))
+    })
+    .await;
+    assert_eq!(backup_regions(&rds, &id).await, vec!["us-west-2"]);
+    assert_eq!(
+        common::calls(&id, "StartDBInstanceAutomatedBackupsReplication"),
+        1
+    );
+    let reported = db.status.and_then(|s| s.automated_backup_replication);
+    assert_eq!(reported.map(|r| r.region).as_deref(), Some("us-west-2"));
+    // Removed from the spec: stopped, and no longer reported.
+    common::patch_spec(&api, "db", json!({"automatedBackupReplication": null})).await;
+    wait_dbi(&api, "db", "replication stopped", common::TIMEOUT, |db| {
+        let status = db.status.as_ref();
+        is_ready(db)
+            && status.is_some_and(|s| s.automated_backup_replication.is_none())
+            && status.and_then(|s| s.reported.observed_generation) == db.metadata.generation
+    })
+    .await;
+    assert!(backup_regions(&rds, &id).await.is_empty());
+    assert_eq!(
+        common::calls(&id, "StopDBInstanceAutomatedBackupsReplication"),
+        1
+    );
+    common::delete_and_wait(&api, "db").await;
+}

@@ -73,6 +73,9 @@ impl From<&DbInstance> for ObservedInstance {
             replica_source: s(db.read_replica_source_db_instance_identifier()),
             read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
             status_infos: db.status_infos().iter().map(status_info).collect(),
+            backup_replications: (db.db_instance_automated_backups_replications().iter())
+                .filter_map(|r| r.db_instance_automated_backups_arn().map(str::to_owned))
+                .collect(),
             ..Default::default()
         };
         InstanceFields::read(db, &mut observed);

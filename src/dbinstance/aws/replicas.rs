@@ -90,3 +90,41 @@ impl Rds {
         result
     }
 }
+
+impl Rds {
+    /// StartDBInstanceAutomatedBackupsReplication, made in the destination region (this adapter's)
+    /// of the instance `source` (its ARN).
+    pub async fn start_backup_replication(
+        &self,
+        source: &str,
+        retention_period: Option<i32>,
+        kms_key_id: Option<&str>,
+    ) -> Result<(), AwsError> {
+        let result = (self
+            .client
+            .start_db_instance_automated_backups_replication())
+        .source_db_instance_arn(source)
+        .set_backup_retention_period(retention_period)
+        .set_kms_key_id(kms_key_id.map(str::to_owned))
+        .send()
+        .await
+        .map_err(|e| aws_error("StartDBInstanceAutomatedBackupsReplication", e, None));
+        self.count("StartDBInstanceAutomatedBackupsReplication", &result);
+        result.map(|_| ())
+    }
+
+    /// StopDBInstanceAutomatedBackupsReplication, made in the destination region (this
+    /// adapter's); one RDS no longer has is stopped.
+    pub async fn stop_backup_replication(&self, source: &str) -> Result<(), AwsError> {
+        let result = (self.client.stop_db_instance_automated_backups_replication())
+            .source_db_instance_arn(source)
+            .send()
+            .await
+            .map_err(|e| aws_error("StopDBInstanceAutomatedBackupsReplication", e, None));
+        self.count("StopDBInstanceAutomatedBackupsReplication", &result);
+        match result {
+            Err(e) if e.code == "DBInstanceAutomatedBackupNotFound" => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+}

@@ -135,6 +135,14 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
         | Step::DeleteBlueGreen { .. }
         | Step::CreateReplica { .. }
         | Step::PromoteReplica { .. } => copies(f, step, &mut preview),
+        Step::StartBackupReplication { replication, .. } => (
+            "StartDBInstanceAutomatedBackupsReplication",
+            format!("automated backups replicated to {}", replication.region),
+        ),
+        Step::StopBackupReplication { region, .. } => (
+            "StopDBInstanceAutomatedBackupsReplication",
+            format!("automated backups no longer replicated to {region}"),
+        ),
         Step::Reboot { .. } => {
             preview.disruption = Disruption::Outage.as_str().into();
             (

@@ -13,6 +13,7 @@
 
 pub mod absence;
 pub mod apply;
+pub mod backups;
 pub mod blue_green;
 pub mod cleanup;
 pub mod connection_secret;

@@ -18,7 +18,7 @@ use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
 use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
-use super::{blue_green, replica, spec};
+use super::{backups, blue_green, replica, spec};
 
 pub use crate::managed::fights::{FIGHT_LIMIT, FIGHT_WINDOW};
 
@@ -91,6 +91,8 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     if blue_green::decided(f, &mut plan, observed, &carried, &mut fields, in_sync) {
         return plan;
     }
+    let acting = hold.is_none() && !replica;
+    backups(f, &mut plan, observed, &mut fields, acting);
     let sync = Sync {
         f,
         observed,
@@ -99,6 +101,23 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         fighting,
     };
     sync.decide(plan, fields, hold, password, hash)
+}
+
+/// The backup replication of our available instance, unless its changes are held or it is a
+/// replica; otherwise status keeps what it recorded.
+fn backups(
+    f: &Facts,
+    plan: &mut Plan,
+    observed: &ObservedInstance,
+    fields: &mut DBInstanceStatus,
+    acting: bool,
+) {
+    let previous = f.db.status.as_ref();
+    fields.automated_backup_replication =
+        previous.and_then(|s| s.automated_backup_replication.clone());
+    if acting && observed.status == "available" {
+        backups::plan(f, plan, observed, fields);
+    }
 }
 
 /// Whether status holds the hash from before the keyed one, of the same password: no rotation, it

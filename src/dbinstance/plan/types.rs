@@ -190,6 +190,18 @@ pub enum Step {
         backup_retention_period: Option<i32>,
         preferred_backup_window: Option<String>,
     },
+    /// StartDBInstanceAutomatedBackupsReplication in `region` of our instance (`source`: its ARN).
+    StartBackupReplication {
+        identifier: String,
+        source: String,
+        replication: crate::dbinstance::BackupReplication,
+    },
+    /// StopDBInstanceAutomatedBackupsReplication in `region` of our instance (`source`: its ARN).
+    StopBackupReplication {
+        identifier: String,
+        source: String,
+        region: String,
+    },
 }
 
 impl Step {
@@ -215,6 +227,8 @@ impl Step {
             Step::Switchover { .. } => "Switchover",
             Step::DeleteBlueGreen { .. } => "DeleteBlueGreen",
             Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
+            Step::StartBackupReplication { .. } => "StartBackupReplication",
+            Step::StopBackupReplication { .. } => "StopBackupReplication",
         }
     }
 }
