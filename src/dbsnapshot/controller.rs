@@ -2,19 +2,17 @@
 //! source instance) and how it acts; the shell around them, the deletion and the tag steps are the
 //! group kinds' (`managed::groups`).
 
+use kube::Api;
+use kube::runtime::reflector::ObjectRef;
+
 use crate::context::Context;
-use crate::error::Error;
+use crate::error::{Error, kube_err};
 use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 use crate::managed::references::Resolver;
 
 use super::plan::Own;
-use kube::runtime::reflector::ObjectRef;
-
-use kube::Api;
-
 use super::{CopyFrom, DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Shares, Source};
-use crate::error::kube_err;
 
 /// The marker under which the DBInstance kind registers how a DBInstance's name resolves to its
 /// RDS identifier (`references::Resolver`): this kind cannot name that one, which names it.

@@ -112,15 +112,18 @@ impl<T: Listed> Listing<T> {
         self.wanted.load(Ordering::Relaxed)
     }
 
-    /// The resource with this key as the listing has it, when fresh (within `max_age`), settled,
-    /// and not changed by the operator since; None: read it directly.
+    /// The resource with this key as the listing has it, when fresh, settled, and not changed by
+    /// the operator since; None: read it directly. Fresh: a listing is made once per drift
+    /// interval (`max_age`), so the last complete one is up to two intervals old when a reconcile
+    /// comes just before the next one completes; older than that, the polls stopped.
     pub fn get(&self, key: &str, max_age: Duration) -> Option<T> {
         self.wanted.store(true, Ordering::Relaxed);
         let state = lock(&self.state);
         let read_at = state.read_at?;
         let unchanged = (state.mutated.get(key)).is_none_or(|at| *at < read_at);
         let found = state.found.get(key)?;
-        (read_at.elapsed() <= max_age && unchanged && found.settled()).then(|| found.clone())
+        let fresh = read_at.elapsed() <= max_age * 2;
+        (fresh && unchanged && found.settled()).then(|| found.clone())
     }
 
     /// The operator changed this resource: read it directly until a listing started after.
@@ -265,6 +268,14 @@ mod tests {
             poll.get("coffee", minute).is_none(),
             "changed by the operator since"
         );
+        // Made once per interval: the last complete listing serves until two intervals old.
+        let aged = |secs| {
+            let listing = cluster("coffee", "available");
+            lock(&listing.state).read_at = Instant::now().checked_sub(Duration::from_secs(secs));
+            listing.get("coffee", minute).is_some()
+        };
+        assert!(aged(90), "the next listing is under way");
+        assert!(!aged(130), "the listings stopped");
         let busy = cluster("coffee", "modifying");
         assert!(busy.get("coffee", minute).is_none(), "RDS is busy with it");
         assert!(
