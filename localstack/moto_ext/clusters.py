@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import endpoints, engines
+from . import endpoints, engines, paging
 
 # Cluster settings RDS applies in the maintenance window unless ApplyImmediately, and their names
 # in ClusterPendingModifiedValues.
@@ -450,23 +450,16 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
         return orig_delete_group(self, subnet_name)
 
     def describe_db_clusters_paged(self: Any) -> Any:
-        # MaxRecords 20 to 100 (default 100) and an opaque Marker, as API_DescribeDBClusters.html
-        # says. moto's own paginator has no unique attribute for clusters and fails past a page.
-        size = int(self.params.get("MaxRecords") or 100)
-        if not 20 <= size <= 100:
-            raise RDSClientError("InvalidParameterValue",
-                                 f"Invalid value {size} for MaxRecords. Must be between 20 and 100")
-        start = int(self.params.get("Marker") or 0)
+        # MaxRecords and Marker (paging.py). moto's own paginator has no unique attribute for
+        # clusters and fails past a page.
+        paging.size(self.params)
         with lock:
             advance_all(self.backend)
             _id = self.params.get("DBClusterIdentifier")
             filters = {f["Name"]: f["Values"] for f in self.params.get("Filters", [])}
             clusters = self.backend.describe_db_clusters(db_cluster_identifier=_id, filters=filters)
             clusters = sorted(clusters, key=lambda c: c.db_cluster_identifier)
-            result: dict[str, Any] = {"DBClusters": clusters[start:start + size]}
-            if start + size < len(clusters):
-                result["Marker"] = str(start + size)
-            return ActionResult(result)
+            return ActionResult(paging.page(self.params, "DBClusters", clusters))
 
     Backend.create_db_cluster = create_db_cluster
     Backend.modify_db_cluster = modify_db_cluster

@@ -37,7 +37,7 @@ import shutil
 import time
 from typing import Any
 
-from . import engines
+from . import engines, paging
 
 
 def _now() -> float:
@@ -183,18 +183,11 @@ def install(lock: Any, config: dict[str, float]) -> None:
     orig_describe_response = Response.describe_db_snapshots
 
     def describe_db_snapshots_paged(self: Any) -> Any:
-        size = int(self.params.get("MaxRecords") or 100)
-        if not 20 <= size <= 100:
-            raise RDSClientError("InvalidParameterValue",
-                                 f"Invalid value {size} for MaxRecords. Must be between 20 and 100")
-        start = int(self.params.get("Marker") or 0)
+        paging.size(self.params)
         with lock:
             result = orig_describe_response(self)
             snapshots = sorted(result.result["DBSnapshots"], key=lambda s: s.db_snapshot_identifier)
-            page: dict[str, Any] = {"DBSnapshots": snapshots[start:start + size]}
-            if start + size < len(snapshots):
-                page["Marker"] = str(start + size)
-            return ActionResult(page)
+            return ActionResult(paging.page(self.params, "DBSnapshots", snapshots))
 
     Response.describe_db_snapshots = describe_db_snapshots_paged
 

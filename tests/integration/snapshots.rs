@@ -7,7 +7,7 @@ use rds_operator::dbsnapshot::DBSnapshot;
 use serde_json::json;
 
 use crate::common::{self, Operator, dbinstance, is_ready, setup, unique, wait_dbi};
-use crate::engines::{SUPPLIERS, mariadb, mariadb_keys, ready_real_with, real};
+use crate::engines::{Real, SUPPLIERS, mariadb, mariadb_keys, ready_real_with, real};
 
 fn snapshot(name: &str, spec: serde_json::Value) -> DBSnapshot {
     serde_json::from_value(json!({
@@ -43,6 +43,57 @@ async fn snapshots_in_rds(rds: &aws_sdk_rds::Client, identifier: &str) -> Vec<(S
         )
     })
     .collect()
+}
+
+/// Creates the DBInstance `name` (identifier `id`) on a real server, restored by `dbSnapshotRef`
+/// from the DBSnapshot `snapshot` with a password of its own and `extra` merged into its spec,
+/// waits until it is Ready and in sync and its connection Secret has that password, and runs `sql`
+/// with the Secret's credentials: (succeeded, output).
+async fn restore_and_query(
+    real_db: &Real,
+    (name, id): (&str, &str),
+    snapshot: &str,
+    extra: serde_json::Value,
+    sql: &str,
+) -> (bool, String) {
+    let (client, ns, api) = (&real_db.client, &real_db.ns, &real_db.api);
+    let (password, connection) = (format!("{name}-password"), format!("{name}-connection"));
+    common::secret(client, ns, &password, "password", "Rest0red-Passw0rd-2026").await;
+    let mut spec = real(json!({
+        "restoreFrom": {"dbSnapshotRef": {"name": snapshot}},
+        "masterUserPassword": {"name": password, "key": "password"},
+        "connectionSecret": {"name": connection},
+        "deletionPolicy": "Delete",
+    }));
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        spec.extend(extra.clone());
+    }
+    (api.create(&PostParams::default(), &dbinstance(name, id, spec)))
+        .await
+        .expect("create the restored DBInstance");
+    wait_dbi(api, name, "restored and in sync", common::TIMEOUT, |db| {
+        is_ready(db) && common::synced_reason(db) == "Synced"
+    })
+    .await;
+    let r = common::wait_for(
+        "the restored connection Secret",
+        common::TIMEOUT,
+        || async {
+            common::secret_data(client, ns, &connection)
+                .await
+                .filter(|d| d.get("password").map(String::as_str) == Some("Rest0red-Passw0rd-2026"))
+        },
+    )
+    .await;
+    let port = r.get("port").map(String::as_str);
+    mariadb(
+        &r["host"],
+        port,
+        &r["username"],
+        &r["password"],
+        "COFFEE",
+        sql,
+    )
 }
 
 #[tokio::test]
@@ -102,53 +153,16 @@ async fn a_dbsnapshot_of_the_coffee_database_restores_by_reference_with_the_row_
         "INSERT INTO suppliers (id, name) VALUES (2, 'Later Ltd')",
     );
     assert!(ok, "{out}");
-    common::secret(
-        client,
-        ns,
-        "restored-password",
-        "password",
-        "An0ther-Passw0rd-2026",
-    )
-    .await;
     let restored = unique("restored");
-    let spec = real(json!({
-        "restoreFrom": {"dbSnapshotRef": {"name": "before-change"}},
-        "masterUserPassword": {"name": "restored-password", "key": "password"},
-        "connectionSecret": {"name": "restored-connection"},
-        "deletionPolicy": "Delete",
-    }));
-    (api.create(
-        &PostParams::default(),
-        &dbinstance("restored", &restored, spec),
-    ))
-    .await
-    .expect("create the restored DBInstance");
-    wait_dbi(
-        api,
-        "restored",
-        "restored and in sync",
-        common::TIMEOUT,
-        |db| is_ready(db) && common::synced_reason(db) == "Synced",
+    let sql = "SELECT GROUP_CONCAT(id ORDER BY id) FROM suppliers";
+    let (ok, out) = restore_and_query(
+        &real_db,
+        ("restored", &restored),
+        "before-change",
+        json!({}),
+        sql,
     )
     .await;
-    let r = common::wait_for(
-        "the restored connection Secret",
-        common::TIMEOUT,
-        || async {
-            common::secret_data(client, ns, "restored-connection")
-                .await
-                .filter(|d| d.get("password").map(String::as_str) == Some("An0ther-Passw0rd-2026"))
-        },
-    )
-    .await;
-    let (ok, out) = mariadb(
-        &r["host"],
-        r.get("port").map(String::as_str),
-        &r["username"],
-        &r["password"],
-        "COFFEE",
-        "SELECT GROUP_CONCAT(id ORDER BY id) FROM suppliers",
-    );
     assert!(
         ok && out.trim() == "1",
         "the row written before the snapshot, and not the one after: {out}"
@@ -586,43 +600,10 @@ async fn a_copy_to_another_region_restored_there_reads_the_row() {
     assert!(arn.contains(":eu-west-1:") && arn.ends_with(&copy), "{arn}");
     assert_eq!(common::calls(&copy, "CopyDBSnapshot"), 1);
     // Restored there, it has the row.
-    common::secret(
-        client,
-        ns,
-        "west-password",
-        "password",
-        "West-Passw0rd-2026",
-    )
-    .await;
     let west = unique("west");
-    let spec = real(json!({
-        "region": "eu-west-1",
-        "restoreFrom": {"dbSnapshotRef": {"name": "copy"}},
-        "masterUserPassword": {"name": "west-password", "key": "password"},
-        "connectionSecret": {"name": "west-connection"},
-        "deletionPolicy": "Delete",
-    }));
-    (api.create(&PostParams::default(), &dbinstance("west", &west, spec)))
-        .await
-        .expect("create the DBInstance in the other region");
-    wait_dbi(api, "west", "restored and in sync", common::TIMEOUT, |db| {
-        is_ready(db) && common::synced_reason(db) == "Synced"
-    })
-    .await;
-    let r = common::wait_for("the west connection Secret", common::TIMEOUT, || async {
-        common::secret_data(client, ns, "west-connection")
-            .await
-            .filter(|d| d.get("password").map(String::as_str) == Some("West-Passw0rd-2026"))
-    })
-    .await;
-    let (ok, out) = mariadb(
-        &r["host"],
-        r.get("port").map(String::as_str),
-        &r["username"],
-        &r["password"],
-        "COFFEE",
-        "SELECT name FROM suppliers WHERE id = 1",
-    );
+    let sql = "SELECT name FROM suppliers WHERE id = 1";
+    let region = json!({"region": "eu-west-1"});
+    let (ok, out) = restore_and_query(&real_db, ("west", &west), "copy", region, sql).await;
     assert!(
         ok && out.trim() == "Coffee Beans Ltd",
         "the row, in the other region: {out}"
