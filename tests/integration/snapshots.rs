@@ -96,6 +96,16 @@ async fn restore_and_query(
     )
 }
 
+/// Creates the DBInstance `db` (identifier `id`, deletionPolicy Delete) and waits until it is
+/// Ready.
+async fn ready_db(api: &Api<rds_operator::dbinstance::DBInstance>, id: &str) {
+    let db = dbinstance("db", id, json!({"deletionPolicy": "Delete"}));
+    (api.create(&PostParams::default(), &db))
+        .await
+        .expect("create the DBInstance");
+    wait_dbi(api, "db", "ready", common::TIMEOUT, is_ready).await;
+}
+
 #[tokio::test]
 async fn a_dbsnapshot_of_the_coffee_database_restores_by_reference_with_the_row_written_before_it()
 {
@@ -187,13 +197,7 @@ async fn a_retained_dbsnapshot_stays_and_another_namespaces_instance_is_refused_
     let other = common::namespace(&client, "snapother").await;
     let _operator = Operator::start_with(&ns, &["--namespace", &other]);
     let id = unique("snapkeep");
-    (api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
-    ))
-    .await
-    .expect("create the DBInstance");
-    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    ready_db(&api, &id).await;
     let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
     let kept = unique("kept");
     let spec = json!({
@@ -258,13 +262,7 @@ async fn a_kill_between_the_create_call_and_the_status_write_takes_no_second_sna
     let (client, ns, api, rds) = setup("snapcrash").await;
     let id = unique("snapcrash");
     let mut operator = Operator::start(&ns);
-    (api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
-    ))
-    .await
-    .expect("create the DBInstance");
-    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    ready_db(&api, &id).await;
     let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
     let name = unique("crashed");
     let spec = json!({"dbSnapshotIdentifier": name, "source": {"name": "db"}});
@@ -348,13 +346,7 @@ async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
     let (client, ns, api, rds) = setup("snapsched").await;
     let id = unique("snapsched");
     let _operator = Operator::start(&ns);
-    (api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
-    ))
-    .await
-    .expect("create the DBInstance");
-    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    ready_db(&api, &id).await;
     // A snapshot made by hand, named like the schedule's.
     let base = unique("every6s");
     let by_hand = format!("{base}-20000101000000");
@@ -484,13 +476,7 @@ async fn a_share_to_a_granted_account_lets_it_restore_and_one_to_an_account_not_
     let grant = format!("--grant-restore={ns}");
     let _operator = Operator::start_with(&ns, &["--manage-accounts=true", &grant]);
     let id = unique("snapshare");
-    (api.create(
-        &PostParams::default(),
-        &dbinstance("db", &id, json!({"deletionPolicy": "Delete"})),
-    ))
-    .await
-    .expect("create the DBInstance");
-    wait_dbi(&api, "db", "ready", common::TIMEOUT, is_ready).await;
+    ready_db(&api, &id).await;
     let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
     let shared = unique("shared");
     let spec = json!({
