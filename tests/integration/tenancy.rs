@@ -622,14 +622,20 @@ async fn one_namespace_cannot_spend_the_accounts_read_rate_for_another() {
     // A shared poll every minute, and a budget of 10 direct reads a minute per namespace.
     let args = ["--drift-interval", "60s", "--namespace-read-budget", "10"];
     let (t, operator) = tenants_with("budget", &args).await;
-    let id = unique("budget");
-    stack_instance(&t.rds, &id, "db.t3.small", &t.a).await;
+    // Five instances, each observed by one DBInstance of A: one direct read of an instance serves
+    // every observer of it for a while, so five observers of one instance could share their reads
+    // and never reach the budget.
+    let ids: Vec<String> = (0..5).map(|i| unique(&format!("budget{i}"))).collect();
+    for id in &ids {
+        stack_instance(&t.rds, id, "db.t3.small", &t.a).await;
+    }
+    let id = ids[0].clone();
     grant_adoption(&t.rds, &id, &format!("{} {}", t.a, t.b)).await;
     // A: five observers that each want a direct read every 10 s (30 a minute); B: one.
     let spec = json!({"managementPolicy": "ObserveOnly", "driftInterval": "10s"});
-    for i in 0..5 {
+    for (i, id) in ids.iter().enumerate() {
         let name = format!("watch-{i}");
-        let db = dbinstance(&name, &id, spec.clone());
+        let db = dbinstance(&name, id, spec.clone());
         t.api_a
             .create(&PostParams::default(), &db)
             .await
@@ -672,10 +678,12 @@ async fn one_namespace_cannot_spend_the_accounts_read_rate_for_another() {
         "{:?}",
         b.status
     );
-    (t.rds.delete_db_instance())
-        .db_instance_identifier(&id)
-        .skip_final_snapshot(true)
-        .send()
-        .await
-        .expect("the test's own cleanup");
+    for id in &ids {
+        (t.rds.delete_db_instance())
+            .db_instance_identifier(id)
+            .skip_final_snapshot(true)
+            .send()
+            .await
+            .expect("the test's own cleanup");
+    }
 }
