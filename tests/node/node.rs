@@ -16,6 +16,7 @@ use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbparametergroup::DBParameterGroup;
+use rds_operator::dbsnapshot::DBSnapshot;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
 use serde_json::json;
 
@@ -553,6 +554,7 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
     )
     .await;
     aurora_lifecycle(&client, &ns).await;
+    snapshot_lifecycle(&client, &ns).await;
     common::delete_and_wait(&api, "coffee-db").await;
     groups
         .delete("coffee-params", &DeleteParams::default())
@@ -662,6 +664,39 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
 /// OwnerReferencesPermissionEnforcement admission plugin runs.
 fn admission_only(resource: &str, verb: &str) -> bool {
     resource.ends_with("/finalizers") && verb == "update"
+}
+
+/// A DBSnapshot of the Coffee Manage database and a copy of it (its source read by name), each
+/// Ready, then deleted with their snapshots, under the chart's RBAC.
+async fn snapshot_lifecycle(client: &Client, ns: &str) {
+    let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), ns);
+    let specs = [
+        ("coffee-before", json!({"source": {"name": "coffee-db"}})),
+        (
+            "coffee-copy",
+            json!({"copyFrom": {"name": "coffee-before"}}),
+        ),
+    ];
+    let ready =
+        |s: &DBSnapshot| common::object_condition(s, "Ready").is_some_and(|c| c.0 == "True");
+    for (name, spec) in specs {
+        let mut spec = spec;
+        spec["dbSnapshotIdentifier"] = json!(unique(name));
+        let object: DBSnapshot =
+            serde_json::from_value(json!({"metadata": {"name": name}, "spec": spec})).unwrap();
+        snapshots
+            .create(&PostParams::default(), &object)
+            .await
+            .unwrap();
+        common::wait_object(&snapshots, name, "Ready", ready).await;
+    }
+    for name in ["coffee-copy", "coffee-before"] {
+        snapshots
+            .delete(name, &DeleteParams::default())
+            .await
+            .unwrap();
+        common::wait_object_gone(&snapshots, name).await;
+    }
 }
 
 /// A grant used on a path this lifecycle does not take: `get` of a DBInstance, to learn whether
