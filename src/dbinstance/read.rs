@@ -348,12 +348,8 @@ async fn owner_alive(
 /// taken of (while that still exists), or the source instance's tags.
 async fn restore_source(at: &Location, r: &RestoreFrom) -> Result<RestoreSource, Error> {
     if let Some(snapshot) = &r.db_snapshot_identifier {
-        let Some(s) = at.rds.snapshot(snapshot).await? else {
+        let Some((s, instance_tags)) = at.rds.snapshot_with_instance_tags(snapshot).await? else {
             return Ok(RestoreSource::NotFound);
-        };
-        let instance_tags = match &s.dbi_resource_id {
-            Some(id) => at.rds.describe_by_resource_id(id).await?.map(|o| o.tags),
-            None => None,
         };
         return Ok(RestoreSource::Found {
             tags: s.tags,

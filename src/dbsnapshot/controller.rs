@@ -246,12 +246,8 @@ async fn copy_source(
     } else {
         source.as_str()
     };
-    let Some(found) = rds.snapshot(name).await? else {
+    let Some((found, instance_tags)) = rds.snapshot_with_instance_tags(name).await? else {
         return Ok(Source::NotFound(source));
-    };
-    let instance_tags = match &found.dbi_resource_id {
-        Some(id) => rds.describe_by_resource_id(id).await?.map(|o| o.tags),
-        None => None,
     };
     // A copy in the same region names the source by identifier; from elsewhere, by ARN.
     let identifier = match elsewhere {
@@ -267,13 +263,11 @@ async fn copy_source(
     })
 }
 
-/// A DBSnapshot's ARN once it is Ready at its generation and not being deleted.
+/// A DBSnapshot's ARN once it may be referred to (`references::usable`: Ready at its generation,
+/// not being deleted).
 fn ready_arn(s: &DBSnapshot) -> Option<String> {
     let status = s.status.as_ref()?;
-    let ready = (status.reported.conditions.iter()).any(|c| {
-        c.type_ == "Ready" && c.status == "True" && c.observed_generation == s.metadata.generation
-    });
-    (ready && s.metadata.deletion_timestamp.is_none())
+    crate::managed::references::usable(s, status)
         .then(|| status.arn.clone())
         .flatten()
 }

@@ -55,13 +55,18 @@ pub async fn resolve<K: Referable>(
         return Ok(Err(format!("{what} {name} does not exist")));
     };
     let status = Referable::status(&obj).cloned().unwrap_or_default();
-    let generation = obj.meta().generation;
-    let ready = (K::conditions(&status).iter())
-        .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);
-    Ok(match (ready, K::rds_name(&status)) {
-        (true, Some(rds_name)) if obj.meta().deletion_timestamp.is_none() => Ok(rds_name),
+    Ok(match (usable(&obj, &status), K::rds_name(&status)) {
+        (true, Some(rds_name)) => Ok(rds_name),
         _ => Err(format!("{what} {name} is not Ready yet")),
     })
+}
+
+/// Whether an object may be referred to: Ready at its current generation, and not being deleted.
+pub fn usable<K: Referable>(obj: &K, status: &K::Status) -> bool {
+    let generation = obj.meta().generation;
+    let ready = (K::conditions(status).iter())
+        .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);
+    ready && obj.meta().deletion_timestamp.is_none()
 }
 
 /// The controller of kind `R`, woken by a change of an object of kind `K` (it turning Ready): the

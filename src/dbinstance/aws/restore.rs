@@ -34,6 +34,22 @@ impl Rds {
         }
     }
 
+    /// One DB snapshot (as [`Rds::snapshot`]) with the tags of the instance it was taken of, while
+    /// that instance exists (found by DbiResourceId): what the tenancy rules read of a snapshot.
+    pub async fn snapshot_with_instance_tags(
+        &self,
+        identifier: &str,
+    ) -> Result<Option<(SnapshotInfo, Option<BTreeMap<String, String>>)>, AwsError> {
+        let Some(snapshot) = self.snapshot(identifier).await? else {
+            return Ok(None);
+        };
+        let instance_tags = match &snapshot.dbi_resource_id {
+            Some(id) => self.describe_by_resource_id(id).await?.map(|o| o.tags),
+            None => None,
+        };
+        Ok(Some((snapshot, instance_tags)))
+    }
+
     async fn snapshot_pages(
         &self,
         request: aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshotsFluentBuilder,
