@@ -28,6 +28,9 @@ pub(super) fn plan(
     observed: &ObservedInstance,
     fields: &mut DBInstanceStatus,
 ) -> Vec<String> {
+    if observed.status != "available" {
+        return Vec::new();
+    }
     let previous = (f.db.status.as_ref()).and_then(|s| s.automated_backup_replication.clone());
     let wanted = f.db.spec.automated_backup_replication.as_ref();
     let (identifier, source) = (f.db.identifier(), observed.arn.clone().unwrap_or_default());
@@ -119,6 +122,41 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn the_record_is_kept_by_every_status_the_sync_writes() {
+        // Carried by the sync's fields, so a replication this DBInstance started is never
+        // forgotten, and is stopped once the spec drops it (a blue/green deployment under way,
+        // which returns before this rule, is tested in tests/blue_green.rs).
+        let recorded = BackupReplicationStatus {
+            region: "us-west-2".into(),
+            automated_backups_arn: Some(WEST.into()),
+        };
+        let mut f = crate::dbinstance::plan::tests::synced();
+        f.db.spec.automated_backup_replication = Some(BackupReplication {
+            region: "us-west-2".into(),
+            retention_period: None,
+            kms_key_id: None,
+        });
+        (f.db.status.as_mut().expect("a status")).automated_backup_replication =
+            Some(recorded.clone());
+        (f.observed.as_mut().expect("observed")).backup_replications = vec![WEST.into()];
+        let plan = crate::dbinstance::plan::plan(&f);
+        let fields = plan.status.expect("a status").fields;
+        assert_eq!(fields.automated_backup_replication, Some(recorded));
+        // While RDS is busy with the instance, nothing is started or stopped, and the record stays.
+        (f.observed.as_mut().expect("observed")).status = "modifying".into();
+        f.db.spec.automated_backup_replication = None;
+        let plan = crate::dbinstance::plan::plan(&f);
+        assert!(
+            !plan
+                .steps
+                .iter()
+                .any(|s| matches!(s, Step::StopBackupReplication { .. }))
+        );
+        let fields = plan.status.expect("a status").fields;
+        assert!(fields.automated_backup_replication.is_some());
     }
 
     #[test]

@@ -91,8 +91,9 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     if blue_green::decided(f, &mut plan, observed, &carried, &mut fields, in_sync) {
         return plan;
     }
-    let acting = hold.is_none() && !replica;
-    backups(f, &mut plan, observed, &mut fields, acting);
+    if hold.is_none() && !replica {
+        backups::plan(f, &mut plan, observed, &mut fields);
+    }
     let sync = Sync {
         f,
         observed,
@@ -101,23 +102,6 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         fighting,
     };
     sync.decide(plan, fields, hold, password, hash)
-}
-
-/// The backup replication of our available instance, unless its changes are held or it is a
-/// replica; otherwise status keeps what it recorded.
-fn backups(
-    f: &Facts,
-    plan: &mut Plan,
-    observed: &ObservedInstance,
-    fields: &mut DBInstanceStatus,
-    acting: bool,
-) {
-    let previous = f.db.status.as_ref();
-    fields.automated_backup_replication =
-        previous.and_then(|s| s.automated_backup_replication.clone());
-    if acting && observed.status == "available" {
-        backups::plan(f, plan, observed, fields);
-    }
 }
 
 /// Whether status holds the hash from before the keyed one, of the same password: no rotation, it
@@ -161,6 +145,7 @@ fn sync_fields(
     fields.restore = previous.restore.clone();
     fields.replication = replica::status(&f.db, observed, Some(previous));
     fields.blue_green = previous.blue_green.clone();
+    fields.automated_backup_replication = previous.automated_backup_replication.clone();
     fields.owned = (!observing).then_some(true);
     fields
 }

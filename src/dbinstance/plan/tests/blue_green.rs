@@ -371,3 +371,20 @@ fn under_blue_green_a_disruptive_field_is_never_sent_in_place() {
     assert_eq!(p.steps, vec![]);
     assert_eq!(reason(&p), "BlueGreenOldInstanceKept");
 }
+
+#[test]
+fn a_blue_green_deployment_under_way_keeps_the_backup_replication_record() {
+    // The deployment's plan returns before the replication's own rule; the record of a
+    // replication this DBInstance started stays in status, so it is stopped when the spec drops it.
+    let recorded = crate::dbinstance::BackupReplicationStatus {
+        region: "us-west-2".into(),
+        automated_backups_arn: None,
+    };
+    let f = with(running("AVAILABLE"), |f| {
+        f.db.status.as_mut().unwrap().automated_backup_replication = Some(recorded.clone());
+    });
+    let p = plan(&f);
+    assert_eq!(reason(&p), "SwitchoverAwaitingApproval");
+    let fields = p.status.expect("a status").fields;
+    assert_eq!(fields.automated_backup_replication, Some(recorded));
+}
