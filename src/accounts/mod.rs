@@ -29,6 +29,15 @@ pub struct Account {
     pub reach: Reach,
 }
 
+impl Account {
+    /// The AWS account ID its chain of roles ends in (of the last role's ARN); None for the
+    /// operator's own credentials, with no role.
+    pub fn account_id(&self) -> Option<&str> {
+        let role = self.reach.assume_role_chain.last()?;
+        role.role_arn.split(':').nth(4)
+    }
+}
+
 /// How an account is reached: the Secret of its source credentials in the operator's namespace
 /// (None: the operator's own), its chain of roles, and its event queues.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -126,10 +126,7 @@ async fn shares(
     let labels = (ns.and_then(|n| n.metadata.labels.clone())).unwrap_or_default();
     let accounts = (directory.accounts.all().into_iter())
         .filter(|a| a.namespace_selector.selects(&namespace, &labels))
-        .filter_map(|a| {
-            let role = a.reach.assume_role_chain.last()?;
-            Some(role.role_arn.split(':').nth(4)?.to_owned())
-        })
+        .filter_map(|a| a.account_id().map(str::to_owned))
         .collect();
     Ok(Shares {
         current: at.rds.db_snapshot_shares(name).await?,
@@ -140,7 +137,7 @@ async fn shares(
 
 /// The kind's plan, pure: one snapshot (`plan.rs`), or a schedule's (`schedule.rs`).
 pub fn plan(f: &super::plan::Facts) -> super::plan::Plan {
-    match super::schedule::scheduled(&f.group) {
+    match &f.group.spec.schedule {
         Some(schedule) => super::schedule::plan(f, schedule),
         None => super::plan::plan(f),
     }

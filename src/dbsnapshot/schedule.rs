@@ -18,7 +18,7 @@ use crate::managed::groups;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
 
 use super::plan::{Facts, Own, Plan, Step, source_check};
-use super::{DBSnapshot, DBSnapshotStatus, ObservedSnapshot, ScheduleStatus, SnapshotSchedule};
+use super::{DBSnapshotStatus, ObservedSnapshot, ScheduleStatus, SnapshotSchedule};
 
 /// The cron expression, parsed (five fields, or six with seconds first).
 pub fn parse(cron: &str) -> Result<Cron, String> {
@@ -260,11 +260,6 @@ fn deletion(f: &Facts) -> Plan {
     }
     plan.steps.push(Step::RemoveFinalizer);
     plan
-}
-
-/// Whether the object is a DBSnapshot with a schedule.
-pub fn scheduled(s: &DBSnapshot) -> Option<&SnapshotSchedule> {
-    s.spec.schedule.as_ref()
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 use super::*;
 use crate::context::Grants;
-use crate::dbsnapshot::{DBSnapshotSpec, Extra, SnapshotDeletionPolicy, SnapshotSource, Source};
+use crate::dbsnapshot::{
+    DBSnapshot, DBSnapshotSpec, Extra, SnapshotDeletionPolicy, SnapshotSource, Source,
+};
 use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
 /// The DBSnapshot shop/coffee ("nightly" in RDS) of the DBInstance coffee, every day at 03:00,
