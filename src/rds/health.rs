@@ -11,16 +11,22 @@
 //! The SDK's own retries are off for these clients (one attempt a call): a throttled call opens
 //! the breaker, and the only retries are the probe and the objects' requeues, so the SDK's
 //! retries never multiply the skeleton's. The clients share the SDK's adaptive rate limiter
-//! (one retry partition per location, `Rds::new`): once AWS throttles, every call of the location
-//! is slowed by one budget.
+//! (one retry partition per location, which the gate puts in every call's config): once AWS
+//! throttles, every call of the location is slowed by one budget. When a probe closes the breaker,
+//! the location gets a fresh limiter: the breaker stood for the throttling the old one remembered,
+//! and the old one, which measured the probes' trickle, would let the woken objects through at
+//! a fraction of a call a second, growing back over seconds.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
+use aws_sdk_rds::config::retry::RetryPartition;
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
-use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+use aws_smithy_runtime_api::client::interceptors::context::{
+    BeforeTransmitInterceptorContextMut, BeforeTransmitInterceptorContextRef,
+};
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 use tokio::sync::broadcast;
@@ -54,13 +60,15 @@ impl Default for Healths {
 impl Healths {
     /// A new location's health.
     pub fn add(&self, place: &Place) -> Arc<Health> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let health = Arc::new(Health {
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            id,
             place: place.clone(),
             breaker: Mutex::new(Breaker::new(FIRST_PROBE)),
             last_answer: Mutex::new(None),
             probing: AtomicBool::new(false),
             recovered: self.recovered.clone(),
+            budget: Mutex::new(Budget::fresh(id, 0)),
         });
         let mut all = lock(&self.all);
         all.retain(|h| h.strong_count() > 0);
@@ -89,6 +97,27 @@ pub struct Health {
     /// A prober runs (`Rds::probe`).
     probing: AtomicBool,
     recovered: broadcast::Sender<u64>,
+    /// The location's call budget: the retry partition of its clients' calls.
+    budget: Mutex<Budget>,
+}
+
+/// The retry partition a location's calls are made in, which holds its adaptive rate limiter;
+/// a new one (the next generation) after each recovery.
+#[derive(Debug)]
+struct Budget {
+    generation: u64,
+    partition: RetryPartition,
+}
+
+impl Budget {
+    /// A partition with a new limiter, which slows nothing until AWS throttles again.
+    fn fresh(location: u64, generation: u64) -> Self {
+        let name = format!("rds-operator-location-{location}-{generation}");
+        Budget {
+            generation,
+            partition: RetryPartition::custom(name).build(),
+        }
+    }
 }
 
 impl Health {
@@ -150,6 +179,9 @@ impl Health {
         }
         match change {
             Change::Closed => {
+                let mut budget = lock(&self.budget);
+                *budget = Budget::fresh(self.id, budget.generation + 1);
+                drop(budget);
                 tracing::info!(place = %self.place.region(), account = self.account(), "AWS answers again: the location's breaker closed");
                 let _ = self.recovered.send(self.id);
             }
@@ -166,6 +198,11 @@ impl Health {
             Change::None => {}
         }
         false
+    }
+
+    /// The retry partition the location's calls are made in now.
+    fn partition(&self) -> RetryPartition {
+        lock(&self.budget).partition.clone()
     }
 
     /// When the next probe is due; None once the breaker is closed (the prober stops then).
@@ -187,6 +224,18 @@ impl Intercept for Gate {
         "LocationBreaker"
     }
 
+    /// The location's budget, put in the call's config before the SDK's retry strategy reads it
+    /// (the first attempt's permit is asked for after this hook).
+    fn modify_before_retry_loop(
+        &self,
+        _context: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        cfg.interceptor_state().store_put(self.0.partition());
+        Ok(())
+    }
+
     fn read_before_attempt(
         &self,
         _context: &BeforeTransmitInterceptorContextRef<'_>,
@@ -196,5 +245,42 @@ impl Intercept for Gate {
         self.0
             .admit()
             .map_err(|refused| Box::new(refused) as BoxError)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A location's health whose probes are due at once.
+    fn health() -> Arc<Health> {
+        let health = Healths::default().add(&Place::new("111111111111", "us-east-1"));
+        *lock(&health.breaker) = Breaker::new(Duration::ZERO);
+        health
+    }
+
+    #[test]
+    fn a_recovery_starts_the_location_budget_afresh_and_nothing_else_does() {
+        let health = health();
+        let first = health.partition();
+        assert!(!health.record(true));
+        assert_eq!(health.partition(), first);
+        // The breaker opens: the budget is kept (it slows the probes as AWS throttles).
+        assert!(health.record(false), "the caller starts the prober");
+        assert!(!health.record(true), "an answer sent before it opened");
+        assert_eq!(health.partition(), first);
+        // The probe's answer closes it: a new limiter, which slows nothing yet.
+        assert!(health.admit().is_ok());
+        health.record(true);
+        assert_eq!(health.state(), "closed");
+        let second = health.partition();
+        assert_ne!(second, first);
+        assert_eq!(
+            second.to_string(),
+            format!("rds-operator-location-{}-1", health.id())
+        );
+        // Calls in the closed location keep it.
+        health.record(true);
+        assert_eq!(health.partition(), second);
     }
 }

@@ -179,24 +179,18 @@ impl Rds {
         let health = calls.healths().add(&place);
         // One attempt a call, and the SDK's adaptive client-side rate limiter, which slows the
         // location's calls once AWS throttles them: one limiter for the location's three
-        // clients (one retry partition), spent by every call, the objects' retries included.
+        // clients, spent by every call, the objects' retries included. The gate puts it in each
+        // call's config (`health::Gate`), and starts it afresh when the location recovers.
         let once = aws_config::retry::RetryConfig::adaptive().with_max_attempts(1);
-        let partition = aws_sdk_rds::config::retry::RetryPartition::new(format!(
-            "rds-operator-location-{}",
-            health.id()
-        ));
         let rds = (aws_sdk_rds::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
-            .retry_config(once.clone())
-            .retry_partition(partition.clone());
+            .retry_config(once.clone());
         let secrets = (aws_sdk_secretsmanager::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
-            .retry_config(once.clone())
-            .retry_partition(partition.clone());
+            .retry_config(once.clone());
         let tagging = (aws_sdk_resourcegroupstagging::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
-            .retry_config(once)
-            .retry_partition(partition);
+            .retry_config(once);
         Rds {
             client: aws_sdk_rds::Client::from_conf(rds.build()),
             secrets: aws_sdk_secretsmanager::Client::from_conf(secrets.build()),
@@ -356,33 +350,73 @@ impl Rds {
 #[cfg(test)]
 mod tests {
     use super::{CallCounter, Rds};
-    use aws_sdk_rds::config::retry::RetryMode;
+    use aws_sdk_rds::config::retry::{RetryMode, RetryPartition};
+    use aws_smithy_runtime_api::box_error::BoxError;
+    use aws_smithy_runtime_api::client::interceptors::Intercept;
+    use aws_smithy_runtime_api::client::interceptors::context::BeforeTransmitInterceptorContextRef;
+    use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
+    use aws_smithy_types::config_bag::ConfigBag;
 
-    /// A location's clients make one attempt a call, and share one adaptive rate limiter (one
-    /// retry partition); another location has its own.
-    #[test]
-    fn a_locations_clients_share_one_rate_limiter_and_make_one_attempt() {
+    /// Records the retry partition each call is made in, and stops the call there (before it is
+    /// signed or sent).
+    #[derive(Debug, Default, Clone)]
+    struct Capture(std::sync::Arc<std::sync::Mutex<Vec<RetryPartition>>>);
+
+    impl Intercept for Capture {
+        fn name(&self) -> &'static str {
+            "Capture"
+        }
+        fn read_before_attempt(
+            &self,
+            _: &BeforeTransmitInterceptorContextRef<'_>,
+            _: &RuntimeComponents,
+            cfg: &mut ConfigBag,
+        ) -> Result<(), BoxError> {
+            let partition = cfg.load::<RetryPartition>().expect("a partition").clone();
+            crate::lock(&self.0).push(partition);
+            Err("captured".into())
+        }
+    }
+
+    /// A location's clients make one attempt a call, and every call of the three is made in the
+    /// location's retry partition (one adaptive rate limiter); another location has its own, and
+    /// a recovery starts the location's afresh (`health`).
+    #[tokio::test]
+    async fn a_locations_clients_share_one_rate_limiter_and_make_one_attempt() {
         let config = aws_config::SdkConfig::builder()
             .behavior_version(aws_config::BehaviorVersion::latest())
             .region(aws_config::Region::new("us-east-1"))
             .build();
         let calls = std::sync::Arc::new(CallCounter::default());
         let (here, there) = (Rds::new(&config, calls.clone()), Rds::new(&config, calls));
-        let retry = here.client.config().retry_config().expect("a retry config");
-        assert_eq!(
-            (retry.mode(), retry.max_attempts()),
-            (RetryMode::Adaptive, 1)
-        );
-        let partition = here.client.config().retry_partition().expect("a partition");
-        assert_eq!(here.secrets.config().retry_partition(), Some(partition));
-        assert_eq!(here.tagging.config().retry_partition(), Some(partition));
-        assert_ne!(there.client.config().retry_partition(), Some(partition));
-        let tagging = here
-            .tagging
-            .config()
-            .retry_config()
-            .expect("a retry config");
-        assert_eq!(tagging.max_attempts(), 1);
+        for retry in [
+            here.client.config().retry_config(),
+            here.secrets.config().retry_config(),
+            here.tagging.config().retry_config(),
+        ] {
+            let retry = retry.expect("a retry config");
+            assert_eq!(
+                (retry.mode(), retry.max_attempts()),
+                (RetryMode::Adaptive, 1)
+            );
+        }
+        let capture = Capture::default();
+        let rds = |rds: &Rds| {
+            let config = rds.client.config().to_builder().interceptor(capture.clone());
+            aws_sdk_rds::Client::from_conf(config.build())
+        };
+        let secrets = (here.secrets.config().to_builder()).interceptor(capture.clone());
+        let secrets = aws_sdk_secretsmanager::Client::from_conf(secrets.build());
+        let tagging = (here.tagging.config().to_builder()).interceptor(capture.clone());
+        let tagging = aws_sdk_resourcegroupstagging::Client::from_conf(tagging.build());
+        let _ = rds(&here).describe_db_instances().send().await;
+        let _ = secrets.list_secrets().send().await;
+        let _ = tagging.get_resources().send().await;
+        let _ = rds(&there).describe_db_instances().send().await;
+        let seen = crate::lock(&capture.0).clone();
+        assert_eq!(seen.len(), 4, "each call reached the capture once");
+        assert!(seen[0] == seen[1] && seen[1] == seen[2], "{seen:?}");
+        assert_ne!(seen[0], seen[3], "another location's");
     }
 
     /// Every AWS operation this adapter calls (each is counted by name) is allowed by the shipped
