@@ -100,15 +100,15 @@ pub enum ManagementPolicy {
     ObserveOnly,
 }
 
-/// Whether to take over an existing instance that is not this DBInstance's.
+/// Whether to take over an existing RDS resource that is not this object's.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub enum AdoptionPolicy {
-    /// Never: an existing instance is refused (IdentifierInUse).
+    /// Never: an existing one is refused.
     #[default]
     Never,
-    /// Adopt an existing instance; create none.
+    /// Adopt an existing one; create none.
     Adopt,
-    /// Adopt an existing instance, or create one when there is none.
+    /// Adopt an existing one, or create one when there is none.
     AdoptOrCreate,
 }
 

@@ -7,17 +7,7 @@ use std::collections::BTreeMap;
 use crate::context::Grants;
 use crate::crd::RESTORABLE_BY_TAG;
 use crate::managed::tags::owned_by_namespace;
-
-/// Whether a list of the operator's settings names the namespace (`*`: every namespace).
-pub fn listed(list: &[String], namespace: &str) -> bool {
-    list.iter().any(|n| n == "*" || n == namespace)
-}
-
-/// Whether a grant tag (`key`) names the namespace: its value lists namespaces, separated by
-/// spaces (RDS tag values cannot hold commas).
-pub fn tag_grants(tags: &BTreeMap<String, String>, key: &str, namespace: &str) -> bool {
-    (tags.get(key)).is_some_and(|v| v.split_whitespace().any(|n| n == namespace))
-}
+pub use crate::managed::tags::{listed, tag_grants};
 
 /// What the read step found, in this reconcile, of spec.restoreFrom's source.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -40,6 +40,10 @@ impl Group for DBSnapshot {
         // The shared listing's entry while it may serve (a snapshot RDS has finished); otherwise,
         // and at deletion, RDS is asked directly.
         let listed = (at.observer.listing::<ObservedSnapshot>()).get(&name, shared.drift_interval);
+        // A snapshot not this object's is read directly too: its claim (adoption) is decided on
+        // a fresh read.
+        let uid = self.metadata.uid.as_deref().unwrap_or_default();
+        let listed = listed.filter(|o| crate::managed::tags::owned_by(&o.tags, uid));
         let observed = match listed.filter(|_| !deleting) {
             Some(snapshot) => Some(snapshot),
             None => at.rds.db_snapshot(&name).await?,
@@ -56,12 +60,21 @@ impl Group for DBSnapshot {
             _ => None,
         };
         let series = None;
+        let adoption = shared.ctx.grants.adoption.clone();
+        let instance_tags = match &observed {
+            Some(o) if !deleting && tagged_for_another(self, o) => {
+                (at.rds.describe(&o.instance).await?).map(|i| i.tags)
+            }
+            _ => None,
+        };
         Ok((
             observed,
             Extra {
                 source,
                 series,
                 shares,
+                adoption,
+                instance_tags,
             },
         ))
     }
@@ -95,11 +108,18 @@ impl Group for DBSnapshot {
         Ok(at.rds.delete_db_snapshot(name).await?)
     }
 
-    fn retained(&self) -> bool {
-        DBSnapshot::retained(self)
+    fn retained(&self, adopted: bool) -> bool {
+        DBSnapshot::retained(self, adopted)
     }
 
     crate::group_fields!(DBSnapshotStatus, db_snapshot_identifier, plan);
+}
+
+/// Whether RDS's snapshot carries ownership tags that are not this object's (perhaps its
+/// instance's, which RDS copied): then the instance's tags are read, for the claim rule.
+fn tagged_for_another(snapshot: &DBSnapshot, o: &ObservedSnapshot) -> bool {
+    let uid = snapshot.metadata.uid.as_deref().unwrap_or_default();
+    o.tags.contains_key(crate::crd::OWNER_TAG) && !crate::managed::tags::owned_by(&o.tags, uid)
 }
 
 /// Whether the spec or the status names a share: only then is it read.
@@ -167,7 +187,7 @@ async fn series(
     Ok(Extra {
         source,
         series: Some(series),
-        shares: None,
+        ..Extra::default()
     })
 }
 

@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::crd::Tag;
+use crate::database::choices::AdoptionPolicy;
 
 /// An RDS DB snapshot.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -55,8 +56,9 @@ use crate::crd::Tag;
     validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) == has(oldSelf.dbSnapshotIdentifier) && (!has(self.dbSnapshotIdentifier) || self.dbSnapshotIdentifier == oldSelf.dbSnapshotIdentifier)").message("dbSnapshotIdentifier is immutable").field_path(".dbSnapshotIdentifier"),
     validation = kube::core::Rule::new("has(self.source) == has(oldSelf.source) && (!has(self.source) || self.source == oldSelf.source)").message("source is immutable: a snapshot is of one instance").field_path(".source"),
     validation = kube::core::Rule::new("has(self.copyFrom) == has(oldSelf.copyFrom) && (!has(self.copyFrom) || self.copyFrom == oldSelf.copyFrom)").message("copyFrom is immutable").field_path(".copyFrom"),
-    validation = kube::core::Rule::new("has(self.source) != has(self.copyFrom)").message("set either source (a new snapshot of an instance) or copyFrom (a copy of a snapshot)"),
+    validation = kube::core::Rule::new("has(self.source) || has(self.copyFrom) ? has(self.source) != has(self.copyFrom) : (has(self.adoptionPolicy) && self.adoptionPolicy == 'Adopt')").message("set either source (a new snapshot of an instance) or copyFrom (a copy of a snapshot), or neither with adoptionPolicy Adopt (take over an existing snapshot)"),
     validation = kube::core::Rule::new("!has(self.schedule) || has(self.source)").message("a schedule takes snapshots of a source instance").field_path(".schedule"),
+    validation = kube::core::Rule::new("!has(self.schedule) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("a schedule adopts nothing: its snapshots are its own").field_path(".adoptionPolicy"),
     validation = kube::core::Rule::new("has(self.copyFrom) || (!has(self.kmsKeyID) && !has(self.copyTags))").message("kmsKeyID and copyTags go with copyFrom"),
 )]
 #[serde(rename_all = "camelCase")]
@@ -92,8 +94,9 @@ pub struct DBSnapshotSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<SnapshotSchedule>,
     /// What deleting this object does to its snapshots: Delete (DeleteDBSnapshot of each one it
-    /// made; the default for one snapshot) or Retain (they stay in RDS; the default with a
-    /// schedule, whose snapshots are backups).
+    /// made; the default for one snapshot it took) or Retain (they stay in RDS, tagged
+    /// rds.operator.rs/retained; the default with a schedule, whose snapshots are backups, and
+    /// for an adopted snapshot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_policy: Option<SnapshotDeletionPolicy>,
     /// The AWS accounts allowed to restore (and copy) the snapshot, kept in sync with
@@ -104,6 +107,16 @@ pub struct DBSnapshotSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 20), inner(regex(pattern = r"^([0-9]{12}|all)$")))]
     pub shared_with: Vec<String>,
+    /// What to do when RDS has a snapshot of this identifier that is not this object's: Never
+    /// (when left out: refuse it, NameInUse), Adopt (take it over; take none) or AdoptOrCreate
+    /// (take it over, or take the snapshot when there is none). Adoption adds the ownership tags.
+    /// One nobody owns is adopted only when a platform admin granted it to this namespace (its
+    /// tag rds.operator.rs/adoptable-by, or the operator's --grant-adoption); one of another
+    /// object is never adopted, and one retained by a DBSnapshot of this namespace and name is
+    /// taken back without asking. An adopted snapshot is retained when the object is deleted
+    /// unless deletionPolicy says Delete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adoption_policy: Option<AdoptionPolicy>,
     /// Tags of the snapshot, besides the ownership tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
@@ -269,6 +282,11 @@ pub struct Extra {
     pub series: Option<Vec<ObservedSnapshot>>,
     /// What sharing needs, read while the spec or the status names a share.
     pub shares: Option<Shares>,
+    /// The namespaces the operator's --grant-adoption lists.
+    pub adoption: Vec<String>,
+    /// The tags of the instance the snapshot of the name is of, read while the snapshot carries
+    /// ownership tags that are not this object's (RDS copies an instance's tags to its snapshots).
+    pub instance_tags: Option<BTreeMap<String, String>>,
 }
 
 /// What deciding a share needs: who may restore the snapshot now, and who may be given it.
@@ -334,12 +352,17 @@ impl DBSnapshot {
     }
 
     /// Whether deleting the object keeps its snapshots: deletionPolicy, or by default Retain with
-    /// a schedule and Delete without.
-    fn retained(&self) -> bool {
+    /// a schedule or for an adopted snapshot, and Delete for one it took.
+    fn retained(&self, adopted: bool) -> bool {
         match self.spec.deletion_policy {
             Some(policy) => policy == SnapshotDeletionPolicy::Retain,
-            None => self.spec.schedule.is_some(),
+            None => self.spec.schedule.is_some() || adopted,
         }
+    }
+
+    /// Whether the spec asks to take over a snapshot that is not its own.
+    fn adoption_asked(&self) -> bool {
+        (self.spec.adoption_policy).is_some_and(|p| p != AdoptionPolicy::Never)
     }
 }
 

@@ -7,12 +7,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kube::runtime::events::EventType;
 
+use crate::crd::{ADOPTED_TAG, RETAINED_TAG};
+use crate::database::choices::AdoptionPolicy;
 use crate::database::tenancy::{self, RestoreSource};
+use crate::managed::claim::{self, Claim, Claimant};
 use crate::managed::groups;
 use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
 use crate::managed::tags;
 
-use super::{DBSnapshot, DBSnapshotStatus, ObservedSnapshot, Source};
+use super::{DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Source};
 
 /// Everything a decision needs.
 pub type Facts = groups::Facts<DBSnapshot>;
@@ -122,21 +125,20 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         return absent(f, plan, desired_tags);
     };
     let mut fields = observed_fields(s, o);
-    if !groups::owned(s, &o.tags) {
-        let message = groups::name_in_use(s);
-        plan.event(
-            EventType::Warning,
-            "NameInUse",
-            "Reconcile",
-            message.clone(),
-        );
-        let fields = DBSnapshotStatus::default();
-        status(
-            &mut plan,
-            fields,
-            ConditionPlan::new(false, "NameInUse", message),
-        );
-        return plan;
+    match claim(s, &o.tags, &f.extra) {
+        Claim::Ours => {}
+        Claim::Adopt => return adopt(f, plan, o, desired_tags, fields),
+        Claim::Refused(reason, message) => {
+            plan.refusal = (reason == "NotGranted").then_some("NotGranted");
+            plan.event(EventType::Warning, reason, "Reconcile", message.clone());
+            let fields = DBSnapshotStatus::default();
+            status(
+                &mut plan,
+                fields,
+                ConditionPlan::new(false, reason, message),
+            );
+            return plan;
+        }
     }
     let (mut changed, applied) =
         groups::retag(&mut plan, s, (&o.tags, o.arn.as_deref()), &desired_tags);
@@ -191,6 +193,53 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         }
     };
     status(&mut plan, fields, synced);
+    plan
+}
+
+/// Whose RDS's snapshot of the name is, and whether this object may take it over
+/// (`managed::claim`).
+fn claim(s: &DBSnapshot, tags: &BTreeMap<String, String>, extra: &Extra) -> Claim {
+    let uid = s.metadata.uid.as_deref().unwrap_or_default();
+    let who = Claimant {
+        uid,
+        namespace: s.metadata.namespace.as_deref().unwrap_or_default(),
+        name: s.metadata.name.as_deref().unwrap_or_default(),
+        asked: s.adoption_asked(),
+        granted: &extra.adoption,
+        source_tags: extra.instance_tags.as_ref(),
+    };
+    let what = format!("DB snapshot {}", s.group_name());
+    claim::claim(&who, tags, &what, "dbSnapshotIdentifier")
+}
+
+/// Take over RDS's snapshot of the name: one AddTagsToResource with the ownership tags, the spec's
+/// and the adopted tag (the time), and the retained tag dropped. Nothing else changes; the next
+/// reconcile finds it this object's.
+fn adopt(
+    f: &Facts,
+    mut plan: Plan,
+    o: &ObservedSnapshot,
+    mut tags: BTreeMap<String, String>,
+    fields: DBSnapshotStatus,
+) -> Plan {
+    let arn = o.arn.clone().unwrap_or_default();
+    tags.insert(ADOPTED_TAG.into(), f.now.clone());
+    plan.steps.push(Step::AddTags {
+        arn: arn.clone(),
+        tags,
+    });
+    if o.tags.contains_key(RETAINED_TAG) {
+        let keys = vec![RETAINED_TAG.to_owned()];
+        plan.steps.push(Step::RemoveTags { arn, keys });
+    }
+    let note = format!("adopting DB snapshot {}: adding the ownership tags", o.name);
+    plan.event(EventType::Normal, "Adopting", "Adopt", note.clone());
+    plan.requeue = Requeue::After(std::time::Duration::from_secs(1));
+    status(
+        &mut plan,
+        fields,
+        ConditionPlan::new(false, "Adopting", note),
+    );
     plan
 }
 
@@ -264,6 +313,14 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
             "RDS has no snapshot {name} any more: it was deleted outside the operator; a new one \
              would hold other data, so none is taken in its place (delete this object, or give it \
              another dbSnapshotIdentifier)"
+        );
+        return refuse(f, plan, "NotFound", message, "NotFound");
+    }
+    if s.spec.adoption_policy == Some(AdoptionPolicy::Adopt) {
+        plan.requeue = Requeue::After(f.drift_interval);
+        let message = format!(
+            "RDS has no snapshot {name} to adopt; adoptionPolicy Adopt takes none (AdoptOrCreate \
+             would, of the source)"
         );
         return refuse(f, plan, "NotFound", message, "NotFound");
     }

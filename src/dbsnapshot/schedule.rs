@@ -234,7 +234,7 @@ fn deletion(f: &Facts) -> Plan {
         return plan;
     }
     let ours = ours(f);
-    if s.retained() {
+    if s.retained(false) {
         let note = format!(
             "deletionPolicy Retain: its {} snapshot(s) stay in RDS",
             ours.len()

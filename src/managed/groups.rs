@@ -21,7 +21,7 @@ use super::references::{Referable, Referrers};
 use super::tags;
 use super::{Failure, Kind, KindContext, Managed};
 use crate::context::Context;
-use crate::crd::{Tag, has_finalizer};
+use crate::crd::{ADOPTED_TAG, RETAINED_TAG, Tag, has_finalizer};
 use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::locate::{AccountUsers, Located};
@@ -61,6 +61,7 @@ pub trait Group:
     fn plan(facts: &Facts<Self>) -> GroupPlan<Self>;
     /// The tags of the group in RDS.
     fn tags_of(observed: &Self::Observed) -> &BTreeMap<String, String>;
+    fn arn_of(observed: &Self::Observed) -> Option<&str>;
     fn act(
         &self,
         shared: &Shared,
@@ -76,9 +77,10 @@ pub trait Group:
     ) -> impl Future<Output = Result<(), Error>> + Send;
     /// The name in RDS (lower case, as RDS stores it).
     fn rds_name_of(&self) -> String;
-    /// Whether deleting the object keeps what it made in RDS (a DBSnapshot's deletionPolicy
-    /// Retain); a group is always deleted with its object.
-    fn retained(&self) -> bool {
+    /// Whether deleting the object keeps what it has in RDS (a DBSnapshot's deletionPolicy
+    /// Retain), given whether it adopted it (RDS's carries the adopted tag); a group is always
+    /// deleted with its object.
+    fn retained(&self, _adopted: bool) -> bool {
         false
     }
     /// The kind's own wake-ups, besides its referrers' and its account's (a DBSnapshot's source).
@@ -118,6 +120,9 @@ macro_rules! group_fields {
         }
         fn tags_of(observed: &Self::Observed) -> &std::collections::BTreeMap<String, String> {
             &observed.tags
+        }
+        fn arn_of(observed: &Self::Observed) -> Option<&str> {
+            observed.arn.as_deref()
         }
         fn rds_name_of(&self) -> String {
             self.group_name()
@@ -426,8 +431,8 @@ pub fn plan<K: Group>(
     if meta.deletion_timestamp.is_some() {
         // RDS refuses while an instance uses the group (InvalidDB...GroupState): reported, with
         // backoff, and retried.
-        let ours = f.observed.as_ref().map(|o| owned(group, K::tags_of(o)));
-        return deletion(group, &f.referrers, ours, drift_interval);
+        let ours = (f.observed.as_ref()).filter(|o| owned(group, K::tags_of(o)));
+        return deletion(f, ours);
     }
     let mut plan = KindPlan::new(Requeue::After(drift_interval));
     if !has_finalizer(meta) {
@@ -460,12 +465,11 @@ pub fn name_in_use<K: Group>(group: &K) -> String {
     )
 }
 
-fn deletion<K: Group>(
-    group: &K,
-    referrers: &[String],
-    ours: Option<bool>,
-    drift_interval: Duration,
-) -> GroupPlan<K> {
+/// The deletion of the object, given RDS's resource when it is the object's own. One retained is
+/// tagged retained (`RETAINED_TAG`, the time), so that a later object of the namespace and name
+/// takes it back (`claim`).
+fn deletion<K: Group>(f: &Facts<K>, ours: Option<&K::Observed>) -> GroupPlan<K> {
+    let (group, referrers, drift_interval) = (&f.group, &f.referrers, f.drift_interval);
     let mut plan = KindPlan::new(Requeue::AwaitChange);
     if !has_finalizer(group.meta()) {
         return plan;
@@ -486,14 +490,26 @@ fn deletion<K: Group>(
         plan.requeue = Requeue::After(drift_interval);
         return plan;
     }
-    if ours == Some(true) && group.retained() {
+    let adopted = ours.is_some_and(|o| K::tags_of(o).contains_key(ADOPTED_TAG));
+    if let Some(o) = ours.filter(|_| group.retained(adopted)) {
+        if !K::tags_of(o).contains_key(RETAINED_TAG) {
+            plan.steps.push(Step::AddTags {
+                arn: K::arn_of(o).unwrap_or_default().to_owned(),
+                tags: [(RETAINED_TAG.to_owned(), f.now.clone())].into(),
+            });
+        }
         plan.event(
             EventType::Normal,
             "Retained",
             "Delete",
-            format!("deletionPolicy Retain: the {what} stays in RDS"),
+            match adopted {
+                true => format!(
+                    "the {what} stays in RDS (deletionPolicy Retain, the default for one adopted)"
+                ),
+                false => format!("deletionPolicy Retain: the {what} stays in RDS"),
+            },
         );
-    } else if ours == Some(true) {
+    } else if ours.is_some() {
         plan.steps.push(Step::Delete {
             name: group.rds_name_of(),
         });

@@ -22,6 +22,7 @@ use crate::context::Context;
 use crate::error::Error;
 
 pub mod apiserver;
+pub mod claim;
 pub mod conditions;
 pub mod fights;
 pub mod groups;

@@ -14,6 +14,17 @@ pub fn owner_tags(uid: &str, namespace: &str, name: &str) -> BTreeMap<String, St
     ])
 }
 
+/// Whether a list of the operator's settings names the namespace (`*`: every namespace).
+pub fn listed(list: &[String], namespace: &str) -> bool {
+    list.iter().any(|n| n == "*" || n == namespace)
+}
+
+/// Whether a grant tag (`key`) names the namespace: its value lists namespaces, separated by
+/// spaces (RDS tag values cannot hold commas).
+pub fn tag_grants(tags: &BTreeMap<String, String>, key: &str, namespace: &str) -> bool {
+    (tags.get(key)).is_some_and(|v| v.split_whitespace().any(|n| n == namespace))
+}
+
 /// Whether AWS tags mark their resource as the one made for the object with this uid.
 pub fn owned_by(tags: &BTreeMap<String, String>, uid: &str) -> bool {
     tags.get(OWNER_TAG).map(String::as_str) == Some(uid)

@@ -402,7 +402,11 @@ mod tests {
         }
         let capture = Capture::default();
         let rds = |rds: &Rds| {
-            let config = rds.client.config().to_builder().interceptor(capture.clone());
+            let config = rds
+                .client
+                .config()
+                .to_builder()
+                .interceptor(capture.clone());
             aws_sdk_rds::Client::from_conf(config.build())
         };
         let secrets = (here.secrets.config().to_builder()).interceptor(capture.clone());
@@ -535,8 +539,12 @@ mod tests {
             null[format!("aws:ResourceTag/{}", crate::crd::RESTORABLE_BY_TAG)],
             "true"
         );
-        let adopt = deny("AdoptOnlyGrantedInstances");
+        let adopt = deny("AdoptOnlyGrantedInstancesAndSnapshots");
         assert_eq!(adopt["Action"], "rds:AddTagsToResource");
+        assert_eq!(
+            adopt["Resource"],
+            serde_json::json!(["arn:aws:rds:*:*:db:*", "arn:aws:rds:*:*:snapshot:*"])
+        );
         let null = &adopt["Condition"]["Null"];
         // Only the adopting call carries the adopted tag: creates, restores and syncs are not
         // refused by it.

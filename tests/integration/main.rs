@@ -20,6 +20,7 @@ mod safety;
 mod shards;
 mod ship;
 mod smoke;
+mod snapshot_adoption;
 mod snapshots;
 mod subnetgroups;
 mod takeover;

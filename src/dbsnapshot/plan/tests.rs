@@ -21,13 +21,11 @@ fn facts(source: Source) -> Facts {
     };
     let mut snapshot = DBSnapshot::new("coffee", spec);
     snapshot.metadata.generation = Some(1);
-    let (series, shares) = (None, None);
     fixtures::facts(
         snapshot,
         Extra {
             source,
-            series,
-            shares,
+            ..Default::default()
         },
     )
 }
@@ -270,6 +268,125 @@ fn a_snapshot_of_the_name_that_is_not_ours_is_left_alone() {
 }
 
 #[test]
+fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_deletion() {
+    let asked = |policy: Option<AdoptionPolicy>, tags: BTreeMap<String, String>| {
+        with(facts(Source::NotRead), |f| {
+            f.group.spec.adoption_policy = policy;
+            f.observed = Some(snapshot("available", tags));
+        })
+    };
+    let granted = BTreeMap::from([(crate::crd::ADOPTABLE_BY_TAG.to_owned(), "shop".to_owned())]);
+    let mut retained = owner_tags();
+    retained.insert(crate::crd::OWNER_TAG.into(), "uid-0".into());
+    retained.insert(RETAINED_TAG.into(), "2026-01-01T00:00:00Z".into());
+    let adopt = Some(AdoptionPolicy::Adopt);
+    let table = [
+        (
+            "untagged, not asked",
+            asked(None, BTreeMap::new()),
+            "NameInUse",
+        ),
+        (
+            "untagged, asked, not granted",
+            asked(adopt, BTreeMap::new()),
+            "NotGranted",
+        ),
+        (
+            "untagged, asked, granted by its tag",
+            asked(adopt, granted.clone()),
+            "Adopting",
+        ),
+        (
+            "untagged, asked, granted by the operator",
+            with(asked(adopt, BTreeMap::new()), |f| {
+                f.extra.adoption = vec!["shop".into()]
+            }),
+            "Adopting",
+        ),
+        (
+            "Never, granted",
+            asked(Some(AdoptionPolicy::Never), granted.clone()),
+            "NameInUse",
+        ),
+        (
+            "the tags of its instance, of this namespace (RDS copied them), asked: no grant needed",
+            with(asked(adopt, shop_instance()), |f| {
+                f.extra.instance_tags = Some(shop_instance())
+            }),
+            "Adopting",
+        ),
+        (
+            "the tags of its instance, not asked",
+            with(asked(None, shop_instance()), |f| {
+                f.extra.instance_tags = Some(shop_instance())
+            }),
+            "NameInUse",
+        ),
+        (
+            "another object's tags, its instance's unknown, asked",
+            asked(adopt, shop_instance()),
+            "NameInUse",
+        ),
+        (
+            "retained by a DBSnapshot shop/coffee: taken back unasked",
+            asked(None, retained.clone()),
+            "Adopting",
+        ),
+    ];
+    for (name, f, want) in table {
+        let p = plan(&f);
+        assert_eq!(reason(&p).3, want, "{name}");
+        let tags_added = p.steps.iter().any(|s| matches!(s, Step::AddTags { .. }));
+        assert_eq!(tags_added, want == "Adopting", "{name}: {:?}", p.steps);
+        assert!(!creates(&p), "{name}");
+    }
+    // The adoption: the ownership tags and the adopted tag in one call; the retained tag goes.
+    let p = plan(&asked(None, retained));
+    let Some(Step::AddTags { arn, tags }) = p.steps.first() else {
+        panic!("{:?}", p.steps)
+    };
+    assert_eq!(arn, ARN);
+    assert_eq!(tags.get(crate::crd::OWNER_TAG).unwrap(), fixtures::UID);
+    assert!(tags.contains_key(ADOPTED_TAG));
+    let removed = Step::RemoveTags {
+        arn: ARN.into(),
+        keys: vec![RETAINED_TAG.into()],
+    };
+    assert_eq!(p.steps.get(1), Some(&removed));
+    // Adopt with nothing to adopt takes nothing, even of an available source of its own.
+    let nothing = with(facts(instance("available", shop_instance())), |f| {
+        f.group.spec.adoption_policy = adopt
+    });
+    let p = plan(&nothing);
+    assert!(p.steps.is_empty() && reason(&p).3 == "NotFound", "{p:?}");
+    let or_create = with(nothing, |f| {
+        f.group.spec.adoption_policy = Some(AdoptionPolicy::AdoptOrCreate)
+    });
+    assert!(creates(&plan(&or_create)));
+    // An adopted snapshot is kept at deletion unless deletionPolicy says Delete.
+    let mut adopted = owner_tags();
+    adopted.insert(ADOPTED_TAG.into(), "2026-01-01T00:00:00Z".into());
+    let ours = asked(adopt, adopted);
+    let kept = plan(&deleting(ours.clone()));
+    assert!(
+        !kept.steps.iter().any(|s| matches!(s, Step::Delete { .. })),
+        "{:?}",
+        kept.steps
+    );
+    assert!(kept.events.iter().any(|e| e.reason == "Retained"));
+    let delete = with(ours, |f| {
+        f.group.spec.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
+    });
+    let deleted = plan(&deleting(delete));
+    assert!(
+        deleted
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Delete { .. }))
+    );
+}
+
+#[test]
 fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
     let ours = with(facts(Source::NotRead), |f| {
         f.observed = Some(snapshot("available", owner_tags()))
@@ -287,9 +404,20 @@ fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
     let retain = with(ours, |f| {
         f.group.spec.deletion_policy = Some(SnapshotDeletionPolicy::Retain)
     });
-    let retained = plan(&deleting(retain));
-    assert_eq!(retained.steps, vec![Step::RemoveFinalizer]);
+    let retained = plan(&deleting(retain.clone()));
+    // Retained, it is tagged so: a DBSnapshot of the name later takes it back.
+    let tagged = Step::AddTags {
+        arn: ARN.into(),
+        tags: [(RETAINED_TAG.to_owned(), "2026-01-01T00:00:00Z".to_owned())].into(),
+    };
+    assert_eq!(retained.steps, vec![tagged, Step::RemoveFinalizer]);
     assert!(retained.events.iter().any(|e| e.reason == "Retained"));
+    let again = with(retain, |f| {
+        let o = f.observed.as_mut().unwrap();
+        o.tags
+            .insert(RETAINED_TAG.into(), "2025-01-01T00:00:00Z".into());
+    });
+    assert_eq!(plan(&deleting(again)).steps, vec![Step::RemoveFinalizer]);
     let foreign = BTreeMap::from([(crate::crd::OWNER_TAG.to_owned(), "uid-9".to_owned())]);
     let not_ours = with(facts(Source::NotRead), |f| {
         f.observed = Some(snapshot("available", foreign))

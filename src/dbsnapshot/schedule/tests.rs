@@ -50,7 +50,7 @@ fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
         Extra {
             source,
             series: Some(series),
-            shares: None,
+            ..Default::default()
         },
     );
     f.now = now.into();
