@@ -10,7 +10,8 @@ PercentProgress). Here:
   ``POST /_rds_ext/config {"snapshot_delay": 3}``), its PercentProgress rising with the time, then
   ``available`` at 100; the final snapshots of deletions keep moto's (at once);
 * CopyDBSnapshot likewise (``creating`` for ``snapshot_delay`` seconds,
-  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBSnapshot.html), and with real
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBSnapshot.html; its source must
+  be ``available``, else InvalidDBSnapshotState), and with real
   engines the copy keeps the source's dump, so a restore of the copy has its rows;
 * DeleteDBSnapshot of a snapshot that is not ``available`` is refused with
   InvalidDBSnapshotState, as RDS does ("The DB snapshot must be in the available state":
@@ -22,7 +23,10 @@ PercentProgress). Here:
   https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DescribeDBSnapshots.html says;
   moto answers every snapshot at once;
 * a snapshot shared with an account (ModifyDBSnapshotAttribute ``restore``, moto's) is found by its
-  ARN from that account, by DescribeDBSnapshots and by RestoreDBInstanceFromDBSnapshot, which moto
+  ARN from that account, by DescribeDBSnapshots, RestoreDBInstanceFromDBSnapshot and CopyDBSnapshot
+  ("If you are copying from a shared manual DB snapshot, this parameter must be the Amazon Resource
+  Name (ARN) of the shared DB snapshot":
+  https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBSnapshot.html), which moto
   only looks for in the caller's own account; one not shared with it is not found
   (DBSnapshotNotFound), as in RDS ("DBSnapshotIdentifier ... If you are restoring from a shared
   manual DB snapshot, the DBSnapshotIdentifier must be the ARN of the shared DB snapshot":
@@ -135,8 +139,19 @@ def install(lock: Any, config: dict[str, float]) -> None:
                          target_db_snapshot_identifier: str, *args: Any, **kwargs: Any) -> Any:
         with lock:
             source = source_db_snapshot_identifier.split(":snapshot:")[-1].lower()
-            copy = orig_copy(self, source_db_snapshot_identifier, target_db_snapshot_identifier,
-                             *args, **kwargs)
+            # A snapshot of another account is copied by its ARN when it is shared with this one
+            # (moto looks only in the caller's account); the source must be available.
+            foreign = _foreign(self, source_db_snapshot_identifier)
+            found = foreign[1] if foreign else self.database_snapshots.get(source)
+            if found is not None:
+                available(found, "CopyDBSnapshot")
+            if foreign:
+                self.__dict__["get_db_snapshot"] = lambda _identifier: foreign[1]
+            try:
+                copy = orig_copy(self, source_db_snapshot_identifier,
+                                 target_db_snapshot_identifier, *args, **kwargs)
+            finally:
+                self.__dict__.pop("get_db_snapshot", None)
             dump = os.path.join(engines.SNAPSHOTS, f"{source.replace(':', '_')}.sql")
             if os.path.exists(dump):
                 target = target_db_snapshot_identifier.lower().replace(":", "_")

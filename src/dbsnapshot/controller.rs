@@ -249,14 +249,32 @@ async fn copy_source(
         (None, Some(identifier)) => identifier.clone(),
         (None, None) => return Ok(Source::Unresolved("copyFrom names no snapshot".into())),
     };
-    // A snapshot is described in its own region, by its name.
-    let mut parts = source.split(':');
-    let region = (parts.nth(3)).filter(|_| source.starts_with("arn:"));
+    // A snapshot is described in its own region, by its name; one of another account (shared
+    // with this one) by its ARN, and its tags are not read: RDS shows no account another's tags,
+    // so only the operator's --grant-restore lets it be copied (as for restoreFrom).
+    let arn: Vec<&str> = source.split(':').collect();
+    let (region, account) = match source.starts_with("arn:") && arn.len() > 4 {
+        true => (Some(arn[3]), Some(arn[4])),
+        false => (None, None),
+    };
     let elsewhere = region.filter(|r| *r != at.rds.place().region());
     let rds = match elsewhere {
         Some(region) => at.rds.in_region(region),
         None => at.rds.clone(),
     };
+    let ours = at.rds.place().account();
+    if account.is_some_and(|a| !ours.is_empty() && a != ours) {
+        return Ok(match rds.db_snapshot(&source).await? {
+            Some(found) => Source::Found {
+                identifier: source.clone(),
+                status: found.status,
+                tags: Default::default(),
+                instance_tags: None,
+                grants: ctx.grants.clone(),
+            },
+            None => Source::NotFound(source),
+        });
+    }
     let name = source.rsplit(':').next().unwrap_or_default();
     let name = if source.starts_with("arn:") {
         name

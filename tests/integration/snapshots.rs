@@ -461,7 +461,7 @@ async fn restorers(rds: &aws_sdk_rds::Client, snapshot: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn a_share_to_a_granted_account_lets_it_restore_and_one_to_an_account_not_granted_makes_no_call()
+async fn a_share_to_a_granted_account_lets_it_restore_and_copy_and_one_to_an_account_not_granted_makes_no_call()
  {
     let (client, ns, api, rds) = setup("snapshare").await;
     let role = common::create_role(SHARE_ACCOUNT, &unique("snapshare"), None);
@@ -529,6 +529,26 @@ async fn a_share_to_a_granted_account_lets_it_restore_and_one_to_an_account_not_
         1
     );
 
+    // The other account copies it, by its ARN: a DBSnapshot placed there (its tags are not
+    // visible from there: --grant-restore lets the namespace copy it).
+    let copied = unique("copied");
+    let spec = json!({
+        "dbSnapshotIdentifier": copied,
+        "accountRef": {"name": account_name},
+        "copyFrom": {"dbSnapshotIdentifier": arn},
+    });
+    (snapshots.create(&PostParams::default(), &snapshot("copied", spec)))
+        .await
+        .expect("create the copy in the other account");
+    common::wait_object(&snapshots, "copied", "copied in the other account", ready).await;
+    assert_eq!(
+        snapshots_in_rds(&theirs, &copied).await,
+        vec![(copied.clone(), "available".to_owned())],
+        "the copy is in the account the snapshot was shared with"
+    );
+    assert!(snapshots_in_rds(&rds, &copied).await.is_empty());
+    assert_eq!(common::calls(&copied, "CopyDBSnapshot"), 1);
+
     // An account nothing grants: refused, and no ModifyDBSnapshotAttribute.
     let leak = unique("leak");
     let spec = json!({
@@ -547,7 +567,7 @@ async fn a_share_to_a_granted_account_lets_it_restore_and_one_to_an_account_not_
     assert!(restorers(&rds, &leak).await.is_empty());
 
     common::delete_and_wait(&api, "restored").await;
-    for name in ["shared", "leak"] {
+    for name in ["copied", "shared", "leak"] {
         (snapshots.delete(name, &DeleteParams::default()))
             .await
             .expect("delete a DBSnapshot");
