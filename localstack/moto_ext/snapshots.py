@@ -109,31 +109,27 @@ def install(lock: Any, config: dict[str, float]) -> None:
     orig_delete = Backend.delete_db_snapshot
     orig_restore = Backend.restore_db_instance_from_db_snapshot
 
-    def create_db_snapshot(self: Any) -> Any:
-        # The API call only: a deletion's final snapshot keeps moto's timing.
-        with lock:
-            result = orig_create(self)
-            delay = config.get("snapshot_delay", 0.0)
-            name = str(self.params["DBSnapshotIdentifier"]).lower()
-            snapshot = self.backend.database_snapshots.get(name)
-            if delay > 0 and snapshot is not None:
-                snapshot.__dict__["_ext_started"] = _now()
-                snapshot.__dict__["_ext_until"] = _now() + delay
-            return result
+    def taking(orig: Any, key: str) -> Any:
+        """The API call ``orig`` (CreateDBSnapshot, CopyDBSnapshot) with the snapshot it makes,
+        named by the parameter ``key``, ``creating`` for ``snapshot_delay`` seconds."""
 
-    orig_copy_response = Response.copy_db_snapshot
+        def handler(self: Any) -> Any:
+            with lock:
+                result = orig(self)
+                delay = config.get("snapshot_delay", 0.0)
+                name = str(self.params[key]).lower()
+                snapshot = self.backend.database_snapshots.get(name)
+                if delay > 0 and snapshot is not None:
+                    snapshot.__dict__["_ext_started"] = _now()
+                    snapshot.__dict__["_ext_until"] = _now() + delay
+                return result
+
+        return handler
+
+    # The API calls only: a deletion's final snapshot keeps moto's timing.
+    create_db_snapshot = taking(orig_create, "DBSnapshotIdentifier")
+    copy_db_snapshot_response = taking(Response.copy_db_snapshot, "TargetDBSnapshotIdentifier")
     orig_copy = Backend.copy_db_snapshot
-
-    def copy_db_snapshot_response(self: Any) -> Any:
-        with lock:
-            result = orig_copy_response(self)
-            delay = config.get("snapshot_delay", 0.0)
-            name = str(self.params["TargetDBSnapshotIdentifier"]).lower()
-            snapshot = self.backend.database_snapshots.get(name)
-            if delay > 0 and snapshot is not None:
-                snapshot.__dict__["_ext_started"] = _now()
-                snapshot.__dict__["_ext_until"] = _now() + delay
-            return result
 
     def copy_db_snapshot(self: Any, source_db_snapshot_identifier: str,
                          target_db_snapshot_identifier: str, *args: Any, **kwargs: Any) -> Any:

@@ -10,6 +10,7 @@ use crate::error::{Error, kube_err};
 use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 use crate::managed::references::Resolver;
+use crate::rds::arn_part;
 
 use super::plan::Own;
 use super::{CopyFrom, DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Shares, Source};
@@ -252,18 +253,10 @@ async fn copy_source(
     // A snapshot is described in its own region, by its name; one of another account (shared
     // with this one) by its ARN, and its tags are not read: RDS shows no account another's tags,
     // so only the operator's --grant-restore lets it be copied (as for restoreFrom).
-    let arn: Vec<&str> = source.split(':').collect();
-    let (region, account) = match source.starts_with("arn:") && arn.len() > 4 {
-        true => (Some(arn[3]), Some(arn[4])),
-        false => (None, None),
-    };
-    let elsewhere = region.filter(|r| *r != at.rds.place().region());
-    let rds = match elsewhere {
-        Some(region) => at.rds.in_region(region),
-        None => at.rds.clone(),
-    };
+    let elsewhere = arn_part(&source, 3).is_some_and(|r| r != at.rds.place().region());
+    let rds = at.rds.for_region_of(&source);
     let ours = at.rds.place().account();
-    if account.is_some_and(|a| !ours.is_empty() && a != ours) {
+    if arn_part(&source, 4).is_some_and(|a| !ours.is_empty() && a != ours) {
         return Ok(match rds.db_snapshot(&source).await? {
             Some(found) => Source::Found {
                 identifier: source.clone(),
@@ -286,8 +279,8 @@ async fn copy_source(
     };
     // A copy in the same region names the source by identifier; from elsewhere, by ARN.
     let identifier = match elsewhere {
-        Some(_) => source.clone(),
-        None => found.identifier.clone(),
+        true => source.clone(),
+        false => found.identifier.clone(),
     };
     Ok(Source::Found {
         identifier,

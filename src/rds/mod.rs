@@ -152,6 +152,15 @@ pub(crate) fn tag_map(tags: &[RdsTag]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Part `n` of `source` when it is an ARN (`arn:PARTITION:SERVICE:REGION:ACCOUNT:...`: 3 is the
+/// region, 4 the account); None for an identifier.
+pub(crate) fn arn_part(source: &str, n: usize) -> Option<&str> {
+    source
+        .starts_with("arn:")
+        .then(|| source.split(':').nth(n))
+        .flatten()
+}
+
 /// An AWS time as RFC 3339.
 pub(crate) fn rfc3339(t: &aws_smithy_types::DateTime) -> Option<String> {
     t.fmt(aws_smithy_types::date_time::Format::DateTime).ok()
@@ -239,6 +248,16 @@ impl Rds {
             client: aws_sdk_rds::Client::from_conf(config),
             place: Place::new(self.place.account(), region),
             ..self.clone()
+        }
+    }
+
+    /// The adapter of the region an ARN names (`source`: an ARN of another region of the account,
+    /// with the same credentials); this one for an identifier or an ARN of its own region. A
+    /// resource is described by its ARN only in its own region.
+    pub(crate) fn for_region_of(&self, source: &str) -> Rds {
+        match arn_part(source, 3) {
+            Some(region) if region != self.place.region() => self.in_region(region),
+            _ => self.clone(),
         }
     }
 
@@ -421,6 +440,26 @@ mod tests {
         assert_eq!(seen.len(), 4, "each call reached the capture once");
         assert!(seen[0] == seen[1] && seen[1] == seen[2], "{seen:?}");
         assert_ne!(seen[0], seen[3], "another location's");
+    }
+
+    /// An ARN's region and account are read only from an ARN; the adapter for one of another
+    /// region works there, and an identifier (even an automated snapshot's, rds:...) stays here.
+    #[test]
+    fn an_arn_names_its_region_and_account_and_is_described_there() {
+        let arn = "arn:aws:rds:eu-west-1:111111111111:snapshot:coffee";
+        assert_eq!(super::arn_part(arn, 3), Some("eu-west-1"));
+        assert_eq!(super::arn_part(arn, 4), Some("111111111111"));
+        assert_eq!(super::arn_part("rds:coffee-2026-12-01-03-00", 3), None);
+        let config = aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .region(aws_config::Region::new("us-east-1"))
+            .build();
+        let rds = Rds::new(&config, std::sync::Arc::new(CallCounter::default()));
+        assert_eq!(rds.for_region_of(arn).place().region(), "eu-west-1");
+        let here = "arn:aws:rds:us-east-1:111111111111:snapshot:coffee";
+        for source in [here, "rds:coffee-2026-12-01-03-00", "coffee"] {
+            assert_eq!(rds.for_region_of(source).place().region(), "us-east-1");
+        }
     }
 
     /// Every AWS operation this adapter calls (each is counted by name) is allowed by the shipped

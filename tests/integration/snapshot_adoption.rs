@@ -9,20 +9,7 @@ use rds_operator::dbsnapshot::DBSnapshot;
 use serde_json::json;
 
 use crate::common::{self, Operator, dbinstance, is_ready, setup, unique, wait_dbi};
-
-fn snapshot(name: &str, spec: serde_json::Value) -> DBSnapshot {
-    serde_json::from_value(json!({
-        "apiVersion": "rds.operator.rs/v1alpha1",
-        "kind": "DBSnapshot",
-        "metadata": {"name": name},
-        "spec": spec,
-    }))
-    .expect("valid DBSnapshot")
-}
-
-fn synced_reason(s: &DBSnapshot) -> String {
-    common::object_condition(s, "Synced").map_or_else(String::new, |c| c.1)
-}
+use crate::snapshots::{snapshot, synced_reason};
 
 /// The snapshot's ARN and tags in RDS; None when RDS has no such snapshot.
 async fn in_rds(

@@ -9,7 +9,8 @@ use serde_json::json;
 use crate::common::{self, Operator, dbinstance, is_ready, setup, unique, wait_dbi};
 use crate::engines::{Real, SUPPLIERS, mariadb, mariadb_keys, ready_real_with, real};
 
-fn snapshot(name: &str, spec: serde_json::Value) -> DBSnapshot {
+/// The DBSnapshot `name` of this spec.
+pub(crate) fn snapshot(name: &str, spec: serde_json::Value) -> DBSnapshot {
     serde_json::from_value(json!({
         "apiVersion": "rds.operator.rs/v1alpha1",
         "kind": "DBSnapshot",
@@ -23,7 +24,7 @@ fn ready(s: &DBSnapshot) -> bool {
     common::object_condition(s, "Ready").is_some_and(|c| c.0 == "True")
 }
 
-fn synced_reason(s: &DBSnapshot) -> String {
+pub(crate) fn synced_reason(s: &DBSnapshot) -> String {
     common::object_condition(s, "Synced").map_or_else(String::new, |c| c.1)
 }
 

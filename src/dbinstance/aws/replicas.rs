@@ -19,14 +19,7 @@ impl Rds {
         &self,
         source: &str,
     ) -> Result<Option<ObservedInstance>, AwsError> {
-        let region = source
-            .split(':')
-            .nth(3)
-            .filter(|_| source.starts_with("arn:"));
-        match region {
-            Some(r) if r != self.place().region() => self.in_region(r).describe(source).await,
-            _ => self.describe(source).await,
-        }
+        self.for_region_of(source).describe(source).await
     }
 
     /// CreateDBInstanceReadReplica of `source` (an identifier, or an ARN in another region) with
