@@ -42,6 +42,7 @@ pub mod rds_state;
 pub mod secrets;
 pub mod sensitive;
 pub mod shards;
+pub mod snapshot;
 pub mod telemetry;
 
 /// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the

@@ -11,7 +11,7 @@ use aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshots
 use crate::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags, tag_map};
 
-use super::ObservedSnapshot;
+use crate::snapshot::ObservedSnapshot;
 
 /// RDS's codes for a snapshot that does not exist.
 fn not_found(e: &AwsError) -> bool {
@@ -172,6 +172,7 @@ fn observed(s: &aws_sdk_rds::types::DbSnapshot) -> ObservedSnapshot {
         name: s.db_snapshot_identifier().unwrap_or_default().to_owned(),
         arn: text(s.db_snapshot_arn()),
         instance: s.db_instance_identifier().unwrap_or_default().to_owned(),
+        source_resource_id: text(s.dbi_resource_id()),
         kind: s.snapshot_type().unwrap_or_default().to_owned(),
         status: s.status().unwrap_or_default().to_owned(),
         percent_progress: s.percent_progress(),

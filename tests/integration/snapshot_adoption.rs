@@ -113,7 +113,7 @@ async fn a_manual_snapshot_nobody_owns_is_adopted_only_once_granted_kept_when_th
     assert_eq!(tags.get(OWNER_TAG), adopted.metadata.uid.as_ref());
     assert!(tags.contains_key(ADOPTED_TAG), "{tags:?}");
     let status = adopted.status.clone().expect("a status");
-    assert_eq!(status.state.as_deref(), Some("available"));
+    assert_eq!(status.report.state.as_deref(), Some("available"));
     assert_eq!(status.db_instance_identifier.as_deref(), Some(id.as_str()));
 
     // Deleted with no deletionPolicy: an adopted snapshot stays, tagged retained.

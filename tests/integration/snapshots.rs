@@ -135,19 +135,20 @@ async fn a_dbsnapshot_of_the_coffee_database_restores_by_reference_with_the_row_
     // The status follows RDS through creating to available.
     let states = std::sync::Mutex::new(Vec::new());
     let taken = common::wait_object(&snapshots, "before-change", "available", |s| {
-        let state = s.status.as_ref().and_then(|s| s.state.clone());
+        let state = s.status.as_ref().and_then(|s| s.report.state.clone());
         states.lock().expect("states").extend(state);
         ready(s)
     })
     .await;
     let states = states.into_inner().expect("states");
     let status = taken.status.expect("a status");
-    assert_eq!(status.state.as_deref(), Some("available"));
-    assert_eq!(status.percent_progress, Some(100));
+    assert_eq!(status.report.state.as_deref(), Some("available"));
+    assert_eq!(status.report.percent_progress, Some(100));
     assert_eq!(status.db_instance_identifier.as_deref(), Some(id.as_str()));
-    assert_eq!(status.engine.as_deref(), Some("mysql"));
+    assert_eq!(status.report.engine.as_deref(), Some("mysql"));
     assert!(
         status
+            .report
             .arn
             .is_some_and(|a| a.ends_with(&format!(":snapshot:{name}")))
     );
@@ -295,7 +296,7 @@ async fn a_kill_between_the_create_call_and_the_status_write_takes_no_second_sna
     .expect("take the status write back");
     let before = snapshots.get("crashed").await.expect("the DBSnapshot");
     assert!(
-        before.status.and_then(|s| s.arn).is_none(),
+        before.status.and_then(|s| s.report.arn).is_none(),
         "no ARN recorded"
     );
     let _restarted = Operator::start(&ns);
@@ -405,14 +406,21 @@ async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
     assert_eq!(common::calls(&by_hand, "DeleteDBSnapshot"), 0);
     let status = common::wait_object(&snapshots, "every6s", "its status lists them", |s| {
         let kept = (s.status.as_ref())
-            .and_then(|s| s.schedule.as_ref())
+            .and_then(|s| s.report.schedule.as_ref())
             .map(|s| s.kept.len());
         ready(s) && kept.is_some_and(|n| (2..=3).contains(&n))
     })
     .await
     .status
     .expect("a status");
-    assert!(status.schedule.expect("schedule").next_tick.is_some());
+    assert!(
+        status
+            .report
+            .schedule
+            .expect("schedule")
+            .next_tick
+            .is_some()
+    );
     // Deleted with a schedule, its snapshots stay by default (Retain), and no tick follows.
     (snapshots.delete("every6s", &DeleteParams::default()))
         .await
@@ -489,7 +497,7 @@ async fn a_share_to_a_granted_account_lets_it_restore_and_copy_and_one_to_an_acc
         .await
         .expect("create the shared DBSnapshot");
     let taken = common::wait_object(&snapshots, "shared", "shared", |s| {
-        let shared_with = s.status.as_ref().map(|s| s.shared_with.clone());
+        let shared_with = s.status.as_ref().map(|s| s.report.shared_with.clone());
         ready(s) && synced_reason(s) == "Synced" && shared_with == Some(vec![SHARE_ACCOUNT.into()])
     })
     .await;
@@ -497,7 +505,7 @@ async fn a_share_to_a_granted_account_lets_it_restore_and_copy_and_one_to_an_acc
         restorers(&rds, &shared).await,
         vec![SHARE_ACCOUNT.to_owned()]
     );
-    let arn = taken.status.and_then(|s| s.arn).expect("an ARN");
+    let arn = taken.status.and_then(|s| s.report.arn).expect("an ARN");
 
     // The other account restores it, by its ARN.
     let restored = unique("fromshare");
@@ -603,7 +611,7 @@ async fn a_copy_to_another_region_restored_there_reads_the_row() {
         .await
         .expect("create the copy");
     let copied = common::wait_object(&snapshots, "copy", "copied", ready).await;
-    let arn = copied.status.and_then(|s| s.arn).expect("an ARN");
+    let arn = copied.status.and_then(|s| s.report.arn).expect("an ARN");
     assert!(arn.contains(":eu-west-1:") && arn.ends_with(&copy), "{arn}");
     assert_eq!(common::calls(&copy, "CopyDBSnapshot"), 1);
     // Restored there, it has the row.

@@ -1,7 +1,7 @@
-//! The pure plan of a DBSnapshot: [`Facts`] in, [`Plan`] out. Whose snapshot the name is, whether
-//! the source may be copied into this namespace and is ready, the one CreateDBSnapshot, what RDS
-//! reports while it takes it, and the tags. Deletion (Delete, or Retain) is the group kinds'.
-//! Table tests below.
+//! The pure plan of one snapshot of a snapshot kind: [`Facts`] in, [`Plan`] out. Whose snapshot
+//! the name is, whether the source may be copied into this namespace and is ready, the one create
+//! (or copy) call, what RDS reports while it takes it, its shares, and the tags. Deletion (Delete,
+//! or Retain) is the group kinds'. Table tests in `dbsnapshot/tests/plan.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,21 +15,21 @@ use crate::managed::groups;
 use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
 use crate::managed::tags;
 
-use super::{DBSnapshot, DBSnapshotStatus, Extra, ObservedSnapshot, Source};
+use super::{Extra, Fields, ObservedSnapshot, SnapshotKind, SnapshotReport, Source};
 
 /// Everything a decision needs.
-pub type Facts = groups::Facts<DBSnapshot>;
+pub type Facts<K> = groups::Facts<K>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Own {
-    /// CreateDBSnapshot of `instance`, tagged.
+    /// The snapshot of `instance` (an instance or a cluster), tagged.
     Create {
         name: String,
         instance: String,
         tags: BTreeMap<String, String>,
     },
-    /// CopyDBSnapshot of `source` (an identifier, or an ARN of another region), tagged.
+    /// The copy of `source` (an identifier, or an ARN of another region or account), tagged.
     Copy {
         name: String,
         source: String,
@@ -37,7 +37,7 @@ pub enum Own {
         copy_tags: bool,
         tags: BTreeMap<String, String>,
     },
-    /// ModifyDBSnapshotAttribute `restore`: the accounts allowed to restore it.
+    /// The restore attribute: the accounts allowed to restore it.
     Share {
         name: String,
         add: Vec<String>,
@@ -49,13 +49,14 @@ pub enum Own {
 pub type Step = groups::Step<Own>;
 
 /// What one reconcile does and reports.
-pub type Plan = groups::GroupPlan<DBSnapshot>;
+pub type Plan<K> = groups::GroupPlan<K>;
 
 /// The status to write: Ready once RDS reports the snapshot available; Synced whether this
 /// reconcile found it as the spec says.
-fn status(plan: &mut Plan, fields: DBSnapshotStatus, synced: ConditionPlan) {
-    let available = fields.state.as_deref() == Some("available");
-    let ready = match &fields.state {
+fn status<K: SnapshotKind>(plan: &mut Plan<K>, fields: Fields, synced: ConditionPlan) {
+    let r = &fields.report;
+    let available = r.state.as_deref() == Some("available");
+    let ready = match &r.state {
         Some(_) if available && synced.ok => synced.clone(),
         Some(_) if available => ConditionPlan::new(true, "Available", "the snapshot is available"),
         Some(state) if synced.ok => ConditionPlan::new(
@@ -63,29 +64,39 @@ fn status(plan: &mut Plan, fields: DBSnapshotStatus, synced: ConditionPlan) {
             "Creating",
             format!(
                 "RDS reports the snapshot {state}, {} % taken",
-                fields.percent_progress.unwrap_or(0)
+                r.percent_progress.unwrap_or(0)
             ),
         ),
         _ => synced.clone(),
     };
-    let busy = fields.state.is_some() && !available;
+    let busy = r.state.is_some() && !available;
     plan.status = Some(GroupStatus {
-        fields,
+        fields: K::with_fields(fields),
         ready,
         synced,
         busy,
     });
 }
 
+/// The fields the object's status has now.
+pub(super) fn recorded<K: SnapshotKind>(s: &K) -> Fields {
+    s.status().map(K::fields).unwrap_or_default()
+}
+
 /// A refusal or a wait: reported, Ready and Synced False, no call.
-fn refuse(f: &Facts, mut plan: Plan, reason: &str, message: String, label: &'static str) -> Plan {
-    let s = &f.group;
-    let fields = s.status.clone().unwrap_or_default();
+fn refuse<K: SnapshotKind>(
+    f: &Facts<K>,
+    mut plan: Plan<K>,
+    reason: &str,
+    message: String,
+    label: &'static str,
+) -> Plan<K> {
     plan.refusal = Some(label);
     if reason != "ReferencesUnresolved" && reason != "SourceNotAvailable" {
         plan.event(EventType::Warning, reason, "Reconcile", message.clone());
     }
-    status(
+    let fields = recorded(&f.group);
+    status::<K>(
         &mut plan,
         fields,
         ConditionPlan::new(false, reason, message),
@@ -94,34 +105,38 @@ fn refuse(f: &Facts, mut plan: Plan, reason: &str, message: String, label: &'sta
 }
 
 /// The status fields that come from the observed snapshot.
-pub(super) fn observed_fields(s: &DBSnapshot, o: &ObservedSnapshot) -> DBSnapshotStatus {
-    DBSnapshotStatus {
-        db_snapshot_identifier: Some(o.name.clone()),
-        arn: o.arn.clone(),
-        db_instance_identifier: Some(o.instance.clone()),
-        state: Some(o.status.clone()),
-        percent_progress: o.percent_progress,
-        engine: o.engine.clone(),
-        engine_version: o.engine_version.clone(),
-        allocated_storage: o.allocated_storage,
-        encrypted: o.encrypted,
-        snapshot_create_time: o.created.clone(),
-        applied_tag_keys: (s.status.as_ref())
-            .map(|s| s.applied_tag_keys.clone())
-            .unwrap_or_default(),
-        ..Default::default()
+pub(super) fn observed_fields<K: SnapshotKind>(s: &K, o: &ObservedSnapshot) -> Fields {
+    Fields {
+        name: Some(o.name.clone()),
+        source: Some(o.instance.clone()),
+        report: SnapshotReport {
+            arn: o.arn.clone(),
+            state: Some(o.status.clone()),
+            percent_progress: o.percent_progress,
+            engine: o.engine.clone(),
+            engine_version: o.engine_version.clone(),
+            allocated_storage: o.allocated_storage,
+            encrypted: o.encrypted,
+            snapshot_create_time: o.created.clone(),
+            ..Default::default()
+        },
+        applied_tag_keys: recorded(s).applied_tag_keys,
     }
 }
 
-/// The one decision of a reconcile of a DBSnapshot without a schedule (the kind's plan, in
-/// `controller.rs`, hands one with a schedule to `schedule::plan`).
-pub fn plan(f: &Facts) -> Plan {
+/// The one decision of a reconcile of a snapshot object without a schedule (`steps::plan` hands
+/// one with a schedule to `schedule::plan`).
+pub fn plan<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
     groups::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
-fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
+fn apply<K: SnapshotKind>(
+    f: &Facts<K>,
+    mut plan: Plan<K>,
+    desired_tags: BTreeMap<String, String>,
+) -> Plan<K> {
     let s = &f.group;
-    let Some(o) = &f.observed else {
+    let Some(o) = f.observed.as_ref().map(K::observed) else {
         return absent(f, plan, desired_tags);
     };
     let mut fields = observed_fields(s, o);
@@ -131,12 +146,8 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         Claim::Refused(reason, message) => {
             plan.refusal = (reason == "NotGranted").then_some("NotGranted");
             plan.event(EventType::Warning, reason, "Reconcile", message.clone());
-            let fields = DBSnapshotStatus::default();
-            status(
-                &mut plan,
-                fields,
-                ConditionPlan::new(false, reason, message),
-            );
+            let refused = ConditionPlan::new(false, reason, message);
+            status::<K>(&mut plan, Fields::default(), refused);
             return plan;
         }
     }
@@ -147,11 +158,11 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     if busy {
         plan.requeue = Requeue::After(f.busy_interval);
     }
-    fields.shared_with = (s.status.as_ref()).map_or_else(Vec::new, |s| s.shared_with.clone());
+    fields.report.shared_with = recorded(s).report.shared_with;
     match share(f, o).filter(|_| !busy) {
         None => {}
         Some(Ok((step, shared))) => {
-            fields.shared_with = shared;
+            fields.report.shared_with = shared;
             if let Some(Own::Share { add, remove, .. }) = &step {
                 changed.push(format!(
                     "sharedWith: add [{}], remove [{}]",
@@ -162,7 +173,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             plan.steps.extend(step.map(Step::Own));
         }
         Some(Err((why, shared))) => {
-            fields.shared_with = shared;
+            fields.report.shared_with = shared;
             plan.refusal = Some("NotGranted");
             plan.event(
                 EventType::Warning,
@@ -170,11 +181,8 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
                 "Reconcile",
                 why.clone(),
             );
-            status(
-                &mut plan,
-                fields,
-                ConditionPlan::new(false, "ShareNotGranted", why),
-            );
+            let refused = ConditionPlan::new(false, "ShareNotGranted", why);
+            status::<K>(&mut plan, fields, refused);
             return plan;
         }
     }
@@ -192,36 +200,36 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             ConditionPlan::new(false, "Updating", note)
         }
     };
-    status(&mut plan, fields, synced);
+    status::<K>(&mut plan, fields, synced);
     plan
 }
 
 /// Whose RDS's snapshot of the name is, and whether this object may take it over
 /// (`managed::claim`).
-fn claim(s: &DBSnapshot, tags: &BTreeMap<String, String>, extra: &Extra) -> Claim {
-    let uid = s.metadata.uid.as_deref().unwrap_or_default();
+fn claim<K: SnapshotKind>(s: &K, tags: &BTreeMap<String, String>, extra: &Extra) -> Claim {
+    let uid = s.meta().uid.as_deref().unwrap_or_default();
     let who = Claimant {
         uid,
-        namespace: s.metadata.namespace.as_deref().unwrap_or_default(),
-        name: s.metadata.name.as_deref().unwrap_or_default(),
-        asked: s.adoption_asked(),
+        namespace: s.meta().namespace.as_deref().unwrap_or_default(),
+        name: s.meta().name.as_deref().unwrap_or_default(),
+        asked: super::adoption_asked(s.options()),
         granted: &extra.adoption,
         source_tags: extra.instance_tags.as_ref(),
     };
-    let what = format!("DB snapshot {}", s.group_name());
-    claim::claim(&who, tags, &what, "dbSnapshotIdentifier")
+    let what = format!("{} {}", K::WHAT, s.rds_name_of());
+    claim::claim(&who, tags, &what, K::NAME_FIELD)
 }
 
 /// Take over RDS's snapshot of the name: one AddTagsToResource with the ownership tags, the spec's
 /// and the adopted tag (the time), and the retained tag dropped. Nothing else changes; the next
 /// reconcile finds it this object's.
-fn adopt(
-    f: &Facts,
-    mut plan: Plan,
+fn adopt<K: SnapshotKind>(
+    f: &Facts<K>,
+    mut plan: Plan<K>,
     o: &ObservedSnapshot,
     mut tags: BTreeMap<String, String>,
-    fields: DBSnapshotStatus,
-) -> Plan {
+    fields: Fields,
+) -> Plan<K> {
     let arn = o.arn.clone().unwrap_or_default();
     tags.insert(ADOPTED_TAG.into(), f.now.clone());
     plan.steps.push(Step::AddTags {
@@ -232,10 +240,10 @@ fn adopt(
         let keys = vec![RETAINED_TAG.to_owned()];
         plan.steps.push(Step::RemoveTags { arn, keys });
     }
-    let note = format!("adopting DB snapshot {}: adding the ownership tags", o.name);
+    let note = format!("adopting {} {}: adding the ownership tags", K::WHAT, o.name);
     plan.event(EventType::Normal, "Adopting", "Adopt", note.clone());
     plan.requeue = Requeue::After(std::time::Duration::from_secs(1));
-    status(
+    status::<K>(
         &mut plan,
         fields,
         ConditionPlan::new(false, "Adopting", note),
@@ -243,19 +251,19 @@ fn adopt(
     plan
 }
 
-/// A share's check and change: the ModifyDBSnapshotAttribute that brings who may restore the
+/// A share's check and change: the restore attribute's change that brings who may restore the
 /// snapshot to spec.sharedWith (None: as it is) and the accounts status then reports, or why
 /// nothing is shared (an account neither an AWSAccount granted to the namespace names nor the
 /// operator's --grant-share-to lists; `all` for an encrypted snapshot, or for a namespace
 /// --grant-public-snapshots does not list) with the accounts RDS has now. None: not read.
 type Sharing = Result<(Option<Own>, Vec<String>), (String, Vec<String>)>;
 
-fn share(f: &Facts, o: &ObservedSnapshot) -> Option<Sharing> {
+fn share<K: SnapshotKind>(f: &Facts<K>, o: &ObservedSnapshot) -> Option<Sharing> {
     let shares = f.extra.shares.as_ref()?;
     let s = &f.group;
-    let namespace = s.metadata.namespace.as_deref().unwrap_or_default();
+    let namespace = s.meta().namespace.as_deref().unwrap_or_default();
     let current: BTreeSet<&String> = shares.current.iter().collect();
-    let desired: BTreeSet<&String> = s.spec.shared_with.iter().collect();
+    let desired: BTreeSet<&String> = s.options().shared_with.iter().collect();
     let granted = |a: &str| {
         (shares.accounts.iter()).any(|g| g == a)
             || (shares.grants.share_to.iter()).any(|g| g == "*" || g == a)
@@ -297,26 +305,32 @@ fn share(f: &Facts, o: &ObservedSnapshot) -> Option<Sharing> {
     if add.is_empty() && remove.is_empty() {
         return Some(Ok((None, now)));
     }
-    let name = s.group_name();
+    let name = s.rds_name_of();
     let want = desired.iter().map(|a| a.to_string()).collect();
     Some(Ok((Some(Own::Share { name, add, remove }), want)))
 }
 
 /// RDS has no snapshot of that name: take it once, of a source this namespace may copy that is
 /// available; never again once one was taken (a new one would hold other data).
-fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
+fn absent<K: SnapshotKind>(
+    f: &Facts<K>,
+    mut plan: Plan<K>,
+    tags: BTreeMap<String, String>,
+) -> Plan<K> {
     let s = &f.group;
-    let name = s.group_name();
-    if s.status.as_ref().is_some_and(|s| s.arn.is_some()) {
+    let name = s.rds_name_of();
+    let options = s.options();
+    if recorded(s).report.arn.is_some() {
         plan.requeue = Requeue::After(f.drift_interval);
         let message = format!(
             "RDS has no snapshot {name} any more: it was deleted outside the operator; a new one \
              would hold other data, so none is taken in its place (delete this object, or give it \
-             another dbSnapshotIdentifier)"
+             another {})",
+            K::NAME_FIELD
         );
         return refuse(f, plan, "NotFound", message, "NotFound");
     }
-    if s.spec.adoption_policy == Some(AdoptionPolicy::Adopt) {
+    if options.adoption_policy == Some(AdoptionPolicy::Adopt) {
         plan.requeue = Requeue::After(f.drift_interval);
         let message = format!(
             "RDS has no snapshot {name} to adopt; adoptionPolicy Adopt takes none (AdoptOrCreate \
@@ -336,38 +350,40 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
             return refuse(f, plan, reason, message, label);
         }
     };
-    let (step, note) = match &s.spec.copy_from {
-        Some(_) => (
+    let copying = s.copy_from().is_some();
+    let (step, note) = match copying {
+        true => (
             Own::Copy {
                 name: name.clone(),
                 source: identifier.clone(),
-                kms_key_id: s.spec.kms_key_id.clone(),
-                copy_tags: s.spec.copy_tags.unwrap_or(false),
+                kms_key_id: options.kms_key_id.clone(),
+                copy_tags: options.copy_tags.unwrap_or(false),
                 tags,
             },
-            format!("copying DB snapshot {identifier} to {name}"),
+            format!("copying {} {identifier} to {name}", K::WHAT),
         ),
-        None => (
+        false => (
             Own::Create {
                 name: name.clone(),
                 instance: identifier.clone(),
                 tags,
             },
-            format!("taking DB snapshot {name} of RDS instance {identifier}"),
+            format!("taking {} {name} of {} {identifier}", K::WHAT, K::SOURCE),
         ),
     };
     plan.steps.push(Step::Own(step));
     plan.event(EventType::Normal, "Creating", "Create", note);
-    let instance = s.spec.copy_from.is_none().then(|| identifier.clone());
-    let fields = DBSnapshotStatus {
-        db_snapshot_identifier: Some(name),
-        db_instance_identifier: instance,
-        state: Some("creating".into()),
-        applied_tag_keys: tags::keys(&s.spec.tags),
-        ..Default::default()
+    let fields = Fields {
+        name: Some(name),
+        source: (!copying).then(|| identifier.clone()),
+        report: SnapshotReport {
+            state: Some("creating".into()),
+            ..Default::default()
+        },
+        applied_tag_keys: tags::keys(s.spec_tags()),
     };
     plan.requeue = Requeue::After(f.busy_interval);
-    status(
+    status::<K>(
         &mut plan,
         fields,
         ConditionPlan::new(true, "Creating", "the snapshot is being taken"),
@@ -381,11 +397,11 @@ pub type Refusal = (&'static str, String, &'static str);
 /// The source's identifier (for a copy, the snapshot's identifier or ARN) when a snapshot of it
 /// may be taken now: it is resolved, exists, is this namespace's own or granted to it, and is
 /// available.
-pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
-    let namespace = f.group.metadata.namespace.as_deref().unwrap_or_default();
-    let what = match f.group.spec.copy_from {
+pub(super) fn source_check<K: SnapshotKind>(f: &Facts<K>) -> Result<String, Refusal> {
+    let namespace = f.group.meta().namespace.as_deref().unwrap_or_default();
+    let what = match f.group.copy_from() {
         Some(_) => "snapshot",
-        None => "instance",
+        None => K::SOURCE,
     };
     match &f.extra.source {
         Source::NotRead => Err((
@@ -427,7 +443,6 @@ pub(super) fn source_check(f: &Facts) -> Result<String, Refusal> {
         Source::Found { identifier, .. } => Ok(identifier.clone()),
     }
 }
-
 /// The tenancy rule of a copy of data: as for a restore of it (a snapshot is also the namespace's
 /// when the instance it was taken of is).
 fn may_copy(
@@ -442,6 +457,3 @@ fn may_copy(
     };
     tenancy::may_restore(Some(&found), namespace, grants)
 }
-
-#[cfg(test)]
-mod tests;

@@ -2,11 +2,23 @@
 
 use std::collections::BTreeMap;
 
-use super::*;
 use crate::context::Grants;
-use crate::crd::RESTORABLE_BY_TAG;
-use crate::dbsnapshot::{DBSnapshotSpec, Extra, Shares, SnapshotDeletionPolicy, SnapshotSource};
+use crate::crd::{ADOPTED_TAG, RESTORABLE_BY_TAG, RETAINED_TAG};
+use crate::database::choices::AdoptionPolicy;
+use crate::dbsnapshot::{DBSnapshot, DBSnapshotSpec, DBSnapshotStatus, SnapshotSource};
 use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+use crate::managed::plan::Requeue;
+use crate::snapshot::plan::{Own, Step};
+use crate::snapshot::{
+    Extra, ObservedSnapshot, Shares, SnapshotDeletionPolicy, SnapshotReport, Source,
+};
+
+type Facts = crate::snapshot::plan::Facts<DBSnapshot>;
+type Plan = crate::snapshot::plan::Plan<DBSnapshot>;
+
+fn plan(f: &Facts) -> Plan {
+    crate::snapshot::plan::plan(f)
+}
 
 const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
 
@@ -69,7 +81,10 @@ fn snapshot(status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
 fn taken(f: Facts) -> Facts {
     with(f, |f| {
         f.group.status = Some(DBSnapshotStatus {
-            arn: Some(ARN.into()),
+            report: SnapshotReport {
+                arn: Some(ARN.into()),
+                ..Default::default()
+            },
             ..Default::default()
         })
     })
@@ -204,8 +219,8 @@ fn a_snapshot_found_after_a_crash_is_ours_by_its_tags_and_not_taken_twice() {
     let plan = plan(&f);
     assert!(!creates(&plan), "{:?}", plan.steps);
     let status = plan.status.as_ref().expect("a status");
-    assert_eq!(status.fields.arn.as_deref(), Some(ARN));
-    assert_eq!(status.fields.percent_progress, Some(40));
+    assert_eq!(status.fields.report.arn.as_deref(), Some(ARN));
+    assert_eq!(status.fields.report.percent_progress, Some(40));
     assert_eq!(
         reason(&plan),
         (false, "Creating".into(), true, "Synced".into())
@@ -262,7 +277,7 @@ fn a_snapshot_of_the_name_that_is_not_ours_is_left_alone() {
     assert!(plan.steps.is_empty(), "{:?}", plan.steps);
     assert_eq!(reason(&plan).3, "NameInUse");
     assert_eq!(
-        plan.status.as_ref().map(|s| s.fields.arn.clone()),
+        plan.status.as_ref().map(|s| s.fields.report.arn.clone()),
         Some(None)
     );
 }
@@ -271,7 +286,7 @@ fn a_snapshot_of_the_name_that_is_not_ours_is_left_alone() {
 fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_deletion() {
     let asked = |policy: Option<AdoptionPolicy>, tags: BTreeMap<String, String>| {
         with(facts(Source::NotRead), |f| {
-            f.group.spec.adoption_policy = policy;
+            f.group.spec.options.adoption_policy = policy;
             f.observed = Some(snapshot("available", tags));
         })
     };
@@ -355,12 +370,12 @@ fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_
     assert_eq!(p.steps.get(1), Some(&removed));
     // Adopt with nothing to adopt takes nothing, even of an available source of its own.
     let nothing = with(facts(instance("available", shop_instance())), |f| {
-        f.group.spec.adoption_policy = adopt
+        f.group.spec.options.adoption_policy = adopt
     });
     let p = plan(&nothing);
     assert!(p.steps.is_empty() && reason(&p).3 == "NotFound", "{p:?}");
     let or_create = with(nothing, |f| {
-        f.group.spec.adoption_policy = Some(AdoptionPolicy::AdoptOrCreate)
+        f.group.spec.options.adoption_policy = Some(AdoptionPolicy::AdoptOrCreate)
     });
     assert!(creates(&plan(&or_create)));
     // An adopted snapshot is kept at deletion unless deletionPolicy says Delete.
@@ -375,7 +390,7 @@ fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_
     );
     assert!(kept.events.iter().any(|e| e.reason == "Retained"));
     let delete = with(ours, |f| {
-        f.group.spec.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
+        f.group.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
     });
     let deleted = plan(&deleting(delete));
     assert!(
@@ -402,7 +417,7 @@ fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
         ]
     );
     let retain = with(ours, |f| {
-        f.group.spec.deletion_policy = Some(SnapshotDeletionPolicy::Retain)
+        f.group.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Retain)
     });
     let retained = plan(&deleting(retain.clone()));
     // Retained, it is tagged so: a DBSnapshot of the name later takes it back.
@@ -432,7 +447,7 @@ fn sharing(current: &[&str], wanted: &[&str], encrypted: bool, grants: Grants) -
         let mut o = snapshot("available", owner_tags());
         o.encrypted = Some(encrypted);
         f.observed = Some(o);
-        f.group.spec.shared_with = wanted.iter().map(|a| a.to_string()).collect();
+        f.group.spec.options.shared_with = wanted.iter().map(|a| a.to_string()).collect();
         f.extra.shares = Some(Shares {
             current: current.iter().map(|a| a.to_string()).collect(),
             accounts: vec!["222222222222".into()],
@@ -541,7 +556,7 @@ fn a_share_goes_only_to_granted_accounts_and_public_only_when_allowed() {
         assert_eq!(shares, step.into_iter().collect::<Vec<_>>(), "{case}");
         let status = p.status.as_ref().expect("a status");
         assert_eq!(status.synced.reason, synced, "{case}");
-        assert_eq!(status.fields.shared_with, reported, "{case}");
+        assert_eq!(status.fields.report.shared_with, reported, "{case}");
         assert!(
             status.ready.ok,
             "{case}: the snapshot is there, shared or not"
@@ -558,7 +573,7 @@ fn a_copy_is_made_once_of_a_snapshot_this_namespace_may_copy_once_it_is_availabl
                 name: Some("original".into()),
                 ..Default::default()
             });
-            f.group.spec.kms_key_id = Some("alias/west".into());
+            f.group.spec.options.kms_key_id = Some("alias/west".into());
             f.extra.source = Source::Found {
                 identifier: "arn:aws:rds:us-east-1:123456789012:snapshot:original".into(),
                 status: status.into(),

@@ -1,9 +1,9 @@
-//! The pure plan of a DBSnapshot with a schedule: a snapshot per cron tick since the object was
+//! The pure plan of a snapshot object with a schedule: a snapshot per cron tick since the object was
 //! made, named after the object and the tick, so a tick is taken once whatever crashes (the name
 //! says it was); only the last tick is taken after a gap; none while the previous one is still
 //! being taken; the `keep` newest available snapshots this object made are kept and older ones
 //! it made deleted, never any other. Deletion keeps them (the default with a schedule) or deletes
-//! each one it made. Table tests in `schedule/tests.rs`.
+//! each one it made. Table tests in `dbsnapshot/tests/schedule.rs`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -17,8 +17,8 @@ use crate::crd::has_finalizer;
 use crate::managed::groups;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
 
-use super::plan::{Facts, Own, Plan, Step, source_check};
-use super::{DBSnapshotStatus, ObservedSnapshot, ScheduleStatus, SnapshotSchedule};
+use super::plan::{Facts, Own, Plan, Step, observed_fields, recorded, source_check};
+use super::{Fields, ObservedSnapshot, ScheduleStatus, SnapshotKind, SnapshotSchedule, Source};
 
 /// The cron expression, parsed (five fields, or six with seconds first).
 pub fn parse(cron: &str) -> Result<Cron, String> {
@@ -37,7 +37,7 @@ fn rfc3339(t: &DateTime<Utc>) -> String {
 }
 
 /// The snapshots of the source this object made, newest first (by name: the tick is in it).
-fn ours(f: &Facts) -> Vec<&ObservedSnapshot> {
+fn ours<K: SnapshotKind>(f: &Facts<K>) -> Vec<&ObservedSnapshot> {
     let series = f.extra.series.as_deref().unwrap_or_default();
     let mut ours: Vec<_> = (series.iter())
         .filter(|o| groups::owned(&f.group, &o.tags))
@@ -46,9 +46,9 @@ fn ours(f: &Facts) -> Vec<&ObservedSnapshot> {
     ours
 }
 
-/// The one decision of a reconcile of a scheduled DBSnapshot.
-pub fn plan(f: &Facts, schedule: &SnapshotSchedule) -> Plan {
-    if f.group.metadata.deletion_timestamp.is_some() {
+/// The one decision of a reconcile of a scheduled snapshot object.
+pub fn plan<K: SnapshotKind>(f: &Facts<K>, schedule: &SnapshotSchedule) -> Plan<K> {
+    if f.group.meta().deletion_timestamp.is_some() {
         return deletion(f);
     }
     groups::plan(f, |plan, desired| apply(f, schedule, plan, desired))
@@ -62,9 +62,9 @@ struct Ticks {
     now: DateTime<Utc>,
 }
 
-fn ticks(f: &Facts, cron: &Cron) -> Ticks {
+fn ticks<K: SnapshotKind>(f: &Facts<K>, cron: &Cron) -> Ticks {
     let now = DateTime::parse_from_rfc3339(&f.now).map_or_else(|_| Utc::now(), |t| t.to_utc());
-    let made = (f.group.metadata.creation_timestamp.as_ref())
+    let made = (f.group.meta().creation_timestamp.as_ref())
         .and_then(|t| DateTime::from_timestamp(t.0.as_second(), 0))
         .unwrap_or(now);
     Ticks {
@@ -74,12 +74,12 @@ fn ticks(f: &Facts, cron: &Cron) -> Ticks {
     }
 }
 
-fn apply(
-    f: &Facts,
+fn apply<K: SnapshotKind>(
+    f: &Facts<K>,
     schedule: &SnapshotSchedule,
-    mut plan: Plan,
+    mut plan: Plan<K>,
     tags: BTreeMap<String, String>,
-) -> Plan {
+) -> Plan<K> {
     let s = &f.group;
     let cron = match parse(&schedule.cron) {
         Ok(cron) => cron,
@@ -93,7 +93,7 @@ fn apply(
                 why.clone(),
             );
             let problem = ConditionPlan::new(false, "InvalidSchedule", why);
-            return report(plan, status_fields(f, Vec::new(), None), problem);
+            return report::<K>(plan, status_fields(f, Vec::new(), None), problem);
         }
     };
     let ticks = ticks(f, &cron);
@@ -102,12 +102,14 @@ fn apply(
     let busy = ours.iter().any(|o| o.status == "creating");
     let mut problem = None;
     if let Some(tick) = ticks.last.filter(|_| !busy) {
-        let name = tick_name(&s.group_name(), &tick);
+        let name = tick_name(&s.rds_name_of(), &tick);
         if !kept.contains(&name) {
             match source_check(f) {
                 Ok(instance) => {
                     let note = format!(
-                        "taking DB snapshot {name} of RDS instance {instance} (tick {})",
+                        "taking {} {name} of {} {instance} (tick {})",
+                        K::WHAT,
+                        K::SOURCE,
                         rfc3339(&tick)
                     );
                     plan.steps.push(Step::Own(Own::Create {
@@ -122,7 +124,7 @@ fn apply(
             }
         }
     }
-    let available = retention(&mut plan, &ours, &mut kept, schedule.keep);
+    let available = retention::<K>(&mut plan, &ours, &mut kept, schedule.keep);
     let creating = busy || plan.steps.iter().any(|s| matches!(s, Step::Own(_)));
     plan.requeue = Requeue::After(match (creating, ticks.next) {
         (true, _) | (_, None) => f.busy_interval,
@@ -133,10 +135,10 @@ fn apply(
     });
     let newest = available.first().copied();
     let mut fields = status_fields(f, kept, newest);
-    fields.schedule = Some(ScheduleStatus {
+    fields.report.schedule = Some(ScheduleStatus {
         last_tick: ticks.last.as_ref().map(rfc3339),
         next_tick: ticks.next.as_ref().map(rfc3339),
-        ..fields.schedule.unwrap_or_default()
+        ..fields.report.schedule.unwrap_or_default()
     });
     let condition = match problem {
         Some((reason, message, label)) => {
@@ -145,14 +147,14 @@ fn apply(
         }
         None => ConditionPlan::new(true, "Scheduled", "the schedule is kept"),
     };
-    report(plan, fields, condition)
+    report::<K>(plan, fields, condition)
 }
 
 /// The keep newest available snapshots stay; older available ones this object made go (one
 /// being taken counts once it is available, so a failed one never costs a kept one). The
 /// available ones, newest first.
-fn retention<'a>(
-    plan: &mut Plan,
+fn retention<'a, K: SnapshotKind>(
+    plan: &mut Plan<K>,
     ours: &[&'a ObservedSnapshot],
     kept: &mut Vec<String>,
     keep: u32,
@@ -176,24 +178,23 @@ fn retention<'a>(
 
 /// The status fields: the source, the snapshots kept, and the newest available one as the
 /// object's snapshot (what a DBInstance's dbSnapshotRef restores).
-fn status_fields(
-    f: &Facts,
+fn status_fields<K: SnapshotKind>(
+    f: &Facts<K>,
     kept: Vec<String>,
     newest: Option<&ObservedSnapshot>,
-) -> DBSnapshotStatus {
+) -> Fields {
     let s = &f.group;
-    let previous = s.status.clone().unwrap_or_default();
     let instance = match &f.extra.source {
-        super::Source::Found { identifier, .. } => Some(identifier.clone()),
-        _ => previous.db_instance_identifier.clone(),
+        Source::Found { identifier, .. } => Some(identifier.clone()),
+        _ => recorded(s).source,
     };
     let mut fields = match newest {
-        Some(o) => super::plan::observed_fields(s, o),
-        None => DBSnapshotStatus::default(),
+        Some(o) => observed_fields(s, o),
+        None => Fields::default(),
     };
-    fields.db_instance_identifier = instance;
-    fields.applied_tag_keys = crate::managed::tags::keys(&s.spec.tags);
-    fields.schedule = Some(ScheduleStatus {
+    fields.source = instance;
+    fields.applied_tag_keys = crate::managed::tags::keys(s.spec_tags());
+    fields.report.schedule = Some(ScheduleStatus {
         kept,
         ..Default::default()
     });
@@ -201,8 +202,8 @@ fn status_fields(
 }
 
 /// Ready while an available snapshot is kept; Synced as the condition says.
-fn report(mut plan: Plan, fields: DBSnapshotStatus, synced: ConditionPlan) -> Plan {
-    let ready = match (&fields.db_snapshot_identifier, synced.ok) {
+fn report<K: SnapshotKind>(mut plan: Plan<K>, fields: Fields, synced: ConditionPlan) -> Plan<K> {
+    let ready = match (&fields.name, synced.ok) {
         (Some(name), true) => ConditionPlan::new(
             true,
             "Available",
@@ -217,7 +218,7 @@ fn report(mut plan: Plan, fields: DBSnapshotStatus, synced: ConditionPlan) -> Pl
         (None, _) => synced.clone(),
     };
     plan.status = Some(GroupStatus {
-        fields,
+        fields: K::with_fields(fields),
         ready,
         synced,
         busy: false,
@@ -225,12 +226,12 @@ fn report(mut plan: Plan, fields: DBSnapshotStatus, synced: ConditionPlan) -> Pl
     plan
 }
 
-/// Deleting a scheduled DBSnapshot: its snapshots stay (Retain, the default), or each one it made
+/// Deleting a scheduled snapshot object: its snapshots stay (Retain, the default), or each one it made
 /// is deleted (Delete), once none is still being taken.
-fn deletion(f: &Facts) -> Plan {
+fn deletion<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
     let s = &f.group;
     let mut plan = KindPlan::new(Requeue::AwaitChange);
-    if !has_finalizer(&s.metadata) {
+    if !has_finalizer(s.meta()) {
         return plan;
     }
     let ours = ours(f);
@@ -255,12 +256,8 @@ fn deletion(f: &Facts) -> Plan {
             "Deleting",
             "a snapshot is still being taken; it is deleted once available",
         );
-        let fields = s.status.clone().unwrap_or_default();
-        return report(plan, fields, waiting);
+        return report::<K>(plan, recorded(s), waiting);
     }
     plan.steps.push(Step::RemoveFinalizer);
     plan
 }
-
-#[cfg(test)]
-mod tests;

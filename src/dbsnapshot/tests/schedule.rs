@@ -5,11 +5,17 @@ use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-use super::*;
 use crate::context::Grants;
-use crate::dbsnapshot::{
-    DBSnapshot, DBSnapshotSpec, Extra, SnapshotDeletionPolicy, SnapshotSource, Source,
+use crate::dbsnapshot::{DBSnapshot, DBSnapshotSpec, SnapshotSource};
+use crate::managed::plan::Requeue;
+use crate::snapshot::plan::{Own, Step};
+use crate::snapshot::schedule::{parse, tick_name};
+use crate::snapshot::{
+    Extra, ObservedSnapshot, SnapshotDeletionPolicy, SnapshotOptions, SnapshotSchedule, Source,
 };
+
+type Facts = crate::snapshot::plan::Facts<DBSnapshot>;
+type Plan = crate::snapshot::plan::Plan<DBSnapshot>;
 use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
 /// The DBSnapshot shop/coffee ("nightly" in RDS) of the DBInstance coffee, every day at 03:00,
@@ -21,10 +27,13 @@ fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
             name: Some("coffee".into()),
             ..Default::default()
         }),
-        schedule: Some(SnapshotSchedule {
-            cron: "0 3 * * *".into(),
-            keep: 2,
-        }),
+        options: SnapshotOptions {
+            schedule: Some(SnapshotSchedule {
+                cron: "0 3 * * *".into(),
+                keep: 2,
+            }),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let mut snapshot = DBSnapshot::new("coffee", spec);
@@ -59,8 +68,8 @@ fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
 
 /// This module's plan, of the facts' schedule.
 fn plan(f: &Facts) -> Plan {
-    let schedule = f.group.spec.schedule.clone().expect("a schedule");
-    super::plan(f, &schedule)
+    let schedule = f.group.spec.options.schedule.clone().expect("a schedule");
+    crate::snapshot::schedule::plan(f, &schedule)
 }
 
 fn snap(name: &str, status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
@@ -161,7 +170,12 @@ fn the_keep_newest_available_are_kept_and_only_this_objects_older_ones_deleted()
     assert_eq!(created(&p), vec!["nightly-20261205030000"]);
     assert_eq!(deleted(&p), vec!["nightly-20261202030000"]);
     let status = p.status.as_ref().expect("a status");
-    let schedule = status.fields.schedule.clone().expect("schedule status");
+    let schedule = status
+        .fields
+        .report
+        .schedule
+        .clone()
+        .expect("schedule status");
     assert_eq!(
         schedule.kept,
         vec![
@@ -210,7 +224,13 @@ fn a_schedule_that_cannot_take_a_snapshot_says_why_and_deletes_nothing_more() {
         "the snapshot kept is still there to restore"
     );
     let bad = with(facts("2026-12-03T03:00:10Z", series), |f| {
-        f.group.spec.schedule.as_mut().expect("a schedule").cron = "every night".into()
+        f.group
+            .spec
+            .options
+            .schedule
+            .as_mut()
+            .expect("a schedule")
+            .cron = "every night".into()
     });
     let p = plan(&bad);
     assert!(p.steps.is_empty());
@@ -229,7 +249,7 @@ fn deleting_a_schedule_keeps_its_snapshots_unless_its_policy_says_delete() {
     let p = plan(&f);
     assert_eq!(p.steps, vec![Step::RemoveFinalizer], "Retain by default");
     let delete = with(f, |f| {
-        f.group.spec.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
+        f.group.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
     });
     let p = plan(&delete);
     assert_eq!(
@@ -252,7 +272,7 @@ fn deleting_a_schedule_keeps_its_snapshots_unless_its_policy_says_delete() {
 #[test]
 fn seconds_may_be_given_and_a_name_carries_the_tick_to_the_second() {
     let cron = parse("*/10 * * * * *").expect("six fields");
-    let now = DateTime::parse_from_rfc3339("2026-12-02T03:00:25Z")
+    let now = chrono::DateTime::parse_from_rfc3339("2026-12-02T03:00:25Z")
         .unwrap()
         .to_utc();
     let tick = cron.find_previous_occurrence(&now, true).unwrap();
