@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::crd;
 use crate::dbcluster::DBCluster;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
+use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsnapshot::DBSnapshot;
@@ -51,6 +52,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBClusterParameterGroup>(),
     register::<AWSAccount>(),
     register::<DBSnapshot>(),
+    register::<DBClusterSnapshot>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

@@ -23,6 +23,7 @@ pub mod crd;
 pub mod database;
 pub mod dbcluster;
 pub mod dbclusterparametergroup;
+pub mod dbclustersnapshot;
 pub mod dbinstance;
 pub mod dbparametergroup;
 pub mod dbsnapshot;

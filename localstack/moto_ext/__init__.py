@@ -470,7 +470,9 @@ def install() -> None:
                           or params.get("DBClusterParameterGroupName")
                           or params.get("BlueGreenDeploymentIdentifier")
                           or params.get("DBSnapshotIdentifier")
-                          or params.get("TargetDBSnapshotIdentifier") or "")
+                          or params.get("TargetDBSnapshotIdentifier")
+                          or params.get("DBClusterSnapshotIdentifier")
+                          or params.get("TargetDBClusterSnapshotIdentifier") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]
@@ -478,7 +480,8 @@ def install() -> None:
             if not identifier and ":db:" in (params.get("SourceDBInstanceArn") or ""):
                 identifier = params["SourceDBInstanceArn"].split(":db:", 1)[1]
             arn = params.get("ResourceName") or ""
-            for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:", ":snapshot:"):
+            for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:", ":snapshot:",
+                         ":cluster-snapshot:"):
                 if not identifier and kind in arn:
                     identifier = arn.split(kind, 1)[1]
             with LOCK:

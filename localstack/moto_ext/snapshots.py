@@ -1,4 +1,5 @@
-"""Manual DB snapshots that take time, as RDS's do.
+"""Manual DB snapshots and DB cluster snapshots that take time, as RDS's do (the cluster
+snapshots' part is ``install_clusters``).
 
 moto makes a DB snapshot ``available`` the moment CreateDBSnapshot returns. RDS answers with the
 snapshot ``creating`` at ``PercentProgress`` 0 and reaches ``available`` at 100 minutes later
@@ -109,26 +110,11 @@ def install(lock: Any, config: dict[str, float]) -> None:
     orig_delete = Backend.delete_db_snapshot
     orig_restore = Backend.restore_db_instance_from_db_snapshot
 
-    def taking(orig: Any, key: str) -> Any:
-        """The API call ``orig`` (CreateDBSnapshot, CopyDBSnapshot) with the snapshot it makes,
-        named by the parameter ``key``, ``creating`` for ``snapshot_delay`` seconds."""
-
-        def handler(self: Any) -> Any:
-            with lock:
-                result = orig(self)
-                delay = config.get("snapshot_delay", 0.0)
-                name = str(self.params[key]).lower()
-                snapshot = self.backend.database_snapshots.get(name)
-                if delay > 0 and snapshot is not None:
-                    snapshot.__dict__["_ext_started"] = _now()
-                    snapshot.__dict__["_ext_until"] = _now() + delay
-                return result
-
-        return handler
-
     # The API calls only: a deletion's final snapshot keeps moto's timing.
-    create_db_snapshot = taking(orig_create, "DBSnapshotIdentifier")
-    copy_db_snapshot_response = taking(Response.copy_db_snapshot, "TargetDBSnapshotIdentifier")
+    create_db_snapshot = _taking(lock, config, orig_create, "DBSnapshotIdentifier",
+                                 "database_snapshots")
+    copy_db_snapshot_response = _taking(lock, config, Response.copy_db_snapshot,
+                                        "TargetDBSnapshotIdentifier", "database_snapshots")
     orig_copy = Backend.copy_db_snapshot
 
     def copy_db_snapshot(self: Any, source_db_snapshot_identifier: str,
@@ -148,10 +134,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
                                  target_db_snapshot_identifier, *args, **kwargs)
             finally:
                 self.__dict__.pop("get_db_snapshot", None)
-            dump = os.path.join(engines.SNAPSHOTS, f"{source.replace(':', '_')}.sql")
-            if os.path.exists(dump):
-                target = target_db_snapshot_identifier.lower().replace(":", "_")
-                shutil.copyfile(dump, os.path.join(engines.SNAPSHOTS, f"{target}.sql"))
+            _copy_dump(source, target_db_snapshot_identifier)
             return copy
 
     def delete_db_snapshot(self: Any, db_snapshot_identifier: str) -> Any:
@@ -207,4 +190,129 @@ def install(lock: Any, config: dict[str, float]) -> None:
     Backend.copy_db_snapshot = copy_db_snapshot
     Backend.delete_db_snapshot = delete_db_snapshot
     Backend.restore_db_instance_from_db_snapshot = restore_db_instance_from_db_snapshot
+    install_clusters(lock, config)
+
+
+def _taking(lock: Any, config: dict[str, float], orig: Any, key: str, store: str) -> Any:
+    """The API call ``orig`` (a create or copy) with the snapshot it makes, named by the parameter
+    ``key`` and kept in the backend's ``store``, ``creating`` for ``snapshot_delay`` seconds."""
+
+    def handler(self: Any) -> Any:
+        with lock:
+            result = orig(self)
+            delay = config.get("snapshot_delay", 0.0)
+            snapshot = getattr(self.backend, store).get(str(self.params[key]).lower())
+            if delay > 0 and snapshot is not None:
+                snapshot.__dict__["_ext_started"] = _now()
+                snapshot.__dict__["_ext_until"] = _now() + delay
+            return result
+
+    return handler
+
+
+def _copy_dump(source: str, target: str) -> None:
+    """With real engines: the copy keeps the source's dump, so a restore of it has the rows."""
+    dump = os.path.join(engines.SNAPSHOTS, f"{source.replace(':', '_')}.sql")
+    if os.path.exists(dump):
+        shutil.copyfile(dump, os.path.join(engines.SNAPSHOTS, f"{target.lower().replace(':', '_')}.sql"))
+
+
+def install_clusters(lock: Any, config: dict[str, float]) -> None:
+    """DB cluster snapshots as RDS takes them, where moto makes them ``available`` at once and
+    answers every one in one page (moto's own cluster snapshots, with clusters.py's dumps):
+
+    * CreateDBClusterSnapshot and CopyDBClusterSnapshot -> ``creating`` for ``snapshot_delay``
+      seconds, PercentProgress rising, then ``available``
+      (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DBClusterSnapshot.html:
+      Status, PercentProgress); the final and automated snapshots keep moto's timing;
+    * a copy's source must be ``available`` (InvalidDBClusterSnapshotStateFault,
+      https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBClusterSnapshot.html),
+      and with real engines the copy keeps the source's dump;
+    * DeleteDBClusterSnapshot: "The DB cluster snapshot must be in the available state to be
+      deleted" (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DeleteDBClusterSnapshot.html),
+      else InvalidDBClusterSnapshotStateFault; RestoreDBClusterFromSnapshot likewise
+      (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_RestoreDBClusterFromSnapshot.html);
+    * DBClusterSnapshot carries DbClusterResourceId, the cluster's (moto leaves it out);
+    * DescribeDBClusterSnapshots pages with MaxRecords (20 to 100) and Marker
+      (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DescribeDBClusterSnapshots.html).
+    """
+    from moto.core.responses import ActionResult
+    from moto.rds.exceptions import RDSClientError
+    from moto.rds.models import DBClusterSnapshot, RDSBackend as Backend
+    from moto.rds.responses import RDSResponse as Response
+
+    def set_status(self: Any, value: str) -> None:
+        self.__dict__["_ext_status"] = value
+
+    DBClusterSnapshot.status = property(lambda self: _progress(self)[0], set_status)
+    # moto's constructor sets it to 100; the time decides it here.
+    DBClusterSnapshot.percent_progress = property(lambda self: _progress(self)[1],
+                                                  lambda self, value: None)
+    DBClusterSnapshot.db_cluster_resource_id = property(
+        lambda self: getattr(self.cluster, "db_cluster_resource_id", None))
+
+    def available(snapshot: Any, action: str) -> None:
+        state = _progress(snapshot)[0]
+        if state != "available":
+            raise RDSClientError(
+                "InvalidDBClusterSnapshotStateFault",
+                f"{action}: the DB cluster snapshot {snapshot.db_cluster_snapshot_identifier} is "
+                f"{state}; it must be in the available state.")
+
+    Response.create_db_cluster_snapshot = _taking(
+        lock, config, Response.create_db_cluster_snapshot, "DBClusterSnapshotIdentifier",
+        "cluster_snapshots")
+    Response.copy_db_cluster_snapshot = _taking(
+        lock, config, Response.copy_db_cluster_snapshot, "TargetDBClusterSnapshotIdentifier",
+        "cluster_snapshots")
+
+    orig_copy = Backend.copy_db_cluster_snapshot
+
+    def copy_db_cluster_snapshot(self: Any, source_db_cluster_snapshot_identifier: str,
+                                 target_db_cluster_snapshot_identifier: str, *args: Any,
+                                 **kwargs: Any) -> Any:
+        with lock:
+            source = self.get_db_cluster_snapshot(source_db_cluster_snapshot_identifier)
+            available(source, "CopyDBClusterSnapshot")
+            copy = orig_copy(self, source_db_cluster_snapshot_identifier,
+                             target_db_cluster_snapshot_identifier, *args, **kwargs)
+            _copy_dump(source.db_cluster_snapshot_identifier, target_db_cluster_snapshot_identifier)
+            return copy
+
+    orig_delete = Backend.delete_db_cluster_snapshot
+
+    def delete_db_cluster_snapshot(self: Any, db_snapshot_identifier: str) -> Any:
+        with lock:
+            snapshot = self.cluster_snapshots.get(db_snapshot_identifier)
+            if snapshot is not None:
+                available(snapshot, "DeleteDBClusterSnapshot")
+            return orig_delete(self, db_snapshot_identifier)
+
+    orig_restore = Backend.restore_db_cluster_from_snapshot
+
+    def restore_db_cluster_from_snapshot(self: Any, from_snapshot_id: str,
+                                         overrides: dict[str, Any]) -> Any:
+        with lock:
+            try:
+                snapshot = self.get_db_cluster_snapshot(from_snapshot_id)
+            except Exception:  # moto's own answer for one it cannot find
+                snapshot = None
+            if snapshot is not None:
+                available(snapshot, "RestoreDBClusterFromSnapshot")
+            return orig_restore(self, from_snapshot_id, overrides)
+
+    orig_describe = Response.describe_db_cluster_snapshots
+
+    def describe_db_cluster_snapshots(self: Any) -> Any:
+        paging.size(self.params)
+        with lock:
+            result = orig_describe(self)
+            snapshots = sorted(result.result["DBClusterSnapshots"],
+                               key=lambda s: s.db_cluster_snapshot_identifier)
+            return ActionResult(paging.page(self.params, "DBClusterSnapshots", snapshots))
+
+    Response.describe_db_cluster_snapshots = describe_db_cluster_snapshots
+    Backend.copy_db_cluster_snapshot = copy_db_cluster_snapshot
+    Backend.delete_db_cluster_snapshot = delete_db_cluster_snapshot
+    Backend.restore_db_cluster_from_snapshot = restore_db_cluster_from_snapshot
 

@@ -40,6 +40,7 @@ impl From<&DbCluster> for ObservedCluster {
             .collect();
         let mut observed = ObservedCluster {
             identifier: c.db_cluster_identifier().unwrap_or_default().to_owned(),
+            resource_id: s(c.db_cluster_resource_id()),
             status: c.status().unwrap_or_default().to_owned(),
             arn: s(c.db_cluster_arn()),
             engine: s(c.engine()),

@@ -17,6 +17,8 @@ use crate::context::Context;
 use crate::crd::SECRET_OWNER_ANNOTATION;
 use crate::database::tenancy::RestoreSource;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
+use crate::dbclustersnapshot::DBClusterSnapshot;
+use crate::dbclustersnapshot::controller::SourceCluster;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
@@ -100,10 +102,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         ),
         false => (None, Vec::new()),
     };
-    let restore_source = match &reads.restore_source {
-        Some(r) => Some(restore_source(at, r).await?),
-        None => None,
-    };
+    let (snapshot_ref, restore_source) = restore_reads(ctx, at, &namespace, &reads).await?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let read = match plan::paused(cluster) {
         true => crate::database::password::PasswordRead::None,
@@ -132,6 +131,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         absent_for,
         identity,
         snapshots,
+        snapshot_ref,
         restore_source,
         grants: ctx.grants.clone(),
         owner_alive,
@@ -244,6 +244,36 @@ async fn observe(
             (found, true)
         }
     })
+}
+
+/// What spec.restoreFrom names, while restoring: a DBClusterSnapshot of the namespace resolves to
+/// its RDS identifier once available (Ready); then the source as RDS has it.
+async fn restore_reads(
+    ctx: &Context,
+    at: &Location,
+    namespace: &str,
+    reads: &plan::Reads,
+) -> Result<(Option<Result<String, String>>, Option<RestoreSource>), Error> {
+    let Some(r) = &reads.restore_source else {
+        return Ok((None, None));
+    };
+    let Some(by_ref) = &r.db_cluster_snapshot_ref else {
+        return Ok((None, Some(restore_source(at, r).await?)));
+    };
+    let client = &ctx.client;
+    let resolved =
+        references::resolve::<DBClusterSnapshot>(client, namespace, &by_ref.name).await?;
+    let source = match &resolved {
+        Ok(identifier) => {
+            let r = ClusterRestoreFrom {
+                db_cluster_snapshot_identifier: Some(identifier.clone()),
+                ..r.clone()
+            };
+            Some(restore_source(at, &r).await?)
+        }
+        Err(_) => None,
+    };
+    Ok((Some(resolved), source))
 }
 
 /// What spec.restoreFrom's source is, read now: a cluster snapshot's tags and those of the
@@ -421,6 +451,8 @@ impl Managed for DBCluster {
     /// A DBCluster can use an account (`locate::AccountUsers`).
     fn declare(ctx: &Context) {
         ctx.shared::<AccountUsers>().declare::<DBCluster>();
+        // A DBClusterSnapshot's source names a DBCluster.
+        (ctx.shared::<references::Resolver<SourceCluster>>()).register::<DBCluster>();
     }
 
     fn watches(
@@ -448,6 +480,17 @@ impl Managed for DBCluster {
                     .network
                     .db_subnet_group_ref
                     .as_ref()
+                    .map(|r| r.name.as_str())
+            },
+        );
+        // A restore from a DBClusterSnapshot waits for it to be available.
+        let controller = references::wakes_by_reference::<_, DBClusterSnapshot>(
+            controller,
+            ctx,
+            namespace,
+            |c: &DBCluster| {
+                (c.spec.restore_from.as_ref())
+                    .and_then(|r| r.db_cluster_snapshot_ref.as_ref())
                     .map(|r| r.name.as_str())
             },
         );

@@ -167,7 +167,7 @@ pub struct DBClusterSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
-    validation = kube::core::Rule::new("has(self.dbClusterSnapshotIdentifier) != has(self.sourceDBClusterIdentifier)").message("set either dbClusterSnapshotIdentifier or sourceDBClusterIdentifier"),
+    validation = kube::core::Rule::new("[has(self.dbClusterSnapshotIdentifier), has(self.dbClusterSnapshotRef), has(self.sourceDBClusterIdentifier)].filter(x, x).size() == 1").message("set one of dbClusterSnapshotIdentifier, dbClusterSnapshotRef and sourceDBClusterIdentifier"),
     validation = kube::core::Rule::new("!has(self.sourceDBClusterIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBClusterIdentifier, set either restoreTime or useLatestRestorableTime: true"),
     validation = kube::core::Rule::new("has(self.sourceDBClusterIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBClusterIdentifier"),
 )]
@@ -180,6 +180,10 @@ pub struct ClusterRestoreFrom {
     )]
     #[schemars(length(min = 1, max = 2048))]
     pub db_cluster_snapshot_identifier: Option<String>,
+    /// A DBClusterSnapshot of this namespace to restore; the cluster waits
+    /// (ReferencesUnresolved) until it is available (Ready).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cluster_snapshot_ref: Option<crate::crd::LocalRef>,
     /// The cluster whose backups to restore from.
     #[serde(
         default,

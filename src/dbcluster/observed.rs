@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObservedCluster {
     pub identifier: String,
+    /// DbClusterResourceId: the cluster's own, which a later cluster of the name does not share.
+    pub resource_id: Option<String>,
     pub status: String,
     pub arn: Option<String>,
     pub engine: Option<String>,

@@ -49,12 +49,6 @@ use crate::snapshot::{SnapshotOptions, SnapshotReport};
 )]
 #[x_kube(
     validation = kube::core::Rule::new("has(self.dbSnapshotIdentifier) == has(oldSelf.dbSnapshotIdentifier) && (!has(self.dbSnapshotIdentifier) || self.dbSnapshotIdentifier == oldSelf.dbSnapshotIdentifier)").message("dbSnapshotIdentifier is immutable").field_path(".dbSnapshotIdentifier"),
-    validation = kube::core::Rule::new("has(self.source) == has(oldSelf.source) && (!has(self.source) || self.source == oldSelf.source)").message("source is immutable: a snapshot is of one instance").field_path(".source"),
-    validation = kube::core::Rule::new("has(self.copyFrom) == has(oldSelf.copyFrom) && (!has(self.copyFrom) || self.copyFrom == oldSelf.copyFrom)").message("copyFrom is immutable").field_path(".copyFrom"),
-    validation = kube::core::Rule::new("has(self.source) || has(self.copyFrom) ? has(self.source) != has(self.copyFrom) : (has(self.adoptionPolicy) && self.adoptionPolicy == 'Adopt')").message("set either source (a new snapshot of an instance) or copyFrom (a copy of a snapshot), or neither with adoptionPolicy Adopt (take over an existing snapshot)"),
-    validation = kube::core::Rule::new("!has(self.schedule) || has(self.source)").message("a schedule takes snapshots of a source instance").field_path(".schedule"),
-    validation = kube::core::Rule::new("!has(self.schedule) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("a schedule adopts nothing: its snapshots are its own").field_path(".adoptionPolicy"),
-    validation = kube::core::Rule::new("has(self.copyFrom) || (!has(self.kmsKeyID) && !has(self.copyTags))").message("kmsKeyID and copyTags go with copyFrom"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBSnapshotSpec {

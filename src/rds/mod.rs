@@ -481,6 +481,7 @@ mod tests {
             include_str!("../dbcluster/restore.rs"),
             include_str!("../dbclusterparametergroup/aws.rs"),
             include_str!("../dbsnapshot/aws.rs"),
+            include_str!("../dbclustersnapshot/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();
@@ -582,7 +583,11 @@ mod tests {
         assert_eq!(adopt["Action"], "rds:AddTagsToResource");
         assert_eq!(
             adopt["Resource"],
-            serde_json::json!(["arn:aws:rds:*:*:db:*", "arn:aws:rds:*:*:snapshot:*"])
+            serde_json::json!([
+                "arn:aws:rds:*:*:db:*",
+                "arn:aws:rds:*:*:snapshot:*",
+                "arn:aws:rds:*:*:cluster-snapshot:*"
+            ])
         );
         let null = &adopt["Condition"]["Null"];
         // Only the adopting call carries the adopted tag: creates, restores and syncs are not

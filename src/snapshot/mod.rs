@@ -23,9 +23,18 @@ use crate::error::Error;
 use crate::managed::groups::Group;
 use crate::rds::Rds;
 
-/// What a snapshot kind's spec says besides its name, its source and its copy's source.
+/// What a snapshot kind's spec says besides its name, its source and its copy's source. Its rules
+/// are the spec's (it is flattened into it): they name the kind's `source` and `copyFrom` too.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.source) == has(oldSelf.source) && (!has(self.source) || self.source == oldSelf.source)").message("source is immutable: a snapshot is of one instance or cluster").field_path(".source"),
+    validation = kube::core::Rule::new("has(self.copyFrom) == has(oldSelf.copyFrom) && (!has(self.copyFrom) || self.copyFrom == oldSelf.copyFrom)").message("copyFrom is immutable").field_path(".copyFrom"),
+    validation = kube::core::Rule::new("has(self.source) || has(self.copyFrom) ? has(self.source) != has(self.copyFrom) : (has(self.adoptionPolicy) && self.adoptionPolicy == 'Adopt')").message("set either source (a new snapshot of an instance or cluster) or copyFrom (a copy of a snapshot), or neither with adoptionPolicy Adopt (take over an existing snapshot)"),
+    validation = kube::core::Rule::new("!has(self.schedule) || has(self.source)").message("a schedule takes snapshots of a source").field_path(".schedule"),
+    validation = kube::core::Rule::new("!has(self.schedule) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("a schedule adopts nothing: its snapshots are its own").field_path(".adoptionPolicy"),
+    validation = kube::core::Rule::new("has(self.copyFrom) || (!has(self.kmsKeyID) && !has(self.copyTags))").message("kmsKeyID and copyTags go with copyFrom"),
+)]
 pub struct SnapshotOptions {
     /// With copyFrom: the KMS key the copy is encrypted with (its ARN, ID or alias; a key of this
     /// region for a copy from another one). Default: the source's key in its region.

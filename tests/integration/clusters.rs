@@ -26,7 +26,7 @@ const VERSION: &str = "8.0.mysql_aurora.3.08.0";
 const NEWER: &str = "8.0.mysql_aurora.3.09.0";
 const FIVE: Duration = Duration::from_secs(5);
 
-fn cluster(identifier: &str, extra: serde_json::Value) -> DBCluster {
+pub(crate) fn cluster(identifier: &str, extra: serde_json::Value) -> DBCluster {
     let mut spec = json!({
         "dbClusterIdentifier": identifier,
         "engine": "aurora-mysql",
@@ -71,7 +71,7 @@ fn member(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance 
     .expect("valid DBInstance")
 }
 
-fn ready(c: &DBCluster) -> bool {
+pub(crate) fn ready(c: &DBCluster) -> bool {
     object_condition(c, "Ready").is_some_and(|r| r.0 == "True")
         && object_condition(c, "Synced").is_some_and(|s| s.1 == "Synced")
         && c.status.as_ref().unwrap().reported.observed_generation == c.metadata.generation

@@ -45,14 +45,14 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{/* What the operator does with the API: the same rules for a ClusterRole or per-namespace Roles. */}}
 {{- define "rds-operator.rules" -}}
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots"]
+  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots", "dbclustersnapshots"]
   verbs: ["get", "list", "watch", "patch"]
 # Status is written by server-side apply; it is read with the object, never on its own.
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status"]
+  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status", "dbclustersnapshots/status"]
   verbs: ["patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers"]
+  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers", "dbclustersnapshots/finalizers"]
   verbs: ["update"]
 # Password Secrets (read), generated password and connection Secrets (written, owned).
 - apiGroups: [""]

@@ -178,9 +178,14 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     plan
 }
 
-/// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef) replaced by the
-/// RDS names they resolve to; Err: why one cannot be used yet.
+/// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef, and while
+/// restoring restoreFrom.dbClusterSnapshotRef) replaced by the RDS names they resolve to; Err: why
+/// one cannot be used yet.
 fn resolve(f: &Facts, spec: &mut DBClusterSpec) -> Result<(), String> {
+    if let (Some(snapshot), Some(r)) = (&f.snapshot_ref, &mut spec.restore_from) {
+        r.db_cluster_snapshot_identifier = Some(snapshot.clone()?);
+        r.db_cluster_snapshot_ref = None;
+    }
     if let Some(group) = &f.subnet_group {
         spec.network.db_subnet_group_name = Some(group.clone()?);
     }

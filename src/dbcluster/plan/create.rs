@@ -46,14 +46,17 @@ pub fn restore_source(r: &ClusterRestoreFrom) -> String {
             Some(t) => format!("cluster {source} at {t}"),
             None => format!("cluster {source} at its latest restorable time"),
         },
-        (None, None) => "nothing".into(),
+        (None, None) => match &r.db_cluster_snapshot_ref {
+            Some(r) => format!("DBClusterSnapshot {}", r.name),
+            None => "nothing".into(),
+        },
     }
 }
 
 /// A cluster none was ever observed for: new, or from spec.restoreFrom when its source is this
 /// namespace's own or granted to it, as read in this reconcile.
 pub(super) fn first(f: &Facts, plan: Plan, spec: DBClusterSpec) -> Plan {
-    let Some(r) = f.cluster.spec.restore_from.clone() else {
+    let Some(r) = spec.restore_from.clone() else {
         return create(f, plan, spec, Creation::New);
     };
     let namespace = f.cluster.namespace().unwrap_or_default();

@@ -64,6 +64,10 @@ pub struct Facts {
     pub identity: Option<AwsIdentity>,
     /// The cluster snapshots of the identifier, when the decision needs them.
     pub snapshots: Vec<SnapshotInfo>,
+    /// spec.restoreFrom.dbClusterSnapshotRef, while restoring: the RDS identifier of the
+    /// DBClusterSnapshot once it is available (Ready), or why it cannot be used yet. None when not
+    /// asked.
+    pub snapshot_ref: Option<Result<String, String>>,
     /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
     pub restore_source: Option<RestoreSource>,
     /// What the operator's settings grant to namespaces.

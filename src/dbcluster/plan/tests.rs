@@ -56,6 +56,7 @@ fn facts() -> Facts {
         absent_for: None,
         identity: None,
         snapshots: vec![],
+        snapshot_ref: None,
         restore_source: None,
         grants: Default::default(),
         member_states: Default::default(),
@@ -164,6 +165,31 @@ fn restoring() -> Facts {
             ..Default::default()
         })
     })
+}
+
+/// restoreFrom.dbClusterSnapshotRef to the DBClusterSnapshot "before".
+fn by_ref() -> ClusterRestoreFrom {
+    ClusterRestoreFrom {
+        db_cluster_snapshot_ref: Some(crate::crd::LocalRef {
+            name: "before".into(),
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_restore_by_reference_restores_the_snapshot_the_reference_resolves_to() {
+    let f = with(restoring(), |f| {
+        f.cluster.spec.restore_from = Some(by_ref());
+        f.snapshot_ref = Some(Ok("coffee-before".into()));
+        f.restore_source = Some(source(&owner_tags()));
+    });
+    let p = plan(&f);
+    let restored = (p.steps.iter()).find_map(|s| match s {
+        Step::Restore { snapshot, .. } => Some(snapshot.as_str()),
+        _ => None,
+    });
+    assert_eq!(restored, Some("coffee-before"));
 }
 
 fn source(tags: &BTreeMap<String, String>) -> RestoreSource {
@@ -340,6 +366,35 @@ fn each_rule_decides_its_steps_and_reason() {
             "restoreFrom a snapshot not found: nothing restored",
             with(restoring(), |f| {
                 f.restore_source = Some(RestoreSource::NotFound)
+            }),
+            vec![],
+            "RestoreSourceNotOwned",
+        ),
+        (
+            "restoreFrom a DBClusterSnapshot not Ready yet: wait, nothing restored",
+            with(restoring(), |f| {
+                f.cluster.spec.restore_from = Some(by_ref());
+                f.snapshot_ref = Some(Err("DBClusterSnapshot before is not Ready".into()));
+            }),
+            vec![],
+            "ReferencesUnresolved",
+        ),
+        (
+            "restoreFrom a Ready DBClusterSnapshot of this namespace's: restored",
+            with(restoring(), |f| {
+                f.cluster.spec.restore_from = Some(by_ref());
+                f.snapshot_ref = Some(Ok("coffee-before".into()));
+                f.restore_source = Some(source(&owner_tags()));
+            }),
+            vec!["WritePasswordSecret", "Restore"],
+            "Synced",
+        ),
+        (
+            "restoreFrom a Ready DBClusterSnapshot of another tenant's data: nothing restored",
+            with(restoring(), |f| {
+                f.cluster.spec.restore_from = Some(by_ref());
+                f.snapshot_ref = Some(Ok("coffee-before".into()));
+                f.restore_source = Some(source(&other_tags()));
             }),
             vec![],
             "RestoreSourceNotOwned",

@@ -42,7 +42,7 @@ pub async fn client() -> Client {
     Client::try_from(config).expect("client")
 }
 
-/// A client with the DBInstance CRD (and its admission policy) installed and established.
+/// A client with every kind's CRD (and the DBInstance admission policy) installed and established.
 pub async fn client_with_crd() -> Client {
     let client = client().await;
     CRD_INSTALLED
@@ -55,16 +55,9 @@ pub async fn client_with_crd() -> Client {
 }
 
 async fn install_crd(client: &Client) {
-    for file in [
-        "dbinstance.yaml",
-        "dbsubnetgroup.yaml",
-        "dbparametergroup.yaml",
-        "dbcluster.yaml",
-        "dbclusterparametergroup.yaml",
-        "awsaccount.yaml",
-        "dbsnapshot.yaml",
-    ] {
-        install_one_crd(client, file).await;
+    // Every kind's CRD, as `make crds` wrote it.
+    for kind in rds_operator::kinds::KINDS {
+        install_one_crd(client, &format!("{}.yaml", (kind.name)())).await;
     }
     install_policy(client).await;
 }

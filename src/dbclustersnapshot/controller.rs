@@ -1,0 +1,168 @@
+//! The DBClusterSnapshot reconcile: what the kind tells the snapshot kinds' shared layer (`snapshot`:
+//! its read, plan and act steps) and the group kinds' skeleton (the shell, the deletion, the tag
+//! steps): its spec's references, its status's identifiers, its RDS calls (`aws.rs`).
+
+use std::collections::BTreeMap;
+
+use crate::aws_error::AwsError;
+use crate::context::Context;
+use crate::error::Error;
+use crate::locations::Location;
+use crate::managed::groups::{Group, Shared};
+use crate::managed::references::Resolver;
+use crate::rds::Rds;
+use crate::snapshot::plan::Own;
+use crate::snapshot::{
+    Extra, Fields, ObservedSnapshot, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
+};
+
+use super::aws::ObservedClusterSnapshot;
+use super::{DBClusterSnapshot, DBClusterSnapshotStatus};
+
+/// The marker under which the DBCluster kind registers how a DBCluster's name resolves to its RDS
+/// identifier (`references::Resolver`): this kind cannot name that one, which names it.
+pub struct SourceCluster;
+
+impl Group for DBClusterSnapshot {
+    type Observed = ObservedClusterSnapshot;
+    type Extra = Extra;
+    type Own = Own;
+    type Status = DBClusterSnapshotStatus;
+    const LABEL: &'static str = "DBClusterSnapshot";
+    const WHAT: &'static str = "DB cluster snapshot";
+    const NAME_FIELD: &'static str = "dbClusterSnapshotIdentifier";
+
+    async fn observe(
+        &self,
+        shared: &Shared,
+        at: &Location,
+    ) -> Result<(Option<ObservedClusterSnapshot>, Extra), Error> {
+        let (observed, extra) = steps::observe(self, shared, at).await?;
+        Ok((observed.map(ObservedClusterSnapshot), extra))
+    }
+
+    async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
+        steps::act::<Self>(at, step).await
+    }
+
+    async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
+        Ok(at.rds.delete_db_cluster_snapshot(name).await?)
+    }
+
+    fn retained(&self, adopted: bool) -> bool {
+        crate::snapshot::retained(&self.spec.options, adopted)
+    }
+
+    crate::group_fields!(
+        DBClusterSnapshotStatus,
+        db_cluster_snapshot_identifier,
+        crate::snapshot::steps::plan
+    );
+}
+
+impl SnapshotKind for DBClusterSnapshot {
+    const SOURCE: &'static str = "DB cluster";
+
+    fn options(&self) -> &SnapshotOptions {
+        &self.spec.options
+    }
+
+    fn source(&self) -> Option<Reference> {
+        let s = self.spec.source.as_ref()?;
+        Reference::of(&s.name, &s.db_cluster_identifier)
+    }
+
+    fn copy_from(&self) -> Option<Reference> {
+        let c = self.spec.copy_from.as_ref()?;
+        Reference::of(&c.name, &c.db_cluster_snapshot_identifier)
+    }
+
+    fn observed(observed: &ObservedClusterSnapshot) -> &ObservedSnapshot {
+        &observed.0
+    }
+
+    fn fields(status: &DBClusterSnapshotStatus) -> Fields {
+        Fields {
+            name: status.db_cluster_snapshot_identifier.clone(),
+            source: status.db_cluster_identifier.clone(),
+            report: status.report.clone(),
+            applied_tag_keys: status.applied_tag_keys.clone(),
+        }
+    }
+
+    fn with_fields(fields: Fields) -> DBClusterSnapshotStatus {
+        DBClusterSnapshotStatus {
+            db_cluster_snapshot_identifier: fields.name,
+            db_cluster_identifier: fields.source,
+            report: fields.report,
+            applied_tag_keys: fields.applied_tag_keys,
+            ..Default::default()
+        }
+    }
+
+    async fn describe(rds: &Rds, name: &str) -> Result<Option<ObservedSnapshot>, AwsError> {
+        rds.db_cluster_snapshot(name).await
+    }
+
+    fn listed(at: &Location, name: &str, max_age: std::time::Duration) -> Option<ObservedSnapshot> {
+        (at.observer.listing::<ObservedClusterSnapshot>())
+            .get(name, max_age)
+            .map(|o| o.0)
+    }
+
+    async fn snapshots_of(rds: &Rds, source: &str) -> Result<Vec<ObservedSnapshot>, AwsError> {
+        rds.db_cluster_snapshots_of(source).await
+    }
+
+    async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {
+        Ok(
+            (rds.describe_cluster(identifier).await?).map(|c| SourceState {
+                status: c.status,
+                tags: c.tags,
+                resource_id: c.resource_id,
+            }),
+        )
+    }
+
+    async fn resolve_source(
+        ctx: &Context,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Result<String, String>, Error> {
+        let resolver = ctx.shared::<Resolver<SourceCluster>>();
+        resolver.resolve(&ctx.client, namespace, name).await
+    }
+
+    async fn create(
+        rds: &Rds,
+        name: &str,
+        source: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        rds.create_db_cluster_snapshot(name, source, tags).await
+    }
+
+    async fn copy(
+        rds: &Rds,
+        name: &str,
+        source: &str,
+        kms_key_id: Option<&str>,
+        copy_tags: bool,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), AwsError> {
+        (rds.copy_db_cluster_snapshot(name, source, kms_key_id, copy_tags, tags)).await
+    }
+
+    async fn shares(rds: &Rds, name: &str) -> Result<Vec<String>, AwsError> {
+        rds.db_cluster_snapshot_shares(name).await
+    }
+
+    async fn share(
+        rds: &Rds,
+        name: &str,
+        add: &[String],
+        remove: &[String],
+    ) -> Result<(), AwsError> {
+        rds.share_db_cluster_snapshot(name, add, remove).await
+    }
+}
