@@ -179,8 +179,9 @@ pub struct Extra {
 /// What deciding a share needs: who may restore the snapshot now, and who may be given it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Shares {
-    /// The restore attribute's values, read now.
-    pub current: Vec<String>,
+    /// The restore attribute's values of each snapshot read (the one of the name, or a
+    /// schedule's kept ones), by identifier, read now.
+    pub current: BTreeMap<String, Vec<String>>,
     /// The AWS account IDs of the AWSAccounts granted to the namespace (of their roles' ARNs).
     pub accounts: Vec<String>,
     /// What the operator's settings grant.

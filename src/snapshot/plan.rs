@@ -256,13 +256,13 @@ fn adopt<K: SnapshotKind>(
 /// nothing is shared (an account neither an AWSAccount granted to the namespace names nor the
 /// operator's --grant-share-to lists; `all` for an encrypted snapshot, or for a namespace
 /// --grant-public-snapshots does not list) with the accounts RDS has now. None: not read.
-type Sharing = Result<(Option<Own>, Vec<String>), (String, Vec<String>)>;
+pub(super) type Sharing = Result<(Option<Own>, Vec<String>), (String, Vec<String>)>;
 
-fn share<K: SnapshotKind>(f: &Facts<K>, o: &ObservedSnapshot) -> Option<Sharing> {
+pub(super) fn share<K: SnapshotKind>(f: &Facts<K>, o: &ObservedSnapshot) -> Option<Sharing> {
     let shares = f.extra.shares.as_ref()?;
     let s = &f.group;
     let namespace = s.meta().namespace.as_deref().unwrap_or_default();
-    let current: BTreeSet<&String> = shares.current.iter().collect();
+    let current: BTreeSet<&String> = shares.current.get(&o.name)?.iter().collect();
     let desired: BTreeSet<&String> = s.options().shared_with.iter().collect();
     let granted = |a: &str| {
         (shares.accounts.iter()).any(|g| g == a)
@@ -305,7 +305,7 @@ fn share<K: SnapshotKind>(f: &Facts<K>, o: &ObservedSnapshot) -> Option<Sharing>
     if add.is_empty() && remove.is_empty() {
         return Some(Ok((None, now)));
     }
-    let name = s.rds_name_of();
+    let name = o.name.clone();
     let want = desired.iter().map(|a| a.to_string()).collect();
     Some(Ok((Some(Own::Share { name, add, remove }), want)))
 }

@@ -17,7 +17,7 @@ use crate::crd::has_finalizer;
 use crate::managed::groups;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
 
-use super::plan::{Facts, Own, Plan, Step, observed_fields, recorded, source_check};
+use super::plan::{Facts, Own, Plan, Step, observed_fields, recorded, share, source_check};
 use super::{Fields, ObservedSnapshot, ScheduleStatus, SnapshotKind, SnapshotSchedule, Source};
 
 /// The cron expression, parsed (five fields, or six with seconds first).
@@ -80,7 +80,6 @@ fn apply<K: SnapshotKind>(
     mut plan: Plan<K>,
     tags: BTreeMap<String, String>,
 ) -> Plan<K> {
-    let s = &f.group;
     let cron = match parse(&schedule.cron) {
         Ok(cron) => cron,
         Err(why) => {
@@ -100,32 +99,13 @@ fn apply<K: SnapshotKind>(
     let ours = ours(f);
     let mut kept: Vec<String> = ours.iter().map(|o| o.name.clone()).collect();
     let busy = ours.iter().any(|o| o.status == "creating");
-    let mut problem = None;
-    if let Some(tick) = ticks.last.filter(|_| !busy) {
-        let name = tick_name(&s.rds_name_of(), &tick);
-        if !kept.contains(&name) {
-            match source_check(f) {
-                Ok(instance) => {
-                    let note = format!(
-                        "taking {} {name} of {} {instance} (tick {})",
-                        K::WHAT,
-                        K::SOURCE,
-                        rfc3339(&tick)
-                    );
-                    plan.steps.push(Step::Own(Own::Create {
-                        name: name.clone(),
-                        instance,
-                        tags,
-                    }));
-                    plan.event(EventType::Normal, "Creating", "Create", note);
-                    kept.insert(0, name);
-                }
-                Err(refusal) => problem = Some(refusal),
-            }
-        }
-    }
+    let problem = match ticks.last.filter(|_| !busy) {
+        Some(tick) => take(f, &mut plan, &tick, &mut kept, tags).err(),
+        None => None,
+    };
     let available = retention::<K>(&mut plan, &ours, &mut kept, schedule.keep);
-    let creating = busy || plan.steps.iter().any(|s| matches!(s, Step::Own(_)));
+    let creating = busy || (plan.steps.iter()).any(|s| matches!(s, Step::Own(Own::Create { .. })));
+    let shared = share_kept::<K>(f, &mut plan, &available, &kept);
     plan.requeue = Requeue::After(match (creating, ticks.next) {
         (true, _) | (_, None) => f.busy_interval,
         (false, Some(next)) => {
@@ -140,14 +120,86 @@ fn apply<K: SnapshotKind>(
         next_tick: ticks.next.as_ref().map(rfc3339),
         ..fields.report.schedule.unwrap_or_default()
     });
-    let condition = match problem {
-        Some((reason, message, label)) => {
+    let condition = match (problem, shared) {
+        (Some((reason, message, label)), _) => {
             plan.refusal = Some(label);
             ConditionPlan::new(false, reason, message)
         }
-        None => ConditionPlan::new(true, "Scheduled", "the schedule is kept"),
+        (None, Err(why)) => {
+            plan.refusal = Some("NotGranted");
+            plan.event(
+                EventType::Warning,
+                "ShareNotGranted",
+                "Reconcile",
+                why.clone(),
+            );
+            ConditionPlan::new(false, "ShareNotGranted", why)
+        }
+        (None, Ok(shared)) => {
+            fields.report.shared_with = shared;
+            ConditionPlan::new(true, "Scheduled", "the schedule is kept")
+        }
     };
     report::<K>(plan, fields, condition)
+}
+
+/// With a share asked or recorded (its restore attributes read): each kept available snapshot
+/// shared as spec.sharedWith says, one change each that differs, and the accounts status then
+/// reports; or why nothing is shared (as for one snapshot: `plan::share`), and no change.
+fn share_kept<K: SnapshotKind>(
+    f: &Facts<K>,
+    plan: &mut Plan<K>,
+    available: &[&ObservedSnapshot],
+    kept: &[String],
+) -> Result<Vec<String>, String> {
+    let mut changes = Vec::new();
+    let mut shared = Vec::new();
+    for o in available.iter().filter(|o| kept.contains(&o.name)) {
+        match share(f, o) {
+            None => {}
+            Some(Err((why, _))) => return Err(why),
+            Some(Ok((change, accounts))) => {
+                changes.extend(change.map(Step::Own));
+                shared = accounts;
+            }
+        }
+    }
+    if !changes.is_empty() {
+        let note = format!("sharing {} snapshot(s) as sharedWith says", changes.len());
+        plan.event(EventType::Normal, "Updating", "Update", note);
+    }
+    plan.steps.extend(changes);
+    Ok(shared)
+}
+
+/// The snapshot of the tick, unless taken already (its name says so): one create, of a source
+/// that may be copied and is available; else why not.
+fn take<K: SnapshotKind>(
+    f: &Facts<K>,
+    plan: &mut Plan<K>,
+    tick: &DateTime<Utc>,
+    kept: &mut Vec<String>,
+    tags: BTreeMap<String, String>,
+) -> Result<(), super::plan::Refusal> {
+    let name = tick_name(&f.group.rds_name_of(), tick);
+    if kept.contains(&name) {
+        return Ok(());
+    }
+    let instance = source_check(f)?;
+    let note = format!(
+        "taking {} {name} of {} {instance} (tick {})",
+        K::WHAT,
+        K::SOURCE,
+        rfc3339(tick)
+    );
+    plan.steps.push(Step::Own(Own::Create {
+        name: name.clone(),
+        instance,
+        tags,
+    }));
+    plan.event(EventType::Normal, "Creating", "Create", note);
+    kept.insert(0, name);
+    Ok(())
 }
 
 /// The keep newest available snapshots stay; older available ones this object made go (one

@@ -50,7 +50,7 @@ pub async fn observe<K: SnapshotKind>(
     };
     let shares = match &observed {
         Some(o) if o.status == "available" && !deleting && sharing(snapshot) => {
-            Some(shares::<K>(snapshot, ctx, at, &o.name).await?)
+            Some(shares::<K>(snapshot, ctx, at, std::slice::from_ref(&o.name)).await?)
         }
         _ => None,
     };
@@ -115,14 +115,14 @@ fn sharing<K: SnapshotKind>(snapshot: &K) -> bool {
     !snapshot.options().shared_with.is_empty() || recorded
 }
 
-/// Who may restore the snapshot now, and who may be given it: the AWS account IDs of the
-/// AWSAccounts granted to the namespace (of the last role of each chain), and the operator's
+/// Who may restore each of these snapshots now, and who may be given them: the AWS account IDs of
+/// the AWSAccounts granted to the namespace (of the last role of each chain), and the operator's
 /// settings.
 async fn shares<K: SnapshotKind>(
     snapshot: &K,
     ctx: &Context,
     at: &Location,
-    name: &str,
+    names: &[String],
 ) -> Result<Shares, Error> {
     let namespace = snapshot.meta().namespace.clone().unwrap_or_default();
     let directory = &ctx.directory;
@@ -132,8 +132,12 @@ async fn shares<K: SnapshotKind>(
         .filter(|a| a.namespace_selector.selects(&namespace, &labels))
         .filter_map(|a| a.account_id().map(str::to_owned))
         .collect();
+    let mut current = BTreeMap::new();
+    for name in names {
+        current.insert(name.clone(), K::shares(&at.rds, name).await?);
+    }
     Ok(Shares {
-        current: K::shares(&at.rds, name).await?,
+        current,
         accounts,
         grants: ctx.grants.clone(),
     })
@@ -160,9 +164,20 @@ async fn series<K: SnapshotKind>(
         Some(instance) => K::snapshots_of(&at.rds, &instance).await?,
         None => Vec::new(),
     };
+    // While a share is asked or recorded: who may restore each available snapshot it made.
+    let uid = snapshot.meta().uid.as_deref().unwrap_or_default();
+    let kept: Vec<String> = (series.iter())
+        .filter(|o| o.status == "available" && crate::managed::tags::owned_by(&o.tags, uid))
+        .map(|o| o.name.clone())
+        .collect();
+    let shares = match !deleting && sharing(snapshot) {
+        true => Some(shares::<K>(snapshot, ctx, at, &kept).await?),
+        false => None,
+    };
     Ok(Extra {
         source,
         series: Some(series),
+        shares,
         ..Extra::default()
     })
 }

@@ -1,7 +1,7 @@
 //! The DBClusterSnapshot kind: a snapshot of an Aurora cluster (a real MariaDB behind the
 //! emulator) restored by reference with its rows; a copy, a share only to a granted account, a
 //! retained snapshot; another namespace's cluster refused with no call; a schedule that keeps
-//! `keep` of its own and deletes with deletionPolicy Delete only its own.
+//! `keep` of its own, shares each, and deletes with deletionPolicy Delete only its own.
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::dbcluster::DBCluster;
@@ -58,6 +58,20 @@ async fn cluster_snapshots(
                 ours,
             )
         })
+        .collect()
+}
+
+/// The accounts RDS lets restore the cluster snapshot (its restore attribute).
+async fn restorers(rds: &aws_sdk_rds::Client, identifier: &str) -> Vec<String> {
+    let attributes = (rds.describe_db_cluster_snapshot_attributes())
+        .db_cluster_snapshot_identifier(identifier)
+        .send()
+        .await
+        .expect("DescribeDBClusterSnapshotAttributes");
+    (attributes.db_cluster_snapshot_attributes_result().iter())
+        .flat_map(|r| r.db_cluster_snapshot_attributes())
+        .filter(|a| a.attribute_name() == Some("restore"))
+        .flat_map(|a| a.attribute_values().to_vec())
         .collect()
 }
 
@@ -240,17 +254,7 @@ async fn a_cluster_snapshot_copy_is_shared_only_with_a_granted_account_kept_when
         shared.status.expect("a status").report.shared_with,
         vec!["444455556666"]
     );
-    let attributes = (rds.describe_db_cluster_snapshot_attributes())
-        .db_cluster_snapshot_identifier(&copy)
-        .send()
-        .await
-        .expect("DescribeDBClusterSnapshotAttributes");
-    let restore: Vec<String> = (attributes.db_cluster_snapshot_attributes_result().iter())
-        .flat_map(|r| r.db_cluster_snapshot_attributes())
-        .filter(|a| a.attribute_name() == Some("restore"))
-        .flat_map(|a| a.attribute_values().to_vec())
-        .collect();
-    assert_eq!(restore, vec!["444455556666"]);
+    assert_eq!(restorers(&rds, &copy).await, vec!["444455556666"]);
 
     // Another namespace names this namespace's cluster: refused, no CreateDBClusterSnapshot.
     let theirs: Api<DBClusterSnapshot> = Api::namespaced(client.clone(), &other);
@@ -294,9 +298,9 @@ async fn a_cluster_snapshot_copy_is_shared_only_with_a_granted_account_kept_when
 }
 
 #[tokio::test]
-async fn a_cluster_snapshot_schedule_keeps_keep_of_its_own_and_deletes_only_its_own() {
+async fn a_cluster_snapshot_schedule_keeps_keep_of_its_own_shares_them_and_deletes_only_its_own() {
     let (client, ns, _instances, rds) = setup("aurcssched").await;
-    let _operator = Operator::start(&ns);
+    let _operator = Operator::start_with(&ns, &["--grant-share-to=444455556666"]);
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
     let id = unique("aurcsched");
     ready_cluster(&clusters, &id, json!({})).await;
@@ -310,11 +314,13 @@ async fn a_cluster_snapshot_schedule_keeps_keep_of_its_own_and_deletes_only_its_
         .await
         .expect("a cluster snapshot by hand");
     let snapshots: Api<DBClusterSnapshot> = Api::namespaced(client.clone(), &ns);
-    // Every 6 s (the emulator takes 3 s per snapshot), keeping 2, deleted with the object.
+    // Every 6 s (the emulator takes 3 s per snapshot), keeping 2, each shared with a granted
+    // account, deleted with the object.
     let spec = json!({
         "dbClusterSnapshotIdentifier": base,
         "source": {"name": "coffee"},
         "schedule": {"cron": "*/6 * * * * *", "keep": 2},
+        "sharedWith": ["444455556666"],
         "deletionPolicy": "Delete",
     });
     (snapshots.create(&PostParams::default(), &snapshot("every6s", spec)))
@@ -328,18 +334,26 @@ async fn a_cluster_snapshot_schedule_keeps_keep_of_its_own_and_deletes_only_its_
         .uid)
         .expect("a uid");
     // Three ticks taken (four creates with the one by hand), none being taken, exactly two of
-    // its own kept, and the one by hand untouched.
-    let settled = wait_for("three ticks taken, two kept", TIMEOUT, || {
+    // its own kept, both shared, and the one by hand untouched.
+    let settled = wait_for("three ticks taken, two kept and shared", TIMEOUT, || {
         let (rds, id, uid) = (rds.clone(), id.clone(), uid.clone());
         async move {
             let all = cluster_snapshots(&rds, &id, &uid).await;
-            let ours = all.iter().filter(|s| s.2 && s.1 == "available").count();
+            let ours: Vec<_> = all.iter().filter(|s| s.2 && s.1 == "available").collect();
             let creating = all.iter().any(|s| s.1 != "available");
             let ticks = common::calls(&id, "CreateDBClusterSnapshot") >= 4;
-            (ticks && !creating && ours == 2).then_some(all)
+            let mut shared = true;
+            for s in &ours {
+                shared &= restorers(&rds, &s.0).await == ["444455556666"];
+            }
+            (ticks && !creating && ours.len() == 2 && shared).then_some(all)
         }
     })
     .await;
+    assert!(
+        restorers(&rds, &by_hand).await.is_empty(),
+        "the one by hand is not shared"
+    );
     assert_eq!(settled.iter().filter(|s| s.2).count(), 2, "{settled:?}");
     assert!(
         settled.iter().any(|s| s.0 == by_hand && !s.2),

@@ -449,7 +449,11 @@ fn sharing(current: &[&str], wanted: &[&str], encrypted: bool, grants: Grants) -
         f.observed = Some(o);
         f.group.spec.options.shared_with = wanted.iter().map(|a| a.to_string()).collect();
         f.extra.shares = Some(Shares {
-            current: current.iter().map(|a| a.to_string()).collect(),
+            current: [(
+                "coffee".to_owned(),
+                current.iter().map(|a| a.to_string()).collect(),
+            )]
+            .into(),
             accounts: vec!["222222222222".into()],
             grants,
         });

@@ -279,3 +279,66 @@ fn seconds_may_be_given_and_a_name_carries_the_tick_to_the_second() {
     assert_eq!(tick_name("nightly", &tick), "nightly-20261202030020");
     assert!(parse("0 3 * *").is_err());
 }
+
+/// The schedule's two kept snapshots, the newer shared with `newer` and the older with `older`,
+/// sharedWith `wanted`, the namespace granted AWSAccount 222222222222.
+fn sharing(newer: &[&str], older: &[&str], wanted: &[&str]) -> Facts {
+    let series = vec![
+        ours("nightly-20261204030000", "available"),
+        ours("nightly-20261203030000", "available"),
+    ];
+    let mut f = facts("2026-12-04T12:00:00Z", series);
+    let list = |a: &[&str]| a.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    f.group.spec.options.shared_with = list(wanted);
+    f.extra.shares = Some(crate::snapshot::Shares {
+        current: [
+            ("nightly-20261204030000".to_owned(), list(newer)),
+            ("nightly-20261203030000".to_owned(), list(older)),
+        ]
+        .into(),
+        accounts: vec!["222222222222".into()],
+        grants: Grants::default(),
+    });
+    f
+}
+
+fn shared(plan: &Plan) -> Vec<(String, Vec<String>, Vec<String>)> {
+    (plan.steps.iter())
+        .filter_map(|s| match s {
+            Step::Own(Own::Share { name, add, remove }) => {
+                Some((name.clone(), add.clone(), remove.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_schedules_kept_snapshots_are_each_shared_as_sharedwith_says_and_only_with_granted_accounts() {
+    let granted = "222222222222";
+    // One kept snapshot not shared yet: one change, for it alone.
+    let p = plan(&sharing(&[granted], &[], &[granted]));
+    assert_eq!(
+        shared(&p),
+        vec![(
+            "nightly-20261203030000".to_owned(),
+            vec![granted.to_owned()],
+            vec![]
+        )]
+    );
+    let status = p.status.expect("a status");
+    assert_eq!(status.synced.reason, "Scheduled");
+    assert_eq!(status.fields.report.shared_with, vec![granted]);
+    // All shared as asked: nothing to send.
+    let p = plan(&sharing(&[granted], &[granted], &[granted]));
+    assert!(shared(&p).is_empty());
+    // sharedWith emptied: each kept snapshot's share is taken back.
+    let p = plan(&sharing(&[granted], &[granted], &[]));
+    assert_eq!(shared(&p).len(), 2, "{:?}", p.steps);
+    // An account nobody granted: nothing shared, none taken back, ShareNotGranted.
+    let p = plan(&sharing(&[granted], &[], &["999999999999"]));
+    assert!(shared(&p).is_empty(), "{:?}", p.steps);
+    let status = p.status.expect("a status");
+    assert_eq!(status.synced.reason, "ShareNotGranted");
+    assert!(status.synced.message.contains("999999999999"));
+}
