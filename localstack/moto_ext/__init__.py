@@ -32,8 +32,10 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * blue/green deployments of instances go through PROVISIONING, AVAILABLE, SWITCHOVER_IN_PROGRESS and
   SWITCHOVER_COMPLETED (or fail), with the renames and a copy of blue's data: see ``blue_green.py``;
 * cross-region automated backup replication of an instance: see ``backup_replication.py``;
-* a manual DB snapshot is ``creating``, with its progress, for ``snapshot_delay`` seconds: see
-  ``snapshots.py``;
+* a manual DB snapshot or DB cluster snapshot is ``creating``, with its progress, for
+  ``snapshot_delay`` seconds, and copies keep their source's dump: see ``snapshots.py``;
+* an encrypted source in another GovCloud (or, for replicas, China) region needs a PreSignedUrl
+  that is that call signed there: see ``presigned.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
   cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
@@ -68,7 +70,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -452,6 +454,8 @@ def install() -> None:
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
     snapshots.install(LOCK, CONFIG)
     backup_replication.install(LOCK)
+    # Around the snapshots' and replicas' own handlers.
+    presigned.install(LOCK)
 
     # Count the calls served.
     Response = responses.RDSResponse

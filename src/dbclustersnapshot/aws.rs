@@ -122,10 +122,17 @@ impl Rds {
         copy_tags: bool,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), AwsError> {
+        let mut signed = vec![
+            ("SourceDBClusterSnapshotIdentifier", source),
+            ("TargetDBClusterSnapshotIdentifier", identifier),
+        ];
+        signed.extend(kms_key_id.map(|k| ("KmsKeyId", k)));
+        let url = (self.pre_signed_url("CopyDBClusterSnapshot", source, &signed)).await?;
         let result = (self.client.copy_db_cluster_snapshot())
             .source_db_cluster_snapshot_identifier(source)
             .target_db_cluster_snapshot_identifier(identifier)
             .set_kms_key_id(kms_key_id.map(str::to_owned))
+            .set_pre_signed_url(url)
             .copy_tags(copy_tags)
             .set_tags(Some(rds_tags(tags)))
             .send()

@@ -14,6 +14,7 @@ use crate::lock;
 use crate::rds_state::AwsIdentity;
 
 pub mod health;
+mod presign;
 mod tagging;
 
 use health::{Gate, Health, Healths};
@@ -173,6 +174,8 @@ pub struct Rds {
     secrets: aws_sdk_secretsmanager::Client,
     sts: aws_sdk_sts::Client,
     tagging: aws_sdk_resourcegroupstagging::Client,
+    /// The location's credentials, which sign a PreSignedUrl (`presign`).
+    credentials: Option<aws_credential_types::provider::SharedCredentialsProvider>,
     place: Place,
     calls: Arc<CallCounter>,
     health: Arc<Health>,
@@ -205,6 +208,7 @@ impl Rds {
             secrets: aws_sdk_secretsmanager::Client::from_conf(secrets.build()),
             sts: aws_sdk_sts::Client::new(config),
             tagging: aws_sdk_resourcegroupstagging::Client::from_conf(tagging.build()),
+            credentials: config.credentials_provider(),
             place,
             calls,
             health,

@@ -16,6 +16,7 @@ mod lifecycle;
 mod migration;
 mod outage;
 mod parametergroups;
+mod presigned;
 mod replicas;
 mod safety;
 mod shards;

@@ -32,9 +32,17 @@ impl Rds {
         spec: &DBInstanceSpec,
         tags: &BTreeMap<String, String>,
     ) -> Result<ObservedInstance, AwsError> {
+        let kms = spec.security.kms_key_id.as_deref();
+        let mut signed = vec![
+            ("SourceDBInstanceIdentifier", source),
+            ("DBInstanceIdentifier", identifier),
+        ];
+        signed.extend(kms.map(|k| ("KmsKeyId", k)));
+        let url = (self.pre_signed_url("CreateDBInstanceReadReplica", source, &signed)).await?;
         let request = (self.client.create_db_instance_read_replica())
             .db_instance_identifier(identifier)
-            .source_db_instance_identifier(source);
+            .source_db_instance_identifier(source)
+            .set_pre_signed_url(url);
         let result = restore_settings!(request, spec)
             .set_availability_zone(spec.availability_zone.clone())
             .set_storage_throughput(spec.storage_throughput)
