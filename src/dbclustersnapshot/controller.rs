@@ -2,8 +2,6 @@
 //! its read, plan and act steps) and the group kinds' skeleton (the shell, the deletion, the tag
 //! steps): its spec's references, its status's identifiers, its RDS calls (`aws.rs`).
 
-use std::collections::BTreeMap;
-
 use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::error::Error;
@@ -11,6 +9,7 @@ use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 use crate::managed::references::Resolver;
 use crate::rds::Rds;
+use crate::snapshot::calls::SnapshotCalls;
 use crate::snapshot::plan::Own;
 use crate::snapshot::{
     Extra, Fields, ObservedSnapshot, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
@@ -46,7 +45,7 @@ impl Group for DBClusterSnapshot {
     }
 
     async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
-        Ok(at.rds.delete_db_cluster_snapshot(name).await?)
+        Ok(<Self as SnapshotCalls>::delete(&at.rds, name).await?)
     }
 
     fn retained(&self, adopted: bool) -> bool {
@@ -100,18 +99,10 @@ impl SnapshotKind for DBClusterSnapshot {
         }
     }
 
-    async fn describe(rds: &Rds, name: &str) -> Result<Option<ObservedSnapshot>, AwsError> {
-        rds.db_cluster_snapshot(name).await
-    }
-
     fn listed(at: &Location, name: &str, max_age: std::time::Duration) -> Option<ObservedSnapshot> {
         (at.observer.listing::<ObservedClusterSnapshot>())
             .get(name, max_age)
             .map(|o| o.0)
-    }
-
-    async fn snapshots_of(rds: &Rds, source: &str) -> Result<Vec<ObservedSnapshot>, AwsError> {
-        rds.db_cluster_snapshots_of(source).await
     }
 
     async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {
@@ -131,38 +122,5 @@ impl SnapshotKind for DBClusterSnapshot {
     ) -> Result<Result<String, String>, Error> {
         let resolver = ctx.shared::<Resolver<SourceCluster>>();
         resolver.resolve(&ctx.client, namespace, name).await
-    }
-
-    async fn create(
-        rds: &Rds,
-        name: &str,
-        source: &str,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        rds.create_db_cluster_snapshot(name, source, tags).await
-    }
-
-    async fn copy(
-        rds: &Rds,
-        name: &str,
-        source: &str,
-        kms_key_id: Option<&str>,
-        copy_tags: bool,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        (rds.copy_db_cluster_snapshot(name, source, kms_key_id, copy_tags, tags)).await
-    }
-
-    async fn shares(rds: &Rds, name: &str) -> Result<Vec<String>, AwsError> {
-        rds.db_cluster_snapshot_shares(name).await
-    }
-
-    async fn share(
-        rds: &Rds,
-        name: &str,
-        add: &[String],
-        remove: &[String],
-    ) -> Result<(), AwsError> {
-        rds.share_db_cluster_snapshot(name, add, remove).await
     }
 }

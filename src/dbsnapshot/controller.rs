@@ -2,8 +2,6 @@
 //! its read, plan and act steps) and the group kinds' skeleton (the shell, the deletion, the tag
 //! steps): its spec's references, its status's identifiers, its RDS calls (`aws.rs`).
 
-use std::collections::BTreeMap;
-
 use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::error::Error;
@@ -11,6 +9,7 @@ use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
 use crate::managed::references::Resolver;
 use crate::rds::Rds;
+use crate::snapshot::calls::SnapshotCalls;
 use crate::snapshot::plan::Own;
 use crate::snapshot::{
     Extra, Fields, ObservedSnapshot, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
@@ -44,7 +43,7 @@ impl Group for DBSnapshot {
     }
 
     async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
-        Ok(at.rds.delete_db_snapshot(name).await?)
+        Ok(<Self as SnapshotCalls>::delete(&at.rds, name).await?)
     }
 
     fn retained(&self, adopted: bool) -> bool {
@@ -98,16 +97,8 @@ impl SnapshotKind for DBSnapshot {
         }
     }
 
-    async fn describe(rds: &Rds, name: &str) -> Result<Option<ObservedSnapshot>, AwsError> {
-        rds.db_snapshot(name).await
-    }
-
     fn listed(at: &Location, name: &str, max_age: std::time::Duration) -> Option<ObservedSnapshot> {
         (at.observer.listing::<ObservedSnapshot>()).get(name, max_age)
-    }
-
-    async fn snapshots_of(rds: &Rds, source: &str) -> Result<Vec<ObservedSnapshot>, AwsError> {
-        rds.db_snapshots_of(source).await
     }
 
     async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {
@@ -125,38 +116,5 @@ impl SnapshotKind for DBSnapshot {
     ) -> Result<Result<String, String>, Error> {
         let resolver = ctx.shared::<Resolver<SourceInstance>>();
         resolver.resolve(&ctx.client, namespace, name).await
-    }
-
-    async fn create(
-        rds: &Rds,
-        name: &str,
-        source: &str,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        rds.create_db_snapshot(name, source, tags).await
-    }
-
-    async fn copy(
-        rds: &Rds,
-        name: &str,
-        source: &str,
-        kms_key_id: Option<&str>,
-        copy_tags: bool,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        (rds.copy_db_snapshot(name, source, kms_key_id, copy_tags, tags)).await
-    }
-
-    async fn shares(rds: &Rds, name: &str) -> Result<Vec<String>, AwsError> {
-        rds.db_snapshot_shares(name).await
-    }
-
-    async fn share(
-        rds: &Rds,
-        name: &str,
-        add: &[String],
-        remove: &[String],
-    ) -> Result<(), AwsError> {
-        rds.share_db_snapshot(name, add, remove).await
     }
 }

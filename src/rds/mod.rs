@@ -508,6 +508,12 @@ mod tests {
         let invoked = (source.split("parameter_group_calls!(\n").skip(1))
             .filter_map(|rest| rest.split(");").next())
             .flat_map(|call| call.split('"').skip(1).step_by(2));
+        // The snapshot kinds' calls are made by `snapshot_calls!`: each quoted label there is an
+        // operation, but the request's field names (…Identifier) and the not-found code.
+        let snapshot_calls = (source.split("snapshot_calls! {\n").skip(1))
+            .filter_map(|rest| rest.split("\n}").next())
+            .flat_map(|call| call.split('"').skip(1).step_by(2))
+            .filter(|q| !q.ends_with("Identifier") && !q.ends_with("NotFound"));
         let mut operations: Vec<&str> = source
             .split("self.count(\"")
             .skip(1)
@@ -517,10 +523,17 @@ mod tests {
             )
             .filter_map(|rest| rest.split('"').next())
             .chain(invoked)
+            .chain(snapshot_calls)
             .collect();
         operations.sort();
         operations.dedup();
         assert!(operations.len() >= 10, "{operations:?}");
+        for made in ["CopyDBClusterSnapshot", "ModifyDBSnapshotAttribute"] {
+            assert!(
+                operations.contains(&made),
+                "{made} is found: {operations:?}"
+            );
+        }
         let mut sqs = 0;
         for operation in operations {
             let action = match operation {

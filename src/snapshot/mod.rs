@@ -5,6 +5,7 @@
 //! plan and act (`steps.rs`), all over [`SnapshotKind`]: what a kind tells them (its spec's references, its
 //! RDS calls). The table tests go through the DBSnapshot kind (`dbsnapshot/tests`).
 
+pub mod calls;
 pub mod plan;
 pub mod schedule;
 pub mod steps;
@@ -258,9 +259,9 @@ pub struct SourceState {
     pub resource_id: Option<String>,
 }
 
-/// What a snapshot kind tells the shared code: its spec's parts, its status's identifiers, and
-/// its RDS calls (each counted and classified as every call, in the kind's `aws.rs`).
-pub trait SnapshotKind: Group<Extra = Extra, Own = plan::Own> + Clone {
+/// What a snapshot kind tells the shared code: its spec's parts, its status's identifiers, how its
+/// source is read, and its RDS calls (`calls::SnapshotCalls`, from `snapshot_calls!`).
+pub trait SnapshotKind: Group<Extra = Extra, Own = plan::Own> + calls::SnapshotCalls {
     /// What a snapshot is of, in messages ("RDS instance", "DB cluster").
     const SOURCE: &'static str;
     fn options(&self) -> &SnapshotOptions;
@@ -272,22 +273,12 @@ pub trait SnapshotKind: Group<Extra = Extra, Own = plan::Own> + Clone {
     fn fields(status: &Self::Status) -> Fields;
     fn with_fields(fields: Fields) -> Self::Status;
 
-    /// The snapshot of the name, read directly (by ARN: of another region or account, shared).
-    fn describe(
-        rds: &Rds,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<ObservedSnapshot>, AwsError>> + Send;
     /// The snapshot of the name as the shared listing has it, while it may serve.
     fn listed(
         at: &crate::locations::Location,
         name: &str,
         max_age: std::time::Duration,
     ) -> Option<ObservedSnapshot>;
-    /// Every manual snapshot of the source.
-    fn snapshots_of(
-        rds: &Rds,
-        source: &str,
-    ) -> impl Future<Output = Result<Vec<ObservedSnapshot>, AwsError>> + Send;
     /// The instance or cluster of the identifier; None when RDS has none.
     fn describe_source(
         rds: &Rds,
@@ -300,28 +291,6 @@ pub trait SnapshotKind: Group<Extra = Extra, Own = plan::Own> + Clone {
         namespace: &str,
         name: &str,
     ) -> impl Future<Output = Result<Result<String, String>, Error>> + Send;
-    fn create(
-        rds: &Rds,
-        name: &str,
-        source: &str,
-        tags: &BTreeMap<String, String>,
-    ) -> impl Future<Output = Result<(), AwsError>> + Send;
-    fn copy(
-        rds: &Rds,
-        name: &str,
-        source: &str,
-        kms_key_id: Option<&str>,
-        copy_tags: bool,
-        tags: &BTreeMap<String, String>,
-    ) -> impl Future<Output = Result<(), AwsError>> + Send;
-    /// The restore attribute's values.
-    fn shares(rds: &Rds, name: &str) -> impl Future<Output = Result<Vec<String>, AwsError>> + Send;
-    fn share(
-        rds: &Rds,
-        name: &str,
-        add: &[String],
-        remove: &[String],
-    ) -> impl Future<Output = Result<(), AwsError>> + Send;
 }
 
 /// The RDS identifier: the spec's, or metadata.name, lower-cased as RDS stores it.
