@@ -17,6 +17,7 @@ use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
+use crate::globalcluster::GlobalCluster;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
 use crate::managed::{ApiScope, Managed};
@@ -53,6 +54,7 @@ pub const KINDS: &[Registration] = &[
     register::<AWSAccount>(),
     register::<DBSnapshot>(),
     register::<DBClusterSnapshot>(),
+    register::<GlobalCluster>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

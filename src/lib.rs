@@ -31,6 +31,7 @@ pub mod dbsubnetgroup;
 pub mod duration;
 pub mod error;
 pub mod feed;
+pub mod globalcluster;
 pub mod http;
 pub mod kinds;
 pub mod leader;

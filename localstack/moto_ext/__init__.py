@@ -34,6 +34,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * cross-region automated backup replication of an instance: see ``backup_replication.py``;
 * a manual DB snapshot or DB cluster snapshot is ``creating``, with its progress, for
   ``snapshot_delay`` seconds, and copies keep their source's dump: see ``snapshots.py``;
+* global clusters take tags, ModifyGlobalCluster and their deletion protection: see
+  ``global_clusters.py``;
 * an encrypted source in another GovCloud (or, for replicas, China) region needs a PreSignedUrl
   that is that call signed there: see ``presigned.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
@@ -70,7 +72,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_parameters, clusters, engines, features, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_parameters, clusters, engines, features, global_clusters, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -456,6 +458,7 @@ def install() -> None:
     backup_replication.install(LOCK)
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
+    global_clusters.install(LOCK)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -476,7 +479,8 @@ def install() -> None:
                           or params.get("DBSnapshotIdentifier")
                           or params.get("TargetDBSnapshotIdentifier")
                           or params.get("DBClusterSnapshotIdentifier")
-                          or params.get("TargetDBClusterSnapshotIdentifier") or "")
+                          or params.get("TargetDBClusterSnapshotIdentifier")
+                          or params.get("GlobalClusterIdentifier") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]

@@ -132,3 +132,24 @@ pub enum SwitchoverPolicy {
     /// As soon as RDS reports the deployment AVAILABLE.
     Auto,
 }
+
+/// The Aurora engines.
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema,
+)]
+pub enum ClusterEngine {
+    #[default]
+    #[serde(rename = "aurora-mysql")]
+    AuroraMysql,
+    #[serde(rename = "aurora-postgresql")]
+    AuroraPostgresql,
+}
+
+impl ClusterEngine {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterEngine::AuroraMysql => "aurora-mysql",
+            ClusterEngine::AuroraPostgresql => "aurora-postgresql",
+        }
+    }
+}

@@ -21,6 +21,7 @@ use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbclustersnapshot::controller::SourceCluster;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
+use crate::globalcluster::controller::PrimaryCluster;
 use crate::locations::Location;
 use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::placement::Placement;
@@ -453,6 +454,8 @@ impl Managed for DBCluster {
         ctx.shared::<AccountUsers>().declare::<DBCluster>();
         // A DBClusterSnapshot's source names a DBCluster.
         (ctx.shared::<references::Resolver<SourceCluster>>()).register::<DBCluster>();
+        // A GlobalCluster's primary names a DBCluster.
+        (ctx.shared::<references::Resolver<PrimaryCluster>>()).register::<DBCluster>();
     }
 
     fn watches(

@@ -20,6 +20,7 @@ pub mod plan;
 pub mod restore;
 
 use crate::crd::{LocalRef, Tag};
+pub use crate::database::choices::ClusterEngine;
 use crate::database::parts::{DryRun, Endpoint};
 use crate::managed::fights::Corrections;
 
@@ -199,27 +200,6 @@ pub struct ClusterRestoreFrom {
     /// Restore to the latest restorable time instead of restoreTime.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_latest_restorable_time: Option<bool>,
-}
-
-/// The Aurora engines.
-#[derive(
-    Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema,
-)]
-pub enum ClusterEngine {
-    #[default]
-    #[serde(rename = "aurora-mysql")]
-    AuroraMysql,
-    #[serde(rename = "aurora-postgresql")]
-    AuroraPostgresql,
-}
-
-impl ClusterEngine {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClusterEngine::AuroraMysql => "aurora-mysql",
-            ClusterEngine::AuroraPostgresql => "aurora-postgresql",
-        }
-    }
 }
 
 /// Aurora Serverless v2 capacity range.

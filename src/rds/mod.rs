@@ -486,6 +486,7 @@ mod tests {
             include_str!("../dbclusterparametergroup/aws.rs"),
             include_str!("../dbsnapshot/aws.rs"),
             include_str!("../dbclustersnapshot/aws.rs"),
+            include_str!("../globalcluster/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

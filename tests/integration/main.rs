@@ -11,6 +11,7 @@ mod connection;
 mod emulation;
 mod engines;
 mod feed;
+mod global_clusters;
 mod health;
 mod lifecycle;
 mod migration;

@@ -1,0 +1,205 @@
+//! The `GlobalCluster` kind: an Aurora global database, made from a primary DBCluster of the
+//! namespace (CreateGlobalCluster with SourceDBClusterIdentifier) or empty with an engine, its
+//! deletion protection and engine version kept (ModifyGlobalCluster), its members reported with
+//! their roles and regions, and deleted (or kept) with the object once it has no member. It runs
+//! on the group kinds' skeleton (`managed::groups`): read (`controller.rs`), plan (pure,
+//! `plan.rs` with its table tests), act (`aws.rs`), report.
+
+pub mod aws;
+pub mod controller;
+pub mod plan;
+
+use std::collections::BTreeMap;
+
+use kube::{CustomResource, KubeSchema};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::crd::{LocalRef, Tag};
+use crate::database::choices::ClusterEngine;
+
+/// An Aurora global database.
+#[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "rds.operator.rs",
+    version = "v1alpha1",
+    kind = "GlobalCluster",
+    plural = "globalclusters",
+    shortname = "gdb",
+    category = "rds",
+    namespaced,
+    status = "GlobalClusterStatus",
+    doc = "An AWS RDS (Aurora) global database managed by rds-operator.",
+    printcolumn(name = "State", type_ = "string", json_path = ".status.state"),
+    printcolumn(name = "Writer", type_ = "string", json_path = ".status.writer"),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.globalClusterIdentifier) == has(oldSelf.globalClusterIdentifier) && (!has(self.globalClusterIdentifier) || self.globalClusterIdentifier == oldSelf.globalClusterIdentifier)").message("globalClusterIdentifier is immutable").field_path(".globalClusterIdentifier"),
+    validation = kube::core::Rule::new("has(self.sourceDBClusterRef) == has(oldSelf.sourceDBClusterRef) && (!has(self.sourceDBClusterRef) || self.sourceDBClusterRef == oldSelf.sourceDBClusterRef)").message("sourceDBClusterRef is immutable: the global database is made of it once").field_path(".sourceDBClusterRef"),
+    validation = kube::core::Rule::new("has(self.sourceDBClusterRef) != has(self.engine)").message("set either sourceDBClusterRef (made from a primary DBCluster, whose engine it takes) or engine (made empty)"),
+    validation = kube::core::Rule::new("!has(self.sourceDBClusterRef) || !has(self.storageEncrypted)").message("storageEncrypted is the primary cluster's: set it there").field_path(".storageEncrypted"),
+    validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalClusterSpec {
+    /// Name of the global database in RDS (a letter first, then letters, digits and hyphens);
+    /// defaults to metadata.name. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = 255),
+        regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
+    )]
+    pub global_cluster_identifier: Option<String>,
+    /// The primary: a DBCluster of this namespace, Ready; the global database is made of it and
+    /// takes its engine, version and encryption. Immutable.
+    #[serde(
+        default,
+        rename = "sourceDBClusterRef",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub source_db_cluster_ref: Option<LocalRef>,
+    /// Instead of a source: the engine of an empty global database.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<ClusterEngine>,
+    /// The engine version; a change is one ModifyGlobalCluster (a new major version with
+    /// allowMajorVersionUpgrade).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// Let a change of engineVersion cross a major version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_major_version_upgrade: Option<bool>,
+    /// RDS refuses to delete a protected global database.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_protection: Option<bool>,
+    /// Encryption of an empty global database (with engine). Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_encrypted: Option<bool>,
+    /// What deleting this object does, once the global database has no member cluster: Delete
+    /// (DeleteGlobalCluster, the default) or Retain (it stays, tagged rds.operator.rs/retained).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_policy: Option<GlobalDeletionPolicy>,
+    /// Tags of the global database, besides the ownership tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 40))]
+    pub tags: Vec<Tag>,
+    /// Where its calls go: its AWSAccount and the primary's region.
+    #[serde(flatten)]
+    pub placement: crate::managed::placement::Where,
+}
+
+/// What deleting a GlobalCluster does to the global database (its member clusters are their
+/// DBClusters' and wait for nothing here: the deletion waits for them).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum GlobalDeletionPolicy {
+    #[default]
+    Delete,
+    Retain,
+}
+
+/// What the operator observed of the global database.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalClusterStatus {
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
+    /// Name of the global database in RDS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_cluster_identifier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arn: Option<String>,
+    /// Its state as RDS reports it (creating, available, switching-over...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_protection: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_encrypted: Option<bool>,
+    /// The global writer endpoint: it reaches the writer of the current primary, wherever it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// The primary's RDS identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writer: Option<String>,
+    /// The member clusters, as RDS lists them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<GlobalMember>,
+    /// The tag keys the operator applied from spec.tags: the only ones it removes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_tag_keys: Vec<String>,
+    /// The AWS account and region its calls go to, kept once it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<crate::managed::placement::Placement>,
+}
+
+/// A member cluster of the global database.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GlobalMember {
+    /// The cluster's RDS identifier.
+    pub db_cluster_identifier: String,
+    /// Its region.
+    pub region: String,
+    /// writer (the primary) or reader (a secondary).
+    pub role: String,
+    /// How far its replication is, as RDS reports it (connected, pending-resync).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synchronization_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cluster_arn: Option<String>,
+}
+
+/// The global database as DescribeGlobalClusters shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedGlobalCluster {
+    pub identifier: String,
+    pub arn: Option<String>,
+    pub status: String,
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub deletion_protection: Option<bool>,
+    pub storage_encrypted: Option<bool>,
+    pub endpoint: Option<String>,
+    pub members: Vec<GlobalMember>,
+    pub tags: BTreeMap<String, String>,
+}
+
+/// What the read step found of the primary, while the global database is still to be made of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Primary {
+    /// Not asked: the global database exists, is made empty, or the object is being deleted.
+    #[default]
+    NotRead,
+    /// The DBCluster is not Ready yet, or RDS has none in this location, and why.
+    Unresolved(String),
+    /// The primary cluster's ARN and its state.
+    Found { arn: String, status: String },
+}
+
+impl GlobalCluster {
+    /// The RDS identifier: spec.globalClusterIdentifier or metadata.name, lower-cased as RDS
+    /// stores it.
+    pub fn group_name(&self) -> String {
+        (self.spec.global_cluster_identifier.clone())
+            .or_else(|| self.metadata.name.clone())
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+}
+
+crate::placed!(GlobalCluster, |s| s.arn.is_some());

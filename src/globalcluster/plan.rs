@@ -1,0 +1,272 @@
+//! The pure plan of a GlobalCluster: [`Facts`] in, [`Plan`] out. Whose global database the name
+//! is; the one CreateGlobalCluster (of a Ready primary DBCluster of the namespace, or empty), never
+//! again once made; deletion protection and engine version kept; the members reported; a deletion
+//! that waits while any member cluster is left, then Delete or Retain (the group kinds'). Table
+//! tests in `plan/tests.rs`.
+
+use std::collections::BTreeMap;
+
+use kube::runtime::events::EventType;
+
+use crate::crd::has_finalizer;
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
+use crate::managed::tags;
+
+use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary};
+
+/// Everything a decision needs.
+pub type Facts = groups::Facts<GlobalCluster>;
+
+/// A call only this kind makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Own {
+    /// CreateGlobalCluster, tagged: of the primary's ARN, or empty with an engine.
+    Create {
+        name: String,
+        source_arn: Option<String>,
+        engine: Option<String>,
+        engine_version: Option<String>,
+        deletion_protection: Option<bool>,
+        storage_encrypted: Option<bool>,
+        tags: BTreeMap<String, String>,
+    },
+    /// ModifyGlobalCluster of what differs.
+    Modify {
+        name: String,
+        deletion_protection: Option<bool>,
+        engine_version: Option<String>,
+        allow_major_version_upgrade: bool,
+    },
+}
+
+/// One call or write.
+pub type Step = groups::Step<Own>;
+
+/// What one reconcile does and reports.
+pub type Plan = groups::GroupPlan<GlobalCluster>;
+
+/// The status to write: Ready once RDS reports it available; Synced whether this reconcile found
+/// it as the spec says.
+fn status(plan: &mut Plan, fields: GlobalClusterStatus, synced: ConditionPlan) {
+    let available = fields.state.as_deref() == Some("available");
+    let ready = match &fields.state {
+        Some(_) if available && synced.ok => synced.clone(),
+        Some(_) if available => ConditionPlan::new(true, "Available", "RDS reports it available"),
+        Some(state) => ConditionPlan::new(false, "Busy", format!("RDS reports it {state}")),
+        None => synced.clone(),
+    };
+    let busy = fields.state.is_some() && !available;
+    plan.status = Some(GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy,
+    });
+}
+
+/// The status fields of the observed global database.
+fn observed_fields(g: &GlobalCluster, o: &ObservedGlobalCluster) -> GlobalClusterStatus {
+    let writer = (o.members.iter())
+        .find(|m| m.role == "writer")
+        .map(|m| m.db_cluster_identifier.clone());
+    GlobalClusterStatus {
+        global_cluster_identifier: Some(o.identifier.clone()),
+        arn: o.arn.clone(),
+        state: Some(o.status.clone()),
+        engine: o.engine.clone(),
+        engine_version: o.engine_version.clone(),
+        deletion_protection: o.deletion_protection,
+        storage_encrypted: o.storage_encrypted,
+        endpoint: o.endpoint.clone(),
+        writer,
+        members: o.members.clone(),
+        applied_tag_keys: (g.status.as_ref())
+            .map(|s| s.applied_tag_keys.clone())
+            .unwrap_or_default(),
+        ..Default::default()
+    }
+}
+
+/// The one decision of a reconcile of a GlobalCluster.
+pub fn plan(f: &Facts) -> Plan {
+    let g = &f.group;
+    if g.metadata.deletion_timestamp.is_some() && has_finalizer(&g.metadata) {
+        let ours = (f.observed.as_ref()).filter(|o| groups::owned(g, &o.tags));
+        if let Some(o) = ours.filter(|o| !o.members.is_empty()) {
+            return in_use(f, o);
+        }
+    }
+    groups::plan(f, |plan, desired| apply(f, plan, desired))
+}
+
+/// A deletion while member clusters are left: RDS refuses it (InvalidGlobalClusterStateFault), and
+/// the clusters are their DBClusters' to delete or detach: it waits, with no call.
+fn in_use(f: &Facts, o: &ObservedGlobalCluster) -> Plan {
+    let mut plan = KindPlan::new(Requeue::After(f.drift_interval));
+    let members: Vec<_> = (o.members.iter())
+        .map(|m| format!("{} ({})", m.db_cluster_identifier, m.region))
+        .collect();
+    let message = format!(
+        "the global database still has member clusters: {}; it is deleted once they are \
+         deleted or detached",
+        members.join(", ")
+    );
+    let waiting = ConditionPlan::new(false, "InUse", message);
+    plan.status = Some(GroupStatus {
+        fields: observed_fields(&f.group, o),
+        ready: waiting.clone(),
+        synced: waiting,
+        busy: false,
+    });
+    plan
+}
+
+fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
+    let g = &f.group;
+    let Some(o) = &f.observed else {
+        return absent(f, plan, desired_tags);
+    };
+    if !groups::owned(g, &o.tags) {
+        plan.refusal = Some("NameInUse");
+        let message = groups::name_in_use(g);
+        plan.event(
+            EventType::Warning,
+            "NameInUse",
+            "Reconcile",
+            message.clone(),
+        );
+        let refused = ConditionPlan::new(false, "NameInUse", message);
+        status(&mut plan, GlobalClusterStatus::default(), refused);
+        return plan;
+    }
+    let mut fields = observed_fields(g, o);
+    let (mut changed, applied) =
+        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+    fields.applied_tag_keys = applied;
+    if o.status != "available" {
+        plan.requeue = Requeue::After(f.busy_interval);
+    } else if let Some(modify) = modification(g, o) {
+        if let Own::Modify {
+            deletion_protection,
+            engine_version,
+            ..
+        } = &modify
+        {
+            changed.extend(deletion_protection.map(|p| format!("deletionProtection {p}")));
+            changed.extend(
+                engine_version
+                    .as_ref()
+                    .map(|v| format!("engineVersion {v}")),
+            );
+        }
+        plan.steps.push(Step::Own(modify));
+    }
+    let synced = match changed.is_empty() {
+        true => ConditionPlan::new(true, "Synced", "the global database matches the spec"),
+        false => {
+            let note = format!("sent to RDS: {}", changed.join("; "));
+            plan.event(EventType::Normal, "Updating", "Update", note.clone());
+            plan.requeue = Requeue::After(f.busy_interval);
+            ConditionPlan::new(false, "Updating", note)
+        }
+    };
+    status(&mut plan, fields, synced);
+    plan
+}
+
+/// The ModifyGlobalCluster that brings deletion protection and the engine version to the spec
+/// (a version RDS reports that starts with the spec's is the spec's); None when nothing differs.
+fn modification(g: &GlobalCluster, o: &ObservedGlobalCluster) -> Option<Own> {
+    let spec = &g.spec;
+    let protection =
+        (spec.deletion_protection).filter(|p| o.deletion_protection.unwrap_or(false) != *p);
+    let version = (spec.engine_version.clone()).filter(|v| {
+        let now = o.engine_version.as_deref().unwrap_or_default();
+        now != v && !now.starts_with(&format!("{v}."))
+    });
+    (protection.is_some() || version.is_some()).then(|| Own::Modify {
+        name: g.group_name(),
+        deletion_protection: protection,
+        engine_version: version,
+        allow_major_version_upgrade: spec.allow_major_version_upgrade.unwrap_or(false),
+    })
+}
+
+/// RDS has no global database of the name: made once, of an available primary or empty; never
+/// again once made (its members would not follow a new one).
+fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
+    let g = &f.group;
+    let name = g.group_name();
+    let wait = |mut plan: Plan, reason: &str, message: String, every| {
+        plan.requeue = Requeue::After(every);
+        plan.refusal = Some("Unresolved");
+        let fields = g.status.clone().unwrap_or_default();
+        status(
+            &mut plan,
+            fields,
+            ConditionPlan::new(false, reason, message),
+        );
+        plan
+    };
+    if g.status.as_ref().is_some_and(|s| s.arn.is_some()) {
+        let message = format!(
+            "RDS has no global database {name} any more: it was deleted outside the operator; \
+             it is not made again, its member clusters would not follow (delete this object, or \
+             give it another globalClusterIdentifier)"
+        );
+        plan.event(EventType::Warning, "NotFound", "Reconcile", message.clone());
+        return wait(plan, "NotFound", message, f.drift_interval);
+    }
+    let spec = &g.spec;
+    let source_arn = match (&spec.source_db_cluster_ref, &f.extra) {
+        (None, _) => None,
+        (Some(_), Primary::Found { arn, status }) if status == "available" => Some(arn.clone()),
+        (Some(r), Primary::Found { status, .. }) => {
+            let message = format!(
+                "RDS reports the primary DBCluster {} {status}; the global database is made of \
+                 it once it is available",
+                r.name
+            );
+            return wait(plan, "SourceNotAvailable", message, f.busy_interval);
+        }
+        (Some(_), Primary::Unresolved(why)) => {
+            return wait(plan, "ReferencesUnresolved", why.clone(), f.busy_interval);
+        }
+        (Some(_), Primary::NotRead) => {
+            let message = "the primary is not read".to_owned();
+            return wait(plan, "ReferencesUnresolved", message, f.busy_interval);
+        }
+    };
+    let from = match &spec.source_db_cluster_ref {
+        Some(r) => format!("of DBCluster {}", r.name),
+        None => "empty".to_owned(),
+    };
+    plan.steps.push(Step::Own(Own::Create {
+        name: name.clone(),
+        engine: (spec.engine).map(|e| e.as_str().to_owned()),
+        engine_version: spec.engine_version.clone().filter(|_| source_arn.is_none()),
+        deletion_protection: spec.deletion_protection,
+        storage_encrypted: spec.storage_encrypted,
+        source_arn,
+        tags,
+    }));
+    let note = format!("creating the global database {name}, {from}");
+    plan.event(EventType::Normal, "Creating", "Create", note);
+    plan.requeue = Requeue::After(f.busy_interval);
+    let fields = GlobalClusterStatus {
+        global_cluster_identifier: Some(name),
+        state: Some("creating".into()),
+        applied_tag_keys: tags::keys(&spec.tags),
+        ..Default::default()
+    };
+    status(
+        &mut plan,
+        fields,
+        ConditionPlan::new(true, "Creating", "the global database is being made"),
+    );
+    plan
+}
+
+#[cfg(test)]
+mod tests;
