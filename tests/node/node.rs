@@ -14,10 +14,12 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::awsaccount::AWSAccount;
 use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
+use rds_operator::dbclustersnapshot::DBClusterSnapshot;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbparametergroup::DBParameterGroup;
 use rds_operator::dbsnapshot::DBSnapshot;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
+use rds_operator::globalcluster::GlobalCluster;
 use serde_json::json;
 
 use crate::common::{self, is_ready, unique, wait_dbi, wait_for};
@@ -555,6 +557,7 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
     .await;
     aurora_lifecycle(&client, &ns).await;
     snapshot_lifecycle(&client, &ns).await;
+    cluster_kinds_lifecycle(&client, &ns).await;
     common::delete_and_wait(&api, "coffee-db").await;
     groups
         .delete("coffee-params", &DeleteParams::default())
@@ -697,6 +700,64 @@ async fn snapshot_lifecycle(client: &Client, ns: &str) {
             .unwrap();
         common::wait_object_gone(&snapshots, name).await;
     }
+}
+
+/// A DBClusterSnapshot of a cluster granted to the namespace (its restorable-by tag) and an empty
+/// GlobalCluster, each Ready, then deleted, under the chart's RBAC.
+async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
+    let rds = common::rds().await;
+    let cluster = unique("node-aurora");
+    (rds.create_db_cluster())
+        .db_cluster_identifier(&cluster)
+        .engine("aurora-mysql")
+        .master_username("admin")
+        .master_user_password("Node-Aurora-2026")
+        .tags(
+            aws_sdk_rds::types::Tag::builder()
+                .key(rds_operator::crd::RESTORABLE_BY_TAG)
+                .value(ns)
+                .build(),
+        )
+        .send()
+        .await
+        .expect("a cluster granted to the namespace");
+    let ready = |c: &Option<(String, String, String)>| c.as_ref().is_some_and(|c| c.0 == "True");
+    let snapshots: Api<DBClusterSnapshot> = Api::namespaced(client.clone(), ns);
+    let spec = json!({"dbClusterSnapshotIdentifier": unique("node-csnap"),
+                      "source": {"dbClusterIdentifier": cluster}});
+    let object: DBClusterSnapshot =
+        serde_json::from_value(json!({"metadata": {"name": "aurora-before"}, "spec": spec}))
+            .unwrap();
+    snapshots
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    common::wait_object(&snapshots, "aurora-before", "Ready", |s| {
+        ready(&common::object_condition(s, "Ready"))
+    })
+    .await;
+    let globals: Api<GlobalCluster> = Api::namespaced(client.clone(), ns);
+    let spec = json!({"globalClusterIdentifier": unique("node-gdb"), "engine": "aurora-mysql"});
+    let object: GlobalCluster =
+        serde_json::from_value(json!({"metadata": {"name": "aurora-global"}, "spec": spec}))
+            .unwrap();
+    globals
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    common::wait_object(&globals, "aurora-global", "Ready", |g| {
+        ready(&common::object_condition(g, "Ready"))
+    })
+    .await;
+    (snapshots.delete("aurora-before", &DeleteParams::default()))
+        .await
+        .unwrap();
+    common::wait_object_gone(&snapshots, "aurora-before").await;
+    globals
+        .delete("aurora-global", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&globals, "aurora-global").await;
 }
 
 /// A grant used on a path this lifecycle does not take: `get` of a DBInstance, to learn whether
