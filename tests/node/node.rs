@@ -702,8 +702,9 @@ async fn snapshot_lifecycle(client: &Client, ns: &str) {
     }
 }
 
-/// A DBClusterSnapshot of a cluster granted to the namespace (its restorable-by tag) and an empty
-/// GlobalCluster, each Ready, then deleted, under the chart's RBAC.
+/// A DBClusterSnapshot of a cluster granted to the namespace (its restorable-by tag), a copy of it
+/// (its source read by name) and an empty GlobalCluster, each Ready, then deleted, under the
+/// chart's RBAC.
 async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
     let rds = common::rds().await;
     let cluster = unique("node-aurora");
@@ -736,6 +737,23 @@ async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
         ready(&common::object_condition(s, "Ready"))
     })
     .await;
+    // A copy of it, its source read by name.
+    let spec = json!({"dbClusterSnapshotIdentifier": unique("node-ccopy"),
+                      "copyFrom": {"name": "aurora-before"}});
+    let object: DBClusterSnapshot =
+        serde_json::from_value(json!({"metadata": {"name": "aurora-copy"}, "spec": spec})).unwrap();
+    snapshots
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    common::wait_object(&snapshots, "aurora-copy", "Ready", |s| {
+        ready(&common::object_condition(s, "Ready"))
+    })
+    .await;
+    (snapshots.delete("aurora-copy", &DeleteParams::default()))
+        .await
+        .unwrap();
+    common::wait_object_gone(&snapshots, "aurora-copy").await;
     let globals: Api<GlobalCluster> = Api::namespaced(client.clone(), ns);
     let spec = json!({"globalClusterIdentifier": unique("node-gdb"), "engine": "aurora-mysql"});
     let object: GlobalCluster =
