@@ -1,9 +1,10 @@
 //! What the snapshot kinds share (DBSnapshot of an instance, DBClusterSnapshot of a cluster), and
 //! no kind: the spec's options and the status's report (each kind flattens them into its own,
 //! whose identifier fields carry its own names), what the read step finds, the pure plan of one
-//! snapshot (`plan.rs`) and of a schedule (`schedule.rs`), and the steps that read, choose the
-//! plan and act (`steps.rs`), all over [`SnapshotKind`]: what a kind tells them (its spec's references, its
-//! RDS calls). The table tests go through the DBSnapshot kind (`dbsnapshot/tests`).
+//! snapshot (`plan.rs`) and of a schedule (`schedule.rs`), the steps that read, choose the plan
+//! and act (`steps.rs`), and the RDS calls (`calls.rs`, `snapshot_calls!`), all over
+//! [`SnapshotKind`]: what a kind tells them (its spec's references, its status's identifiers, how
+//! its source is read). The table tests go through the DBSnapshot kind (`dbsnapshot/tests`).
 
 pub mod calls;
 pub mod plan;
