@@ -101,10 +101,10 @@ pub struct DBClusterParameterGroupStatus {
 impl DBClusterParameterGroup {
     /// The RDS name: spec.dbClusterParameterGroupName or metadata.name, in lower case.
     pub fn group_name(&self) -> String {
-        (self.spec.db_cluster_parameter_group_name.clone())
-            .or_else(|| self.metadata.name.clone())
-            .unwrap_or_default()
-            .to_lowercase()
+        crate::managed::groups::rds_name(
+            self.spec.db_cluster_parameter_group_name.as_ref(),
+            self.metadata.name.as_ref(),
+        )
     }
 }
 

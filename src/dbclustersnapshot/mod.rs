@@ -173,7 +173,7 @@ impl DBClusterSnapshot {
     /// The RDS identifier: spec.dbClusterSnapshotIdentifier or metadata.name, lower-cased as RDS
     /// stores it.
     pub fn group_name(&self) -> String {
-        crate::snapshot::rds_name(
+        crate::managed::groups::rds_name(
             self.spec.db_cluster_snapshot_identifier.as_ref(),
             self.metadata.name.as_ref(),
         )

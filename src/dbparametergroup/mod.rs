@@ -161,10 +161,10 @@ impl ParameterGroupKind for DBParameterGroup {
 impl DBParameterGroup {
     /// The RDS name: spec.dbParameterGroupName or metadata.name, lower-cased as RDS stores it.
     pub fn group_name(&self) -> String {
-        (self.spec.db_parameter_group_name.clone())
-            .or_else(|| self.metadata.name.clone())
-            .unwrap_or_default()
-            .to_lowercase()
+        crate::managed::groups::rds_name(
+            self.spec.db_parameter_group_name.as_ref(),
+            self.metadata.name.as_ref(),
+        )
     }
 }
 

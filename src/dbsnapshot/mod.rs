@@ -170,7 +170,7 @@ impl DBSnapshot {
     /// The RDS identifier: spec.dbSnapshotIdentifier or metadata.name, lower-cased as RDS stores
     /// it.
     pub fn group_name(&self) -> String {
-        crate::snapshot::rds_name(
+        crate::managed::groups::rds_name(
             self.spec.db_snapshot_identifier.as_ref(),
             self.metadata.name.as_ref(),
         )

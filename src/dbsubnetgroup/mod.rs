@@ -120,10 +120,10 @@ pub struct ObservedSubnetGroup {
 impl DBSubnetGroup {
     /// The RDS name: spec.dbSubnetGroupName or metadata.name, lower-cased as RDS stores it.
     pub fn group_name(&self) -> String {
-        (self.spec.db_subnet_group_name.clone())
-            .or_else(|| self.metadata.name.clone())
-            .unwrap_or_default()
-            .to_lowercase()
+        crate::managed::groups::rds_name(
+            self.spec.db_subnet_group_name.as_ref(),
+            self.metadata.name.as_ref(),
+        )
     }
 }
 

@@ -195,10 +195,10 @@ impl GlobalCluster {
     /// The RDS identifier: spec.globalClusterIdentifier or metadata.name, lower-cased as RDS
     /// stores it.
     pub fn group_name(&self) -> String {
-        (self.spec.global_cluster_identifier.clone())
-            .or_else(|| self.metadata.name.clone())
-            .unwrap_or_default()
-            .to_lowercase()
+        crate::managed::groups::rds_name(
+            self.spec.global_cluster_identifier.as_ref(),
+            self.metadata.name.as_ref(),
+        )
     }
 }
 

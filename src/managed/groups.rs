@@ -449,6 +449,13 @@ pub fn plan<K: Group>(
     apply(plan, desired)
 }
 
+/// A group's RDS name: the spec's identifier, or metadata.name, lower-cased as RDS stores it.
+pub fn rds_name(identifier: Option<&String>, name: Option<&String>) -> String {
+    (identifier.or(name).cloned())
+        .unwrap_or_default()
+        .to_lowercase()
+}
+
 /// Whether RDS's group carries this object's ownership tag.
 pub fn owned<K: Group>(group: &K, observed_tags: &BTreeMap<String, String>) -> bool {
     tags::owned_by(observed_tags, &group.uid().unwrap_or_default())

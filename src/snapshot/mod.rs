@@ -294,13 +294,6 @@ pub trait SnapshotKind: Group<Extra = Extra, Own = plan::Own> + calls::SnapshotC
     ) -> impl Future<Output = Result<Result<String, String>, Error>> + Send;
 }
 
-/// The RDS identifier: the spec's, or metadata.name, lower-cased as RDS stores it.
-pub fn rds_name(identifier: Option<&String>, name: Option<&String>) -> String {
-    (identifier.or(name).cloned())
-        .unwrap_or_default()
-        .to_lowercase()
-}
-
 /// Whether deleting the object keeps its snapshots: deletionPolicy, or by default Retain with a
 /// schedule or for an adopted snapshot, and Delete for one it took.
 pub fn retained(options: &SnapshotOptions, adopted: bool) -> bool {
