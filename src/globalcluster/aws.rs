@@ -4,8 +4,6 @@
 //! https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_GlobalCluster.html),
 //! CreateGlobalCluster (tagged), ModifyGlobalCluster and DeleteGlobalCluster.
 
-use std::collections::BTreeMap;
-
 use aws_sdk_rds::operation::describe_global_clusters::builders::DescribeGlobalClustersFluentBuilder;
 
 use crate::aws_error::{AwsError, aws_error};
@@ -69,15 +67,20 @@ impl Rds {
                 storage_encrypted,
                 tags,
             } => {
-                self.create_global_cluster(
-                    name,
-                    source_arn,
-                    engine,
-                    engine_version,
-                    (*deletion_protection, *storage_encrypted),
-                    tags,
-                )
-                .await
+                // Tagged from its first moment: a crash after it finds it as this object's.
+                let result = (self.client.create_global_cluster())
+                    .global_cluster_identifier(name)
+                    .set_source_db_cluster_identifier(source_arn.clone())
+                    .set_engine(engine.clone())
+                    .set_engine_version(engine_version.clone())
+                    .set_deletion_protection(*deletion_protection)
+                    .set_storage_encrypted(*storage_encrypted)
+                    .set_tags(Some(rds_tags(tags)))
+                    .send()
+                    .await
+                    .map_err(|e| aws_error("CreateGlobalCluster", e, None));
+                self.count("CreateGlobalCluster", &result);
+                result.map(|_| ())
             }
             Own::Modify {
                 name,
@@ -97,32 +100,6 @@ impl Rds {
                 result.map(|_| ())
             }
         }
-    }
-
-    /// CreateGlobalCluster, tagged from its first moment (a crash after it finds it as this
-    /// object's).
-    async fn create_global_cluster(
-        &self,
-        name: &str,
-        source_arn: &Option<String>,
-        engine: &Option<String>,
-        engine_version: &Option<String>,
-        (deletion_protection, storage_encrypted): (Option<bool>, Option<bool>),
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        let result = (self.client.create_global_cluster())
-            .global_cluster_identifier(name)
-            .set_source_db_cluster_identifier(source_arn.clone())
-            .set_engine(engine.clone())
-            .set_engine_version(engine_version.clone())
-            .set_deletion_protection(deletion_protection)
-            .set_storage_encrypted(storage_encrypted)
-            .set_tags(Some(rds_tags(tags)))
-            .send()
-            .await
-            .map_err(|e| aws_error("CreateGlobalCluster", e, None));
-        self.count("CreateGlobalCluster", &result);
-        result.map(|_| ())
     }
 
     /// DeleteGlobalCluster; one already gone is deleted.

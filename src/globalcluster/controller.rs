@@ -28,8 +28,20 @@ impl Group for GlobalCluster {
         shared: &Shared,
         at: &Location,
     ) -> Result<(Option<ObservedGlobalCluster>, Primary), Error> {
-        let observed = at.rds.global_cluster(&self.group_name()).await?;
-        let asked = observed.is_none() && self.metadata.deletion_timestamp.is_none();
+        let (name, deleting) = (
+            self.group_name(),
+            self.metadata.deletion_timestamp.is_some(),
+        );
+        // The shared listing's entry while it may serve (one RDS is not busy with); otherwise,
+        // and at deletion (decided on the members RDS lists now), RDS is asked directly.
+        let listed = (at.observer.listing::<ObservedGlobalCluster>())
+            .get(&name, shared.drift_interval)
+            .filter(|_| !deleting);
+        let observed = match listed {
+            Some(found) => Some(found),
+            None => at.rds.global_cluster(&name).await?,
+        };
+        let asked = observed.is_none() && !deleting;
         let primary = match (&self.spec.source_db_cluster_ref, asked) {
             (Some(r), true) => primary(shared, at, &r.name, self).await?,
             _ => Primary::NotRead,
