@@ -43,7 +43,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 
 It also counts the RDS API calls it serves, per action and DB instance identifier (or DB subnet
 or parameter group name), so tests can
-assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]``, with the time of every
+assert on what reached "AWS": ``GET /_rds_ext/calls[?identifier=ID]`` (and the parameter names,
+never values, of each mutating call: ``GET /_rds_ext/call-parameters?action=A&identifier=ID``),
+with the time of every
 mutating call (``GET /_rds_ext/mutations?since=EPOCH``, for latency figures); and it shows the master
 password an instance was last given (``GET /_rds_ext/master-password?identifier=ID``), which real
 RDS never would, so tests can check that the password an application gets is the database's.
@@ -80,6 +82,8 @@ LOCK = threading.RLock()
 CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0, "snapshot_delay": 0.0}
 # (action, identifier) -> count
 CALLS: Counter[tuple[str, str]] = Counter()
+# The parameter names (never their values) of each mutating call served, per (action, identifier).
+PARAMETERS: dict[tuple[str, str], list[list[str]]] = {}
 # (time.time(), action, identifier) of every call that is not a read, for latency measurements;
 # bounded so a long benchmark cannot eat the memory.
 MUTATIONS: deque[tuple[float, str, str]] = deque(maxlen=200_000)
@@ -458,7 +462,7 @@ def install() -> None:
     backup_replication.install(LOCK)
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
-    global_clusters.install(LOCK)
+    global_clusters.install(LOCK, CONFIG)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -487,6 +491,10 @@ def install() -> None:
             # A backup replication under its source instance.
             if not identifier and ":db:" in (params.get("SourceDBInstanceArn") or ""):
                 identifier = params["SourceDBInstanceArn"].split(":db:", 1)[1]
+            # A cluster named by its ARN (RemoveFromGlobalCluster's DbClusterIdentifier) is counted
+            # under its identifier.
+            if ":cluster:" in identifier:
+                identifier = identifier.split(":cluster:", 1)[1]
             arn = params.get("ResourceName") or ""
             for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:", ":snapshot:",
                          ":cluster-snapshot:"):
@@ -496,6 +504,8 @@ def install() -> None:
                 CALLS[(action, identifier.lower())] += 1
                 if not action.startswith(READS):
                     MUTATIONS.append((time.time(), action, identifier.lower()))
+                    names = sorted(str(k) for k in params)
+                    PARAMETERS.setdefault((action, identifier.lower()), []).append(names)
         except Exception:  # counting must never break serving
             action, params = "", {}
         served = orig_call_action(self)
@@ -570,6 +580,12 @@ class ControlMiddleware:
                     if not wanted or identifier == wanted:
                         counts[action] += n
             status, body = "200 OK", dict(counts)
+        elif path == "/_rds_ext/call-parameters":
+            # The parameter names of each call of an action for an identifier, in order: what was
+            # sent, never a value.
+            key = (query.get("action", ""), query.get("identifier", "").lower())
+            with LOCK:
+                status, body = "200 OK", [list(n) for n in PARAMETERS.get(key, [])]
         elif path == "/_rds_ext/mutations":
             since = float(query.get("since", "0") or 0)
             with LOCK:

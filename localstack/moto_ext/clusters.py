@@ -78,6 +78,9 @@ CLUSTER_OWNED = {
     "copy_tags_to_snapshot": "the copy tags to snapshot setting",
 }
 RESTORING: dict[str, str] = {}
+# A secondary cluster of a global database being created: the writer server of its primary, which
+# its own server replicates (set by global_clusters.py around CreateDBCluster).
+SECONDARIES: dict[str, Any] = {}
 # A cluster with real servers: its writer's server key and each member's (engines.SERVERS keys).
 TOPOLOGY: dict[str, dict[str, Any]] = {}
 # A cluster's (writer, reader) endpoints.
@@ -226,13 +229,16 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             family = {"aurora-mysql": "mysql", "aurora-postgresql": "postgres"}.get(cluster.engine)
             # A restore of a cluster whose server kept a dump is served by a server loaded with it.
             restoring = cluster.db_cluster_identifier in RESTORING
-            if family and (engines.wanted(family, tags) or restoring) and password:
+            source = SECONDARIES.get(cluster.db_cluster_identifier)
+            if family and source is not None:
+                start_engine(self, cluster, family, source.password, source)
+            elif family and (engines.wanted(family, tags) or restoring) and password:
                 start_engine(self, cluster, family, password)
             elif config["create_delay"] > 0:
                 start_phase(cluster, "creating", config["create_delay"])
             return cluster
 
-    def start_engine(backend: Any, cluster: Any, family: str, password: str) -> None:
+    def start_engine(backend: Any, cluster: Any, family: str, password: str, source: Any = None) -> None:
         # A server that does not start is shown as instances show theirs ("failed"): RDS has no
         # cluster status for the test bed's own fault.
         on_ready, on_error = engines.callbacks(lock, cluster)
@@ -240,9 +246,11 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
         identifier = cluster.db_cluster_identifier
         try:
             open_endpoints(identifier, cluster.port or engines.default_port(family))
-            engines.create(server_key(identifier), family, cluster.port, cluster.master_username,
-                           password, cluster.database_name, on_ready, on_error,
-                           RESTORING.pop(identifier, None))
+            # A secondary's server replicates its primary's writer, read-only, with its users.
+            user = source.user if source is not None else cluster.master_username
+            dbname = source.dbname if source is not None else cluster.database_name
+            engines.create(server_key(identifier), family, cluster.port, user, password, dbname,
+                           on_ready, on_error, RESTORING.pop(identifier, None), source=source)
         except engines.EngineError as e:
             del backend.clusters[identifier]
             forget(identifier)

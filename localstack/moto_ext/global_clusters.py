@@ -18,22 +18,78 @@ https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/ says:
   DeleteDBCluster of a member is refused until then ("This cluster is a part of a global cluster,
   please remove it from globalcluster first", InvalidDBClusterStateFault);
 * DescribeGlobalClusters with ``GlobalClusterIdentifier`` answers that one, or
-  GlobalClusterNotFoundFault (API_DescribeGlobalClusters.html); moto answers all of them.
+  GlobalClusterNotFoundFault (API_DescribeGlobalClusters.html); moto answers all of them;
+* a member cluster's ``GlobalClusterIdentifier`` in DescribeDBClusters is the global database's
+  identifier ("Contains a user-supplied global database cluster identifier", API_DBCluster.html);
+  moto sets the source cluster's to the global database's ARN;
+* CreateDBCluster with ``GlobalClusterIdentifier`` of a global database that has a primary makes a
+  secondary (API_CreateDBCluster.html, "GlobalClusterIdentifier: The global cluster ID of an
+  Aurora cluster that becomes the primary cluster in the new global database cluster", and
+  aurora-global-database-attaching.html): it takes no master user, password or database name,
+  which RDS refuses with InvalidParameterCombination ("Cannot specify password for cross region
+  replication cluster", as RDS answers it; the user name and database name in the same words),
+  and has its primary's ``MasterUsername`` and ``DatabaseName``. With real engines (``engines.py``)
+  its server replicates the primary's writer, read-only ("Secondary clusters ... are read-only",
+  aurora-global-database.html), until RemoveFromGlobalCluster makes it a standalone, writable
+  cluster ("the secondary cluster is promoted to a standalone cluster ... able to accept writes",
+  aurora-global-database-detaching.html);
+* the global writer ``Endpoint`` (API_GlobalCluster.html: "The writer endpoint for the new global
+  database cluster. This endpoint always points to the writer DB instance in the current primary
+  cluster") is, with real engines, an endpoint of its own (``endpoints.Endpoint``) forwarding each
+  connection to the current primary's writer server;
+* SwitchoverGlobalCluster (API_SwitchoverGlobalCluster.html) and FailoverGlobalCluster
+  (API_FailoverGlobalCluster.html; ``AllowDataLoss`` makes it a failover, without it the call is a
+  switchover, and both together are refused) name the target by ``TargetDbClusterIdentifier``
+  (its ARN, or its identifier): a cluster not a member is DBClusterNotFoundFault, a global database
+  not ``available`` or a target that is already the primary InvalidGlobalClusterStateFault. The
+  global database is ``switching-over`` or ``failing-over`` for ``modify_delay`` seconds, with
+  ``FailoverState`` (``Status``, ``FromDbClusterArn``, ``ToDbClusterArn``, ``IsDataLossAllowed``,
+  API_FailoverState.html), then ``available`` with the target ``IsWriter``. With real engines the
+  data moves at the call: for a switchover the primary's writer stops taking writes and the
+  target catches up with it before it takes them ("no data loss", aurora-global-database-disaster-recovery.html);
+  for a failover the target takes writes at once, with what it has; the old primary then
+  replicates the new one, read-only, as a secondary. The global writer endpoint reaches the new
+  primary once the roles have changed.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+from . import clusters, endpoints
+
+# The global writer endpoint of each global database whose primary has a real server.
+WRITER_ENDPOINTS: dict[str, endpoints.Endpoint] = {}
+
+# What a secondary cannot be created with: CreateDBCluster parameter, the words RDS uses.
+SECONDARY_REFUSED = (
+    ("master_user_password", "password"),
+    ("manage_master_user_password", "password"),
+    ("master_username", "user name"),
+    ("database_name", "database name"),
+)
 
 
 def _major(version: str | None) -> str:
     return (version or "").split(".")[0]
 
 
-def install(lock: Any) -> None:
+def writer_of(found: Any) -> Any:
+    """The primary member cluster of a global database, or None."""
+    return next((m for m in found.members if getattr(m, "is_writer", False)), None)
+
+
+def writer_server(found: Any) -> Any:
+    """The real server of the current primary's writer, or None."""
+    writer = writer_of(found)
+    return clusters.server_of(writer.db_cluster_identifier) if writer is not None else None
+
+
+def install(lock: Any, config: dict[str, float]) -> None:
     from moto.core.responses import ActionResult
     from moto.rds.exceptions import RDSClientError
-    from moto.rds.models import RDSBackend as Backend, rds_backends
+    from moto.rds.models import GlobalCluster, RDSBackend as Backend, rds_backends
     from moto.rds.responses import RDSResponse as Response
 
     def store(account: str) -> Any:
@@ -54,6 +110,8 @@ def install(lock: Any) -> None:
             created = store(self.current_account).get(self.params["GlobalClusterIdentifier"])
             if created is not None:
                 created.tags = self.params.get("Tags") or []
+                for member in created.members:
+                    member.global_cluster_identifier = created.global_cluster_identifier
                 # The source cluster is the primary: IsWriter (API_GlobalClusterMember.html);
                 # moto marks only clusters created into a global cluster.
                 for member in created.members[:1]:
@@ -94,7 +152,11 @@ def install(lock: Any) -> None:
                     "InvalidParameterCombination",
                     "Cannot delete protected Global Cluster, please disable deletion protection "
                     "and try again.")
-            return orig_delete(self)
+            result = orig_delete(self)
+            endpoint = WRITER_ENDPOINTS.pop(found.global_cluster_identifier, None)
+            if endpoint is not None:
+                endpoint.close()
+            return result
 
     def remove_from_global_cluster(self: Any) -> Any:
         # DbClusterIdentifier is the member's ARN (API_RemoveFromGlobalCluster.html); moto looks
@@ -109,7 +171,10 @@ def install(lock: Any) -> None:
                                      f"DBCluster {wanted} is not a member of {found.global_cluster_identifier}.")
             found.members.remove(member)
             member.global_cluster_identifier = None
-            member.is_writer = True
+            was_writer, member.is_writer = getattr(member, "is_writer", False), True
+            server = clusters.server_of(member.db_cluster_identifier)
+            if not was_writer and server is not None and server.source is not None:
+                server.promote()
             return ActionResult({"GlobalCluster": found})
 
     orig_delete_cluster = Backend.delete_db_cluster
@@ -126,6 +191,116 @@ def install(lock: Any) -> None:
                         "This cluster is a part of a global cluster, please remove it from "
                         "globalcluster first")
             return orig_delete_cluster(self, cluster_identifier, *args, **kwargs)
+
+    orig_create_cluster = Backend.create_db_cluster
+
+    def create_db_cluster(self: Any, kwargs: dict[str, Any]) -> Any:
+        global_id = kwargs.get("global_cluster_identifier")
+        if not global_id:
+            return orig_create_cluster(self, kwargs)
+        with lock:
+            found = find(self.account_id, global_id)
+            primary = writer_of(found)
+            if primary is not None:
+                for parameter, what in SECONDARY_REFUSED:
+                    if kwargs.get(parameter) not in (None, False, "false", ""):
+                        raise RDSClientError(
+                            "InvalidParameterCombination",
+                            f"Cannot specify {what} for cross region replication cluster")
+            identifier = kwargs["db_cluster_identifier"].lower()
+            source = writer_server(found)
+            if primary is not None and source is not None:
+                clusters.SECONDARIES[identifier] = source
+            try:
+                cluster = orig_create_cluster(self, kwargs)
+            finally:
+                clusters.SECONDARIES.pop(identifier, None)
+            cluster.global_cluster_identifier = found.global_cluster_identifier
+            if primary is not None:
+                cluster.master_username = primary.master_username
+                cluster.database_name = primary.database_name
+            return cluster
+
+    def switch(self: Any, failover: bool) -> Any:
+        params = self.params
+        loss = str(params.get("AllowDataLoss")).lower() == "true"
+        if failover and loss and str(params.get("Switchover")).lower() == "true":
+            raise RDSClientError("InvalidParameterCombination",
+                                 "AllowDataLoss can't be specified together with Switchover.")
+        losing = failover and loss
+        with lock:
+            found = find(self.current_account, params["GlobalClusterIdentifier"])
+            wanted = str(params.get("TargetDbClusterIdentifier") or "")
+            target = next((m for m in found.members
+                           if wanted in (m.db_cluster_arn, m.db_cluster_identifier)), None)
+            if target is None:
+                raise RDSClientError("DBClusterNotFoundFault",
+                                     f"DBCluster {wanted} is not a member of {found.global_cluster_identifier}.")
+            if found.status != "available":
+                raise RDSClientError("InvalidGlobalClusterStateFault",
+                                     f"Global cluster {found.global_cluster_identifier} is not in available state.")
+            old = writer_of(found)
+            if old is target:
+                raise RDSClientError("InvalidGlobalClusterStateFault",
+                                     f"DBCluster {wanted} is already the primary cluster of "
+                                     f"{found.global_cluster_identifier}.")
+            move_data(old, target, losing)
+            found.__dict__["_ext_switch"] = (time.time() + config["modify_delay"], old, target)
+            found.__dict__["_ext_failover_state"] = {
+                "Status": "failing-over" if losing else "switching-over",
+                "FromDbClusterArn": old.db_cluster_arn if old is not None else None,
+                "ToDbClusterArn": target.db_cluster_arn,
+                "IsDataLossAllowed": losing,
+            }
+            return ActionResult({"GlobalCluster": found})
+
+    def move_data(old: Any, target: Any, losing: bool) -> None:
+        old_server = clusters.server_of(old.db_cluster_identifier) if old is not None else None
+        new_server = clusters.server_of(target.db_cluster_identifier)
+        if new_server is None:
+            return
+        if old_server is not None and not losing:
+            old_server.set_read_only(True)
+            new_server.caught_up(old_server.position(), 10)
+        new_server.promote()
+        if old_server is not None:
+            old_server.follow(new_server)
+
+    def status_get(self: Any) -> str:
+        switching = self.__dict__.get("_ext_switch")
+        if switching is None:
+            return self.__dict__.get("_ext_status", "available")
+        until, old, target = switching
+        if time.time() < until:
+            return self.__dict__["_ext_failover_state"]["Status"]
+        if old is not None:
+            old.is_writer = False
+        target.is_writer = True
+        del self.__dict__["_ext_switch"]
+        self.__dict__.pop("_ext_failover_state", None)
+        return self.__dict__.get("_ext_status", "available")
+
+    def status_set(self: Any, value: str) -> None:
+        self.__dict__["_ext_status"] = value
+
+    GlobalCluster.status = property(status_get, status_set)
+    GlobalCluster.failover_state = property(lambda self: self.__dict__.get("_ext_failover_state"))
+    Response.switchover_global_cluster = lambda self: switch(self, False)
+    Response.failover_global_cluster = lambda self: switch(self, True)
+
+    orig_endpoint = GlobalCluster.endpoint
+
+    def endpoint(self: Any) -> Any:
+        with lock:
+            server = writer_server(self)
+            known = WRITER_ENDPOINTS.get(self.global_cluster_identifier)
+            if server is None and known is None:
+                return orig_endpoint.fget(self)
+            if known is None:
+                known = endpoints.Endpoint(f"{self.global_cluster_identifier}.global", server.port,
+                                           lambda: writer_server(self))
+                WRITER_ENDPOINTS[self.global_cluster_identifier] = known
+            return known.address
 
     def tagged(orig: Any) -> Any:
         def handler(self: Any, arn: str, *args: Any) -> Any:
@@ -152,3 +327,5 @@ def install(lock: Any) -> None:
     Response.delete_global_cluster = delete_global_cluster
     Response.remove_from_global_cluster = remove_from_global_cluster
     Backend.delete_db_cluster = delete_db_cluster
+    Backend.create_db_cluster = create_db_cluster
+    GlobalCluster.endpoint = property(endpoint)

@@ -21,6 +21,8 @@ pub struct CreateCluster<'a> {
     pub password: Option<&'a SecretString>,
     /// The spec's tags and the ownership tags.
     pub tags: &'a BTreeMap<String, String>,
+    /// The global database a secondary joins (GlobalClusterIdentifier).
+    pub global: Option<&'a str>,
 }
 
 pub(super) fn scaling(spec: &DBClusterSpec) -> Option<ServerlessV2ScalingConfiguration> {
@@ -63,6 +65,7 @@ impl From<&DbCluster> for ObservedCluster {
                 .collect(),
             master_user_secret_arn: (c.master_user_secret())
                 .and_then(|s| s.secret_arn().map(str::to_owned)),
+            global_cluster: s(c.global_cluster_identifier()).filter(|g| !g.is_empty()),
             ..Default::default()
         };
         ClusterFields::read(c, &mut observed);
@@ -130,7 +133,8 @@ impl Rds {
         let result = request
             .db_cluster_identifier(req.identifier)
             .engine(spec.engine.as_str())
-            .master_username(&spec.master_username)
+            .set_master_username(spec.master_username.clone())
+            .set_global_cluster_identifier(req.global.map(str::to_owned))
             .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
             .set_manage_master_user_password(spec.password.manage_master_user_password)
             .set_database_name(spec.database_name.clone())
@@ -169,6 +173,27 @@ impl Rds {
             .map_err(|e| aws_error("ModifyDBCluster", e, password));
         self.count("ModifyDBCluster", &result);
         Ok((result?.db_cluster().map(ObservedCluster::from)).unwrap_or_default())
+    }
+
+    /// RemoveFromGlobalCluster: the cluster (by ARN, as the API asks) leaves the global database
+    /// as a standalone cluster. One no longer a member is success.
+    pub async fn remove_from_global_cluster(
+        &self,
+        global: &str,
+        arn: &str,
+    ) -> Result<(), AwsError> {
+        let result = (self.client.remove_from_global_cluster())
+            .global_cluster_identifier(global)
+            .db_cluster_identifier(arn)
+            .send()
+            .await
+            .map_err(|e| aws_error("RemoveFromGlobalCluster", e, None));
+        self.count("RemoveFromGlobalCluster", &result);
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) if e.class == ErrorClass::NotFound => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// DeleteDBCluster, with a final cluster snapshot when one is named. A missing cluster is

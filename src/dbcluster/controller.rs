@@ -15,6 +15,7 @@ use super::plan::{self, Facts, Plan, Step};
 use super::{ClusterRestoreFrom, DBCluster, DBClusterStatus};
 use crate::context::Context;
 use crate::crd::SECRET_OWNER_ANNOTATION;
+use crate::database::password::PasswordRead;
 use crate::database::tenancy::RestoreSource;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbclustersnapshot::DBClusterSnapshot;
@@ -22,6 +23,7 @@ use crate::dbclustersnapshot::controller::SourceCluster;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::globalcluster::controller::PrimaryCluster;
+use crate::globalcluster::{GlobalCluster, ObservedGlobalCluster};
 use crate::locations::Location;
 use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::placement::Placement;
@@ -105,10 +107,8 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     };
     let (snapshot_ref, restore_source) = restore_reads(ctx, at, &namespace, &reads).await?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let read = match plan::paused(cluster) {
-        true => crate::database::password::PasswordRead::None,
-        false => plan::password_read(cluster, observed.as_ref()),
-    };
+    let secondary = super::global::secondary(ctx, cluster).await?;
+    let read = password_read(cluster, observed.as_ref(), secondary.as_ref());
     let password = crate::database::password::password(cluster, at, &api, read).await?;
     let connection_secret = match (&cluster.spec.connection.connection_secret, &observed) {
         (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
@@ -120,6 +120,8 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         false => Vec::new(),
     };
     let member_states = member_states(at, observed.as_ref());
+    let (global_members, global_endpoint) =
+        super::global::member_reads(at, cluster, observed.as_ref(), observed_directly).await?;
     Ok(Facts {
         cluster: cluster.clone(),
         observed,
@@ -134,6 +136,9 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         snapshots,
         snapshot_ref,
         restore_source,
+        global: secondary.map(|(global, _)| global),
+        global_members,
+        global_endpoint,
         grants: ctx.grants.clone(),
         owner_alive,
         observers: observers_of(ctx, cluster, &located.placement),
@@ -144,6 +149,19 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         placement: located.placement.clone(),
         now: crate::duration::now(),
     })
+}
+
+/// Which master password to read: none while paused; a secondary's is its primary DBCluster's.
+fn password_read(
+    cluster: &DBCluster,
+    observed: Option<&ObservedCluster>,
+    secondary: Option<&(Result<plan::Global, String>, PasswordRead)>,
+) -> PasswordRead {
+    match (plan::paused(cluster), secondary) {
+        (true, _) => PasswordRead::None,
+        (false, Some((_, read))) => read.clone(),
+        (false, None) => plan::password_read(cluster, observed),
+    }
 }
 
 /// What dbSubnetGroupRef and dbClusterParameterGroupRef resolve to (not read at deletion).
@@ -340,16 +358,31 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             spec,
             password,
             tags,
+            global,
         } => {
             let password = password.as_ref().map(|p| &p.0);
+            let global = global.as_deref();
             let request = CreateCluster {
                 identifier,
                 spec,
                 password,
                 tags,
+                global,
             };
             rds.create_cluster(&request).await?;
-            info!(identifier, "created RDS cluster");
+            info!(identifier, global, "created RDS cluster");
+        }
+        Step::Detach {
+            identifier,
+            global,
+            arn,
+        } => {
+            (observer.listing::<ObservedGlobalCluster>()).mutated(global);
+            rds.remove_from_global_cluster(global, arn).await?;
+            info!(
+                identifier,
+                global, "detaching RDS cluster from its global database"
+            );
         }
         Step::Modify {
             identifier,
@@ -496,6 +529,13 @@ impl Managed for DBCluster {
                     .and_then(|r| r.db_cluster_snapshot_ref.as_ref())
                     .map(|r| r.name.as_str())
             },
+        );
+        // A secondary waits for its GlobalCluster to be Ready.
+        let controller = references::wakes_by_reference::<_, GlobalCluster>(
+            controller,
+            ctx,
+            namespace,
+            |c: &DBCluster| (c.spec.global_cluster_ref.as_ref()).map(|r| r.name.as_str()),
         );
         let controller = references::wakes_by_reference::<_, DBClusterParameterGroup>(
             controller,

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 pub mod aws;
 pub mod controller;
 pub mod drift;
+mod global;
 pub mod observed;
 pub mod plan;
 pub mod restore;
@@ -75,7 +76,11 @@ use crate::managed::fights::Corrections;
     validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
     validation = kube::core::Rule::new("has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("dbClusterIdentifier is immutable").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
-    validation = kube::core::Rule::new("self.masterUsername == oldSelf.masterUsername").message("masterUsername is immutable").field_path(".masterUsername"),
+    validation = kube::core::Rule::new("has(self.masterUsername) == has(oldSelf.masterUsername) && (!has(self.masterUsername) || self.masterUsername == oldSelf.masterUsername)").message("masterUsername is immutable").field_path(".masterUsername"),
+    validation = kube::core::Rule::new("oldSelf.hasValue() || has(self.masterUsername) || has(self.globalClusterRef)").optional_old_self(true).message("masterUsername is required, except on a secondary cluster (globalClusterRef), which has its global database's").field_path(".masterUsername"),
+    validation = kube::core::Rule::new("!has(self.globalClusterRef) || (!has(self.masterUsername) && !has(self.masterUserPassword) && !has(self.databaseName) && !(has(self.manageMasterUserPassword) && self.manageMasterUserPassword))").message("a secondary cluster (globalClusterRef) has its global database's master user, password and database: RDS refuses masterUsername, masterUserPassword, manageMasterUserPassword and databaseName for it"),
+    validation = kube::core::Rule::new("!has(self.globalClusterRef) || !has(self.restoreFrom)").message("set either globalClusterRef (a secondary, with the global database's data) or restoreFrom"),
+    validation = kube::core::Rule::new("!has(self.globalClusterRef) || (has(oldSelf.globalClusterRef) && self.globalClusterRef == oldSelf.globalClusterRef)").message("globalClusterRef can be removed (which detaches the cluster from its global database, one-way), but not added to an existing cluster or changed: RDS makes a secondary only at creation").field_path(".globalClusterRef"),
     validation = kube::core::Rule::new("has(self.databaseName) == has(oldSelf.databaseName) && (!has(self.databaseName) || self.databaseName == oldSelf.databaseName)").message("databaseName is immutable").field_path(".databaseName"),
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.kmsKeyID) == has(oldSelf.kmsKeyID) && (!has(self.kmsKeyID) || self.kmsKeyID == oldSelf.kmsKeyID)").message("kmsKeyID is immutable").field_path(".kmsKeyID"),
@@ -106,9 +111,21 @@ pub struct DBClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serverless_v2_scaling_configuration: Option<ServerlessV2Scaling>,
 
-    /// Name of the master user. Immutable.
+    /// Name of the master user. Immutable. Required, except on a secondary cluster
+    /// (globalClusterRef), which has its global database's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
-    pub master_username: String,
+    pub master_username: Option<String>,
+
+    /// Make the cluster a secondary of this GlobalCluster of the namespace (CreateDBCluster with
+    /// GlobalClusterIdentifier): a read-only copy of the global database in this cluster's region,
+    /// which must be another than the primary's. It sends no master user, password or database
+    /// name (RDS refuses them); its connection Secret names the global writer endpoint, its own
+    /// reader endpoint and the primary DBCluster's credentials. Removing it detaches the cluster
+    /// (RemoveFromGlobalCluster) into a standalone, writable one: one-way, as promoting a replica
+    /// is. It cannot be added to an existing cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_cluster_ref: Option<LocalRef>,
 
     /// Name of the database RDS creates in the cluster. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -283,6 +300,13 @@ pub struct DBClusterStatus {
     /// The AWS account and region the cluster lives in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
+    /// The global database the cluster is a member of, as RDS reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_cluster_identifier: Option<String>,
+    /// The global database this DBCluster made the cluster a secondary of (spec.globalClusterRef);
+    /// the only one it detaches the cluster from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secondary_of: Option<String>,
 }
 
 /// An instance of the cluster.
@@ -321,6 +345,9 @@ mod tests {
             "- aurora-mysql",
             "- aurora-postgresql",
             "minCapacity must not be larger",
+            "RDS refuses masterUsername, masterUserPassword, manageMasterUserPassword and \
+             databaseName for it",
+            "optionalOldSelf: true",
         ] {
             assert!(yaml.contains(needle), "CRD lacks {needle:?}");
         }

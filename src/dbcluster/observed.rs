@@ -35,6 +35,8 @@ pub struct ObservedCluster {
     /// The cluster's instances as DBClusterMembers lists them.
     pub members: Vec<ObservedMember>,
     pub master_user_secret_arn: Option<String>,
+    /// The global database the cluster is a member of (GlobalClusterIdentifier).
+    pub global_cluster: Option<String>,
 }
 
 /// An instance of the cluster, as DBClusterMembers lists it.

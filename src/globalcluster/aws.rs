@@ -99,6 +99,29 @@ impl Rds {
                 self.count("ModifyGlobalCluster", &result);
                 result.map(|_| ())
             }
+            Own::Switchover { name, target_arn } => {
+                let result = (self.client.switchover_global_cluster())
+                    .global_cluster_identifier(name)
+                    .target_db_cluster_identifier(target_arn)
+                    .send()
+                    .await
+                    .map_err(|e| aws_error("SwitchoverGlobalCluster", e, None));
+                self.count("SwitchoverGlobalCluster", &result);
+                result.map(|_| ())
+            }
+            Own::Failover {
+                name, target_arn, ..
+            } => {
+                let result = (self.client.failover_global_cluster())
+                    .global_cluster_identifier(name)
+                    .target_db_cluster_identifier(target_arn)
+                    .allow_data_loss(true)
+                    .send()
+                    .await
+                    .map_err(|e| aws_error("FailoverGlobalCluster", e, None));
+                self.count("FailoverGlobalCluster", &result);
+                result.map(|_| ())
+            }
         }
     }
 

@@ -5,10 +5,11 @@
 use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::groups::{Group, Shared};
+use crate::managed::locate::Located;
 use crate::managed::references::Resolver;
 
-use super::plan::Own;
-use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary};
+use super::plan::{Own, role};
+use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary, Reads};
 
 /// The marker under which the DBCluster kind registers how a DBCluster's name resolves to its RDS
 /// identifier (`references::Resolver`): this kind cannot name that one, which will name it.
@@ -16,7 +17,7 @@ pub struct PrimaryCluster;
 
 impl Group for GlobalCluster {
     type Observed = ObservedGlobalCluster;
-    type Extra = Primary;
+    type Extra = Reads;
     type Own = Own;
     type Status = GlobalClusterStatus;
     const LABEL: &'static str = "GlobalCluster";
@@ -27,16 +28,32 @@ impl Group for GlobalCluster {
         &self,
         shared: &Shared,
         at: &Location,
-    ) -> Result<(Option<ObservedGlobalCluster>, Primary), Error> {
+    ) -> Result<(Option<ObservedGlobalCluster>, Reads), Error> {
         let (name, deleting) = (
             self.group_name(),
             self.metadata.deletion_timestamp.is_some(),
         );
+        let target = match (role::asked(self), deleting) {
+            (Some((_, target)), false) => Some(resolve(shared, self, target).await?),
+            _ => None,
+        };
+        // A failover while the primary's region is down is read (and sent) in its target's.
+        let primary_region_down = at.rds.health().state() == "open";
+        let elsewhere = match (&self.spec.failover_to, &target, primary_region_down) {
+            (Some(_), Some(Ok(identifier)), true) => match region_of(self, identifier) {
+                Some(region) => Some(in_region(shared, self, &region).await?),
+                None => None,
+            },
+            _ => None,
+        };
+        let at = elsewhere.as_ref().map_or(at, |l| &*l.location);
         // The shared listing's entry while it may serve (one RDS is not busy with); otherwise,
-        // and at deletion (decided on the members RDS lists now), RDS is asked directly.
+        // at deletion (decided on the members RDS lists now) and while a role change is pending,
+        // RDS is asked directly.
+        let direct = deleting || role::pending(self) || elsewhere.is_some();
         let listed = (at.observer.listing::<ObservedGlobalCluster>())
             .get(&name, shared.drift_interval)
-            .filter(|_| !deleting);
+            .filter(|_| !direct);
         let observed = match listed {
             Some(found) => Some(found),
             None => at.rds.global_cluster(&name).await?,
@@ -46,10 +63,20 @@ impl Group for GlobalCluster {
             (Some(r), true) => primary(shared, at, &r.name, self).await?,
             _ => Primary::NotRead,
         };
-        Ok((observed, primary))
+        let reads = Reads {
+            primary,
+            target,
+            primary_region_down,
+        };
+        Ok((observed, reads))
     }
 
-    async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
+    async fn act(&self, shared: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
+        (at.observer.listing::<ObservedGlobalCluster>()).mutated(&self.group_name());
+        if let Own::Failover { region, .. } = step {
+            let there = in_region(shared, self, region).await?;
+            return Ok(there.location.rds.global_cluster_call(step).await?);
+        }
         Ok(at.rds.global_cluster_call(step).await?)
     }
 
@@ -72,10 +99,7 @@ async fn primary(
     name: &str,
     g: &GlobalCluster,
 ) -> Result<Primary, Error> {
-    let ctx = &shared.ctx;
-    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
-    let resolver = ctx.shared::<Resolver<PrimaryCluster>>();
-    let identifier = match resolver.resolve(&ctx.client, namespace, name).await? {
+    let identifier = match resolve(shared, g, name).await? {
         Ok(identifier) => identifier,
         Err(why) => return Ok(Primary::Unresolved(why)),
     };
@@ -89,4 +113,33 @@ async fn primary(
              global database is made where its primary is (spec.region)"
         )),
     })
+}
+
+/// What a DBCluster of the namespace resolves to: its RDS identifier once Ready.
+async fn resolve(
+    shared: &Shared,
+    g: &GlobalCluster,
+    name: &str,
+) -> Result<Result<String, String>, Error> {
+    let ctx = &shared.ctx;
+    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
+    let resolver = ctx.shared::<Resolver<PrimaryCluster>>();
+    resolver.resolve(&ctx.client, namespace, name).await
+}
+
+/// The region of a member cluster, as the status last reported it.
+fn region_of(g: &GlobalCluster, identifier: &str) -> Option<String> {
+    let members = g.status.as_ref().map_or(&[][..], |s| &s.members[..]);
+    (members.iter())
+        .find(|m| m.db_cluster_identifier == identifier)
+        .map(|m| m.region.clone())
+}
+
+/// The GlobalCluster's account in another region: where a failover is read and sent when the
+/// primary's region is down.
+async fn in_region(shared: &Shared, g: &GlobalCluster, region: &str) -> Result<Located, Error> {
+    let mut probe = g.clone();
+    probe.spec.placement.region = Some(region.to_owned());
+    probe.status = None;
+    crate::managed::locate::locate(&probe, &shared.ctx).await
 }

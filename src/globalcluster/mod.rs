@@ -50,6 +50,7 @@ use crate::database::choices::ClusterEngine;
     validation = kube::core::Rule::new("has(self.sourceDBClusterRef) != has(self.engine)").message("set either sourceDBClusterRef (made from a primary DBCluster, whose engine it takes) or engine (made empty)"),
     validation = kube::core::Rule::new("!has(self.sourceDBClusterRef) || !has(self.storageEncrypted)").message("storageEncrypted is the primary cluster's: set it there").field_path(".storageEncrypted"),
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
+    validation = kube::core::Rule::new("!has(self.switchoverTo) || !has(self.failoverTo)").message("set either switchoverTo (no data lost) or failoverTo (for when the primary's region is down), not both"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct GlobalClusterSpec {
@@ -89,6 +90,20 @@ pub struct GlobalClusterSpec {
     /// (DeleteGlobalCluster, the default) or Retain (it stays, tagged rds.operator.rs/retained).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_policy: Option<GlobalDeletionPolicy>,
+    /// Move the primary, with no data lost, to this DBCluster of the namespace, a secondary of the
+    /// global database (SwitchoverGlobalCluster): sent once, when RDS reports the global database
+    /// available with every member connected and the DBCluster is Ready, and reported until RDS
+    /// shows it the writer. The global writer endpoint stays the same; the members' connection
+    /// Secrets follow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switchover_to: Option<LocalRef>,
+    /// Make this DBCluster of the namespace the primary at once, losing the writes it has not yet
+    /// received (FailoverGlobalCluster with AllowDataLoss), for when the primary's region is down.
+    /// Sent once, only with allowDataLoss: true, and only once the operator finds the primary's
+    /// region unavailable (its calls there fail) or the annotation rds.operator.rs/failover names
+    /// the DBCluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover_to: Option<FailoverTo>,
     /// Tags of the global database, besides the ownership tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
@@ -97,6 +112,21 @@ pub struct GlobalClusterSpec {
     #[serde(flatten)]
     pub placement: crate::managed::placement::Where,
 }
+
+/// A failover to a secondary, its data loss spelled out.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(validation = kube::core::Rule::new("self.allowDataLoss").message("failoverTo loses the writes the target has not received yet: set allowDataLoss: true to say so (switchoverTo moves the primary with none lost)"))]
+pub struct FailoverTo {
+    /// The DBCluster of this namespace to make the primary.
+    pub name: String,
+    /// Must be true: the writes the target has not received are lost.
+    pub allow_data_loss: bool,
+}
+
+/// The annotation that approves spec.failoverTo while the primary's region still answers: its
+/// value is the name of the DBCluster to fail over to.
+pub const FAILOVER_ANNOTATION: &str = "rds.operator.rs/failover";
 
 /// What deleting a GlobalCluster does to the global database (its member clusters are their
 /// DBClusters' and wait for nothing here: the deletion waits for them).
@@ -145,6 +175,24 @@ pub struct GlobalClusterStatus {
     /// The AWS account and region its calls go to, kept once it exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
+    /// The switchover or failover sent for spec.switchoverTo or failoverTo: it is sent once (until
+    /// the spec names another target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_change: Option<RoleChange>,
+}
+
+/// A switchover or failover the operator sent.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleChange {
+    /// Switchover or Failover.
+    pub action: String,
+    /// The DBCluster named as the new primary.
+    pub target: String,
+    /// Its RDS identifier.
+    pub db_cluster_identifier: String,
+    /// Whether RDS shows it the writer.
+    pub completed: bool,
 }
 
 /// A member cluster of the global database.
@@ -177,6 +225,18 @@ pub struct ObservedGlobalCluster {
     pub endpoint: Option<String>,
     pub members: Vec<GlobalMember>,
     pub tags: BTreeMap<String, String>,
+}
+
+/// What the read step found besides the global database.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// The primary, while the global database is still to be made of it.
+    pub primary: Primary,
+    /// The DBCluster spec.switchoverTo or failoverTo names (None: not asked): its RDS identifier
+    /// once Ready, or why it cannot be used.
+    pub target: Option<Result<String, String>>,
+    /// Whether the operator's calls to the primary's region fail (its breaker is open).
+    pub primary_region_down: bool,
 }
 
 /// What the read step found of the primary, while the global database is still to be made of it.

@@ -15,6 +15,8 @@ use crate::managed::tags;
 
 use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary};
 
+pub mod role;
+
 /// Everything a decision needs.
 pub type Facts = groups::Facts<GlobalCluster>;
 
@@ -37,6 +39,15 @@ pub enum Own {
         deletion_protection: Option<bool>,
         engine_version: Option<String>,
         allow_major_version_upgrade: bool,
+    },
+    /// SwitchoverGlobalCluster to the member cluster of this ARN.
+    Switchover { name: String, target_arn: String },
+    /// FailoverGlobalCluster with AllowDataLoss to the member cluster of this ARN, sent in its
+    /// region (the primary's may be down).
+    Failover {
+        name: String,
+        target_arn: String,
+        region: String,
     },
 }
 
@@ -144,9 +155,21 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     let (mut changed, applied) =
         groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
     fields.applied_tag_keys = applied;
+    let modify = (o.status == "available")
+        .then(|| modification(g, o))
+        .flatten();
     if o.status != "available" {
         plan.requeue = Requeue::After(f.busy_interval);
-    } else if let Some(modify) = modification(g, o) {
+    }
+    // A role change waits for a modification to be done, and is kept as recorded meanwhile.
+    let role = match modify.is_some() {
+        true => {
+            fields.role_change = g.status.as_ref().and_then(|s| s.role_change.clone());
+            None
+        }
+        false => role::plan(f, &mut plan, o, &mut fields),
+    };
+    if let Some(modify) = modify {
         if let Own::Modify {
             deletion_protection,
             engine_version,
@@ -162,9 +185,10 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         }
         plan.steps.push(Step::Own(modify));
     }
-    let synced = match changed.is_empty() {
-        true => ConditionPlan::new(true, "Synced", "the global database matches the spec"),
-        false => {
+    let synced = match (changed.is_empty(), role) {
+        (true, Some(role)) => role,
+        (true, None) => ConditionPlan::new(true, "Synced", "the global database matches the spec"),
+        (false, _) => {
             let note = format!("sent to RDS: {}", changed.join("; "));
             plan.event(EventType::Normal, "Updating", "Update", note.clone());
             plan.requeue = Requeue::After(f.busy_interval);
@@ -219,7 +243,7 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
         return wait(plan, "NotFound", message, f.drift_interval);
     }
     let spec = &g.spec;
-    let source_arn = match (&spec.source_db_cluster_ref, &f.extra) {
+    let source_arn = match (&spec.source_db_cluster_ref, &f.extra.primary) {
         (None, _) => None,
         (Some(_), Primary::Found { arn, status }) if status == "available" => Some(arn.clone()),
         (Some(r), Primary::Found { status, .. }) => {

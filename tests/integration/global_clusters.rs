@@ -1,16 +1,27 @@
 //! The GlobalCluster kind: a global database made once of a primary DBCluster of the namespace,
 //! tagged as its own, its deletion protection kept, its members reported, and a deletion that
-//! waits while a member cluster is left, with no DeleteGlobalCluster sent.
+//! waits while a member cluster is left, with no DeleteGlobalCluster sent. A secondary DBCluster
+//! in another region, sent no password, serves the primary's rows read-only through its reader
+//! endpoint, takes writes through the global writer endpoint, and is detached before it is
+//! deleted.
 
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::crd::Tag;
 use rds_operator::dbcluster::DBCluster;
+use rds_operator::dbinstance::{DBInstance, DeletionPolicy};
 use rds_operator::globalcluster::GlobalCluster;
 use serde_json::json;
 
 use crate::clusters::{cluster, ready as cluster_ready};
 use crate::common::{
-    self, Operator, object_condition, setup, unique, wait_object, wait_object_gone,
+    self, Operator, TIMEOUT, is_ready, mariadb_keys, object_condition, secret_data, setup, unique,
+    wait_dbi, wait_object, wait_object_gone, wait_sql,
 };
+
+const TEN: Duration = Duration::from_secs(10);
 
 fn global(name: &str, spec: serde_json::Value) -> GlobalCluster {
     serde_json::from_value(json!({
@@ -121,4 +132,191 @@ async fn a_global_database_is_made_once_of_its_primary_and_waits_for_its_members
         .send()
         .await;
     assert!(gone.is_err(), "RDS has it no more: {gone:?}");
+}
+
+fn example<T: serde::de::DeserializeOwned>(file: &str) -> T {
+    let path = format!("{}/deploy/examples/{file}", common::REPO);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The Coffee Manage Aurora example (its DBCluster, made real-engine, without its groups) as the
+/// primary in us-east-1, and coffee-manage-aurora-global: the GlobalCluster, the secondary
+/// DBCluster in eu-west-1 and its instance.
+#[tokio::test]
+async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_was_sent_no_password()
+{
+    let (client, ns, instances, _rds) = setup("gdbsec").await;
+    let (id, eu, gid, eu_reader) = (
+        unique("gdb-us"),
+        unique("gdb-eu"),
+        unique("gdb-g"),
+        unique("gdb-eur"),
+    );
+    let password: Secret = example("coffee-manage-aurora/password-secret.yaml");
+    let mut primary: DBCluster = example("coffee-manage-aurora/dbcluster.yaml");
+    primary.spec.db_cluster_identifier = Some(id.clone());
+    primary.spec.network.db_subnet_group_ref = None;
+    primary.spec.db_cluster_parameter_group_ref = None;
+    primary.spec.deletion.deletion_policy = DeletionPolicy::Delete;
+    primary.spec.tags.push(Tag {
+        key: "moto-ext:real-engine".into(),
+        value: "true".into(),
+    });
+    let mut global: GlobalCluster = example("coffee-manage-aurora-global/globalcluster.yaml");
+    global.spec.global_cluster_identifier = Some(gid.clone());
+    let mut secondary: DBCluster = example("coffee-manage-aurora-global/dbcluster-eu.yaml");
+    secondary.spec.db_cluster_identifier = Some(eu.clone());
+    let mut reader: DBInstance = example("coffee-manage-aurora-global/reader-eu.yaml");
+    reader.spec.db_instance_identifier = Some(eu_reader.clone());
+
+    let _operator = Operator::start(&ns);
+    let pp = PostParams::default();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
+    (secrets.create(&pp, &password).await).expect("the example password Secret");
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    (clusters.create(&pp, &primary).await).expect("the example DBCluster");
+    wait_object(
+        &clusters,
+        "coffee-aurora",
+        "the primary Ready",
+        cluster_ready,
+    )
+    .await;
+    let us = secret_data(&client, &ns, "coffee-aurora-connection")
+        .await
+        .expect("the primary's Secret");
+    let sql = "CREATE TABLE suppliers (name VARCHAR(40)); INSERT INTO suppliers VALUES ('Beans');";
+    let (ok, out) = mariadb_keys(&us, &us["password"], sql);
+    assert!(ok, "a row written through the primary's Secret: {out}");
+
+    let globals: Api<GlobalCluster> = Api::namespaced(client.clone(), &ns);
+    (globals.create(&pp, &global).await).expect("the example GlobalCluster");
+    wait_object(&globals, "coffee-global", "Ready", ready).await;
+    (clusters.create(&pp, &secondary).await).expect("the example secondary");
+    (instances.create(&pp, &reader).await).expect("the example secondary's instance");
+    let made = wait_object(
+        &clusters,
+        "coffee-aurora-eu",
+        "the secondary Ready",
+        cluster_ready,
+    )
+    .await;
+    wait_dbi(
+        &instances,
+        "coffee-aurora-eu-reader",
+        "Ready",
+        TIMEOUT,
+        is_ready,
+    )
+    .await;
+    let made = made.status.expect("a status");
+    assert_eq!(made.secondary_of.as_deref(), Some(gid.as_str()));
+    assert_eq!(
+        made.global_cluster_identifier.as_deref(),
+        Some(gid.as_str())
+    );
+    assert_eq!(
+        made.placement.as_ref().map(|p| p.region.as_str()),
+        Some("eu-west-1")
+    );
+    let g = wait_object(&globals, "coffee-global", "two members", |g| {
+        g.status.as_ref().is_some_and(|s| s.members.len() == 2)
+    })
+    .await
+    .status
+    .expect("a status");
+    let roles: Vec<(&str, &str, &str)> = (g.members.iter())
+        .map(|m| {
+            (
+                m.db_cluster_identifier.as_str(),
+                m.region.as_str(),
+                m.role.as_str(),
+            )
+        })
+        .collect();
+    assert!(
+        roles.contains(&(id.as_str(), "us-east-1", "writer")),
+        "{roles:?}"
+    );
+    assert!(
+        roles.contains(&(eu.as_str(), "eu-west-1", "reader")),
+        "{roles:?}"
+    );
+
+    // No master user, password or database name reached RDS for the secondary.
+    let sent = common::call_parameters(&eu, "CreateDBCluster");
+    assert_eq!(sent.len(), 1, "one CreateDBCluster: {sent:?}");
+    assert!(
+        sent[0].iter().any(|p| p == "global_cluster_identifier"),
+        "{sent:?}"
+    );
+    for refused in ["master_user_password", "master_username", "database_name"] {
+        assert!(
+            !sent[0].iter().any(|p| p == refused),
+            "{refused} was sent: {sent:?}"
+        );
+    }
+
+    // Its Secret: the global writer endpoint, its own reader endpoint, the primary's credentials.
+    let s = secret_data(&client, &ns, "coffee-aurora-eu-connection")
+        .await
+        .expect("the secondary's Secret");
+    assert_eq!(
+        Some(&s["host"]),
+        g.endpoint.as_ref(),
+        "host is the global writer"
+    );
+    assert_eq!(Some(&s["readerHost"]), made.reader_endpoint.as_ref());
+    assert_eq!(s["APP_DB_HOST"], s["host"]);
+    assert_eq!(
+        (
+            s["username"].as_str(),
+            s["password"].as_str(),
+            s["dbname"].as_str()
+        ),
+        (us["username"].as_str(), us["password"].as_str(), "COFFEE")
+    );
+    // The primary's row, read in eu-west-1; a write there is refused as on a read-only secondary.
+    let select = "SELECT name FROM suppliers";
+    let (ok, out) = wait_sql(&s, &s["readerHost"], select, "Beans", TEN).await;
+    assert!(
+        ok && out.contains("Beans"),
+        "read through the secondary: {out}"
+    );
+    let insert = "INSERT INTO suppliers VALUES ('in eu')";
+    let (ok, out) = wait_sql(&s, &s["readerHost"], insert, "", Duration::ZERO).await;
+    assert!(
+        !ok && out.contains("read-only"),
+        "the secondary refuses writes: {out}"
+    );
+    // Through the global writer endpoint a write reaches the primary, and comes back to eu.
+    let insert = "INSERT INTO suppliers VALUES ('through the global writer')";
+    let (ok, out) = mariadb_keys(&s, &s["password"], insert);
+    assert!(ok, "a write through the global writer endpoint: {out}");
+    let (ok, out) = wait_sql(&us, &us["host"], select, "through the global writer", TEN).await;
+    assert!(ok, "on the primary: {out}");
+    let (ok, out) = wait_sql(
+        &s,
+        &s["readerHost"],
+        select,
+        "through the global writer",
+        TEN,
+    )
+    .await;
+    assert!(ok, "replicated to the secondary: {out}");
+
+    // Deleted, each member is detached first (RDS refuses to delete a member), then deleted.
+    let dp = DeleteParams::default();
+    (instances.delete("coffee-aurora-eu-reader", &dp).await).expect("delete the instance");
+    (clusters.delete("coffee-aurora-eu", &dp).await).expect("delete the secondary");
+    wait_object_gone(&clusters, "coffee-aurora-eu").await;
+    assert_eq!(common::calls(&eu, "RemoveFromGlobalCluster"), 1);
+    assert_eq!(common::calls(&eu, "DeleteDBCluster"), 1);
+    (clusters.delete("coffee-aurora", &dp).await).expect("delete the primary");
+    (globals.delete("coffee-global", &dp).await).expect("delete the GlobalCluster");
+    wait_object_gone(&clusters, "coffee-aurora").await;
+    wait_object_gone(&globals, "coffee-global").await;
+    assert_eq!(common::calls(&id, "RemoveFromGlobalCluster"), 1);
+    assert_eq!(common::calls(&gid, "DeleteGlobalCluster"), 1);
 }

@@ -706,8 +706,8 @@ async fn snapshot_lifecycle(client: &Client, ns: &str) {
 }
 
 /// A DBClusterSnapshot of a cluster granted to the namespace (its restorable-by tag), a copy of it
-/// (its source read by name) and an empty GlobalCluster, each Ready, then deleted, under the
-/// chart's RBAC.
+/// (its source read by name) and an empty GlobalCluster, each Ready, with a secondary DBCluster
+/// that names it (read by name) and waits, then deleted, under the chart's RBAC.
 async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
     let rds = common::rds().await;
     let cluster = unique("node-aurora");
@@ -770,6 +770,25 @@ async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
         ready(&common::object_condition(g, "Ready"))
     })
     .await;
+    // A secondary naming it (read by name): it waits, as an empty global database has no primary
+    // whose credentials its Secret would carry, and is deleted having made nothing.
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), ns);
+    let spec = json!({"engine": "aurora-mysql", "region": "eu-west-1",
+                      "globalClusterRef": {"name": "aurora-global"}});
+    let object: DBCluster =
+        serde_json::from_value(json!({"metadata": {"name": "aurora-eu"}, "spec": spec})).unwrap();
+    clusters
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    common::wait_object(&clusters, "aurora-eu", "waiting for its primary", |c| {
+        common::object_condition(c, "Synced").is_some_and(|s| s.1 == "ReferencesUnresolved")
+    })
+    .await;
+    (clusters.delete("aurora-eu", &DeleteParams::default()))
+        .await
+        .unwrap();
+    common::wait_object_gone(&clusters, "aurora-eu").await;
     (snapshots.delete("aurora-before", &DeleteParams::default()))
         .await
         .unwrap();

@@ -45,12 +45,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{/* What the operator does with the API: the same rules for a ClusterRole or per-namespace Roles. */}}
 {{- define "rds-operator.rules" -}}
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots", "dbclustersnapshots"]
+  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots", "dbclustersnapshots", "globalclusters"]
   verbs: ["get", "list", "watch", "patch"]
-# No kind reads a GlobalCluster by name yet: no get.
-- apiGroups: ["rds.operator.rs"]
-  resources: ["globalclusters"]
-  verbs: ["list", "watch", "patch"]
 # Status is written by server-side apply; it is read with the object, never on its own.
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status", "dbclustersnapshots/status", "globalclusters/status"]

@@ -9,8 +9,8 @@ use super::super::observed::ObservedCluster;
 use super::password::{hash_of, managed_password, password, password_refused};
 use super::{
     ClusterModification, Comparison, Facts, Plan, Step, compare, create, desired_tags,
-    drift_interval, generated_secret_name, modes, refuse, secrets_owner_referenced, status_plan,
-    uid,
+    drift_interval, generated_secret_name, global, modes, refuse, secrets_owner_referenced,
+    status_plan, uid,
 };
 use crate::crd::has_finalizer;
 use crate::database::choices::{AdoptionPolicy, DriftPolicy};
@@ -120,7 +120,8 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         Err(problem) => return password_refused(plan, f, problem),
     };
     let sent_hash = fields.master_user_password_hash.clone();
-    let hash = hash_of(f, password.as_ref());
+    // A secondary's password is the primary's, sent (and rotated) there.
+    let hash = hash_of(f, password.as_ref()).filter(|_| !global::secondary(f));
     let rotate = hash.is_some() && sent_hash.is_some() && hash != sent_hash;
     let edited = (cluster.status.as_ref()).and_then(|s| s.reported.observed_generation)
         != cluster.metadata.generation;
@@ -133,6 +134,13 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     if let Some(why) = refused {
         plan.requeue = Requeue::AwaitChange;
         return refuse(plan, f, "UnsupportedChange", &why, "UnsupportedChange");
+    }
+    if global::detach_removed(f, &mut plan, &fields, o) {
+        let message = "detaching the cluster from its global database (globalClusterRef removed)";
+        let synced = ConditionPlan::new(true, "Synced", message);
+        plan.requeue = Requeue::After(f.intervals.busy);
+        plan.status = Some(status_plan(fields, true, synced, true));
+        return plan;
     }
     if !available {
         let message = format!("RDS reports the cluster {}", o.status);
@@ -179,9 +187,12 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
 }
 
 /// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef, and while
-/// restoring restoreFrom.dbClusterSnapshotRef) replaced by the RDS names they resolve to; Err: why
+/// restoring restoreFrom.dbClusterSnapshotRef; a secondary's globalClusterRef is only waited for) replaced by the RDS names they resolve to; Err: why
 /// one cannot be used yet.
 fn resolve(f: &Facts, spec: &mut DBClusterSpec) -> Result<(), String> {
+    if let Some(global) = &f.global {
+        global.clone()?;
+    }
     if let (Some(snapshot), Some(r)) = (&f.snapshot_ref, &mut spec.restore_from) {
         r.db_cluster_snapshot_identifier = Some(snapshot.clone()?);
         r.db_cluster_snapshot_ref = None;

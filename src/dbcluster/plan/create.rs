@@ -8,13 +8,14 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::password::{hash_of, password, password_refused};
-use super::{Facts, Plan, Step, desired_tags, drift_interval, refuse, status_plan};
+use super::{Facts, Plan, Step, desired_tags, drift_interval, global, refuse, status_plan};
 use crate::database::choices::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::database::snapshots::{newest, same_account_and_region};
 use crate::database::tenancy;
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
+use crate::sensitive::Sensitive;
 
 /// The password hash of a cluster restored from spec.restoreFrom until the spec's password is
 /// sent: it matches no password, so the first sync sends it.
@@ -106,6 +107,12 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
             "AccountOrRegionMismatch",
         );
     }
+    if global::secondary(f) {
+        // A secondary holds the global database's data: a new one has all of it, and a snapshot
+        // of its own would make a standalone cluster.
+        plan.requeue = Requeue::After(f.intervals.busy);
+        return create(f, plan, spec, Creation::New);
+    }
     let uid = cluster.metadata.uid.clone().unwrap_or_default();
     let own = (f.snapshots.iter()).filter(|s| tags::owned_by(&s.tags, &uid));
     if let Some(snapshot) = newest(own) {
@@ -135,12 +142,33 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
 }
 
 /// Creates, restores or re-creates the cluster.
-fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> Plan {
-    let cluster = &f.cluster;
-    let password = match password(f, &mut plan) {
-        Ok(p) => p,
-        Err(problem) => return password_refused(plan, f, problem),
+fn create(f: &Facts, mut plan: Plan, spec: DBClusterSpec, why: Creation) -> Plan {
+    if let Some(message) = global::creation_refused(f) {
+        plan.requeue = Requeue::After(drift_interval(f));
+        return refuse(plan, f, "SameRegionAsPrimary", &message, "SameRegion");
+    }
+    // A secondary sends no password: RDS refuses one ("Cannot specify password for cross region
+    // replication cluster"); it has the global database's.
+    let secondary_of = global::resolved(f).map(|g| g.identifier.clone());
+    let password = match secondary_of {
+        Some(_) => None,
+        None => match password(f, &mut plan) {
+            Ok(p) => p,
+            Err(problem) => return password_refused(plan, f, problem),
+        },
     };
+    planned(f, plan, spec, why, (password, secondary_of))
+}
+
+/// Plans the creation, with the password to send (none for a secondary of `secondary_of`).
+fn planned(
+    f: &Facts,
+    mut plan: Plan,
+    mut spec: DBClusterSpec,
+    why: Creation,
+    (password, secondary_of): (Option<Sensitive>, Option<String>),
+) -> Plan {
+    let cluster = &f.cluster;
     let identifier = cluster.identifier();
     // Unset, copyTagsToSnapshot is true: the ownership tags on its snapshots make them this
     // namespace's to restore.
@@ -151,9 +179,13 @@ fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> 
         db_cluster_identifier: Some(identifier.clone()),
         arn: previous.arn.clone(),
         status: Some("creating".into()),
-        master_user_password_hash: hash_of(f, password.as_ref()),
+        master_user_password_hash: match &secondary_of {
+            Some(_) => Some(global::GLOBAL_PASSWORD.to_owned()),
+            None => hash_of(f, password.as_ref()),
+        },
         applied_tag_keys: tags::keys(&cluster.spec.tags),
         owned: Some(true),
+        secondary_of: secondary_of.clone(),
         ..Default::default()
     };
     let (reason, note) = match why {
@@ -165,6 +197,7 @@ fn create(f: &Facts, mut plan: Plan, mut spec: DBClusterSpec, why: Creation) -> 
                 spec,
                 password,
                 tags,
+                global: secondary_of,
             });
             ("Creating", note)
         }
@@ -217,7 +250,15 @@ fn creating_note(f: &Facts, why: &Creation) -> String {
         ),
         _ => {
             let engine = f.cluster.spec.engine.as_str();
-            format!("creating RDS cluster {identifier} ({engine} {version})")
+            match global::resolved(f) {
+                Some(g) => format!(
+                    "creating RDS cluster {identifier} ({engine} {version}) in {} as a secondary \
+                     of global database {}; no master user, password or database name is sent: \
+                     it has the global database's",
+                    f.placement.region, g.identifier
+                ),
+                None => format!("creating RDS cluster {identifier} ({engine} {version})"),
+            }
         }
     }
 }

@@ -78,6 +78,18 @@ pub(super) fn plan(f: &Facts) -> Plan {
         );
         return waiting(plan, &fields, "InUse", message);
     }
+    match super::global::deletion(f, o) {
+        Some(Ok((step, note))) => {
+            plan.event(EventType::Normal, "Detaching", "Delete", note.clone());
+            plan.steps.push(step);
+            return waiting(plan, &fields, "Deleting", note);
+        }
+        Some(Err(why)) => {
+            plan.requeue = Requeue::After(drift_interval(f));
+            return waiting(plan, &fields, "InUse", why);
+        }
+        None => {}
+    }
     match o.deletion_protection == Some(true) {
         true => protected(f, plan, &fields),
         false => delete(f, plan, fields, policy),

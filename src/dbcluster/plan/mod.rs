@@ -27,6 +27,7 @@ use crate::sensitive::Sensitive;
 mod apply;
 mod create;
 mod deletion;
+mod global;
 mod modes;
 mod password;
 mod reboot;
@@ -35,6 +36,7 @@ mod secret;
 pub use modes::{Claim, claim, dry_run, observe_only, paused, tagged_owner};
 
 pub use create::{Creation, RESTORED_PASSWORD, restore_source};
+pub use global::Global;
 
 pub use super::drift::{ClusterModification, Comparison, compare};
 pub use crate::database::secret::SecretStep;
@@ -70,6 +72,15 @@ pub struct Facts {
     pub snapshot_ref: Option<Result<String, String>>,
     /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
     pub restore_source: Option<RestoreSource>,
+    /// What spec.globalClusterRef resolves to (a secondary), or why it cannot be used yet; None
+    /// when not asked (no reference, or a deletion).
+    pub global: Option<Result<Global, String>>,
+    /// At deletion of a member of a global database: its members as RDS lists them now (None:
+    /// not read).
+    pub global_members: Option<Vec<crate::globalcluster::GlobalMember>>,
+    /// The global writer endpoint of the global database the cluster is a member of, as RDS
+    /// reports it (None: no member, or not read).
+    pub global_endpoint: Option<String>,
     /// What the operator's settings grant to namespaces.
     pub grants: Grants,
     /// Whether the DBCluster of this namespace the observed cluster's ownership tags name (not
@@ -97,11 +108,20 @@ pub enum Step {
     AddFinalizer,
     /// Write the generated password Secret or the connection Secret, or set a Secret's owner.
     Secret(SecretStep),
+    /// CreateDBCluster; a secondary of the global database `global`, with no password.
     Create {
         identifier: String,
         spec: Box<DBClusterSpec>,
         password: Option<Sensitive>,
         tags: BTreeMap<String, String>,
+        global: Option<String>,
+    },
+    /// RemoveFromGlobalCluster: the cluster (`arn`) leaves global database `global` as a
+    /// standalone cluster.
+    Detach {
+        identifier: String,
+        global: String,
+        arn: String,
     },
     Modify {
         identifier: String,
@@ -157,6 +177,7 @@ impl Step {
             | Step::AddTags { identifier, .. }
             | Step::RemoveTags { identifier, .. }
             | Step::Delete { identifier, .. }
+            | Step::Detach { identifier, .. }
             // What DBClusterMembers shows of the member changes with it.
             | Step::RebootMember {
                 cluster: identifier,
@@ -327,6 +348,8 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
             .collect(),
         pending_modified_values: o.pending_modified_values.clone(),
         owned: Some(true),
+        global_cluster_identifier: o.global_cluster.clone(),
+        secondary_of: global::secondary_of(f, o),
         ..previous
     }
 }

@@ -300,6 +300,7 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("ModifyDBCluster", disruption, fields.join(", "))
         }
         Step::RebootMember { identifier, .. } => ("RebootDBInstance", "Reboot", identifier.clone()),
+        Step::Detach { global, .. } => ("RemoveFromGlobalCluster", "None", global.clone()),
         Step::Delete { final_snapshot, .. } => (
             "DeleteDBCluster",
             "Deletion",

@@ -1,5 +1,5 @@
-//! The connection Secret of a DBCluster: the writer and reader endpoints, rendered from what RDS
-//! holds and written only when it differs, and only to a Secret this DBCluster controls.
+//! The connection Secret of a DBCluster: the writer (for a member of a global database, the global
+//! writer endpoint) and reader endpoints, rendered from what RDS holds and written only when it differs, and only to a Secret this DBCluster controls.
 
 use kube::runtime::events::EventType;
 
@@ -24,20 +24,28 @@ pub(super) fn connection_secret(
     let Some(wanted) = &cluster.spec.connection.connection_secret else {
         return Ok(());
     };
-    let (Some(host), Some(port)) = (o.endpoint.as_deref(), o.port) else {
+    let (Some(own), Some(port)) = (o.endpoint.as_deref(), o.port) else {
         return Ok(());
     };
+    // A member of a global database writes through the global writer endpoint (it reaches the
+    // primary's writer, wherever that is, before and after a switchover) and reads through its
+    // own reader endpoint.
+    let global = super::global::resolved(f).filter(|_| super::global::secondary(f));
+    let host = (f.global_endpoint.as_deref())
+        .or(global.and_then(|g| g.endpoint.as_deref()))
+        .unwrap_or(own);
     let info = ConnectionInfo {
         host,
-        reader_host: Some(o.reader_endpoint.as_deref().unwrap_or(host)),
+        reader_host: Some(o.reader_endpoint.as_deref().unwrap_or(own)),
         port,
-        username: o
-            .master_username
-            .as_deref()
-            .unwrap_or(&cluster.spec.master_username),
+        username: (o.master_username.as_deref())
+            .or(cluster.spec.master_username.as_deref())
+            .or(global.and_then(|g| g.master_username.as_deref()))
+            .unwrap_or_default(),
         password: &password.0,
         dbname: (o.database_name.as_deref())
             .or(cluster.spec.database_name.as_deref())
+            .or(global.and_then(|g| g.database_name.as_deref()))
             .unwrap_or_default(),
         engine: cluster.spec.engine.as_str(),
         ca_bundle: f.ca_bundle.as_deref(),

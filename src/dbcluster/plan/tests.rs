@@ -26,7 +26,7 @@ fn spec() -> DBClusterSpec {
     DBClusterSpec {
         engine: ClusterEngine::AuroraMysql,
         engine_version: Some("8.0.mysql_aurora.3.08.0".into()),
-        master_username: "admin".into(),
+        master_username: Some("admin".into()),
         database_name: Some("COFFEE".into()),
         ..Default::default()
     }
@@ -58,6 +58,9 @@ fn facts() -> Facts {
         snapshots: vec![],
         snapshot_ref: None,
         restore_source: None,
+        global: None,
+        global_members: None,
+        global_endpoint: None,
         grants: Default::default(),
         member_states: Default::default(),
         owner_alive: None,
@@ -235,6 +238,7 @@ fn names(p: &Plan) -> Vec<&'static str> {
             Step::Restore { .. } => "Restore",
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::RebootMember { .. } => "RebootMember",
+            Step::Detach { .. } => "Detach",
             Step::RemoveFinalizer => "RemoveFinalizer",
         })
         .collect()
@@ -1064,3 +1068,5 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
         "an edit applies it"
     );
 }
+
+mod global;

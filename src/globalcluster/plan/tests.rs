@@ -15,7 +15,11 @@ fn facts(primary: Primary) -> Facts {
     };
     let mut g = GlobalCluster::new("coffee", spec);
     g.metadata.generation = Some(1);
-    fixtures::facts(g, primary)
+    let reads = crate::globalcluster::Reads {
+        primary,
+        ..Default::default()
+    };
+    fixtures::facts(g, reads)
 }
 
 fn found(status: &str) -> Primary {
@@ -272,7 +276,7 @@ fn a_deletion_waits_while_member_clusters_are_left_with_no_call() {
                         crate::crd::RETAINED_TAG.to_owned(),
                         fixtures::facts(
                             GlobalCluster::new("x", Default::default()),
-                            Primary::NotRead,
+                            Default::default(),
                         )
                         .now,
                     )]
@@ -297,3 +301,5 @@ fn a_deletion_waits_while_member_clusters_are_left_with_no_call() {
         "names what is left"
     );
 }
+
+mod role;

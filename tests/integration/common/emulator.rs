@@ -319,3 +319,11 @@ pub async fn wait_snapshot_available(rds: &aws_sdk_rds::Client, snapshot: &str) 
     )
     .await;
 }
+
+/// The parameter names (never values) of each `action` call the emulator served for
+/// `identifier`, in order, as moto holds them (snake_case: master_user_password).
+pub fn call_parameters(identifier: &str, action: &str) -> Vec<Vec<String>> {
+    let path = format!("/_rds_ext/call-parameters?action={action}&identifier={identifier}");
+    let body = moto_ext_get(&path).expect("the emulator logs call parameters (moto_ext)");
+    serde_json::from_str(&body).expect("call parameters JSON")
+}

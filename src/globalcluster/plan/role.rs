@@ -1,0 +1,209 @@
+//! Moving the primary: spec.switchoverTo (SwitchoverGlobalCluster, no data lost) or
+//! spec.failoverTo (FailoverGlobalCluster with AllowDataLoss, approved). Each is sent once per
+//! target: decided on a direct read (RDS reports the global database available, every member
+//! connected, the target a member and not yet the writer), recorded in status.roleChange, and
+//! never sent again while RDS is busy with it or once RDS shows the target the writer. A writer
+//! that moves away afterwards is reported, not moved back: the spec names a target again for that.
+
+use kube::ResourceExt;
+use kube::runtime::events::EventType;
+
+use super::{Facts, Own, Plan, Step};
+use crate::globalcluster::{
+    FAILOVER_ANNOTATION, GlobalCluster, GlobalClusterStatus, GlobalMember, ObservedGlobalCluster,
+    RoleChange,
+};
+use crate::managed::plan::{ConditionPlan, Requeue};
+
+/// The role change the spec asks for: (action, the DBCluster's name).
+pub fn asked(g: &GlobalCluster) -> Option<(&'static str, &str)> {
+    match (&g.spec.switchover_to, &g.spec.failover_to) {
+        (Some(r), _) => Some(("Switchover", r.name.as_str())),
+        (None, Some(f)) => Some(("Failover", f.name.as_str())),
+        (None, None) => None,
+    }
+}
+
+/// Whether a role change is asked and not yet seen done: the global database is then read
+/// directly (a switchover is decided on fresh knowledge).
+pub fn pending(g: &GlobalCluster) -> bool {
+    let Some((action, target)) = asked(g) else {
+        return false;
+    };
+    let done = (g.status.as_ref().and_then(|s| s.role_change.as_ref()))
+        .is_some_and(|r| r.action == action && r.target == target && r.completed);
+    !done
+}
+
+/// Plans the role change the spec asks for on the observed global database; records it in
+/// `fields`. Returns the Synced condition when the role change decides it (waiting, sent,
+/// refused), None when there is nothing to do or it is done.
+pub(super) fn plan(
+    f: &Facts,
+    plan: &mut Plan,
+    o: &ObservedGlobalCluster,
+    fields: &mut GlobalClusterStatus,
+) -> Option<ConditionPlan> {
+    let g = &f.group;
+    let Some((action, target)) = asked(g) else {
+        fields.role_change = None;
+        return None;
+    };
+    let previous = (g.status.as_ref().and_then(|s| s.role_change.clone()))
+        .filter(|r| r.action == action && r.target == target);
+    fields.role_change = previous.clone();
+    let (identifier, member) = match member(f, o, target) {
+        Ok(found) => found,
+        Err(reason_message) => return Some(wait(plan, f, reason_message.0, reason_message.1)),
+    };
+    let record = |completed| RoleChange {
+        action: action.to_owned(),
+        target: target.to_owned(),
+        db_cluster_identifier: identifier.clone(),
+        completed,
+    };
+    if member.role == "writer" {
+        if previous.as_ref().is_some_and(|p| !p.completed) {
+            let note = format!(
+                "{target} ({identifier}, {}) is the primary now",
+                member.region
+            );
+            let reason = format!("{action}Completed");
+            plan.event(EventType::Normal, &reason, "Update", note);
+        }
+        fields.role_change = previous.map(|_| record(true));
+        return None;
+    }
+    match previous {
+        Some(p) if p.completed => {
+            let message = format!(
+                "the {} to {target} was done; the writer has moved since ({}): it is not moved \
+                 back; name another target, or remove and set {} again",
+                action.to_lowercase(),
+                fields.writer.as_deref().unwrap_or("none"),
+                field(action)
+            );
+            return Some(ConditionPlan::new(true, "WriterMoved", message));
+        }
+        Some(_) => {
+            let message = format!(
+                "{action} to {target} sent; RDS reports the global database {}",
+                o.status
+            );
+            return Some(wait(plan, f, "SwitchingOver", message));
+        }
+        None => {}
+    }
+    if let Some(why) = not_ready(o) {
+        return Some(wait(plan, f, "RoleChangeWaiting", why));
+    }
+    if action == "Failover" && !approved(f, target) {
+        let message = format!(
+            "failoverTo {target} waits for approval: the primary's region still answers; set the \
+             annotation {FAILOVER_ANNOTATION}: {target} to fail over anyway (writes {target} has \
+             not received are lost)"
+        );
+        plan.requeue = Requeue::After(f.drift_interval);
+        return Some(ConditionPlan::new(
+            false,
+            "FailoverAwaitingApproval",
+            message,
+        ));
+    }
+    fields.role_change = Some(record(false));
+    Some(send(f, plan, o, (action, target), member))
+}
+
+/// The target's RDS identifier and its membership; Err: (reason, message) to wait with.
+fn member<'o>(
+    f: &Facts,
+    o: &'o ObservedGlobalCluster,
+    target: &str,
+) -> Result<(String, &'o GlobalMember), (&'static str, String)> {
+    let identifier = match &f.extra.target {
+        Some(Ok(identifier)) => identifier.clone(),
+        Some(Err(why)) => return Err(("ReferencesUnresolved", why.clone())),
+        None => return Err(("ReferencesUnresolved", format!("{target} not read"))),
+    };
+    match (o.members.iter()).find(|m| m.db_cluster_identifier == identifier) {
+        Some(member) => Ok((identifier, member)),
+        None => Err((
+            "NotAMember",
+            format!(
+                "DBCluster {target} (RDS cluster {identifier}) is not a member of global database \
+                 {}; nothing is sent",
+                o.identifier
+            ),
+        )),
+    }
+}
+
+/// The one SwitchoverGlobalCluster or FailoverGlobalCluster, and its Event.
+fn send(
+    f: &Facts,
+    plan: &mut Plan,
+    o: &ObservedGlobalCluster,
+    (action, target): (&str, &str),
+    member: &GlobalMember,
+) -> ConditionPlan {
+    let arn = member.db_cluster_arn.clone().unwrap_or_default();
+    let (name, region) = (f.group.group_name(), member.region.clone());
+    plan.steps.push(Step::Own(match action {
+        "Switchover" => Own::Switchover {
+            name,
+            target_arn: arn,
+        },
+        _ => Own::Failover {
+            name,
+            target_arn: arn,
+            region,
+        },
+    }));
+    let loss = match action {
+        "Switchover" => "",
+        _ => ": writes it has not received are lost",
+    };
+    let note = format!(
+        "{action} of global database {} to {target} ({}, {}){loss}",
+        o.identifier, member.db_cluster_identifier, member.region,
+    );
+    plan.event(EventType::Normal, action, "Update", note.clone());
+    wait(plan, f, "SwitchingOver", note)
+}
+
+fn field(action: &str) -> &'static str {
+    match action {
+        "Switchover" => "switchoverTo",
+        _ => "failoverTo",
+    }
+}
+
+/// Why RDS is not ready for a role change: the global database busy, or a member not connected.
+fn not_ready(o: &ObservedGlobalCluster) -> Option<String> {
+    if o.status != "available" {
+        return Some(format!("RDS reports the global database {}", o.status));
+    }
+    let behind: Vec<String> = (o.members.iter())
+        .filter(|m| m.role != "writer")
+        .filter(|m| (m.synchronization_status.as_deref()).is_some_and(|s| s != "connected"))
+        .map(|m| format!("{} ({})", m.db_cluster_identifier, m.region))
+        .collect();
+    (!behind.is_empty()).then(|| {
+        format!(
+            "members not connected to the primary yet: {}",
+            behind.join(", ")
+        )
+    })
+}
+
+/// A failover is approved by the primary's region being down, or by the annotation naming it.
+fn approved(f: &Facts, target: &str) -> bool {
+    let annotated = f.group.annotations().get(FAILOVER_ANNOTATION);
+    f.extra.primary_region_down || annotated.is_some_and(|a| a == target)
+}
+
+/// Waits for the role change: Synced False with `reason`, looked at again soon.
+fn wait(plan: &mut Plan, f: &Facts, reason: &str, message: String) -> ConditionPlan {
+    plan.requeue = Requeue::After(f.busy_interval);
+    ConditionPlan::new(false, reason, message)
+}
