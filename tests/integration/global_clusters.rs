@@ -141,12 +141,27 @@ fn example<T: serde::de::DeserializeOwned>(file: &str) -> T {
 }
 
 /// The Coffee Manage Aurora example (its DBCluster, made real-engine, without its groups) as the
-/// primary in us-east-1, and coffee-manage-aurora-global: the GlobalCluster, the secondary
-/// DBCluster in eu-west-1 and its instance.
-#[tokio::test]
-async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_was_sent_no_password()
-{
-    let (client, ns, instances, _rds) = setup("gdbsec").await;
+/// primary in us-east-1 with a row written through its Secret, and coffee-manage-aurora-global:
+/// the GlobalCluster, the secondary DBCluster in eu-west-1 and its instance, all Ready.
+struct Global {
+    client: kube::Client,
+    ns: String,
+    instances: Api<DBInstance>,
+    clusters: Api<DBCluster>,
+    globals: Api<GlobalCluster>,
+    operator: Operator,
+    /// The RDS identifiers: primary, secondary, global database.
+    id: String,
+    eu: String,
+    gid: String,
+    /// The primary's connection Secret.
+    us: std::collections::BTreeMap<String, String>,
+    /// The secondary's status once Ready.
+    made: rds_operator::dbcluster::DBClusterStatus,
+}
+
+async fn global_database(prefix: &str) -> Global {
+    let (client, ns, instances, _rds) = setup(prefix).await;
     let (id, eu, gid, eu_reader) = (
         unique("gdb-us"),
         unique("gdb-eu"),
@@ -170,7 +185,7 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     let mut reader: DBInstance = example("coffee-manage-aurora-global/reader-eu.yaml");
     reader.spec.db_instance_identifier = Some(eu_reader.clone());
 
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let pp = PostParams::default();
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
     (secrets.create(&pp, &password).await).expect("the example password Secret");
@@ -211,6 +226,49 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     )
     .await;
     let made = made.status.expect("a status");
+    Global {
+        client,
+        ns,
+        instances,
+        clusters,
+        globals,
+        operator,
+        id,
+        eu,
+        gid,
+        us,
+        made,
+    }
+}
+
+/// Deletes them all: each member is detached first (RDS refuses to delete a member), then deleted.
+async fn delete_all(g: &Global) {
+    let dp = DeleteParams::default();
+    (g.instances.delete("coffee-aurora-eu-reader", &dp).await).expect("delete the instance");
+    (g.clusters.delete("coffee-aurora-eu", &dp).await).expect("delete the secondary");
+    (g.clusters.delete("coffee-aurora", &dp).await).expect("delete the primary");
+    (g.globals.delete("coffee-global", &dp).await).expect("delete the GlobalCluster");
+    wait_object_gone(&g.clusters, "coffee-aurora-eu").await;
+    wait_object_gone(&g.clusters, "coffee-aurora").await;
+    wait_object_gone(&g.globals, "coffee-global").await;
+    assert_eq!(common::calls(&g.gid, "DeleteGlobalCluster"), 1);
+}
+
+#[tokio::test]
+async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_was_sent_no_password()
+{
+    let g = global_database("gdbsec").await;
+    let Global {
+        client,
+        ns,
+        globals,
+        id,
+        eu,
+        gid,
+        us,
+        made,
+        ..
+    } = &g;
     assert_eq!(made.secondary_of.as_deref(), Some(gid.as_str()));
     assert_eq!(
         made.global_cluster_identifier.as_deref(),
@@ -220,13 +278,13 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
         made.placement.as_ref().map(|p| p.region.as_str()),
         Some("eu-west-1")
     );
-    let g = wait_object(&globals, "coffee-global", "two members", |g| {
+    let gs = wait_object(globals, "coffee-global", "two members", |g| {
         g.status.as_ref().is_some_and(|s| s.members.len() == 2)
     })
     .await
     .status
     .expect("a status");
-    let roles: Vec<(&str, &str, &str)> = (g.members.iter())
+    let roles: Vec<(&str, &str, &str)> = (gs.members.iter())
         .map(|m| {
             (
                 m.db_cluster_identifier.as_str(),
@@ -245,7 +303,7 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     );
 
     // No master user, password or database name reached RDS for the secondary.
-    let sent = common::call_parameters(&eu, "CreateDBCluster");
+    let sent = common::call_parameters(eu, "CreateDBCluster");
     assert_eq!(sent.len(), 1, "one CreateDBCluster: {sent:?}");
     assert!(
         sent[0].iter().any(|p| p == "global_cluster_identifier"),
@@ -259,12 +317,12 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     }
 
     // Its Secret: the global writer endpoint, its own reader endpoint, the primary's credentials.
-    let s = secret_data(&client, &ns, "coffee-aurora-eu-connection")
+    let s = secret_data(client, ns, "coffee-aurora-eu-connection")
         .await
         .expect("the secondary's Secret");
     assert_eq!(
         Some(&s["host"]),
-        g.endpoint.as_ref(),
+        gs.endpoint.as_ref(),
         "host is the global writer"
     );
     assert_eq!(Some(&s["readerHost"]), made.reader_endpoint.as_ref());
@@ -294,7 +352,7 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     let insert = "INSERT INTO suppliers VALUES ('through the global writer')";
     let (ok, out) = mariadb_keys(&s, &s["password"], insert);
     assert!(ok, "a write through the global writer endpoint: {out}");
-    let (ok, out) = wait_sql(&us, &us["host"], select, "through the global writer", TEN).await;
+    let (ok, out) = wait_sql(us, &us["host"], select, "through the global writer", TEN).await;
     assert!(ok, "on the primary: {out}");
     let (ok, out) = wait_sql(
         &s,
@@ -307,16 +365,141 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     assert!(ok, "replicated to the secondary: {out}");
 
     // Deleted, each member is detached first (RDS refuses to delete a member), then deleted.
-    let dp = DeleteParams::default();
-    (instances.delete("coffee-aurora-eu-reader", &dp).await).expect("delete the instance");
-    (clusters.delete("coffee-aurora-eu", &dp).await).expect("delete the secondary");
-    wait_object_gone(&clusters, "coffee-aurora-eu").await;
-    assert_eq!(common::calls(&eu, "RemoveFromGlobalCluster"), 1);
-    assert_eq!(common::calls(&eu, "DeleteDBCluster"), 1);
-    (clusters.delete("coffee-aurora", &dp).await).expect("delete the primary");
-    (globals.delete("coffee-global", &dp).await).expect("delete the GlobalCluster");
-    wait_object_gone(&clusters, "coffee-aurora").await;
-    wait_object_gone(&globals, "coffee-global").await;
-    assert_eq!(common::calls(&id, "RemoveFromGlobalCluster"), 1);
-    assert_eq!(common::calls(&gid, "DeleteGlobalCluster"), 1);
+    delete_all(&g).await;
+    assert_eq!(common::calls(eu, "RemoveFromGlobalCluster"), 1);
+    assert_eq!(common::calls(eu, "DeleteDBCluster"), 1);
+    assert_eq!(common::calls(id, "RemoveFromGlobalCluster"), 1);
+}
+
+/// The writer of a GlobalCluster's members, as its status reports it.
+fn writer(g: &GlobalCluster) -> Option<String> {
+    g.status.as_ref().and_then(|s| s.writer.clone())
+}
+
+#[tokio::test]
+async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_failover_is_approved()
+{
+    let mut g = global_database("gdbsw").await;
+    let (gid, id, eu) = (g.gid.clone(), g.id.clone(), g.eu.clone());
+    let before = (g.globals.get("coffee-global").await).expect("the GlobalCluster");
+    let endpoint = before
+        .status
+        .and_then(|s| s.endpoint)
+        .expect("the global writer endpoint");
+    let s = secret_data(&g.client, &g.ns, "coffee-aurora-eu-connection")
+        .await
+        .expect("the secondary's Secret");
+
+    // switchoverTo the secondary; the operator is killed the moment RDS has the call.
+    let switch = json!({"spec": {"switchoverTo": {"name": "coffee-aurora-eu"}}});
+    let pp = PatchParams::default();
+    (g.globals
+        .patch("coffee-global", &pp, &Patch::Merge(&switch)))
+    .await
+    .expect("switchoverTo");
+    common::wait_for("SwitchoverGlobalCluster", Duration::from_secs(60), || {
+        let gid = gid.clone();
+        async move { (common::calls(&gid, "SwitchoverGlobalCluster") >= 1).then_some(()) }
+    })
+    .await;
+    g.operator.kill();
+    g.operator = Operator::start(&g.ns);
+    let done = wait_object(&g.globals, "coffee-global", "eu-west-1 the writer", |o| {
+        ready(o) && writer(o).as_deref() == Some(eu.as_str())
+    })
+    .await;
+    assert_eq!(
+        common::calls(&gid, "SwitchoverGlobalCluster"),
+        1,
+        "sent once"
+    );
+    let status = done.status.expect("a status");
+    let change = status.role_change.expect("the switchover recorded");
+    assert!(
+        change.completed && change.db_cluster_identifier == eu,
+        "{change:?}"
+    );
+    assert_eq!(
+        status.endpoint.as_deref(),
+        Some(endpoint.as_str()),
+        "the same endpoint"
+    );
+    let roles: Vec<(&str, &str)> = (status.members.iter())
+        .map(|m| (m.region.as_str(), m.role.as_str()))
+        .collect();
+    assert!(roles.contains(&("eu-west-1", "writer")), "{roles:?}");
+    assert!(roles.contains(&("us-east-1", "reader")), "{roles:?}");
+
+    // The row is still there, and a write through the global writer endpoint works after it,
+    // landing in eu-west-1 (its cluster endpoint, the writer now) and replicated to us-east-1,
+    // which no longer takes writes.
+    let select = "SELECT name FROM suppliers";
+    let (ok, out) = wait_sql(&s, &s["host"], select, "Beans", TEN).await;
+    assert!(
+        ok && out.contains("Beans"),
+        "the row after the switchover: {out}"
+    );
+    let insert = "INSERT INTO suppliers VALUES ('after the switchover')";
+    let (ok, out) = mariadb_keys(&s, &s["password"], insert);
+    assert!(ok, "a write through the global writer endpoint: {out}");
+    let eu_cluster = (g.clusters.get("coffee-aurora-eu").await).expect("the secondary");
+    let eu_writer = (eu_cluster.status.and_then(|s| s.endpoint)).expect("its endpoint");
+    let (ok, out) = wait_sql(&s, &eu_writer.address, select, "after the switchover", TEN).await;
+    assert!(ok, "written in eu-west-1: {out}");
+    let (ok, out) = wait_sql(&g.us, &g.us["host"], select, "after the switchover", TEN).await;
+    assert!(ok, "replicated to us-east-1: {out}");
+    let (ok, out) = wait_sql(&g.us, &g.us["host"], insert, "", Duration::ZERO).await;
+    assert!(
+        !ok && out.contains("read-only"),
+        "us-east-1 is a secondary now: {out}"
+    );
+    // The secondary's Secret still names the global writer endpoint.
+    let after = secret_data(&g.client, &g.ns, "coffee-aurora-eu-connection").await;
+    assert_eq!(after.as_ref().map(|a| &a["host"]), Some(&endpoint));
+
+    // A failover back without allowDataLoss is refused at apply.
+    for failover in [
+        json!({"name": "coffee-aurora"}),
+        json!({"name": "coffee-aurora", "allowDataLoss": false}),
+    ] {
+        let patch = json!({"spec": {"switchoverTo": null, "failoverTo": failover}});
+        let err = (g
+            .globals
+            .patch("coffee-global", &pp, &Patch::Merge(&patch))
+            .await)
+            .expect_err("a failover without allowDataLoss");
+        assert!(err.to_string().contains("allowDataLoss"), "{err}");
+    }
+    // With it, it waits for approval (the primary's region answers), then is sent once.
+    let patch = json!({"spec": {"switchoverTo": null,
+                                "failoverTo": {"name": "coffee-aurora", "allowDataLoss": true}}});
+    (g.globals.patch("coffee-global", &pp, &Patch::Merge(&patch)))
+        .await
+        .expect("failoverTo with allowDataLoss");
+    wait_object(&g.globals, "coffee-global", "awaiting approval", |o| {
+        synced_reason(o) == "FailoverAwaitingApproval"
+    })
+    .await;
+    assert_eq!(common::calls(&gid, "FailoverGlobalCluster"), 0);
+    let approve = json!({"metadata": {"annotations": {
+        rds_operator::globalcluster::FAILOVER_ANNOTATION: "coffee-aurora"}}});
+    (g.globals
+        .patch("coffee-global", &pp, &Patch::Merge(&approve)))
+    .await
+    .expect("approve");
+    wait_object(
+        &g.globals,
+        "coffee-global",
+        "us-east-1 the writer again",
+        |o| ready(o) && writer(o).as_deref() == Some(id.as_str()),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(common::calls(&gid, "FailoverGlobalCluster"), 1, "sent once");
+    let (ok, out) = mariadb_keys(&s, &s["password"], "INSERT INTO suppliers VALUES ('back')");
+    assert!(
+        ok,
+        "a write through the global writer endpoint after the failover: {out}"
+    );
+    delete_all(&g).await;
 }
