@@ -11,6 +11,7 @@ use crate::awsaccount::AWSAccount;
 use crate::context::Context;
 use crate::crd;
 use crate::dbcluster::DBCluster;
+use crate::dbclusterendpoint::DBClusterEndpoint;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbinstance::DBInstance;
@@ -55,6 +56,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBSnapshot>(),
     register::<DBClusterSnapshot>(),
     register::<GlobalCluster>(),
+    register::<DBClusterEndpoint>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

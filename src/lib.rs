@@ -22,6 +22,7 @@ pub mod context;
 pub mod crd;
 pub mod database;
 pub mod dbcluster;
+pub mod dbclusterendpoint;
 pub mod dbclusterparametergroup;
 pub mod dbclustersnapshot;
 pub mod dbinstance;

@@ -35,7 +35,7 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * a manual DB snapshot or DB cluster snapshot is ``creating``, with its progress, for
   ``snapshot_delay`` seconds, and copies keep their source's dump: see ``snapshots.py``;
 * global clusters take tags, ModifyGlobalCluster and their deletion protection: see
-  ``global_clusters.py``;
+  ``global_clusters.py``; custom cluster endpoints: ``cluster_endpoints.py``;
 * an encrypted source in another GovCloud (or, for replicas, China) region needs a PreSignedUrl
   that is that call signed there: see ``presigned.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
@@ -74,7 +74,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_parameters, clusters, engines, features, global_clusters, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, engines, features, global_clusters, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -463,6 +463,7 @@ def install() -> None:
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
     global_clusters.install(LOCK, CONFIG)
+    cluster_endpoints.install(LOCK, CONFIG)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -477,6 +478,7 @@ def install() -> None:
             identifier = (params.get("DBInstanceIdentifier") or params.get("DBSubnetGroupName")
                           or params.get("DBParameterGroupName")
                           or params.get("TargetDBInstanceIdentifier")
+                          or params.get("DBClusterEndpointIdentifier")
                           or params.get("DBClusterIdentifier")
                           or params.get("DBClusterParameterGroupName")
                           or params.get("BlueGreenDeploymentIdentifier")

@@ -1,6 +1,7 @@
 """The Resource Groups Tagging API's view of RDS, as AWS gives it.
 
-AWS's GetResources lists RDS DB subnet groups (``rds:subgrp``) and DB parameter groups (``rds:pg``)
+AWS's GetResources lists RDS DB subnet groups (``rds:subgrp``), DB parameter groups (``rds:pg``) and
+custom cluster endpoints (``rds:cluster-endpoint``, ``cluster_endpoints.py``)
 with their tags, beside instances, clusters and snapshots ("Services that support the Resource
 Groups Tagging API", Resource Groups Tagging API User Guide; the resource types as in
 ``ResourceTypeFilters``). moto 5.2.5's ``RDSBackend.iter_tagged_resources`` yields only clusters,
@@ -10,6 +11,8 @@ cluster snapshots, instances, proxies and snapshots; here it yields the groups t
 from __future__ import annotations
 
 from typing import Any, Iterator
+
+from . import cluster_endpoints
 
 
 def install() -> None:
@@ -27,5 +30,7 @@ def install() -> None:
                     tags={tag["Key"]: tag["Value"] for tag in group.get_tags()},
                     resource_type=resource_type,
                 )
+        for resource_type, arn, tags in cluster_endpoints.tagged(self):
+            yield TaggedResource(arn=arn, tags=tags, resource_type=resource_type)
 
     RDSBackend.iter_tagged_resources = iter_tagged_resources

@@ -64,26 +64,7 @@ pub(super) async fn secondary(
         master_username: primary.spec.master_username.clone(),
         database_name: primary.spec.database_name.clone(),
     };
-    Ok(Some((Ok(global), primary_password(&primary))))
-}
-
-/// Where the primary DBCluster's master password is: its referenced Secret, RDS's managed secret,
-/// or the Secret the operator generated for it.
-fn primary_password(primary: &DBCluster) -> PasswordRead {
-    let password = &primary.spec.password;
-    match &password.master_user_password {
-        Some(r) => PasswordRead::Referenced {
-            name: r.name.clone(),
-            key: r.key.clone(),
-        },
-        None if password.manage_master_user_password == Some(true) => {
-            PasswordRead::Managed { secret_arn: None }
-        }
-        None => PasswordRead::Referenced {
-            name: super::plan::generated_secret_name(primary),
-            key: crate::secrets::GENERATED_KEY.to_owned(),
-        },
-    }
+    Ok(Some((Ok(global), super::plan::credentials(&primary))))
 }
 
 /// What a member of a global database reads of it: at deletion (read directly) its members now;

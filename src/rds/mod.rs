@@ -487,6 +487,7 @@ mod tests {
             include_str!("../dbsnapshot/aws.rs"),
             include_str!("../dbclustersnapshot/aws.rs"),
             include_str!("../globalcluster/aws.rs"),
+            include_str!("../dbclusterendpoint/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

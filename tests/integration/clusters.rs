@@ -52,7 +52,7 @@ pub(crate) fn cluster(identifier: &str, extra: serde_json::Value) -> DBCluster {
     .expect("valid DBCluster")
 }
 
-fn member(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
+pub(crate) fn member(name: &str, identifier: &str, extra: serde_json::Value) -> DBInstance {
     let mut spec = json!({
         "dbInstanceIdentifier": identifier,
         "engine": "aurora-mysql",

@@ -13,6 +13,7 @@ use kube::Client;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::awsaccount::AWSAccount;
 use rds_operator::dbcluster::DBCluster;
+use rds_operator::dbclusterendpoint::DBClusterEndpoint;
 use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use rds_operator::dbclustersnapshot::DBClusterSnapshot;
 use rds_operator::dbinstance::DBInstance;
@@ -707,7 +708,8 @@ async fn snapshot_lifecycle(client: &Client, ns: &str) {
 
 /// A DBClusterSnapshot of a cluster granted to the namespace (its restorable-by tag), a copy of it
 /// (its source read by name) and an empty GlobalCluster, each Ready, with a secondary DBCluster
-/// that names it (read by name) and waits, then deleted, under the chart's RBAC.
+/// that names it (read by name) and waits and a DBClusterEndpoint of that cluster that waits too,
+/// then deleted, under the chart's RBAC.
 async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
     let rds = common::rds().await;
     let cluster = unique("node-aurora");
@@ -785,6 +787,28 @@ async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
         common::object_condition(c, "Synced").is_some_and(|s| s.1 == "ReferencesUnresolved")
     })
     .await;
+    // A custom endpoint of it waits too (its cluster is not Ready), and is deleted.
+    let endpoints: Api<DBClusterEndpoint> = Api::namespaced(client.clone(), ns);
+    let spec = json!({"dbClusterRef": {"name": "aurora-eu"}, "endpointType": "READER",
+                      "region": "eu-west-1"});
+    let object: DBClusterEndpoint =
+        serde_json::from_value(json!({"metadata": {"name": "aurora-eu-reports"}, "spec": spec}))
+            .unwrap();
+    endpoints
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    common::wait_object(
+        &endpoints,
+        "aurora-eu-reports",
+        "waiting for its cluster",
+        |e| common::object_condition(e, "Synced").is_some_and(|s| s.1 == "ReferencesUnresolved"),
+    )
+    .await;
+    (endpoints.delete("aurora-eu-reports", &DeleteParams::default()))
+        .await
+        .unwrap();
+    common::wait_object_gone(&endpoints, "aurora-eu-reports").await;
     (clusters.delete("aurora-eu", &DeleteParams::default()))
         .await
         .unwrap();

@@ -250,6 +250,26 @@ pub fn password_read(cluster: &DBCluster, observed: Option<&ObservedCluster>) ->
     }
 }
 
+/// Where another object reads a DBCluster's master password (a secondary's Secret carries its
+/// primary's, a custom endpoint's its cluster's): its referenced Secret, RDS's managed secret, or
+/// the Secret the operator generated for it.
+pub fn credentials(cluster: &DBCluster) -> PasswordRead {
+    let password = &cluster.spec.password;
+    match &password.master_user_password {
+        Some(r) => PasswordRead::Referenced {
+            name: r.name.clone(),
+            key: r.key.clone(),
+        },
+        None if password.manage_master_user_password == Some(true) => {
+            PasswordRead::Managed { secret_arn: None }
+        }
+        None => PasswordRead::Referenced {
+            name: generated_secret_name(cluster),
+            key: crate::secrets::GENERATED_KEY.to_owned(),
+        },
+    }
+}
+
 /// How the read step must look at RDS: directly (a destructive step may follow) at deletion.
 pub fn direct_read(cluster: &DBCluster) -> bool {
     cluster.metadata.deletion_timestamp.is_some()

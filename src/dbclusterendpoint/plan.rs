@@ -1,0 +1,301 @@
+//! The pure plan of a DBClusterEndpoint: [`Facts`] in, [`Plan`] out. Whose endpoint the name is;
+//! one CreateDBClusterEndpoint once its DBCluster and members resolve, never again once made;
+//! its type and members kept with one ModifyDBClusterEndpoint while RDS reports it available; its
+//! connection Secret written when it differs and only if it is this object's; deletion as every
+//! group kind's (`managed::groups`). Table tests in `plan/tests.rs`.
+
+use std::collections::BTreeMap;
+
+use kube::runtime::events::EventType;
+
+use crate::database::connection::{self, ConnectionInfo};
+use crate::database::secret::{SecretStep, SecretWrite, not_ours, write_of};
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::tags;
+
+use super::{Cluster, DBClusterEndpoint, DBClusterEndpointStatus, ObservedClusterEndpoint};
+
+/// Everything a decision needs.
+pub type Facts = groups::Facts<DBClusterEndpoint>;
+
+/// A call or write only this kind makes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Own {
+    /// CreateDBClusterEndpoint, tagged.
+    Create {
+        name: String,
+        cluster: String,
+        endpoint_type: String,
+        static_members: Vec<String>,
+        excluded_members: Vec<String>,
+        tags: BTreeMap<String, String>,
+    },
+    /// ModifyDBClusterEndpoint with the whole desired type and member lists.
+    Modify {
+        name: String,
+        endpoint_type: String,
+        static_members: Vec<String>,
+        excluded_members: Vec<String>,
+    },
+    /// The connection Secret.
+    Secret(SecretStep),
+}
+
+/// One call or write.
+pub type Step = groups::Step<Own>;
+
+/// What one reconcile does and reports.
+pub type Plan = groups::GroupPlan<DBClusterEndpoint>;
+
+/// The one decision of a reconcile of a DBClusterEndpoint.
+pub fn plan(f: &Facts) -> Plan {
+    groups::plan(f, |plan, desired| apply(f, plan, desired))
+}
+
+/// The status to write: Ready once RDS reports it available and in sync.
+fn status(plan: &mut Plan, fields: DBClusterEndpointStatus, synced: ConditionPlan) {
+    let available = fields.state.as_deref() == Some("available");
+    let ready = match &fields.state {
+        Some(_) if available && synced.ok => synced.clone(),
+        Some(_) if available => ConditionPlan::new(true, "Available", "RDS reports it available"),
+        Some(state) => ConditionPlan::new(false, "Busy", format!("RDS reports it {state}")),
+        None => synced.clone(),
+    };
+    let busy = fields.state.is_some() && !available;
+    plan.status = Some(GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy,
+    });
+}
+
+fn observed_fields(g: &DBClusterEndpoint, o: &ObservedClusterEndpoint) -> DBClusterEndpointStatus {
+    let previous = g.status.clone().unwrap_or_default();
+    DBClusterEndpointStatus {
+        db_cluster_endpoint_identifier: Some(o.name.clone()),
+        arn: o.arn.clone(),
+        state: Some(o.status.clone()),
+        endpoint: o.endpoint.clone(),
+        db_cluster_identifier: Some(o.cluster.clone()),
+        static_members: o.static_members.clone(),
+        excluded_members: o.excluded_members.clone(),
+        connection_secret: previous.connection_secret,
+        applied_tag_keys: previous.applied_tag_keys,
+        ..Default::default()
+    }
+}
+
+/// Waits with `reason` (a reference not resolved yet, RDS busy): Synced False, nothing sent.
+fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
+    plan.requeue = Requeue::After(f.busy_interval);
+    plan.refusal = Some("Unresolved");
+    let fields = match &f.observed {
+        Some(o) => observed_fields(&f.group, o),
+        None => f.group.status.clone().unwrap_or_default(),
+    };
+    status(
+        &mut plan,
+        fields,
+        ConditionPlan::new(false, reason, message),
+    );
+    plan
+}
+
+fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
+    let g = &f.group;
+    let cluster = match &f.extra.cluster {
+        Some(Ok(cluster)) => cluster.clone(),
+        Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
+        None => return wait(plan, f, "ReferencesUnresolved", "not read".into()),
+    };
+    let (static_members, excluded_members) = match &f.extra.members {
+        Some(Ok(members)) => members.clone(),
+        Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
+        None => (Vec::new(), Vec::new()),
+    };
+    let Some(o) = &f.observed else {
+        return create(
+            f,
+            plan,
+            &cluster,
+            (static_members, excluded_members),
+            desired_tags,
+        );
+    };
+    if !groups::owned(g, &o.tags) {
+        plan.refusal = Some("NameInUse");
+        let message = groups::name_in_use(g);
+        plan.event(
+            EventType::Warning,
+            "NameInUse",
+            "Reconcile",
+            message.clone(),
+        );
+        let refused = ConditionPlan::new(false, "NameInUse", message);
+        status(&mut plan, Default::default(), refused);
+        return plan;
+    }
+    let mut fields = observed_fields(g, o);
+    let (mut changed, applied) =
+        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+    fields.applied_tag_keys = applied;
+    let endpoint_type = g.spec.endpoint_type.as_str().to_owned();
+    let differs = o.endpoint_type.as_deref() != Some(endpoint_type.as_str())
+        || sorted(&o.static_members) != sorted(&static_members)
+        || sorted(&o.excluded_members) != sorted(&excluded_members);
+    if o.status != "available" {
+        plan.requeue = Requeue::After(f.busy_interval);
+    } else if differs {
+        changed.push(format!(
+            "{endpoint_type} over {}",
+            describe_members(&static_members, &excluded_members)
+        ));
+        plan.steps.push(Step::Own(Own::Modify {
+            name: o.name.clone(),
+            endpoint_type,
+            static_members,
+            excluded_members,
+        }));
+    }
+    if let Err(message) = secret(f, &mut plan, &mut fields, o, &cluster) {
+        let refused = ConditionPlan::new(false, "ConnectionSecretConflict", message);
+        plan.refusal = Some("SecretConflict");
+        status(&mut plan, fields, refused);
+        return plan;
+    }
+    let synced = match changed.is_empty() {
+        true => ConditionPlan::new(true, "Synced", "the endpoint matches the spec"),
+        false => {
+            let note = format!("sent to RDS: {}", changed.join("; "));
+            plan.event(EventType::Normal, "Updating", "Update", note.clone());
+            plan.requeue = Requeue::After(f.busy_interval);
+            ConditionPlan::new(false, "Updating", note)
+        }
+    };
+    status(&mut plan, fields, synced);
+    plan
+}
+
+fn sorted(v: &[String]) -> Vec<String> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
+fn describe_members(static_members: &[String], excluded: &[String]) -> String {
+    match (static_members.is_empty(), excluded.is_empty()) {
+        (false, _) => format!("only {}", static_members.join(", ")),
+        (true, false) => format!("all members but {}", excluded.join(", ")),
+        (true, true) => "all members".into(),
+    }
+}
+
+/// RDS has no endpoint of the name: made once, tagged, never again once made.
+fn create(
+    f: &Facts,
+    mut plan: Plan,
+    cluster: &Cluster,
+    (static_members, excluded_members): (Vec<String>, Vec<String>),
+    tags: BTreeMap<String, String>,
+) -> Plan {
+    let g = &f.group;
+    let name = g.group_name();
+    if g.status.as_ref().is_some_and(|s| s.arn.is_some()) {
+        let message = format!(
+            "RDS has no cluster endpoint {name} any more: it was deleted outside the operator; \
+             delete this object to let it go, or recreate it"
+        );
+        plan.event(EventType::Warning, "NotFound", "Reconcile", message.clone());
+        plan.requeue = Requeue::After(f.drift_interval);
+        let fields = g.status.clone().unwrap_or_default();
+        status(
+            &mut plan,
+            fields,
+            ConditionPlan::new(false, "NotFound", message),
+        );
+        return plan;
+    }
+    let endpoint_type = g.spec.endpoint_type.as_str().to_owned();
+    let note = format!(
+        "creating the {endpoint_type} endpoint {name} of cluster {} over {}",
+        cluster.identifier,
+        describe_members(&static_members, &excluded_members)
+    );
+    plan.steps.push(Step::Own(Own::Create {
+        name: name.clone(),
+        cluster: cluster.identifier.clone(),
+        endpoint_type,
+        static_members,
+        excluded_members,
+        tags,
+    }));
+    plan.event(EventType::Normal, "Creating", "Create", note);
+    plan.requeue = Requeue::After(f.busy_interval);
+    let fields = DBClusterEndpointStatus {
+        db_cluster_endpoint_identifier: Some(name),
+        state: Some("creating".into()),
+        db_cluster_identifier: Some(cluster.identifier.clone()),
+        applied_tag_keys: tags::keys(&g.spec.tags),
+        ..Default::default()
+    };
+    let creating = ConditionPlan::new(true, "Creating", "the endpoint is being made");
+    status(&mut plan, fields, creating);
+    plan
+}
+
+/// Plans the connection Secret's write (the endpoint as host and readerHost, the cluster's
+/// credentials) when it differs; Err: a Secret of that name is someone else's.
+fn secret(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBClusterEndpointStatus,
+    o: &ObservedClusterEndpoint,
+    cluster: &Cluster,
+) -> Result<(), String> {
+    let g = &f.group;
+    let (Some(wanted), Some(host), Some(password)) = (
+        &g.spec.connection_secret,
+        o.endpoint.as_deref(),
+        &f.extra.password,
+    ) else {
+        return Ok(());
+    };
+    let info = ConnectionInfo {
+        host,
+        reader_host: Some(host),
+        port: cluster.port,
+        username: &cluster.username,
+        password: &password.0,
+        dbname: &cluster.dbname,
+        engine: &cluster.engine,
+        ca_bundle: None,
+    };
+    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
+    let name = wanted.name.clone();
+    match write_of(f.extra.secret.as_ref(), g, data, true) {
+        SecretWrite::NotOurs => return Err(not_ours(&name, "DBClusterEndpoint")),
+        SecretWrite::Write { data, create } => {
+            let note = format!("wrote the endpoint's connection details to Secret {name}");
+            plan.steps
+                .push(Step::Own(Own::Secret(SecretStep::WriteConnection {
+                    name: name.clone(),
+                    data,
+                    create,
+                    owner_reference: true,
+                })));
+            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+        }
+        SecretWrite::SetOwner => plan.steps.push(Step::Own(Own::Secret(SecretStep::SetOwner {
+            name: name.clone(),
+            owner_reference: true,
+        }))),
+        SecretWrite::Nothing => {}
+    }
+    fields.connection_secret = Some(name);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

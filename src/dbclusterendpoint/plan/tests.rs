@@ -1,0 +1,207 @@
+//! The DBClusterEndpoint plan's table tests: the facts in, the steps and conditions out.
+
+use super::*;
+use crate::crd::LocalRef;
+use crate::dbclusterendpoint::{DBClusterEndpointSpec, EndpointType, Reads};
+use crate::managed::groups::fixtures::{self, owner_tags, with};
+use crate::sensitive::Sensitive;
+
+fn cluster() -> Cluster {
+    Cluster {
+        identifier: "coffee".into(),
+        port: 3306,
+        username: "admin".into(),
+        dbname: "COFFEE".into(),
+        engine: "aurora-mysql".into(),
+    }
+}
+
+/// The READER endpoint reports over the member coffee-r1, never made; its cluster Ready.
+fn facts() -> Facts {
+    let spec = DBClusterEndpointSpec {
+        db_cluster_ref: LocalRef {
+            name: "coffee".into(),
+        },
+        endpoint_type: EndpointType::Reader,
+        static_members: vec![LocalRef {
+            name: "reader-1".into(),
+        }],
+        ..Default::default()
+    };
+    let mut e = DBClusterEndpoint::new("reports", spec);
+    e.metadata.generation = Some(1);
+    e.metadata.uid = Some(fixtures::UID.into());
+    let reads = Reads {
+        cluster: Some(Ok(cluster())),
+        members: Some(Ok((vec!["coffee-r1".into()], vec![]))),
+        password: Some(Sensitive::new("the-password")),
+        secret: None,
+    };
+    fixtures::facts(e, reads)
+}
+
+fn observed(status: &str) -> ObservedClusterEndpoint {
+    ObservedClusterEndpoint {
+        name: "reports".into(),
+        arn: Some("arn:aws:rds:us-east-1:123456789012:cluster-endpoint:reports".into()),
+        cluster: "coffee".into(),
+        status: status.into(),
+        endpoint: Some("reports.cluster-custom-x.us-east-1.rds.amazonaws.com".into()),
+        endpoint_type: Some("READER".into()),
+        static_members: vec!["coffee-r1".into()],
+        excluded_members: vec![],
+        tags: owner_tags(),
+    }
+}
+
+fn own(plan: &Plan) -> Vec<&Own> {
+    (plan.steps.iter())
+        .filter_map(|s| match s {
+            Step::Own(own) => Some(own),
+            _ => None,
+        })
+        .collect()
+}
+
+fn reason(plan: &Plan) -> &str {
+    &plan.status.as_ref().expect("a status").synced.reason
+}
+
+#[test]
+fn an_endpoint_is_made_once_its_cluster_and_members_resolve() {
+    let p = plan(&facts());
+    let [
+        Own::Create {
+            cluster,
+            endpoint_type,
+            static_members,
+            excluded_members,
+            tags,
+            ..
+        },
+    ] = own(&p)[..]
+    else {
+        panic!("one CreateDBClusterEndpoint: {:?}", p.steps);
+    };
+    assert_eq!(
+        (cluster.as_str(), endpoint_type.as_str()),
+        ("coffee", "READER")
+    );
+    assert_eq!(
+        (static_members.clone(), excluded_members.clone()),
+        (vec!["coffee-r1".to_owned()], vec![])
+    );
+    assert!(
+        tags.contains_key(crate::crd::OWNER_TAG),
+        "tagged at create: {tags:?}"
+    );
+
+    for (case, change) in [
+        (
+            "cluster not Ready",
+            Some(Err("DBCluster coffee is not Ready yet".to_owned())),
+        ),
+        ("member not Ready", None),
+    ] {
+        let f = with(facts(), |f| match change {
+            Some(c) => f.extra.cluster = Some(c),
+            None => f.extra.members = Some(Err("DBInstance reader-1 is not Ready yet".into())),
+        });
+        let p = plan(&f);
+        assert!(own(&p).is_empty(), "{case}: {:?}", p.steps);
+        assert_eq!(reason(&p), "ReferencesUnresolved", "{case}");
+    }
+}
+
+#[test]
+fn members_and_type_are_kept_with_one_modify_while_available() {
+    type Sent<'a> = Option<(&'a str, Vec<&'a str>, Vec<&'a str>)>;
+    let cases: [(&str, Facts, Sent); 4] = [
+        (
+            "in sync",
+            with(facts(), |f| f.observed = Some(observed("available"))),
+            None,
+        ),
+        (
+            "another member in the spec",
+            with(facts(), |f| {
+                f.observed = Some(observed("available"));
+                f.extra.members = Some(Ok((vec!["coffee-r2".into()], vec![])));
+            }),
+            Some(("READER", vec!["coffee-r2"], vec![])),
+        ),
+        (
+            "ANY, all but one",
+            with(facts(), |f| {
+                f.observed = Some(observed("available"));
+                f.group.spec.endpoint_type = EndpointType::Any;
+                f.extra.members = Some(Ok((vec![], vec!["coffee-w".into()])));
+            }),
+            Some(("ANY", vec![], vec!["coffee-w"])),
+        ),
+        (
+            "RDS busy with it",
+            with(facts(), |f| {
+                f.observed = Some(observed("modifying"));
+                f.extra.members = Some(Ok((vec!["coffee-r2".into()], vec![])));
+            }),
+            None,
+        ),
+    ];
+    for (case, f, expected) in cases {
+        let p = plan(&f);
+        let modify = own(&p).into_iter().find_map(|s| match s {
+            Own::Modify {
+                endpoint_type,
+                static_members,
+                excluded_members,
+                ..
+            } => Some((
+                endpoint_type.as_str(),
+                static_members.clone(),
+                excluded_members.clone(),
+            )),
+            _ => None,
+        });
+        let expected = expected.map(|(t, s, e)| {
+            let owned = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect::<Vec<_>>();
+            (t, owned(s), owned(e))
+        });
+        assert_eq!(modify, expected, "{case}");
+        assert!(
+            !own(&p).iter().any(|s| matches!(s, Own::Create { .. })),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn its_secret_names_the_endpoint_with_the_clusters_credentials_and_only_its_own() {
+    let f = with(facts(), |f| {
+        f.observed = Some(observed("available"));
+        f.group.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
+            name: "reports-db".into(),
+            extra_keys: [("APP_DB_HOST".to_owned(), "{{ host }}".to_owned())].into(),
+        });
+    });
+    let p = plan(&f);
+    let Some(Own::Secret(SecretStep::WriteConnection { data, create, .. })) =
+        own(&p).first().copied()
+    else {
+        panic!("the Secret: {:?}", p.steps);
+    };
+    assert!(create);
+    let value = |k: &str| data.get(k).map(|v| v.expose().to_owned());
+    assert_eq!(value("host"), observed("available").endpoint);
+    assert_eq!(value("APP_DB_HOST"), value("host"));
+    assert_eq!(value("password").as_deref(), Some("the-password"));
+    assert_eq!(value("username").as_deref(), Some("admin"));
+    assert_eq!(value("dbname").as_deref(), Some("COFFEE"));
+    // Someone else's Secret of that name: never written.
+    let mut foreign = crate::secrets::owned_secret(&f.group, "reports-db", data, true);
+    foreign.metadata.owner_references = None;
+    foreign.metadata.annotations = None;
+    let refused = plan(&with(f, |f| f.extra.secret = Some(foreign)));
+    assert_eq!(reason(&refused), "ConnectionSecretConflict");
+    assert!(own(&refused).is_empty());
+}
