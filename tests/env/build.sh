@@ -26,8 +26,16 @@ fail() {
 }
 
 build() { # build <binary> <module dir> <package> <out dir> <ldflags>
-  local bin=$1 dir=$2 pkg=$3 out=$4 ldflags=$5 log="$4/$1.build.log"
+  local bin=$1 dir=$2 pkg=$3 out=$4 ldflags=$5 log="$4/$1.build.log" lock
   [ -x "$out/$bin" ] && return 0
+  # One build of a binary at a time (.ci/run builds the node tests' tools in the background while
+  # a test may ask for them): a second caller waits for the first, then finds the binary built.
+  exec {lock}>"$out/$bin.lock"
+  flock "$lock"
+  if [ -x "$out/$bin" ]; then
+    exec {lock}>&-
+    return 0
+  fi
   command -v go >/dev/null ||
     fail "cannot build '$bin': no Go toolchain on PATH. Install Go >= 1.26 (https://go.dev/doc/install) or set KUBEBUILDER_ASSETS to a folder with prebuilt binaries."
   echo "building $bin into $out: this takes several minutes the first time..." >&2
@@ -38,6 +46,7 @@ build() { # build <binary> <module dir> <package> <out dir> <ldflags>
     fail "building '$bin' from $here/$dir failed (full log: $log). Check that the Go module proxy is reachable (go env GOPROXY) and that Go is >= 1.26, or set KUBEBUILDER_ASSETS to a folder with prebuilt etcd, kube-apiserver and kubectl."
   fi
   mv "$out/$bin.tmp" "$out/$bin"
+  exec {lock}>&-
 }
 
 # helm and kstatus are for the tests, built when they ask (`make run` builds only what it runs).

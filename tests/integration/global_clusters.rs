@@ -364,10 +364,59 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     .await;
     assert!(ok, "replicated to the secondary: {out}");
 
-    // Deleted, each member is detached first (RDS refuses to delete a member), then deleted.
-    delete_all(&g).await;
+    // Removing globalClusterRef detaches it (one RemoveFromGlobalCluster): a standalone cluster
+    // that takes writes, with a password of its own (generated, sent once) in its Secret, which
+    // now names its own writer endpoint.
+    let detach = json!({"spec": {"globalClusterRef": null}});
+    (g.clusters.patch(
+        "coffee-aurora-eu",
+        &PatchParams::default(),
+        &Patch::Merge(&detach),
+    ))
+    .await
+    .expect("remove globalClusterRef");
+    let alone = wait_object(&g.clusters, "coffee-aurora-eu", "detached", |c| {
+        cluster_ready(c)
+            && c.status
+                .as_ref()
+                .unwrap()
+                .global_cluster_identifier
+                .is_none()
+    })
+    .await;
     assert_eq!(common::calls(eu, "RemoveFromGlobalCluster"), 1);
+    let own = (alone.status.and_then(|s| s.endpoint))
+        .expect("its endpoint")
+        .address;
+    let detached = common::wait_for("its own Secret", Duration::from_secs(60), || {
+        let (client, ns, own) = (client.clone(), ns.clone(), own.clone());
+        async move {
+            let s = secret_data(&client, &ns, "coffee-aurora-eu-connection").await?;
+            (s["host"] == own).then_some(s)
+        }
+    })
+    .await;
+    assert_ne!(
+        detached["password"], us["password"],
+        "a password of its own"
+    );
+    let insert = "INSERT INTO suppliers VALUES ('standalone in eu')";
+    let (ok, out) = wait_sql(&detached, &own, insert, "", TEN).await;
+    assert!(
+        ok,
+        "the detached cluster takes writes with its own password: {out}"
+    );
+    let (ok, out) = wait_sql(&detached, &own, select, "through the global writer", TEN).await;
+    assert!(ok, "and keeps the global database's rows: {out}");
+
+    delete_all(&g).await;
+    assert_eq!(
+        common::calls(eu, "RemoveFromGlobalCluster"),
+        1,
+        "detached once"
+    );
     assert_eq!(common::calls(eu, "DeleteDBCluster"), 1);
+    // The primary, the last member, is detached before its deletion.
     assert_eq!(common::calls(id, "RemoveFromGlobalCluster"), 1);
 }
 
@@ -501,5 +550,8 @@ async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_fa
         ok,
         "a write through the global writer endpoint after the failover: {out}"
     );
+    // Deleted, each member is detached first (RDS refuses to delete a member), then deleted.
     delete_all(&g).await;
+    assert_eq!(common::calls(&eu, "RemoveFromGlobalCluster"), 1);
+    assert_eq!(common::calls(&id, "RemoveFromGlobalCluster"), 1);
 }

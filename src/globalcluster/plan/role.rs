@@ -63,7 +63,10 @@ pub(super) fn plan(
         completed,
     };
     if member.role == "writer" {
-        if previous.as_ref().is_some_and(|p| !p.completed) {
+        // Done, whether this reconcile saw it sent or not (an operator killed between sending it
+        // and recording it finds RDS done): recorded, so a writer that moves away later is
+        // reported, not moved back.
+        if previous.as_ref().is_none_or(|p| !p.completed) {
             let note = format!(
                 "{target} ({identifier}, {}) is the primary now",
                 member.region
@@ -71,7 +74,7 @@ pub(super) fn plan(
             let reason = format!("{action}Completed");
             plan.event(EventType::Normal, &reason, "Update", note);
         }
-        fields.role_change = previous.map(|_| record(true));
+        fields.role_change = Some(record(true));
         return None;
     }
     match previous {

@@ -51,7 +51,7 @@ fn swapped(f: &mut Facts) {
 
 #[test]
 fn a_switchover_is_sent_once_and_reported_until_rds_shows_the_new_writer() {
-    let cases: [(&str, Facts, usize, &str, Option<RoleChange>); 7] = [
+    let cases: [(&str, Facts, usize, &str, Option<RoleChange>); 8] = [
         (
             "asked, all available",
             asking("Switchover"),
@@ -84,6 +84,13 @@ fn a_switchover_is_sent_once_and_reported_until_rds_shows_the_new_writer() {
                 recorded(asking("Switchover"), sent("Switchover", false)),
                 swapped,
             ),
+            0,
+            "Synced",
+            sent("Switchover", true),
+        ),
+        (
+            "killed after sending, before recording, and RDS done: recorded as done",
+            with(asking("Switchover"), swapped),
             0,
             "Synced",
             sent("Switchover", true),
