@@ -39,24 +39,36 @@ impl Rds {
         &self,
         name: &str,
     ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
+        let Some(mut found) = self.describe_cluster_endpoint(name).await? else {
+            return Ok(None);
+        };
+        if let Some(arn) = &found.arn {
+            found.tags = self.tags_of(arn).await?;
+        }
+        // One deleted since it was described answers no tags: described again, it reads absent,
+        // not someone else's (as a DB subnet group's read does).
+        if found.tags.is_empty() && self.describe_cluster_endpoint(name).await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(found))
+    }
+
+    /// DescribeDBClusterEndpoints of one endpoint, without its tags.
+    async fn describe_cluster_endpoint(
+        &self,
+        name: &str,
+    ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
         let result = (self.client.describe_db_cluster_endpoints())
             .db_cluster_endpoint_identifier(name)
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
         self.count("DescribeDBClusterEndpoints", &result);
-        let found = match result {
-            Ok(out) => out.db_cluster_endpoints().first().map(observed),
-            Err(e) if e.code == NOT_FOUND => None,
-            Err(e) => return Err(e),
-        };
-        let Some(mut found) = found else {
-            return Ok(None);
-        };
-        if let Some(arn) = &found.arn {
-            found.tags = self.tags_of(arn).await?;
+        match result {
+            Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
+            Err(e) if e.code == NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
         }
-        Ok(Some(found))
     }
 
     /// Every custom endpoint of the account and region, 100 a page, without their tags

@@ -11,7 +11,7 @@ use kube::runtime::events::EventType;
 use crate::database::connection::{self, ConnectionInfo};
 use crate::database::secret::{SecretStep, SecretWrite, not_ours, write_of};
 use crate::managed::groups;
-use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
 
 use super::{Cluster, DBClusterEndpoint, DBClusterEndpointStatus, ObservedClusterEndpoint};
@@ -53,22 +53,10 @@ pub fn plan(f: &Facts) -> Plan {
     groups::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
-/// The status to write: Ready once RDS reports it available and in sync.
+/// The status to write: Ready once RDS reports it available (`groups::by_state`).
 fn status(plan: &mut Plan, fields: DBClusterEndpointStatus, synced: ConditionPlan) {
-    let available = fields.state.as_deref() == Some("available");
-    let ready = match &fields.state {
-        Some(_) if available && synced.ok => synced.clone(),
-        Some(_) if available => ConditionPlan::new(true, "Available", "RDS reports it available"),
-        Some(state) => ConditionPlan::new(false, "Busy", format!("RDS reports it {state}")),
-        None => synced.clone(),
-    };
-    let busy = fields.state.is_some() && !available;
-    plan.status = Some(GroupStatus {
-        fields,
-        ready,
-        synced,
-        busy,
-    });
+    let state = fields.state.clone();
+    plan.status = Some(groups::by_state(fields, state.as_deref(), synced));
 }
 
 fn observed_fields(g: &DBClusterEndpoint, o: &ObservedClusterEndpoint) -> DBClusterEndpointStatus {

@@ -23,25 +23,37 @@ impl Rds {
     /// DescribeDBSubnetGroups of one group, with its tags (ListTagsForResource); None when RDS
     /// has none of that name.
     pub async fn subnet_group(&self, name: &str) -> Result<Option<ObservedSubnetGroup>, AwsError> {
+        let Some(mut observed) = self.describe_subnet_group(name).await? else {
+            return Ok(None);
+        };
+        if let Some(arn) = &observed.arn {
+            observed.tags = self.tags_of(arn).await?;
+        }
+        // ListTagsForResource of a group deleted since it was described answers no tags, not an
+        // error: a group found untagged is described again, so one deleted meanwhile reads as
+        // absent and not as someone else's.
+        if observed.tags.is_empty() && self.describe_subnet_group(name).await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(observed))
+    }
+
+    /// DescribeDBSubnetGroups of one group, without its tags.
+    async fn describe_subnet_group(
+        &self,
+        name: &str,
+    ) -> Result<Option<ObservedSubnetGroup>, AwsError> {
         let result = (self.client.describe_db_subnet_groups())
             .db_subnet_group_name(name)
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
         self.count("DescribeDBSubnetGroups", &result);
-        let group = match result {
-            Ok(out) => out.db_subnet_groups().first().cloned(),
-            Err(e) if e.code == GROUP_NOT_FOUND => None,
-            Err(e) => return Err(e),
-        };
-        let Some(g) = group else {
-            return Ok(None);
-        };
-        let mut observed = observed(&g);
-        if let Some(arn) = &observed.arn {
-            observed.tags = self.tags_of(arn).await?;
+        match result {
+            Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
+            Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
         }
-        Ok(Some(observed))
     }
 
     /// Every DB subnet group of the account and region, 100 a page (DescribeDBSubnetGroups),

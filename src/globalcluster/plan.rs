@@ -57,23 +57,10 @@ pub type Step = groups::Step<Own>;
 /// What one reconcile does and reports.
 pub type Plan = groups::GroupPlan<GlobalCluster>;
 
-/// The status to write: Ready once RDS reports it available; Synced whether this reconcile found
-/// it as the spec says.
+/// The status to write: Ready once RDS reports it available (`groups::by_state`).
 fn status(plan: &mut Plan, fields: GlobalClusterStatus, synced: ConditionPlan) {
-    let available = fields.state.as_deref() == Some("available");
-    let ready = match &fields.state {
-        Some(_) if available && synced.ok => synced.clone(),
-        Some(_) if available => ConditionPlan::new(true, "Available", "RDS reports it available"),
-        Some(state) => ConditionPlan::new(false, "Busy", format!("RDS reports it {state}")),
-        None => synced.clone(),
-    };
-    let busy = fields.state.is_some() && !available;
-    plan.status = Some(GroupStatus {
-        fields,
-        ready,
-        synced,
-        busy,
-    });
+    let state = fields.state.clone();
+    plan.status = Some(groups::by_state(fields, state.as_deref(), synced));
 }
 
 /// The status fields of the observed global database.

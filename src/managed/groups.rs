@@ -354,6 +354,25 @@ impl<K: Group> Referable for K {
     }
 }
 
+/// The status of a group RDS reports a state of (`state`, as the fields record it): Ready once RDS
+/// reports it available (as `synced` says when in sync), Busy while RDS works on it; Synced as this
+/// reconcile found it.
+pub fn by_state<S>(fields: S, state: Option<&str>, synced: ConditionPlan) -> GroupStatus<S> {
+    let available = state == Some("available");
+    let ready = match state {
+        Some(_) if available && synced.ok => synced.clone(),
+        Some(_) if available => ConditionPlan::new(true, "Available", "RDS reports it available"),
+        Some(state) => ConditionPlan::new(false, "Busy", format!("RDS reports it {state}")),
+        None => synced.clone(),
+    };
+    GroupStatus {
+        fields,
+        ready,
+        synced,
+        busy: state.is_some() && !available,
+    }
+}
+
 /// The objects of the group's namespace that refer to it (the DBInstances that name it), a kind
 /// each, read from the API (fresh: a deletion waits on them) only when the group is being deleted,
 /// the one decision that needs them; otherwise none, and no read.
