@@ -89,6 +89,7 @@ async fn reads(shared: &Shared, at: &Location, e: &DBClusterEndpoint) -> Result<
     let client = &shared.ctx.client;
     let namespace = e.namespace().unwrap_or_default();
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &namespace);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &namespace);
     let name = &e.spec.db_cluster_ref.name;
     let found = (clusters.get_opt(name).await).map_err(kube_err("get DBCluster"))?;
     let cluster = match found {
@@ -101,7 +102,6 @@ async fn reads(shared: &Shared, at: &Location, e: &DBClusterEndpoint) -> Result<
     let (cluster, password) = match cluster {
         Err(why) => (Err(why), None),
         Ok((c, s)) => {
-            let secrets: Api<Secret> = Api::namespaced(client.clone(), &namespace);
             let read = crate::dbcluster::plan::credentials(&c);
             let password = match crate::database::password::password(&c, at, &secrets, read).await?
             {
@@ -121,10 +121,7 @@ async fn reads(shared: &Shared, at: &Location, e: &DBClusterEndpoint) -> Result<
     };
     let members = Some(members(shared, &namespace, e).await?);
     let secret = match &e.spec.connection_secret {
-        Some(c) => {
-            let secrets: Api<Secret> = Api::namespaced(client.clone(), &namespace);
-            crate::secrets::get(&secrets, &c.name).await?
-        }
+        Some(c) => crate::secrets::get(&secrets, &c.name).await?,
         None => None,
     };
     Ok(Reads {

@@ -113,15 +113,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         );
     };
     if !groups::owned(g, &o.tags) {
-        plan.refusal = Some("NameInUse");
-        let message = groups::name_in_use(g);
-        plan.event(
-            EventType::Warning,
-            "NameInUse",
-            "Reconcile",
-            message.clone(),
-        );
-        let refused = ConditionPlan::new(false, "NameInUse", message);
+        let refused = groups::refuse_name_in_use(g, &mut plan);
         status(&mut plan, Default::default(), refused);
         return plan;
     }

@@ -126,15 +126,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         return absent(f, plan, desired_tags);
     };
     if !groups::owned(g, &o.tags) {
-        plan.refusal = Some("NameInUse");
-        let message = groups::name_in_use(g);
-        plan.event(
-            EventType::Warning,
-            "NameInUse",
-            "Reconcile",
-            message.clone(),
-        );
-        let refused = ConditionPlan::new(false, "NameInUse", message);
+        let refused = groups::refuse_name_in_use(g, &mut plan);
         status(&mut plan, GlobalClusterStatus::default(), refused);
         return plan;
     }

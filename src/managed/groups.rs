@@ -491,6 +491,20 @@ pub fn name_in_use<K: Group>(group: &K) -> String {
     )
 }
 
+/// Refuses a group of the name that is not ours: the refusal, a Warning Event, and the Synced
+/// condition to report (nothing is sent).
+pub fn refuse_name_in_use<K: Group>(group: &K, plan: &mut GroupPlan<K>) -> ConditionPlan {
+    plan.refusal = Some("NameInUse");
+    let message = name_in_use(group);
+    plan.event(
+        EventType::Warning,
+        "NameInUse",
+        "Reconcile",
+        message.clone(),
+    );
+    ConditionPlan::new(false, "NameInUse", message)
+}
+
 /// The deletion of the object, given RDS's resource when it is the object's own. One retained is
 /// tagged retained (`RETAINED_TAG`, the time), so that a later object of the namespace and name
 /// takes it back (`claim`).
