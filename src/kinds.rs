@@ -22,6 +22,7 @@ use crate::globalcluster::GlobalCluster;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
 use crate::managed::{ApiScope, Managed};
+use crate::optiongroup::OptionGroup;
 
 /// A registered kind: its name in lower case (the CRD's file in `crds/`), its CRD as YAML, and its
 /// controller for one namespace (or all).
@@ -57,6 +58,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBClusterSnapshot>(),
     register::<GlobalCluster>(),
     register::<DBClusterEndpoint>(),
+    register::<OptionGroup>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

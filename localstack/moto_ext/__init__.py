@@ -58,7 +58,7 @@ MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running serve
 ``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}``.
 
 An outage of one account (every RDS call answered as throttled or failing, for a while) is
-``POST /_rds_ext/outage``: see ``outage.py``.
+``POST /_rds_ext/outage``: see ``outage.py``. ``/_rds_ext/maintenance``: see ``maintenance.py``.
 
 The patches target moto's internals, so the extension refuses to load on any moto version other
 than the pinned one (see requirements.txt).
@@ -74,7 +74,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, engines, features, global_clusters, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, engines, features, global_clusters, maintenance, option_groups, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -464,6 +464,8 @@ def install() -> None:
     presigned.install(LOCK)
     global_clusters.install(LOCK, CONFIG)
     cluster_endpoints.install(LOCK, CONFIG)
+    option_groups.install(LOCK)
+    maintenance.install(LOCK, CONFIG, _start_phase)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -486,13 +488,18 @@ def install() -> None:
                           or params.get("TargetDBSnapshotIdentifier")
                           or params.get("DBClusterSnapshotIdentifier")
                           or params.get("TargetDBClusterSnapshotIdentifier")
-                          or params.get("GlobalClusterIdentifier") or "")
+                          or params.get("GlobalClusterIdentifier")
+                          or params.get("OptionGroupName") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]
             # A backup replication under its source instance.
             if not identifier and ":db:" in (params.get("SourceDBInstanceArn") or ""):
                 identifier = params["SourceDBInstanceArn"].split(":db:", 1)[1]
+            # A pending maintenance action under the instance or cluster its ARN names.
+            resource = str(params.get("ResourceIdentifier") or "")
+            if not identifier and (":db:" in resource or ":cluster:" in resource):
+                identifier = resource.rsplit(":", 1)[1]
             # A cluster named by its ARN (RemoveFromGlobalCluster's DbClusterIdentifier) is counted
             # under its identifier.
             if ":cluster:" in identifier:
@@ -612,6 +619,9 @@ class ControlMiddleware:
         elif path == "/_rds_ext/blue-green" and method == "POST":
             with LOCK:
                 status, body = "200 OK", blue_green.control(query)
+        elif path == "/_rds_ext/maintenance":
+            with LOCK:
+                status, body = maintenance.control(method, query)
         elif path == "/_rds_ext/apply-pending" and method == "POST":
             found = (apply_pending(query["cluster"].lower(), "clusters") if "cluster" in query
                      else apply_pending(query.get("identifier", "").lower()))

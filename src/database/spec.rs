@@ -99,6 +99,12 @@ pub struct Maintenance {
     /// available) or MaintenanceWindow (the same, during the preferred maintenance window).
     #[serde(default)]
     pub pending_reboot_policy: PendingRebootPolicy,
+    /// What to do with the maintenance RDS schedules (status.pendingMaintenanceActions): Report
+    /// (default: list it; apply only the action an annotation rds.operator.rs/apply-maintenance
+    /// names, at once), NextWindow (opt every action in for the next maintenance window) or
+    /// Immediate (apply every action at once, never while RDS is busy). Each action is sent once.
+    #[serde(default)]
+    pub maintenance_policy: crate::maintenance::MaintenancePolicy,
 }
 
 /// Where the master password comes from. The rule that reads and applies it is written once too

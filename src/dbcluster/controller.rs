@@ -122,6 +122,9 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let member_states = member_states(at, observed.as_ref());
     let (global_members, global_endpoint) =
         super::global::member_reads(at, cluster, observed.as_ref(), observed_directly).await?;
+    let exists = observed.is_some();
+    let maintenance =
+        crate::maintenance::aws::listed(at, "cluster", &identifier, exists, intervals.settled);
     Ok(Facts {
         cluster: cluster.clone(),
         observed,
@@ -139,6 +142,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         global: secondary.map(|(global, _)| global),
         global_members,
         global_endpoint,
+        maintenance,
         grants: ctx.grants.clone(),
         owner_alive,
         observers: observers_of(ctx, cluster, &located.placement),
@@ -396,6 +400,9 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             info!(identifier, fields, "sent changes to RDS cluster");
         }
         Step::Restore { .. } | Step::RestoreToPointInTime { .. } => restore(rds, step).await?,
+        Step::ApplyMaintenance(m) => {
+            crate::maintenance::aws::apply(&at.location, "cluster", m).await?
+        }
         Step::RebootMember { identifier, .. } => {
             // The member's state is unknown until it is read again.
             observer.mutated(identifier);

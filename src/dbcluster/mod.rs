@@ -248,6 +248,10 @@ pub struct DBClusterStatus {
     /// The cluster's state as RDS reports it (creating, available, modifying, deleting...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// The maintenance RDS has scheduled for the cluster (DescribePendingMaintenanceActions), as
+    /// spec.maintenancePolicy deals with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_maintenance_actions: Vec<crate::maintenance::PendingAction>,
     /// The engine version RDS runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,

@@ -84,6 +84,7 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         Step::StartBackupReplication { .. } | Step::StopBackupReplication { .. } => {
             backup_replication(at, step).await?
         }
+        Step::ApplyMaintenance(m) => crate::maintenance::aws::apply(at, "db", m).await?,
         Step::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;
             info!(
@@ -286,6 +287,7 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::RestoreInstance { identifier, .. }
         | Step::RestoreToPointInTime { identifier, .. }
         | Step::Reboot { identifier }
+        | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
         | Step::CreateReplica { identifier, .. }
         | Step::PromoteReplica { identifier, .. }
         | Step::StartBackupReplication { identifier, .. }

@@ -21,6 +21,7 @@ use crate::error::Error;
 use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::references::{Referrers, RefersTo};
 use crate::managed::{Failure, Managed, Planned, references, scoped};
+use crate::optiongroup::OptionGroup;
 
 /// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
 /// password) wake their owner, by ownerReference or (under deletionPolicy Retain) by the owner
@@ -77,6 +78,8 @@ impl Managed for DBInstance {
             .declare::<DBInstance>();
         ctx.shared::<Referrers<DBParameterGroup>>()
             .declare::<DBInstance>();
+        ctx.shared::<Referrers<OptionGroup>>()
+            .declare::<DBInstance>();
         ctx.shared::<Referrers<DBCluster>>().declare::<DBInstance>();
         // A DBSnapshot's source names a DBInstance.
         (ctx.shared::<references::Resolver<crate::dbsnapshot::controller::SourceInstance>>())
@@ -113,6 +116,12 @@ impl Managed for DBInstance {
             ctx,
             namespace,
             |db: &DBInstance| (db.spec.db_parameter_group_ref.as_ref()).map(|r| r.name.as_str()),
+        );
+        let controller = references::wakes_by_reference::<_, OptionGroup>(
+            controller,
+            ctx,
+            namespace,
+            |db: &DBInstance| (db.spec.option_group_ref.as_ref()).map(|r| r.name.as_str()),
         );
         // A member waits for its DBCluster to be Ready.
         let controller = references::wakes_by_reference::<_, DBCluster>(
@@ -273,6 +282,13 @@ impl RefersTo<DBSubnetGroup> for DBInstance {
 impl RefersTo<DBParameterGroup> for DBInstance {
     fn refers_to(&self, group: &DBParameterGroup) -> bool {
         let named = self.spec.db_parameter_group_ref.as_ref().map(|r| &r.name);
+        self.namespace() == group.namespace() && named == group.metadata.name.as_ref()
+    }
+}
+
+impl RefersTo<OptionGroup> for DBInstance {
+    fn refers_to(&self, group: &OptionGroup) -> bool {
+        let named = self.spec.option_group_ref.as_ref().map(|r| &r.name);
         self.namespace() == group.namespace() && named == group.metadata.name.as_ref()
     }
 }

@@ -100,6 +100,7 @@ pub use crate::crd::{
     validation = kube::core::Rule::new("!has(self.availabilityZone) || !has(self.multiAZ) || !self.multiAZ").message("availabilityZone is for a single-AZ instance; leave it out with multiAZ"),
     validation = kube::core::Rule::new("!(has(self.dbSubnetGroupName) && has(self.dbSubnetGroupRef))").message("set either dbSubnetGroupName or dbSubnetGroupRef, not both"),
     validation = kube::core::Rule::new("!(has(self.dbParameterGroupName) && has(self.dbParameterGroupRef))").message("set either dbParameterGroupName or dbParameterGroupRef, not both"),
+    validation = kube::core::Rule::new("!(has(self.optionGroupName) && has(self.optionGroupRef))").message("set either optionGroupName or optionGroupRef, not both"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the instance was created").field_path(".restoreFrom"),
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted instance already exists"),
     validation = kube::core::Rule::new("!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never' || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted instance keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
@@ -308,6 +309,12 @@ pub struct DBInstanceSpec {
     /// dbParameterGroupName; waited for and protected like dbSubnetGroupRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_parameter_group_ref: Option<LocalRef>,
+
+    /// An OptionGroup of this namespace to use, by name: its RDS name becomes optionGroupName.
+    /// The instance waits until the group is Ready and is woken when it is; the group's deletion
+    /// waits while the instance refers to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option_group_ref: Option<LocalRef>,
 
     /// Create the instance from a DB snapshot or from a point in time of another instance instead
     /// of empty. Immutable. Settings RDS does not take at restore time (backup retention, storage,

@@ -20,8 +20,10 @@ use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
+use crate::maintenance::aws::listed;
 use crate::managed;
 use crate::managed::locate::Located;
+use crate::optiongroup::OptionGroup;
 use crate::rds_state::Observation;
 use crate::secrets;
 
@@ -34,6 +36,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
     let identifier = db.identifier();
     let (observation, reads) = observe(db, ctx, at, &namespace).await?;
     let observed = observation.instance;
+    let maintenance = listed(at, "db", &identifier, observed.is_some(), intervals.settled);
     let absent_for = (observed.is_none() && observation.direct)
         .then(|| at.observer.absent_for(&identifier))
         .flatten();
@@ -52,7 +55,8 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         Some(identifier) => at.rds.snapshots_of(identifier).await?,
         None => Vec::new(),
     };
-    let (subnet_group, parameter_group) = references(db, ctx, &namespace, &reads).await?;
+    let [subnet_group, parameter_group, option_group] =
+        references(db, ctx, &namespace, &reads).await?;
     let cluster = match reads.references && spec::is_member(db) {
         true => Some(cluster(db, ctx, &namespace).await?),
         false => None,
@@ -64,10 +68,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
     let (snapshot_ref, restore_source, replica_source, blue_green) =
         sources(db, ctx, at, &reads).await?;
     let groups = group_tags(at, &reads.groups).await?;
-    let mut release_candidates = Vec::new();
-    for name in &reads.release_candidates {
-        release_candidates.extend(secrets::get_metadata(&api, name).await?);
-    }
+    let release_candidates = release_candidates(&api, &reads.release_candidates).await?;
     Ok(Facts {
         db: db.clone(),
         observed,
@@ -96,6 +97,8 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         grants: ctx.grants.clone(),
         subnet_group,
         parameter_group,
+        option_group,
+        maintenance,
         cluster,
         hash_key: ctx.hash_key.clone(),
         ca_bundle: ctx.ca_bundle.clone(),
@@ -274,33 +277,44 @@ async fn replica_source(
     Ok(Ok(ReplicaSource { source, found }))
 }
 
-/// What dbSubnetGroupRef and dbParameterGroupRef resolve to, when the plan needs them.
+/// The metadata of the Secrets a release may let go of (those that exist).
+async fn release_candidates(api: &Api<Secret>, names: &[String]) -> Result<Vec<Secret>, Error> {
+    let mut found = Vec::new();
+    for name in names {
+        found.extend(secrets::get_metadata(api, name).await?);
+    }
+    Ok(found)
+}
+
+/// What dbSubnetGroupRef, dbParameterGroupRef and optionGroupRef resolve to, when the plan needs
+/// them.
 async fn references(
     db: &DBInstance,
     ctx: &Context,
     namespace: &str,
     reads: &plan::Reads,
-) -> Result<
-    (
-        Option<Result<String, String>>,
-        Option<Result<String, String>>,
-    ),
-    Error,
-> {
+) -> Result<[Option<Result<String, String>>; 3], Error> {
+    use managed::references::resolve;
+    let client = &ctx.client;
     let subnet_group = match &db.spec.network.db_subnet_group_ref {
-        Some(r) if reads.references => Some(
-            managed::references::resolve::<DBSubnetGroup>(&ctx.client, namespace, &r.name).await?,
-        ),
+        Some(r) if reads.references => {
+            Some(resolve::<DBSubnetGroup>(client, namespace, &r.name).await?)
+        }
         _ => None,
     };
     let parameter_group = match &db.spec.db_parameter_group_ref {
-        Some(r) if reads.references => Some(
-            managed::references::resolve::<DBParameterGroup>(&ctx.client, namespace, &r.name)
-                .await?,
-        ),
+        Some(r) if reads.references => {
+            Some(resolve::<DBParameterGroup>(client, namespace, &r.name).await?)
+        }
         _ => None,
     };
-    Ok((subnet_group, parameter_group))
+    let option_group = match &db.spec.option_group_ref {
+        Some(r) if reads.references => {
+            Some(resolve::<OptionGroup>(client, namespace, &r.name).await?)
+        }
+        _ => None,
+    };
+    Ok([subnet_group, parameter_group, option_group])
 }
 
 /// What a member's cluster resolves to: the DBCluster of dbClusterRef, or the DBCluster of this

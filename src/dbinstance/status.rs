@@ -90,6 +90,10 @@ pub struct DBInstanceStatus {
     /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter_apply_status: Option<String>,
+    /// The maintenance RDS has scheduled for the instance (DescribePendingMaintenanceActions), as
+    /// spec.maintenancePolicy deals with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending_maintenance_actions: Vec<crate::maintenance::PendingAction>,
     /// The automated backup replication this DBInstance started (spec.automatedBackupReplication).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automated_backup_replication: Option<crate::dbinstance::BackupReplicationStatus>,

@@ -2,8 +2,6 @@
 //! how RDS applies each: `immediate` for a dynamic one, `pending-reboot` for a static one, as the
 //! family's catalog says), which to reset, tags, and what deletion does. Table tests below.
 
-use std::time::Duration;
-
 use kube::runtime::events::EventType;
 
 use crate::managed::groups::{self, Group};
@@ -237,31 +235,7 @@ fn finish<K: ParameterGroupKind>(
     fields: Fields,
     changed: &[String],
 ) -> groups::GroupPlan<K> {
-    if changed.is_empty() && f.observed.is_some() {
-        let message = format!("the {} matches the spec", K::WHAT);
-        status::<K>(
-            &mut plan,
-            fields,
-            true,
-            ConditionPlan::new(true, "Synced", message),
-        );
-        return plan;
-    }
-    let note = match changed.is_empty() {
-        true => "created".to_owned(),
-        false => format!("sent to RDS: {}", changed.join("; ")),
-    };
-    if !changed.is_empty() {
-        plan.event(EventType::Normal, "Updating", "Update", note.clone());
-    }
-    plan.requeue = Requeue::After(Duration::from_secs(1));
-    let ready = f.observed.is_some();
-    status::<K>(
-        &mut plan,
-        fields,
-        ready,
-        ConditionPlan::new(false, "Updating", note),
-    );
+    plan.report_changes(K::status_of(fields), f.observed.is_some(), changed, K::WHAT);
     plan
 }
 

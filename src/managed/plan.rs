@@ -76,6 +76,40 @@ impl<S, T> KindPlan<S, T> {
             after: self.steps.len(),
         });
     }
+
+    /// A group's status once its steps are planned (`changed`: what they change, in words). One
+    /// that exists and changes nothing is Ready and Synced; otherwise it is Updating (with an
+    /// Event when something is sent), Ready once it exists, and looked at again in a second.
+    pub fn report_changes(&mut self, fields: T, exists: bool, changed: &[String], what: &str) {
+        if changed.is_empty() && exists {
+            self.status = Some(GroupStatus {
+                fields,
+                ready: ConditionPlan::new(true, "Available", format!("the {what} exists")),
+                synced: ConditionPlan::new(true, "Synced", format!("the {what} matches the spec")),
+                busy: false,
+            });
+            return;
+        }
+        let note = match changed.is_empty() {
+            true => "created".to_owned(),
+            false => format!("sent to RDS: {}", changed.join("; ")),
+        };
+        if !changed.is_empty() {
+            self.event(EventType::Normal, "Updating", "Update", note.clone());
+        }
+        self.requeue = Requeue::After(Duration::from_secs(1));
+        let synced = ConditionPlan::new(false, "Updating", note);
+        let ready = match exists {
+            true => ConditionPlan::new(true, "Available", format!("the {what} exists")),
+            false => synced.clone(),
+        };
+        self.status = Some(GroupStatus {
+            fields,
+            ready,
+            synced,
+            busy: false,
+        });
+    }
 }
 
 /// The status a group kind's plan reports.

@@ -126,6 +126,18 @@ impl<T: Listed> Listing<T> {
         (fresh && unchanged && found.settled()).then(|| found.clone())
     }
 
+    /// For a type whose listing names every resource that has one (pending maintenance): what
+    /// the listing has for this key, None inside when it has nothing; None when the listing is
+    /// not fresh, or the operator changed the key since it started.
+    pub fn complete(&self, key: &str, max_age: Duration) -> Option<Option<T>> {
+        self.wanted.store(true, Ordering::Relaxed);
+        let state = lock(&self.state);
+        let read_at = state.read_at?;
+        let unchanged = (state.mutated.get(key)).is_none_or(|at| *at < read_at);
+        let fresh = read_at.elapsed() <= max_age * 2;
+        (fresh && unchanged).then(|| state.found.get(key).cloned())
+    }
+
     /// The operator changed this resource: read it directly until a listing started after.
     pub fn mutated(&self, key: &str) {
         lock(&self.state)

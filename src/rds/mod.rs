@@ -488,6 +488,8 @@ mod tests {
             include_str!("../dbclustersnapshot/aws.rs"),
             include_str!("../globalcluster/aws.rs"),
             include_str!("../dbclusterendpoint/aws.rs"),
+            include_str!("../optiongroup/aws.rs"),
+            include_str!("../maintenance/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();

@@ -7,6 +7,7 @@
 mod common;
 mod monitoring;
 mod node;
+mod options;
 
 /// The tests that install a cluster-wide release take it for writing, the others for reading: a
 /// cluster-wide operator reconciles every namespace, so it runs alone.

@@ -45,7 +45,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{/* What the operator does with the API: the same rules for a ClusterRole or per-namespace Roles. */}}
 {{- define "rds-operator.rules" -}}
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots", "dbclustersnapshots", "globalclusters"]
+  resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots", "dbclustersnapshots", "globalclusters", "optiongroups"]
   verbs: ["get", "list", "watch", "patch"]
 # No kind reads a DBClusterEndpoint by name: no get.
 - apiGroups: ["rds.operator.rs"]
@@ -53,10 +53,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   verbs: ["list", "watch", "patch"]
 # Status is written by server-side apply; it is read with the object, never on its own.
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status", "dbclustersnapshots/status", "globalclusters/status", "dbclusterendpoints/status"]
+  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status", "dbclustersnapshots/status", "globalclusters/status", "dbclusterendpoints/status", "optiongroups/status"]
   verbs: ["patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers", "dbclustersnapshots/finalizers", "globalclusters/finalizers", "dbclusterendpoints/finalizers"]
+  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers", "dbclustersnapshots/finalizers", "globalclusters/finalizers", "dbclusterendpoints/finalizers", "optiongroups/finalizers"]
   verbs: ["update"]
 # Password Secrets (read), generated password and connection Secrets (written, owned).
 - apiGroups: [""]

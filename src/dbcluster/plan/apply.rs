@@ -5,6 +5,8 @@
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
+use crate::maintenance::ApplyStep;
+
 use super::super::observed::ObservedCluster;
 use super::password::{hash_of, managed_password, password, password_refused};
 use super::{
@@ -168,6 +170,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         true => synced,
         false => super::reboot::plan(f, &mut plan, o).unwrap_or(synced),
     };
+    maintenance(f, &mut plan, &mut fields, o);
     retag(&mut plan, &mut fields, cluster, o);
     password_secret_owner(f, &mut plan);
     if let Some(password) = password.as_ref().or(managed_password(f).as_ref())
@@ -184,6 +187,34 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     }
     plan.status = Some(status_plan(fields, true, synced, false));
     plan
+}
+
+/// Status lists RDS's pending maintenance of the cluster; the policy's
+/// ApplyPendingMaintenanceAction calls follow (`maintenance::plan`, the rules shared with
+/// DBInstance).
+fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &ObservedCluster) {
+    let cluster = &f.cluster;
+    let policy = cluster.spec.maintenance.maintenance_policy;
+    let previous = Some(&fields.pending_maintenance_actions);
+    let may_act = (o.arn.is_some(), o.status != "available");
+    let annotations = cluster.metadata.annotations.as_ref();
+    let (listed, applies) = crate::maintenance::plan(
+        f.maintenance.as_ref(),
+        previous,
+        annotations,
+        policy,
+        may_act,
+    );
+    fields.pending_maintenance_actions = listed;
+    for apply in applies {
+        let note = apply.note();
+        plan.steps.push(Step::ApplyMaintenance(ApplyStep {
+            identifier: o.identifier.clone(),
+            arn: o.arn.clone().unwrap_or_default(),
+            apply,
+        }));
+        plan.event(EventType::Normal, "Maintenance", "Update", note);
+    }
 }
 
 /// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef, and while

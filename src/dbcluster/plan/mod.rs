@@ -81,6 +81,9 @@ pub struct Facts {
     /// The global writer endpoint of the global database the cluster is a member of, as RDS
     /// reports it (None: no member, or not read).
     pub global_endpoint: Option<String>,
+    /// RDS's pending maintenance actions of the cluster, as the location's listing has them
+    /// (fresh); None when the listing is not fresh: nothing is decided on them then.
+    pub maintenance: Option<Vec<crate::maintenance::PendingAction>>,
     /// What the operator's settings grant to namespaces.
     pub grants: Grants,
     /// Whether the DBCluster of this namespace the observed cluster's ownership tags name (not
@@ -153,6 +156,9 @@ pub enum Step {
         spec: Box<DBClusterSpec>,
         tags: BTreeMap<String, String>,
     },
+    /// ApplyPendingMaintenanceAction of one action of the cluster (`arn`), `immediate` or
+    /// `next-maintenance` (`maintenance::decide`).
+    ApplyMaintenance(crate::maintenance::ApplyStep),
     /// RebootDBInstance of a member (`identifier`) of the cluster, for static parameter changes.
     RebootMember {
         cluster: String,
@@ -178,6 +184,7 @@ impl Step {
             | Step::RemoveTags { identifier, .. }
             | Step::Delete { identifier, .. }
             | Step::Detach { identifier, .. }
+            | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
             // What DBClusterMembers shows of the member changes with it.
             | Step::RebootMember {
                 cluster: identifier,

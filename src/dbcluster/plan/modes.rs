@@ -300,6 +300,11 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("ModifyDBCluster", disruption, fields.join(", "))
         }
         Step::RebootMember { identifier, .. } => ("RebootDBInstance", "Reboot", identifier.clone()),
+        Step::ApplyMaintenance(m) => (
+            "ApplyPendingMaintenanceAction",
+            "Outage",
+            format!("{} ({})", m.apply.action, m.apply.opt_in),
+        ),
         Step::Detach { global, .. } => ("RemoveFromGlobalCluster", "None", global.clone()),
         Step::Delete { final_snapshot, .. } => (
             "DeleteDBCluster",

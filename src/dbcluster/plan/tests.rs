@@ -61,6 +61,7 @@ fn facts() -> Facts {
         global: None,
         global_members: None,
         global_endpoint: None,
+        maintenance: None,
         grants: Default::default(),
         member_states: Default::default(),
         owner_alive: None,
@@ -238,6 +239,7 @@ fn names(p: &Plan) -> Vec<&'static str> {
             Step::Restore { .. } => "Restore",
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::RebootMember { .. } => "RebootMember",
+            Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::Detach { .. } => "Detach",
             Step::RemoveFinalizer => "RemoveFinalizer",
         })
@@ -793,6 +795,56 @@ fn members_pending_a_reboot_are_rebooted_one_at_a_time_readers_first_the_writer_
             Some("tue:00:00-tue:01:00".into());
     });
     assert_eq!(rebooted(&inside), vec!["r"]);
+}
+
+#[test]
+fn pending_maintenance_is_listed_and_applied_as_the_policy_says_once() {
+    use crate::maintenance::{MaintenancePolicy, PendingAction};
+    let pending = |policy, opt_in: Option<&str>| {
+        with(synced(), |f| {
+            f.cluster.spec.maintenance.maintenance_policy = policy;
+            f.observed.as_mut().unwrap().arn = Some("arn:aws:rds:us-east-1:1:cluster:c".into());
+            f.maintenance = Some(vec![PendingAction {
+                action: "system-update".into(),
+                opt_in_status: opt_in.map(str::to_owned),
+                ..Default::default()
+            }]);
+        })
+    };
+    let applied = |f: &Facts| -> Vec<&'static str> {
+        (plan(f).steps.iter())
+            .filter_map(|s| match s {
+                Step::ApplyMaintenance(m) => Some(m.apply.opt_in),
+                _ => None,
+            })
+            .collect()
+    };
+    let report = pending(MaintenancePolicy::Report, None);
+    assert!(applied(&report).is_empty());
+    let listed = plan(&report)
+        .status
+        .unwrap()
+        .fields
+        .pending_maintenance_actions;
+    assert_eq!(listed.len(), 1, "listed in status");
+    let window = pending(MaintenancePolicy::NextWindow, None);
+    assert_eq!(applied(&window), vec!["next-maintenance"]);
+    let sent = pending(MaintenancePolicy::NextWindow, Some("next-maintenance"));
+    assert!(
+        applied(&sent).is_empty(),
+        "opted in already: not sent again"
+    );
+    let busy = with(pending(MaintenancePolicy::Immediate, None), |f| {
+        f.observed.as_mut().unwrap().status = "modifying".into();
+    });
+    assert!(applied(&busy).is_empty(), "not at once while RDS is busy");
+    let stale = with(pending(MaintenancePolicy::Immediate, None), |f| {
+        f.maintenance = None
+    });
+    assert!(
+        applied(&stale).is_empty(),
+        "nothing decided on a listing that is not fresh"
+    );
 }
 
 /// A cluster of the identifier no DBCluster owns (made by the console, say).

@@ -194,8 +194,10 @@ fn may_restore(f: &Facts) -> bool {
 fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
     let member = spec::is_member(&f.db);
     let replica = replica::wanted(&f.db);
-    let unresolved =
-        f.subnet_group.is_none() && f.parameter_group.is_none() && f.snapshot_ref.is_none();
+    let unresolved = f.subnet_group.is_none()
+        && f.parameter_group.is_none()
+        && f.option_group.is_none()
+        && f.snapshot_ref.is_none();
     if unresolved && !member && !replica {
         return Ok(None);
     }
@@ -218,6 +220,9 @@ fn resolve(f: &Facts) -> Result<Option<Facts>, String> {
     }
     if let Some(group) = &f.parameter_group {
         resolved.db.spec.db_parameter_group_name = Some(group.clone()?);
+    }
+    if let Some(group) = &f.option_group {
+        resolved.db.spec.option_group_name = Some(group.clone()?);
     }
     Ok(Some(resolved))
 }

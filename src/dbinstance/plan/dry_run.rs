@@ -143,18 +143,32 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             "StopDBInstanceAutomatedBackupsReplication",
             format!("automated backups no longer replicated to {region}"),
         ),
-        Step::Reboot { .. } => {
+        Step::Reboot { .. } | Step::ApplyMaintenance(_) => {
             preview.disruption = Disruption::Outage.as_str().into();
-            (
-                "RebootDBInstance",
-                "static parameter changes apply at the reboot".into(),
-            )
+            outage(step)
         }
         kubernetes => kubernetes_step(kubernetes),
     };
     preview.action = action.into();
     preview.note = note;
     preview
+}
+
+/// The steps RDS takes the instance offline for: a reboot, pending maintenance.
+fn outage(step: &Step) -> (&'static str, String) {
+    match step {
+        Step::ApplyMaintenance(m) => (
+            "ApplyPendingMaintenanceAction",
+            format!(
+                "pending maintenance {} applied ({})",
+                m.apply.action, m.apply.opt_in
+            ),
+        ),
+        _ => (
+            "RebootDBInstance",
+            "static parameter changes apply at the reboot".into(),
+        ),
+    }
 }
 
 /// The steps that make or switch copies of the instance: a blue/green deployment (the fields green

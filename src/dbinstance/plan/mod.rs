@@ -19,6 +19,7 @@ pub mod cleanup;
 pub mod connection_secret;
 pub mod create;
 pub mod dry_run;
+pub mod maintenance;
 pub mod observe;
 pub mod password;
 pub mod replica;

@@ -13,12 +13,13 @@ use crate::rds_state::{ObservedInstance, is_transitional};
 
 use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
 use super::create::restore_source;
+use super::maintenance::day_two;
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
 use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
-use super::{backups, blue_green, replica, spec};
+use super::{blue_green, replica, spec};
 
 pub use crate::managed::fights::{FIGHT_LIMIT, FIGHT_WINDOW};
 
@@ -91,9 +92,8 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     if blue_green::decided(f, &mut plan, observed, &carried, &mut fields, in_sync) {
         return plan;
     }
-    if hold.is_none() && !replica {
-        backups::plan(f, &mut plan, observed, &mut fields);
-    }
+    let acts = (hold.is_none(), replica);
+    day_two(f, &mut plan, observed, &mut fields, acts);
     let sync = Sync {
         f,
         observed,

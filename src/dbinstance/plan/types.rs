@@ -56,6 +56,11 @@ pub struct Facts {
     pub subnet_group: Option<Result<String, String>>,
     /// The same for dbParameterGroupRef.
     pub parameter_group: Option<Result<String, String>>,
+    /// The same for optionGroupRef.
+    pub option_group: Option<Result<String, String>>,
+    /// RDS's pending maintenance actions of the instance, as the location's listing has them
+    /// (fresh); None when the listing is not fresh: nothing is decided on them then.
+    pub maintenance: Option<Vec<crate::maintenance::PendingAction>>,
     /// For a member: the RDS identifier of its DBCluster once that is Ready, or why it cannot be
     /// used yet. None for an instance of no cluster.
     pub cluster: Option<Result<String, String>>,
@@ -155,6 +160,9 @@ pub enum Step {
     RemoveFinalizer,
     /// RebootDBInstance: static parameter changes wait for it.
     Reboot { identifier: String },
+    /// ApplyPendingMaintenanceAction of one action of our instance (`arn`), `immediate` or
+    /// `next-maintenance` (`maintenance::decide`).
+    ApplyMaintenance(crate::maintenance::ApplyStep),
     /// CreateDBInstanceReadReplica of `source` (identifier or ARN), with the spec's settings a
     /// replica takes and our tags.
     CreateReplica {
@@ -221,6 +229,7 @@ impl Step {
             Step::DeleteSecret { .. } => "DeleteSecret",
             Step::RemoveFinalizer => "RemoveFinalizer",
             Step::Reboot { .. } => "Reboot",
+            Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::CreateReplica { .. } => "CreateReplica",
             Step::PromoteReplica { .. } => "PromoteReplica",
             Step::CreateBlueGreen { .. } => "CreateBlueGreen",

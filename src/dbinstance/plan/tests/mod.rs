@@ -110,6 +110,8 @@ pub(super) fn facts() -> Facts {
         grants: Default::default(),
         subnet_group: None,
         parameter_group: None,
+        option_group: None,
+        maintenance: None,
         cluster: None,
         hash_key: key(),
         ca_bundle: None,

@@ -1,0 +1,48 @@
+//! The OptionGroup reconcile: what it reads (the group with its options and tags, from the shared
+//! listing while it may serve, else from RDS) and how it acts; the shell, the deletion (waiting
+//! while a DBInstance refers to it) and the tag steps are the group kinds' (`managed::groups`).
+
+use crate::error::Error;
+use crate::locations::Location;
+use crate::managed::groups::{Group, Shared};
+
+use super::plan::Own;
+use super::{ObservedOptionGroup, OptionGroup, OptionGroupStatus};
+
+impl Group for OptionGroup {
+    type Observed = ObservedOptionGroup;
+    type Extra = ();
+    type Own = Own;
+    type Status = OptionGroupStatus;
+    const LABEL: &'static str = "OptionGroup";
+    const WHAT: &'static str = "option group";
+    const NAME_FIELD: &'static str = "optionGroupName";
+
+    async fn observe(
+        &self,
+        shared: &Shared,
+        at: &Location,
+    ) -> Result<(Option<ObservedOptionGroup>, ()), Error> {
+        let name = self.group_name();
+        // The shared listing's entry (options and tags with it) while it may serve; at deletion,
+        // RDS is asked directly.
+        let listed = (at.observer.listing::<ObservedOptionGroup>())
+            .get(&name, shared.drift_interval)
+            .filter(|_| self.metadata.deletion_timestamp.is_none());
+        let observed = match listed {
+            Some(found) => Some(found),
+            None => at.rds.option_group(&name).await?,
+        };
+        Ok((observed, ()))
+    }
+
+    async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
+        Ok(at.rds.option_group_call(step).await?)
+    }
+
+    async fn delete(&self, _: &Shared, at: &Location, name: &str) -> Result<(), Error> {
+        Ok(at.rds.delete_option_group(name).await?)
+    }
+
+    crate::group_fields!(OptionGroupStatus, option_group_name);
+}

@@ -1,0 +1,140 @@
+//! Pending maintenance on DBInstance: an action injected in the emulator is listed in status;
+//! under Report it is never applied (until an annotation approves it, then at once, once); under
+//! NextWindow it is opted in once and applied by RDS inside the instance's maintenance window,
+//! not before.
+
+use std::time::Duration;
+
+use chrono::{Datelike, Timelike, Utc};
+use kube::api::{Patch, PatchParams, PostParams};
+use rds_operator::dbinstance::DBInstance;
+use serde_json::json;
+
+use crate::common::{
+    self, Operator, TIMEOUT, calls, dbinstance, is_ready, patch_spec, setup, unique, wait_dbi,
+    wait_for,
+};
+
+const ACTION: &str = "system-update";
+
+/// The actions the emulator applied to an instance: (opt-in type, when, epoch seconds).
+fn applied(identifier: &str) -> Vec<(String, f64)> {
+    let body = common::moto_ext_get(&format!("/_rds_ext/maintenance?identifier={identifier}"))
+        .expect("the emulator lists applied maintenance");
+    let list: Vec<serde_json::Value> = serde_json::from_str(&body).expect("JSON");
+    (list.iter())
+        .map(|a| {
+            let opt_in = a["opt_in"].as_str().unwrap_or_default().to_owned();
+            (opt_in, a["at"].as_f64().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The pending actions the DBInstance's status lists: (action, opt-in status).
+fn listed(db: &DBInstance) -> Vec<(String, Option<String>)> {
+    let status = db.status.as_ref();
+    (status
+        .map(|s| s.pending_maintenance_actions.clone())
+        .unwrap_or_default())
+    .into_iter()
+    .map(|a| (a.action, a.opt_in_status))
+    .collect()
+}
+
+/// A weekly window (ddd:hh24:mi-ddd:hh24:mi, UTC) of an hour from `start`.
+fn window(start: chrono::DateTime<Utc>) -> String {
+    let end = start + chrono::Duration::minutes(60);
+    let part = |t: chrono::DateTime<Utc>| {
+        let day = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+        let day = day[t.weekday().num_days_from_monday() as usize];
+        format!("{day}:{:02}:{:02}", t.hour(), t.minute())
+    };
+    format!("{}-{}", part(start), part(end))
+}
+
+#[tokio::test]
+async fn pending_maintenance_is_listed_never_applied_under_report_and_applied_once_in_the_window_under_next_window()
+ {
+    let (_client, ns, api, _rds) = setup("maint").await;
+    let _operator = Operator::start(&ns);
+    let (report, next) = (unique("maint-r"), unique("maint-n"));
+    let later = window(Utc::now() + chrono::Duration::days(2));
+    api.create(
+        &PostParams::default(),
+        &dbinstance("report", &report, json!({})),
+    )
+    .await
+    .expect("create");
+    let spec = json!({"maintenancePolicy": "NextWindow", "preferredMaintenanceWindow": later});
+    api.create(&PostParams::default(), &dbinstance("next", &next, spec))
+        .await
+        .expect("create");
+    wait_dbi(&api, "report", "ready", TIMEOUT, is_ready).await;
+    wait_dbi(&api, "next", "ready", TIMEOUT, is_ready).await;
+    for id in [&report, &next] {
+        let path = format!("/_rds_ext/maintenance?identifier={id}&action={ACTION}");
+        assert!(common::moto_ext_post(&path), "inject {path}");
+    }
+
+    // Listed in status; under NextWindow opted in once for a window two days away.
+    wait_dbi(&api, "report", "the action listed", TIMEOUT, |db| {
+        listed(db) == vec![(ACTION.to_owned(), None)]
+    })
+    .await;
+    let opted = Some("next-maintenance".to_owned());
+    wait_dbi(&api, "next", "the action opted in", TIMEOUT, |db| {
+        listed(db) == vec![(ACTION.to_owned(), opted.clone())]
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(12)).await; // two drift intervals and more
+    assert_eq!(
+        calls(&next, "ApplyPendingMaintenanceAction"),
+        1,
+        "sent once"
+    );
+    assert_eq!(applied(&next), vec![], "not applied before its window");
+    assert_eq!(calls(&report, "ApplyPendingMaintenanceAction"), 0);
+    assert_eq!(applied(&report), vec![], "never applied under Report");
+
+    // The window comes (moved to now): RDS applies the action inside it, with no second call.
+    let start = Utc::now() - chrono::Duration::minutes(1);
+    patch_spec(
+        &api,
+        "next",
+        json!({"preferredMaintenanceWindow": window(start)}),
+    )
+    .await;
+    let done = wait_for("the action applied in the window", TIMEOUT, || async {
+        let a = applied(&next);
+        (!a.is_empty()).then_some(a)
+    })
+    .await;
+    let (from, to) = (start.timestamp() as f64, (start.timestamp() + 3600) as f64);
+    assert!(
+        done.len() == 1 && done[0].0 == "next-maintenance" && (from..to).contains(&done[0].1),
+        "applied once, inside {from}..{to}: {done:?}"
+    );
+    wait_dbi(&api, "next", "no action pending", TIMEOUT, |db| {
+        listed(db).is_empty()
+    })
+    .await;
+    assert_eq!(calls(&next, "ApplyPendingMaintenanceAction"), 1);
+
+    // Under Report, an approval applies the one action it names, at once, once.
+    let approve =
+        json!({"metadata": {"annotations": {"rds.operator.rs/apply-maintenance": ACTION}}});
+    (api.patch("report", &PatchParams::default(), &Patch::Merge(&approve))
+        .await)
+        .expect("approve");
+    wait_for("the approved action applied", TIMEOUT, || async {
+        (!applied(&report).is_empty()).then_some(())
+    })
+    .await;
+    wait_dbi(&api, "report", "no action pending", TIMEOUT, |db| {
+        listed(db).is_empty() && is_ready(db)
+    })
+    .await;
+    let done = applied(&report);
+    assert!(done.len() == 1 && done[0].0 == "immediate", "{done:?}");
+    assert_eq!(calls(&report, "ApplyPendingMaintenanceAction"), 1);
+}

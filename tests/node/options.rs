@@ -1,0 +1,50 @@
+//! An OptionGroup under the chart's RBAC: made Ready, referred to by a DBInstance (its `get` by
+//! name), then deleted after the instance.
+
+use kube::Client;
+use kube::api::{Api, DeleteParams, PostParams};
+use rds_operator::dbinstance::DBInstance;
+use rds_operator::optiongroup::OptionGroup;
+use serde_json::json;
+
+use crate::common::{self, dbinstance, is_ready, unique, wait_dbi};
+
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+pub(crate) async fn option_group_lifecycle(client: &Client, ns: &str) {
+    let groups: Api<OptionGroup> = Api::namespaced(client.clone(), ns);
+    let group: OptionGroup = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-audit"},
+        "spec": {
+            "optionGroupName": unique("node-og"),
+            "engineName": "mysql",
+            "majorEngineVersion": "8.0",
+            "description": "Coffee Manage audit log",
+            "options": [{"name": "MARIADB_AUDIT_PLUGIN",
+                         "settings": {"SERVER_AUDIT_EVENTS": "CONNECT"}}],
+        }
+    }))
+    .unwrap();
+    groups.create(&PostParams::default(), &group).await.unwrap();
+    let ready =
+        |g: &OptionGroup| common::object_condition(g, "Ready").is_some_and(|c| c.0 == "True");
+    common::wait_object(&groups, "coffee-audit", "Ready", ready).await;
+    let instances: Api<DBInstance> = Api::namespaced(client.clone(), ns);
+    let spec = json!({
+        "optionGroupRef": {"name": "coffee-audit"},
+        "deletionPolicy": "Delete",
+        "masterUserPassword": {"name": "coffee-db-password", "key": "password"},
+    });
+    let audited = dbinstance("audited", &unique("node-audited"), spec);
+    instances
+        .create(&PostParams::default(), &audited)
+        .await
+        .unwrap();
+    wait_dbi(&instances, "audited", "Ready", TIMEOUT, is_ready).await;
+    common::delete_and_wait(&instances, "audited").await;
+    groups
+        .delete("coffee-audit", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&groups, "coffee-audit").await;
+}
