@@ -16,6 +16,7 @@ use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
+use crate::dbproxy::DBProxy;
 use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::globalcluster::GlobalCluster;
@@ -59,6 +60,7 @@ pub const KINDS: &[Registration] = &[
     register::<GlobalCluster>(),
     register::<DBClusterEndpoint>(),
     register::<OptionGroup>(),
+    register::<DBProxy>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

@@ -27,6 +27,7 @@ pub mod dbclusterparametergroup;
 pub mod dbclustersnapshot;
 pub mod dbinstance;
 pub mod dbparametergroup;
+pub mod dbproxy;
 pub mod dbsnapshot;
 pub mod dbsubnetgroup;
 pub mod duration;

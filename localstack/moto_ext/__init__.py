@@ -74,7 +74,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, engines, features, global_clusters, maintenance, option_groups, outage, parameters, presigned, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, engines, features, global_clusters, maintenance, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -466,6 +466,7 @@ def install() -> None:
     cluster_endpoints.install(LOCK, CONFIG)
     option_groups.install(LOCK)
     maintenance.install(LOCK, CONFIG, _start_phase)
+    proxies.install(LOCK, CONFIG)
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -489,7 +490,8 @@ def install() -> None:
                           or params.get("DBClusterSnapshotIdentifier")
                           or params.get("TargetDBClusterSnapshotIdentifier")
                           or params.get("GlobalClusterIdentifier")
-                          or params.get("OptionGroupName") or "")
+                          or params.get("OptionGroupName")
+                          or params.get("DBProxyName") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]

@@ -212,3 +212,22 @@ pub fn legacy_password_hash(uid: &str, password: &str) -> String {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Where another object reads a database's master password (a proxy, a custom endpoint): the
+/// Secret its spec names, or the one the operator generated for it (`<name>-master-password`);
+/// an RDS-managed password is not read here (`Managed` without a secret: none).
+pub fn credentials_of(source: &crate::database::spec::PasswordSource, name: &str) -> PasswordRead {
+    match &source.master_user_password {
+        Some(r) => PasswordRead::Referenced {
+            name: r.name.clone(),
+            key: r.key.clone(),
+        },
+        None if source.manage_master_user_password == Some(true) => {
+            PasswordRead::Managed { secret_arn: None }
+        }
+        None => PasswordRead::Referenced {
+            name: format!("{name}-master-password"),
+            key: crate::secrets::GENERATED_KEY.to_owned(),
+        },
+    }
+}

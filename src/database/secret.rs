@@ -146,3 +146,40 @@ pub fn not_ours(name: &str, kind: &str) -> String {
          choose another connectionSecret.name, or delete that Secret"
     )
 }
+
+/// The write of a connection Secret an object owns outright (its ownerReference set) that should
+/// hold `info` (with the spec's `extraKeys`): the step (None: it holds this already) and, for a
+/// write, the Event's note; Err: a template cannot be rendered, or a Secret of that name is not
+/// the object's (`kind`, and `what` in the note: "the endpoint").
+pub fn connection_write(
+    current: Option<&Secret>,
+    owner: &impl kube::Resource,
+    wanted: &crate::database::parts::ConnectionSecretSpec,
+    info: &crate::database::connection::ConnectionInfo,
+    (kind, what): (&str, &str),
+) -> Result<Option<(SecretStep, Option<String>)>, String> {
+    let rendered = crate::database::connection::render(info, &wanted.extra_keys);
+    let data = rendered.map_err(|e| e.to_string())?;
+    let name = wanted.name.clone();
+    Ok(match write_of(current, owner, data, true) {
+        SecretWrite::NotOurs => return Err(not_ours(&name, kind)),
+        SecretWrite::Write { data, create } => {
+            let note = format!("wrote {what}'s connection details to Secret {name}");
+            let step = SecretStep::WriteConnection {
+                name,
+                data,
+                create,
+                owner_reference: true,
+            };
+            Some((step, Some(note)))
+        }
+        SecretWrite::SetOwner => Some((
+            SecretStep::SetOwner {
+                name,
+                owner_reference: true,
+            },
+            None,
+        )),
+        SecretWrite::Nothing => None,
+    })
+}

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use kube::runtime::events::EventType;
 
-use crate::database::connection::{self, ConnectionInfo};
-use crate::database::secret::{SecretStep, SecretWrite, not_ours, write_of};
+use crate::database::connection::ConnectionInfo;
+use crate::database::secret::{SecretStep, connection_write};
 use crate::managed::groups;
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
@@ -252,28 +252,15 @@ fn secret(
         engine: &cluster.engine,
         ca_bundle: None,
     };
-    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
-    let name = wanted.name.clone();
-    match write_of(f.extra.secret.as_ref(), g, data, true) {
-        SecretWrite::NotOurs => return Err(not_ours(&name, "DBClusterEndpoint")),
-        SecretWrite::Write { data, create } => {
-            let note = format!("wrote the endpoint's connection details to Secret {name}");
-            plan.steps
-                .push(Step::Own(Own::Secret(SecretStep::WriteConnection {
-                    name: name.clone(),
-                    data,
-                    create,
-                    owner_reference: true,
-                })));
+    let current = f.extra.secret.as_ref();
+    let what = ("DBClusterEndpoint", "the endpoint");
+    if let Some((step, note)) = connection_write(current, g, wanted, &info, what)? {
+        plan.steps.push(Step::Own(Own::Secret(step)));
+        if let Some(note) = note {
             plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
         }
-        SecretWrite::SetOwner => plan.steps.push(Step::Own(Own::Secret(SecretStep::SetOwner {
-            name: name.clone(),
-            owner_reference: true,
-        }))),
-        SecretWrite::Nothing => {}
     }
-    fields.connection_secret = Some(name);
+    fields.connection_secret = Some(wanted.name.clone());
     Ok(())
 }
 

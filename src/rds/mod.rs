@@ -171,7 +171,7 @@ pub(crate) fn rfc3339(t: &aws_smithy_types::DateTime) -> Option<String> {
 #[derive(Clone)]
 pub struct Rds {
     pub(crate) client: aws_sdk_rds::Client,
-    secrets: aws_sdk_secretsmanager::Client,
+    pub(crate) secrets: aws_sdk_secretsmanager::Client,
     sts: aws_sdk_sts::Client,
     tagging: aws_sdk_resourcegroupstagging::Client,
     /// The location's credentials, which sign a PreSignedUrl (`presign`).
@@ -490,6 +490,7 @@ mod tests {
             include_str!("../dbclusterendpoint/aws.rs"),
             include_str!("../optiongroup/aws.rs"),
             include_str!("../maintenance/aws.rs"),
+            include_str!("../dbproxy/aws.rs"),
             include_str!("tagging.rs"),
         ]
         .concat();
@@ -543,7 +544,9 @@ mod tests {
             let action = match operation {
                 // Needs no permission: it says who the caller is.
                 "GetCallerIdentity" => continue,
-                "GetSecretValue" => format!("secretsmanager:{operation}"),
+                "GetSecretValue" | "CreateSecret" | "PutSecretValue" | "DeleteSecret" => {
+                    format!("secretsmanager:{operation}")
+                }
                 // The groups' tags, 100 a page (the shared poll of the groups).
                 "GetResources" => format!("tag:{operation}"),
                 // The event feed's queue: no tags to condition on; the statement names the queue.

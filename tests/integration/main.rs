@@ -21,6 +21,7 @@ mod optiongroups;
 mod outage;
 mod parametergroups;
 mod presigned;
+mod proxies;
 mod replicas;
 mod safety;
 mod shards;

@@ -1,9 +1,10 @@
-//! An OptionGroup under the chart's RBAC: made Ready, referred to by a DBInstance (its `get` by
-//! name), then deleted after the instance.
+//! An OptionGroup and a DBProxy under the chart's RBAC: the group made Ready and referred to by a
+//! DBInstance (its `get` by name), a proxy over that instance made Ready, then all deleted.
 
 use kube::Client;
 use kube::api::{Api, DeleteParams, PostParams};
 use rds_operator::dbinstance::DBInstance;
+use rds_operator::dbproxy::DBProxy;
 use rds_operator::optiongroup::OptionGroup;
 use serde_json::json;
 
@@ -11,7 +12,7 @@ use crate::common::{self, dbinstance, is_ready, unique, wait_dbi};
 
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
-pub(crate) async fn option_group_lifecycle(client: &Client, ns: &str) {
+pub(crate) async fn option_group_and_proxy_lifecycle(client: &Client, ns: &str) {
     let groups: Api<OptionGroup> = Api::namespaced(client.clone(), ns);
     let group: OptionGroup = serde_json::from_value(json!({
         "metadata": {"name": "coffee-audit"},
@@ -41,10 +42,42 @@ pub(crate) async fn option_group_lifecycle(client: &Client, ns: &str) {
         .await
         .unwrap();
     wait_dbi(&instances, "audited", "Ready", TIMEOUT, is_ready).await;
+    proxy_lifecycle(client, ns).await;
     common::delete_and_wait(&instances, "audited").await;
     groups
         .delete("coffee-audit", &DeleteParams::default())
         .await
         .unwrap();
     common::wait_object_gone(&groups, "coffee-audit").await;
+}
+
+/// A DBProxy over the DBInstance `audited`, Ready with its target, then deleted.
+async fn proxy_lifecycle(client: &Client, ns: &str) {
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), ns);
+    let subnets = common::coffee_subnets(&common::rds().await).await;
+    let proxy: DBProxy = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-proxy"},
+        "spec": {
+            "dbProxyName": unique("node-px"),
+            "engineFamily": "MYSQL",
+            "targets": [{"dbInstanceRef": {"name": "audited"}}],
+            "vpcSubnetIDs": subnets,
+            "roleARN": "arn:aws:iam::123456789012:role/coffee-proxy",
+        }
+    }))
+    .unwrap();
+    proxies
+        .create(&PostParams::default(), &proxy)
+        .await
+        .unwrap();
+    let ready = |p: &DBProxy| {
+        common::object_condition(p, "Ready").is_some_and(|c| c.0 == "True")
+            && p.status.as_ref().is_some_and(|s| s.targets.len() == 1)
+    };
+    common::wait_object(&proxies, "coffee-proxy", "Ready", ready).await;
+    proxies
+        .delete("coffee-proxy", &DeleteParams::default())
+        .await
+        .unwrap();
+    common::wait_object_gone(&proxies, "coffee-proxy").await;
 }

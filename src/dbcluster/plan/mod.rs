@@ -261,20 +261,7 @@ pub fn password_read(cluster: &DBCluster, observed: Option<&ObservedCluster>) ->
 /// primary's, a custom endpoint's its cluster's): its referenced Secret, RDS's managed secret, or
 /// the Secret the operator generated for it.
 pub fn credentials(cluster: &DBCluster) -> PasswordRead {
-    let password = &cluster.spec.password;
-    match &password.master_user_password {
-        Some(r) => PasswordRead::Referenced {
-            name: r.name.clone(),
-            key: r.key.clone(),
-        },
-        None if password.manage_master_user_password == Some(true) => {
-            PasswordRead::Managed { secret_arn: None }
-        }
-        None => PasswordRead::Referenced {
-            name: generated_secret_name(cluster),
-            key: crate::secrets::GENERATED_KEY.to_owned(),
-        },
-    }
+    crate::database::password::credentials_of(&cluster.spec.password, &cluster.name_any())
 }
 
 /// How the read step must look at RDS: directly (a destructive step may follow) at deletion.

@@ -1,0 +1,285 @@
+"""RDS Proxy as the API reference describes it (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/),
+over moto 5.2.5's proxies (which are available at once, cannot be modified, and report every
+target healthy):
+
+* CreateDBProxy (API_CreateDBProxy.html): the proxy is ``creating`` for the create delay, then
+  ``available`` (API_DBProxy.html: "Status ... available, modifying, incompatible-network,
+  insufficient-resource-limits, creating, deleting, suspended..."); each ``Auth`` secret must
+  exist in Secrets Manager (InvalidParameterValue otherwise); a taken name is
+  DBProxyAlreadyExistsFault.
+* ModifyDBProxy (API_ModifyDBProxy.html), which moto lacks: ``Auth``, ``RequireTLS``,
+  ``IdleClientTimeout``, ``SecurityGroups``, ``RoleArn``; ``modifying`` for the modify delay; on
+  a proxy that is not available, InvalidDBProxyStateFault.
+* DeleteDBProxy (API_DeleteDBProxy.html): ``deleting`` for the delete delay, then gone; the
+  targets' databases are not touched.
+* RegisterDBProxyTargets (API_RegisterDBProxyTargets.html): instances or clusters RDS has
+  (DBInstanceNotFoundFault, DBClusterNotFoundFault), of the proxy's engine family
+  (InvalidDBInstanceStateFault), not registered already (DBProxyTargetAlreadyRegisteredFault);
+  DeregisterDBProxyTargets of one not registered is DBProxyTargetNotFoundFault.
+* DescribeDBProxyTargets (API_DescribeDBProxyTargets.html, API_TargetHealth.html): each target
+  ``REGISTERING`` for the create delay, then ``AVAILABLE``, or ``UNAVAILABLE`` with reason
+  ``AUTH_FAILURE`` when the proxy's Secrets Manager secret does not log in to the target's real
+  server ("The proxy can't connect ... because the credentials in the secret are wrong").
+* ModifyDBProxyTargetGroup keeps ``MaxConnectionsPercent``, ``MaxIdleConnectionsPercent`` and
+  ``ConnectionBorrowTimeout`` as given (moto recomputed the idle percentage).
+
+With real engines, the proxy's endpoint is an address of its own that forwards each connection to
+a registered target's server, and only while the proxy's secret logs in there: the proxy
+authenticates with the secret's credentials, so a secret that lags behind a rotated password
+lets no one in ("Setting up database credentials in AWS Secrets Manager for RDS Proxy",
+rds-proxy-secrets-arns.html).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from typing import Any
+
+from . import endpoints, engines
+
+FAMILIES = {"MYSQL": "mariadb", "POSTGRESQL": "postgres"}
+PORTS = {"MYSQL": 3306, "POSTGRESQL": 5432, "SQLSERVER": 1433}
+
+
+def _secret(proxy: Any) -> tuple[str, str] | None:
+    """The username and password of the proxy's first Auth secret, as Secrets Manager has it."""
+    from moto.secretsmanager.models import secretsmanager_backends
+
+    auth = (proxy.auth or [{}])[0]
+    arn = auth.get("SecretArn") if hasattr(auth, "get") else None
+    if not arn:
+        return None
+    try:
+        backend = secretsmanager_backends[proxy.account_id][proxy.region]
+        value = backend.get_secret_value(arn, None, None)
+        parsed = json.loads(value.get("SecretString") or "{}")
+        return str(parsed.get("username", "")), str(parsed.get("password", ""))
+    except Exception:
+        return None
+
+
+def _logs_in(server: Any, user: str, password: str) -> bool:
+    """Whether these credentials log in to the real server (as a client over the network)."""
+    if server.family == "mariadb":
+        cmd = ["mariadb", "--no-defaults", "-h", server.address, "-P", str(server.port), "-u", user,
+               "-e", "SELECT 1"]
+        env = {**os.environ, "MYSQL_PWD": password}
+    else:
+        cmd = [f"{engines.PG_BIN}/psql", "-h", server.address, "-p", str(server.port), "-U", user,
+               "-d", "postgres", "-c", "SELECT 1"]
+        env = {**os.environ, "PGPASSWORD": password}
+    try:
+        return subprocess.run(cmd, capture_output=True, env=env, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def health(proxy: Any, target: Any) -> dict[str, str]:
+    """A target's health: registering, then available unless the secret fails to log in."""
+    if time.time() < target.__dict__.get("_ext_registering_until", 0):
+        return {"State": "REGISTERING"}
+    server = engines.get(target.rds_resource_id)
+    if server is None or not server.ready:
+        return {"State": "AVAILABLE"}
+    cached = target.__dict__.get("_ext_health")
+    if cached is not None and time.time() - cached[0] < 2:
+        return cached[1]
+    creds = _secret(proxy)
+    if creds is not None and _logs_in(server, *creds):
+        result = {"State": "AVAILABLE"}
+    else:
+        result = {"State": "UNAVAILABLE", "Reason": "AUTH_FAILURE",
+                  "Description": "The proxy can't connect to the database: the credentials in its "
+                                 "Secrets Manager secret are refused"}
+    target.__dict__["_ext_health"] = (time.time(), result)
+    return result
+
+
+def install(lock: Any, config: dict[str, float]) -> None:
+    from moto.core.responses import ActionResult, EmptyResult
+    from moto.rds import models
+    from moto.rds.exceptions import RDSClientError
+    from moto.rds.responses import RDSResponse as Response
+
+    Proxy, Target = models.DBProxy, models.DBProxyTarget
+
+    def status_get(self: Any) -> str:
+        phase = self.__dict__.get("_ext_phase")
+        if phase is not None and time.time() >= phase[1]:
+            if phase[0] == "deleting":
+                return "deleted"
+            self.__dict__["_ext_phase"] = phase = None
+        return phase[0] if phase is not None else self.__dict__.get("_ext_status", "available")
+
+    def status_set(self: Any, value: str) -> None:
+        self.__dict__["_ext_status"] = value
+
+    def endpoint_get(self: Any) -> str | None:
+        forward = self.__dict__.get("_ext_forward")
+        if self.status == "creating":
+            return None
+        return forward.address if forward is not None else self.__dict__.get("_ext_endpoint")
+
+    def endpoint_set(self: Any, value: str) -> None:
+        self.__dict__["_ext_endpoint"] = value
+
+    Proxy.status = property(status_get, status_set)
+    Proxy.endpoint = property(endpoint_get, endpoint_set)
+    Target.target_health = property(lambda self: health(self.__dict__["_ext_proxy"], self)
+                                    if "_ext_proxy" in self.__dict__ else {"State": "AVAILABLE"})
+
+    def found(backend: Any, name: str) -> Any:
+        proxy = backend.db_proxies.get(name)
+        if proxy is None or proxy.status == "deleted":
+            backend.db_proxies.pop(name, None)
+            raise RDSClientError("DBProxyNotFoundFault", f"The specified proxy name {name} must be valid.")
+        return proxy
+
+    def available(proxy: Any) -> None:
+        if proxy.status != "available":
+            raise RDSClientError("InvalidDBProxyStateFault",
+                                 f"The DB proxy {proxy.db_proxy_name} is {proxy.status}.")
+
+    def check_auth(backend: Any, auth: list[Any]) -> None:
+        from moto.secretsmanager.models import secretsmanager_backends
+
+        sm = secretsmanager_backends[backend.account_id][backend.region_name]
+        for a in auth or []:
+            arn = a.get("SecretArn") if hasattr(a, "get") else None
+            if not arn or not sm._is_valid_identifier(arn):
+                raise RDSClientError("InvalidParameterValue", f"Secret {arn} not found in Secrets Manager.")
+
+    orig_create = Response.create_db_proxy
+
+    def create(self: Any) -> Any:
+        with lock:
+            check_auth(self.backend, self.params.get("Auth") or [])
+            result = orig_create(self)
+            proxy = self.backend.db_proxies[self.params["DBProxyName"]]
+            if config["create_delay"] > 0:
+                proxy.__dict__["_ext_phase"] = ("creating", time.time() + config["create_delay"])
+            return result
+
+    def modify(self: Any) -> Any:
+        params = self.params
+        with lock:
+            proxy = found(self.backend, params.get("DBProxyName") or "")
+            available(proxy)
+            if params.get("Auth"):
+                check_auth(self.backend, params["Auth"])
+                proxy.auth = params["Auth"]
+            for key, attr in (("RequireTLS", "require_tls"), ("IdleClientTimeout", "idle_client_timeout"),
+                              ("RoleArn", "role_arn"), ("SecurityGroups", "vpc_security_group_ids")):
+                if params.get(key) is not None:
+                    setattr(proxy, attr, params[key])
+            if config["modify_delay"] > 0:
+                proxy.__dict__["_ext_phase"] = ("modifying", time.time() + config["modify_delay"])
+            return ActionResult({"DBProxy": proxy})
+
+    def describe(self: Any) -> Any:
+        with lock:
+            name = self.params.get("DBProxyName")
+            if name:
+                found(self.backend, name)
+            for n, proxy in list(self.backend.db_proxies.items()):
+                if proxy.status == "deleted":
+                    self.backend.db_proxies.pop(n, None)
+            proxies = [p for p in self.backend.db_proxies.values() if not name or p.db_proxy_name == name]
+            return ActionResult({"DBProxies": proxies})
+
+    def delete(self: Any) -> Any:
+        with lock:
+            proxy = found(self.backend, self.params.get("DBProxyName") or "")
+            forward = proxy.__dict__.pop("_ext_forward", None)
+            if forward is not None:
+                forward.close()
+            if config["delete_delay"] > 0:
+                proxy.__dict__["_ext_phase"] = ("deleting", time.time() + config["delete_delay"])
+            else:
+                self.backend.db_proxies.pop(proxy.db_proxy_name, None)
+            return ActionResult({"DBProxy": proxy})
+
+    def reachable(proxy: Any) -> Any:
+        """The server a connection through the proxy goes to: a registered target's, while the
+        proxy's secret logs in there."""
+        for target in proxy.proxy_target_groups["default"].targets:
+            if health(proxy, target).get("State") == "AVAILABLE":
+                server = engines.get(target.rds_resource_id)
+                if server is not None and server.ready:
+                    return server
+        return None
+
+    def register(self: Any) -> Any:
+        params = self.params
+        with lock:
+            proxy = found(self.backend, params.get("DBProxyName") or "")
+            group = proxy.proxy_target_groups["default"]
+            registered = {t.rds_resource_id for t in group.targets}
+            instances = [str(i) for i in params.get("DBInstanceIdentifiers") or []]
+            clusters = [str(c) for c in params.get("DBClusterIdentifiers") or []]
+            for identifier in instances + clusters:
+                if identifier in registered:
+                    raise RDSClientError("DBProxyTargetAlreadyRegisteredFault",
+                                         f"{identifier} is already registered with proxy {proxy.db_proxy_name}.")
+            for identifier in instances:
+                db = self.backend.databases.get(identifier)
+                if db is None:
+                    raise RDSClientError("DBInstanceNotFoundFault", f"DBInstance {identifier} not found.")
+                if engines.family(db.engine) != FAMILIES.get(proxy.engine_family):
+                    raise RDSClientError("InvalidDBInstanceStateFault",
+                                         f"DB instance {identifier} is not of engine family {proxy.engine_family}.")
+            for identifier in clusters:
+                if identifier not in self.backend.clusters:
+                    raise RDSClientError("DBClusterNotFoundFault", f"DBCluster {identifier} not found.")
+            targets = self.backend.register_db_proxy_targets(
+                proxy.db_proxy_name, "default", clusters, instances)
+            for target in targets:
+                target.__dict__["_ext_proxy"] = proxy
+                target.__dict__["_ext_registering_until"] = time.time() + config["create_delay"]
+                db = self.backend.databases.get(target.rds_resource_id)
+                target.port = getattr(db, "port", None) or PORTS.get(proxy.engine_family, 3306)
+            if proxy.__dict__.get("_ext_forward") is None and any(
+                    engines.get(t.rds_resource_id) is not None for t in targets):
+                port = PORTS.get(proxy.engine_family, 3306)
+                proxy.__dict__["_ext_forward"] = endpoints.Endpoint(
+                    f"{proxy.db_proxy_name}.proxy", port, lambda: reachable(proxy))
+            return ActionResult({"DBProxyTargets": targets})
+
+    def deregister(self: Any) -> Any:
+        params = self.params
+        with lock:
+            proxy = found(self.backend, params.get("DBProxyName") or "")
+            group = proxy.proxy_target_groups["default"]
+            wanted = [str(i) for i in (params.get("DBInstanceIdentifiers") or []) +
+                      (params.get("DBClusterIdentifiers") or [])]
+            registered = {t.rds_resource_id for t in group.targets}
+            for identifier in wanted:
+                if identifier not in registered:
+                    raise RDSClientError("DBProxyTargetNotFoundFault",
+                                         f"{identifier} is not registered with proxy {proxy.db_proxy_name}.")
+            group.targets = [t for t in group.targets if t.rds_resource_id not in wanted]
+            return EmptyResult()
+
+    def modify_group(self: Any) -> Any:
+        params = self.params
+        with lock:
+            proxy = found(self.backend, params.get("DBProxyName") or "")
+            group = proxy.proxy_target_groups["default"]
+            pool = params.get("ConnectionPoolConfig") or {}
+            for key, attr in (("MaxConnectionsPercent", "max_connections"),
+                              ("MaxIdleConnectionsPercent", "max_idle_connections"),
+                              ("ConnectionBorrowTimeout", "borrow_timeout")):
+                if pool.get(key) is not None:
+                    setattr(group, attr, int(pool[key]))
+            return ActionResult({"DBProxyTargetGroup": group})
+
+    Response.create_db_proxy = create
+    Response.modify_db_proxy = modify
+    Response.describe_db_proxies = describe
+    Response.delete_db_proxy = delete
+    Response.register_db_proxy_targets = register
+    Response.deregister_db_proxy_targets = deregister
+    Response.modify_db_proxy_target_group = modify_group

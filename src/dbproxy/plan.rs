@@ -1,0 +1,438 @@
+//! The pure plan of a DBProxy: [`Facts`] in, [`Plan`] out. Its Secrets Manager secret made
+//! before the proxy and rewritten when the target's password changes; one CreateDBProxy once the
+//! targets resolve, never again once made; settings (ModifyDBProxy), pool
+//! (ModifyDBProxyTargetGroup) and targets (Register/DeregisterDBProxyTargets) kept while RDS
+//! reports it available; its connection Secret written when it differs and only if it is this
+//! object's; deletion as every group kind's (`managed::groups`: the proxy and the operator's
+//! secret go, the targets stay). Table tests in `plan/tests.rs`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use kube::runtime::events::EventType;
+
+use crate::database::connection::ConnectionInfo;
+use crate::database::secret::{SecretStep, connection_write};
+use crate::managed::groups;
+use crate::managed::plan::{ConditionPlan, Requeue};
+use crate::managed::tags;
+use crate::sensitive::Sensitive;
+
+use super::{ConnectionPool, DBProxy, DBProxyStatus, IamAuth, ObservedProxy, Resolved};
+
+pub type Facts = groups::Facts<DBProxy>;
+
+/// The proxy's settings ModifyDBProxy keeps.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub require_tls: bool,
+    pub idle_client_timeout: Option<i32>,
+    pub security_groups: Vec<String>,
+    pub role_arn: String,
+    /// The Secrets Manager secret and the IAM setting of its auth.
+    pub auth: (String, String),
+}
+
+/// A call or write only this kind makes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Own {
+    /// CreateSecret of the proxy's credentials, tagged with the owner.
+    CreateSecret {
+        name: String,
+        username: String,
+        password: Sensitive,
+        tags: BTreeMap<String, String>,
+    },
+    /// PutSecretValue: the target's password changed.
+    PutSecret {
+        arn: String,
+        username: String,
+        password: Sensitive,
+    },
+    /// CreateDBProxy, tagged.
+    Create {
+        name: String,
+        engine_family: String,
+        subnets: Vec<String>,
+        settings: Settings,
+        tags: BTreeMap<String, String>,
+    },
+    Modify {
+        name: String,
+        settings: Settings,
+    },
+    ModifyPool {
+        name: String,
+        pool: ConnectionPool,
+    },
+    /// RegisterDBProxyTargets (`true`) or DeregisterDBProxyTargets of these targets.
+    Targets {
+        name: String,
+        register: bool,
+        targets: Vec<Resolved>,
+    },
+    Secret(SecretStep),
+}
+
+pub type Step = groups::Step<Own>;
+pub type Plan = groups::GroupPlan<DBProxy>;
+
+/// The one decision of a reconcile of a DBProxy.
+pub fn plan(f: &Facts) -> Plan {
+    groups::plan(f, |plan, desired| apply(f, plan, desired))
+}
+
+fn observed_fields(g: &DBProxy, o: &ObservedProxy) -> DBProxyStatus {
+    let previous = g.status.clone().unwrap_or_default();
+    DBProxyStatus {
+        db_proxy_name: Some(o.name.clone()),
+        arn: o.arn.clone(),
+        state: Some(o.status.clone()),
+        endpoint: o.endpoint.clone(),
+        targets: o.targets.clone(),
+        ..previous
+    }
+}
+
+/// How soon a proxy whose targets are not all available yet is looked at again.
+const TARGETS_POLL: Duration = Duration::from_secs(5);
+
+/// The status to write: Ready once RDS reports it available (`groups::by_state`) and every
+/// target available (a connection through it reaches a database then).
+fn status(plan: &mut Plan, fields: DBProxyStatus, synced: ConditionPlan) {
+    let state = fields.state.clone();
+    let not_available: Vec<String> = (fields.targets.iter())
+        .filter(|t| t.state.as_deref() != Some("AVAILABLE"))
+        .map(|t| {
+            let state = t.state.as_deref().unwrap_or("unknown");
+            let reason = t.reason.as_deref().unwrap_or_default();
+            let words = t.description.as_deref().unwrap_or_default();
+            let text = format!("{}: {state} {reason} {words}", t.identifier);
+            text.trim().to_owned()
+        })
+        .collect();
+    let unavailable = (fields.targets.iter()).any(|t| t.state.as_deref() == Some("UNAVAILABLE"));
+    let mut report = groups::by_state(fields, state.as_deref(), synced);
+    if report.ready.ok && !not_available.is_empty() {
+        let reason = match unavailable {
+            true => "TargetUnavailable",
+            false => "TargetRegistering",
+        };
+        let message = format!(
+            "RDS reports targets not available: {}",
+            not_available.join("; ")
+        );
+        report.ready = ConditionPlan::new(false, reason, message);
+        if matches!(plan.requeue, Requeue::After(d) if d > TARGETS_POLL) {
+            plan.requeue = Requeue::After(TARGETS_POLL);
+        }
+    }
+    plan.status = Some(report);
+}
+
+fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
+    plan.requeue = Requeue::After(f.busy_interval);
+    plan.refusal = Some("Unresolved");
+    let fields = match &f.observed {
+        Some(o) => observed_fields(&f.group, o),
+        None => f.group.status.clone().unwrap_or_default(),
+    };
+    status(
+        &mut plan,
+        fields,
+        ConditionPlan::new(false, reason, message),
+    );
+    plan
+}
+
+fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
+    let g = &f.group;
+    let targets = match &f.extra.targets {
+        Some(Ok(targets)) => targets.clone(),
+        Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
+        None => return wait(plan, f, "ReferencesUnresolved", "not read".into()),
+    };
+    let mut changed = Vec::new();
+    let auth_arn = match auth_secret(f, &mut plan, &desired_tags, &mut changed) {
+        Ok(arn) => arn,
+        Err(why) => return wait(plan, f, "AuthSecret", why),
+    };
+    let Some(o) = &f.observed else {
+        let Some(arn) = auth_arn else {
+            plan.requeue = Requeue::After(f.busy_interval);
+            let fields = g.status.clone().unwrap_or_default();
+            let message = "its Secrets Manager secret is being made";
+            status(
+                &mut plan,
+                fields,
+                ConditionPlan::new(false, "Creating", message),
+            );
+            return plan;
+        };
+        return create(f, plan, &arn, desired_tags);
+    };
+    if !groups::owned(g, &o.tags) {
+        let refused = groups::refuse_name_in_use(g, &mut plan);
+        status(&mut plan, Default::default(), refused);
+        return plan;
+    }
+    let mut fields = observed_fields(g, o);
+    fields.auth_secret_arn = auth_arn
+        .clone()
+        .filter(|_| g.spec.auth.secret_arn.is_none());
+    let (tags_changed, applied) =
+        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+    changed.extend(tags_changed);
+    fields.applied_tag_keys = applied;
+    if o.status != "available" {
+        plan.requeue = Requeue::After(f.busy_interval);
+    } else if let Some(arn) = &auth_arn {
+        changed.extend(keep(f, &mut plan, o, arn, &targets));
+    }
+    if let Err(message) = secret(f, &mut plan, &mut fields, o) {
+        let refused = ConditionPlan::new(false, "ConnectionSecretConflict", message);
+        plan.refusal = Some("SecretConflict");
+        status(&mut plan, fields, refused);
+        return plan;
+    }
+    let synced = match changed.is_empty() {
+        true => ConditionPlan::new(true, "Synced", "the proxy matches the spec"),
+        false => {
+            let note = format!("sent to AWS: {}", changed.join("; "));
+            plan.event(EventType::Normal, "Updating", "Update", note.clone());
+            plan.requeue = Requeue::After(f.busy_interval);
+            ConditionPlan::new(false, "Updating", note)
+        }
+    };
+    status(&mut plan, fields, synced);
+    plan
+}
+
+/// The Secrets Manager secret the proxy authenticates with: the spec's, or the operator's, made
+/// (before the proxy) and rewritten when the target's password changes. Ok(None): being made.
+fn auth_secret(
+    f: &Facts,
+    plan: &mut Plan,
+    desired_tags: &BTreeMap<String, String>,
+    changed: &mut Vec<String>,
+) -> Result<Option<String>, String> {
+    let g = &f.group;
+    if let Some(arn) = &g.spec.auth.secret_arn {
+        return Ok(Some(arn.clone()));
+    }
+    let credentials = f.extra.credentials.as_ref();
+    let Some((c, password)) = credentials.and_then(|c| Some((c, c.password.clone()?))) else {
+        return Err("the first target's password is not known yet".into());
+    };
+    let Some((arn, matches)) = f.extra.auth_secret.clone() else {
+        plan.steps.push(Step::Own(Own::CreateSecret {
+            name: g.auth_secret_name(),
+            username: c.username.clone(),
+            password,
+            tags: desired_tags.clone(),
+        }));
+        changed.push(format!("secret {} created", g.auth_secret_name()));
+        return Ok(None);
+    };
+    if !matches {
+        let username = c.username.clone();
+        let put = Own::PutSecret {
+            arn: arn.clone(),
+            username,
+            password,
+        };
+        plan.steps.push(Step::Own(put));
+        changed.push("the target's password written to the proxy's secret".into());
+    }
+    Ok(Some(arn))
+}
+
+/// RDS has no proxy of the name: made once, tagged, never again once made.
+fn create(f: &Facts, mut plan: Plan, auth: &str, tags: BTreeMap<String, String>) -> Plan {
+    let g = &f.group;
+    let name = g.group_name();
+    if g.status.as_ref().is_some_and(|s| s.arn.is_some()) {
+        let message = format!(
+            "RDS has no proxy {name} any more: it was deleted outside the operator; delete this \
+             object to let it go, or recreate it"
+        );
+        plan.event(EventType::Warning, "NotFound", "Reconcile", message.clone());
+        plan.requeue = Requeue::After(f.drift_interval);
+        let fields = g.status.clone().unwrap_or_default();
+        status(
+            &mut plan,
+            fields,
+            ConditionPlan::new(false, "NotFound", message),
+        );
+        return plan;
+    }
+    plan.steps.push(Step::Own(Own::Create {
+        name: name.clone(),
+        engine_family: g.spec.engine_family.as_str().to_owned(),
+        subnets: g.spec.vpc_subnet_ids.clone(),
+        settings: settings(g, auth),
+        tags,
+    }));
+    let note = format!("creating proxy {name}");
+    plan.event(EventType::Normal, "Creating", "Create", note);
+    plan.requeue = Requeue::After(f.busy_interval);
+    let fields = DBProxyStatus {
+        db_proxy_name: Some(name),
+        state: Some("creating".into()),
+        auth_secret_arn: Some(auth.to_owned()).filter(|_| g.spec.auth.secret_arn.is_none()),
+        applied_tag_keys: tags::keys(&g.spec.tags),
+        ..Default::default()
+    };
+    let creating = ConditionPlan::new(true, "Creating", "the proxy is being made");
+    status(&mut plan, fields, creating);
+    plan
+}
+
+fn settings(g: &DBProxy, auth: &str) -> Settings {
+    let iam = match g.spec.auth.iam_auth {
+        IamAuth::Disabled => "DISABLED",
+        IamAuth::Required => "REQUIRED",
+    };
+    Settings {
+        require_tls: g.spec.require_tls,
+        idle_client_timeout: g.spec.idle_client_timeout,
+        security_groups: sorted(&g.spec.vpc_security_group_ids),
+        role_arn: g.spec.role_arn.clone(),
+        auth: (auth.to_owned(), iam.to_owned()),
+    }
+}
+
+/// The settings, the pool and the targets of a proxy RDS reports available: what is sent, in
+/// words.
+fn keep(
+    f: &Facts,
+    plan: &mut Plan,
+    o: &ObservedProxy,
+    auth: &str,
+    targets: &[Resolved],
+) -> Vec<String> {
+    let g = &f.group;
+    let name = o.name.clone();
+    let mut changed = Vec::new();
+    let want = settings(g, auth);
+    let have = Settings {
+        require_tls: o.require_tls,
+        idle_client_timeout: want.idle_client_timeout.and(o.idle_client_timeout),
+        security_groups: match want.security_groups.is_empty() {
+            true => Vec::new(),
+            false => sorted(&o.security_groups),
+        },
+        role_arn: o.role_arn.clone().unwrap_or_default(),
+        auth: o.auth.first().cloned().unwrap_or_default(),
+    };
+    if have != want {
+        changed.push("proxy settings".into());
+        let settings = want;
+        plan.steps.push(Step::Own(Own::Modify {
+            name: name.clone(),
+            settings,
+        }));
+    }
+    if let Some(pool) = (g.spec.connection_pool.as_ref()).filter(|p| differs(p, &o.pool)) {
+        changed.push("connection pool".into());
+        let pool = pool.clone();
+        plan.steps.push(Step::Own(Own::ModifyPool {
+            name: name.clone(),
+            pool,
+        }));
+    }
+    let registered: Vec<&str> = o.targets.iter().map(|t| t.identifier.as_str()).collect();
+    let add: Vec<Resolved> = (targets.iter())
+        .filter(|t| !registered.contains(&t.identifier.as_str()))
+        .cloned()
+        .collect();
+    let gone: Vec<Resolved> = (o.targets.iter())
+        .filter(|t| !targets.iter().any(|w| w.identifier == t.identifier))
+        .map(|t| Resolved {
+            identifier: t.identifier.clone(),
+            cluster: t.r#type.as_deref() == Some("TRACKED_CLUSTER"),
+        })
+        .collect();
+    for (register, list) in [(true, add), (false, gone)] {
+        if list.is_empty() {
+            continue;
+        }
+        let ids: Vec<&str> = list.iter().map(|t| t.identifier.as_str()).collect();
+        let verb = if register { "register" } else { "deregister" };
+        changed.push(format!("{verb} {}", ids.join(", ")));
+        let (name, targets) = (name.clone(), list);
+        plan.steps.push(Step::Own(Own::Targets {
+            name,
+            register,
+            targets,
+        }));
+    }
+    changed
+}
+
+/// Whether RDS's pool differs from the spec in what the spec names.
+fn differs(want: &ConnectionPool, have: &ConnectionPool) -> bool {
+    let pairs = [
+        (want.max_connections_percent, have.max_connections_percent),
+        (
+            want.max_idle_connections_percent,
+            have.max_idle_connections_percent,
+        ),
+        (
+            want.connection_borrow_timeout,
+            have.connection_borrow_timeout,
+        ),
+    ];
+    pairs.iter().any(|(w, h)| w.is_some() && w != h)
+}
+
+fn sorted(v: &[String]) -> Vec<String> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
+/// Plans the connection Secret's write (the proxy's endpoint, the target's credentials) when it
+/// differs; Err: a Secret of that name is someone else's.
+fn secret(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBProxyStatus,
+    o: &ObservedProxy,
+) -> Result<(), String> {
+    let g = &f.group;
+    let (Some(wanted), Some(host), Some(c)) = (
+        &g.spec.connection_secret,
+        o.endpoint.as_deref(),
+        &f.extra.credentials,
+    ) else {
+        return Ok(());
+    };
+    let Some(password) = &c.password else {
+        return Ok(());
+    };
+    let info = ConnectionInfo {
+        host,
+        reader_host: None,
+        port: c.port,
+        username: &c.username,
+        password: &password.0,
+        dbname: &c.dbname,
+        engine: &c.engine,
+        ca_bundle: None,
+    };
+    let current = f.extra.secret.as_ref();
+    if let Some((step, note)) =
+        connection_write(current, g, wanted, &info, ("DBProxy", "the proxy"))?
+    {
+        plan.steps.push(Step::Own(Own::Secret(step)));
+        if let Some(note) = note {
+            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+        }
+    }
+    fields.connection_secret = Some(wanted.name.clone());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

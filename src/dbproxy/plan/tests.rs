@@ -1,0 +1,281 @@
+//! The DBProxy plan's rules, one row each.
+
+use super::*;
+use crate::crd::LocalRef;
+use crate::dbproxy::{
+    Credentials, DBProxySpec, ProxyAuth, ProxyTarget, Reads, Resolved, TargetHealth,
+};
+use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+
+const SECRET: &str = "arn:aws:secretsmanager:us-east-1:1:secret:rds-operator/shop/coffee-AbCdEf";
+
+fn instance(name: &str) -> ProxyTarget {
+    ProxyTarget {
+        db_instance_ref: Some(LocalRef { name: name.into() }),
+        db_cluster_ref: None,
+    }
+}
+
+fn resolved(identifier: &str) -> Resolved {
+    Resolved {
+        identifier: identifier.into(),
+        cluster: false,
+    }
+}
+
+fn facts() -> Facts {
+    let spec = DBProxySpec {
+        targets: vec![instance("coffee-db")],
+        vpc_subnet_ids: vec!["subnet-a".into(), "subnet-b".into()],
+        role_arn: "arn:aws:iam::1:role/proxy".into(),
+        ..Default::default()
+    };
+    let extra = Reads {
+        targets: Some(Ok(vec![resolved("coffee-db")])),
+        credentials: Some(Credentials {
+            username: "admin".into(),
+            password: Some(Sensitive("Sup3r-Secret".to_owned().into())),
+            dbname: "COFFEE".into(),
+            port: 3306,
+            engine: "mysql".into(),
+        }),
+        auth_secret: Some((SECRET.into(), true)),
+        secret: None,
+    };
+    fixtures::facts(DBProxy::new("coffee", spec), extra)
+}
+
+/// RDS's proxy, ours, available, with these targets registered (AVAILABLE).
+fn ours(targets: &[&str]) -> ObservedProxy {
+    ObservedProxy {
+        name: "coffee".into(),
+        arn: Some("arn:aws:rds:us-east-1:1:db-proxy:prx-1".into()),
+        status: "available".into(),
+        endpoint: Some("coffee.proxy-1.us-east-1.rds.amazonaws.com".into()),
+        require_tls: false,
+        idle_client_timeout: Some(1800),
+        role_arn: Some("arn:aws:iam::1:role/proxy".into()),
+        auth: vec![(SECRET.into(), "DISABLED".into())],
+        tags: owner_tags(),
+        targets: (targets.iter())
+            .map(|t| TargetHealth {
+                identifier: t.to_string(),
+                r#type: Some("RDS_INSTANCE".into()),
+                state: Some("AVAILABLE".into()),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+fn outcome(p: &Plan) -> (Vec<String>, String, bool) {
+    let names = (p.steps.iter())
+        .map(|s| match s {
+            Step::AddFinalizer => "AddFinalizer".to_owned(),
+            Step::Own(Own::CreateSecret { .. }) => "CreateSecret".to_owned(),
+            Step::Own(Own::PutSecret { .. }) => "PutSecret".to_owned(),
+            Step::Own(Own::Create { .. }) => "Create".to_owned(),
+            Step::Own(Own::Modify { .. }) => "Modify".to_owned(),
+            Step::Own(Own::ModifyPool { .. }) => "ModifyPool".to_owned(),
+            Step::Own(Own::Targets {
+                register, targets, ..
+            }) => {
+                let ids: Vec<&str> = targets.iter().map(|t| t.identifier.as_str()).collect();
+                let verb = if *register { "Register" } else { "Deregister" };
+                format!("{verb} {}", ids.join(","))
+            }
+            Step::Own(Own::Secret(_)) => "Secret".to_owned(),
+            Step::AddTags { .. } => "AddTags".to_owned(),
+            Step::RemoveTags { .. } => "RemoveTags".to_owned(),
+            Step::Delete { .. } => "Delete".to_owned(),
+            Step::RemoveFinalizer => "RemoveFinalizer".to_owned(),
+        })
+        .collect();
+    let status = p.status.as_ref();
+    let reason = status.map(|s| s.synced.reason.clone()).unwrap_or_default();
+    (names, reason, status.is_some_and(|s| s.ready.ok))
+}
+
+#[test]
+fn rules() {
+    type Row = (&'static str, Facts, Vec<&'static str>, &'static str, bool);
+    let table: Vec<Row> = vec![
+        (
+            "a target not Ready yet: waits, nothing made",
+            with(facts(), |f| {
+                f.extra.targets = Some(Err("DBInstance coffee-db is not Ready yet".into()))
+            }),
+            vec![],
+            "ReferencesUnresolved",
+            false,
+        ),
+        (
+            "no secret yet: it is made first, the proxy after it",
+            with(facts(), |f| f.extra.auth_secret = None),
+            vec!["CreateSecret"],
+            "Creating",
+            false,
+        ),
+        (
+            "the secret holds the password: the proxy is made with it",
+            facts(),
+            vec!["Create"],
+            "Creating",
+            false,
+        ),
+        (
+            "in sync: nothing sent",
+            with(facts(), |f| f.observed = Some(ours(&["coffee-db"]))),
+            vec![],
+            "Synced",
+            true,
+        ),
+        (
+            "the target's password rotated: the secret is rewritten, once per difference",
+            with(facts(), |f| {
+                f.observed = Some(ours(&["coffee-db"]));
+                f.extra.auth_secret = Some((SECRET.into(), false));
+            }),
+            vec!["PutSecret"],
+            "Updating",
+            true,
+        ),
+        (
+            "a new target is registered",
+            with(facts(), |f| f.observed = Some(ours(&[]))),
+            vec!["Register coffee-db"],
+            "Updating",
+            true,
+        ),
+        (
+            "a target gone from the spec is deregistered; the database stays",
+            with(facts(), |f| {
+                f.observed = Some(ours(&["coffee-db", "old-db"]))
+            }),
+            vec!["Deregister old-db"],
+            "Updating",
+            true,
+        ),
+        (
+            "requireTLS changed: one ModifyDBProxy",
+            with(facts(), |f| {
+                f.group.spec.require_tls = true;
+                f.observed = Some(ours(&["coffee-db"]));
+            }),
+            vec!["Modify"],
+            "Updating",
+            true,
+        ),
+        (
+            "a pool setting the spec names differs: one ModifyDBProxyTargetGroup",
+            with(facts(), |f| {
+                f.group.spec.connection_pool = Some(ConnectionPool {
+                    max_connections_percent: Some(50),
+                    ..Default::default()
+                });
+                f.observed = Some(ours(&["coffee-db"]));
+            }),
+            vec!["ModifyPool"],
+            "Updating",
+            true,
+        ),
+        (
+            "RDS busy with it: nothing sent to the proxy, looked at again",
+            with(facts(), |f| {
+                let mut o = ours(&[]);
+                o.status = "modifying".into();
+                f.observed = Some(o);
+            }),
+            vec![],
+            "Synced",
+            false,
+        ),
+        (
+            "a target unavailable: not Ready, with RDS's reason",
+            with(facts(), |f| {
+                let mut o = ours(&["coffee-db"]);
+                o.targets[0].state = Some("UNAVAILABLE".into());
+                o.targets[0].reason = Some("AUTH_FAILURE".into());
+                f.observed = Some(o);
+            }),
+            vec![],
+            "Synced",
+            false,
+        ),
+        (
+            "a target still registering: not Ready yet",
+            with(facts(), |f| {
+                let mut o = ours(&["coffee-db"]);
+                o.targets[0].state = Some("REGISTERING".into());
+                f.observed = Some(o);
+            }),
+            vec![],
+            "Synced",
+            false,
+        ),
+        (
+            "the spec names its own secret: the operator keeps none",
+            with(facts(), |f| {
+                f.group.spec.auth = ProxyAuth {
+                    secret_arn: Some("arn:aws:secretsmanager:us-east-1:1:secret:rds!db-1".into()),
+                    ..Default::default()
+                };
+                f.extra.auth_secret = None;
+            }),
+            vec!["Create"],
+            "Creating",
+            false,
+        ),
+        (
+            "someone else's proxy of that name is never touched",
+            with(facts(), |f| {
+                let mut o = ours(&[]);
+                o.tags.clear();
+                f.observed = Some(o);
+            }),
+            vec![],
+            "NameInUse",
+            false,
+        ),
+        (
+            "deleting ours deletes it (and its secret); the targets are not touched",
+            deleting(with(facts(), |f| f.observed = Some(ours(&["coffee-db"])))),
+            vec!["Delete", "RemoveFinalizer"],
+            "",
+            false,
+        ),
+    ];
+    for (name, facts, steps, reason, ready) in table {
+        let (got, got_reason, got_ready) = outcome(&plan(&facts));
+        assert_eq!(got, steps, "{name}");
+        assert_eq!(got_reason, reason, "{name}");
+        assert_eq!(got_ready, ready, "{name}: Ready");
+    }
+}
+
+#[test]
+fn the_connection_secret_names_the_proxy_with_the_targets_credentials() {
+    let f = with(facts(), |f| {
+        f.group.spec.connection_secret = serde_json::from_value(serde_json::json!({
+            "name": "coffee-proxy",
+            "extraKeys": {"APP_DB_HOST": "{{ host }}"}
+        }))
+        .unwrap();
+        f.observed = Some(ours(&["coffee-db"]));
+    });
+    let p = plan(&f);
+    let Some(Step::Own(Own::Secret(SecretStep::WriteConnection { name, data, .. }))) =
+        p.steps.first()
+    else {
+        panic!("{:?}", p.steps)
+    };
+    assert_eq!(name, "coffee-proxy");
+    let value = |k: &str| secrecy::ExposeSecret::expose_secret(&data[k].0).to_owned();
+    assert_eq!(
+        value("APP_DB_HOST"),
+        "coffee.proxy-1.us-east-1.rds.amazonaws.com"
+    );
+    assert_eq!(value("username"), "admin");
+    assert_eq!(value("port"), "3306");
+}

@@ -1,0 +1,181 @@
+//! The DBProxy kind: the Coffee Manage database (a real server) behind an RDS Proxy made with its
+//! targets in one object. A row written through the proxy's connection Secret is read through the
+//! instance's; a password rotation reaches the proxy's Secrets Manager secret, and the next
+//! connection through the proxy logs in with the new password; a target removed from the spec is
+//! deregistered once; deleting the proxy deletes its secret and leaves the databases.
+
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::dbproxy::DBProxy;
+use serde_json::json;
+
+use crate::common::{
+    self, Operator, TIMEOUT, calls, dbinstance, is_ready, mariadb_keys, object_condition,
+    secret_data, setup, unique, wait_dbi, wait_for, wait_object, wait_object_gone,
+};
+use crate::engines::{SUPPLIERS, real};
+
+const ROTATED: &str = "Rotated-Proxy-Passw0rd-2026";
+
+fn proxy(name: &str, subnets: &[String]) -> DBProxy {
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBProxy",
+        "metadata": {"name": "coffee-proxy"},
+        "spec": {
+            "dbProxyName": name,
+            "engineFamily": "MYSQL",
+            "targets": [{"dbInstanceRef": {"name": "db"}}, {"dbInstanceRef": {"name": "other"}}],
+            "vpcSubnetIDs": subnets,
+            "roleARN": "arn:aws:iam::123456789012:role/coffee-proxy",
+            "connectionSecret": {
+                "name": "proxy-connection",
+                "extraKeys": {"APP_DB_HOST": "{{ host }}", "APP_DB_PASSWORD": "{{ password }}"},
+            },
+        },
+    }))
+    .expect("valid DBProxy")
+}
+
+fn synced(p: &DBProxy) -> bool {
+    object_condition(p, "Ready").is_some_and(|c| c.0 == "True")
+        && object_condition(p, "Synced").is_some_and(|c| c.1 == "Synced")
+        && p.status.as_ref().unwrap().reported.observed_generation == p.metadata.generation
+}
+
+/// The proxy's Secrets Manager secret's username and password, as the emulator holds them.
+async fn secret_value(name: &str) -> Option<(String, String)> {
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(common::aws_endpoint())
+        .region(aws_config::Region::new(common::region()))
+        .load()
+        .await;
+    let sm = aws_sdk_secretsmanager::Client::new(&config);
+    let out = sm.get_secret_value().secret_id(name).send().await.ok()?;
+    let parsed: serde_json::Value = serde_json::from_str(out.secret_string()?).ok()?;
+    Some((
+        parsed["username"].as_str()?.to_owned(),
+        parsed["password"].as_str()?.to_owned(),
+    ))
+}
+
+#[tokio::test]
+async fn the_coffee_manage_database_behind_a_proxy_follows_rotation_and_its_targets() {
+    let (client, ns, api, rds) = setup("proxy").await;
+    let _operator = Operator::start(&ns);
+    let (id, other, name) = (unique("px-db"), unique("px-other"), unique("px"));
+    api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, real(json!({}))),
+    )
+    .await
+    .expect("create db");
+    api.create(
+        &PostParams::default(),
+        &dbinstance("other", &other, json!({})),
+    )
+    .await
+    .expect("create other");
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    let subnets = common::coffee_subnets(&rds).await;
+    (proxies
+        .create(&PostParams::default(), &proxy(&name, &subnets))
+        .await)
+        .expect("create DBProxy");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    wait_object(&proxies, "coffee-proxy", "Ready with its targets", |p| {
+        synced(p) && p.status.as_ref().unwrap().targets.len() == 2
+    })
+    .await;
+    let sm_name = format!("rds-operator/{ns}/{name}");
+    let value = secret_value(&sm_name).await.expect("the proxy's secret");
+    assert_eq!(value, ("admin".into(), "Sup3r-Secret-Passw0rd".into()));
+
+    // A row written through the proxy's Secret is read through the instance's.
+    let through_proxy = wait_for("the proxy's connection Secret", TIMEOUT, || async {
+        secret_data(&client, &ns, "proxy-connection").await
+    })
+    .await;
+    let instance = secret_data(&client, &ns, "db-connection")
+        .await
+        .expect("the instance's Secret");
+    assert_ne!(
+        through_proxy["host"], instance["host"],
+        "the proxy's own endpoint"
+    );
+    let (ok, out) = mariadb_keys(&through_proxy, &through_proxy["APP_DB_PASSWORD"], SUPPLIERS);
+    assert!(ok, "write through the proxy: {out}");
+    let (ok, out) = mariadb_keys(
+        &instance,
+        &instance["password"],
+        "SELECT city FROM suppliers",
+    );
+    assert!(
+        ok && out.trim() == "Seattle",
+        "read through the instance: {out}"
+    );
+
+    // The instance's password rotates: the proxy's secret follows, and the next connection
+    // through the proxy logs in with the new password.
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), &ns);
+    let rotate = json!({"stringData": {"password": ROTATED}});
+    (secrets
+        .patch(
+            "db-password",
+            &PatchParams::default(),
+            &Patch::Merge(rotate),
+        )
+        .await)
+        .expect("rotate");
+    wait_for(
+        "the proxy's secret to hold the new password",
+        TIMEOUT,
+        || async {
+            let v = secret_value(&sm_name).await?;
+            (v.1 == ROTATED).then_some(())
+        },
+    )
+    .await;
+    let s = wait_for(
+        "the proxy's Secret to hold the new password",
+        TIMEOUT,
+        || async {
+            let s = secret_data(&client, &ns, "proxy-connection").await?;
+            (s["password"] == ROTATED).then_some(s)
+        },
+    )
+    .await;
+    wait_for("a login through the proxy", TIMEOUT, || async {
+        let (ok, out) = mariadb_keys(&s, ROTATED, "SELECT COUNT(*) FROM suppliers");
+        (ok && out.trim() == "1").then_some(())
+    })
+    .await;
+
+    // A target removed from the spec is deregistered, once; the instance stays.
+    let patch = json!({"spec": {"targets": [{"dbInstanceRef": {"name": "db"}}]}});
+    (proxies
+        .patch(
+            "coffee-proxy",
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await)
+        .expect("remove a target");
+    wait_object(&proxies, "coffee-proxy", "one target", |p| {
+        synced(p) && p.status.as_ref().unwrap().targets.len() == 1
+    })
+    .await;
+    assert_eq!(calls(&name, "DeregisterDBProxyTargets"), 1);
+    assert!(common::describe(&rds, &other).await.is_some());
+
+    // Deleting the proxy deletes it and its secret; the databases stay.
+    (proxies
+        .delete("coffee-proxy", &DeleteParams::default())
+        .await)
+        .expect("delete");
+    wait_object_gone(&proxies, "coffee-proxy").await;
+    assert_eq!(calls(&name, "DeleteDBProxy"), 1);
+    assert_eq!(secret_value(&sm_name).await, None, "its secret is gone");
+    assert!(common::describe(&rds, &id).await.is_some());
+    common::delete_and_wait(&api, "other").await;
+    common::delete_and_wait(&api, "db").await;
+}
