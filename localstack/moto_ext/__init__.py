@@ -491,7 +491,8 @@ def install() -> None:
                           or params.get("TargetDBClusterSnapshotIdentifier")
                           or params.get("GlobalClusterIdentifier")
                           or params.get("OptionGroupName")
-                          or params.get("DBProxyName") or "")
+                          or params.get("DBProxyName")
+                          or params.get("DBProxyEndpointName") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]

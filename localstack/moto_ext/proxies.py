@@ -20,11 +20,20 @@ target healthy):
   ``REGISTERING`` for the create delay, then ``AVAILABLE``, or ``UNAVAILABLE`` with reason
   ``AUTH_FAILURE`` when the proxy's Secrets Manager secret does not log in to the target's real
   server ("The proxy can't connect ... because the credentials in the secret are wrong").
+* CreateDBProxyEndpoint (API_CreateDBProxyEndpoint.html), which moto lacks: ``TargetRole``
+  READ_WRITE or READ_ONLY, READ_ONLY only for a proxy whose target is an Aurora cluster ("Reader
+  endpoints ... with Aurora clusters", rds-proxy-endpoints.html; InvalidParameterCombination
+  otherwise); a taken name is DBProxyEndpointAlreadyExistsFault, a proxy not available
+  InvalidDBProxyStateFault; ``creating`` for the create delay, then ``available``;
+  DescribeDBProxyEndpoints lists the default endpoint (``IsDefault``) and the others, by proxy or
+  name (DBProxyEndpointNotFoundFault); DeleteDBProxyEndpoint is ``deleting`` for the delete delay.
+  Deleting a proxy deletes its endpoints.
 * ModifyDBProxyTargetGroup keeps ``MaxConnectionsPercent``, ``MaxIdleConnectionsPercent`` and
   ``ConnectionBorrowTimeout`` as given (moto recomputed the idle percentage).
 
 With real engines, the proxy's endpoint is an address of its own that forwards each connection to
-a registered target's server, and only while the proxy's secret logs in there: the proxy
+a registered target's server (a cluster's writer), and a READ_ONLY endpoint to one of the
+cluster's readers, only while the proxy's secret logs in there: the proxy
 authenticates with the secret's credentials, so a secret that lags behind a rotated password
 lets no one in ("Setting up database credentials in AWS Secrets Manager for RDS Proxy",
 rds-proxy-secrets-arns.html).
@@ -38,7 +47,7 @@ import subprocess
 import time
 from typing import Any
 
-from . import endpoints, engines
+from . import clusters, endpoints, engines, paging
 
 FAMILIES = {"MYSQL": "mariadb", "POSTGRESQL": "postgres"}
 PORTS = {"MYSQL": 3306, "POSTGRESQL": 5432, "SQLSERVER": 1433}
@@ -77,11 +86,18 @@ def _logs_in(server: Any, user: str, password: str) -> bool:
         return False
 
 
+def server_of(target: Any) -> Any:
+    """A target's server: an instance's own, a cluster's writer."""
+    if target.type == "TRACKED_CLUSTER":
+        return clusters.server_of(target.rds_resource_id)
+    return engines.get(target.rds_resource_id)
+
+
 def health(proxy: Any, target: Any) -> dict[str, str]:
     """A target's health: registering, then available unless the secret fails to log in."""
     if time.time() < target.__dict__.get("_ext_registering_until", 0):
         return {"State": "REGISTERING"}
-    server = engines.get(target.rds_resource_id)
+    server = server_of(target)
     if server is None or not server.ready:
         return {"State": "AVAILABLE"}
     cached = target.__dict__.get("_ext_health")
@@ -193,24 +209,114 @@ def install(lock: Any, config: dict[str, float]) -> None:
     def delete(self: Any) -> Any:
         with lock:
             proxy = found(self.backend, self.params.get("DBProxyName") or "")
-            forward = proxy.__dict__.pop("_ext_forward", None)
-            if forward is not None:
-                forward.close()
+            forwards = [proxy.__dict__.pop("_ext_forward", None)]
+            forwards += [e.get("forward") for e in endpoints_of(proxy).values()]
+            for forward in forwards:
+                if forward is not None:
+                    forward.close()
+            endpoints_of(proxy).clear()
             if config["delete_delay"] > 0:
                 proxy.__dict__["_ext_phase"] = ("deleting", time.time() + config["delete_delay"])
             else:
                 self.backend.db_proxies.pop(proxy.db_proxy_name, None)
             return ActionResult({"DBProxy": proxy})
 
-    def reachable(proxy: Any) -> Any:
-        """The server a connection through the proxy goes to: a registered target's, while the
-        proxy's secret logs in there."""
+    def reachable(proxy: Any, role: str = "READ_WRITE") -> Any:
+        """The server a connection through the proxy goes to: a registered target's (for
+        READ_ONLY, one of its cluster's readers), while the proxy's secret logs in there."""
         for target in proxy.proxy_target_groups["default"].targets:
             if health(proxy, target).get("State") == "AVAILABLE":
-                server = engines.get(target.rds_resource_id)
+                server = server_of(target)
+                if role == "READ_ONLY" and target.type == "TRACKED_CLUSTER":
+                    server = clusters.reader_of(target.rds_resource_id)
                 if server is not None and server.ready:
                     return server
         return None
+
+    def endpoints_of(proxy: Any) -> dict[str, dict[str, Any]]:
+        return proxy.__dict__.setdefault("_ext_endpoints", {})
+
+    def endpoint_status(e: dict[str, Any]) -> str:
+        phase = e.get("phase")
+        if phase is not None and time.time() >= phase[1]:
+            if phase[0] == "deleting":
+                return "deleted"
+            e["phase"] = phase = None
+        return phase[0] if phase is not None else "available"
+
+    def describe_endpoint(proxy: Any, e: dict[str, Any]) -> dict[str, Any]:
+        state = endpoint_status(e)
+        forward = e.get("forward")
+        return {
+            "DBProxyEndpointName": e["name"], "DBProxyEndpointArn": e["arn"],
+            "DBProxyName": proxy.db_proxy_name, "Status": state, "VpcId": proxy.vpc_id,
+            "VpcSecurityGroupIds": list(proxy.vpc_security_group_ids), "VpcSubnetIds": e["subnets"],
+            "Endpoint": None if state == "creating" else (forward.address if forward else e["address"]),
+            "TargetRole": e["role"], "IsDefault": False,
+        }
+
+    def find_endpoint(backend: Any, name: str) -> tuple[Any, dict[str, Any]]:
+        for proxy in backend.db_proxies.values():
+            e = endpoints_of(proxy).get(name)
+            if e is not None and endpoint_status(e) != "deleted":
+                return proxy, e
+        raise RDSClientError("DBProxyEndpointNotFoundFault", f"DB proxy endpoint {name} not found.")
+
+    def create_endpoint(self: Any) -> Any:
+        params = self.params
+        with lock:
+            proxy = found(self.backend, params.get("DBProxyName") or "")
+            available(proxy)
+            name = str(params.get("DBProxyEndpointName") or "")
+            if any(name in endpoints_of(p) for p in self.backend.db_proxies.values()):
+                raise RDSClientError("DBProxyEndpointAlreadyExistsFault", f"DB proxy endpoint {name} already exists.")
+            role = str(params.get("TargetRole") or "READ_WRITE")
+            targets = proxy.proxy_target_groups["default"].targets
+            if role == "READ_ONLY" and not any(t.type == "TRACKED_CLUSTER" for t in targets):
+                raise RDSClientError("InvalidParameterCombination",
+                                     "A READ_ONLY endpoint needs a proxy whose target is an Aurora DB cluster.")
+            e = {"name": name, "role": role, "subnets": list(params.get("VpcSubnetIds") or proxy.vpc_subnet_ids),
+                 "arn": f"arn:aws:rds:{self.backend.region_name}:{self.backend.account_id}:db-proxy-endpoint:prx-endpoint-{name}",
+                 "address": f"{name}.endpoint.proxy-{proxy.url_identifier}.{self.backend.region_name}.rds.amazonaws.com",
+                 "tags": list(params.get("Tags") or []), "phase": None, "forward": None}
+            if any(server_of(t) is not None for t in targets):
+                e["forward"] = endpoints.Endpoint(f"{name}.proxy-endpoint", PORTS.get(proxy.engine_family, 3306),
+                                                  lambda: reachable(proxy, role))
+            if config["create_delay"] > 0:
+                e["phase"] = ("creating", time.time() + config["create_delay"])
+            endpoints_of(proxy)[name] = e
+            return ActionResult({"DBProxyEndpoint": describe_endpoint(proxy, e)})
+
+    def describe_endpoints(self: Any) -> Any:
+        params = self.params
+        paging.size(params)
+        with lock:
+            proxy_name, name = params.get("DBProxyName"), params.get("DBProxyEndpointName")
+            if name:
+                find_endpoint(self.backend, name)
+            proxies = [found(self.backend, proxy_name)] if proxy_name else list(self.backend.db_proxies.values())
+            rows: list[dict[str, Any]] = []
+            for proxy in proxies:
+                if proxy.status == "deleted":
+                    continue
+                if not name:
+                    rows.append({"DBProxyEndpointName": "default", "DBProxyName": proxy.db_proxy_name,
+                                 "Status": proxy.status, "Endpoint": proxy.endpoint, "TargetRole": "READ_WRITE",
+                                 "IsDefault": True, "VpcSubnetIds": list(proxy.vpc_subnet_ids)})
+                for e in list(endpoints_of(proxy).values()):
+                    if endpoint_status(e) == "deleted":
+                        endpoints_of(proxy).pop(e["name"], None)
+                    elif not name or e["name"] == name:
+                        rows.append(describe_endpoint(proxy, e))
+            return ActionResult(paging.page(params, "DBProxyEndpoints", rows))
+
+    def delete_endpoint(self: Any) -> Any:
+        with lock:
+            proxy, e = find_endpoint(self.backend, str(self.params.get("DBProxyEndpointName") or ""))
+            if e.get("forward") is not None:
+                e["forward"].close()
+            e["phase"] = ("deleting", time.time() + max(config["delete_delay"], 0.001))
+            return ActionResult({"DBProxyEndpoint": describe_endpoint(proxy, e)})
 
     def register(self: Any) -> Any:
         params = self.params
@@ -241,8 +347,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
                 target.__dict__["_ext_registering_until"] = time.time() + config["create_delay"]
                 db = self.backend.databases.get(target.rds_resource_id)
                 target.port = getattr(db, "port", None) or PORTS.get(proxy.engine_family, 3306)
-            if proxy.__dict__.get("_ext_forward") is None and any(
-                    engines.get(t.rds_resource_id) is not None for t in targets):
+            if proxy.__dict__.get("_ext_forward") is None and any(server_of(t) is not None for t in targets):
                 port = PORTS.get(proxy.engine_family, 3306)
                 proxy.__dict__["_ext_forward"] = endpoints.Endpoint(
                     f"{proxy.db_proxy_name}.proxy", port, lambda: reachable(proxy))
@@ -283,3 +388,6 @@ def install(lock: Any, config: dict[str, float]) -> None:
     Response.register_db_proxy_targets = register
     Response.deregister_db_proxy_targets = deregister
     Response.modify_db_proxy_target_group = modify_group
+    Response.create_db_proxy_endpoint = create_endpoint
+    Response.describe_db_proxy_endpoints = describe_endpoints
+    Response.delete_db_proxy_endpoint = delete_endpoint

@@ -13,7 +13,7 @@ use crate::rds::{Rds, rds_tags};
 use crate::sensitive::Sensitive;
 
 use super::plan::{Own, Settings};
-use super::{ConnectionPool, ObservedProxy, Resolved, TargetHealth};
+use super::{ConnectionPool, ObservedProxy, ProxyEndpoint, Resolved, TargetHealth};
 
 /// RDS's code for a proxy that does not exist; Secrets Manager's for a secret.
 const NOT_FOUND: &str = "DBProxyNotFoundFault";
@@ -59,7 +59,32 @@ impl Rds {
         }
         found.targets = self.proxy_targets(name).await?;
         found.pool = self.proxy_pool(name).await?;
+        found.endpoints = self.proxy_endpoints(name).await?;
         Ok(Some(found))
+    }
+
+    /// The proxy's endpoints besides its default one.
+    async fn proxy_endpoints(&self, name: &str) -> Result<Vec<ProxyEndpoint>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = (self.client.describe_db_proxy_endpoints())
+            .db_proxy_name(name)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBProxyEndpoints", e, None));
+            self.count("DescribeDBProxyEndpoints", &page);
+            let found = (page?.db_proxy_endpoints().iter())
+                .filter(|e| e.is_default() != Some(true))
+                .map(|e| ProxyEndpoint {
+                    name: e.db_proxy_endpoint_name().unwrap_or_default().to_owned(),
+                    target_role: e.target_role().map(|r| r.as_str().to_owned()),
+                    state: e.status().map(|s| s.as_str().to_owned()),
+                    endpoint: e.endpoint().map(str::to_owned),
+                })
+                .collect::<Vec<_>>();
+            all.extend(found);
+        }
+        Ok(all)
     }
 
     async fn proxy_targets(&self, name: &str) -> Result<Vec<TargetHealth>, AwsError> {
@@ -69,7 +94,13 @@ impl Rds {
             .await
             .map_err(|e| aws_error("DescribeDBProxyTargets", e, None));
         self.count("DescribeDBProxyTargets", &result);
+        // A cluster's member instances are listed with it (TrackedClusterId): the cluster is the
+        // target.
         let targets = (result?.targets().iter())
+            .filter(|t| {
+                t.tracked_cluster_id().is_none()
+                    || t.r#type().is_some_and(|k| k.as_str() == "TRACKED_CLUSTER")
+            })
             .filter_map(|t| {
                 let health = t.target_health();
                 Some(TargetHealth {
@@ -190,12 +221,53 @@ impl Rds {
                 result.map(|_| ())
             }
             Own::ModifyPool { name, pool } => self.modify_proxy_pool(name, pool).await,
+            Own::CreateEndpoint { .. } | Own::DeleteEndpoint { .. } => {
+                self.proxy_endpoint_call(step).await
+            }
             Own::Targets {
                 name,
                 register,
                 targets,
             } => self.proxy_targets_call(name, *register, targets).await,
             Own::Secret(_) => Ok(()),
+        }
+    }
+
+    /// CreateDBProxyEndpoint or DeleteDBProxyEndpoint (one already gone is deleted).
+    async fn proxy_endpoint_call(&self, step: &Own) -> Result<(), AwsError> {
+        match step {
+            Own::CreateEndpoint {
+                proxy,
+                name,
+                role,
+                subnets,
+                tags,
+            } => {
+                let result = (self.client.create_db_proxy_endpoint())
+                    .db_proxy_name(proxy)
+                    .db_proxy_endpoint_name(name)
+                    .target_role(role.as_str().into())
+                    .set_vpc_subnet_ids(Some(subnets.clone()))
+                    .set_tags(Some(rds_tags(tags)))
+                    .send()
+                    .await
+                    .map_err(|e| aws_error("CreateDBProxyEndpoint", e, None));
+                self.count("CreateDBProxyEndpoint", &result);
+                result.map(|_| ())
+            }
+            Own::DeleteEndpoint { name } => {
+                let result = (self.client.delete_db_proxy_endpoint())
+                    .db_proxy_endpoint_name(name)
+                    .send()
+                    .await
+                    .map_err(|e| aws_error("DeleteDBProxyEndpoint", e, None));
+                self.count("DeleteDBProxyEndpoint", &result);
+                match result {
+                    Err(e) if e.code == "DBProxyEndpointNotFoundFault" => Ok(()),
+                    other => other.map(|_| ()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 

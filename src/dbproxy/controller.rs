@@ -141,11 +141,20 @@ async fn reads(shared: &Shared, at: &Location, p: &DBProxy) -> Result<Reads, Err
         Some(c) => crate::secrets::get(&secrets, &c.name).await?,
         None => None,
     };
+    let mut endpoint_secrets = std::collections::BTreeMap::new();
+    for e in &p.spec.endpoints {
+        if let Some(c) = &e.connection_secret
+            && let Some(found) = crate::secrets::get(&secrets, &c.name).await?
+        {
+            endpoint_secrets.insert(e.name.clone(), found);
+        }
+    }
     Ok(Reads {
         targets: Some(Ok(targets)),
         credentials,
         auth_secret,
         secret,
+        endpoint_secrets,
     })
 }
 

@@ -53,6 +53,7 @@ use crate::sensitive::Sensitive;
     validation = kube::core::Rule::new("self.engineFamily == oldSelf.engineFamily").message("engineFamily is immutable").field_path(".engineFamily"),
     validation = kube::core::Rule::new("self.vpcSubnetIDs == oldSelf.vpcSubnetIDs").message("vpcSubnetIDs is immutable: RDS cannot move a proxy").field_path(".vpcSubnetIDs"),
     validation = kube::core::Rule::new("self.targets.all(t, has(t.dbInstanceRef) != has(t.dbClusterRef))").message("each target is a dbInstanceRef or a dbClusterRef").field_path(".targets"),
+    validation = kube::core::Rule::new("!has(self.endpoints) || self.endpoints.all(e, self.endpoints.exists_one(o, o.name == e.name))").message("each endpoint is named once").field_path(".endpoints"),
     validation = kube::core::Rule::new("!self.targets.exists(t, has(t.dbClusterRef)) || size(self.targets) == 1").message("a proxy's targets are DB instances, or one DB cluster").field_path(".targets"),
 )]
 #[serde(rename_all = "camelCase")]
@@ -96,6 +97,12 @@ pub struct DBProxySpec {
     #[serde(rename = "roleARN")]
     #[schemars(length(min = 1))]
     pub role_arn: String,
+    /// Endpoints besides the proxy's default one: READ_WRITE, or READ_ONLY (the readers of an
+    /// Aurora cluster target), each with a connection Secret of its own if named. One the operator
+    /// made and the spec dropped is deleted; an endpoint's role cannot change (RDS cannot).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 20))]
+    pub endpoints: Vec<ProxyEndpointSpec>,
     /// Tags of the proxy, besides the ownership tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 40))]
@@ -146,6 +153,59 @@ pub struct ProxyTarget {
         skip_serializing_if = "Option::is_none"
     )]
     pub db_cluster_ref: Option<LocalRef>,
+}
+
+/// An endpoint of the proxy besides its default one (CreateDBProxyEndpoint).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProxyEndpointSpec {
+    /// Its name in RDS (a letter first, then letters, digits and hyphens).
+    #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
+    pub name: String,
+    /// READ_WRITE (the writer) or READ_ONLY (the readers of an Aurora cluster target).
+    #[serde(default)]
+    pub target_role: TargetRole,
+    /// Its subnets; the proxy's by default.
+    #[serde(
+        default,
+        rename = "vpcSubnetIDs",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub vpc_subnet_ids: Vec<String>,
+    /// The Secret to write this endpoint and the target's credentials to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_secret: Option<crate::database::parts::ConnectionSecretSpec>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TargetRole {
+    #[default]
+    ReadWrite,
+    ReadOnly,
+}
+
+impl TargetRole {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TargetRole::ReadWrite => "READ_WRITE",
+            TargetRole::ReadOnly => "READ_ONLY",
+        }
+    }
+}
+
+/// An endpoint of the proxy as RDS reports it.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProxyEndpoint {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_role: Option<String>,
+    /// creating, available, modifying, deleting...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
 }
 
 /// How clients authenticate to the proxy.
@@ -208,6 +268,12 @@ pub struct DBProxyStatus {
     /// The proxy's default (read/write) endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
+    /// Its endpoints besides the default one, as DescribeDBProxyEndpoints reports them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<ProxyEndpoint>,
+    /// The endpoints the operator made from spec.endpoints: the only ones it deletes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_endpoints: Vec<String>,
     /// Each registered target and its health, as DescribeDBProxyTargets reports it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetHealth>,
@@ -264,6 +330,7 @@ pub struct ObservedProxy {
     pub tags: BTreeMap<String, String>,
     pub targets: Vec<TargetHealth>,
     pub pool: ConnectionPool,
+    pub endpoints: Vec<ProxyEndpoint>,
 }
 
 /// A target, resolved: its RDS identifier, and whether it is a cluster.
@@ -296,6 +363,8 @@ pub struct Reads {
     pub auth_secret: Option<(String, bool)>,
     /// The connection Secret as it is now.
     pub secret: Option<Secret>,
+    /// The endpoints' connection Secrets as they are now, by endpoint name.
+    pub endpoint_secrets: BTreeMap<String, Secret>,
 }
 
 impl DBProxy {

@@ -18,7 +18,11 @@ use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
 use crate::sensitive::Sensitive;
 
-use super::{ConnectionPool, DBProxy, DBProxyStatus, IamAuth, ObservedProxy, Resolved};
+use super::{
+    ConnectionPool, Credentials, DBProxy, DBProxyStatus, IamAuth, ObservedProxy, Resolved,
+};
+use crate::database::parts::ConnectionSecretSpec;
+use k8s_openapi::api::core::v1::Secret;
 
 pub type Facts = groups::Facts<DBProxy>;
 
@@ -71,6 +75,17 @@ pub enum Own {
         register: bool,
         targets: Vec<Resolved>,
     },
+    /// CreateDBProxyEndpoint, tagged.
+    CreateEndpoint {
+        proxy: String,
+        name: String,
+        role: String,
+        subnets: Vec<String>,
+        tags: BTreeMap<String, String>,
+    },
+    DeleteEndpoint {
+        name: String,
+    },
     Secret(SecretStep),
 }
 
@@ -90,6 +105,7 @@ fn observed_fields(g: &DBProxy, o: &ObservedProxy) -> DBProxyStatus {
         state: Some(o.status.clone()),
         endpoint: o.endpoint.clone(),
         targets: o.targets.clone(),
+        endpoints: o.endpoints.clone(),
         ..previous
     }
 }
@@ -188,6 +204,16 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         plan.requeue = Requeue::After(f.busy_interval);
     } else if let Some(arn) = &auth_arn {
         changed.extend(keep(f, &mut plan, o, arn, &targets));
+        match endpoints(f, &mut plan, o, &desired_tags) {
+            Ok(made) => changed.extend(made),
+            Err(message) => {
+                plan.requeue = Requeue::AwaitChange;
+                let refused = ConditionPlan::new(false, "UnsupportedChange", message);
+                status(&mut plan, fields, refused);
+                return plan;
+            }
+        }
+        fields.applied_endpoints = g.spec.endpoints.iter().map(|e| e.name.clone()).collect();
     }
     if let Err(message) = secret(f, &mut plan, &mut fields, o) {
         let refused = ConditionPlan::new(false, "ConnectionSecretConflict", message);
@@ -370,6 +396,68 @@ fn keep(
     changed
 }
 
+/// The endpoints to make (in the spec, not in RDS) and to delete (made by the operator, gone from
+/// the spec): what is sent, in words; Err: an endpoint's role differs from the spec's, which RDS
+/// cannot change.
+fn endpoints(
+    f: &Facts,
+    plan: &mut Plan,
+    o: &ObservedProxy,
+    tags: &BTreeMap<String, String>,
+) -> Result<Vec<String>, String> {
+    let g = &f.group;
+    let mut changed = Vec::new();
+    for e in &g.spec.endpoints {
+        let role = e.target_role.as_str();
+        match o
+            .endpoints
+            .iter()
+            .find(|have| have.name.eq_ignore_ascii_case(&e.name))
+        {
+            Some(have) if have.target_role.as_deref().is_some_and(|r| r != role) => {
+                return Err(format!(
+                    "endpoint {} is {} in RDS, and RDS cannot change an endpoint's role: remove it \
+                     from the spec, or add a {role} endpoint under another name",
+                    e.name,
+                    have.target_role.as_deref().unwrap_or_default()
+                ));
+            }
+            Some(_) => {}
+            None => {
+                changed.push(format!("endpoint {} ({role}) created", e.name));
+                let subnets = match e.vpc_subnet_ids.is_empty() {
+                    true => g.spec.vpc_subnet_ids.clone(),
+                    false => e.vpc_subnet_ids.clone(),
+                };
+                plan.steps.push(Step::Own(Own::CreateEndpoint {
+                    proxy: o.name.clone(),
+                    name: e.name.clone(),
+                    role: role.to_owned(),
+                    subnets,
+                    tags: tags.clone(),
+                }));
+            }
+        }
+    }
+    let applied = (g.status.as_ref()).map(|s| s.applied_endpoints.clone());
+    for name in applied.unwrap_or_default() {
+        let wanted = g
+            .spec
+            .endpoints
+            .iter()
+            .any(|e| e.name.eq_ignore_ascii_case(&name));
+        let there = o
+            .endpoints
+            .iter()
+            .any(|e| e.name.eq_ignore_ascii_case(&name));
+        if !wanted && there {
+            changed.push(format!("endpoint {name} deleted"));
+            plan.steps.push(Step::Own(Own::DeleteEndpoint { name }));
+        }
+    }
+    Ok(changed)
+}
+
 /// Whether RDS's pool differs from the spec in what the spec names.
 fn differs(want: &ConnectionPool, have: &ConnectionPool) -> bool {
     let pairs = [
@@ -392,8 +480,9 @@ fn sorted(v: &[String]) -> Vec<String> {
     v
 }
 
-/// Plans the connection Secret's write (the proxy's endpoint, the target's credentials) when it
-/// differs; Err: a Secret of that name is someone else's.
+/// Plans the connection Secrets' writes (the proxy's endpoint, and each endpoint's in its own
+/// Secret, with the target's credentials) where they differ; Err: a Secret of that name is someone
+/// else's.
 fn secret(
     f: &Facts,
     plan: &mut Plan,
@@ -401,13 +490,34 @@ fn secret(
     o: &ObservedProxy,
 ) -> Result<(), String> {
     let g = &f.group;
-    let (Some(wanted), Some(host), Some(c)) = (
-        &g.spec.connection_secret,
-        o.endpoint.as_deref(),
-        &f.extra.credentials,
-    ) else {
+    let Some(c) = &f.extra.credentials else {
         return Ok(());
     };
+    if let (Some(wanted), Some(host)) = (&g.spec.connection_secret, o.endpoint.as_deref()) {
+        let current = f.extra.secret.as_ref();
+        write_secret(f, plan, (wanted, current), host, c, "the proxy")?;
+        fields.connection_secret = Some(wanted.name.clone());
+    }
+    for e in &g.spec.endpoints {
+        let there = (o.endpoints.iter()).find(|have| have.name.eq_ignore_ascii_case(&e.name));
+        let host = there.and_then(|t| t.endpoint.as_deref());
+        if let (Some(wanted), Some(host)) = (&e.connection_secret, host) {
+            let current = f.extra.endpoint_secrets.get(&e.name);
+            write_secret(f, plan, (wanted, current), host, c, "the proxy endpoint")?;
+        }
+    }
+    Ok(())
+}
+
+/// The write of one connection Secret (`wanted`, as it is now: `current`) naming `host`.
+fn write_secret(
+    f: &Facts,
+    plan: &mut Plan,
+    (wanted, current): (&ConnectionSecretSpec, Option<&Secret>),
+    host: &str,
+    c: &Credentials,
+    what: &str,
+) -> Result<(), String> {
     let Some(password) = &c.password else {
         return Ok(());
     };
@@ -421,16 +531,13 @@ fn secret(
         engine: &c.engine,
         ca_bundle: None,
     };
-    let current = f.extra.secret.as_ref();
-    if let Some((step, note)) =
-        connection_write(current, g, wanted, &info, ("DBProxy", "the proxy"))?
-    {
+    let written = connection_write(current, &f.group, wanted, &info, ("DBProxy", what))?;
+    if let Some((step, note)) = written {
         plan.steps.push(Step::Own(Own::Secret(step)));
         if let Some(note) = note {
             plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
         }
     }
-    fields.connection_secret = Some(wanted.name.clone());
     Ok(())
 }
 

@@ -179,3 +179,101 @@ async fn the_coffee_manage_database_behind_a_proxy_follows_rotation_and_its_targ
     common::delete_and_wait(&api, "other").await;
     common::delete_and_wait(&api, "db").await;
 }
+
+/// The server a connection through `host` lands on (MariaDB's server_id) and whether it takes
+/// writes (@@read_only), with the Secret's credentials.
+fn server(s: &std::collections::BTreeMap<String, String>, host: &str) -> (String, String) {
+    let mut keys = s.clone();
+    keys.insert("host".into(), host.to_owned());
+    let (ok, out) = mariadb_keys(&keys, &s["password"], "SELECT @@server_id, @@read_only");
+    assert!(ok, "log in through {host}: {out}");
+    let mut parts = out.split_whitespace().map(str::to_owned);
+    (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    )
+}
+
+#[tokio::test]
+async fn an_aurora_proxy_has_a_read_only_endpoint_of_its_own_that_reaches_a_reader() {
+    use crate::clusters::{cluster, member, ready as cluster_ready};
+    let (client, ns, instances, rds) = setup("pxro").await;
+    let _operator = Operator::start(&ns);
+    let (id, name) = (unique("pxro-c"), unique("pxro"));
+    let pp = PostParams::default();
+    let clusters: Api<rds_operator::dbcluster::DBCluster> = Api::namespaced(client.clone(), &ns);
+    let real = json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    (clusters.create(&pp, &cluster(&id, real)).await).expect("the DBCluster");
+    wait_object(&clusters, "coffee", "the cluster Ready", cluster_ready).await;
+    for (member_name, identifier) in [("writer", unique("pxro-w")), ("reader", unique("pxro-r"))] {
+        (instances
+            .create(&pp, &member(member_name, &identifier, json!({})))
+            .await)
+            .expect("a member");
+        wait_dbi(&instances, member_name, "Ready", TIMEOUT, is_ready).await;
+    }
+    let subnets = common::coffee_subnets(&rds).await;
+    let mut p = proxy(&name, &subnets);
+    p.spec.targets = serde_json::from_value(json!([{"dbClusterRef": {"name": "coffee"}}])).unwrap();
+    p.spec.endpoints = serde_json::from_value(json!([{
+        "name": format!("{name}-reports"),
+        "targetRole": "READ_ONLY",
+        "connectionSecret": {"name": "reports-db"},
+    }]))
+    .unwrap();
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    (proxies.create(&pp, &p).await).expect("create DBProxy");
+    let made = wait_object(&proxies, "coffee-proxy", "Ready with its endpoint", |p| {
+        synced(p)
+            && (p.status.as_ref().unwrap().endpoints.iter())
+                .any(|e| e.state.as_deref() == Some("available"))
+    })
+    .await;
+    assert_eq!(calls(&name, "CreateDBProxyEndpoint"), 1);
+    let status = made.status.expect("status");
+    let reports = wait_for("the endpoint's Secret", TIMEOUT, || async {
+        secret_data(&client, &ns, "reports-db").await
+    })
+    .await;
+    let writes = secret_data(&client, &ns, "proxy-connection")
+        .await
+        .expect("the proxy's Secret");
+    assert_eq!(
+        Some(&reports["host"]),
+        status.endpoints[0].endpoint.as_ref()
+    );
+    assert_ne!(reports["host"], writes["host"]);
+    // The read/write endpoint reaches the writer, the read-only one a reader.
+    let (writer, writer_ro) = server(&writes, &writes["host"]);
+    let (reader, reader_ro) = server(&reports, &reports["host"]);
+    assert_ne!(
+        writer, reader,
+        "the read-only endpoint reaches another server"
+    );
+    assert_eq!((writer_ro.as_str(), reader_ro.as_str()), ("0", "1"));
+
+    // Removed from the spec, the endpoint is deleted; so is the proxy with the object.
+    let patch = json!({"spec": {"endpoints": []}});
+    (proxies
+        .patch(
+            "coffee-proxy",
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await)
+        .expect("remove the endpoint");
+    wait_object(&proxies, "coffee-proxy", "no endpoint", |p| {
+        synced(p) && p.status.as_ref().unwrap().endpoints.is_empty()
+    })
+    .await;
+    (proxies
+        .delete("coffee-proxy", &DeleteParams::default())
+        .await)
+        .expect("delete");
+    wait_object_gone(&proxies, "coffee-proxy").await;
+    for member_name in ["reader", "writer"] {
+        common::delete_and_wait(&instances, member_name).await;
+    }
+    (clusters.delete("coffee", &DeleteParams::default()).await).expect("delete the cluster");
+    wait_object_gone(&clusters, "coffee").await;
+}

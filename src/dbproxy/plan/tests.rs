@@ -3,7 +3,8 @@
 use super::*;
 use crate::crd::LocalRef;
 use crate::dbproxy::{
-    Credentials, DBProxySpec, ProxyAuth, ProxyTarget, Reads, Resolved, TargetHealth,
+    Credentials, DBProxySpec, ProxyAuth, ProxyEndpoint, ProxyEndpointSpec, ProxyTarget, Reads,
+    Resolved, TargetHealth, TargetRole,
 };
 use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
 
@@ -41,6 +42,7 @@ fn facts() -> Facts {
         }),
         auth_secret: Some((SECRET.into(), true)),
         secret: None,
+        endpoint_secrets: Default::default(),
     };
     fixtures::facts(DBProxy::new("coffee", spec), extra)
 }
@@ -69,6 +71,23 @@ fn ours(targets: &[&str]) -> ObservedProxy {
     }
 }
 
+fn reports(role: TargetRole) -> ProxyEndpointSpec {
+    ProxyEndpointSpec {
+        name: "reports".into(),
+        target_role: role,
+        ..Default::default()
+    }
+}
+
+fn observed_endpoint(role: &str) -> ProxyEndpoint {
+    ProxyEndpoint {
+        name: "reports".into(),
+        target_role: Some(role.into()),
+        state: Some("available".into()),
+        endpoint: Some("reports.endpoint.proxy-1.us-east-1.rds.amazonaws.com".into()),
+    }
+}
+
 fn outcome(p: &Plan) -> (Vec<String>, String, bool) {
     let names = (p.steps.iter())
         .map(|s| match s {
@@ -85,6 +104,8 @@ fn outcome(p: &Plan) -> (Vec<String>, String, bool) {
                 let verb = if *register { "Register" } else { "Deregister" };
                 format!("{verb} {}", ids.join(","))
             }
+            Step::Own(Own::CreateEndpoint { name, .. }) => format!("CreateEndpoint {name}"),
+            Step::Own(Own::DeleteEndpoint { name }) => format!("DeleteEndpoint {name}"),
             Step::Own(Own::Secret(_)) => "Secret".to_owned(),
             Step::AddTags { .. } => "AddTags".to_owned(),
             Step::RemoveTags { .. } => "RemoveTags".to_owned(),
@@ -202,6 +223,54 @@ fn rules() {
             vec![],
             "Synced",
             false,
+        ),
+        (
+            "an endpoint in the spec and not in RDS is made",
+            with(facts(), |f| {
+                f.group.spec.endpoints = vec![reports(TargetRole::ReadOnly)];
+                f.observed = Some(ours(&["coffee-db"]));
+            }),
+            vec!["CreateEndpoint reports"],
+            "Updating",
+            true,
+        ),
+        (
+            "an endpoint the operator made and the spec dropped is deleted",
+            with(facts(), |f| {
+                f.group.status = Some(DBProxyStatus {
+                    applied_endpoints: vec!["reports".into()],
+                    ..Default::default()
+                });
+                let mut o = ours(&["coffee-db"]);
+                o.endpoints = vec![observed_endpoint("READ_ONLY")];
+                f.observed = Some(o);
+            }),
+            vec!["DeleteEndpoint reports"],
+            "Updating",
+            true,
+        ),
+        (
+            "one someone else made is left",
+            with(facts(), |f| {
+                let mut o = ours(&["coffee-db"]);
+                o.endpoints = vec![observed_endpoint("READ_ONLY")];
+                f.observed = Some(o);
+            }),
+            vec![],
+            "Synced",
+            true,
+        ),
+        (
+            "an endpoint's role cannot change: refused, nothing sent",
+            with(facts(), |f| {
+                f.group.spec.endpoints = vec![reports(TargetRole::ReadWrite)];
+                let mut o = ours(&["coffee-db"]);
+                o.endpoints = vec![observed_endpoint("READ_ONLY")];
+                f.observed = Some(o);
+            }),
+            vec![],
+            "UnsupportedChange",
+            true,
         ),
         (
             "a target still registering: not Ready yet",
