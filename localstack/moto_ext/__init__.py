@@ -74,7 +74,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, engines, features, global_clusters, maintenance, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -441,6 +441,14 @@ def install() -> None:
                     f"instance: {users[0]} is still using it.")
             return orig_delete_group(self, subnet_name)
 
+    # moto copies an instance whole (copy.deepcopy) for a point-in-time restore or a snapshot; an
+    # instance refers to its backend (_ext_backend), and the backend to the endpoints' listening
+    # sockets: the copy is of the instance, never of the backend or an endpoint, which stay shared
+    # (a copy failed with "cannot pickle 'socket' object" whenever another test had an endpoint
+    # open, and the restore's answer was empty).
+    Backend.__deepcopy__ = lambda self, memo: self
+    endpoints.Endpoint.__deepcopy__ = lambda self, memo: self
+    engines.Server.__deepcopy__ = lambda self, memo: self
     engines.install_cleanup()
     trust.install()
     tagging.install()

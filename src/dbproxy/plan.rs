@@ -147,17 +147,10 @@ fn status(plan: &mut Plan, fields: DBProxyStatus, synced: ConditionPlan) {
 }
 
 fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
-    plan.requeue = Requeue::After(f.busy_interval);
-    plan.refusal = Some("Unresolved");
-    let fields = match &f.observed {
-        Some(o) => observed_fields(&f.group, o),
-        None => f.group.status.clone().unwrap_or_default(),
-    };
-    status(
-        &mut plan,
-        fields,
-        ConditionPlan::new(false, reason, message),
-    );
+    let synced = plan.waiting(f.busy_interval, reason, message);
+    let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.group, o));
+    let fields = fields.unwrap_or_else(|| f.group.status.clone().unwrap_or_default());
+    status(&mut plan, fields, synced);
     plan
 }
 

@@ -88,26 +88,48 @@ impl Apply {
     }
 }
 
+/// A resource's pending maintenance as a kind's read and spec give it.
+pub struct Resource<'a> {
+    pub identifier: String,
+    pub arn: Option<&'a str>,
+    /// RDS's state of it: only `available` lets an action be applied at once.
+    pub status: &'a str,
+    pub annotations: Option<&'a BTreeMap<String, String>>,
+    pub policy: MaintenancePolicy,
+    /// RDS's actions as the location's listing has them (None: it is not fresh), and as status
+    /// last listed them.
+    pub listed: Option<&'a Vec<PendingAction>>,
+    pub previous: Option<&'a Vec<PendingAction>>,
+    /// Whether the operator may act on it (not observe-only, not held).
+    pub may_act: bool,
+}
+
 /// What a reconcile does with a resource's pending maintenance: the actions its status lists (as
-/// last listed, while the listing is not fresh: `listed` None) and the calls to make, decided only
-/// on a fresh listing, for a resource the operator may act on (`may_act`), with the approval of
+/// last listed while the listing is not fresh) and the calls to make with their Events' notes,
+/// decided only on a fresh listing, for a resource the operator may act on, with the approval of
 /// its annotations.
-pub fn plan(
-    listed: Option<&Vec<PendingAction>>,
-    previous: Option<&Vec<PendingAction>>,
-    annotations: Option<&BTreeMap<String, String>>,
-    policy: MaintenancePolicy,
-    (may_act, busy): (bool, bool),
-) -> (Vec<PendingAction>, Vec<Apply>) {
-    let Some(actions) = listed else {
-        return (previous.cloned().unwrap_or_default(), Vec::new());
+pub fn plan(r: &Resource) -> (Vec<PendingAction>, Vec<(ApplyStep, String)>) {
+    let Some(actions) = r.listed else {
+        return (r.previous.cloned().unwrap_or_default(), Vec::new());
     };
-    let approved = annotations.and_then(|a| a.get(APPROVE_ANNOTATION));
-    let applies = match may_act {
-        true => decide(policy, approved.map(String::as_str), actions, busy),
-        false => Vec::new(),
+    let Some(arn) = r.arn.filter(|_| r.may_act) else {
+        return (actions.clone(), Vec::new());
     };
-    (actions.clone(), applies)
+    let approved = r.annotations.and_then(|a| a.get(APPROVE_ANNOTATION));
+    let busy = r.status != "available";
+    let applies = decide(r.policy, approved.map(String::as_str), actions, busy);
+    let steps = (applies.into_iter())
+        .map(|apply| {
+            let note = apply.note();
+            let step = ApplyStep {
+                identifier: r.identifier.clone(),
+                arn: arn.to_owned(),
+                apply,
+            };
+            (step, note)
+        })
+        .collect();
+    (actions.clone(), steps)
 }
 
 /// Whether RDS reports the action opted in already (sent before, by the operator or anyone).
@@ -275,16 +297,31 @@ mod tests {
     #[test]
     fn nothing_is_decided_without_a_fresh_listing_and_status_keeps_the_last_one() {
         let last = vec![action("system-update", None)];
-        let (listed, applies) = plan(None, Some(&last), None, Immediate, (true, false));
-        assert_eq!((listed, applies), (last.clone(), vec![]));
         let approved: BTreeMap<String, String> =
             [(APPROVE_ANNOTATION.to_owned(), "system-update".to_owned())].into();
-        let (_, applies) = plan(Some(&last), None, Some(&approved), Report, (true, false));
-        assert_eq!(applies.len(), 1, "approved, with a fresh listing");
-        let (listed, applies) = plan(Some(&last), None, Some(&approved), Report, (false, false));
+        let resource = |listed, may_act| Resource {
+            identifier: "coffee".into(),
+            arn: Some("arn:aws:rds:us-east-1:1:db:coffee"),
+            status: "available",
+            annotations: Some(&approved),
+            policy: Report,
+            listed,
+            previous: Some(&last),
+            may_act,
+        };
+        let (listed, steps) = plan(&resource(None, true));
         assert_eq!(
-            (listed, applies),
-            (last, vec![]),
+            (listed, steps.len()),
+            (last.clone(), 0),
+            "not fresh: nothing"
+        );
+        let (_, steps) = plan(&resource(Some(&last), true));
+        assert_eq!(steps.len(), 1, "approved, with a fresh listing");
+        assert_eq!(steps[0].0.arn, "arn:aws:rds:us-east-1:1:db:coffee");
+        let (listed, steps) = plan(&resource(Some(&last), false));
+        assert_eq!(
+            (listed, steps.len()),
+            (last, 0),
             "held: listed, never applied"
         );
     }

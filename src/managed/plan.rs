@@ -77,6 +77,14 @@ impl<S, T> KindPlan<S, T> {
         });
     }
 
+    /// Waits for something the object refers to, or RDS: nothing sent, counted as unresolved,
+    /// looked at again after `interval`; the Synced condition to report.
+    pub fn waiting(&mut self, interval: Duration, reason: &str, message: String) -> ConditionPlan {
+        self.requeue = Requeue::After(interval);
+        self.refusal = Some("Unresolved");
+        ConditionPlan::new(false, reason, message)
+    }
+
     /// A group's status once its steps are planned (`changed`: what they change, in words). One
     /// that exists and changes nothing is Ready and Synced; otherwise it is Updating (with an
     /// Event when something is sent), Ready once it exists, and looked at again in a second.

@@ -124,3 +124,103 @@ async fn a_dbinstance_deleted_and_applied_again_at_once_is_created_once_as_a_new
     assert_eq!(rds_now.dbi_resource_id(), Some(second_id.as_str()));
     delete_and_wait(&instances, "db").await;
 }
+
+/// A point-in-time restore (which moto makes by copying the source instance) answers while
+/// another instance's server is behind a proxy endpoint listening on a socket: the copy is of the
+/// instance, never of the emulator's state. It failed, empty-handed, whenever another test had an
+/// endpoint open (the operator's PITR test timed out on it now and then).
+#[tokio::test]
+async fn a_point_in_time_restore_answers_while_an_endpoint_listens() {
+    let rds = crate::common::rds().await;
+    let (real, source, pitr, proxy) = (
+        unique("emu-real"),
+        unique("emu-src"),
+        unique("emu-pitr"),
+        unique("emu-px"),
+    );
+    for (id, tags) in [(&real, true), (&source, false)] {
+        let tag = aws_sdk_rds::types::Tag::builder()
+            .key("moto-ext:real-engine")
+            .value("true")
+            .build();
+        (rds.create_db_instance())
+            .db_instance_identifier(id)
+            .engine("mysql")
+            .db_instance_class("db.t3.micro")
+            .allocated_storage(20)
+            .master_username("admin")
+            .master_user_password("coffee-password-1")
+            .backup_retention_period(1)
+            .set_tags(tags.then(|| vec![tag]))
+            .send()
+            .await
+            .expect("create");
+    }
+    for id in [&real, &source] {
+        crate::common::wait_for("available", TIMEOUT, || async {
+            let i = describe(&rds, id).await?;
+            (i.db_instance_status() == Some("available")).then_some(())
+        })
+        .await;
+    }
+    let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        .endpoint_url(crate::common::aws_endpoint())
+        .region(aws_config::Region::new(crate::common::region()))
+        .load()
+        .await;
+    let sm = aws_sdk_secretsmanager::Client::new(&config);
+    let secret = (sm.create_secret())
+        .name(format!("emulation/{proxy}"))
+        .secret_string(r#"{"username": "admin", "password": "coffee-password-1"}"#)
+        .send()
+        .await
+        .expect("secret");
+    let auth = aws_sdk_rds::types::UserAuthConfig::builder()
+        .secret_arn(secret.arn().unwrap_or_default())
+        .build();
+    (rds.create_db_proxy())
+        .db_proxy_name(&proxy)
+        .engine_family(aws_sdk_rds::types::EngineFamily::Mysql)
+        .auth(auth)
+        .role_arn("arn:aws:iam::123456789012:role/emulation")
+        .set_vpc_subnet_ids(Some(crate::common::coffee_subnets(&rds).await))
+        .send()
+        .await
+        .expect("proxy");
+    crate::common::wait_for("the proxy available", TIMEOUT, || async {
+        let out = rds
+            .describe_db_proxies()
+            .db_proxy_name(&proxy)
+            .send()
+            .await
+            .ok()?;
+        let status = out.db_proxies().first()?.status()?.as_str().to_owned();
+        (status == "available").then_some(())
+    })
+    .await;
+    (rds.register_db_proxy_targets())
+        .db_proxy_name(&proxy)
+        .db_instance_identifiers(&real)
+        .send()
+        .await
+        .expect("register: the proxy endpoint opens");
+    let restored = (rds.restore_db_instance_to_point_in_time())
+        .source_db_instance_identifier(&source)
+        .target_db_instance_identifier(&pitr)
+        .use_latest_restorable_time(true)
+        .send()
+        .await;
+    assert!(restored.is_ok(), "the restore answers: {restored:?}");
+    rds.delete_db_proxy()
+        .db_proxy_name(&proxy)
+        .send()
+        .await
+        .expect("delete proxy");
+    for id in [&real, &source, &pitr] {
+        let _ = (rds.delete_db_instance())
+            .db_instance_identifier(id)
+            .skip_final_snapshot(true)
+            .send()
+            .await;
+    }
+}

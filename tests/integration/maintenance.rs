@@ -138,3 +138,37 @@ async fn pending_maintenance_is_listed_never_applied_under_report_and_applied_on
     assert!(done.len() == 1 && done[0].0 == "immediate", "{done:?}");
     assert_eq!(calls(&report, "ApplyPendingMaintenanceAction"), 1);
 }
+
+/// A DBCluster under `Immediate`: the action injected is listed, then applied at once, once.
+#[tokio::test]
+async fn a_clusters_pending_maintenance_is_applied_at_once_under_immediate_and_only_once() {
+    use rds_operator::dbcluster::DBCluster;
+    let (client, ns, _api, _rds) = setup("cmaint").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("cmaint");
+    let clusters: kube::Api<DBCluster> = kube::Api::namespaced(client.clone(), &ns);
+    let spec = json!({"maintenancePolicy": "Immediate"});
+    let cluster = crate::clusters::cluster(&id, spec);
+    (clusters.create(&PostParams::default(), &cluster).await).expect("the DBCluster");
+    common::wait_object(&clusters, "coffee", "Ready", crate::clusters::ready).await;
+    let path = format!("/_rds_ext/maintenance?identifier={id}&cluster=1&action=db-upgrade");
+    assert!(common::moto_ext_post(&path), "inject {path}");
+    let done = wait_for("the action applied", TIMEOUT, || async {
+        let a = applied(&id);
+        (!a.is_empty()).then_some(a)
+    })
+    .await;
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].0, "immediate");
+    common::wait_object(&clusters, "coffee", "no action pending", |c| {
+        c.status
+            .as_ref()
+            .is_some_and(|s| s.pending_maintenance_actions.is_empty())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(11)).await; // two drift intervals and more
+    assert_eq!(calls(&id, "ApplyPendingMaintenanceAction"), 1, "sent once");
+    assert_eq!(applied(&id).len(), 1);
+    (clusters.delete("coffee", &Default::default()).await).expect("delete");
+    common::wait_object_gone(&clusters, "coffee").await;
+}

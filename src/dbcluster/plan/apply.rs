@@ -5,8 +5,6 @@
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
-use crate::maintenance::ApplyStep;
-
 use super::super::observed::ObservedCluster;
 use super::password::{hash_of, managed_password, password, password_refused};
 use super::{
@@ -194,25 +192,20 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
 /// DBInstance).
 fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &ObservedCluster) {
     let cluster = &f.cluster;
-    let policy = cluster.spec.maintenance.maintenance_policy;
-    let previous = Some(&fields.pending_maintenance_actions);
-    let may_act = (o.arn.is_some(), o.status != "available");
-    let annotations = cluster.metadata.annotations.as_ref();
-    let (listed, applies) = crate::maintenance::plan(
-        f.maintenance.as_ref(),
-        previous,
-        annotations,
-        policy,
-        may_act,
-    );
+    let resource = crate::maintenance::Resource {
+        identifier: o.identifier.clone(),
+        arn: o.arn.as_deref(),
+        status: &o.status,
+        annotations: cluster.metadata.annotations.as_ref(),
+        policy: cluster.spec.maintenance.maintenance_policy,
+        listed: f.maintenance.as_ref(),
+        previous: Some(&fields.pending_maintenance_actions),
+        may_act: true,
+    };
+    let (listed, steps) = crate::maintenance::plan(&resource);
     fields.pending_maintenance_actions = listed;
-    for apply in applies {
-        let note = apply.note();
-        plan.steps.push(Step::ApplyMaintenance(ApplyStep {
-            identifier: o.identifier.clone(),
-            arn: o.arn.clone().unwrap_or_default(),
-            apply,
-        }));
+    for (step, note) in steps {
+        plan.steps.push(Step::ApplyMaintenance(step));
         plan.event(EventType::Normal, "Maintenance", "Update", note);
     }
 }

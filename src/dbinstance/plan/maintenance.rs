@@ -6,7 +6,6 @@
 use kube::runtime::events::EventType;
 
 use crate::dbinstance::status::DBInstanceStatus;
-use crate::maintenance::ApplyStep;
 use crate::rds_state::ObservedInstance;
 
 use super::types::{Facts, Plan, Step};
@@ -35,26 +34,20 @@ pub fn plan(
     fields: &mut DBInstanceStatus,
     may_act: bool,
 ) {
-    let previous = f.db.status.as_ref().map(|s| &s.pending_maintenance_actions);
-    let policy = f.db.spec.maintenance.maintenance_policy;
-    let (busy, arn) = (observed.status != "available", observed.arn.clone());
-    let may_act = (may_act && arn.is_some(), busy);
-    let annotations = f.db.metadata.annotations.as_ref();
-    let (listed, applies) = crate::maintenance::plan(
-        f.maintenance.as_ref(),
-        previous,
-        annotations,
-        policy,
+    let resource = crate::maintenance::Resource {
+        identifier: f.db.identifier(),
+        arn: observed.arn.as_deref(),
+        status: &observed.status,
+        annotations: f.db.metadata.annotations.as_ref(),
+        policy: f.db.spec.maintenance.maintenance_policy,
+        listed: f.maintenance.as_ref(),
+        previous: f.db.status.as_ref().map(|s| &s.pending_maintenance_actions),
         may_act,
-    );
+    };
+    let (listed, steps) = crate::maintenance::plan(&resource);
     fields.pending_maintenance_actions = listed;
-    for apply in applies {
-        let note = apply.note();
-        plan.step(Step::ApplyMaintenance(ApplyStep {
-            identifier: f.db.identifier(),
-            arn: arn.clone().unwrap_or_default(),
-            apply,
-        }));
+    for (step, note) in steps {
+        plan.step(Step::ApplyMaintenance(step));
         plan.event(EventType::Normal, "Maintenance", "Update", note);
     }
 }
