@@ -133,20 +133,11 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         }));
     }
     if let Err(message) = secret(f, &mut plan, &mut fields, o, &cluster) {
-        let refused = ConditionPlan::new(false, "ConnectionSecretConflict", message);
-        plan.refusal = Some("SecretConflict");
+        let refused = plan.secret_conflict(message);
         status(&mut plan, fields, refused);
         return plan;
     }
-    let synced = match changed.is_empty() {
-        true => ConditionPlan::new(true, "Synced", "the endpoint matches the spec"),
-        false => {
-            let note = format!("sent to RDS: {}", changed.join("; "));
-            plan.event(EventType::Normal, "Updating", "Update", note.clone());
-            plan.requeue = Requeue::After(f.busy_interval);
-            ConditionPlan::new(false, "Updating", note)
-        }
-    };
+    let synced = plan.synced_after(&changed, f.busy_interval, "the endpoint");
     status(&mut plan, fields, synced);
     plan
 }

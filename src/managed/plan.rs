@@ -85,6 +85,31 @@ impl<S, T> KindPlan<S, T> {
         ConditionPlan::new(false, reason, message)
     }
 
+    /// The Synced condition of a group RDS reports a state of, once its steps are planned: in sync
+    /// when nothing changes (`what` matches the spec), else Updating with an Event of what is sent,
+    /// looked at again after `interval`.
+    pub fn synced_after(
+        &mut self,
+        changed: &[String],
+        interval: Duration,
+        what: &str,
+    ) -> ConditionPlan {
+        if changed.is_empty() {
+            return ConditionPlan::new(true, "Synced", format!("{what} matches the spec"));
+        }
+        let note = format!("sent to AWS: {}", changed.join("; "));
+        self.event(EventType::Normal, "Updating", "Update", note.clone());
+        self.requeue = Requeue::After(interval);
+        ConditionPlan::new(false, "Updating", note)
+    }
+
+    /// A connection Secret of the name that is not the object's: refused, never written; the
+    /// Synced condition to report.
+    pub fn secret_conflict(&mut self, message: String) -> ConditionPlan {
+        self.refusal = Some("SecretConflict");
+        ConditionPlan::new(false, "ConnectionSecretConflict", message)
+    }
+
     /// A group's status once its steps are planned (`changed`: what they change, in words). One
     /// that exists and changes nothing is Ready and Synced; otherwise it is Updating (with an
     /// Event when something is sent), Ready once it exists, and looked at again in a second.
