@@ -59,13 +59,21 @@ async fn pending_maintenance_is_listed_never_applied_under_report_and_applied_on
     let _operator = Operator::start(&ns);
     let (report, next) = (unique("maint-r"), unique("maint-n"));
     let later = window(Utc::now() + chrono::Duration::days(2));
+    // RDS refuses a maintenance window that overlaps the daily backup window (the emulator too):
+    // the backup window is set six hours away from every window this test uses.
+    let backup_hour = (Utc::now().hour() + 6) % 24;
+    let backup = format!("{backup_hour:02}:00-{backup_hour:02}:30");
     api.create(
         &PostParams::default(),
         &dbinstance("report", &report, json!({})),
     )
     .await
     .expect("create");
-    let spec = json!({"maintenancePolicy": "NextWindow", "preferredMaintenanceWindow": later});
+    let spec = json!({
+        "maintenancePolicy": "NextWindow",
+        "preferredMaintenanceWindow": later,
+        "preferredBackupWindow": backup,
+    });
     api.create(&PostParams::default(), &dbinstance("next", &next, spec))
         .await
         .expect("create");
