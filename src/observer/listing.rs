@@ -117,13 +117,9 @@ impl<T: Listed> Listing<T> {
     /// interval (`max_age`), so the last complete one is up to two intervals old when a reconcile
     /// comes just before the next one completes; older than that, the polls stopped.
     pub fn get(&self, key: &str, max_age: Duration) -> Option<T> {
-        self.wanted.store(true, Ordering::Relaxed);
-        let state = lock(&self.state);
-        let read_at = state.read_at?;
-        let unchanged = (state.mutated.get(key)).is_none_or(|at| *at < read_at);
-        let found = state.found.get(key)?;
-        let fresh = read_at.elapsed() <= max_age * 2;
-        (fresh && unchanged && found.settled()).then(|| found.clone())
+        self.complete(key, max_age)
+            .flatten()
+            .filter(|found| found.settled())
     }
 
     /// For a type whose listing names every resource that has one (pending maintenance): what
