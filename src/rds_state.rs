@@ -85,9 +85,9 @@ pub struct StatusInfo {
 pub struct ObservedDeployment {
     pub identifier: String,
     pub name: String,
-    /// Blue's ARN (after the switchover: the renamed old instance's).
+    /// Blue's ARN (after the switchover: the renamed old instance's or cluster's).
     pub source: String,
-    /// Green's ARN (after the switchover: the instance that took blue's name).
+    /// Green's ARN (after the switchover: the instance or cluster that took blue's name).
     pub target: Option<String>,
     pub status: String,
     pub status_details: Option<String>,
@@ -97,12 +97,14 @@ pub struct ObservedDeployment {
     pub tasks: Vec<(String, String)>,
 }
 
-/// What a blue/green deployment's green instance is made with: blue's settings but these
-/// (API_CreateBlueGreenDeployment.html).
+/// What a blue/green deployment's green instance or cluster is made with: blue's settings but
+/// these (API_CreateBlueGreenDeployment.html). A cluster's members take
+/// `db_parameter_group_name` (TargetDBParameterGroupName) and `db_instance_class`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BlueGreenTargets {
     pub engine_version: Option<String>,
     pub db_parameter_group_name: Option<String>,
+    pub db_cluster_parameter_group_name: Option<String>,
     pub db_instance_class: Option<String>,
     pub storage_type: Option<String>,
 }

@@ -504,6 +504,8 @@ def install() -> None:
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]
+            if not identifier and ":cluster:" in (params.get("Source") or ""):
+                identifier = params["Source"].split(":cluster:", 1)[1]
             # A backup replication under its source instance.
             if not identifier and ":db:" in (params.get("SourceDBInstanceArn") or ""):
                 identifier = params["SourceDBInstanceArn"].split(":db:", 1)[1]

@@ -1,4 +1,5 @@
-"""Blue/green deployments of DB instances as RDS runs them, on moto's own.
+"""Blue/green deployments of DB instances (and, with ``cluster_blue_green.py``, of Aurora DB
+clusters) as RDS runs them, on moto's own.
 
 moto 5.2.5 makes a deployment ``AVAILABLE`` at once, switches over at once and deletes at once,
 with two tasks and no failures. This module follows the Amazon RDS API Reference
@@ -47,7 +48,7 @@ import threading
 import time
 from typing import Any
 
-from . import engines
+from . import cluster_blue_green, engines
 
 # Deployments whose next switchover fails, and those to report INVALID_CONFIGURATION.
 FAIL_SWITCHOVER: set[str] = set()
@@ -86,12 +87,15 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
     def green_id(self: Any, db_identifier: str) -> str:
         # Green is a replica of blue, with a real engine.
         green = orig_green_id(self, db_identifier)
+        cluster_blue_green.named_green(db_identifier, green)
         server = engines.get(db_identifier)
         if server is not None and server.ready:
             REPLICA_OF[green] = db_identifier
         return green
 
     def green_of(bg: Any) -> Any:
+        if cluster_blue_green.is_cluster(bg.target):
+            return cluster_blue_green.green_of(bg.backend, bg)
         try:
             return bg.backend.find_db_from_id(bg.target)
         except Exception:
@@ -106,7 +110,9 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
             if bg.blue_green_deployment_identifier in INVALID:
                 d["_ext_state"] = "INVALID_CONFIGURATION"
                 bg.status_details = "Resources in the green environment are invalid"
-            elif green is not None and green.status == "available":
+            elif green is not None and (cluster_blue_green.ready(green)
+                                        if cluster_blue_green.is_cluster(bg.target)
+                                        else green.status == "available"):
                 d["_ext_state"] = "AVAILABLE"
         elif state == "SWITCHOVER_IN_PROGRESS" and time.monotonic() >= d.get("_ext_until", 0.0) \
                 and not d.get("_ext_switching"):
@@ -125,16 +131,19 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
         as green takes to catch up); the deployment is SWITCHOVER_IN_PROGRESS meanwhile."""
         injected = bg.blue_green_deployment_identifier in FAIL_SWITCHOVER
         FAIL_SWITCHOVER.discard(bg.blue_green_deployment_identifier)
-        blue = bg.backend.find_db_from_id(bg.source)
-        green = green_of(bg)
-        names = (blue.db_instance_identifier, green.db_instance_identifier if green else None)
-        b, g = engines.get(names[0]), engines.get(names[1])
+        if cluster_blue_green.is_cluster(bg.source):
+            b, g, names = cluster_blue_green.servers(bg.backend, bg)
+        else:
+            blue = bg.backend.find_db_from_id(bg.source)
+            green = green_of(bg)
+            names = (blue.db_instance_identifier, green.db_instance_identifier if green else None)
+            b, g = engines.get(names[0]), engines.get(names[1])
         if b is None or g is None:
             # No real servers: the renames alone, or the injected failure.
             if injected:
                 fail(bg)
             else:
-                orig_switchover(bg)
+                renames(bg)
                 bg.__dict__["_ext_state"] = "SWITCHOVER_COMPLETED"
             return
         bg.__dict__["_ext_switching"] = True
@@ -168,12 +177,22 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
                     bg.__dict__["_ext_switching"] = False
             return
         with lock:
-            # moto renames through ModifyDBInstance, which refuses a busy instance.
-            orig_switchover(bg)
+            renames(bg)
             bg.__dict__["_ext_state"] = "SWITCHOVER_COMPLETED"
-        engines.switch_over(names[0], names[1], f"{names[0]}-old1")
+        if not cluster_blue_green.is_cluster(bg.source):
+            engines.switch_over(names[0], names[1], f"{names[0]}-old1")
         with lock:
             bg.__dict__["_ext_switching"] = False
+
+    def renames(bg: Any) -> None:
+        """The switchover's renames: an instance's through moto's (ModifyDBInstance, which refuses
+        a busy instance), a cluster's with its members (cluster_blue_green.py)."""
+        if cluster_blue_green.is_cluster(bg.source):
+            cluster_blue_green.switch(bg.backend, bg)
+            bg.set_status(Deployment.SupportedStates.SWITCHOVER_COMPLETED)
+            bg.status_details = "Switchover completed"
+        else:
+            orig_switchover(bg)
 
     def tasks(bg: Any) -> list[Any]:
         state = _state(bg)
@@ -204,6 +223,15 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
         with lock:
             advance_all(self)
             source = bg_kwargs.get("source", "")
+            if cluster_blue_green.is_cluster(source):
+                cluster_blue_green.check(self, source, bg_kwargs)
+                try:
+                    answer = orig_create(self, bg_kwargs)
+                finally:
+                    cluster_blue_green.done()
+                bg = self.blue_green_deployments[answer.blue_green_deployment_identifier]
+                cluster_blue_green.made(self, bg)
+                return started(self, answer, bg_kwargs)
             blue = self.find_db_from_id(source)
             if str(blue.engine).startswith(("oracle", "sqlserver", "db2")):
                 raise RDSClientError(
@@ -214,12 +242,14 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
                 raise RDSClientError(
                     "InvalidDBInstanceState",
                     f"DB Instance {blue.db_instance_identifier} is not in available state.")
-            answer = orig_create(self, bg_kwargs)
-            bg = self.blue_green_deployments[answer.blue_green_deployment_identifier]
-            bg.__dict__["_ext_state"] = "PROVISIONING"
-            bg.__dict__["_ext_target_version"] = bg_kwargs.get("target_engine_version")
-            advance(bg)
-            return bg
+            return started(self, orig_create(self, bg_kwargs), bg_kwargs)
+
+    def started(self: Any, answer: Any, bg_kwargs: dict[str, Any]) -> Any:
+        bg = self.blue_green_deployments[answer.blue_green_deployment_identifier]
+        bg.__dict__["_ext_state"] = "PROVISIONING"
+        bg.__dict__["_ext_target_version"] = bg_kwargs.get("target_engine_version")
+        advance(bg)
+        return bg
 
     def describe_blue_green_deployments(self: Any, *args: Any, **kwargs: Any) -> Any:
         with lock:
@@ -254,7 +284,11 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
                     "You can't specify this option if the blue/green deployment status is SWITCHOVER_COMPLETED")
             if delete_target:
                 green = green_of(bg)
-                if green is not None:
+                if green is not None and cluster_blue_green.is_cluster(bg.target):
+                    for member in list(green._members):
+                        self.delete_db_instance(member.db_instance_identifier, None, True)
+                    self.delete_db_cluster(green.db_cluster_identifier, None)
+                elif green is not None:
                     self.delete_db_instance(green.db_instance_identifier, None, True)
             bg.__dict__["_ext_state"] = "DELETING"
             bg.__dict__["_ext_until"] = time.monotonic() + config["delete_delay"]

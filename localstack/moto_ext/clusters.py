@@ -135,12 +135,43 @@ def open_endpoints(identifier: str, port: int) -> None:
 
 def forget(identifier: str) -> None:
     """A deleted cluster: its endpoints closed, its servers stopped."""
-    for endpoint in ENDPOINTS.pop(identifier, ()):
-        endpoint.close()
+    close_endpoints(identifier)
     topology = TOPOLOGY.pop(identifier, None)
     if topology is not None:
         for key in {topology["primary"], *topology["members"].values()}:
             engines.remove(key)
+
+
+def close_endpoints(identifier: str) -> None:
+    for endpoint in ENDPOINTS.pop(identifier, ()):
+        endpoint.close()
+
+
+def rename(frm: str, to: str, members: dict[str, str]) -> None:
+    """A cluster renamed `to` (a blue/green switchover), its members as `members` says: its servers
+    go with it under their new keys, and `to`'s endpoints (opened when it has none) reach them, as
+    they forward by name."""
+    topology = TOPOLOGY.pop(frm, None)
+    if topology is None:
+        return
+
+    def rekey(key: str) -> str:
+        new = key
+        if key == server_key(frm):
+            new = server_key(to)
+        elif key.startswith("member-") and key.endswith(".reader"):
+            instance = key[len("member-"):-len(".reader")]
+            new = member_key(members.get(instance, instance))
+        if new != key:
+            engines.rename(key, new)
+        return new
+
+    keys = {k: rekey(k) for k in {topology["primary"], *topology["members"].values()}}
+    TOPOLOGY[to] = {"primary": keys[topology["primary"]],
+                    "members": {members.get(i, i): keys[k] for i, k in topology["members"].items()}}
+    server = engines.get(TOPOLOGY[to]["primary"])
+    if to not in ENDPOINTS and server is not None:
+        open_endpoints(to, server.port)
 
 
 def fail_over(identifier: str, target: str) -> None:

@@ -2,9 +2,10 @@
 //! their specs and statuses ([`choices`], [`parts`]), the master password ([`password`]), the
 //! connection Secret's keys and templates ([`connection`]) and the writes of their Secrets
 //! ([`secret`]), the tenancy rules ([`tenancy`]), and the rules about snapshots, maintenance windows
-//! and engine versions ([`snapshots`], [`window`], [`version`]). Both kinds import it; it imports
-//! neither.
+//! and engine versions ([`snapshots`], [`window`], [`version`]), and blue/green deployments
+//! ([`blue_green`]). Both kinds import it; it imports neither.
 
+pub mod blue_green;
 pub mod choices;
 pub mod connection;
 pub mod fields;

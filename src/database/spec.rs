@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::choices::{
     AdoptionPolicy, DeletionPolicy, DriftPolicy, ManagementPolicy, OutOfBandDeletionPolicy,
-    PendingRebootPolicy,
+    PendingRebootPolicy, SwitchoverPolicy, UpgradePolicy,
 };
 use super::parts::{ConnectionSecretSpec, SecretKeyReference};
 use crate::crd::LocalRef;
@@ -190,6 +190,33 @@ pub struct Policies {
     /// report it in status and Events). Edits of this spec are applied either way.
     #[serde(default)]
     pub drift_policy: DriftPolicy,
+}
+
+/// How a change RDS applies with an outage is made, and when a blue/green deployment is switched
+/// over (docs/blue-green.md).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Upgrade {
+    /// How a change RDS applies with an outage is made: InPlace (default: one ModifyDBInstance or
+    /// ModifyDBCluster) or BlueGreen (CreateBlueGreenDeployment: a synchronised green copy with
+    /// the change, reported in status.blueGreen and switched over once approved; the identifier,
+    /// endpoint and connection Secret stay the same). An instance's engineVersion,
+    /// dbParameterGroupName, dbInstanceClass and storageType go blue/green; a cluster's
+    /// engineVersion does, with its parameter groups. Other changes are sent in place first.
+    #[serde(default)]
+    pub upgrade_policy: UpgradePolicy,
+    /// Approves the switchover of this blue/green deployment (status.blueGreen.
+    /// deploymentIdentifier); the annotation rds.operator.rs/switchover: "true" does the same once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switchover: Option<String>,
+    /// Manual (default: wait for approval) or Auto (switch over once RDS reports the deployment
+    /// AVAILABLE).
+    #[serde(default)]
+    pub switchover_policy: SwitchoverPolicy,
+    /// Seconds RDS may take to switch over before it rolls back (30 to 3600; RDS's default 300).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 30, max = 3600))]
+    pub switchover_timeout: Option<i32>,
 }
 
 /// The connection Secret the object writes.

@@ -125,6 +125,10 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let exists = observed.is_some();
     let maintenance =
         crate::maintenance::aws::listed(at, "cluster", &identifier, exists, intervals.settled);
+    let blue_green = match &reads.blue_green {
+        Some(r) => Some(super::blue_green::read(at, cluster, r).await?),
+        None => None,
+    };
     Ok(Facts {
         cluster: cluster.clone(),
         observed,
@@ -143,6 +147,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         global_members,
         global_endpoint,
         maintenance,
+        blue_green,
         grants: ctx.grants.clone(),
         owner_alive,
         observers: observers_of(ctx, cluster, &located.placement),
@@ -345,6 +350,10 @@ async fn act(ctx: &Context, at: &Located, cluster: &DBCluster, step: &Step) -> R
         Step::AddFinalizer => apiserver::set_finalizer(ctx, cluster, true).await?,
         Step::RemoveFinalizer => apiserver::set_finalizer(ctx, cluster, false).await?,
         Step::Secret(secret) => crate::database::secret::act(&api, cluster, secret).await?,
+        Step::ClearSwitchoverAnnotation => {
+            let key = crate::database::blue_green::SWITCHOVER_ANNOTATION;
+            apiserver::remove_annotation(ctx, cluster, key).await?
+        }
         _ => act_rds(at, step).await?,
     }
     Ok(())
@@ -400,6 +409,10 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             info!(identifier, fields, "sent changes to RDS cluster");
         }
         Step::Restore { .. } | Step::RestoreToPointInTime { .. } => restore(rds, step).await?,
+        Step::CreateBlueGreen { .. }
+        | Step::Switchover { .. }
+        | Step::DeleteBlueGreen { .. }
+        | Step::DeleteMember { .. } => blue_green(rds, step).await?,
         Step::ApplyMaintenance(m) => {
             crate::maintenance::aws::apply(&at.location, "cluster", m).await?
         }
@@ -423,6 +436,54 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             info!(identifier, final_snapshot, "deleting RDS cluster");
         }
         // Kubernetes steps are run by `act`.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A blue/green deployment's creation, switchover or deletion, and the deletion of a member of a
+/// cluster it left.
+async fn blue_green(rds: &crate::rds::Rds, step: &Step) -> Result<(), Error> {
+    match step {
+        Step::CreateBlueGreen {
+            identifier,
+            name,
+            source,
+            targets,
+            tags,
+        } => {
+            let made = rds.create_blue_green(name, source, targets, tags).await?;
+            let deployment = made.identifier;
+            info!(identifier, deployment, "creating blue/green deployment");
+        }
+        Step::Switchover {
+            identifier,
+            deployment,
+            timeout,
+        } => {
+            rds.switchover_blue_green(deployment, *timeout).await?;
+            info!(
+                identifier,
+                deployment, "switching over blue/green deployment"
+            );
+        }
+        Step::DeleteBlueGreen {
+            identifier,
+            deployment,
+        } => {
+            rds.delete_blue_green(deployment).await?;
+            info!(identifier, deployment, "deleting blue/green deployment");
+        }
+        Step::DeleteMember {
+            cluster,
+            identifier,
+        } => {
+            rds.delete(identifier, None, false).await?;
+            info!(
+                cluster,
+                identifier, "deleting a member of a cluster a deployment left"
+            );
+        }
         _ => {}
     }
     Ok(())

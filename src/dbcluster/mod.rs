@@ -13,6 +13,7 @@ use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
 pub mod aws;
+mod blue_green;
 pub mod controller;
 pub mod drift;
 mod global;
@@ -24,6 +25,7 @@ use crate::crd::{LocalRef, Tag};
 pub use crate::database::choices::ClusterEngine;
 use crate::database::parts::{DryRun, Endpoint};
 use crate::managed::fights::Corrections;
+use observed::ObservedCluster;
 
 /// Desired state of an Aurora DB cluster.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -139,6 +141,18 @@ pub struct DBClusterSpec {
     /// DB cluster parameter group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_name: Option<String>,
+    /// The DB parameter group the members take on a major version upgrade through a blue/green
+    /// deployment (upgradePolicy BlueGreen: TargetDBParameterGroupName). RDS refuses a major
+    /// upgrade of a cluster whose members use a custom DB parameter group without one; members
+    /// that set dbParameterGroupName set the same group once switched over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_instance_parameter_group_name: Option<String>,
+    /// How long to keep the old cluster (`<identifier>-old1`, with its members) after a blue/green
+    /// switchover, such as 24h. Unset, it is kept and reported in status.blueGreen, never deleted
+    /// by the operator. Once due, its members are deleted, then the old cluster as deletionPolicy
+    /// says (Snapshot: after a final cluster snapshot; Retain: never), then the deployment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_cluster_retention: Option<kube::core::Duration>,
 
     /// The DBClusterParameterGroup of this namespace whose parameters the cluster uses, instead
     /// of dbClusterParameterGroupName; waited for until it is Ready.
@@ -171,6 +185,8 @@ pub struct DBClusterSpec {
     pub backups: crate::database::spec::Backups,
     #[serde(flatten)]
     pub maintenance: crate::database::spec::Maintenance,
+    #[serde(flatten)]
+    pub upgrade: crate::database::spec::Upgrade,
     #[serde(flatten)]
     pub password: crate::database::spec::PasswordSource,
     #[serde(flatten)]
@@ -311,6 +327,28 @@ pub struct DBClusterStatus {
     /// the only one it detaches the cluster from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secondary_of: Option<String>,
+    /// The blue/green deployment (upgradePolicy BlueGreen): its state, the green cluster, the
+    /// changes it carries, and the old cluster after the switchover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blue_green: Option<ClusterBlueGreen>,
+}
+
+/// A blue/green deployment of the cluster, as DescribeBlueGreenDeployments reports it, and what
+/// the operator did.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterBlueGreen {
+    #[serde(flatten)]
+    pub deployment: crate::database::blue_green::DeploymentStatus,
+    /// The green cluster before the switchover (its members are green copies of the cluster's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub green_cluster: Option<String>,
+    /// Green's writer endpoint before the switchover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub green_endpoint: Option<String>,
+    /// The old (blue) cluster after the switchover, kept as spec.oldClusterRetention says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_cluster: Option<String>,
 }
 
 /// An instance of the cluster.

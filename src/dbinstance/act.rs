@@ -32,7 +32,10 @@ pub async fn execute(
         Step::Secret(secret) => crate::database::secret::act(&api, db, secret).await?,
         Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
         Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
-        Step::ClearSwitchoverAnnotation => clear_switchover_annotation(ctx, db, &namespace).await?,
+        Step::ClearSwitchoverAnnotation => {
+            let key = crate::database::blue_green::SWITCHOVER_ANNOTATION;
+            crate::managed::apiserver::remove_annotation(ctx, db, key).await?
+        }
         _ => return execute_rds(at, step).await,
     }
     Ok(None)
@@ -150,22 +153,6 @@ async fn blue_green(at: &Location, step: &Step) -> Result<(), Error> {
         }
         _ => {}
     }
-    Ok(())
-}
-
-/// Removes the annotation that approved a switchover.
-async fn clear_switchover_annotation(
-    ctx: &Context,
-    db: &DBInstance,
-    namespace: &str,
-) -> Result<(), Error> {
-    let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), namespace);
-    let key = crate::dbinstance::plan::blue_green::SWITCHOVER_ANNOTATION;
-    let patch = serde_json::json!({"metadata": {"annotations": {key: null}}});
-    let params = kube::api::PatchParams::default();
-    (api.patch(&db.name_any(), &params, &kube::api::Patch::Merge(&patch))
-        .await)
-        .map_err(crate::error::kube_err("remove the switchover annotation"))?;
     Ok(())
 }
 

@@ -347,29 +347,6 @@ pub struct DBInstanceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promote: Option<bool>,
 
-    /// How a change RDS applies with an outage (engineVersion, dbParameterGroupName,
-    /// dbInstanceClass, storageType) is made: InPlace (default: one ModifyDBInstance) or
-    /// BlueGreen (CreateBlueGreenDeployment: a synchronised green copy with the change, reported in
-    /// status.blueGreen and switched over once approved; the identifier, endpoint and connection
-    /// Secret stay the same). Other changes are sent in place first.
-    #[serde(default)]
-    pub upgrade_policy: UpgradePolicy,
-
-    /// Approves the switchover of this blue/green deployment (status.blueGreen.
-    /// deploymentIdentifier); the annotation rds.operator.rs/switchover: "true" does the same once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub switchover: Option<String>,
-
-    /// Manual (default: wait for approval) or Auto (switch over once RDS reports the deployment
-    /// AVAILABLE).
-    #[serde(default)]
-    pub switchover_policy: SwitchoverPolicy,
-
-    /// Seconds RDS may take to switch over before it rolls back (30 to 3600; RDS's default 300).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 30, max = 3600))]
-    pub switchover_timeout: Option<i32>,
-
     /// How long to keep the old instance (`<identifier>-old1`) after a switchover, such as 24h.
     /// Unset, it is kept and reported in status.blueGreen, never deleted by the operator. Once due,
     /// it is deleted as deletionPolicy says (Snapshot: after a final snapshot; Retain: never) and
@@ -393,6 +370,8 @@ pub struct DBInstanceSpec {
     pub backups: crate::database::spec::Backups,
     #[serde(flatten)]
     pub maintenance: crate::database::spec::Maintenance,
+    #[serde(flatten)]
+    pub upgrade: crate::database::spec::Upgrade,
     #[serde(flatten)]
     pub password: crate::database::spec::PasswordSource,
     #[serde(flatten)]

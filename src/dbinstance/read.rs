@@ -156,38 +156,16 @@ type Sources = (
 /// The instance's blue/green deployment, and (read directly) its green instance before the
 /// switchover and the old one after it.
 async fn blue_green(at: &Location, read: &BlueGreenRead) -> Result<BlueGreenFacts, Error> {
-    let (deployment, mut green, mut old) = match read {
-        BlueGreenRead::Recorded {
-            deployment,
-            green,
-            old,
-        } => {
-            let found = at.rds.describe_blue_green(Some(deployment), None).await?;
-            (found, green.clone(), old.clone())
-        }
-        BlueGreenRead::OfSource(arn) => (
-            at.rds.describe_blue_green(None, Some(arn)).await?,
-            None,
-            None,
-        ),
+    let (facts, [green, old]) = crate::database::blue_green::aws::read(&at.rds, read).await?;
+    let green = match green {
+        Some(g) => at.rds.describe(&g).await?,
+        None => None,
     };
-    if let Some(d) = &deployment {
-        match d.status.as_str() {
-            "SWITCHOVER_COMPLETED" => old = Some(d.source.clone()),
-            _ => green = d.target.clone(),
-        }
-    }
-    let mut facts = BlueGreenFacts {
-        deployment,
-        ..Default::default()
+    let old = match old {
+        Some(o) => at.rds.describe(&o).await?,
+        None => None,
     };
-    if let Some(g) = green {
-        facts.green = at.rds.describe(&g).await?;
-    }
-    if let Some(o) = old {
-        facts.old = at.rds.describe(&o).await?;
-    }
-    Ok(facts)
+    Ok(facts.with(green, old))
 }
 
 /// What spec.restoreFrom and spec.replicaOf name, and the instance's blue/green deployment, as

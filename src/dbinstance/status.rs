@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::database::parts::{DriftRecord, DryRun, Endpoint, FieldDrift};
+use crate::database::parts::{DriftRecord, DryRun, Endpoint};
 use crate::managed::fights::Corrections;
 
 /// What the operator observed and did.
@@ -165,55 +165,21 @@ pub struct ReplicationInfo {
     pub message: Option<String>,
 }
 
-/// A blue/green deployment, as DescribeBlueGreenDeployments reports it, and what the operator did.
+/// A blue/green deployment of the instance, as DescribeBlueGreenDeployments reports it, and what
+/// the operator did.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BlueGreenStatus {
-    /// RDS's identifier of the deployment (bgd-...): spec.switchover names it to approve.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub deployment_identifier: String,
-    pub deployment_name: String,
-    /// PROVISIONING, AVAILABLE, SWITCHOVER_IN_PROGRESS, SWITCHOVER_COMPLETED,
-    /// INVALID_CONFIGURATION, SWITCHOVER_FAILED or DELETING.
-    pub status: String,
-    /// RDS's words on the state (why a switchover failed...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_details: Option<String>,
+    #[serde(flatten)]
+    pub deployment: crate::database::blue_green::DeploymentStatus,
     /// The green instance before the switchover, and its endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub green_instance: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub green_endpoint: Option<Endpoint>,
-    /// RDS's SwitchoverDetails: each member, blue to green, and its state.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub switchover_details: Vec<SwitchoverDetail>,
-    /// RDS's tasks (CREATING_READ_REPLICA_OF_SOURCE, DB_ENGINE_VERSION_UPGRADE...) and their state.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tasks: Vec<BlueGreenTask>,
-    /// What the green instance carries: the fields, from blue's values to the spec's.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub changes: Vec<FieldDrift>,
-    /// When the operator first saw the switchover completed (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub switched_over_at: Option<String>,
     /// The old (blue) instance after the switchover, kept as spec.oldInstanceRetention says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_instance: Option<String>,
 }
 
-/// One member of a switchover.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SwitchoverDetail {
-    pub source_member: String,
-    pub target_member: String,
-    pub status: String,
-}
-
-/// One task of a blue/green deployment.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct BlueGreenTask {
-    pub name: String,
-    pub status: String,
-}
+pub use crate::database::blue_green::{BlueGreenTask, SwitchoverDetail};

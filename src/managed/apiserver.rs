@@ -46,6 +46,21 @@ pub async fn set_finalizer<K: Kind>(ctx: &Context, obj: &K, present: bool) -> Re
     Ok(())
 }
 
+/// Removes annotation `key` from the object (one that approved something once, such as a
+/// switchover, so that it never approves a later one).
+pub async fn remove_annotation<K: Kind>(ctx: &Context, obj: &K, key: &str) -> Result<(), Error> {
+    let api: Api<K> = scoped(&ctx.client, obj.namespace().as_deref());
+    let patch = json!({"metadata": {"annotations": {key: null}}});
+    (api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    ))
+    .await
+    .map_err(kube_err("remove an annotation"))?;
+    Ok(())
+}
+
 /// A controller of `K` whose cache keeps each object without its managedFields and kubectl's
 /// last-applied annotation, which no reconcile reads: together about as large as the object again,
 /// for every object the watch holds (kube-rs's `WatchStreamExt::modify`, as its docs advise).

@@ -478,7 +478,7 @@ mod tests {
             include_str!("../dbinstance/aws/mod.rs"),
             include_str!("../dbinstance/aws/restore.rs"),
             include_str!("../dbinstance/aws/replicas.rs"),
-            include_str!("../dbinstance/aws/blue_green.rs"),
+            include_str!("../database/blue_green/aws.rs"),
             include_str!("../dbsubnetgroup/aws.rs"),
             include_str!("../dbparametergroup/aws.rs"),
             include_str!("../dbcluster/aws.rs"),

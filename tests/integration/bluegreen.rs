@@ -49,7 +49,7 @@ async fn switchover_fails(
 ) -> DBInstance {
     let fail = format!(
         "/_rds_ext/blue-green?fail-switchover={}",
-        bg.deployment_identifier
+        bg.deployment.deployment_identifier
     );
     assert!(moto_ext_post(&fail));
     patch(api, "db", approve).await;
@@ -115,7 +115,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
     let writer = Writer::start(&s, Duration::from_millis(500));
     tokio::time::sleep(Duration::from_secs(2)).await;
     let bg = upgrade_awaiting_approval(&instances).await;
-    assert_eq!(bg.status, "AVAILABLE");
+    assert_eq!(bg.deployment.status, "AVAILABLE");
     assert!(
         bg.green_instance
             .as_deref()
@@ -123,14 +123,15 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
         "{bg:?}"
     );
     assert!(bg.green_endpoint.is_some(), "{bg:?}");
-    assert_eq!(bg.changes[0].field, "engineVersion");
+    assert_eq!(bg.deployment.changes[0].field, "engineVersion");
     assert!(
-        bg.tasks
+        bg.deployment
+            .tasks
             .iter()
             .any(|t| t.name == "DB_ENGINE_VERSION_UPGRADE"),
         "{bg:?}"
     );
-    let deployment = bg.deployment_identifier.clone();
+    let deployment = bg.deployment.deployment_identifier.clone();
     assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1);
     assert_eq!(calls(&id, "ModifyDBInstance"), 0, "no in-place upgrade");
     // No switchover without approval, over several intervals.
@@ -151,7 +152,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
         TIMEOUT,
         |db| {
             synced_reason(db) == "Synced"
-                && blue_green(db).is_some_and(|b| b.status == "SWITCHOVER_COMPLETED")
+                && blue_green(db).is_some_and(|b| b.deployment.status == "SWITCHOVER_COMPLETED")
                 && db.status.as_ref().unwrap().engine_version.as_deref() == Some("8.4.3")
         },
     )
@@ -234,13 +235,19 @@ async fn a_failed_switchover_is_reported_and_deletes_nothing() {
         );
     }
     assert_eq!(
-        calls(&bg.deployment_identifier, "DeleteBlueGreenDeployment"),
+        calls(
+            &bg.deployment.deployment_identifier,
+            "DeleteBlueGreenDeployment"
+        ),
         0
     );
     // Deleting the DBInstance takes the deployment (never its target), then green, then blue.
     remove(&instances, "db").await;
     assert_eq!(
-        calls(&bg.deployment_identifier, "DeleteBlueGreenDeployment"),
+        calls(
+            &bg.deployment.deployment_identifier,
+            "DeleteBlueGreenDeployment"
+        ),
         1
     );
     assert_eq!(calls(&green, "DeleteDBInstance"), 1);
@@ -268,7 +275,7 @@ async fn a_switchover_that_cannot_catch_up_rolls_back_and_loses_nothing() {
         .expect("the Secret");
     let writer = Writer::start(&s, Duration::from_millis(500));
     let bg = upgrade_awaiting_approval(&instances).await;
-    let approve = json!({"spec": {"switchover": bg.deployment_identifier}});
+    let approve = json!({"spec": {"switchover": bg.deployment.deployment_identifier}});
     switchover_fails(&instances, &bg, approve).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let written = writer.stop();

@@ -224,3 +224,117 @@ async fn a_point_in_time_restore_answers_while_an_endpoint_listens() {
             .await;
     }
 }
+
+/// A major upgrade of an Aurora cluster through a blue/green deployment, as RDS answers it: refused
+/// (InvalidParameterCombination, with RDS's words) while a member uses a custom DB parameter group
+/// and no TargetDBParameterGroupName names the members' new one; with it, green's member carries
+/// that group and the cluster the new version, and each green member the tags of its blue member.
+#[tokio::test]
+async fn an_aurora_major_blue_green_needs_the_members_new_parameter_group() {
+    let rds = crate::common::rds().await;
+    let (id, member) = (unique("bgmaj"), unique("bgmaj-w"));
+    let (group, new_group) = (unique("bgmaj-pg57"), unique("bgmaj-pg80"));
+    for (name, family) in [(&group, "aurora-mysql5.7"), (&new_group, "aurora-mysql8.0")] {
+        (rds.create_db_parameter_group()
+            .db_parameter_group_name(name)
+            .db_parameter_group_family(family)
+            .description("the members' own")
+            .send()
+            .await)
+            .expect("a custom DB parameter group");
+    }
+    let made = (rds
+        .create_db_cluster()
+        .db_cluster_identifier(&id)
+        .engine("aurora-mysql")
+        .engine_version("5.7.mysql_aurora.2.11.2")
+        .master_username("admin")
+        .master_user_password("coffee-password-1")
+        .send()
+        .await)
+        .expect("the cluster");
+    let arn = made
+        .db_cluster()
+        .unwrap()
+        .db_cluster_arn()
+        .unwrap()
+        .to_owned();
+    let tag = aws_sdk_rds::types::Tag::builder()
+        .key("owner")
+        .value("the-member")
+        .build();
+    (rds.create_db_instance()
+        .db_instance_identifier(&member)
+        .db_cluster_identifier(&id)
+        .engine("aurora-mysql")
+        .db_instance_class("db.r6g.large")
+        .db_parameter_group_name(&group)
+        .tags(tag)
+        .send()
+        .await)
+        .expect("the member");
+    crate::common::wait_for("the cluster available", TIMEOUT, || async {
+        let out = rds
+            .describe_db_clusters()
+            .db_cluster_identifier(&id)
+            .send()
+            .await
+            .ok()?;
+        (out.db_clusters()[0].status() == Some("available")).then_some(())
+    })
+    .await;
+    let create = |name: &str, members_group: Option<&str>| {
+        rds.create_blue_green_deployment()
+            .blue_green_deployment_name(name)
+            .source(&arn)
+            .target_engine_version("8.0.mysql_aurora.3.08.0")
+            .set_target_db_parameter_group_name(members_group.map(str::to_owned))
+            .send()
+    };
+    let refused = create(&format!("{id}-1"), None).await.expect_err("refused");
+    let refused = refused.into_service_error();
+    assert_eq!(refused.meta().code(), Some("InvalidParameterCombination"));
+    assert!(
+        refused
+            .meta()
+            .message()
+            .unwrap_or_default()
+            .contains(&format!(
+                "The current DB instance parameter group {group} is custom"
+            )),
+        "{refused:?}"
+    );
+    let made = create(&format!("{id}-2"), Some(&new_group))
+        .await
+        .expect("accepted with the members' new group");
+    let green = made.blue_green_deployment().unwrap().target().unwrap();
+    let green = green.rsplit(':').next().unwrap().to_owned();
+    let g = rds
+        .describe_db_clusters()
+        .db_cluster_identifier(&green)
+        .send()
+        .await
+        .unwrap();
+    let g = &g.db_clusters()[0];
+    assert_eq!(g.engine_version(), Some("8.0.mysql_aurora.3.08.0"));
+    let gm = g.db_cluster_members()[0].db_instance_identifier().unwrap();
+    let gm = rds
+        .describe_db_instances()
+        .db_instance_identifier(gm)
+        .send()
+        .await
+        .unwrap();
+    let gm = &gm.db_instances()[0];
+    let groups: Vec<_> = (gm.db_parameter_groups().iter())
+        .filter_map(|p| p.db_parameter_group_name())
+        .collect();
+    assert_eq!(groups, [new_group.as_str()]);
+    let tags: Vec<_> = (gm.tag_list().iter())
+        .map(|t| (t.key(), t.value()))
+        .collect();
+    assert_eq!(
+        tags,
+        [(Some("owner"), Some("the-member"))],
+        "blue member's tags"
+    );
+}

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod bluegreen;
+mod cluster_bluegreen;
 mod cluster_endpoints;
 mod cluster_snapshots;
 mod clusters;

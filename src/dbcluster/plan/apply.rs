@@ -131,6 +131,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         refused,
     } = compare(spec, o, edited);
     modification.rotate_password = rotate;
+    let carried = super::blue_green::carried(f, o, &mut modification);
     if let Some(why) = refused {
         plan.requeue = Requeue::AwaitChange;
         return refuse(plan, f, "UnsupportedChange", &why, "UnsupportedChange");
@@ -150,6 +151,11 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
             ConditionPlan::new(true, "Synced", message),
             true,
         ));
+        return plan;
+    }
+    let in_sync = modification.in_sync();
+    let decided = (spec, o);
+    if super::blue_green::decided(f, &mut plan, decided, &carried, &mut fields, in_sync) {
         return plan;
     }
     let synced = changes(

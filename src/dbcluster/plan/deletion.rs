@@ -41,6 +41,10 @@ pub(super) fn plan(f: &Facts) -> Plan {
     if !f.observed_directly {
         return plan;
     }
+    // A blue/green deployment, and the clusters it made or left, go first.
+    if let Some(plan) = super::blue_green::cleanup(f) {
+        return plan;
+    }
     let fields = cluster.status.clone().unwrap_or_default();
     let Some(o) = &f.observed else {
         plan.steps.push(Step::RemoveFinalizer);

@@ -21,10 +21,11 @@ use crate::database::tenancy::RestoreSource;
 use crate::managed::placement::Placement;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
 use crate::managed::tags;
-use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
+use crate::rds_state::{AwsIdentity, BlueGreenTargets, PollIntervals, SnapshotInfo};
 use crate::sensitive::Sensitive;
 
 mod apply;
+pub mod blue_green;
 mod create;
 mod deletion;
 mod global;
@@ -84,6 +85,9 @@ pub struct Facts {
     /// RDS's pending maintenance actions of the cluster, as the location's listing has them
     /// (fresh); None when the listing is not fresh: nothing is decided on them then.
     pub maintenance: Option<Vec<crate::maintenance::PendingAction>>,
+    /// The cluster's blue/green deployment, the clusters it made or left and their members, read
+    /// in this reconcile; None when not asked.
+    pub blue_green: Option<blue_green::BlueGreenFacts>,
     /// What the operator's settings grant to namespaces.
     pub grants: Grants,
     /// Whether the DBCluster of this namespace the observed cluster's ownership tags name (not
@@ -164,6 +168,32 @@ pub enum Step {
         cluster: String,
         identifier: String,
     },
+    /// CreateBlueGreenDeployment of our cluster (`source`: its ARN), green made with `targets`.
+    CreateBlueGreen {
+        identifier: String,
+        name: String,
+        source: String,
+        targets: Box<BlueGreenTargets>,
+        tags: BTreeMap<String, String>,
+    },
+    /// SwitchoverBlueGreenDeployment, with the spec's timeout.
+    Switchover {
+        identifier: String,
+        deployment: String,
+        timeout: Option<i32>,
+    },
+    /// Remove the annotation that approved a switchover, once it is sent.
+    ClearSwitchoverAnnotation,
+    /// DeleteBlueGreenDeployment, never with its target.
+    DeleteBlueGreen {
+        identifier: String,
+        deployment: String,
+    },
+    /// DeleteDBInstance of a member (`identifier`) of a cluster a deployment left (`cluster`).
+    DeleteMember {
+        cluster: String,
+        identifier: String,
+    },
     /// DeleteDBCluster, with a final cluster snapshot when named.
     Delete {
         identifier: String,
@@ -184,6 +214,13 @@ impl Step {
             | Step::RemoveTags { identifier, .. }
             | Step::Delete { identifier, .. }
             | Step::Detach { identifier, .. }
+            | Step::CreateBlueGreen { identifier, .. }
+            | Step::Switchover { identifier, .. }
+            | Step::DeleteBlueGreen { identifier, .. }
+            | Step::DeleteMember {
+                cluster: identifier,
+                ..
+            }
             | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
             // What DBClusterMembers shows of the member changes with it.
             | Step::RebootMember {
@@ -219,6 +256,8 @@ pub fn plan(f: &Facts) -> Plan {
 pub struct Reads {
     pub gone: bool,
     pub restore_source: Option<ClusterRestoreFrom>,
+    /// The cluster's blue/green deployment.
+    pub blue_green: Option<crate::database::blue_green::Read>,
 }
 
 pub fn reads(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Reads {
@@ -233,6 +272,7 @@ pub fn reads(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Reads {
     Reads {
         gone: absent && recorded && owned,
         restore_source: (cluster.spec.restore_from.clone()).filter(|_| absent && !recorded),
+        blue_green: blue_green::read(cluster, observed).filter(|_| !observe_only(cluster)),
     }
 }
 

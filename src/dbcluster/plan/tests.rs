@@ -62,6 +62,7 @@ fn facts() -> Facts {
         global_members: None,
         global_endpoint: None,
         maintenance: None,
+        blue_green: None,
         grants: Default::default(),
         member_states: Default::default(),
         owner_alive: None,
@@ -241,6 +242,11 @@ fn names(p: &Plan) -> Vec<&'static str> {
             Step::RebootMember { .. } => "RebootMember",
             Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::Detach { .. } => "Detach",
+            Step::CreateBlueGreen { .. } => "CreateBlueGreen",
+            Step::Switchover { .. } => "Switchover",
+            Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
+            Step::DeleteBlueGreen { .. } => "DeleteBlueGreen",
+            Step::DeleteMember { .. } => "DeleteMember",
             Step::RemoveFinalizer => "RemoveFinalizer",
         })
         .collect()
@@ -1121,4 +1127,5 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
     );
 }
 
+mod blue_green;
 mod global;

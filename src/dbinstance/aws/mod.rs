@@ -35,7 +35,6 @@ macro_rules! restore_settings {
     };
 }
 
-mod blue_green;
 mod replicas;
 mod restore;
 

@@ -8,11 +8,9 @@
 
 use kube::runtime::events::EventType;
 
+use crate::database::blue_green::{self as shared, DeploymentStatus, Stage};
 use crate::dbinstance::drift::{Comparison, Diff};
-use crate::dbinstance::{
-    BlueGreenStatus, BlueGreenTask, DBInstanceStatus, DeletionPolicy, Endpoint, FieldDrift,
-    SwitchoverDetail, SwitchoverPolicy, UpgradePolicy,
-};
+use crate::dbinstance::{BlueGreenStatus, DBInstanceStatus, DeletionPolicy, Endpoint, FieldDrift};
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
 
 use super::dry_run::{Disruption, disruption_of};
@@ -20,10 +18,7 @@ use super::spec::{self, owned_by};
 use super::status::{describe_diffs, describe_fields, observed_plan};
 use super::types::{BlueGreenRead, Facts, Plan, Requeue, Step};
 
-/// Annotation that approves the switchover of the deployment RDS reports AVAILABLE: "true" (or
-/// the deployment's identifier). The operator removes it once the switchover is sent, so it never
-/// approves a later deployment.
-pub const SWITCHOVER_ANNOTATION: &str = "rds.operator.rs/switchover";
+pub use shared::SWITCHOVER_ANNOTATION;
 
 /// The fields a deployment can carry.
 const FIELDS: &[&str] = &[
@@ -45,22 +40,19 @@ pub fn reads(
     db: &crate::dbinstance::DBInstance,
     observed: Option<&ObservedInstance>,
 ) -> Option<BlueGreenRead> {
-    let recorded = db.status.as_ref().and_then(|s| s.blue_green.as_ref());
-    if let Some(r) = recorded.filter(|r| !r.deployment_identifier.is_empty()) {
-        return Some(BlueGreenRead::Recorded {
-            deployment: r.deployment_identifier.clone(),
-            green: r
-                .green_instance
-                .clone()
-                .filter(|_| r.switched_over_at.is_none()),
-            old: r.old_instance.clone(),
-        });
-    }
-    let arn = observed?.arn.clone()?;
+    let recorded = (db.status.as_ref().and_then(|s| s.blue_green.as_ref())).map(|r| {
+        (
+            &r.deployment,
+            r.green_instance.clone(),
+            r.old_instance.clone(),
+        )
+    });
     // A parameter group by reference is resolved after the read: looked for each time.
-    let wanted = db.spec.upgrade_policy == UpgradePolicy::BlueGreen
-        && (!wanted_changes(db, observed?).is_empty() || db.spec.db_parameter_group_ref.is_some());
-    (recorded.is_some() || wanted).then_some(BlueGreenRead::OfSource(arn))
+    let wanted = shared::blue_green(&db.spec.upgrade)
+        && observed.is_some_and(|o| {
+            !wanted_changes(db, o).is_empty() || db.spec.db_parameter_group_ref.is_some()
+        });
+    shared::read(recorded, observed.and_then(|o| o.arn.as_deref()), wanted)
 }
 
 /// The differences a deployment would carry.
@@ -79,7 +71,7 @@ fn wanted_changes(db: &crate::dbinstance::DBInstance, observed: &ObservedInstanc
 /// (a failed CreateBlueGreenDeployment, retried, never turns into the in-place change with its
 /// outage).
 pub(super) fn carried(f: &Facts, comparison: &mut Comparison) -> Vec<Diff> {
-    if f.db.spec.upgrade_policy != UpgradePolicy::BlueGreen {
+    if !shared::blue_green(&f.db.spec.upgrade) {
         return Vec::new();
     }
     let multi_az = (f.observed.as_ref()).is_some_and(|o| o.multi_az == Some(true));
@@ -199,9 +191,7 @@ fn create(
 ) {
     let db = &f.db;
     let identifier = db.identifier();
-    let generation = db.metadata.generation.unwrap_or_default();
-    let mut name = format!("{identifier}-{generation}");
-    name.truncate(60);
+    let name = shared::name(&identifier, db.metadata.generation.unwrap_or_default());
     let wants = |field: &str| carried.iter().any(|d| d.field == field);
     let targets = BlueGreenTargets {
         engine_version: db
@@ -211,6 +201,7 @@ fn create(
             .filter(|_| wants("engineVersion")),
         db_parameter_group_name: (db.spec.db_parameter_group_name.clone())
             .filter(|_| wants("dbParameterGroupName")),
+        db_cluster_parameter_group_name: None,
         db_instance_class: Some(db.spec.db_instance_class.clone())
             .filter(|_| wants("dbInstanceClass")),
         storage_type: (db.spec.storage_type.map(|t| t.as_str().to_owned()))
@@ -235,9 +226,12 @@ fn create(
         note.clone(),
     );
     fields.blue_green = Some(BlueGreenStatus {
-        deployment_name: name,
-        status: "PROVISIONING".into(),
-        changes: carried.iter().map(FieldDrift::from).collect(),
+        deployment: DeploymentStatus {
+            deployment_name: name,
+            status: "PROVISIONING".into(),
+            changes: carried.iter().map(FieldDrift::from).collect(),
+            ..Default::default()
+        },
         ..Default::default()
     });
     plan.requeue = Requeue::After(f.intervals.busy);
@@ -261,32 +255,11 @@ fn deployment(
     let id = &d.identifier;
     let previous = (f.db.status.as_ref())
         .and_then(|s| s.blue_green.as_ref())
-        .map(|p| p.status.as_str());
+        .map(|p| p.deployment.status.as_str());
     let new_state = previous != Some(d.status.as_str());
-    let (busy, settled) = (f.intervals.busy, f.intervals.settled);
-    let (reason, message, after, event) = match d.status.as_str() {
-        "PROVISIONING" => {
-            let message = format!("RDS is making the green copy of deployment {id}");
-            ("BlueGreenProvisioning", message, busy, None)
-        }
-        "AVAILABLE" => return available(f, plan, d, fields, new_state),
-        "SWITCHOVER_IN_PROGRESS" => {
-            let message = format!("RDS is switching over deployment {id}");
-            ("SwitchingOver", message, busy, None)
-        }
-        "SWITCHOVER_FAILED" | "INVALID_CONFIGURATION" => {
-            let reason = match d.status.as_str() {
-                "SWITCHOVER_FAILED" => "SwitchoverFailed",
-                _ => "BlueGreenInvalid",
-            };
-            let message = format!(
-                "blue/green deployment {id} is {}: {}; nothing is deleted (blue serves as before)",
-                d.status,
-                d.status_details.as_deref().unwrap_or_default()
-            );
-            (reason, message, settled, Some(EventType::Warning))
-        }
-        "SWITCHOVER_COMPLETED" => {
+    let (reason, message, busy, warning) = match shared::stage(d) {
+        Stage::Available => return available(f, plan, d, fields, new_state),
+        Stage::Completed => {
             if new_state {
                 let old = (fields.blue_green.as_ref()).and_then(|b| b.old_instance.clone());
                 let note = format!(
@@ -297,11 +270,18 @@ fn deployment(
             }
             return retention(f, plan, d, fields, old);
         }
-        _ => {
-            let message = format!("blue/green deployment {id} is {}", d.status);
-            ("BlueGreenDeleting", message, busy, None)
-        }
+        Stage::Report {
+            reason,
+            message,
+            busy,
+            warning,
+        } => (reason, message, busy, warning),
     };
+    let after = match busy {
+        true => f.intervals.busy,
+        false => f.intervals.settled,
+    };
+    let event = warning.then_some(EventType::Warning);
     if let Some(type_) = event.filter(|_| new_state) {
         plan.event(type_, reason, "Update", message.clone());
     }
@@ -319,13 +299,13 @@ fn available(
     new_state: bool,
 ) -> bool {
     let id = &d.identifier;
-    if approved(f, id) {
+    if shared::approved(&f.db.spec.upgrade, f.db.metadata.annotations.as_ref(), id) {
         plan.step(Step::Switchover {
             identifier: f.db.identifier(),
             deployment: id.clone(),
-            timeout: f.db.spec.switchover_timeout,
+            timeout: f.db.spec.upgrade.switchover_timeout,
         });
-        if annotation(f).is_some() {
+        if shared::annotation(f.db.metadata.annotations.as_ref()).is_some() {
             plan.step(Step::ClearSwitchoverAnnotation);
         }
         let note = format!(
@@ -369,19 +349,10 @@ fn retention(
     old: Option<&ObservedInstance>,
 ) -> bool {
     let db = &f.db;
-    let switched = fields
-        .blue_green
-        .as_ref()
-        .and_then(|b| b.switched_over_at.clone());
-    let (Some(retention), Some(switched)) = (db.spec.old_instance_retention, switched) else {
-        return false;
-    };
-    let elapsed = crate::duration::since(&switched, &f.now);
-    let retention = match retention.is_negative() {
-        true => std::time::Duration::ZERO,
-        false => std::time::Duration::from(retention),
-    };
-    if elapsed.is_none_or(|e| e < retention) || spec::deletion_policy(db) == DeletionPolicy::Retain
+    let switched =
+        (fields.blue_green.as_ref()).and_then(|b| b.deployment.switched_over_at.as_deref());
+    if !shared::retention_due(db.spec.old_instance_retention, switched, &f.now)
+        || spec::deletion_policy(db) == DeletionPolicy::Retain
     {
         return false;
     }
@@ -406,18 +377,13 @@ fn retention(
 /// DeleteDBInstance of an instance a deployment left (green before the switchover, the old one
 /// after it), through the final snapshot rule of deletionPolicy.
 pub(super) fn delete_leftover(f: &Facts, o: &ObservedInstance) -> Step {
-    let final_snapshot = match spec::deletion_policy(&f.db) {
-        // At the DBInstance's deletion, named by its time (the same on every retry).
-        DeletionPolicy::Snapshot if f.db.metadata.deletion_timestamp.is_some() => Some(
-            spec::final_snapshot_name(None, &o.identifier, &f.db.metadata),
-        ),
-        DeletionPolicy::Snapshot => Some(spec::final_snapshot_at(
-            &o.identifier,
-            &f.db.metadata,
-            &f.now,
-        )),
-        _ => None,
-    };
+    let final_snapshot = shared::leftover_snapshot(
+        spec::deletion_policy(&f.db),
+        f.db.metadata.deletion_timestamp.is_some(),
+        &o.identifier,
+        &f.db.metadata,
+        &f.now,
+    );
     Step::DeleteInstance {
         identifier: o.identifier.clone(),
         final_snapshot,
@@ -459,21 +425,6 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
     (!plan.steps.is_empty()).then_some(plan)
 }
 
-/// Whether the switchover of deployment `id` is approved: by spec.switchover, the annotation, or
-/// switchoverPolicy Auto.
-fn approved(f: &Facts, id: &str) -> bool {
-    let spec = &f.db.spec;
-    spec.switchover.as_deref() == Some(id)
-        || annotation(f).is_some_and(|v| v == "true" || v == id)
-        || spec.switchover_policy == SwitchoverPolicy::Auto
-}
-
-fn annotation(f: &Facts) -> Option<&str> {
-    (f.db.metadata.annotations.as_ref())?
-        .get(SWITCHOVER_ANNOTATION)
-        .map(String::as_str)
-}
-
 /// The status of a deployment RDS reports, with what the operator recorded of it.
 fn status_of(
     d: &ObservedDeployment,
@@ -482,13 +433,11 @@ fn status_of(
     now: &str,
 ) -> BlueGreenStatus {
     let completed = d.status == "SWITCHOVER_COMPLETED";
-    let id_of = |arn: &str| arn.rsplit(":db:").next().unwrap_or(arn).to_owned();
     BlueGreenStatus {
-        deployment_identifier: d.identifier.clone(),
-        deployment_name: d.name.clone(),
-        status: d.status.clone(),
-        status_details: d.status_details.clone(),
-        green_instance: (d.target.as_deref()).map(id_of).filter(|_| !completed),
+        deployment: shared::status(d, previous.map(|p| &p.deployment), now),
+        green_instance: (d.target.as_deref())
+            .map(shared::identifier_of)
+            .filter(|_| !completed),
         green_endpoint: green
             .filter(|_| !completed)
             .and_then(|g| match (&g.address, g.port) {
@@ -498,26 +447,7 @@ fn status_of(
                 }),
                 _ => None,
             }),
-        switchover_details: (d.switchover_details.iter())
-            .map(|(s, t, state)| SwitchoverDetail {
-                source_member: s.clone(),
-                target_member: t.clone(),
-                status: state.clone(),
-            })
-            .collect(),
-        tasks: (d.tasks.iter())
-            .map(|(name, status)| BlueGreenTask {
-                name: name.clone(),
-                status: status.clone(),
-            })
-            .collect(),
-        changes: previous.map(|p| p.changes.clone()).unwrap_or_default(),
-        switched_over_at: completed.then(|| {
-            previous
-                .and_then(|p| p.switched_over_at.clone())
-                .unwrap_or_else(|| now.to_owned())
-        }),
-        old_instance: completed.then(|| id_of(&d.source)),
+        old_instance: completed.then(|| shared::identifier_of(&d.source)),
     }
 }
 
@@ -534,7 +464,7 @@ fn report(
 
 /// What the deployment carries, in words: the changes status recorded, else the spec's.
 fn describe_recorded(fields: &DBInstanceStatus) -> String {
-    let changes = (fields.blue_green.as_ref()).map_or(&[][..], |b| &b.changes[..]);
+    let changes = (fields.blue_green.as_ref()).map_or(&[][..], |b| &b.deployment.changes[..]);
     match changes.is_empty() {
         true => "the spec's changes".into(),
         false => describe_fields(changes.iter().cloned()),

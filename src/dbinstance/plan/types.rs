@@ -9,8 +9,7 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
 use crate::rds_state::{
-    AwsIdentity, BlueGreenTargets, ObservedDeployment, ObservedInstance, PollIntervals,
-    SnapshotInfo,
+    AwsIdentity, BlueGreenTargets, ObservedInstance, PollIntervals, SnapshotInfo,
 };
 
 use super::tenancy::{Grants, ReplicaSource, RestoreSource};
@@ -378,26 +377,9 @@ pub enum Response {
     Modified(ObservedInstance),
 }
 
-/// What the read step learnt of the instance's deployment.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct BlueGreenFacts {
-    /// The deployment, None when RDS has none.
-    pub deployment: Option<ObservedDeployment>,
-    /// Green before the switchover, read directly.
-    pub green: Option<ObservedInstance>,
-    /// The old instance after it, read directly.
-    pub old: Option<ObservedInstance>,
-}
+/// What the read step learnt of the instance's deployment: green before the switchover and the
+/// old instance after it, read directly.
+pub type BlueGreenFacts = crate::database::blue_green::Facts<ObservedInstance>;
 
 /// How the read step finds the deployment.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BlueGreenRead {
-    /// By the identifier status recorded, and the green and old instances it recorded.
-    Recorded {
-        deployment: String,
-        green: Option<String>,
-        old: Option<String>,
-    },
-    /// By its source, the instance's ARN (one made before its identifier was recorded).
-    OfSource(String),
-}
+pub type BlueGreenRead = crate::database::blue_green::Read;

@@ -3,6 +3,7 @@
 //! old instance is kept for the retention the spec sets; a deletion takes the deployment first.
 
 use super::*;
+use crate::database::blue_green::DeploymentStatus;
 use crate::dbinstance::plan::blue_green::SWITCHOVER_ANNOTATION;
 use crate::dbinstance::{BlueGreenStatus, SwitchoverPolicy, UpgradePolicy};
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
@@ -12,7 +13,7 @@ const BGD: &str = "bgd-0123456789abcdef";
 /// Our instance under upgradePolicy BlueGreen, the read step having found no deployment of it.
 fn blue_green_policy() -> Facts {
     with(synced(), |f| {
-        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen;
+        f.db.spec.upgrade.upgrade_policy = UpgradePolicy::BlueGreen;
         f.blue_green = Some(BlueGreenFacts::default());
     })
 }
@@ -42,9 +43,12 @@ fn running(status: &str) -> Facts {
         let s = f.db.status.as_mut().unwrap();
         s.reported.observed_generation = Some(2);
         s.blue_green = Some(BlueGreenStatus {
-            deployment_identifier: BGD.into(),
-            deployment_name: "coffee-2".into(),
-            status: "PROVISIONING".into(),
+            deployment: DeploymentStatus {
+                deployment_identifier: BGD.into(),
+                deployment_name: "coffee-2".into(),
+                status: "PROVISIONING".into(),
+                ..Default::default()
+            },
             ..Default::default()
         });
         f.blue_green = Some(BlueGreenFacts {
@@ -57,7 +61,12 @@ fn running(status: &str) -> Facts {
 /// When status says the switchover was seen completed.
 fn switched_at(f: &mut Facts) -> &mut Option<String> {
     let status = f.db.status.as_mut().unwrap();
-    &mut status.blue_green.as_mut().unwrap().switched_over_at
+    &mut status
+        .blue_green
+        .as_mut()
+        .unwrap()
+        .deployment
+        .switched_over_at
 }
 
 fn reason(p: &Plan) -> String {
@@ -90,14 +99,14 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
     );
     assert_eq!(reason(&p), "BlueGreenProvisioning");
     let recorded = p.status.unwrap().fields.blue_green.unwrap();
-    assert_eq!(recorded.changes[0].field, "engineVersion");
+    assert_eq!(recorded.deployment.changes[0].field, "engineVersion");
     assert_eq!(
-        recorded.deployment_identifier, "",
+        recorded.deployment.deployment_identifier, "",
         "read by its source next time"
     );
     // The same edit InPlace: one ModifyDBInstance, as before.
     let in_place = with(upgrade(), |f| {
-        f.db.spec.upgrade_policy = UpgradePolicy::InPlace
+        f.db.spec.upgrade.upgrade_policy = UpgradePolicy::InPlace
     });
     assert!(
         matches!(&plan(&in_place).steps[..], [Step::ModifyInstance { modification, .. }]
@@ -127,7 +136,7 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
     assert_eq!(reason(&plan(&managed)), "BlueGreenUnsupported");
     // In sync, BlueGreen costs no call: no deployment is looked for.
     let quiet = with(synced(), |f| {
-        f.db.spec.upgrade_policy = UpgradePolicy::BlueGreen
+        f.db.spec.upgrade.upgrade_policy = UpgradePolicy::BlueGreen
     });
     assert_eq!(reads(&quiet.db, quiet.observed.as_ref()).blue_green, None);
     // Made before a crash, unrecorded: found by its source, never made twice.
@@ -151,11 +160,11 @@ fn a_switchover_waits_for_approval_and_for_available() {
     assert_eq!(reason(&waiting), "SwitchoverAwaitingApproval");
     assert_eq!(waiting.events[0].reason, "SwitchoverReady");
     let by_spec = with(running("AVAILABLE"), |f| {
-        f.db.spec.switchover = Some(BGD.into())
+        f.db.spec.upgrade.switchover = Some(BGD.into())
     });
     assert_eq!(plan(&by_spec).steps, vec![switchover()]);
     let other = with(running("AVAILABLE"), |f| {
-        f.db.spec.switchover = Some("bgd-other".into())
+        f.db.spec.upgrade.switchover = Some("bgd-other".into())
     });
     assert_eq!(plan(&other).steps, vec![]);
     let by_annotation = with(running("AVAILABLE"), |f| {
@@ -168,7 +177,7 @@ fn a_switchover_waits_for_approval_and_for_available() {
     );
     let auto = |status: &str| {
         with(running(status), |f| {
-            f.db.spec.switchover_policy = SwitchoverPolicy::Auto
+            f.db.spec.upgrade.switchover_policy = SwitchoverPolicy::Auto
         })
     };
     assert_eq!(plan(&auto("AVAILABLE")).steps, vec![switchover()]);
@@ -195,7 +204,7 @@ fn a_failed_switchover_is_reported_and_deletes_nothing() {
         if let Some(d) = f.blue_green.as_mut().and_then(|b| b.deployment.as_mut()) {
             d.status_details = Some("Switchover failed: green did not catch up".into());
         }
-        f.db.spec.switchover = Some(BGD.into());
+        f.db.spec.upgrade.switchover = Some(BGD.into());
     });
     let p = plan(&failed);
     assert_eq!(p.steps, vec![]);
@@ -266,7 +275,7 @@ fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_pol
     // First seen completed: the time is recorded now.
     let fresh = with(completed(None, NOW), |f| *switched_at(f) = None);
     let bg = plan(&fresh).status.unwrap().fields.blue_green.unwrap();
-    assert_eq!(bg.switched_over_at.as_deref(), Some(NOW));
+    assert_eq!(bg.deployment.switched_over_at.as_deref(), Some(NOW));
 }
 
 #[test]
@@ -349,6 +358,7 @@ fn under_blue_green_a_disruptive_field_is_never_sent_in_place() {
             .blue_green
             .as_mut()
             .unwrap()
+            .deployment
             .deployment_identifier = String::new();
     });
     assert!(

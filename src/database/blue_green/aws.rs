@@ -1,6 +1,7 @@
 //! Blue/green deployments in the RDS adapter: CreateBlueGreenDeployment with the targets the spec
 //! asks for, DescribeBlueGreenDeployments (by identifier, or by source), and the switchover and
-//! deletion.
+//! deletion; and the read step's look at a deployment with its green and old instance or cluster
+//! ([`read`]), for both database kinds.
 
 use std::collections::BTreeMap;
 
@@ -8,8 +9,38 @@ use aws_sdk_rds::types::{BlueGreenDeployment, Filter};
 
 use crate::rds_state::{BlueGreenTargets as Targets, ObservedDeployment};
 
+use super::{Facts, Read};
 use crate::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::error::Error;
 use crate::rds::{Rds, rds_tags};
+
+/// The deployment `read` names, and the identifiers of the green instance or cluster (before the
+/// switchover) and the old one (after it) for the kind to read directly: the facts, but for those
+/// two.
+pub async fn read(rds: &Rds, read: &Read) -> Result<(Facts<()>, [Option<String>; 2]), Error> {
+    let (deployment, mut green, mut old) = match read {
+        Read::Recorded {
+            deployment,
+            green,
+            old,
+        } => {
+            let found = rds.describe_blue_green(Some(deployment), None).await?;
+            (found, green.clone(), old.clone())
+        }
+        Read::OfSource(arn) => (rds.describe_blue_green(None, Some(arn)).await?, None, None),
+    };
+    if let Some(d) = &deployment {
+        match d.status.as_str() {
+            "SWITCHOVER_COMPLETED" => old = Some(super::identifier_of(&d.source)),
+            _ => green = d.target.as_deref().map(super::identifier_of),
+        }
+    }
+    let facts = Facts {
+        deployment,
+        ..Default::default()
+    };
+    Ok((facts, [green, old]))
+}
 
 impl From<&BlueGreenDeployment> for ObservedDeployment {
     fn from(d: &BlueGreenDeployment) -> Self {
@@ -32,7 +63,7 @@ impl From<&BlueGreenDeployment> for ObservedDeployment {
 }
 
 impl Rds {
-    /// CreateBlueGreenDeployment of the instance `source` (its ARN), tagged like the instance.
+    /// CreateBlueGreenDeployment of the instance or cluster `source` (its ARN), tagged like it.
     pub async fn create_blue_green(
         &self,
         name: &str,
@@ -45,6 +76,9 @@ impl Rds {
             .source(source)
             .set_target_engine_version(targets.engine_version.clone())
             .set_target_db_parameter_group_name(targets.db_parameter_group_name.clone())
+            .set_target_db_cluster_parameter_group_name(
+                targets.db_cluster_parameter_group_name.clone(),
+            )
             .set_target_db_instance_class(targets.db_instance_class.clone())
             .set_target_storage_type(targets.storage_type.clone())
             .set_tags(Some(rds_tags(tags)))
@@ -58,7 +92,7 @@ impl Rds {
             .unwrap_or_default())
     }
 
-    /// The deployment with this identifier, or the one whose source is this instance ARN (RDS
+    /// The deployment with this identifier, or the one whose source is this ARN (RDS
     /// allows one per source); None when RDS has none.
     pub async fn describe_blue_green(
         &self,
