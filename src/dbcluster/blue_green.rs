@@ -1,18 +1,24 @@
 //! The read step's look at a DBCluster's blue/green deployment: the deployment (by the identifier
 //! status recorded, or by the cluster's ARN), the green or old cluster read directly, and their
-//! members when one may be deleted.
+//! members when one may be deleted; and its calls.
 
+use tracing::info;
+
+use super::plan::Step;
 use super::plan::blue_green::{BlueGreenFacts, members_wanted};
 use super::{DBCluster, ObservedCluster};
 use crate::database::blue_green::{Read, aws};
 use crate::error::Error;
 use crate::locations::Location;
+use crate::rds::Rds;
 
+/// The deployment `read` names (None: none asked), with the clusters it made or left.
 pub(super) async fn read(
     at: &Location,
     cluster: &DBCluster,
-    read: &Read,
-) -> Result<BlueGreenFacts, Error> {
+    read: Option<&Read>,
+) -> Result<Option<BlueGreenFacts>, Error> {
+    let Some(read) = read else { return Ok(None) };
     let (facts, [green, old]) = aws::read(&at.rds, read).await?;
     let (green, old) = (cluster_of(at, green).await?, cluster_of(at, old).await?);
     let mut members = Vec::new();
@@ -23,10 +29,29 @@ pub(super) async fn read(
             }
         }
     }
-    Ok(BlueGreenFacts {
+    Ok(Some(BlueGreenFacts {
         found: facts.with(green, old),
         members,
-    })
+    }))
+}
+
+/// A call of the cluster's deployment, or the deletion of a member of a cluster it left.
+pub(super) async fn act(rds: &Rds, step: &Step) -> Result<(), Error> {
+    match step {
+        Step::BlueGreen { identifier, call } => aws::act(rds, identifier, call).await?,
+        Step::DeleteMember {
+            cluster,
+            identifier,
+        } => {
+            rds.delete(identifier, None, false).await?;
+            info!(
+                cluster,
+                identifier, "deleting a member of a cluster a deployment left"
+            );
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 async fn cluster_of(at: &Location, id: Option<String>) -> Result<Option<ObservedCluster>, Error> {

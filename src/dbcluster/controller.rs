@@ -33,6 +33,7 @@ use crate::managed::references::Referable;
 use crate::managed::references::Referrers;
 use crate::managed::stores::Stores;
 use crate::managed::{Failure, Managed, apiserver, conditions, references, scoped};
+use crate::rds_state::{AwsIdentity, SnapshotInfo};
 use crate::secrets::{self};
 
 /// The DBClusters a Secret's change wakes: the Secrets it wrote (by ownerReference or owner
@@ -98,13 +99,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         .then(|| (at.observer.listing::<ObservedCluster>()).absent_for(&identifier))
         .flatten();
     let reads = plan::reads(cluster, observed.as_ref());
-    let (identity, snapshots) = match reads.gone {
-        true => (
-            Some(at.identity().await?),
-            at.rds.cluster_snapshots_of(&identifier).await?,
-        ),
-        false => (None, Vec::new()),
-    };
+    let (identity, snapshots) = gone_reads(at, &identifier, reads.gone).await?;
     let (snapshot_ref, restore_source) = restore_reads(ctx, at, &namespace, &reads).await?;
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let secondary = super::global::secondary(ctx, cluster).await?;
@@ -125,10 +120,7 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
     let exists = observed.is_some();
     let maintenance =
         crate::maintenance::aws::listed(at, "cluster", &identifier, exists, intervals.settled);
-    let blue_green = match &reads.blue_green {
-        Some(r) => Some(super::blue_green::read(at, cluster, r).await?),
-        None => None,
-    };
+    let blue_green = super::blue_green::read(at, cluster, reads.blue_green.as_ref()).await?;
     Ok(Facts {
         cluster: cluster.clone(),
         observed,
@@ -157,6 +149,22 @@ async fn read(cluster: &DBCluster, ctx: &Context, located: &Located) -> Result<F
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
+    })
+}
+
+/// Ours gone (an out-of-band deletion): the account and region, and the cluster snapshots of the
+/// identifier.
+async fn gone_reads(
+    at: &Location,
+    identifier: &str,
+    gone: bool,
+) -> Result<(Option<AwsIdentity>, Vec<SnapshotInfo>), Error> {
+    Ok(match gone {
+        true => (
+            Some(at.identity().await?),
+            at.rds.cluster_snapshots_of(identifier).await?,
+        ),
+        false => (None, Vec::new()),
     })
 }
 
@@ -409,10 +417,9 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             info!(identifier, fields, "sent changes to RDS cluster");
         }
         Step::Restore { .. } | Step::RestoreToPointInTime { .. } => restore(rds, step).await?,
-        Step::CreateBlueGreen { .. }
-        | Step::Switchover { .. }
-        | Step::DeleteBlueGreen { .. }
-        | Step::DeleteMember { .. } => blue_green(rds, step).await?,
+        Step::BlueGreen { .. } | Step::DeleteMember { .. } => {
+            super::blue_green::act(rds, step).await?
+        }
         Step::ApplyMaintenance(m) => {
             crate::maintenance::aws::apply(&at.location, "cluster", m).await?
         }
@@ -436,54 +443,6 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             info!(identifier, final_snapshot, "deleting RDS cluster");
         }
         // Kubernetes steps are run by `act`.
-        _ => {}
-    }
-    Ok(())
-}
-
-/// A blue/green deployment's creation, switchover or deletion, and the deletion of a member of a
-/// cluster it left.
-async fn blue_green(rds: &crate::rds::Rds, step: &Step) -> Result<(), Error> {
-    match step {
-        Step::CreateBlueGreen {
-            identifier,
-            name,
-            source,
-            targets,
-            tags,
-        } => {
-            let made = rds.create_blue_green(name, source, targets, tags).await?;
-            let deployment = made.identifier;
-            info!(identifier, deployment, "creating blue/green deployment");
-        }
-        Step::Switchover {
-            identifier,
-            deployment,
-            timeout,
-        } => {
-            rds.switchover_blue_green(deployment, *timeout).await?;
-            info!(
-                identifier,
-                deployment, "switching over blue/green deployment"
-            );
-        }
-        Step::DeleteBlueGreen {
-            identifier,
-            deployment,
-        } => {
-            rds.delete_blue_green(deployment).await?;
-            info!(identifier, deployment, "deleting blue/green deployment");
-        }
-        Step::DeleteMember {
-            cluster,
-            identifier,
-        } => {
-            rds.delete(identifier, None, false).await?;
-            info!(
-                cluster,
-                identifier, "deleting a member of a cluster a deployment left"
-            );
-        }
         _ => {}
     }
     Ok(())

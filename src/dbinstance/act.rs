@@ -81,8 +81,8 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         Step::CreateReplica { .. } | Step::PromoteReplica { .. } => {
             return replicas(at, step).await;
         }
-        Step::CreateBlueGreen { .. } | Step::Switchover { .. } | Step::DeleteBlueGreen { .. } => {
-            blue_green(at, step).await?
+        Step::BlueGreen { identifier, call } => {
+            crate::database::blue_green::aws::act(&at.rds, identifier, call).await?
         }
         Step::StartBackupReplication { .. } | Step::StopBackupReplication { .. } => {
             backup_replication(at, step).await?
@@ -111,49 +111,6 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
         _ => {}
     }
     Ok(None)
-}
-
-/// A blue/green deployment's creation, switchover or deletion.
-async fn blue_green(at: &Location, step: &Step) -> Result<(), Error> {
-    match step {
-        Step::CreateBlueGreen {
-            identifier,
-            name,
-            source,
-            targets,
-            tags,
-        } => {
-            let made = at
-                .rds
-                .create_blue_green(name, source, targets, tags)
-                .await?;
-            info!(
-                identifier,
-                deployment = made.identifier,
-                "creating blue/green deployment"
-            );
-        }
-        Step::Switchover {
-            identifier,
-            deployment,
-            timeout,
-        } => {
-            at.rds.switchover_blue_green(deployment, *timeout).await?;
-            info!(
-                identifier,
-                deployment, "switching over blue/green deployment"
-            );
-        }
-        Step::DeleteBlueGreen {
-            identifier,
-            deployment,
-        } => {
-            at.rds.delete_blue_green(deployment).await?;
-            info!(identifier, deployment, "deleting blue/green deployment");
-        }
-        _ => {}
-    }
-    Ok(())
 }
 
 /// Automated backups replicated to another region, or no longer: called in that region.
@@ -279,7 +236,10 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::PromoteReplica { identifier, .. }
         | Step::StartBackupReplication { identifier, .. }
         | Step::StopBackupReplication { identifier, .. }
-        | Step::Switchover { identifier, .. }
+        | Step::BlueGreen {
+            identifier,
+            call: crate::database::blue_green::Call::Switchover { .. },
+        }
         | Step::DeleteInstance { identifier, .. } => Some(identifier),
         _ => None,
     }

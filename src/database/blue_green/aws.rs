@@ -9,7 +9,9 @@ use aws_sdk_rds::types::{BlueGreenDeployment, Filter};
 
 use crate::rds_state::{BlueGreenTargets as Targets, ObservedDeployment};
 
-use super::{Facts, Read};
+use tracing::info;
+
+use super::{Call, Facts, Read};
 use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::error::Error;
 use crate::rds::{Rds, rds_tags};
@@ -40,6 +42,37 @@ pub async fn read(rds: &Rds, read: &Read) -> Result<(Facts<()>, [Option<String>;
         ..Default::default()
     };
     Ok((facts, [green, old]))
+}
+
+/// Makes a blue/green call of the instance or cluster `identifier`.
+pub async fn act(rds: &Rds, identifier: &str, call: &Call) -> Result<(), Error> {
+    match call {
+        Call::Create {
+            name,
+            source,
+            targets,
+            tags,
+        } => {
+            let made = rds.create_blue_green(name, source, targets, tags).await?;
+            let deployment = made.identifier;
+            info!(identifier, deployment, "creating blue/green deployment");
+        }
+        Call::Switchover {
+            deployment,
+            timeout,
+        } => {
+            rds.switchover_blue_green(deployment, *timeout).await?;
+            info!(
+                identifier,
+                deployment, "switching over blue/green deployment"
+            );
+        }
+        Call::Delete { deployment } => {
+            rds.delete_blue_green(deployment).await?;
+            info!(identifier, deployment, "deleting blue/green deployment");
+        }
+    }
+    Ok(())
 }
 
 impl From<&BlueGreenDeployment> for ObservedDeployment {

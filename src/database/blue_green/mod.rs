@@ -15,7 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use super::choices::{DeletionPolicy, SwitchoverPolicy, UpgradePolicy};
 use super::parts::FieldDrift;
 use super::spec::Upgrade;
-use crate::rds_state::ObservedDeployment;
+use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
 
 pub mod aws;
 
@@ -68,6 +68,63 @@ pub struct SwitchoverDetail {
 pub struct BlueGreenTask {
     pub name: String,
     pub status: String,
+}
+
+/// A call of a blue/green deployment: the same in the steps of either kind
+/// (`Step::BlueGreen { identifier, call }`), made by [`aws::act`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Call {
+    /// CreateBlueGreenDeployment of `source` (the instance's or cluster's ARN), green made with
+    /// `targets`, tagged with `tags`.
+    Create {
+        name: String,
+        source: String,
+        targets: Box<BlueGreenTargets>,
+        tags: BTreeMap<String, String>,
+    },
+    /// SwitchoverBlueGreenDeployment, with the spec's timeout.
+    Switchover {
+        deployment: String,
+        timeout: Option<i32>,
+    },
+    /// DeleteBlueGreenDeployment, never with its target.
+    Delete { deployment: String },
+}
+
+impl Call {
+    /// The step's name in plans and tests.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Call::Create { .. } => "CreateBlueGreen",
+            Call::Switchover { .. } => "Switchover",
+            Call::Delete { .. } => "DeleteBlueGreen",
+        }
+    }
+
+    /// What a dry run shows of it: the RDS action, whether it is a switchover (the endpoint moves
+    /// to green), and a note.
+    pub fn preview(&self) -> (&'static str, bool, String) {
+        match self {
+            Call::Create { name, .. } => (
+                "CreateBlueGreenDeployment",
+                true,
+                format!(
+                    "blue/green deployment {name}: a green copy with these changes, switched over \
+                     once approved"
+                ),
+            ),
+            Call::Switchover { deployment, .. } => (
+                "SwitchoverBlueGreenDeployment",
+                true,
+                format!("the endpoint moves to the green copy of {deployment}"),
+            ),
+            Call::Delete { deployment } => (
+                "DeleteBlueGreenDeployment",
+                false,
+                format!("{deployment}, never its target"),
+            ),
+        }
+    }
 }
 
 /// How the read step finds the deployment.

@@ -144,14 +144,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         return plan;
     }
     if !available {
-        let message = format!("RDS reports the cluster {}", o.status);
-        plan.status = Some(status_plan(
-            fields,
-            false,
-            ConditionPlan::new(true, "Synced", message),
-            true,
-        ));
-        return plan;
+        return busy(plan, fields, o);
     }
     let in_sync = modification.in_sync();
     let decided = (spec, o);
@@ -190,6 +183,14 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         );
     }
     plan.status = Some(status_plan(fields, true, synced, false));
+    plan
+}
+
+/// RDS is busy with the cluster: nothing more is sent until it is available.
+fn busy(mut plan: Plan, fields: DBClusterStatus, o: &ObservedCluster) -> Plan {
+    let message = format!("RDS reports the cluster {}", o.status);
+    let synced = ConditionPlan::new(true, "Synced", message);
+    plan.status = Some(status_plan(fields, false, synced, true));
     plan
 }
 

@@ -10,7 +10,7 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::{ClusterModification, Facts, Plan, Step, deletion_policy, status_plan, uid};
-use crate::database::blue_green::{self as shared, DeploymentStatus, Stage};
+use crate::database::blue_green::{self as shared, Call, DeploymentStatus, Stage};
 use crate::database::choices::DeletionPolicy;
 use crate::database::parts::FieldDrift;
 use crate::dbcluster::observed::ObservedCluster;
@@ -204,12 +204,14 @@ fn create(
         db_parameter_group_name: spec.db_instance_parameter_group_name.clone(),
         ..Default::default()
     };
-    plan.steps.push(Step::CreateBlueGreen {
+    plan.steps.push(Step::BlueGreen {
         identifier: identifier.clone(),
-        name: name.clone(),
-        source: o.arn.clone().unwrap_or_default(),
-        targets: Box::new(targets),
-        tags: super::desired_tags(cluster),
+        call: Call::Create {
+            name: name.clone(),
+            source: o.arn.clone().unwrap_or_default(),
+            targets: Box::new(targets),
+            tags: super::desired_tags(cluster),
+        },
     });
     let note = format!(
         "creating blue/green deployment {name} of {identifier}: a green copy of the cluster and its \
@@ -261,10 +263,12 @@ fn deployment(
             true
         }
         Stage::Available if shared::approved(&f.cluster.spec.upgrade, annotations(f), id) => {
-            plan.steps.push(Step::Switchover {
+            plan.steps.push(Step::BlueGreen {
                 identifier: f.cluster.identifier(),
-                deployment: id.clone(),
-                timeout: f.cluster.spec.upgrade.switchover_timeout,
+                call: Call::Switchover {
+                    deployment: id.clone(),
+                    timeout: f.cluster.spec.upgrade.switchover_timeout,
+                },
             });
             if shared::annotation(annotations(f)).is_some() {
                 plan.steps.push(Step::ClearSwitchoverAnnotation);
@@ -339,9 +343,11 @@ fn retention(f: &Facts, plan: &mut Plan, d: &ObservedDeployment, fields: &DBClus
             )
         }
         None => {
-            plan.steps.push(Step::DeleteBlueGreen {
+            plan.steps.push(Step::BlueGreen {
                 identifier: cluster.identifier(),
-                deployment: d.identifier.clone(),
+                call: Call::Delete {
+                    deployment: d.identifier.clone(),
+                },
             });
             format!(
                 "the old cluster is gone: deleting blue/green deployment {}",
@@ -407,9 +413,11 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
     let mut plan = KindPlan::new(Requeue::After(f.intervals.busy));
     if let Some(d) = &facts.found.deployment {
         if !matches!(d.status.as_str(), "SWITCHOVER_IN_PROGRESS" | "DELETING") {
-            plan.steps.push(Step::DeleteBlueGreen {
+            plan.steps.push(Step::BlueGreen {
                 identifier: f.cluster.identifier(),
-                deployment: d.identifier.clone(),
+                call: Call::Delete {
+                    deployment: d.identifier.clone(),
+                },
             });
             let note = format!(
                 "deleting blue/green deployment {} before the cluster",

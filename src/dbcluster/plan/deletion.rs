@@ -29,14 +29,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
         return plan;
     }
     if policy == DeletionPolicy::Retain {
-        plan.event(
-            EventType::Normal,
-            "Retained",
-            "Delete",
-            format!("deletionPolicy is Retain: RDS cluster {identifier} and its Secrets are kept"),
-        );
-        plan.steps.push(Step::RemoveFinalizer);
-        return plan;
+        return retained(plan, &identifier);
     }
     if !f.observed_directly {
         return plan;
@@ -98,6 +91,15 @@ pub(super) fn plan(f: &Facts) -> Plan {
         true => protected(f, plan, &fields),
         false => delete(f, plan, fields, policy),
     }
+}
+
+/// deletionPolicy Retain: the cluster (and what a blue/green deployment left) is let go of.
+fn retained(mut plan: Plan, identifier: &str) -> Plan {
+    let note =
+        format!("deletionPolicy is Retain: RDS cluster {identifier} and its Secrets are kept");
+    plan.event(EventType::Normal, "Retained", "Delete", note);
+    plan.steps.push(Step::RemoveFinalizer);
+    plan
 }
 
 /// RDS protects the cluster: with spec.deletionProtection false, one ModifyDBCluster turns the

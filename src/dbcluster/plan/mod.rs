@@ -21,7 +21,7 @@ use crate::database::tenancy::RestoreSource;
 use crate::managed::placement::Placement;
 use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
 use crate::managed::tags;
-use crate::rds_state::{AwsIdentity, BlueGreenTargets, PollIntervals, SnapshotInfo};
+use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 use crate::sensitive::Sensitive;
 
 mod apply;
@@ -168,27 +168,13 @@ pub enum Step {
         cluster: String,
         identifier: String,
     },
-    /// CreateBlueGreenDeployment of our cluster (`source`: its ARN), green made with `targets`.
-    CreateBlueGreen {
+    /// A call of our cluster's blue/green deployment (its creation, switchover or deletion).
+    BlueGreen {
         identifier: String,
-        name: String,
-        source: String,
-        targets: Box<BlueGreenTargets>,
-        tags: BTreeMap<String, String>,
-    },
-    /// SwitchoverBlueGreenDeployment, with the spec's timeout.
-    Switchover {
-        identifier: String,
-        deployment: String,
-        timeout: Option<i32>,
+        call: crate::database::blue_green::Call,
     },
     /// Remove the annotation that approved a switchover, once it is sent.
     ClearSwitchoverAnnotation,
-    /// DeleteBlueGreenDeployment, never with its target.
-    DeleteBlueGreen {
-        identifier: String,
-        deployment: String,
-    },
     /// DeleteDBInstance of a member (`identifier`) of a cluster a deployment left (`cluster`).
     DeleteMember {
         cluster: String,
@@ -214,9 +200,7 @@ impl Step {
             | Step::RemoveTags { identifier, .. }
             | Step::Delete { identifier, .. }
             | Step::Detach { identifier, .. }
-            | Step::CreateBlueGreen { identifier, .. }
-            | Step::Switchover { identifier, .. }
-            | Step::DeleteBlueGreen { identifier, .. }
+            | Step::BlueGreen { identifier, .. }
             | Step::DeleteMember {
                 cluster: identifier,
                 ..

@@ -306,22 +306,10 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             format!("{} ({})", m.apply.action, m.apply.opt_in),
         ),
         Step::Detach { global, .. } => ("RemoveFromGlobalCluster", "None", global.clone()),
-        Step::CreateBlueGreen { name, targets, .. } => (
-            "CreateBlueGreenDeployment",
-            "Switchover",
-            format!(
-                "blue/green deployment {name}: a green copy with engine version {}, switched over \
-                 once approved",
-                targets.engine_version.as_deref().unwrap_or_default()
-            ),
-        ),
-        Step::Switchover { deployment, .. } => (
-            "SwitchoverBlueGreenDeployment",
-            "Switchover",
-            deployment.clone(),
-        ),
-        Step::DeleteBlueGreen { deployment, .. } => {
-            ("DeleteBlueGreenDeployment", "None", deployment.clone())
+        Step::BlueGreen { call, .. } => {
+            let (action, switchover, note) = call.preview();
+            let disruption = if switchover { "Switchover" } else { "None" };
+            (action, disruption, note)
         }
         Step::DeleteMember { identifier, .. } => {
             ("DeleteDBInstance", "Deletion", identifier.clone())

@@ -242,10 +242,8 @@ fn names(p: &Plan) -> Vec<&'static str> {
             Step::RebootMember { .. } => "RebootMember",
             Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::Detach { .. } => "Detach",
-            Step::CreateBlueGreen { .. } => "CreateBlueGreen",
-            Step::Switchover { .. } => "Switchover",
+            Step::BlueGreen { call, .. } => call.name(),
             Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
-            Step::DeleteBlueGreen { .. } => "DeleteBlueGreen",
             Step::DeleteMember { .. } => "DeleteMember",
             Step::RemoveFinalizer => "RemoveFinalizer",
         })

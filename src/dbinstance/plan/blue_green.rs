@@ -8,7 +8,7 @@
 
 use kube::runtime::events::EventType;
 
-use crate::database::blue_green::{self as shared, DeploymentStatus, Stage};
+use crate::database::blue_green::{self as shared, Call, DeploymentStatus, Stage};
 use crate::dbinstance::drift::{Comparison, Diff};
 use crate::dbinstance::{BlueGreenStatus, DBInstanceStatus, DeletionPolicy, Endpoint, FieldDrift};
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
@@ -207,12 +207,14 @@ fn create(
         storage_type: (db.spec.storage_type.map(|t| t.as_str().to_owned()))
             .filter(|_| wants("storageType")),
     };
-    plan.step(Step::CreateBlueGreen {
+    plan.step(Step::BlueGreen {
         identifier: identifier.clone(),
-        name: name.clone(),
-        source: observed.arn.clone().unwrap_or_default(),
-        targets: Box::new(targets),
-        tags: spec::tags_of(db),
+        call: Call::Create {
+            name: name.clone(),
+            source: observed.arn.clone().unwrap_or_default(),
+            targets: Box::new(targets),
+            tags: spec::tags_of(db),
+        },
     });
     let note = format!(
         "creating blue/green deployment {name} of {identifier}: a green copy with {}, switched over once \
@@ -300,10 +302,12 @@ fn available(
 ) -> bool {
     let id = &d.identifier;
     if shared::approved(&f.db.spec.upgrade, f.db.metadata.annotations.as_ref(), id) {
-        plan.step(Step::Switchover {
+        plan.step(Step::BlueGreen {
             identifier: f.db.identifier(),
-            deployment: id.clone(),
-            timeout: f.db.spec.upgrade.switchover_timeout,
+            call: Call::Switchover {
+                deployment: id.clone(),
+                timeout: f.db.spec.upgrade.switchover_timeout,
+            },
         });
         if shared::annotation(f.db.metadata.annotations.as_ref()).is_some() {
             plan.step(Step::ClearSwitchoverAnnotation);
@@ -360,9 +364,11 @@ fn retention(
     if let Some(o) = old.filter(|o| owned_by(o, uid) && o.status != "deleting") {
         plan.step(delete_leftover(f, o));
     }
-    plan.step(Step::DeleteBlueGreen {
+    plan.step(Step::BlueGreen {
         identifier: db.identifier(),
-        deployment: d.identifier.clone(),
+        call: Call::Delete {
+            deployment: d.identifier.clone(),
+        },
     });
     let note = format!(
         "the retention of the old instance of blue/green deployment {} has passed: deleting it as \
@@ -402,9 +408,11 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
     let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
     if let Some(d) = &facts.deployment {
         if !matches!(d.status.as_str(), "SWITCHOVER_IN_PROGRESS" | "DELETING") {
-            plan.step(Step::DeleteBlueGreen {
+            plan.step(Step::BlueGreen {
                 identifier: f.db.identifier(),
-                deployment: d.identifier.clone(),
+                call: Call::Delete {
+                    deployment: d.identifier.clone(),
+                },
             });
             let note = format!(
                 "deleting blue/green deployment {} before the instance",

@@ -11,6 +11,7 @@ use crate::rds_state::ObservedInstance;
 
 use super::spec;
 use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Requeue, StatusPlan, Step};
+use crate::database::blue_green::Call;
 use crate::database::secret::SecretStep;
 
 /// What the database goes through, from least to most.
@@ -130,11 +131,9 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             };
             ("DeleteDBInstance", note)
         }
-        Step::CreateBlueGreen { .. }
-        | Step::Switchover { .. }
-        | Step::DeleteBlueGreen { .. }
-        | Step::CreateReplica { .. }
-        | Step::PromoteReplica { .. } => copies(f, step, &mut preview),
+        Step::BlueGreen { .. } | Step::CreateReplica { .. } | Step::PromoteReplica { .. } => {
+            copies(f, step, &mut preview)
+        }
         Step::StartBackupReplication { replication, .. } => (
             "StartDBInstanceAutomatedBackupsReplication",
             format!("automated backups replicated to {}", replication.region),
@@ -175,36 +174,28 @@ fn outage(step: &Step) -> (&'static str, String) {
 /// carries, `disruption: Switchover`), a read replica and its promotion.
 fn copies(f: &Facts, step: &Step, preview: &mut DryRunStep) -> (&'static str, String) {
     let (disruption, action, note) = match step {
-        Step::CreateBlueGreen { name, targets, .. } => {
-            let carried = |field: &str| match field {
-                "engineVersion" => targets.engine_version.is_some(),
-                "dbParameterGroupName" => targets.db_parameter_group_name.is_some(),
-                "dbInstanceClass" => targets.db_instance_class.is_some(),
-                "storageType" => targets.storage_type.is_some(),
-                _ => false,
+        Step::BlueGreen { call, .. } => {
+            if let Call::Create { targets, .. } = call {
+                let carried = |field: &str| match field {
+                    "engineVersion" => targets.engine_version.is_some(),
+                    "dbParameterGroupName" => targets.db_parameter_group_name.is_some(),
+                    "dbInstanceClass" => targets.db_instance_class.is_some(),
+                    "storageType" => targets.storage_type.is_some(),
+                    _ => false,
+                };
+                let observed = f.observed.as_ref();
+                let changed = observed.map(|o| diffs(f, o)).unwrap_or_default();
+                preview.fields = (changed.iter())
+                    .filter(|d| carried(d.field))
+                    .map(FieldDrift::from)
+                    .collect();
+            }
+            let (action, switchover, note) = call.preview();
+            let disruption = match switchover {
+                true => Disruption::Switchover,
+                false => Disruption::None,
             };
-            let observed = f.observed.as_ref();
-            let changed = observed.map(|o| diffs(f, o)).unwrap_or_default();
-            preview.fields = (changed.iter())
-                .filter(|d| carried(d.field))
-                .map(FieldDrift::from)
-                .collect();
-            let note = format!(
-                "blue/green deployment {name}: a green copy with these changes, switched over once approved"
-            );
-            (Disruption::Switchover, "CreateBlueGreenDeployment", note)
-        }
-        Step::Switchover { deployment, .. } => {
-            let note = format!("the endpoint moves to the green copy of {deployment}");
-            (
-                Disruption::Switchover,
-                "SwitchoverBlueGreenDeployment",
-                note,
-            )
-        }
-        Step::DeleteBlueGreen { deployment, .. } => {
-            let note = format!("{deployment}, never its target");
-            (Disruption::None, "DeleteBlueGreenDeployment", note)
+            (disruption, action, note)
         }
         Step::CreateReplica { source, spec, .. } => {
             let note = format!("a read replica of {source}, {}", spec.db_instance_class);

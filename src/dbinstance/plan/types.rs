@@ -8,9 +8,7 @@ use kube::runtime::events::EventType;
 
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
-use crate::rds_state::{
-    AwsIdentity, BlueGreenTargets, ObservedInstance, PollIntervals, SnapshotInfo,
-};
+use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
 use super::tenancy::{Grants, ReplicaSource, RestoreSource};
 
@@ -170,24 +168,10 @@ pub enum Step {
         spec: Box<DBInstanceSpec>,
         tags: BTreeMap<String, String>,
     },
-    /// CreateBlueGreenDeployment of our instance (`source`: its ARN), green made with `targets`.
-    CreateBlueGreen {
+    /// A call of our instance's blue/green deployment (its creation, switchover or deletion).
+    BlueGreen {
         identifier: String,
-        name: String,
-        source: String,
-        targets: Box<BlueGreenTargets>,
-        tags: BTreeMap<String, String>,
-    },
-    /// SwitchoverBlueGreenDeployment, with the spec's timeout.
-    Switchover {
-        identifier: String,
-        deployment: String,
-        timeout: Option<i32>,
-    },
-    /// DeleteBlueGreenDeployment, never with its target.
-    DeleteBlueGreen {
-        identifier: String,
-        deployment: String,
+        call: crate::database::blue_green::Call,
     },
     /// Remove the annotation that approved a switchover, so it approves no later one.
     ClearSwitchoverAnnotation,
@@ -231,9 +215,7 @@ impl Step {
             Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::CreateReplica { .. } => "CreateReplica",
             Step::PromoteReplica { .. } => "PromoteReplica",
-            Step::CreateBlueGreen { .. } => "CreateBlueGreen",
-            Step::Switchover { .. } => "Switchover",
-            Step::DeleteBlueGreen { .. } => "DeleteBlueGreen",
+            Step::BlueGreen { call, .. } => call.name(),
             Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
             Step::StartBackupReplication { .. } => "StartBackupReplication",
             Step::StopBackupReplication { .. } => "StopBackupReplication",

@@ -1,11 +1,11 @@
 //! Aurora blue/green upgrades (upgradePolicy BlueGreen): a row each.
 
 use super::*;
-use crate::database::blue_green::{DeploymentStatus, Facts as Found, SWITCHOVER_ANNOTATION};
+use crate::database::blue_green::{Call, DeploymentStatus, Facts as Found, SWITCHOVER_ANNOTATION};
 use crate::database::choices::{SwitchoverPolicy, UpgradePolicy};
 use crate::dbcluster::ClusterBlueGreen;
 use crate::dbcluster::plan::blue_green::BlueGreenFacts;
-use crate::rds_state::{ObservedDeployment, ObservedInstance};
+use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
 
 const FIVE: &str = "5.7.mysql_aurora.2.11.2";
 const EIGHT: &str = "8.0.mysql_aurora.3.08.0";
@@ -113,7 +113,10 @@ fn switched(retention: Option<&str>, members: &[&str], read: Vec<ObservedInstanc
 fn created(p: &Plan) -> &BlueGreenTargets {
     (p.steps.iter())
         .find_map(|s| match s {
-            Step::CreateBlueGreen { targets, .. } => Some(&**targets),
+            Step::BlueGreen {
+                call: Call::Create { targets, .. },
+                ..
+            } => Some(&**targets),
             _ => None,
         })
         .expect("a CreateBlueGreenDeployment")
@@ -473,4 +476,18 @@ fn the_deployment_is_looked_for_only_when_recorded_or_wanted() {
         crate::dbcluster::plan::blue_green::read(&recorded.cluster, recorded.observed.as_ref()),
         Some(crate::database::blue_green::Read::Recorded { .. })
     ));
+}
+
+#[test]
+fn a_dry_run_shows_the_deployment_as_a_switchover_and_sends_nothing() {
+    let dry = with(upgrade(), |f| {
+        let a = f.cluster.metadata.annotations.get_or_insert_default();
+        a.insert(DRY_RUN_ANNOTATION.into(), "true".into());
+    });
+    let p = plan(&dry);
+    assert!(p.steps.is_empty(), "{:?}", p.steps);
+    let shown: Vec<String> = (p.status.unwrap().fields.dry_run.unwrap().steps.iter())
+        .map(|s| format!("{} {}", s.action, s.disruption))
+        .collect();
+    assert_eq!(shown, ["CreateBlueGreenDeployment Switchover"]);
 }

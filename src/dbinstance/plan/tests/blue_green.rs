@@ -3,7 +3,7 @@
 //! old instance is kept for the retention the spec sets; a deletion takes the deployment first.
 
 use super::*;
-use crate::database::blue_green::DeploymentStatus;
+use crate::database::blue_green::{Call, DeploymentStatus};
 use crate::dbinstance::plan::blue_green::SWITCHOVER_ANNOTATION;
 use crate::dbinstance::{BlueGreenStatus, SwitchoverPolicy, UpgradePolicy};
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
@@ -74,10 +74,12 @@ fn reason(p: &Plan) -> String {
 }
 
 fn switchover() -> Step {
-    Step::Switchover {
+    Step::BlueGreen {
         identifier: "coffee".into(),
-        deployment: BGD.into(),
-        timeout: None,
+        call: Call::Switchover {
+            deployment: BGD.into(),
+            timeout: None,
+        },
     }
 }
 
@@ -86,15 +88,17 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
     let p = plan(&upgrade());
     assert_eq!(
         p.steps,
-        vec![Step::CreateBlueGreen {
+        vec![Step::BlueGreen {
             identifier: "coffee".into(),
-            name: "coffee-2".into(),
-            source: ARN.into(),
-            targets: Box::new(BlueGreenTargets {
-                engine_version: Some("8.4.3".into()),
-                ..Default::default()
-            }),
-            tags: spec::tags_of(&upgrade().db),
+            call: Call::Create {
+                name: "coffee-2".into(),
+                source: ARN.into(),
+                targets: Box::new(BlueGreenTargets {
+                    engine_version: Some("8.4.3".into()),
+                    ..Default::default()
+                }),
+                tags: spec::tags_of(&upgrade().db),
+            },
         }]
     );
     assert_eq!(reason(&p), "BlueGreenProvisioning");
@@ -262,9 +266,11 @@ fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_pol
                 final_snapshot: Some("coffee-old1-final-6b0f1c2e-20261130100000".into()),
                 delete_automated_backups: false,
             },
-            Step::DeleteBlueGreen {
+            Step::BlueGreen {
                 identifier: "coffee".into(),
-                deployment: BGD.into()
+                call: Call::Delete {
+                    deployment: BGD.into()
+                },
             },
         ]
     );
@@ -283,9 +289,11 @@ fn deleting_the_dbinstance_takes_the_deployment_first_and_green_by_the_snapshot_
     let p = plan(&being_deleted(running("AVAILABLE")));
     assert_eq!(
         p.steps,
-        vec![Step::DeleteBlueGreen {
+        vec![Step::BlueGreen {
             identifier: "coffee".into(),
-            deployment: BGD.into()
+            call: Call::Delete {
+                deployment: BGD.into()
+            },
         }]
     );
     assert_eq!(
@@ -343,7 +351,7 @@ fn under_blue_green_a_disruptive_field_is_never_sent_in_place() {
         blue_green_policy().rds_shows(|o| o.db_instance_class = Some("db.t3.small".into()));
     let p = plan(&drifted);
     assert!(
-        matches!(&p.steps[..], [Step::CreateBlueGreen { targets, .. }]
+        matches!(&p.steps[..], [Step::BlueGreen { call: Call::Create { targets, .. }, .. }]
             if targets.db_instance_class.as_deref() == Some("db.t3.micro")),
         "{:?}",
         p.steps
@@ -362,7 +370,13 @@ fn under_blue_green_a_disruptive_field_is_never_sent_in_place() {
             .deployment_identifier = String::new();
     });
     assert!(
-        matches!(&plan(&lost).steps[..], [Step::CreateBlueGreen { .. }]),
+        matches!(
+            &plan(&lost).steps[..],
+            [Step::BlueGreen {
+                call: Call::Create { .. },
+                ..
+            }]
+        ),
         "{:?}",
         plan(&lost).steps
     );
