@@ -21,15 +21,18 @@ lint:
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 
-## crds: regenerate every registered kind's CRD (src/kinds.rs) in crds/ and the chart's crds/, then deploy/
+## crds: regenerate every registered kind's CRD (src/kinds.rs) in crds/ and the chart's crds/, the
+## chart's Artifact Hub annotations, then deploy/ and the OLM bundle
 crds:
 	cargo run --quiet --locked -- crd --out crds
 	cargo run --quiet --locked -- crd --out helm/rds-operator/crds
+	cargo run --quiet --locked -- chart-annotations
 	$(MAKE) manifests
 
-## manifests: render deploy/*.yaml from the Helm chart
+## manifests: render deploy/*.yaml from the Helm chart, then the OLM bundle (bundle/) from them
 manifests:
 	helm/render-deploy.sh
+	cargo run --quiet --locked -- olm-bundle --out bundle
 
 build:
 	cargo build --locked

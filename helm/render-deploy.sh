@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders the chart with its default values into the plain manifests of deploy/ (the operator-sdk
-# layout): crd.yaml, service_account.yaml, role.yaml, role_binding.yaml, operator.yaml.
+# layout): crd.yaml, service_account.yaml, role.yaml, role_binding.yaml, operator.yaml; and copies
+# the chart's Grafana dashboard to grafana-dashboard.json (for a Grafana without the sidecar).
 #   helm/render-deploy.sh [OUT_DIR]   (default: deploy/)
 # A test renders into a temporary folder and fails when deploy/ differs (run `make manifests`).
 set -euo pipefail
@@ -38,3 +39,4 @@ for name, parts in docs.items():
     with open(f"{out}/{name}", "w") as f:
         f.write(header + "---\n" + "\n---\n".join(parts) + "\n")
 ' "$out"
+cp "$here/rds-operator/dashboards/rds-operator.json" "$out/grafana-dashboard.json"

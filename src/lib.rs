@@ -14,6 +14,7 @@
 //! [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
 pub mod accounts;
+pub mod artifacthub;
 pub mod aws_error;
 pub mod awsaccount;
 pub mod breaker;
@@ -42,6 +43,7 @@ pub mod maintenance;
 pub mod managed;
 pub mod metrics;
 pub mod observer;
+pub mod olm;
 pub mod optiongroup;
 pub mod rds;
 pub mod rds_state;

@@ -44,6 +44,20 @@ enum Command {
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },
+    /// Write the OLM bundle (manifests/ and metadata/) into OUT, from every kind's CRD, the chart's
+    /// rendering in deploy/ and the examples.
+    OlmBundle {
+        #[arg(long, default_value = "bundle")]
+        out: std::path::PathBuf,
+    },
+    /// Write the chart's Artifact Hub annotations (every kind's CRD, an example of each from the
+    /// examples folder, links, license, capability level) into its Chart.yaml.
+    ChartAnnotations {
+        #[arg(long, default_value = "helm/rds-operator/Chart.yaml")]
+        chart: std::path::PathBuf,
+        #[arg(long, default_value = "deploy/examples")]
+        examples: std::path::PathBuf,
+    },
 }
 
 #[derive(clap::Args, Clone)]
@@ -175,11 +189,49 @@ fn crd(kind: &str, out: Option<&std::path::Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The `olm-bundle` command, from the repository's deploy/, its chart's versions and the icon.
+fn olm_bundle(out: &std::path::Path) -> anyhow::Result<()> {
+    let chart: serde_json::Value =
+        serde_yaml::from_str(&std::fs::read_to_string("helm/rds-operator/Chart.yaml")?)?;
+    let version = chart["appVersion"].as_str().unwrap_or_default();
+    // ">=1.30.0-0" -> 1.30.0
+    let kube = chart["kubeVersion"].as_str().unwrap_or_default();
+    let kube = kube.trim_start_matches(">=").trim_end_matches("-0");
+    let icon = std::fs::read("docs/icon.svg")?;
+    let sources = rds_operator::olm::Sources {
+        deploy: std::path::Path::new("deploy"),
+        examples: std::path::Path::new("deploy/examples"),
+        version,
+        min_kube_version: kube,
+        icon: &icon,
+    };
+    if out.exists() {
+        std::fs::remove_dir_all(out)?;
+    }
+    for (path, content) in rds_operator::olm::bundle(&sources)? {
+        let file = out.join(path);
+        std::fs::create_dir_all(file.parent().unwrap_or(out))?;
+        std::fs::write(file, content)?;
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Crd { kind, out }) => crd(&kind, out.as_deref()),
+        Some(Command::OlmBundle { out }) => olm_bundle(&out),
+        Some(Command::ChartAnnotations { chart, examples }) => {
+            use rds_operator::artifacthub;
+            let annotations = artifacthub::annotations(&artifacthub::examples(&examples)?);
+            let text = std::fs::read_to_string(&chart)?;
+            std::fs::write(
+                &chart,
+                artifacthub::chart_with_annotations(&text, &annotations),
+            )?;
+            Ok(())
+        }
         Some(Command::Run(args)) => run(*args).await,
         None => run(cli.run).await,
     }

@@ -44,14 +44,23 @@ struct CallLabels {
     region: String,
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct StateLabel {
-    state: String,
+/// What the instance gauge says of one managed instance.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, PartialOrd, Ord, EncodeLabelSet)]
+pub struct InstanceGauge {
+    /// The RDS state (available, creating...).
+    pub state: String,
+    /// The namespace of the DBInstance.
+    pub object_namespace: String,
+    /// standalone, replica, or member (of an Aurora cluster).
+    pub role: &'static str,
+    /// The state of its blue/green deployment (PROVISIONING, AVAILABLE...), or none.
+    pub blue_green: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct NamespaceReadLabels {
-    namespace: String,
+    /// The namespace of the object (not `namespace`, which Prometheus gives the scraped Pod's).
+    object_namespace: String,
     outcome: &'static str,
 }
 
@@ -69,7 +78,7 @@ pub struct Metrics {
     drift_corrections: Family<FieldLabel, Counter>,
     events: Family<OutcomeLabel, Counter>,
     namespace_reads: Family<NamespaceReadLabels, Counter>,
-    states: Arc<Mutex<HashMap<String, String>>>,
+    states: Arc<Mutex<HashMap<String, InstanceGauge>>>,
     leading: Gauge,
     last_poll: Arc<Mutex<Option<f64>>>,
     feed_up: Gauge,
@@ -99,7 +108,7 @@ impl Metrics {
         );
         registry.register_collector(Box::new(Breakers(rds_calls.clone())));
         registry.register_collector(Box::new(Calls(rds_calls)));
-        let states = Arc::<Mutex<HashMap<String, String>>>::default();
+        let states = Arc::<Mutex<HashMap<String, InstanceGauge>>>::default();
         registry.register_collector(Box::new(States(states.clone())));
         let drift_corrections = Family::<FieldLabel, Counter>::default();
         registry.register(
@@ -108,6 +117,9 @@ impl Metrics {
             drift_corrections.clone(),
         );
         let events = Family::<OutcomeLabel, Counter>::default();
+        for outcome in ["handled", "ignored", "foreign", "malformed"] {
+            let _ = events.get_or_create(&OutcomeLabel { outcome });
+        }
         registry.register(
             "rds_operator_events",
             "Event feed messages by outcome (handled, ignored, foreign, malformed); all are deleted",
@@ -172,7 +184,7 @@ impl Metrics {
     /// ("limited").
     pub fn namespace_read(&self, namespace: &str, outcome: &'static str) {
         let labels = NamespaceReadLabels {
-            namespace: namespace.to_owned(),
+            object_namespace: namespace.to_owned(),
             outcome,
         };
         self.namespace_reads.get_or_create(&labels).inc();
@@ -204,12 +216,12 @@ impl Metrics {
         self.feed_up.set(i64::from(up));
     }
 
-    /// The RDS state of the instance managed for the DBInstance with this uid (None: no instance).
-    pub fn set_state(&self, uid: &str, state: Option<&str>) {
+    /// The instance managed for the DBInstance with this uid (None: no instance).
+    pub fn set_state(&self, uid: &str, state: Option<InstanceGauge>) {
         let mut states = lock(&self.states);
         match state {
             Some(s) => {
-                states.insert(uid.to_owned(), s.to_owned());
+                states.insert(uid.to_owned(), s);
             }
             None => {
                 states.remove(uid);
@@ -328,22 +340,22 @@ impl Collector for Breakers {
 
 /// Managed instances by RDS state, counted at each scrape.
 #[derive(Debug)]
-struct States(Arc<Mutex<HashMap<String, String>>>);
+struct States(Arc<Mutex<HashMap<String, InstanceGauge>>>);
 
 impl Collector for States {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let mut by_state: BTreeMap<String, i64> = BTreeMap::new();
-        for state in lock(&self.0).values() {
-            *by_state.entry(state.clone()).or_default() += 1;
+        let mut counted: BTreeMap<InstanceGauge, i64> = BTreeMap::new();
+        for gauge in lock(&self.0).values() {
+            *counted.entry(gauge.clone()).or_default() += 1;
         }
         let mut family = encoder.encode_descriptor(
             "rds_operator_managed_instances",
-            "Managed RDS instances by RDS state",
+            "Managed RDS instances by RDS state, the namespace of their DBInstance, role (standalone, replica, member of a cluster) and the state of their blue/green deployment (none when there is none)",
             None,
             MetricType::Gauge,
         )?;
-        for (state, n) in by_state {
-            ConstGauge::new(n).encode(family.encode_family(&StateLabel { state })?)?;
+        for (labels, n) in counted {
+            ConstGauge::new(n).encode(family.encode_family(&labels)?)?;
         }
         Ok(())
     }
@@ -498,9 +510,16 @@ mod tests {
         m.reconciled("success", Duration::from_millis(20));
         m.reconciled("success", Duration::from_millis(700));
         m.reconciled("InvalidInput", Duration::from_millis(3));
-        m.set_state("a", Some("available"));
-        m.set_state("b", Some("available"));
-        m.set_state("c", Some("creating"));
+        let gauge = |state: &str, role| InstanceGauge {
+            state: state.into(),
+            object_namespace: "shop".into(),
+            role,
+            blue_green: "none".into(),
+        };
+        m.set_state("a", Some(gauge("available", "standalone")));
+        m.set_state("b", Some(gauge("available", "standalone")));
+        m.set_state("r", Some(gauge("available", "replica")));
+        m.set_state("c", Some(gauge("creating", "standalone")));
         m.set_state("c", None);
         m.drift_corrected(["dbInstanceClass", "tags"]);
         m.event("handled");
@@ -515,12 +534,24 @@ mod tests {
         assert!(text.contains("rds_operator_reconcile_duration_seconds_bucket{le=\"0.025\"} 2"));
         assert!(text.contains("rds_operator_reconcile_duration_seconds_bucket{le=\"+Inf\"} 3"));
         assert!(text.contains("rds_operator_reconcile_duration_seconds_count 3"));
-        assert!(text.contains("rds_operator_managed_instances{state=\"available\"} 2"));
+        let instances =
+            "rds_operator_managed_instances{state=\"available\",object_namespace=\"shop\"";
+        assert!(
+            text.contains(&format!(
+                "{instances},role=\"standalone\",blue_green=\"none\"}} 2"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!(
+            "{instances},role=\"replica\",blue_green=\"none\"}} 1"
+        )));
         assert!(!text.contains("state=\"creating\""));
         assert!(text.contains("rds_operator_drift_corrections_total{field=\"tags\"} 1"));
         assert!(text.contains("# TYPE rds_operator_rds_api_calls_total counter"));
         assert!(text.contains("rds_operator_events_total{outcome=\"handled\"} 2"));
         assert!(text.contains("rds_operator_events_total{outcome=\"malformed\"} 1"));
+        // Every outcome has a series from the start, so a dashboard shows zeros, not nothing.
+        assert!(text.contains("rds_operator_events_total{outcome=\"foreign\"} 0"));
     }
 
     #[test]

@@ -220,8 +220,7 @@ impl Managed for DBInstance {
         if let (Some(planned), Some(written)) = (&plan.status, written)
             && planned.reports_rds_state()
         {
-            let state = written.db_instance_status.as_deref().unwrap_or_default();
-            ctx.metrics.set_state(&uid, Some(state));
+            ctx.metrics.set_state(&uid, Some(self.gauge(written)));
         }
         if plan.gauge == Gauge::Remove {
             ctx.metrics.set_state(&uid, None);
@@ -229,6 +228,26 @@ impl Managed for DBInstance {
         if !plan.drift_corrected.is_empty() {
             ctx.metrics
                 .drift_corrected(plan.drift_corrected.iter().copied());
+        }
+    }
+}
+
+impl DBInstance {
+    /// What the instance gauge says of this DBInstance's instance, as `status` reports it.
+    fn gauge(&self, status: &DBInstanceStatus) -> crate::metrics::InstanceGauge {
+        let role = match (&self.spec.replica_of, plan::spec::is_member(self)) {
+            (_, true) => "member",
+            (Some(_), false) => "replica",
+            (None, false) => "standalone",
+        };
+        crate::metrics::InstanceGauge {
+            state: status.db_instance_status.clone().unwrap_or_default(),
+            object_namespace: self.namespace().unwrap_or_default(),
+            role,
+            blue_green: (status.blue_green.as_ref())
+                .map(|b| b.deployment.status.clone())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "none".into()),
         }
     }
 }

@@ -5,7 +5,8 @@
 # binary, for node.sh. `build.sh helm` builds helm (the chart tests) into
 # ${RDS_OPERATOR_CACHE:-~/.cache/rds-operator}/helm-<version>/ and `build.sh kstatus` kstatus (the
 # status library Flux's health checks use, sigs.k8s.io/cli-utils; the Flux health test) into
-# .../kstatus-<version>/, and print that folder instead: only the tests need them. `build.sh
+# .../kstatus-<version>/, and print that folder instead: only the tests need them (`build.sh
+# shipcheck` too: the dashboard's check, rebuilt when its source changes). `build.sh
 # prometheus` builds the Prometheus Operator, Prometheus and promtool (prometheus/) the same way.
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
@@ -58,6 +59,14 @@ build helm helm helm.sh/helm/v3/cmd/helm "$helm_out" \
 "$helm_out/helm" version --short >/dev/null 2>&1 ||
   fail "'$helm_out/helm' exists but does not run; delete it and run this script again to rebuild it."
   echo "$helm_out"
+  exit 0
+fi
+if [ "${1:-}" = shipcheck ]; then
+  # Checks what ships for others' tools with their own libraries (the Grafana dashboard).
+  shipcheck_out="$cache/shipcheck-$(sha256sum "$here/shipcheck/go.sum" "$here/shipcheck/main.go" | sha256sum | cut -c1-12)"
+  mkdir -p "$shipcheck_out"
+  build shipcheck shipcheck . "$shipcheck_out" ""
+  echo "$shipcheck_out"
   exit 0
 fi
 if [ "${1:-}" = kstatus ]; then

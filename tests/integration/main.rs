@@ -18,6 +18,7 @@ mod health;
 mod lifecycle;
 mod maintenance;
 mod migration;
+mod observability;
 mod optiongroups;
 mod outage;
 mod parametergroups;

@@ -25,8 +25,8 @@ fn chart() -> String {
 fn chart_lints_renders_and_refuses_bad_values() {
     let helm = common::tool("helm");
     let chart = chart();
-    let (ok, out, err) = common::run(&helm, &["lint", &chart]);
-    assert!(ok, "helm lint (defaults): {out}{err}");
+    let (ok, out, err) = common::run(&helm, &["lint", "--strict", &chart]);
+    assert!(ok, "helm lint --strict (defaults): {out}{err}");
     let custom = [
         "--set",
         "watchNamespaces={shop,billing}",
@@ -49,7 +49,7 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "--set",
         "tenancy.namespaceReadBudget=120",
     ];
-    let mut lint = vec!["lint", chart.as_str()];
+    let mut lint = vec!["lint", "--strict", chart.as_str()];
     lint.extend(custom);
     let (ok, out, err) = common::run(&helm, &lint);
     assert!(ok, "helm lint (custom values): {out}{err}");
@@ -310,6 +310,7 @@ fn chart_lints_renders_and_refuses_bad_values() {
         "role.yaml",
         "role_binding.yaml",
         "operator.yaml",
+        "grafana-dashboard.json",
     ] {
         let rendered = std::fs::read_to_string(out.path().join(file)).unwrap();
         assert!(

@@ -650,7 +650,7 @@ async fn one_namespace_cannot_spend_the_accounts_read_rate_for_another() {
     tokio::time::sleep(Duration::from_secs(40)).await;
     let reads = |ns: &str, outcome: &str| {
         let prefix = format!(
-            "rds_operator_namespace_reads_total{{namespace=\"{ns}\",outcome=\"{outcome}\"}}"
+            "rds_operator_namespace_reads_total{{object_namespace=\"{ns}\",outcome=\"{outcome}\"}}"
         );
         common::operator_metric(&operator, &prefix)
     };

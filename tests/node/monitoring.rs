@@ -113,6 +113,57 @@ async fn prom_get(client: &Client, ns: &str, path: &str) -> Option<Value> {
     (v["status"] == "success").then(|| v["data"].clone())
 }
 
+/// Every query of every panel of the chart's Grafana dashboard, run on Prometheus as Grafana runs
+/// it (`$__rate_interval` and `$__range` given values), returns series: a panel that would show
+/// nothing fails.
+async fn dashboard_panels_return_series(client: &Client, monitoring: &str) {
+    let file = format!(
+        "{}/helm/rds-operator/dashboards/rds-operator.json",
+        common::REPO
+    );
+    let dashboard: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let panels = dashboard["panels"].as_array().unwrap();
+    let mut queries = 0;
+    for panel in panels.iter().filter(|p| p["type"] != "row") {
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            let promql = (expr.replace("$__rate_interval", "1m")).replace("$__range", "1h");
+            let what = format!("panel {:?}: {expr}", panel["title"]);
+            let series = wait_for(&what, TIMEOUT, || async {
+                let data = prom_query(client, monitoring, &promql).await?;
+                let result = data["result"].as_array()?.clone();
+                (!result.is_empty()).then_some(result)
+            })
+            .await;
+            println!("{what}: {} series", series.len());
+            queries += 1;
+        }
+    }
+    assert!(queries >= 15, "{queries} queries");
+}
+
+/// A PromQL instant query on Prometheus's Pod: the JSON `data` once the answer is a success.
+async fn prom_query(client: &Client, ns: &str, promql: &str) -> Option<Value> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let ip = pods.get("prometheus-test-0").await.ok()?.status?.pod_ip?;
+    let url = format!("http://{ip}:9090/api/v1/query");
+    let query = format!("query={promql}");
+    let out = std::process::Command::new("curl")
+        .args([
+            "-sf",
+            "--max-time",
+            "5",
+            "-G",
+            "--data-urlencode",
+            &query,
+            &url,
+        ])
+        .output()
+        .ok()?;
+    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    (v["status"] == "success").then(|| v["data"].clone())
+}
+
 #[tokio::test]
 async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
     let _shared = crate::CLUSTER.read().await;
@@ -174,6 +225,22 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
     .await;
     assert_eq!(sample["value"][1], "1", "{sample}");
 
+    // A change made outside the operator, put back: the drift panel has something to show.
+    let rds = common::rds().await;
+    let fast = serde_json::json!({"spec": {"driftInterval": "10s"}});
+    let params = kube::api::PatchParams::default();
+    (api.patch("coffee-db", &params, &kube::api::Patch::Merge(&fast))
+        .await)
+        .unwrap();
+    (rds.modify_db_instance()
+        .db_instance_identifier(&identifier)
+        .db_instance_class("db.t3.small")
+        .apply_immediately(true)
+        .send()
+        .await)
+        .expect("change the class outside the operator");
+    dashboard_panels_return_series(&client, &monitoring).await;
+
     // The chart's rules loaded with no error.
     let groups = wait_for("the rds-operator rule group", TIMEOUT, || async {
         let data = prom_get(&client, &monitoring, "/api/v1/rules").await?;
@@ -190,7 +257,6 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
     }
 
     // An instance RDS reports stopped: RdsOperatorInstancesNotAvailable fires.
-    let rds = common::rds().await;
     rds.stop_db_instance()
         .db_instance_identifier(&identifier)
         .send()
