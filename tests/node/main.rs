@@ -7,6 +7,7 @@
 mod common;
 mod monitoring;
 mod node;
+mod olm;
 mod options;
 
 /// The tests that install a cluster-wide release take it for writing, the others for reading: a
