@@ -9,6 +9,7 @@ mod monitoring;
 mod node;
 mod olm;
 mod options;
+mod picture;
 
 /// The tests that install a cluster-wide release take it for writing, the others for reading: a
 /// cluster-wide operator reconciles every namespace, so it runs alone.

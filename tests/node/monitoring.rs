@@ -142,6 +142,74 @@ async fn dashboard_panels_return_series(client: &Client, monitoring: &str) {
     assert!(queries >= 15, "{queries} queries");
 }
 
+/// The dashboard drawn with the last ten minutes of every panel's series (crate::picture).
+async fn picture(client: &Client, monitoring: &str, path: &str) {
+    let file = format!(
+        "{}/helm/rds-operator/dashboards/rds-operator.json",
+        common::REPO
+    );
+    let dashboard: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let range = [
+        format!("start={}", now - 600),
+        format!("end={now}"),
+        "step=5".to_owned(),
+    ];
+    let mut data = Vec::new();
+    for panel in dashboard["panels"].as_array().unwrap() {
+        if panel["type"] == "row" {
+            continue;
+        }
+        let mut series = crate::picture::Series::new();
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            let promql = (expr.replace("$__rate_interval", "1m")).replace("$__range", "10m");
+            let Some(answer) = prom_range(client, monitoring, &promql, &range).await else {
+                continue;
+            };
+            for r in answer["result"].as_array().cloned().unwrap_or_default() {
+                let format = target["legendFormat"].as_str().unwrap_or_default();
+                let points = (r["values"].as_array().cloned().unwrap_or_default().iter())
+                    .filter_map(|p| Some((p[0].as_f64()?, p[1].as_str()?.parse().ok()?)))
+                    .collect();
+                series.push((crate::picture::legend(format, &r["metric"]), points));
+            }
+        }
+        data.push(series);
+    }
+    std::fs::write(path, crate::picture::svg(&dashboard, &data)).unwrap();
+    println!("the dashboard's picture: {path}");
+}
+
+/// A PromQL range query on Prometheus's Pod.
+async fn prom_range(client: &Client, ns: &str, promql: &str, range: &[String]) -> Option<Value> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
+    let ip = pods.get("prometheus-test-0").await.ok()?.status?.pod_ip?;
+    let url = format!("http://{ip}:9090/api/v1/query_range");
+    let query = format!("query={promql}");
+    let mut args = vec![
+        "-sf",
+        "--max-time",
+        "10",
+        "-G",
+        "--data-urlencode",
+        query.as_str(),
+    ];
+    for r in range {
+        args.extend(["--data-urlencode", r.as_str()]);
+    }
+    args.push(&url);
+    let out = std::process::Command::new("curl")
+        .args(&args)
+        .output()
+        .ok()?;
+    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    (v["status"] == "success").then(|| v["data"].clone())
+}
+
 /// A PromQL instant query on Prometheus's Pod: the JSON `data` once the answer is a success.
 async fn prom_query(client: &Client, ns: &str, promql: &str) -> Option<Value> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
@@ -240,6 +308,11 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
         .await)
         .expect("change the class outside the operator");
     dashboard_panels_return_series(&client, &monitoring).await;
+    if let Ok(path) = std::env::var("RDS_OPERATOR_DASHBOARD_PICTURE") {
+        // Time for the lines to have a shape.
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        picture(&client, &monitoring, &path).await;
+    }
 
     // The chart's rules loaded with no error.
     let groups = wait_for("the rds-operator rule group", TIMEOUT, || async {
