@@ -161,3 +161,22 @@ pub fn written_rows(s: &BTreeMap<String, String>) -> std::collections::BTreeSet<
         .filter_map(|n| n.parse().ok())
         .collect()
 }
+
+/// Stops `writer` after a switchover (`what`) and asserts that every row it was told was written
+/// is there through the Secret `s`, and that it kept writing, and that the `suppliers` row written
+/// before is there.
+pub fn nothing_lost(writer: Writer, s: &BTreeMap<String, String>, what: &str) {
+    let written = writer.stop();
+    println!("{what} with a writer: {}", written.summary());
+    let lost = written.lost(&written_rows(s));
+    assert!(
+        lost.is_empty(),
+        "acknowledged rows lost by the switchover: {lost:?}"
+    );
+    assert!(written.acknowledged.len() > 20, "the writer kept writing");
+    let (ok, out) = mariadb_keys(s, &s["password"], "SELECT name FROM suppliers");
+    assert!(
+        ok && out.contains("Beans & Co"),
+        "the rows after the switchover: {out}"
+    );
+}
