@@ -132,7 +132,7 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
         injected = bg.blue_green_deployment_identifier in FAIL_SWITCHOVER
         FAIL_SWITCHOVER.discard(bg.blue_green_deployment_identifier)
         if cluster_blue_green.is_cluster(bg.source):
-            b, g, names = cluster_blue_green.servers(bg.backend, bg)
+            b, g, names = cluster_blue_green.servers(bg)
         else:
             blue = bg.backend.find_db_from_id(bg.source)
             green = green_of(bg)

@@ -134,7 +134,7 @@ def ready(green: Any) -> bool:
     return green.status == "available" and all(m.status == "available" for m in green._members)
 
 
-def servers(backend: Any, bg: Any) -> tuple[Any, Any, tuple[str, str]]:
+def servers(bg: Any) -> tuple[Any, Any, tuple[str, str]]:
     blue = identifier(bg.source)
     green = identifier(bg.target)
     return clusters.server_of(blue), clusters.server_of(green), (blue, green)

@@ -63,6 +63,25 @@ pub struct FieldDrift {
     pub desired: String,
 }
 
+/// Fields that differ (or change), in words: "dbInstanceClass: db.t3.micro -> db.t3.small; ...".
+pub fn describe_fields(fields: impl IntoIterator<Item = FieldDrift>) -> String {
+    (fields.into_iter())
+        .map(|d| {
+            format!(
+                "{}: {} -> {}",
+                d.field,
+                or_none(&d.observed),
+                or_none(&d.desired)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn or_none(s: &str) -> &str {
+    if s.is_empty() { "(none)" } else { s }
+}
+
 /// Address and port of an RDS instance.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]

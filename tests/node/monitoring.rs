@@ -99,107 +99,16 @@ fn prometheus(ns: &str) {
     kubectl_apply(&manifests.to_string());
 }
 
-/// Prometheus's HTTP API on its Pod: GET `path`, the JSON `data` once the answer is a success.
-async fn prom_get(client: &Client, ns: &str, path: &str) -> Option<Value> {
+/// Prometheus's HTTP API on its Pod: GET `path` with `params` (URL-encoded), the JSON `data` once
+/// the answer is a success.
+async fn prom_get(client: &Client, ns: &str, path: &str, params: &[String]) -> Option<Value> {
     let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
     let pod = pods.get("prometheus-test-0").await.ok()?;
     let ip = pod.status?.pod_ip?;
     let url = format!("http://{ip}:9090{path}");
-    let out = std::process::Command::new("curl")
-        .args(["-sf", "--max-time", "5", &url])
-        .output()
-        .ok()?;
-    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
-    (v["status"] == "success").then(|| v["data"].clone())
-}
-
-/// Every query of every panel of the chart's Grafana dashboard, run on Prometheus as Grafana runs
-/// it (`$__rate_interval` and `$__range` given values), returns series: a panel that would show
-/// nothing fails.
-async fn dashboard_panels_return_series(client: &Client, monitoring: &str) {
-    let file = format!(
-        "{}/helm/rds-operator/dashboards/rds-operator.json",
-        common::REPO
-    );
-    let dashboard: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    let panels = dashboard["panels"].as_array().unwrap();
-    let mut queries = 0;
-    for panel in panels.iter().filter(|p| p["type"] != "row") {
-        for target in panel["targets"].as_array().unwrap() {
-            let expr = target["expr"].as_str().unwrap();
-            let promql = (expr.replace("$__rate_interval", "1m")).replace("$__range", "1h");
-            let what = format!("panel {:?}: {expr}", panel["title"]);
-            let series = wait_for(&what, TIMEOUT, || async {
-                let data = prom_query(client, monitoring, &promql).await?;
-                let result = data["result"].as_array()?.clone();
-                (!result.is_empty()).then_some(result)
-            })
-            .await;
-            println!("{what}: {} series", series.len());
-            queries += 1;
-        }
-    }
-    assert!(queries >= 15, "{queries} queries");
-}
-
-/// The dashboard drawn with the last ten minutes of every panel's series (crate::picture).
-async fn picture(client: &Client, monitoring: &str, path: &str) {
-    let file = format!(
-        "{}/helm/rds-operator/dashboards/rds-operator.json",
-        common::REPO
-    );
-    let dashboard: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let range = [
-        format!("start={}", now - 600),
-        format!("end={now}"),
-        "step=5".to_owned(),
-    ];
-    let mut data = Vec::new();
-    for panel in dashboard["panels"].as_array().unwrap() {
-        if panel["type"] == "row" {
-            continue;
-        }
-        let mut series = crate::picture::Series::new();
-        for target in panel["targets"].as_array().unwrap() {
-            let expr = target["expr"].as_str().unwrap();
-            let promql = (expr.replace("$__rate_interval", "1m")).replace("$__range", "10m");
-            let Some(answer) = prom_range(client, monitoring, &promql, &range).await else {
-                continue;
-            };
-            for r in answer["result"].as_array().cloned().unwrap_or_default() {
-                let format = target["legendFormat"].as_str().unwrap_or_default();
-                let points = (r["values"].as_array().cloned().unwrap_or_default().iter())
-                    .filter_map(|p| Some((p[0].as_f64()?, p[1].as_str()?.parse().ok()?)))
-                    .collect();
-                series.push((crate::picture::legend(format, &r["metric"]), points));
-            }
-        }
-        data.push(series);
-    }
-    std::fs::write(path, crate::picture::svg(&dashboard, &data)).unwrap();
-    println!("the dashboard's picture: {path}");
-}
-
-/// A PromQL range query on Prometheus's Pod.
-async fn prom_range(client: &Client, ns: &str, promql: &str, range: &[String]) -> Option<Value> {
-    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
-    let ip = pods.get("prometheus-test-0").await.ok()?.status?.pod_ip?;
-    let url = format!("http://{ip}:9090/api/v1/query_range");
-    let query = format!("query={promql}");
-    let mut args = vec![
-        "-sf",
-        "--max-time",
-        "10",
-        "-G",
-        "--data-urlencode",
-        query.as_str(),
-    ];
-    for r in range {
-        args.extend(["--data-urlencode", r.as_str()]);
+    let mut args = vec!["-sf", "--max-time", "5", "-G"];
+    for p in params {
+        args.extend(["--data-urlencode", p.as_str()]);
     }
     args.push(&url);
     let out = std::process::Command::new("curl")
@@ -210,26 +119,77 @@ async fn prom_range(client: &Client, ns: &str, promql: &str, range: &[String]) -
     (v["status"] == "success").then(|| v["data"].clone())
 }
 
-/// A PromQL instant query on Prometheus's Pod: the JSON `data` once the answer is a success.
-async fn prom_query(client: &Client, ns: &str, promql: &str) -> Option<Value> {
-    let pods: Api<Pod> = Api::namespaced(client.clone(), ns);
-    let ip = pods.get("prometheus-test-0").await.ok()?.status?.pod_ip?;
-    let url = format!("http://{ip}:9090/api/v1/query");
-    let query = format!("query={promql}");
-    let out = std::process::Command::new("curl")
-        .args([
-            "-sf",
-            "--max-time",
-            "5",
-            "-G",
-            "--data-urlencode",
-            &query,
-            &url,
-        ])
-        .output()
-        .ok()?;
-    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
-    (v["status"] == "success").then(|| v["data"].clone())
+/// The chart's Grafana dashboard, and each query of each of its panels as Prometheus takes it
+/// (`$__rate_interval` 1m, `$__range` as given): (panel, target, PromQL).
+fn dashboard_queries(range: &str) -> (Value, Vec<(Value, Value, String)>) {
+    let file = format!(
+        "{}/helm/rds-operator/dashboards/rds-operator.json",
+        common::REPO
+    );
+    let dashboard: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut queries = Vec::new();
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().into_iter().flatten() {
+            let expr = target["expr"].as_str().unwrap();
+            let promql = (expr.replace("$__rate_interval", "1m")).replace("$__range", range);
+            queries.push((panel.clone(), target.clone(), promql));
+        }
+    }
+    (dashboard, queries)
+}
+
+/// Every query of every panel of the chart's Grafana dashboard, run on Prometheus as Grafana runs
+/// it (`$__rate_interval` and `$__range` given values), returns series: a panel that would show
+/// nothing fails.
+async fn dashboard_panels_return_series(client: &Client, monitoring: &str) {
+    let (_, queries) = dashboard_queries("1h");
+    for (panel, target, promql) in &queries {
+        let what = format!("panel {:?}: {}", panel["title"], target["expr"]);
+        let query = [format!("query={promql}")];
+        let series = wait_for(&what, TIMEOUT, || async {
+            let data = prom_get(client, monitoring, "/api/v1/query", &query).await?;
+            let result = data["result"].as_array()?.clone();
+            (!result.is_empty()).then_some(result)
+        })
+        .await;
+        println!("{what}: {} series", series.len());
+    }
+    assert!(queries.len() >= 15, "{} queries", queries.len());
+}
+
+/// The dashboard drawn with the last ten minutes of every panel's series (crate::picture).
+async fn picture(client: &Client, monitoring: &str, path: &str) {
+    let (dashboard, queries) = dashboard_queries("10m");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    // Each non-row panel's series, in panel order.
+    let mut data: Vec<(Value, crate::picture::Series)> = Vec::new();
+    for (panel, target, promql) in queries {
+        let params = [
+            format!("query={promql}"),
+            format!("start={}", now - 600),
+            format!("end={now}"),
+            "step=5".to_owned(),
+        ];
+        if data.last().is_none_or(|(p, _)| *p != panel) {
+            data.push((panel.clone(), Vec::new()));
+        }
+        let series = &mut data.last_mut().unwrap().1;
+        let answer = prom_get(client, monitoring, "/api/v1/query_range", &params).await;
+        let results = answer.and_then(|a| a["result"].as_array().cloned());
+        for r in results.unwrap_or_default() {
+            let format = target["legendFormat"].as_str().unwrap_or_default();
+            let points = (r["values"].as_array().cloned().unwrap_or_default().iter())
+                .filter_map(|p| Some((p[0].as_f64()?, p[1].as_str()?.parse().ok()?)))
+                .collect();
+            series.push((crate::picture::legend(format, &r["metric"]), points));
+        }
+    }
+    let data: Vec<_> = data.into_iter().map(|(_, s)| s).collect();
+    std::fs::write(path, crate::picture::svg(&dashboard, &data)).unwrap();
+    println!("the dashboard's picture: {path}");
 }
 
 #[tokio::test]
@@ -284,7 +244,7 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
     // Prometheus found the operator through the ServiceMonitor and scrapes it.
     let query = "/api/v1/query?query=rds_operator_managed_instances";
     let sample = wait_for("Prometheus to scrape the operator", TIMEOUT, || async {
-        let data = prom_get(&client, &monitoring, query).await?;
+        let data = prom_get(&client, &monitoring, query, &[]).await?;
         let result = data["result"].as_array()?.clone();
         result.into_iter().find(|r| {
             r["metric"]["state"] == "available" && r["metric"]["namespace"] == release_ns.as_str()
@@ -316,7 +276,7 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
 
     // The chart's rules loaded with no error.
     let groups = wait_for("the rds-operator rule group", TIMEOUT, || async {
-        let data = prom_get(&client, &monitoring, "/api/v1/rules").await?;
+        let data = prom_get(&client, &monitoring, "/api/v1/rules", &[]).await?;
         let groups = data["groups"].as_array()?.clone();
         let ours: Vec<Value> = groups
             .into_iter()
@@ -336,7 +296,7 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
         .await
         .expect("stop the instance");
     wait_for("the alert to fire", TIMEOUT, || async {
-        let data = prom_get(&client, &monitoring, "/api/v1/alerts").await?;
+        let data = prom_get(&client, &monitoring, "/api/v1/alerts", &[]).await?;
         (data["alerts"].as_array()?.iter()).find(|a| {
             a["labels"]["alertname"] == "RdsOperatorInstancesNotAvailable" && a["state"] == "firing"
         })?;

@@ -32,7 +32,7 @@ fn chart() -> String {
     format!("{}/helm/rds-operator", common::REPO)
 }
 
-fn read_example<T: serde::de::DeserializeOwned>(file: &str) -> T {
+pub(crate) fn read_example<T: serde::de::DeserializeOwned>(file: &str) -> T {
     let path = format!("{}/deploy/examples/coffee-manage/{file}", common::REPO);
     serde_yaml::from_str(&std::fs::read_to_string(path).expect("example file")).expect("YAML")
 }

@@ -105,14 +105,7 @@ async fn the_bundle_installs_as_olm_installs_it_and_reconciles_the_sample_in_its
     .await;
 
     // A namespace the OperatorGroup does not target is not watched.
-    let mut db: DBInstance = serde_yaml::from_str(
-        &std::fs::read_to_string(format!(
-            "{}/deploy/examples/coffee-manage/dbinstance.yaml",
-            common::REPO
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let mut db: DBInstance = crate::node::read_example("dbinstance.yaml");
     db.metadata.namespace = None;
     let elsewhere: Api<DBInstance> = Api::namespaced(client.clone(), &other);
     (elsewhere.create(&PostParams::default(), &db).await).expect("a DBInstance elsewhere");

@@ -12,7 +12,7 @@ use kube::runtime::events::EventType;
 use super::{ClusterModification, Facts, Plan, Step, deletion_policy, status_plan, uid};
 use crate::database::blue_green::{self as shared, Call, DeploymentStatus, Stage};
 use crate::database::choices::DeletionPolicy;
-use crate::database::parts::FieldDrift;
+use crate::database::parts::{FieldDrift, describe_fields};
 use crate::dbcluster::observed::ObservedCluster;
 use crate::dbcluster::{ClusterBlueGreen, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
@@ -126,7 +126,7 @@ pub(super) fn decided(
     if carried.is_empty() || !in_sync_otherwise {
         return false;
     }
-    let changes = describe(carried);
+    let changes = describe_fields(carried.iter().cloned());
     let refusal = match (&f.blue_green, &fields.blue_green) {
         // A deployment is made only once none was found, on a read of this reconcile.
         (None, _) => Some((
@@ -216,7 +216,7 @@ fn create(
     let note = format!(
         "creating blue/green deployment {name} of {identifier}: a green copy of the cluster and its \
          members with {}, switched over once approved",
-        describe(carried)
+        describe_fields(carried.iter().cloned())
     );
     plan.event(
         EventType::Normal,
@@ -480,17 +480,10 @@ fn report(
     plan.status = Some(status_plan(fields.clone(), available, synced, busy));
 }
 
-fn describe(changes: &[FieldDrift]) -> String {
-    (changes.iter())
-        .map(|c| format!("{} {} -> {}", c.field, c.observed, c.desired))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// What the deployment carries, in words: the changes status recorded.
 fn recorded(fields: &DBClusterStatus) -> String {
     match fields.blue_green.as_ref().map(|b| &b.deployment.changes) {
-        Some(changes) if !changes.is_empty() => describe(changes),
+        Some(changes) if !changes.is_empty() => describe_fields(changes.iter().cloned()),
         _ => "the spec's changes".into(),
     }
 }

@@ -223,24 +223,7 @@ pub fn describe_diffs(diffs: &[Diff]) -> String {
     describe_fields(diffs.iter().map(FieldDrift::from))
 }
 
-/// Fields that differ (or change), in words: "dbInstanceClass: db.t3.micro -> db.t3.small; ...".
-pub fn describe_fields(fields: impl IntoIterator<Item = FieldDrift>) -> String {
-    (fields.into_iter())
-        .map(|d| {
-            format!(
-                "{}: {} -> {}",
-                d.field,
-                or_none(&d.observed),
-                or_none(&d.desired)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-fn or_none(s: &str) -> &str {
-    if s.is_empty() { "(none)" } else { s }
-}
+pub use crate::database::parts::describe_fields;
 
 /// Reports `reason` as Ready=False and Synced=False (keeping what was last observed), after the
 /// steps already planned. `refusal` is the metric label when this counts as a failed reconcile.
