@@ -7,7 +7,9 @@
 # status library Flux's health checks use, sigs.k8s.io/cli-utils; the Flux health test) into
 # .../kstatus-<version>/, and print that folder instead: only the tests need them (`build.sh
 # shipcheck` too: the dashboard's check, rebuilt when its source changes). `build.sh
-# prometheus` builds the Prometheus Operator, Prometheus and promtool (prometheus/) the same way.
+# prometheus` builds the Prometheus Operator, Prometheus and promtool (prometheus/) the same way,
+# and `build.sh olm` OLM's olm and catalog operators and operator-registry's opm (olm/), beside
+# OLM's own chart and upstream values (chart/, values.yaml) from the same module.
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
 # - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
@@ -18,6 +20,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 K8S_VERSION=1.36.3
 HELM_VERSION=3.22.0
 KSTATUS_VERSION=0.37.2
+OLM_VERSION=0.36.0
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
 bins=(etcd kube-apiserver kube-controller-manager kubectl)
 
@@ -89,6 +92,25 @@ if [ "${1:-}" = prometheus ]; then
   build prometheus-config-reloader prometheus-operator \
     github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader "$prom_out" ""
   echo "$prom_out"
+  exit 0
+fi
+
+if [ "${1:-}" = olm ]; then
+  # OLM for the node's OLM test (tests/node/olm.rs, tests/env/images.sh olm catalog), static.
+  # OLM's module replaces github.com/openshift/api, so olm/go.mod repeats that replace; opm
+  # needs json1 (its SQLite) and containers_image_openpgp (else gpgme through cgo).
+  olm_out="$cache/olm-$OLM_VERSION"
+  mkdir -p "$olm_out"
+  export CGO_ENABLED=0 GOFLAGS="-tags=json1,containers_image_openpgp"
+  build olm olm github.com/operator-framework/operator-lifecycle-manager/cmd/olm "$olm_out" ""
+  build catalog olm github.com/operator-framework/operator-lifecycle-manager/cmd/catalog "$olm_out" ""
+  build opm olm github.com/operator-framework/operator-registry/cmd/opm "$olm_out" ""
+  olm_src=$(cd "$here/olm" && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)
+  # OLM's release manifests are its chart rendered with these values (scripts/package_release.sh).
+  [ -d "$olm_out/chart" ] || cp -R "$olm_src/deploy/chart" "$olm_out/chart"
+  [ -s "$olm_out/values.yaml" ] || cp "$olm_src/deploy/upstream/values.yaml" "$olm_out/values.yaml"
+  chmod -R u+w "$olm_out/chart" "$olm_out/values.yaml"
+  echo "$olm_out"
   exit 0
 fi
 

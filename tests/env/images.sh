@@ -14,7 +14,12 @@
 # - app:       rds-operator.test/coffee-manage:dev, the stand-in Coffee Manage app
 #              (tests/env/app/): Node.js with mysql2, reading only the four APP_DB_* variables;
 # - prometheus-operator, prometheus, prometheus-config-reloader: rds-operator.test/<name>:dev, the
-#              static binaries of `build.sh prometheus`, as their upstream images run them.
+#              static binaries of `build.sh prometheus`, as their upstream images run them;
+# - olm:       rds-operator.test/olm:dev, OLM's olm and catalog operators (`build.sh olm`) as
+#              /bin/olm and /bin/catalog, as OLM's upstream image has them;
+# - catalog:   rds-operator.test/rds-operator-catalog:dev, a file-based catalog of bundle/ (the
+#              package, its alpha channel and the bundle as `opm render` makes it, manifests
+#              inlined) served by `opm serve`, as an operator-registry catalog image does.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -94,10 +99,50 @@ build_prometheus_part() {
     "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/ prometheus/
 }
 
+build_olm() {
+  local olm
+  olm=$("$here/build.sh" olm)
+  etc_files
+  python3 "$here/image.py" "$out/olm.tar" rds-operator.test/olm:dev --user 65532:65532 \
+    --entrypoint '["/bin/olm"]' "bin/olm=$olm/olm" "bin/catalog=$olm/catalog" \
+    "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/
+}
+
+# The catalog of bundle/: `opm render` of the bundle directory (its manifests inlined as
+# olm.bundle.object properties, no bundle image), its package and the channel the bundle's
+# annotations name, checked by `opm validate`.
+build_catalog() {
+  local olm annotations configs=$out/catalog-configs
+  olm=$("$here/build.sh" olm)
+  annotations=$root/bundle/metadata/annotations.yaml
+  rm -rf "$configs" && mkdir -p "$configs/rds-operator"
+  "$olm/opm" render "$root/bundle" -o json >"$configs/bundle.json"
+  python3 - "$configs/bundle.json" "$annotations" "$configs/rds-operator/catalog.json" <<'PY'
+import json, re, sys
+bundle = json.load(open(sys.argv[1]))
+annotations = open(sys.argv[2]).read()
+channel = re.search(r"bundle\.channel\.default\.v1: (\S+)", annotations).group(1)
+package = bundle["package"]
+blobs = [
+    {"schema": "olm.package", "name": package, "defaultChannel": channel},
+    {"schema": "olm.channel", "package": package, "name": channel, "entries": [{"name": bundle["name"]}]},
+    bundle,
+]
+with open(sys.argv[3], "w") as f:
+    f.writelines(json.dumps(b) + "\n" for b in blobs)
+PY
+  rm "$configs/bundle.json"
+  "$olm/opm" validate "$configs" >&2
+  etc_files
+  python3 "$here/image.py" "$out/catalog.tar" rds-operator.test/rds-operator-catalog:dev --user 65532:65532 \
+    --entrypoint '["/bin/opm"]' --cmd '["serve", "/configs"]' \
+    "bin/opm=$olm/opm" "configs=$configs" "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/
+}
+
 build() {
   for name in "$@"; do
     case "$name" in
-      pause | operator | app) "build_$name" ;;
+      pause | operator | app | olm | catalog) "build_$name" ;;
       prometheus-operator) build_prometheus_part prometheus-operator operator ;;
       prometheus) build_prometheus_part prometheus prometheus ;;
       prometheus-config-reloader) build_prometheus_part prometheus-config-reloader prometheus-config-reloader ;;

@@ -52,11 +52,26 @@ pub fn import_images(names: &[&str]) {
     import(names);
 }
 
-fn import(names: &[&str]) {
-    let socket = kubeconfig()
+/// Gives an image on the node a second name, as a mirror of a registry would hold it.
+pub fn tag_image(image: &str, name: &str) {
+    node();
+    let socket = containerd_socket().to_string_lossy().into_owned();
+    let args = [
+        "-a", &socket, "-n", "k8s.io", "images", "tag", "--force", image, name,
+    ];
+    let (ok, out, err) = run(Path::new("ctr"), &args);
+    assert!(ok, "ctr {args:?}: {out}{err}");
+}
+
+fn containerd_socket() -> PathBuf {
+    kubeconfig()
         .parent()
         .expect("control plane folder")
-        .join("node/containerd.sock");
+        .join("node/containerd.sock")
+}
+
+fn import(names: &[&str]) {
+    let socket = containerd_socket();
     let ok = Command::new(format!("{REPO}/tests/env/images.sh"))
         .arg("import")
         .arg(&socket)
