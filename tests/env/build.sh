@@ -9,7 +9,8 @@
 # shipcheck` too: the dashboard's check, rebuilt when its source changes). `build.sh
 # prometheus` builds the Prometheus Operator, Prometheus and promtool (prometheus/) the same way,
 # and `build.sh olm` OLM's olm and catalog operators and operator-registry's opm (olm/), beside
-# OLM's own chart and upstream values (chart/, values.yaml) from the same module.
+# OLM's own chart and upstream values (chart/, values.yaml) from the same module; `build.sh
+# operator-sdk` builds operator-sdk from its module's zip (see there why not through a go.mod).
 #
 # - KUBEBUILDER_ASSETS set (e.g. from `setup-envtest use -p path`): those binaries are used as they are.
 # - Otherwise they are built from their Go modules (k8s/ and etcd/ beside this script) into
@@ -21,6 +22,9 @@ K8S_VERSION=1.36.3
 HELM_VERSION=3.22.0
 KSTATUS_VERSION=0.37.2
 OLM_VERSION=0.36.0
+OPERATOR_SDK_VERSION=1.42.0
+# The SHA-256 of operator-sdk's module zip as the Go module proxy served it on 2026-12-03.
+OPERATOR_SDK_ZIP_SHA256=037803c2605486a8649a857242d97874bb9eb36c4a5549996af16dbd545aff47
 cache=${RDS_OPERATOR_CACHE:-$HOME/.cache/rds-operator}
 bins=(etcd kube-apiserver kube-controller-manager kubectl)
 
@@ -29,8 +33,9 @@ fail() {
   exit 1
 }
 
-build() { # build <binary> <module dir> <package> <out dir> <ldflags>
+build() { # build <binary> <module dir, under this folder or absolute> <package> <out dir> <ldflags>
   local bin=$1 dir=$2 pkg=$3 out=$4 ldflags=$5 log="$4/$1.build.log" lock
+  [[ $dir = /* ]] || dir=$here/$dir
   [ -x "$out/$bin" ] && return 0
   # One build of a binary at a time (.ci/run builds the node tests' tools in the background while
   # a test may ask for them): a second caller waits for the first, then finds the binary built.
@@ -43,11 +48,11 @@ build() { # build <binary> <module dir> <package> <out dir> <ldflags>
   command -v go >/dev/null ||
     fail "cannot build '$bin': no Go toolchain on PATH. Install Go >= 1.26 (https://go.dev/doc/install) or set KUBEBUILDER_ASSETS to a folder with prebuilt binaries."
   echo "building $bin into $out: this takes several minutes the first time..." >&2
-  if ! (cd "$here/$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg") >"$log" 2>&1; then
+  if ! (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$bin.tmp" "$pkg") >"$log" 2>&1; then
     rm -f "$out/$bin.tmp"
     echo "---- last lines of $log ----" >&2
     tail -n 15 "$log" >&2
-    fail "building '$bin' from $here/$dir failed (full log: $log). Check that the Go module proxy is reachable (go env GOPROXY) and that Go is >= 1.26, or set KUBEBUILDER_ASSETS to a folder with prebuilt etcd, kube-apiserver and kubectl."
+    fail "building '$bin' from $dir failed (full log: $log). Check that the Go module proxy is reachable (go env GOPROXY) and that Go is >= 1.26, or set KUBEBUILDER_ASSETS to a folder with prebuilt etcd, kube-apiserver and kubectl."
   fi
   mv "$out/$bin.tmp" "$out/$bin"
   exec {lock}>&-
@@ -111,6 +116,39 @@ if [ "${1:-}" = olm ]; then
   [ -s "$olm_out/values.yaml" ] || cp "$olm_src/deploy/upstream/values.yaml" "$olm_out/values.yaml"
   chmod -R u+w "$olm_out/chart" "$olm_out/values.yaml"
   echo "$olm_out"
+  exit 0
+fi
+
+if [ "${1:-}" = operator-sdk ]; then
+  # operator-sdk, whose `bundle validate` the OLM bundle's test runs. The Go module proxy serves
+  # its module's zip but refuses its go.mod (403 Forbidden for
+  # github.com/operator-framework/operator-sdk/@v/v1.42.0.mod; .info, .mod and .zip of v1.41.1 and
+  # older), so no go.mod can require it: the zip is fetched from the proxy, checked against its
+  # SHA-256, and built in place with its own go.mod and go.sum, as its Makefile builds it.
+  sdk_out="$cache/operator-sdk-$OPERATOR_SDK_VERSION"
+  sdk_src="$sdk_out/src/github.com/operator-framework/operator-sdk@v$OPERATOR_SDK_VERSION"
+  mkdir -p "$sdk_out"
+  if [ ! -x "$sdk_out/operator-sdk" ]; then
+    exec {fetch}>"$sdk_out/fetch.lock"
+    flock "$fetch"
+    if [ ! -s "$sdk_src/go.mod" ]; then
+      proxy=$(go env GOPROXY | tr ',|' '\n\n' | grep -m1 '^http') ||
+        fail "operator-sdk: GOPROXY ($(go env GOPROXY)) names no module proxy to fetch its zip from"
+      zip="$sdk_out/module.zip"
+      curl -fsSL -o "$zip" "$proxy/github.com/operator-framework/operator-sdk/@v/v$OPERATOR_SDK_VERSION.zip" ||
+        fail "operator-sdk: fetching v$OPERATOR_SDK_VERSION's zip from $proxy failed"
+      echo "$OPERATOR_SDK_ZIP_SHA256  $zip" | sha256sum -c --quiet ||
+        fail "operator-sdk: the zip from $proxy is not the one this script knows (SHA-256 differs)"
+      rm -rf "$sdk_out/src"
+      python3 -m zipfile -e "$zip" "$sdk_out/src"
+      rm "$zip"
+    fi
+    exec {fetch}>&-
+  fi
+  sdk=github.com/operator-framework/operator-sdk/internal/version
+  CGO_ENABLED=0 GOFLAGS="-tags=containers_image_openpgp" build operator-sdk "$sdk_src" ./cmd/operator-sdk "$sdk_out" \
+    "-X $sdk.Version=v$OPERATOR_SDK_VERSION -X $sdk.GitVersion=v$OPERATOR_SDK_VERSION -X $sdk.KubernetesVersion=v1.33.1"
+  echo "$sdk_out"
   exit 0
 fi
 

@@ -168,6 +168,22 @@ fn check_bundle(dir: &std::path::Path) -> (bool, String) {
     (ok, out + &err)
 }
 
+/// `operator-sdk bundle validate DIR --select-optional suite=operatorframework` (built from its
+/// module, tests/env/build.sh operator-sdk): (accepted, what it said).
+fn operator_sdk_validate(dir: &std::path::Path) -> (bool, String) {
+    let tool = common::tool("operator-sdk");
+    let dir = dir.to_str().unwrap();
+    let args = [
+        "bundle",
+        "validate",
+        dir,
+        "--select-optional",
+        "suite=operatorframework",
+    ];
+    let (ok, out, err) = common::run(&tool, &args);
+    (ok, out + &err)
+}
+
 /// A change of the CSV.
 type Change = Box<dyn FnOnce(&mut Value)>;
 
@@ -194,33 +210,52 @@ fn broken_bundle(change: impl FnOnce(&mut Value)) -> tempfile::TempDir {
 #[tokio::test]
 async fn the_olm_bundle_passes_operator_frameworks_validators_and_its_examples_apply() {
     let bundle = std::path::PathBuf::from(format!("{}/bundle", common::REPO));
+    let (ok, said) = operator_sdk_validate(&bundle);
+    assert!(
+        ok && said.contains("All validation tests have completed successfully"),
+        "operator-sdk bundle validate refuses the bundle: {said}"
+    );
     let (ok, said) = check_bundle(&bundle);
     assert!(
         ok,
         "operator-framework's validators refuse the bundle: {said}"
     );
     // The validators can fail: no provider (OperatorHub), a capability level that is none of the
-    // five, an owned CRD without its description (good practices).
-    let cases: [(&str, Change); 3] = [
+    // five (errors, which fail operator-sdk too), an owned CRD without its description (good
+    // practices: a warning, which operator-sdk reports and shipcheck fails on).
+    let cases: [(&str, Change, &str); 3] = [
         (
             "provider",
             Box::new(|v| v["spec"]["provider"] = serde_json::json!({})),
+            "csv.Spec.Provider.Name not specified",
         ),
         (
             "capabilities",
             Box::new(|v| v["metadata"]["annotations"]["capabilities"] = "Everything".into()),
+            "is not a valid capabilities level",
         ),
         (
             "description",
             Box::new(|v| {
                 v["spec"]["customresourcedefinitions"]["owned"][0]["description"] = "".into()
             }),
+            "has an empty description",
         ),
     ];
-    for (what, change) in cases {
+    for (what, change, words) in cases {
         let broken = broken_bundle(change);
         let (ok, said) = check_bundle(broken.path());
         assert!(!ok, "a bundle with a wrong {what} passes: {said}");
+        let (ok, said) = operator_sdk_validate(broken.path());
+        assert!(
+            said.contains(words),
+            "operator-sdk on a wrong {what}: {said}"
+        );
+        assert_eq!(
+            ok,
+            what == "description",
+            "operator-sdk on a wrong {what}: {said}"
+        );
     }
 
     // Every alm-example is an object the API server accepts (server-side dry run).
