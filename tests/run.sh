@@ -34,31 +34,15 @@ tests/env/clients.sh
 # What the node tests' node needs (containerd, runc, CNI plugins, iptables, musl-gcc).
 tests/env/node.sh install
 
-# Every target is built first; then the unit tests and the benches' test mode, then the integration
-# tests four at a time (they wait on the emulator's delays far more than they compute: 352 s for 99
-# tests on 2 cores, where three at a time took 466 s) with the node tests beside them. The node
-# tests have a control plane and a node of their own, and share only the emulator: run one after
-# the other the two took 563 s and 345 s, side by side 584 s in all. Their output follows the
-# integration tests'.
+# Every target is built first; then the unit tests and the benches' test mode, the integration tests
+# four at a time (they wait on the emulator's delays far more than they compute: 352 s for 99 tests
+# on 2 cores, where three at a time took 466 s), and the node tests.
 cargo test --locked --all-targets --no-run
 cargo test --locked --lib --bins --benches -- --show-output
-node_log=$(mktemp)
+cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-4}"
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
 # release build of the crate.
-OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output >"$node_log" 2>&1 &
-node=$!
-integration=0
-cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-4}" ||
-  integration=$?
-node_tests=0
-wait "$node" || node_tests=$?
-echo "---- node tests (run beside the integration tests) ----"
-cat "$node_log"
-rm -f "$node_log"
-if [ "$integration" != 0 ] || [ "$node_tests" != 0 ]; then
-  echo "tests/run.sh: integration tests exit $integration, node tests exit $node_tests" >&2
-  exit 1
-fi
+OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output
 
 # The node tests' node is gone, and took with it all it put on the host.
 tests/env/node.sh leftovers

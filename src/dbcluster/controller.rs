@@ -370,9 +370,9 @@ async fn act(ctx: &Context, at: &Located, cluster: &DBCluster, step: &Step) -> R
 /// The steps that call RDS; the shared listing is stale for the cluster after each.
 async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
     let (rds, observer) = (&at.location.rds, &at.location.observer);
-    if let Some(identifier) = step.mutates() {
-        observer.listing::<ObservedCluster>().mutated(identifier);
-    }
+    // The shared listing is stale for the cluster while the call is out, then until a listing
+    // that starts after its answer.
+    let _stale = (step.mutates()).map(|id| observer.listing::<ObservedCluster>().changing(id));
     match step {
         Step::Create {
             identifier,
@@ -398,7 +398,7 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             global,
             arn,
         } => {
-            (observer.listing::<ObservedGlobalCluster>()).mutated(global);
+            let _stale = (observer.listing::<ObservedGlobalCluster>()).changing(global);
             rds.remove_from_global_cluster(global, arn).await?;
             info!(
                 identifier,

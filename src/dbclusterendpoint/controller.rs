@@ -58,7 +58,8 @@ impl Group for DBClusterEndpoint {
             let api: Api<Secret> = Api::namespaced(shared.ctx.client.clone(), &namespace);
             return crate::database::secret::act(&api, self, secret).await;
         }
-        (at.observer.listing::<ObservedClusterEndpoint>()).mutated(&self.group_name());
+        let _stale =
+            (at.observer.listing::<ObservedClusterEndpoint>()).changing(&self.group_name());
         Ok(at.rds.cluster_endpoint_call(step).await?)
     }
 

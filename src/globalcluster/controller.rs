@@ -72,7 +72,7 @@ impl Group for GlobalCluster {
     }
 
     async fn act(&self, shared: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
-        (at.observer.listing::<ObservedGlobalCluster>()).mutated(&self.group_name());
+        let _stale = (at.observer.listing::<ObservedGlobalCluster>()).changing(&self.group_name());
         if let Own::Failover { region, .. } = step {
             let there = in_region(shared, self, region).await?;
             return Ok(there.location.rds.global_cluster_call(step).await?);

@@ -57,7 +57,7 @@ pub async fn apply(
 ) -> Result<(), AwsError> {
     let (identifier, Apply { action, opt_in }) = (&step.identifier, &step.apply);
     let listing = at.observer.listing::<Pending>();
-    listing.mutated(&key(resource_type, identifier));
+    let _stale = listing.changing(&key(resource_type, identifier));
     at.rds.apply_maintenance(&step.arn, action, opt_in).await?;
     tracing::info!(identifier, action, opt_in, "pending maintenance applied");
     Ok(())

@@ -289,10 +289,10 @@ impl<K: Group> Managed for K {
         step: &Step<K::Own>,
     ) -> Result<Option<()>, Error> {
         let (ctx, at) = (&shared.ctx, &*at.location);
-        if !matches!(step, Step::AddFinalizer | Step::RemoveFinalizer) {
-            // The shared listing is stale for it until a listing that starts after this.
-            (at.observer.listing::<K::Observed>()).mutated(&self.rds_name_of());
-        }
+        // The shared listing is stale for it while the call is out, then until a listing that
+        // starts after its answer.
+        let _stale = (!matches!(step, Step::AddFinalizer | Step::RemoveFinalizer))
+            .then(|| (at.observer.listing::<K::Observed>()).changing(&self.rds_name_of()));
         match step {
             Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
             Step::Own(own) => K::act(self, shared, at, own).await?,

@@ -88,8 +88,31 @@ struct State<T> {
     found: HashMap<String, T>,
     /// Keys the operator changed, and when: a listing that started before is stale for them.
     mutated: HashMap<String, Instant>,
+    /// Keys the operator is changing (its calls still out, how many): every listing is stale for
+    /// them, one that started during the call included.
+    changing: HashMap<String, usize>,
     /// Keys direct reads have found absent, since when (cleared when one is found).
     absent_since: HashMap<String, Instant>,
+}
+
+/// A change of one resource under way ([`Listing::changing`]); dropped once its call is answered
+/// (or abandoned).
+pub struct Changing<T> {
+    listing: Arc<Listing<T>>,
+    key: String,
+}
+
+impl<T> Drop for Changing<T> {
+    fn drop(&mut self) {
+        let mut state = lock(&self.listing.state);
+        if let Some(n) = state.changing.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                state.changing.remove(&self.key);
+            }
+        }
+        state.mutated.insert(self.key.clone(), Instant::now());
+    }
 }
 
 impl<T> Default for Listing<T> {
@@ -100,6 +123,7 @@ impl<T> Default for Listing<T> {
                 read_at: None,
                 found: HashMap::new(),
                 mutated: HashMap::new(),
+                changing: HashMap::new(),
                 absent_since: HashMap::new(),
             }),
         }
@@ -129,7 +153,8 @@ impl<T: Listed> Listing<T> {
         self.wanted.store(true, Ordering::Relaxed);
         let state = lock(&self.state);
         let read_at = state.read_at?;
-        let unchanged = (state.mutated.get(key)).is_none_or(|at| *at < read_at);
+        let unchanged = !state.changing.contains_key(key)
+            && (state.mutated.get(key)).is_none_or(|at| *at < read_at);
         let fresh = read_at.elapsed() <= max_age * 2;
         (fresh && unchanged).then(|| state.found.get(key).cloned())
     }
@@ -139,6 +164,21 @@ impl<T: Listed> Listing<T> {
         lock(&self.state)
             .mutated
             .insert(key.to_owned(), Instant::now());
+    }
+
+    /// The operator is about to change this resource: read it directly while the guard lives
+    /// (held across the call), then until a listing that started after the call was answered. A
+    /// listing made while the call was out may show it unchanged, and a decision on that (a
+    /// second RemoveFromGlobalCluster, say) would act twice.
+    pub fn changing(self: Arc<Self>, key: &str) -> Changing<T> {
+        *lock(&self.state)
+            .changing
+            .entry(key.to_owned())
+            .or_default() += 1;
+        Changing {
+            listing: self,
+            key: key.to_owned(),
+        }
     }
 
     /// A direct read of this key found a resource, or none.
@@ -292,6 +332,28 @@ mod tests {
                 .is_none(),
             "never listed"
         );
+    }
+
+    #[test]
+    fn a_listing_made_while_a_change_was_out_does_not_serve_it() {
+        let minute = Duration::from_secs(60);
+        let poll = Arc::new(cluster("coffee", "available"));
+        let listed_now = |poll: &Listing<ObservedCluster>| {
+            lock(&poll.state).read_at = Some(Instant::now());
+            poll.get("coffee", minute).is_some()
+        };
+        let call = poll.clone().changing("coffee");
+        let other = poll.clone().changing("coffee");
+        assert!(!listed_now(&poll), "listed while the call is out");
+        drop(call);
+        assert!(!listed_now(&poll), "another call on it is still out");
+        drop(other);
+        assert!(
+            poll.get("coffee", minute).is_none(),
+            "the last listing started before the answer"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(listed_now(&poll), "a listing started after the answer");
     }
 
     #[test]
