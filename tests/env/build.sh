@@ -122,8 +122,8 @@ fi
 if [ "${1:-}" = operator-sdk ]; then
   # operator-sdk, whose `bundle validate` the OLM bundle's test runs. The Go module proxy serves
   # its module's zip but refuses its go.mod (403 Forbidden for
-  # github.com/operator-framework/operator-sdk/@v/v1.42.0.mod; .info, .mod and .zip of v1.41.1 and
-  # older), so no go.mod can require it: the zip is fetched from the proxy, checked against its
+  # github.com/operator-framework/operator-sdk/@v/v1.42.0.mod; v1.41.1, v1.40.0 and v1.39.2 are
+  # refused whole), so no go.mod can require it: the zip is fetched from the proxy, checked against its
   # SHA-256, and built in place with its own go.mod and go.sum, as its Makefile builds it.
   sdk_out="$cache/operator-sdk-$OPERATOR_SDK_VERSION"
   sdk_src="$sdk_out/src/github.com/operator-framework/operator-sdk@v$OPERATOR_SDK_VERSION"

@@ -1,7 +1,7 @@
 //! The OLM bundle installed by OLM itself, on the node: OLM's olm and catalog operators (v0.36.0,
 //! built here from their Go module, tests/env/build.sh olm) run as Pods from OLM's own release
-//! manifests (its chart and upstream values); a catalog of bundle/ (`opm render`, served by `opm serve` in a Pod,
-//! tests/env/images.sh catalog) is a CatalogSource; a Subscription in an OperatorGroup that targets
+//! manifests (its chart and upstream values); a catalog of bundle/ (`opm render`, served by `opm
+//! serve` in a Pod, tests/env/images.sh catalog) is a CatalogSource; a Subscription in an OperatorGroup that targets
 //! one namespace installs the CSV. Its phase reaches Succeeded, the operator it runs reconciles the
 //! Coffee Manage sample to Ready in the target namespace under the bundle's RBAC, and leaves
 //! another namespace's alone.
@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Pod};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, GroupVersionKind, PostParams};
 use kube::discovery::{self, Scope};
 use kube::{Client, ResourceExt};
@@ -65,15 +64,10 @@ fn olm_manifests() -> Vec<Value> {
 /// Creates any object, as `kubectl create` does: its kind found by discovery, in its own
 /// namespace or else `ns`.
 async fn create(client: &Client, ns: Option<&str>, object: &Value) {
-    let (group, version) = match object["apiVersion"].as_str().unwrap().split_once('/') {
-        Some((g, v)) => (g.to_owned(), v.to_owned()),
-        None => (
-            String::new(),
-            object["apiVersion"].as_str().unwrap().to_owned(),
-        ),
-    };
-    let kind = object["kind"].as_str().unwrap();
-    let gvk = GroupVersionKind::gvk(&group, &version, kind);
+    let dynamic: DynamicObject = serde_json::from_value(object.clone()).expect("an object");
+    let types = dynamic.types.as_ref().expect("apiVersion and kind");
+    let gvk = GroupVersionKind::try_from(types).expect("a group, version and kind");
+    let kind = &gvk.kind;
     let (resource, caps) = wait_for(&format!("{kind} to be served"), TIMEOUT, || async {
         discovery::pinned_kind(client, &gvk).await.ok()
     })
@@ -81,11 +75,10 @@ async fn create(client: &Client, ns: Option<&str>, object: &Value) {
     let api: Api<DynamicObject> = match caps.scope {
         Scope::Cluster => Api::all_with(client.clone(), &resource),
         Scope::Namespaced => {
-            let ns = object["metadata"]["namespace"].as_str().or(ns).unwrap();
+            let ns = dynamic.metadata.namespace.as_deref().or(ns).unwrap();
             Api::namespaced_with(client.clone(), ns, &resource)
         }
     };
-    let dynamic: DynamicObject = serde_json::from_value(object.clone()).expect("an object");
     match api.create(&PostParams::default(), &dynamic).await {
         Ok(_) => {}
         Err(kube::Error::Api(e)) if e.code == 409 => {}
@@ -106,21 +99,13 @@ async fn get(client: &Client, ns: &str, kind: &str, plural: &str, name: &str) ->
 /// two operators (not the packageserver, which serves OperatorHub's listing API only, nor the
 /// operatorhub.io CatalogSource, which no registry here serves).
 async fn install_olm(client: &Client) {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let (docs, others): (Vec<Value>, Vec<Value>) =
         (olm_manifests().into_iter()).partition(|d| d["kind"] == "CustomResourceDefinition");
     for crd in &docs {
         create(client, None, crd).await;
     }
     for crd in &docs {
-        let name = crd["metadata"]["name"].as_str().unwrap();
-        wait_for(&format!("{name} established"), TIMEOUT, || async {
-            let crd = crds.get(name).await.ok()?;
-            let established = (crd.status?.conditions?.iter())
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            established.then_some(())
-        })
-        .await;
+        common::established(client, crd["metadata"]["name"].as_str().unwrap()).await;
     }
     for doc in others {
         if !matches!(

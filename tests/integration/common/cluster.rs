@@ -74,8 +74,14 @@ async fn install_one_crd(client: &Client, file: &str) {
     )
     .await
     .expect("apply CRD");
+    established(client, &name).await;
+}
+
+/// Waits for the CRD of this name to be established (its kind served).
+pub async fn established(client: &Client, name: &str) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     wait_for("CRD established", Duration::from_secs(30), || async {
-        let crd = crds.get(&name).await.ok()?;
+        let crd = crds.get(name).await.ok()?;
         crd.status?
             .conditions?
             .iter()
