@@ -6,6 +6,9 @@
 #   moto.sh start     install if needed, start on 127.0.0.1:${MOTO_PORT:-4566}, wait until it answers,
 #                     create the sample network (init/coffee_network.py)
 #   moto.sh stop      stop the one on ${MOTO_PORT:-4566}
+#   moto.sh suite     moto's own RDS tests (tests/test_rds/ of its source distribution at the pinned
+#                     version, from PyPI), in-process with moto_ext installed (suite/conftest.py);
+#                     a failure not listed in suite/known_failures.txt fails it
 #
 # Delays (seconds) of the RDS state machine: MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 # MOTO_RDS_DELETE_DELAY (default 0: instances are available at once), and of a manual DB snapshot,
@@ -103,8 +106,38 @@ stop() {
   fi
 }
 
+# moto's source distribution at the pinned version, as PyPI served it on 2026-12-04.
+MOTO_SDIST_SHA256=391857257d5dac144334013c2c10e599def5f0562f553e979160140bd7bd9cf6
+
+suite() {
+  install
+  local version dir
+  version=$(sed -n 's/^moto\[server\]==//p' "$here/requirements.txt")
+  dir="$cache/moto-suite-$version"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$here/suite/requirements.txt"
+  if [ ! -d "$dir/tests/test_rds" ]; then
+    local tmp
+    tmp=$(mktemp -d)
+    "$venv/bin/pip" download -q --disable-pip-version-check --no-deps --no-binary :all: -d "$tmp" "moto==$version"
+    echo "$MOTO_SDIST_SHA256  $tmp/moto-$version.tar.gz" | sha256sum -c --quiet ||
+      { echo "localstack/moto.sh: moto-$version.tar.gz is not the one pinned" >&2; exit 1; }
+    mkdir -p "$dir.tmp"
+    tar -xzf "$tmp/moto-$version.tar.gz" -C "$dir.tmp" --strip-components=1 \
+      "moto-$version/tests/__init__.py" "moto-$version/tests/conftest.py" \
+      "moto-$version/tests/markers.py" "moto-$version/tests/test_rds"
+    # The CloudFormation tests need moto's CloudFormation fixtures, which are not RDS's.
+    rm -f "$dir.tmp/tests/test_rds/test_rds_cloudformation.py"
+    rm -rf "$tmp" "$dir"
+    mv "$dir.tmp" "$dir"
+  fi
+  cp "$here/suite/conftest.py" "$dir/conftest.py"
+  (cd "$dir" && MOTO_EXT_DIR="$here" MOTO_SUITE_LIST="$here/suite/known_failures.txt" \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rds "$@")
+}
+
 case "${1:-}" in
   install) install ;;
+  suite) shift; suite "$@" ;;
   start) start ;;
   stop) stop ;;
   *) echo "usage: $0 install|start|stop" >&2; exit 2 ;;
