@@ -81,18 +81,26 @@ def install(lock: Any) -> None:
             defaults["Marker"] = str(start + size)
         return ActionResult({"EngineDefaults": defaults})
 
-    def modify_db_cluster_parameter_group(self: Any, name: str, parameters: Any) -> Any:
-        parameters = list(parameters)
-        if len(parameters) > PER_CALL:
-            raise RDSClientError("InvalidParameterValue",
-                                 f"You can modify up to {PER_CALL} parameters in a single request")
+    # moto's own parameter names: its CopyDBClusterParameterGroup calls this by keyword with the
+    # source's parameters, however many (the per-call limit is the API's, checked in the response).
+    def modify_db_cluster_parameter_group(self: Any, db_cluster_parameter_group_name: str,
+                                          db_cluster_parameter_group_parameters: Any) -> Any:
+        parameters = list(db_cluster_parameter_group_parameters)
         with lock:
-            group = group_of(self, name)
+            group = group_of(self, db_cluster_parameter_group_name)
             group.update_cluster_parameters(parameters)
             if any(p.get("ApplyMethod") == "pending-reboot" for p in parameters):
                 for db in members_using(self, group.name):
                     db.__dict__["_ext_pending_reboot"] = True
             return group
+
+    def modify_db_cluster_parameter_group_call(self: Any) -> Any:
+        # "You can modify up to 20 parameters in a single request"
+        # (API_ModifyDBClusterParameterGroup.html, "Parameters").
+        if len(self.params.get("Parameters") or []) > PER_CALL:
+            raise RDSClientError("InvalidParameterValue",
+                                 f"You can modify up to {PER_CALL} parameters in a single request")
+        return orig_modify_call(self)
 
     def reset_db_cluster_parameter_group(self: Any) -> Any:
         name = self.params.get("DBClusterParameterGroupName") or ""
@@ -136,6 +144,8 @@ def install(lock: Any) -> None:
         } for m in self.members]
 
     Backend.modify_db_cluster_parameter_group = modify_db_cluster_parameter_group
+    orig_modify_call = Response.modify_db_cluster_parameter_group
+    Response.modify_db_cluster_parameter_group = modify_db_cluster_parameter_group_call
     Backend.delete_db_cluster_parameter_group = delete_db_cluster_parameter_group
     Response.describe_engine_default_cluster_parameters = describe_engine_default_cluster_parameters
     Response.reset_db_cluster_parameter_group = reset_db_cluster_parameter_group

@@ -302,7 +302,16 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             immediate = [k for k, v in kwargs.items() if k not in CONTROL and v is not None]
             if kwargs.get("port") is not None:
                 kwargs["port"] = int(kwargs["port"])
+            renamed = (kwargs.get("new_db_cluster_identifier") or "").lower() or None
             orig_modify(self, kwargs)
+            if renamed and renamed != identifier:
+                # NewDBClusterIdentifier renames the cluster at once (API_ModifyDBCluster.html): its
+                # servers and endpoints go with it, as a switchover's renames do.
+                # The old name's endpoints no longer answer.
+                self.clusters.pop(identifier, None)
+                close_endpoints(identifier)
+                rename(identifier, renamed, {})
+                identifier = renamed
             cluster = self.clusters[identifier]
             server = server_of(identifier)
             if server is not None:

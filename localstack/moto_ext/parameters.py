@@ -145,10 +145,12 @@ def install(lock: Any, config: dict[str, Any], start_phase: Any, purge: Any) -> 
             defaults["Marker"] = str(start + size)
         return ActionResult({"EngineDefaults": defaults})
 
-    def modify_db_parameter_group(self: Any, name: str, parameters: Any) -> Any:
+    # moto's own parameter names: its CopyDBParameterGroup calls this by keyword.
+    def modify_db_parameter_group(self: Any, db_parameter_group_name: str,
+                                  db_parameter_group_parameters: Any) -> Any:
         with lock:
-            parameters = list(parameters)
-            group = orig_modify(self, name, parameters)
+            parameters = list(db_parameter_group_parameters)
+            group = orig_modify(self, db_parameter_group_name, parameters)
             if any(p.get("ApplyMethod") == "pending-reboot" for p in parameters):
                 for db in users(self, group.name):
                     db.__dict__["_ext_pending_reboot"] = True
