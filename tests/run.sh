@@ -29,6 +29,10 @@ fi
 export AWS_REGION=${AWS_REGION:-us-east-1}
 export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-test}
 
+# moto's own RDS tests with moto_ext loaded (in-process, about 30 s): a failure not listed in
+# localstack/suite/known_failures.txt, with the AWS page that shows RDS does otherwise, fails here.
+localstack/moto.sh suite -W ignore::DeprecationWarning --tb=short
+
 # mysql2, the Coffee Manage app's driver, for the tests that connect with a Secret's uri.
 tests/env/clients.sh
 # What the node tests' node needs (containerd, runc, CNI plugins, iptables, musl-gcc).

@@ -28,8 +28,10 @@ target healthy):
   DescribeDBProxyEndpoints lists the default endpoint (``IsDefault``) and the others, by proxy or
   name (DBProxyEndpointNotFoundFault); DeleteDBProxyEndpoint is ``deleting`` for the delete delay.
   Deleting a proxy deletes its endpoints.
-* ModifyDBProxyTargetGroup keeps ``MaxConnectionsPercent``, ``MaxIdleConnectionsPercent`` and
-  ``ConnectionBorrowTimeout`` as given (moto recomputed the idle percentage).
+* ModifyDBProxyTargetGroup keeps ``MaxConnectionsPercent``, ``MaxIdleConnectionsPercent``,
+  ``ConnectionBorrowTimeout`` and ``SessionPinningFilters`` as given; a ``MaxConnectionsPercent``
+  sent alone makes the idle percentage half of it ("The default value is half of the value of
+  MaxConnectionsPercent", API_ConnectionPoolConfiguration.html).
 
 With real engines, the proxy's endpoint is an address of its own that forwards each connection to
 a registered target's server (a cluster's writer), and a READ_ONLY endpoint to one of the
@@ -151,7 +153,10 @@ def install(lock: Any, config: dict[str, float]) -> None:
         proxy = backend.db_proxies.get(name)
         if proxy is None or proxy.status == "deleted":
             backend.db_proxies.pop(name, None)
-            raise RDSClientError("DBProxyNotFoundFault", f"The specified proxy name {name} must be valid.")
+            raise RDSClientError(
+                "DBProxyNotFoundFault",
+                f"The specified proxy name {name} doesn't correspond to a proxy owned by your Amazon "
+                "Web Services account in the specified Amazon Web Services Region.")
         return proxy
 
     def available(proxy: Any) -> None:
@@ -172,9 +177,15 @@ def install(lock: Any, config: dict[str, float]) -> None:
 
     def create(self: Any) -> Any:
         with lock:
-            check_auth(self.backend, self.params.get("Auth") or [])
+            # moto's own checks first (a taken name, InvalidSubnet: API_CreateDBProxy.html,
+            # "Errors"), then the secrets; a refused create leaves no proxy.
             result = orig_create(self)
             proxy = self.backend.db_proxies[self.params["DBProxyName"]]
+            try:
+                check_auth(self.backend, self.params.get("Auth") or [])
+            except RDSClientError:
+                del self.backend.db_proxies[self.params["DBProxyName"]]
+                raise
             if config["create_delay"] > 0:
                 proxy.__dict__["_ext_phase"] = ("creating", time.time() + config["create_delay"])
             return result
@@ -379,6 +390,10 @@ def install(lock: Any, config: dict[str, float]) -> None:
                               ("ConnectionBorrowTimeout", "borrow_timeout")):
                 if pool.get(key) is not None:
                     setattr(group, attr, int(pool[key]))
+            if pool.get("MaxConnectionsPercent") is not None and pool.get("MaxIdleConnectionsPercent") is None:
+                group.max_idle_connections = int(pool["MaxConnectionsPercent"]) // 2
+            if pool.get("SessionPinningFilters") is not None:
+                group.session_pinning_filters = list(pool["SessionPinningFilters"])
             return ActionResult({"DBProxyTargetGroup": group})
 
     Response.create_db_proxy = create
