@@ -74,7 +74,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -475,6 +475,9 @@ def install() -> None:
     option_groups.install(LOCK)
     maintenance.install(LOCK, CONFIG, _start_phase)
     proxies.install(LOCK, CONFIG)
+    # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).
+    model_check.fix_moto()
+    model_check.install()
 
     # Count the calls served.
     Response = responses.RDSResponse
@@ -531,6 +534,8 @@ def install() -> None:
         except Exception:  # counting must never break serving
             action, params = "", {}
         served = orig_call_action(self)
+        if action:
+            model_check.check_served(action, served)
         if action and not action.startswith(READS):
             status = served[0] if isinstance(served, tuple) else 200
             cloudtrail.record(self, action, dict(params), int(status))
@@ -608,6 +613,9 @@ class ControlMiddleware:
             key = (query.get("action", ""), query.get("identifier", "").lower())
             with LOCK:
                 status, body = "200 OK", [list(n) for n in PARAMETERS.get(key, [])]
+        elif path == "/_rds_ext/model-violations":
+            # What replies broke RDS's service model (model_check.py); POST forgets them.
+            status, body = "200 OK", (model_check.take() if method == "POST" else list(model_check.VIOLATIONS))
         elif path == "/_rds_ext/mutations":
             since = float(query.get("since", "0") or 0)
             with LOCK:

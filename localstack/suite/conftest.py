@@ -17,7 +17,11 @@ import pytest
 
 sys.path.insert(0, os.environ["MOTO_EXT_DIR"])
 
+# Every reply held to RDS's service model (moto_ext/model_check.py).
+os.environ["MOTO_EXT_STRICT"] = "1"
+
 import moto_ext  # noqa: E402
+from moto_ext import model_check  # noqa: E402
 
 moto_ext.install()
 
@@ -50,6 +54,12 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    broken = model_check.take()
+    if broken:
+        print(f"\n{len(broken)} replies broke RDS's service model:")
+        for text in sorted(set(broken)):
+            print(f"  {text}")
+        session.exitstatus = 1
     passing = sorted(t for t in LISTED if SEEN.get(t) == "passed")
     unknown = sorted(t for t in LISTED if t not in SEEN)
     if passing or unknown:
