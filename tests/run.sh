@@ -18,7 +18,8 @@ if [ -z "${AWS_ENDPOINT_URL:-}" ]; then
     echo "using the moto already running on port $port"
   else
     # The real database servers in 10.88.1.0/24, which the test node's Pods reach (tests/env/node.sh).
-    MOTO_RDS_ENGINE_NETWORK=${MOTO_RDS_ENGINE_NETWORK:-10.88.1} \
+    # MOTO_EXT_STRICT: every reply is checked against RDS's service model (moto_ext/model_check.py).
+    MOTO_EXT_STRICT=${MOTO_EXT_STRICT:-1} MOTO_RDS_ENGINE_NETWORK=${MOTO_RDS_ENGINE_NETWORK:-10.88.1} \
       MOTO_RDS_CREATE_DELAY=${MOTO_RDS_CREATE_DELAY:-3} MOTO_RDS_MODIFY_DELAY=${MOTO_RDS_MODIFY_DELAY:-2} \
       MOTO_RDS_DELETE_DELAY=${MOTO_RDS_DELETE_DELAY:-2} MOTO_RDS_SNAPSHOT_DELAY=${MOTO_RDS_SNAPSHOT_DELAY:-3} \
       localstack/moto.sh start
@@ -47,6 +48,13 @@ cargo test --locked --test integration -- --show-output --test-threads "${INTEGR
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
 # release build of the crate.
 OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output
+
+# Every reply the emulator gave kept RDS's service model (kept only where it runs strict).
+if violations=$(curl -sf "$AWS_ENDPOINT_URL/_rds_ext/model-violations") && [ "$violations" != "[]" ]; then
+  echo "the emulator's replies broke RDS's service model (localstack/moto_ext/model_check.py):" >&2
+  echo "$violations" | python3 -m json.tool >&2
+  exit 1
+fi
 
 # The node tests' node is gone, and took with it all it put on the host.
 tests/env/node.sh leftovers

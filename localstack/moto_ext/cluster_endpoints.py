@@ -13,7 +13,7 @@ them (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/):
 * ModifyDBClusterEndpoint (API_ModifyDBClusterEndpoint.html) replaces the type and the lists it is
   given, ``modifying`` for the modify delay; DeleteDBClusterEndpoint ``deleting`` for the delete
   delay; either on an endpoint RDS is busy with is InvalidDBClusterEndpointStateFault, on one RDS
-  lacks DBClusterEndpointNotFoundFault;
+  lacks DBClusterEndpointNotFoundFault (DescribeDBClusterEndpoints of one lists nothing);
 * DescribeDBClusterEndpoints (API_DescribeDBClusterEndpoints.html) lists the clusters' own WRITER
   and READER endpoints and the custom ones, by ``DBClusterIdentifier``,
   ``DBClusterEndpointIdentifier`` and ``Filters`` (``db-cluster-endpoint-type``,
@@ -226,9 +226,9 @@ def install(lock: Any, config: dict[str, float]) -> None:
                          ("db-cluster-endpoint-status", row["Status"]))
                 return all(name not in filters or str(value).lower() in filters[name] for name, value in pairs)
 
+            # An endpoint identifier RDS does not have lists nothing: DescribeDBClusterEndpoints
+            # answers only DBClusterNotFoundFault (API_DescribeDBClusterEndpoints.html, Errors).
             rows = [r for r in rows if keep(r)]
-            if wanted and not rows:
-                raise RDSClientError("DBClusterEndpointNotFoundFault", f"DBClusterEndpoint {wanted} not found.")
             rows.sort(key=lambda r: (r["DBClusterEndpointIdentifier"], r["EndpointType"]))
             return ActionResult(paging.page(params, "DBClusterEndpoints", rows))
 

@@ -512,6 +512,25 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
     Backend.create_db_cluster = create_db_cluster
     Backend.modify_db_cluster = modify_db_cluster
     Backend.delete_db_cluster = delete_db_cluster
+    orig_delete_call = responses.RDSResponse.delete_db_cluster
+
+    def delete_db_cluster_call(self: Any) -> Any:
+        # "If SkipFinalSnapshot is disabled, you must specify a FinalDBSnapshotIdentifier
+        # parameter", and "Specifying this parameter and also skipping the creation of a final DB
+        # cluster snapshot with the SkipFinalShapshot parameter results in an error"
+        # (API_DeleteDBCluster.html). moto took either way.
+        skip = str(self.params.get("SkipFinalSnapshot", "false")).lower() == "true"
+        final = self.params.get("FinalDBSnapshotIdentifier")
+        if not skip and not final:
+            raise RDSClientError("InvalidParameterCombination",
+                                 "FinalDBSnapshotIdentifier is required unless SkipFinalSnapshot is specified.")
+        if skip and final:
+            raise RDSClientError("InvalidParameterCombination",
+                                 "FinalDBSnapshotIdentifier can not be specified when deleting a cluster "
+                                 "with SkipFinalSnapshot enabled.")
+        return orig_delete_call(self)
+
+    responses.RDSResponse.delete_db_cluster = delete_db_cluster_call
     Backend.create_db_cluster_snapshot = create_db_cluster_snapshot
     Backend.restore_db_cluster_from_snapshot = restore_db_cluster_from_snapshot
     Backend.restore_db_cluster_to_point_in_time = restore_db_cluster_to_point_in_time

@@ -43,8 +43,8 @@ https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/ says:
   (its ARN, or its identifier): a cluster not a member is DBClusterNotFoundFault, a global database
   not ``available`` or a target that is already the primary InvalidGlobalClusterStateFault. The
   global database is ``switching-over`` or ``failing-over`` for ``modify_delay`` seconds, with
-  ``FailoverState`` (``Status``, ``FromDbClusterArn``, ``ToDbClusterArn``, ``IsDataLossAllowed``,
-  API_FailoverState.html), then ``available`` with the target ``IsWriter``. With real engines the
+  ``FailoverState`` (``Status`` ``failing-over`` for either, ``FromDbClusterArn``,
+  ``ToDbClusterArn``, ``IsDataLossAllowed``, API_FailoverState.html), then ``available`` with the target ``IsWriter``. With real engines the
   data moves at the call: for a switchover the primary's writer stops taking writes and the
   target catches up with it before it takes them ("no data loss", aurora-global-database-disaster-recovery.html);
   for a failover the target takes writes at once, with what it has; the old primary then
@@ -246,8 +246,11 @@ def install(lock: Any, config: dict[str, float]) -> None:
                                      f"{found.global_cluster_identifier}.")
             move_data(old, target, losing)
             found.__dict__["_ext_switch"] = (time.time() + config["modify_delay"], old, target)
+            found.__dict__["_ext_switch_status"] = "failing-over" if losing else "switching-over"
+            # FailoverState's Status is pending, failing-over or cancelling, for a switchover too
+            # ("failing-over – ... during the switchover or failover process", API_FailoverState.html).
             found.__dict__["_ext_failover_state"] = {
-                "Status": "failing-over" if losing else "switching-over",
+                "Status": "failing-over",
                 "FromDbClusterArn": old.db_cluster_arn if old is not None else None,
                 "ToDbClusterArn": target.db_cluster_arn,
                 "IsDataLossAllowed": losing,
@@ -272,7 +275,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
             return self.__dict__.get("_ext_status", "available")
         until, old, target = switching
         if time.time() < until:
-            return self.__dict__["_ext_failover_state"]["Status"]
+            return self.__dict__["_ext_switch_status"]
         if old is not None:
             old.is_writer = False
         target.is_writer = True
