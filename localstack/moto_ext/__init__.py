@@ -455,6 +455,23 @@ def install() -> None:
     parameters.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     cluster_parameters.install(LOCK)
     Backend.modify_db_subnet_group = modify_db_subnet_group
+
+    def rds_subnet_error(orig: Any) -> Any:
+        # moto looks each subnet up in EC2 and lets EC2's InvalidSubnetID.NotFound through; RDS
+        # answers InvalidSubnet ("The requested subnet is invalid, or multiple subnets were
+        # requested that are not all in a common VPC", API_CreateDBSubnetGroup.html and
+        # API_ModifyDBSubnetGroup.html, Errors).
+        from moto.ec2.exceptions import InvalidSubnetIdError
+
+        def call(self: Any) -> Any:
+            try:
+                return orig(self)
+            except InvalidSubnetIdError as e:
+                raise RDSClientError("InvalidSubnet", f"The requested subnet is invalid: {e.message}")
+        return call
+
+    responses.RDSResponse.create_db_subnet_group = rds_subnet_error(responses.RDSResponse.create_db_subnet_group)
+    responses.RDSResponse.modify_db_subnet_group = rds_subnet_error(responses.RDSResponse.modify_db_subnet_group)
     Backend.delete_subnet_group = delete_subnet_group
     Backend.create_db_snapshot = create_db_snapshot
     Backend.restore_db_instance_from_db_snapshot = restore_db_instance_from_db_snapshot

@@ -50,3 +50,11 @@ def test_describe_db_cluster_endpoints_of_an_unknown_endpoint_lists_nothing(rds)
     cluster(rds, "c3")
     out = rds.describe_db_cluster_endpoints(DBClusterEndpointIdentifier="nothing-here")
     assert out["DBClusterEndpoints"] == []
+
+
+# API_CreateDBSubnetGroup.html, Errors: InvalidSubnet (moto let EC2's InvalidSubnetID.NotFound through).
+def test_a_subnet_group_of_a_subnet_ec2_lacks_is_invalid_subnet(rds):
+    error = refused(rds.create_db_subnet_group, DBSubnetGroupName="g", DBSubnetGroupDescription="g",
+                    SubnetIds=["subnet-00000000"])
+    assert error["Code"] == "InvalidSubnet"
+    assert not rds.describe_db_subnet_groups()["DBSubnetGroups"]
