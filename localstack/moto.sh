@@ -136,6 +136,7 @@ suite() {
   # In-process: an AWS_ENDPOINT_URL (the test bed's server) would send moto's tests to it.
   (cd "$dir" && unset AWS_ENDPOINT_URL AWS_ENDPOINT_URL_RDS AWS_PROFILE &&
     MOTO_EXT_DIR="$here" MOTO_SUITE_LIST="$here/suite/known_failures.txt" \
+    MOTO_RDS_ENGINES_DIR=/tmp/moto-rds-engines-suite MOTO_RDS_ENGINE_NETWORK=127.0.3 \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rds ext "$@")
 }
 

@@ -174,19 +174,30 @@ def rename(frm: str, to: str, members: dict[str, str]) -> None:
         open_endpoints(to, server.port)
 
 
-def fail_over(identifier: str, target: str) -> None:
+# How long a failover waits for its target to apply the writer's last writes.
+CATCH_UP_SECONDS = 10.0
+
+
+def fail_over(identifier: str, target: str) -> bool:
     """The writer's role moves to member `target`: the old writer stops taking writes, the new one
     catches up with it, stops replicating and takes writes; the old one (when it lives on)
-    replicates the new one. The cluster endpoint follows, as it forwards to the writer."""
+    replicates the new one. The cluster endpoint follows, as it forwards to the writer.
+
+    An Aurora failover loses no committed write: the replicas share the writer's storage
+    volume ("Aurora ... replicas share the same underlying storage", Aurora.Replication.html). A
+    target that has not applied the writer's writes within CATCH_UP_SECONDS is not promoted:
+    the writer takes writes again and keeps its role, and False is answered."""
     topology = TOPOLOGY.get(identifier)
     if topology is None or target not in topology["members"]:
-        return
+        return True
     old, new = engines.get(topology["primary"]), engines.get(topology["members"][target])
     if new is None or old is new:
-        return
+        return True
     if old is not None and old.process is not None:
         old.set_read_only(True)
-        new.caught_up(old.position(), 10)
+        if not new.caught_up(old.position(), CATCH_UP_SECONDS):
+            old.set_read_only(False)
+            return False
     new.promote()
     previous = topology["primary"]
     topology["primary"] = topology["members"][target]
@@ -194,6 +205,7 @@ def fail_over(identifier: str, target: str) -> None:
         old.follow(new)
     elif old is not None:
         engines.remove(previous)
+    return True
 
 
 def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: Any,
@@ -481,10 +493,14 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
                             **_: Any) -> Any:
         with lock:
             advance_all(self)
+            found = self.clusters.get(db_cluster_identifier)
+            before = found.writer if found is not None else None
             cluster = orig_failover(self, db_cluster_identifier, target_db_instance_identifier)
             writer = cluster.writer
-            if writer is not None:
-                fail_over(cluster.db_cluster_identifier, writer.db_instance_identifier)
+            if writer is not None and not fail_over(cluster.db_cluster_identifier, writer.db_instance_identifier):
+                # The target was behind: the writer stays the writer (fail_over).
+                for member in cluster._members:
+                    member.is_cluster_writer = member is before
             return cluster
 
     def delete_subnet_group(self: Any, subnet_name: str) -> Any:

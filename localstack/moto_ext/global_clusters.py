@@ -47,7 +47,9 @@ https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/ says:
   ``ToDbClusterArn``, ``IsDataLossAllowed``, API_FailoverState.html), then ``available`` with the target ``IsWriter``. With real engines the
   data moves at the call: for a switchover the primary's writer stops taking writes and the
   target catches up with it before it takes them ("no data loss", aurora-global-database-disaster-recovery.html);
-  for a failover the target takes writes at once, with what it has; the old primary then
+  a target that has not caught up within ``clusters.CATCH_UP_SECONDS`` is not promoted, the primary
+  takes writes again and ``FailoverState`` is ``cancelling`` ("returning to their previous
+  states"); for a failover the target takes writes at once, with what it has; the old primary then
   replicates the new one, read-only, as a secondary. The global writer endpoint reaches the new
   primary once the roles have changed.
 """
@@ -244,30 +246,42 @@ def install(lock: Any, config: dict[str, float]) -> None:
                 raise RDSClientError("InvalidGlobalClusterStateFault",
                                      f"DBCluster {wanted} is already the primary cluster of "
                                      f"{found.global_cluster_identifier}.")
-            move_data(old, target, losing)
-            found.__dict__["_ext_switch"] = (time.time() + config["modify_delay"], old, target)
+            moved = move_data(old, target, losing)
+            found.__dict__["_ext_switch"] = (time.time() + config["modify_delay"], old, target if moved else old)
             found.__dict__["_ext_switch_status"] = "failing-over" if losing else "switching-over"
             # FailoverState's Status is pending, failing-over or cancelling, for a switchover too
-            # ("failing-over – ... during the switchover or failover process", API_FailoverState.html).
+            # ("failing-over – ... during the switchover or failover process"; "cancelling – ...
+            # returning to their previous states", API_FailoverState.html).
             found.__dict__["_ext_failover_state"] = {
-                "Status": "failing-over",
+                "Status": "failing-over" if moved else "cancelling",
                 "FromDbClusterArn": old.db_cluster_arn if old is not None else None,
                 "ToDbClusterArn": target.db_cluster_arn,
                 "IsDataLossAllowed": losing,
             }
             return ActionResult({"GlobalCluster": found})
 
-    def move_data(old: Any, target: Any, losing: bool) -> None:
+    def move_data(old: Any, target: Any, losing: bool) -> bool:
+        """The data moves to `target`; False when a switchover's target could not catch up.
+
+        A switchover loses no write: "Aurora ... waits for the secondary DB cluster to be fully
+        synchronized with the primary" before it promotes it (aurora-global-database-disaster-recovery.html,
+        "switchover"); a target that has not applied the primary's writes within
+        clusters.CATCH_UP_SECONDS is not promoted and the primary takes writes again (the
+        global database's FailoverState is then ``cancelling``). A failover (AllowDataLoss)
+        promotes the target with what it has."""
         old_server = clusters.server_of(old.db_cluster_identifier) if old is not None else None
         new_server = clusters.server_of(target.db_cluster_identifier)
         if new_server is None:
-            return
+            return True
         if old_server is not None and not losing:
             old_server.set_read_only(True)
-            new_server.caught_up(old_server.position(), 10)
+            if not new_server.caught_up(old_server.position(), clusters.CATCH_UP_SECONDS):
+                old_server.set_read_only(False)
+                return False
         new_server.promote()
         if old_server is not None:
             old_server.follow(new_server)
+        return True
 
     def status_get(self: Any) -> str:
         switching = self.__dict__.get("_ext_switch")

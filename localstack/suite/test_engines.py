@@ -1,0 +1,151 @@
+"""RDS's rules that only real database servers can show (moto_ext/engines.py: MariaDB and PostgreSQL
+behind moto's instances and clusters), through boto3 against moto's RDS with moto_ext loaded, in
+process. Each test failed on the emulator before its rule was written."""
+
+from __future__ import annotations
+
+import time
+
+import boto3
+import pytest
+from moto import mock_aws
+
+import moto_ext
+from moto_ext import clusters, engines
+
+REAL = [{"Key": engines.TAG, "Value": "true"}]
+PASSWORD = "hunter2hunter2"
+
+
+@pytest.fixture
+def rds():
+    with mock_aws():
+        try:
+            yield boto3.client("rds", region_name="us-east-1")
+        finally:
+            for identifier in list(clusters.TOPOLOGY):
+                clusters.forget(identifier)
+            engines.stop_all()
+
+
+def available(rds, instances, timeout=120):
+    """Waits until the instances, and every cluster of the region (whose own server serves once
+    the cluster is available), are available."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = {d["DBInstanceIdentifier"]: d["DBInstanceStatus"]
+                 for d in rds.describe_db_instances()["DBInstances"]}
+        states = [found.get(i) for i in instances]
+        states += [c["Status"] for c in rds.describe_db_clusters()["DBClusters"]]
+        if all(s == "available" for s in states):
+            return
+        assert "failed" not in states, (found, states)
+        time.sleep(0.5)
+    raise AssertionError(f"{instances} not available within {timeout} s")
+
+
+def aurora_mysql(rds, name, readers):
+    rds.create_db_cluster(DBClusterIdentifier=name, Engine="aurora-mysql", MasterUsername="admin",
+                          MasterUserPassword=PASSWORD, DatabaseName="app", Tags=REAL)
+    members = [f"{name}-{n}" for n in range(readers + 1)]
+    for member in members:
+        rds.create_db_instance(DBInstanceIdentifier=member, DBClusterIdentifier=name, Engine="aurora-mysql",
+                               DBInstanceClass="db.r6g.large")
+    available(rds, members)
+    return members
+
+
+def writer_of(rds, name):
+    members = rds.describe_db_clusters(DBClusterIdentifier=name)["DBClusters"][0]["DBClusterMembers"]
+    return [m["DBInstanceIdentifier"] for m in members if m["IsClusterWriter"]]
+
+
+# An Aurora failover loses no committed write: Aurora's replicas share the writer's storage volume
+# (Aurora.Replication.html), so the new writer has every write the old one acknowledged. Here a
+# reader that is kept from applying them (its SQL thread stopped) is not promoted: the writer keeps
+# its role and takes writes again (clusters.fail_over). Once it catches up, the failover goes.
+def test_an_aurora_failover_to_a_reader_kept_behind_does_not_promote_it_and_loses_no_write(rds, monkeypatch):
+    writer, reader = aurora_mysql(rds, "fo", readers=1)
+    monkeypatch.setattr(clusters, "CATCH_UP_SECONDS", 1.0)
+    primary = clusters.server_of("fo")
+    behind = engines.get(clusters.member_key(reader))
+    primary.query("CREATE TABLE app.orders (id INT PRIMARY KEY); INSERT INTO app.orders VALUES (1);")
+    assert behind.caught_up(primary.position(), 10)
+    behind.query("STOP SLAVE SQL_THREAD;")
+    primary.query("INSERT INTO app.orders VALUES (2);")
+
+    rds.failover_db_cluster(DBClusterIdentifier="fo", TargetDBInstanceIdentifier=reader)
+
+    assert writer_of(rds, "fo") == [writer]
+    assert clusters.server_of("fo") is primary
+    # The writer takes writes again, with every row; the reader is still a reader.
+    assert primary.query("SELECT @@GLOBAL.read_only").strip() == "0"
+    primary.query("INSERT INTO app.orders VALUES (3);")
+    assert primary.query("SELECT COUNT(*) FROM app.orders").strip() == "3"
+    assert behind.query("SELECT @@GLOBAL.read_only").strip() == "1"
+
+    # Caught up, the same failover promotes it, with every row.
+    behind.query("START SLAVE SQL_THREAD;")
+    available(rds, [writer, reader])
+    rds.failover_db_cluster(DBClusterIdentifier="fo", TargetDBInstanceIdentifier=reader)
+    assert writer_of(rds, "fo") == [reader]
+    assert clusters.server_of("fo") is behind
+    assert behind.query("SELECT COUNT(*) FROM app.orders").strip() == "3"
+    assert behind.query("SELECT @@GLOBAL.read_only").strip() == "0"
+
+
+def global_available(rds, name, timeout=30):
+    deadline = time.monotonic() + timeout
+    while rds.describe_global_clusters(GlobalClusterIdentifier=name)["GlobalClusters"][0]["Status"] != "available":
+        assert time.monotonic() < deadline, f"{name} not available within {timeout} s"
+        time.sleep(0.2)
+
+
+def global_members(rds, name):
+    found = rds.describe_global_clusters(GlobalClusterIdentifier=name)["GlobalClusters"][0]
+    return {m["DBClusterArn"].rsplit(":", 1)[-1]: m["IsWriter"] for m in found["GlobalClusterMembers"]}
+
+
+# A global switchover loses no write: Aurora "waits for the secondary DB cluster to be fully
+# synchronized with the primary" before it promotes it (aurora-global-database-disaster-recovery.html,
+# "switchover"). A secondary kept from applying the primary's writes is not promoted: FailoverState
+# is cancelling ("returning to their previous states", API_FailoverState.html), the primary takes
+# writes again, and the roles are as they were.
+def test_a_global_switchover_to_a_secondary_kept_behind_does_not_promote_it_and_loses_no_write(rds, monkeypatch):
+    aurora_mysql(rds, "gp", readers=0)
+    rds.create_global_cluster(GlobalClusterIdentifier="g",
+                              SourceDBClusterIdentifier=rds.describe_db_clusters(
+                                  DBClusterIdentifier="gp")["DBClusters"][0]["DBClusterArn"])
+    west = boto3.client("rds", region_name="us-west-2")
+    west.create_db_cluster(DBClusterIdentifier="gs", Engine="aurora-mysql", GlobalClusterIdentifier="g")
+    west.create_db_instance(DBInstanceIdentifier="gs-0", DBClusterIdentifier="gs", Engine="aurora-mysql",
+                            DBInstanceClass="db.r6g.large")
+    available(west, ["gs-0"])
+    monkeypatch.setattr(clusters, "CATCH_UP_SECONDS", 1.0)
+    # The global database is switching-over for a moment, showing FailoverState.
+    monkeypatch.setitem(moto_ext.CONFIG, "modify_delay", 1.0)
+    primary, secondary = clusters.server_of("gp"), clusters.server_of("gs")
+    primary.query("CREATE TABLE app.orders (id INT PRIMARY KEY); INSERT INTO app.orders VALUES (1);")
+    assert secondary.caught_up(primary.position(), 10)
+    secondary.query("STOP SLAVE SQL_THREAD;")
+    primary.query("INSERT INTO app.orders VALUES (2);")
+    target = west.describe_db_clusters(DBClusterIdentifier="gs")["DBClusters"][0]["DBClusterArn"]
+
+    out = rds.switchover_global_cluster(GlobalClusterIdentifier="g", TargetDbClusterIdentifier=target)
+
+    assert out["GlobalCluster"]["FailoverState"]["Status"] == "cancelling"
+    global_available(rds, "g")
+    assert global_members(rds, "g") == {"gp": True, "gs": False}
+    assert primary.query("SELECT @@GLOBAL.read_only").strip() == "0"
+    primary.query("INSERT INTO app.orders VALUES (3);")
+    assert primary.query("SELECT COUNT(*) FROM app.orders").strip() == "3"
+    assert secondary.query("SELECT @@GLOBAL.read_only").strip() == "1"
+
+    # Caught up, the same switchover moves the writer, with every row.
+    secondary.query("START SLAVE SQL_THREAD;")
+    out = rds.switchover_global_cluster(GlobalClusterIdentifier="g", TargetDbClusterIdentifier=target)
+    assert out["GlobalCluster"]["FailoverState"]["Status"] == "failing-over"
+    global_available(rds, "g")
+    assert global_members(rds, "g") == {"gp": False, "gs": True}
+    assert secondary.query("SELECT COUNT(*) FROM app.orders").strip() == "3"
+    assert secondary.query("SELECT @@GLOBAL.read_only").strip() == "0"
