@@ -15,7 +15,8 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
   Node's mysql2 speaks) and DBName, if any, with the privileges RDS gives it and no more: not
   SUPER, so a read-only server refuses its writes as RDS's replicas do ("Master user account
   privileges", https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/UsingWithRDS.MasterAccounts.html);
-  the anonymous users ``mariadb-install-db`` creates are dropped;
+  on PostgreSQL no superuser but a member of ``rds_superuser`` (``PG_MASTER_ROLES``), the server's
+  own superuser being ``rdsadmin``, as on RDS; the anonymous users ``mariadb-install-db`` creates are dropped;
 * a server can replicate another (:meth:`Server.create` with ``source``): MariaDB by binlog
   replication with global transaction ids, started from a consistent dump of the source; PostgreSQL
   by streaming replication from a ``pg_basebackup`` of it, as a hot standby. A replica is read-only
@@ -63,6 +64,22 @@ ALL = os.environ.get("MOTO_RDS_ENGINES", "") == "real"
 TAG = "moto-ext:real-engine"
 NETWORK = os.environ.get("MOTO_RDS_ENGINE_NETWORK") or "127.0.0"
 PG_BIN = "/usr/lib/postgresql/15/bin"
+# PostgreSQL: the server's own superuser, as RDS has one its users cannot log in as ("rdsadmin",
+# Appendix.PostgreSQL.CommonDBATasks.Roles.html); it logs in only by the server's own socket. The
+# master user is not a superuser (below).
+PG_ADMIN = "rdsadmin"
+# What RDS makes of the master user: ``CREATE ROLE postgres WITH LOGIN NOSUPERUSER INHERIT CREATEDB
+# CREATEROLE NOREPLICATION VALID UNTIL 'infinity'``, granted rds_superuser
+# (Appendix.PostgreSQL.CommonDBATasks.Roles.rds_superuser.html); rds_superuser is a member of
+# pg_monitor and pg_signal_backend and may grant rds_replication and rds_password. So ALTER SYSTEM,
+# COPY ... PROGRAM, untrusted languages and ending a superuser's session are refused, as on RDS.
+PG_MASTER_ROLES = (
+    "CREATE ROLE rds_superuser NOLOGIN;",
+    "CREATE ROLE rds_replication NOLOGIN;",
+    "CREATE ROLE rds_password NOLOGIN;",
+    "GRANT pg_monitor, pg_signal_backend TO rds_superuser;",
+    "GRANT rds_replication, rds_password TO rds_superuser WITH ADMIN OPTION;",
+)
 
 SNAPSHOTS = os.path.join(ROOT, "snapshots")
 
@@ -181,7 +198,7 @@ class Server:
                       env={**os.environ, "TMPDIR": self.tmp})
             return
         shutil.chown(self.dir, "postgres", "postgres")
-        self._run([f"{PG_BIN}/initdb", "-D", self.data, "-U", "postgres", "--auth-local=trust",
+        self._run([f"{PG_BIN}/initdb", "-D", self.data, "-U", PG_ADMIN, "--auth-local=trust",
                    "--auth-host=scram-sha-256"], user="postgres")
         # Password logins from any address, as on RDS: its users cannot edit pg_hba.conf, the only
         # method is a password, and the security groups decide who reaches the instance
@@ -322,7 +339,7 @@ class Server:
         """PostgreSQL: a base backup of the source, written as a standby of it (-R)."""
         shutil.chown(self.dir, "postgres", "postgres")
         self._run([f"{PG_BIN}/pg_basebackup", "-D", self.data, "-h", source.dir, "-p", str(source.port),
-                   "-U", "postgres", "-X", "stream", "-R", "-c", "fast"], user="postgres")
+                   "-U", PG_ADMIN, "-X", "stream", "-R", "-c", "fast"], user="postgres")
 
     def follow(self, source: "Server", position: str = "current_pos") -> None:
         """Replicates `source` from now on, read-only (a new replica, or a writer demoted after a
@@ -426,7 +443,7 @@ class Server:
                    "--single-transaction", "--databases", self.dbname]
             user = None
         else:
-            cmd = [f"{PG_BIN}/pg_dump", "-h", self.dir, "-p", str(self.port), "-U", "postgres",
+            cmd = [f"{PG_BIN}/pg_dump", "-h", self.dir, "-p", str(self.port), "-U", PG_ADMIN,
                    "--no-owner", self.dbname]
             user = "postgres"
         done = subprocess.run(cmd, capture_output=True, user=user, timeout=300)
@@ -446,9 +463,12 @@ class Server:
             cmd = ["mariadb", "--no-defaults", "-uroot", f"--socket={self.socket}"]
             user = None
         else:
-            cmd = [f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", self.dbname or "postgres",
+            cmd = [f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", PG_ADMIN, "-d", self.dbname or "postgres",
                    "-v", "ON_ERROR_STOP=1"]
             user = "postgres"
+            # What the restore makes belongs to the master user, as the snapshot's did (the dump
+            # names no owner): the master user is no superuser, and must reach its own tables.
+            sql = f"SET ROLE {_quote_ident(self.user, chr(34))};\n".encode() + sql
         done = subprocess.run(cmd, input=sql, capture_output=True, user=user, timeout=300)
         if done.returncode != 0:
             raise EngineError(f"restoring {self.identifier} failed: {done.stderr.decode(errors='replace')[-400:]}")
@@ -489,11 +509,10 @@ class Server:
             self._mariadb(" ".join(sql))
         else:
             role = _quote_ident(self.user, '"')
-            if self.user == "postgres":
-                sql = [f"ALTER ROLE postgres PASSWORD {_pg_string(self.password)};"]
-            else:
-                sql = [f"CREATE ROLE {role} LOGIN SUPERUSER PASSWORD {_pg_string(self.password)};"]
-            for statement in sql:
+            for statement in (*PG_MASTER_ROLES,
+                              f"CREATE ROLE {role} WITH LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE "
+                              f"NOREPLICATION VALID UNTIL 'infinity' PASSWORD {_pg_string(self.password)};",
+                              f"GRANT rds_superuser TO {role} WITH ADMIN OPTION;"):
                 self._psql(statement)
             if self.dbname:
                 self._psql(f"CREATE DATABASE {_quote_ident(self.dbname, chr(34))} OWNER {role};")
@@ -506,7 +525,7 @@ class Server:
                    *([] if names else ["--skip-column-names"]), "-e", sql]
             user = None
         else:
-            cmd = [f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", "postgres",
+            cmd = [f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", PG_ADMIN, "-d", "postgres",
                    "-At", "-v", "ON_ERROR_STOP=1", "-c", sql]
             user = "postgres"
         try:
@@ -521,7 +540,7 @@ class Server:
         self._run(["mariadb", "--no-defaults", "-uroot", f"--socket={self.socket}", "-e", sql])
 
     def _psql(self, sql: str) -> None:
-        self._run([f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", "postgres", "-d", "postgres",
+        self._run([f"{PG_BIN}/psql", "-h", self.dir, "-p", str(self.port), "-U", PG_ADMIN, "-d", "postgres",
                    "-v", "ON_ERROR_STOP=1", "-c", sql], user="postgres")
 
     def _run(self, cmd: list[str], user: str | None = None, env: dict[str, str] | None = None) -> None:

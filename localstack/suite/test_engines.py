@@ -4,6 +4,8 @@ process. Each test failed on the emulator before its rule was written."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 
 import boto3
@@ -149,3 +151,41 @@ def test_a_global_switchover_to_a_secondary_kept_behind_does_not_promote_it_and_
     assert global_members(rds, "g") == {"gp": False, "gs": True}
     assert secondary.query("SELECT COUNT(*) FROM app.orders").strip() == "3"
     assert secondary.query("SELECT @@GLOBAL.read_only").strip() == "0"
+
+
+def psql(server, user, password, sql, dbname="postgres"):
+    """One statement as a client over the network, as an app logs in."""
+    done = subprocess.run([f"{engines.PG_BIN}/psql", "-h", server.address, "-p", str(server.port), "-U", user,
+                           "-d", dbname, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                          capture_output=True, env={**os.environ, "PGPASSWORD": password}, timeout=30)
+    return done.returncode, (done.stdout + done.stderr).decode(errors="replace").strip()
+
+
+# The master user of RDS for PostgreSQL is "LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE" and granted
+# rds_superuser (Appendix.PostgreSQL.CommonDBATasks.Roles.rds_superuser.html): it makes databases
+# and roles, and ends other sessions, but what only a superuser may do is refused.
+def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
+    rds.create_db_instance(DBInstanceIdentifier="pg", Engine="postgres", DBInstanceClass="db.t3.micro",
+                           MasterUsername="postgres", MasterUserPassword=PASSWORD, DBName="app",
+                           AllocatedStorage=20, Tags=REAL)
+    available(rds, ["pg"])
+    server = engines.get("pg")
+
+    def run(sql, dbname="postgres"):
+        return psql(server, "postgres", PASSWORD, sql, dbname)
+
+    assert run("SELECT rolsuper FROM pg_roles WHERE rolname = current_user") == (0, "f")
+    assert run("SELECT pg_has_role('rds_superuser', 'member')") == (0, "t")
+    for refused in ("ALTER SYSTEM SET work_mem = '8MB'",
+                    "COPY (SELECT 1) TO PROGRAM 'true'",
+                    # C is an untrusted language.
+                    "CREATE FUNCTION f() RETURNS int LANGUAGE c AS 'libc', 'abs'"):
+        code, out = run(refused)
+        assert code != 0, f"{refused} passed: {out}"
+        assert "permission denied" in out or "must be superuser" in out, out
+    assert run("CREATE ROLE reporting LOGIN PASSWORD 'x'")[0] == 0
+    assert run("GRANT rds_replication TO reporting")[0] == 0
+    assert run("CREATE DATABASE second")[0] == 0
+    assert run("CREATE TABLE orders (id INT PRIMARY KEY); INSERT INTO orders VALUES (1)", "app")[0] == 0
+    # The server's own superuser is not one a client can log in as.
+    assert psql(server, engines.PG_ADMIN, "", "SELECT 1")[0] != 0
