@@ -11,7 +11,9 @@ API_SwitchoverBlueGreenDeployment.html, API_DeleteBlueGreenDeployment.html) and 
   source RDS does not support (SourceDatabaseNotSupportedFault: an Oracle, SQL Server or Db2
   engine, "Supported Regions and DB engines for Amazon RDS Blue/Green Deployments"; a master
   password managed in Secrets Manager, which moto refuses too, "Limitations and considerations for
-  Amazon RDS blue/green deployments") and a name in use (BlueGreenDeploymentAlreadyExistsFault); the green instance is ``<blue>-green-<6 letters>``, a copy
+  Amazon RDS blue/green deployments"), one that is not prepared as RDS asks
+  (``blue_green_prerequisites.py``: automated backups for MySQL and MariaDB, logical replication for
+  a PostgreSQL major upgrade) and a name in use (BlueGreenDeploymentAlreadyExistsFault); the green instance is ``<blue>-green-<6 letters>``, a copy
   of blue with the target engine version, parameter group and class; the deployment is
   ``PROVISIONING`` while green is created, then ``AVAILABLE``; its tasks are
   CREATING_READ_REPLICA_OF_SOURCE, DB_ENGINE_VERSION_UPGRADE (with a target version),
@@ -48,7 +50,7 @@ import threading
 import time
 from typing import Any
 
-from . import cluster_blue_green, engines
+from . import blue_green_prerequisites, cluster_blue_green, engines
 
 # Deployments whose next switchover fails, and those to report INVALID_CONFIGURATION.
 FAIL_SWITCHOVER: set[str] = set()
@@ -242,6 +244,10 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
                 raise RDSClientError(
                     "InvalidDBInstanceState",
                     f"DB Instance {blue.db_instance_identifier} is not in available state.")
+            refused = None if hasattr(blue, "master_user_secret") else \
+                blue_green_prerequisites.instance(self, blue, bg_kwargs.get("target_engine_version"))
+            if refused:
+                raise RDSClientError("SourceDatabaseNotSupportedFault", refused)
             return started(self, orig_create(self, bg_kwargs), bg_kwargs)
 
     def started(self: Any, answer: Any, bg_kwargs: dict[str, Any]) -> Any:

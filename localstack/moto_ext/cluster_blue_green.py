@@ -9,7 +9,8 @@ user guide ("Overview of Amazon Aurora Blue/Green Deployments", blue-green-deplo
 
 * the source cluster must be ``available`` (InvalidDBClusterStateFault) and an Aurora MySQL or
   Aurora PostgreSQL one (SourceClusterNotSupportedFault, "Supported Regions and Aurora DB engines
-  for Blue/Green Deployments");
+  for Blue/Green Deployments"), prepared as RDS asks (``blue_green_prerequisites.py``: a custom DB
+  cluster parameter group with binlog_format, or rds.logical_replication, on, the writer in sync);
 * a major version upgrade (TargetEngineVersion of another major version) of a cluster whose DB
   cluster parameter group, or a member's DB parameter group, is custom needs
   TargetDBClusterParameterGroupName, or TargetDBParameterGroupName: RDS refuses it otherwise with
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import clusters
+from . import blue_green_prerequisites, clusters
 
 # Green's names (cluster and members) -> blue's.
 BLUE_OF: dict[str, str] = {}
@@ -75,6 +76,10 @@ def check(backend: Any, source: str, kwargs: dict[str, Any]) -> Any:
         raise RDSClientError(
             "InvalidDBClusterStateFault",
             f"DB cluster {cluster.db_cluster_identifier} is not in the available state (it is {cluster.status}).")
+    # A master password in Secrets Manager is refused first, by moto (blue_green.py).
+    refused = None if hasattr(cluster, "master_user_secret") else blue_green_prerequisites.cluster(backend, cluster)
+    if refused:
+        raise RDSClientError("SourceClusterNotSupportedFault", refused)
     target = kwargs.get("target_engine_version")
     if target and _major(target) != _major(cluster.engine_version):
         group = str(cluster.db_cluster_parameter_group or "")

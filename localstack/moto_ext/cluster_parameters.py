@@ -43,6 +43,7 @@ _AURORA_POSTGRES = [
 ]
 
 CATALOGS = {
+    "aurora-mysql5.7": _AURORA_MYSQL,
     "aurora-mysql8.0": _AURORA_MYSQL,
     "aurora-postgresql15": _AURORA_POSTGRES,
     "aurora-postgresql16": _AURORA_POSTGRES,

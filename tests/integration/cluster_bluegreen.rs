@@ -4,7 +4,10 @@
 //! approves (the annotation, removed once used); then the cluster, its member and its endpoint are
 //! green under their names, the rows and every acknowledged write are there, the connection Secret
 //! is the same byte for byte, the member DBInstance follows, and the old cluster is kept until its
-//! retention, then deleted (its member first), then the deployment.
+//! retention, then deleted (its member first), then the deployment. As RDS asks of an Aurora MySQL
+//! source, the cluster is in a custom DB cluster parameter group with binary logging on (the
+//! emulator refuses the default group: localstack/suite/test_rules.py), and green gets a group of
+//! the new version's family, also with it on.
 
 use std::time::Duration;
 
@@ -12,6 +15,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::database::blue_green::SWITCHOVER_ANNOTATION;
 use rds_operator::dbcluster::{ClusterBlueGreen, DBCluster};
+use rds_operator::dbclusterparametergroup::DBClusterParameterGroup;
 use serde_json::json;
 
 use crate::clusters::{cluster, member};
@@ -39,6 +43,31 @@ async fn patch(api: &Api<DBCluster>, patch: serde_json::Value) {
         .expect("patch DBCluster");
 }
 
+/// A DBClusterParameterGroup with binary logging on ("the cluster must be associated with a custom
+/// DB cluster parameter group with binary logging (binlog_format) turned on", Aurora User Guide,
+/// blue-green-deployments-creating.html), once Synced.
+async fn binlog_group(groups: &Api<DBClusterParameterGroup>, name: &str, family: &str) -> String {
+    let identifier = unique(name);
+    let group: DBClusterParameterGroup = serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBClusterParameterGroup",
+        "metadata": {"name": name},
+        "spec": {
+            "dbClusterParameterGroupName": identifier,
+            "family": family,
+            "description": "Coffee Manage, binary logging on for blue/green",
+            "parameters": {"binlog_format": "ROW"},
+        },
+    }))
+    .expect("valid DBClusterParameterGroup");
+    (groups.create(&PostParams::default(), &group).await).expect("create the group");
+    wait_object(groups, name, "the group Synced", |g| {
+        object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+    })
+    .await;
+    identifier
+}
+
 async fn cluster_in_rds(
     rds: &aws_sdk_rds::Client,
     id: &str,
@@ -56,10 +85,14 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     let (client, ns, instances, rds) = setup("aurora-bg").await;
     let _operator = Operator::start(&ns);
     let (id, writer) = (unique("aurbg"), unique("aurbg-w"));
+    let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), &ns);
+    let blue_group = binlog_group(&groups, "blue-params", "aurora-mysql5.7").await;
+    let green_group = binlog_group(&groups, "green-params", "aurora-mysql8.0").await;
     let mut c = cluster(
         &id,
         json!({"engineVersion": FIVE_SEVEN, "upgradePolicy": "BlueGreen",
-               "deletionPolicy": "Delete"}),
+               "deletionPolicy": "Delete",
+               "dbClusterParameterGroupRef": {"name": "blue-params"}}),
     );
     c.spec.tags.push(rds_operator::crd::Tag {
         key: "moto-ext:real-engine".into(),
@@ -90,7 +123,8 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     let writes = Writer::start(&s, Duration::from_millis(500));
 
     let upgrade = json!({"spec": {"engineVersion": EIGHT, "allowMajorVersionUpgrade": true,
-        "dbInstanceParameterGroupName": "default.aurora-mysql8.0"}});
+        "dbInstanceParameterGroupName": "default.aurora-mysql8.0",
+        "dbClusterParameterGroupRef": {"name": "green-params"}}});
     patch(&clusters, upgrade).await;
     let waiting = wait_object(
         &clusters,
@@ -119,6 +153,7 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     // Green is a copy of the cluster and its member, on the new version, read-only.
     let g = cluster_in_rds(&rds, &green).await.expect("green in RDS");
     assert_eq!(g.engine_version(), Some(EIGHT));
+    assert_eq!(g.db_cluster_parameter_group(), Some(green_group.as_str()));
     let green_member = g.db_cluster_members()[0].db_instance_identifier().unwrap();
     assert!(
         green_member.starts_with(&format!("{writer}-green-")),
@@ -190,6 +225,8 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
         .await
         .expect("the old cluster is kept");
     assert_eq!(kept.engine_version(), Some(FIVE_SEVEN));
+    assert_eq!(kept.db_cluster_parameter_group(), Some(blue_group.as_str()));
+    assert_eq!(now.db_cluster_parameter_group(), Some(green_group.as_str()));
     // The member DBInstance follows: its instance is green's, in sync, nothing sent to it.
     let w = wait_dbi(
         &instances,
@@ -244,4 +281,8 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     crate::common::wait_gone(&instances, "writer", TIMEOUT).await;
     (clusters.delete("coffee", &Default::default()).await).expect("delete the DBCluster");
     crate::common::wait_object_gone(&clusters, "coffee").await;
+    for name in ["blue-params", "green-params"] {
+        (groups.delete(name, &Default::default()).await).expect("delete the group");
+        crate::common::wait_object_gone(&groups, name).await;
+    }
 }

@@ -243,11 +243,39 @@ async fn an_aurora_major_blue_green_needs_the_members_new_parameter_group() {
             .await)
             .expect("a custom DB parameter group");
     }
+    // The cluster in a custom DB cluster parameter group with binary logging on, as RDS asks of the
+    // source of an Aurora MySQL deployment (Aurora blue-green-deployments-creating.html), and green
+    // in one of the new family (a custom group needs a target on a major upgrade).
+    let (cluster_group, new_cluster_group) = (unique("bgmaj-cpg57"), unique("bgmaj-cpg80"));
+    for (name, family) in [
+        (&cluster_group, "aurora-mysql5.7"),
+        (&new_cluster_group, "aurora-mysql8.0"),
+    ] {
+        (rds.create_db_cluster_parameter_group()
+            .db_cluster_parameter_group_name(name)
+            .db_parameter_group_family(family)
+            .description("binary logging on")
+            .send()
+            .await)
+            .expect("a custom DB cluster parameter group");
+        let binlog = aws_sdk_rds::types::Parameter::builder()
+            .parameter_name("binlog_format")
+            .parameter_value("ROW")
+            .apply_method(aws_sdk_rds::types::ApplyMethod::PendingReboot)
+            .build();
+        (rds.modify_db_cluster_parameter_group()
+            .db_cluster_parameter_group_name(name)
+            .parameters(binlog)
+            .send()
+            .await)
+            .expect("binlog_format on");
+    }
     let made = (rds
         .create_db_cluster()
         .db_cluster_identifier(&id)
         .engine("aurora-mysql")
         .engine_version("5.7.mysql_aurora.2.11.2")
+        .db_cluster_parameter_group_name(&cluster_group)
         .master_username("admin")
         .master_user_password("coffee-password-1")
         .send()
@@ -288,6 +316,7 @@ async fn an_aurora_major_blue_green_needs_the_members_new_parameter_group() {
             .blue_green_deployment_name(name)
             .source(&arn)
             .target_engine_version("8.0.mysql_aurora.3.08.0")
+            .target_db_cluster_parameter_group_name(&new_cluster_group)
             .set_target_db_parameter_group_name(members_group.map(str::to_owned))
             .send()
     };
