@@ -9,7 +9,8 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   PendingModifiedValues meanwhile, then applied; a change sent without ApplyImmediately waits in
   PendingModifiedValues (the maintenance window) until a later immediate modification or
   ``POST /_rds_ext/apply-pending?identifier=...``;
-* DeleteDBInstance -> ``deleting`` for ``delete_delay`` seconds, then gone;
+* DeleteDBInstance -> ``deleting`` for ``delete_delay`` seconds (and while its final snapshot is
+  taken: ``snapshots.py``), then gone;
 * a modification or deletion while the instance is busy is refused with InvalidDBInstanceState,
   as RDS does;
 * a DB subnet group an instance uses cannot be deleted (InvalidDBSubnetGroupStateFault), and
@@ -38,6 +39,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
   ``global_clusters.py``; custom cluster endpoints: ``cluster_endpoints.py``;
 * an encrypted source in another GovCloud (or, for replicas, China) region needs a PreSignedUrl
   that is that call signed there: see ``presigned.py``;
+* engine versions and DB instance classes come from a catalog, which DescribeDBEngineVersions and
+  DescribeOrderableDBInstanceOptions answer and the creates and modifies are held to: see
+  ``catalog.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
   cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
@@ -74,7 +78,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -391,10 +395,15 @@ def install() -> None:
                 raise busy_error(db_instance_identifier, db.status)
             db = orig_delete(self, db_instance_identifier, *args, **kwargs)
             engines.remove(db_instance_identifier)
-            if CONFIG["delete_delay"] > 0:
+            # Deleting until its final snapshot is taken (snapshots.final_snapshot_delay).
+            # (moto's signature: final_db_snapshot_identifier, skip_final_snapshot, by position or name)
+            named = dict(zip(("final_db_snapshot_identifier", "skip_final_snapshot"), args), **kwargs)
+            final = None if named.get("skip_final_snapshot") else named.get("final_db_snapshot_identifier")
+            delay = CONFIG["delete_delay"] + snapshots.final_snapshot_delay(CONFIG, self.database_snapshots, final)
+            if delay > 0:
                 db.__dict__["_ext_backend"] = self
                 self.databases[db_instance_identifier] = db
-                _start_phase(db, "deleting", CONFIG["delete_delay"])
+                _start_phase(db, "deleting", delay)
             return db
 
     orig_snapshot = Backend.create_db_snapshot
@@ -492,6 +501,8 @@ def install() -> None:
     option_groups.install(LOCK)
     maintenance.install(LOCK, CONFIG, _start_phase)
     proxies.install(LOCK, CONFIG)
+    # Last: what RDS does not offer is refused before any other extension acts on the call.
+    catalog.install(LOCK)
     # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).
     model_check.fix_moto()
     model_check.install()

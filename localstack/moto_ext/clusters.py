@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import endpoints, engines, paging
+from . import endpoints, engines, paging, snapshots
 
 # Cluster settings RDS applies in the maintenance window unless ApplyImmediately, and their names
 # in ClusterPendingModifiedValues.
@@ -368,8 +368,10 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             if cluster.manage_master_user_password:
                 cluster.master_user_secret.delete_secret()
             forget(cluster_identifier)
-            if config["delete_delay"] > 0:
-                start_phase(cluster, "deleting", config["delete_delay"])
+            # Deleting until its final snapshot is taken (snapshots.final_snapshot_delay).
+            delay = config["delete_delay"] + snapshots.final_snapshot_delay(config, self.cluster_snapshots, snapshot_name)
+            if delay > 0:
+                start_phase(cluster, "deleting", delay)
             else:
                 del self.clusters[cluster_identifier]
             return cluster

@@ -33,8 +33,8 @@ target healthy):
   sent alone makes the idle percentage half of it ("The default value is half of the value of
   MaxConnectionsPercent", API_ConnectionPoolConfiguration.html).
 
-With real engines, the proxy's endpoint is an address of its own that forwards each connection to
-a registered target's server (a cluster's writer), and a READ_ONLY endpoint to one of the
+The proxy's endpoint is an address of its own from its creation on (it does not change when
+targets are registered), that forwards each connection to a registered target's real server (a cluster's writer), and a READ_ONLY endpoint to one of the
 cluster's readers, only while the proxy's secret logs in there: the proxy
 authenticates with the secret's credentials, so a secret that lags behind a rotated password
 lets no one in ("Setting up database credentials in AWS Secrets Manager for RDS Proxy",
@@ -186,6 +186,13 @@ def install(lock: Any, config: dict[str, float]) -> None:
             except RDSClientError:
                 del self.backend.db_proxies[self.params["DBProxyName"]]
                 raise
+            # The endpoint is the proxy's from its creation on ("Endpoint: The endpoint that you
+            # can use to connect to the DB proxy", API_DBProxy.html; the proxy keeps it while
+            # targets come and go): an address of its own, forwarding to a target once one is
+            # registered and reachable, closing connections until then.
+            port = PORTS.get(proxy.engine_family, 3306)
+            proxy.__dict__["_ext_forward"] = endpoints.Endpoint(
+                f"{proxy.db_proxy_name}.proxy", port, lambda: reachable(proxy))
             if config["create_delay"] > 0:
                 proxy.__dict__["_ext_phase"] = ("creating", time.time() + config["create_delay"])
             return result

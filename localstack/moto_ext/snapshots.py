@@ -9,7 +9,14 @@ PercentProgress). Here:
 
 * CreateDBSnapshot -> ``creating`` for ``snapshot_delay`` seconds (MOTO_RDS_SNAPSHOT_DELAY, or
   ``POST /_rds_ext/config {"snapshot_delay": 3}``), its PercentProgress rising with the time, then
-  ``available`` at 100; the final snapshots of deletions keep moto's (at once);
+  ``available`` at 100;
+* the final snapshot of a DeleteDBInstance or DeleteDBCluster likewise, and the instance or cluster
+  stays ``deleting`` until it is taken: "If you request a final DB snapshot the status of the
+  Amazon RDS DB instance is deleting until the DB snapshot is created"
+  (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DeleteDBInstance.html); "a DB
+  cluster snapshot is created before the DB cluster is deleted"
+  (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DeleteDBCluster.html,
+  SkipFinalSnapshot). ``final_snapshot_delay`` gives the seconds the deletion waits for it;
 * CopyDBSnapshot likewise (``creating`` for ``snapshot_delay`` seconds,
   https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBSnapshot.html; its source must
   be ``available``, else InvalidDBSnapshotState), and with real
@@ -193,6 +200,22 @@ def install(lock: Any, config: dict[str, float]) -> None:
     install_clusters(lock, config)
 
 
+def start_taking(snapshot: Any, delay: float) -> None:
+    """The snapshot is ``creating`` for ``delay`` seconds from now, then ``available``."""
+    if delay > 0 and snapshot is not None:
+        snapshot.__dict__["_ext_started"] = _now()
+        snapshot.__dict__["_ext_until"] = _now() + delay
+
+
+def final_snapshot_delay(config: dict[str, float], store: dict[str, Any], name: Any) -> float:
+    """A deletion's final snapshot (``name`` in the backend's ``store``, just made) is ``creating``
+    for ``snapshot_delay`` seconds: the seconds the deletion stays ``deleting`` for it."""
+    snapshot = store.get(str(name).lower()) if name else None
+    delay = config.get("snapshot_delay", 0.0) if snapshot is not None else 0.0
+    start_taking(snapshot, delay)
+    return delay
+
+
 def _taking(lock: Any, config: dict[str, float], orig: Any, key: str, store: str) -> Any:
     """The API call ``orig`` (a create or copy) with the snapshot it makes, named by the parameter
     ``key`` and kept in the backend's ``store``, ``creating`` for ``snapshot_delay`` seconds."""
@@ -200,11 +223,8 @@ def _taking(lock: Any, config: dict[str, float], orig: Any, key: str, store: str
     def handler(self: Any) -> Any:
         with lock:
             result = orig(self)
-            delay = config.get("snapshot_delay", 0.0)
             snapshot = getattr(self.backend, store).get(str(self.params[key]).lower())
-            if delay > 0 and snapshot is not None:
-                snapshot.__dict__["_ext_started"] = _now()
-                snapshot.__dict__["_ext_until"] = _now() + delay
+            start_taking(snapshot, config.get("snapshot_delay", 0.0))
             return result
 
     return handler
@@ -224,7 +244,8 @@ def install_clusters(lock: Any, config: dict[str, float]) -> None:
     * CreateDBClusterSnapshot and CopyDBClusterSnapshot -> ``creating`` for ``snapshot_delay``
       seconds, PercentProgress rising, then ``available``
       (https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_DBClusterSnapshot.html:
-      Status, PercentProgress); the final and automated snapshots keep moto's timing;
+      Status, PercentProgress), and a deletion's final snapshot likewise (``final_snapshot_delay``);
+      the automated snapshots keep moto's timing;
     * a copy's source must be ``available`` (InvalidDBClusterSnapshotStateFault,
       https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_CopyDBClusterSnapshot.html),
       and with real engines the copy keeps the source's dump;

@@ -189,3 +189,28 @@ def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
     assert run("CREATE TABLE orders (id INT PRIMARY KEY); INSERT INTO orders VALUES (1)", "app")[0] == 0
     # The server's own superuser is not one a client can log in as.
     assert psql(server, engines.PG_ADMIN, "", "SELECT 1")[0] != 0
+
+
+# A proxy's endpoint is fixed when it is made (API_DBProxy.html, Endpoint): registering a target
+# behind it does not change it, and connections through it reach the target once it is registered.
+def test_a_proxy_endpoint_is_the_same_before_and_after_a_target_is_registered(rds):
+    ec2 = boto3.client("ec2", region_name="us-east-1")
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
+    subnets = [ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{n}.0/24", AvailabilityZone=f"us-east-1{z}")
+               ["Subnet"]["SubnetId"] for n, z in ((1, "a"), (2, "b"))]
+    secret = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
+        Name="px", SecretString='{"username": "admin", "password": "%s"}' % PASSWORD)["ARN"]
+    made = rds.create_db_proxy(DBProxyName="px", EngineFamily="MYSQL", RoleArn="arn:aws:iam::123456789012:role/px",
+                               Auth=[{"SecretArn": secret, "IAMAuth": "DISABLED"}], VpcSubnetIds=subnets)["DBProxy"]
+    endpoint = made["Endpoint"]
+    assert endpoint
+    rds.create_db_instance(DBInstanceIdentifier="pxdb", Engine="mysql", EngineVersion="8.0.42",
+                           DBInstanceClass="db.t3.micro", MasterUsername="admin", MasterUserPassword=PASSWORD,
+                           AllocatedStorage=20, Tags=REAL)
+    available(rds, ["pxdb"])
+    rds.register_db_proxy_targets(DBProxyName="px", DBInstanceIdentifiers=["pxdb"])
+    assert rds.describe_db_proxies(DBProxyName="px")["DBProxies"][0]["Endpoint"] == endpoint
+    out = subprocess.run(["mariadb", "--no-defaults", "-h", endpoint, "-u", "admin", "-N", "-e", "SELECT 1"],
+                         env={**os.environ, "MYSQL_PWD": PASSWORD}, capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "1", out.stderr
+    rds.delete_db_proxy(DBProxyName="px")

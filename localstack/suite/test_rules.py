@@ -58,3 +58,163 @@ def test_a_subnet_group_of_a_subnet_ec2_lacks_is_invalid_subnet(rds):
                     SubnetIds=["subnet-00000000"])
     assert error["Code"] == "InvalidSubnet"
     assert not rds.describe_db_subnet_groups()["DBSubnetGroups"]
+
+
+def blue_green(rds, source, **kwargs):
+    return rds.create_blue_green_deployment(BlueGreenDeploymentName=f"bg-{source.rsplit(':', 1)[-1]}",
+                                            Source=source, **kwargs)
+
+
+def instance_arn(rds, name, **kwargs):
+    kwargs.setdefault("DBInstanceClass", "db.t3.micro")
+    out = rds.create_db_instance(DBInstanceIdentifier=name, MasterUsername="admin",
+                                 MasterUserPassword="hunter2hunter2", AllocatedStorage=20, **kwargs)
+    return out["DBInstance"]["DBInstanceArn"]
+
+
+# blue-green-deployments-creating.html (RDS User Guide), "Preparing for a blue/green deployment":
+# RDS for MySQL and MariaDB need automated backups.
+@pytest.mark.parametrize("engine,version,target", [("mysql", "8.0.40", "8.0.42"), ("mariadb", "10.11.9", "10.11.10")])
+def test_a_blue_green_deployment_of_mysql_or_mariadb_needs_automated_backups(rds, engine, version, target):
+    arn = instance_arn(rds, "nobackups", Engine=engine, EngineVersion=version, BackupRetentionPeriod=0)
+    error = refused(blue_green, rds=rds, source=arn, TargetEngineVersion=target)
+    assert error["Code"] == "SourceDatabaseNotSupportedFault"
+    assert "Automated backups" in error["Message"]
+    assert not rds.describe_blue_green_deployments()["BlueGreenDeployments"]
+    rds.modify_db_instance(DBInstanceIdentifier="nobackups", BackupRetentionPeriod=1, ApplyImmediately=True)
+    assert blue_green(rds, arn, TargetEngineVersion=target)["BlueGreenDeployment"]["Status"]
+
+
+# blue-green-deployments-replication-type.html: a PostgreSQL major upgrade replicates logically, which
+# needs rds.logical_replication 1 in a custom DB parameter group (blue-green-deployments-creating.html);
+# a minor one replicates physically and needs nothing.
+def test_a_postgresql_major_upgrade_blue_green_needs_logical_replication(rds):
+    arn = instance_arn(rds, "pg", Engine="postgres", EngineVersion="15.8")
+    error = refused(blue_green, rds=rds, source=arn, TargetEngineVersion="16.4")
+    assert error["Code"] == "SourceDatabaseNotSupportedFault"
+    assert "rds.logical_replication" in error["Message"]
+    minor = blue_green(rds, arn, TargetEngineVersion="15.10")["BlueGreenDeployment"]
+    rds.delete_blue_green_deployment(BlueGreenDeploymentIdentifier=minor["BlueGreenDeploymentIdentifier"])
+    rds.create_db_parameter_group(DBParameterGroupName="logical", DBParameterGroupFamily="postgres15",
+                                  Description="logical replication")
+    rds.modify_db_parameter_group(DBParameterGroupName="logical", Parameters=[
+        {"ParameterName": "rds.logical_replication", "ParameterValue": "1", "ApplyMethod": "pending-reboot"}])
+    other = instance_arn(rds, "pg2", Engine="postgres", EngineVersion="15.8", DBParameterGroupName="logical")
+    assert blue_green(rds, other, TargetEngineVersion="16.4")["BlueGreenDeployment"]["Status"]
+
+
+def cluster_group(rds, name, family, parameter, value):
+    rds.create_db_cluster_parameter_group(DBClusterParameterGroupName=name, DBParameterGroupFamily=family,
+                                          Description=name)
+    rds.modify_db_cluster_parameter_group(DBClusterParameterGroupName=name, Parameters=[
+        {"ParameterName": parameter, "ParameterValue": value, "ApplyMethod": "pending-reboot"}])
+
+
+def aurora(rds, name, engine="aurora-mysql", **kwargs):
+    out = rds.create_db_cluster(DBClusterIdentifier=name, Engine=engine, MasterUsername="admin",
+                                MasterUserPassword="hunter2hunter2", **kwargs)
+    rds.create_db_instance(DBInstanceIdentifier=f"{name}-1", DBClusterIdentifier=name, Engine=engine,
+                           DBInstanceClass="db.r6g.large")
+    return out["DBCluster"]["DBClusterArn"]
+
+
+# Aurora User Guide, blue-green-deployments-creating.html, "Preparing an Aurora MySQL DB cluster": a
+# custom DB cluster parameter group with binlog_format on, the writer in sync with it.
+def test_an_aurora_mysql_blue_green_needs_a_custom_cluster_group_with_binlog_format_on_and_in_sync(rds):
+    default = aurora(rds, "bgdefault")
+    error = refused(blue_green, rds=rds, source=default)
+    assert error["Code"] == "SourceClusterNotSupportedFault"
+    assert "default DB cluster parameter group" in error["Message"]
+    cluster_group(rds, "nobinlog", "aurora-mysql8.0", "time_zone", "UTC")
+    off = aurora(rds, "bgoff", DBClusterParameterGroupName="nobinlog")
+    assert "binlog_format turned off" in refused(blue_green, rds=rds, source=off)["Message"]
+    # Turned on, the writer is pending a reboot until it is rebooted.
+    rds.modify_db_cluster_parameter_group(DBClusterParameterGroupName="nobinlog", Parameters=[
+        {"ParameterName": "binlog_format", "ParameterValue": "ROW", "ApplyMethod": "pending-reboot"}])
+    assert "not in sync" in refused(blue_green, rds=rds, source=off)["Message"]
+    rds.reboot_db_instance(DBInstanceIdentifier="bgoff-1")
+    assert blue_green(rds, off)["BlueGreenDeployment"]["Status"]
+    assert len(rds.describe_blue_green_deployments()["BlueGreenDeployments"]) == 1
+
+
+# The same page, "Preparing an Aurora PostgreSQL DB cluster": rds.logical_replication on.
+def test_an_aurora_postgresql_blue_green_needs_logical_replication(rds):
+    cluster_group(rds, "plain", "aurora-postgresql16", "timezone", "UTC")
+    plain = aurora(rds, "apg", engine="aurora-postgresql", DBClusterParameterGroupName="plain")
+    error = refused(blue_green, rds=rds, source=plain)
+    assert error["Code"] == "SourceClusterNotSupportedFault"
+    assert "rds.logical_replication turned off" in error["Message"]
+    cluster_group(rds, "logical", "aurora-postgresql16", "rds.logical_replication", "1")
+    on = aurora(rds, "apg2", engine="aurora-postgresql", DBClusterParameterGroupName="logical")
+    assert blue_green(rds, on)["BlueGreenDeployment"]["Status"]
+
+
+def snapshot_status(rds, name, cluster=False):
+    if cluster:
+        return rds.describe_db_cluster_snapshots(DBClusterSnapshotIdentifier=name)["DBClusterSnapshots"][0]["Status"]
+    return rds.describe_db_snapshots(DBSnapshotIdentifier=name)["DBSnapshots"][0]["Status"]
+
+
+# API_DeleteDBInstance.html: "If you request a final DB snapshot the status of the Amazon RDS DB
+# instance is deleting until the DB snapshot is created"; API_DeleteDBCluster.html (SkipFinalSnapshot):
+# "a DB cluster snapshot is created before the DB cluster is deleted". A final snapshot takes time,
+# as every snapshot does (API_DBSnapshot.html, Status and PercentProgress).
+def test_a_final_snapshot_is_creating_and_the_deletion_waits_for_it(rds, monkeypatch):
+    import time
+
+    import moto_ext
+
+    instance_arn(rds, "fin", Engine="mysql", EngineVersion="8.0.42")
+    cluster(rds, "finc")
+    monkeypatch.setitem(moto_ext.CONFIG, "snapshot_delay", 1.5)
+    rds.delete_db_instance(DBInstanceIdentifier="fin", FinalDBSnapshotIdentifier="fin-final")
+    rds.delete_db_cluster(DBClusterIdentifier="finc", FinalDBSnapshotIdentifier="finc-final")
+    assert snapshot_status(rds, "fin-final") == "creating"
+    assert snapshot_status(rds, "finc-final", cluster=True) == "creating"
+    assert rds.describe_db_instances(DBInstanceIdentifier="fin")["DBInstances"][0]["DBInstanceStatus"] == "deleting"
+    assert rds.describe_db_clusters(DBClusterIdentifier="finc")["DBClusters"][0]["Status"] == "deleting"
+    # A snapshot still being taken cannot be restored.
+    error = refused(rds.restore_db_instance_from_db_snapshot, DBInstanceIdentifier="back",
+                    DBSnapshotIdentifier="fin-final")
+    assert error["Code"] == "InvalidDBSnapshotState"
+    time.sleep(1.6)
+    assert snapshot_status(rds, "fin-final") == "available"
+    assert snapshot_status(rds, "finc-final", cluster=True) == "available"
+    assert not [d for d in rds.describe_db_instances()["DBInstances"] if d["DBInstanceIdentifier"] == "fin"]
+    assert not [c for c in rds.describe_db_clusters()["DBClusters"] if c["DBClusterIdentifier"] == "finc"]
+
+
+# API_CreateDBInstance.html, Errors (InvalidParameterCombination); what is offered:
+# API_DescribeOrderableDBInstanceOptions.html and API_DescribeDBEngineVersions.html.
+def test_a_class_or_version_rds_does_not_offer_is_refused_and_the_catalog_answers(rds):
+    error = refused(instance_arn, rds=rds, name="noclass", Engine="mysql", EngineVersion="8.0.42",
+                    DBInstanceClass="db.t3.nonexistent")
+    assert error["Code"] == "InvalidParameterCombination"
+    assert "DBInstanceClass=db.t3.nonexistent, Engine=mysql, EngineVersion=8.0.42" in error["Message"]
+    error = refused(instance_arn, rds=rds, name="noversion", Engine="mysql", EngineVersion="8.0.99")
+    assert (error["Code"], error["Message"]) == ("InvalidParameterCombination", "Cannot find version 8.0.99 for mysql")
+    error = refused(rds.create_db_cluster, DBClusterIdentifier="nov", Engine="aurora-mysql", EngineVersion="16.4",
+                    MasterUsername="admin", MasterUserPassword="hunter2hunter2")
+    assert error["Message"] == "Cannot find version 16.4 for aurora-mysql"
+    assert not rds.describe_db_instances()["DBInstances"] and not rds.describe_db_clusters()["DBClusters"]
+    # Aurora offers no micro class; a member of a cluster is held to Aurora's classes.
+    cluster(rds, "aur")
+    error = refused(rds.create_db_instance, DBInstanceIdentifier="aur-1", DBClusterIdentifier="aur",
+                    Engine="aurora-mysql", DBInstanceClass="db.t3.micro")
+    assert error["Code"] == "InvalidParameterCombination"
+    # A major version alone is the newest of it; a class change is held too.
+    instance_arn(rds, "major", Engine="mysql", EngineVersion="8.0")
+    assert rds.describe_db_instances(DBInstanceIdentifier="major")["DBInstances"][0]["EngineVersion"] == "8.0"
+    error = refused(rds.modify_db_instance, DBInstanceIdentifier="major", DBInstanceClass="db.t3.huge",
+                    ApplyImmediately=True)
+    assert error["Code"] == "InvalidParameterCombination"
+    # What is offered, as RDS answers it.
+    versions = rds.describe_db_engine_versions(Engine="mysql", DBParameterGroupFamily="mysql8.0")["DBEngineVersions"]
+    assert "8.0.42" in [v["EngineVersion"] for v in versions]
+    assert {v["DBParameterGroupFamily"] for v in versions} == {"mysql8.0"}
+    assert not rds.describe_db_engine_versions(Engine="aurora-mysql", EngineVersion="16.4")["DBEngineVersions"]
+    options = rds.describe_orderable_db_instance_options(Engine="mysql", EngineVersion="8.0.42",
+                                                         DBInstanceClass="db.t3.micro")["OrderableDBInstanceOptions"]
+    assert options and {o["DBInstanceClass"] for o in options} == {"db.t3.micro"}
+    assert not rds.describe_orderable_db_instance_options(
+        Engine="aurora-mysql", DBInstanceClass="db.t3.micro")["OrderableDBInstanceOptions"]

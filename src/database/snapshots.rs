@@ -61,6 +61,31 @@ pub fn same_account_and_region(
     Ok(())
 }
 
+/// An own snapshot that RDS is still taking, if any. The final snapshot of a deletion made outside
+/// the operator is `creating` for minutes (API_DBSnapshot.html, Status and PercentProgress): a
+/// restore decided before it is `available` would bring back older data than the database had, or
+/// an empty database. Only snapshots that will never become available (failed, or going) are passed
+/// over; a state this code does not know is waited for too.
+pub fn being_taken<'a>(
+    mut snapshots: impl Iterator<Item = &'a SnapshotInfo>,
+) -> Option<&'a SnapshotInfo> {
+    snapshots.find(|s| {
+        !matches!(
+            s.status.as_str(),
+            "available" | "failed" | "deleting" | "deleted"
+        )
+    })
+}
+
+/// Why a restore waits for a snapshot still being taken (`what`: instance, cluster).
+pub fn waiting_for(what: &str, identifier: &str, snapshot: &SnapshotInfo) -> String {
+    format!(
+        "RDS {what} {identifier} was deleted outside the operator; its snapshot {} is still {} \
+         ({} snapshot), so nothing is restored or created until it is available",
+        snapshot.identifier, snapshot.status, snapshot.kind
+    )
+}
+
 /// The newest available snapshot.
 pub fn newest<'a>(snapshots: impl Iterator<Item = &'a SnapshotInfo>) -> Option<&'a SnapshotInfo> {
     snapshots

@@ -1,8 +1,8 @@
 //! Creating the cluster: new, from spec.restoreFrom (a cluster snapshot or a point in time, only
 //! from a source this namespace owns or was granted), or in place of ours after an out-of-band
 //! deletion. Nothing is created on doubt: the absence is confirmed by direct reads a busy interval
-//! apart, only in the account and region the cluster was in; then its newest own snapshot is
-//! restored, and an empty cluster is created only when the spec opts in.
+//! apart, only in the account and region the cluster was in; then, once none of its own snapshots
+//! is still being taken, its newest own snapshot is restored, and an empty cluster is created only when the spec opts in.
 
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
@@ -10,7 +10,7 @@ use kube::runtime::events::EventType;
 use super::password::{hash_of, password, password_refused};
 use super::{Facts, Plan, Step, desired_tags, drift_interval, global, refuse, status_plan};
 use crate::database::choices::{DriftPolicy, OutOfBandDeletionPolicy};
-use crate::database::snapshots::{newest, same_account_and_region};
+use crate::database::snapshots::{being_taken, newest, same_account_and_region, waiting_for};
 use crate::database::tenancy;
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, Requeue};
@@ -114,8 +114,19 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
         return create(f, plan, spec, Creation::New);
     }
     let uid = cluster.metadata.uid.clone().unwrap_or_default();
-    let own = (f.snapshots.iter()).filter(|s| tags::owned_by(&s.tags, &uid));
-    if let Some(snapshot) = newest(own) {
+    let own = || (f.snapshots.iter()).filter(|s| tags::owned_by(&s.tags, &uid));
+    if let Some(taken) = being_taken(own()) {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        let message = waiting_for("cluster", &identifier, taken);
+        return refuse(
+            plan,
+            f,
+            "SnapshotInProgress",
+            &message,
+            "SnapshotInProgress",
+        );
+    }
+    if let Some(snapshot) = newest(own()) {
         let note = format!(
             "RDS cluster {identifier} was deleted outside the operator; restoring it from its \
              newest snapshot {} ({}, created {})",

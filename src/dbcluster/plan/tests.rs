@@ -332,6 +332,33 @@ fn each_rule_decides_its_steps_and_reason() {
             "Synced",
         ),
         (
+            "ours gone, its final snapshot still being taken: wait, not an older snapshot",
+            with(gone(), |f| {
+                let taking = SnapshotInfo {
+                    status: "creating".into(),
+                    ..snapshot("final", 3, UID)
+                };
+                f.snapshots
+                    .extend([snapshot("old", 1, UID), snapshot("new", 2, UID), taking])
+            }),
+            vec![],
+            "SnapshotInProgress",
+        ),
+        (
+            "ours gone, only its final snapshot, still being taken, RestoreOrCreateEmpty: wait",
+            with(gone(), |f| {
+                f.cluster.spec.deletion.out_of_band_deletion_policy =
+                    OutOfBandDeletionPolicy::RestoreOrCreateEmpty;
+                let taking = SnapshotInfo {
+                    status: "creating".into(),
+                    ..snapshot("final", 3, UID)
+                };
+                f.snapshots.push(taking)
+            }),
+            vec![],
+            "SnapshotInProgress",
+        ),
+        (
             "ours gone, no own snapshot, RestoreOrCreateEmpty: an empty cluster",
             with(gone(), |f| {
                 f.cluster.spec.deletion.out_of_band_deletion_policy =

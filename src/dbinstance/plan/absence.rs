@@ -1,7 +1,8 @@
 //! Rules for our instance when RDS no longer has it: deleted (or renamed) outside the operator, or
 //! the operator pointed at another account or region. Nothing is created on doubt: the absence is
 //! confirmed by direct reads a busy interval apart, never while RDS reports a rename, only in the
-//! account and region the instance was in; then the newest snapshot is restored, and an empty
+//! account and region the instance was in; then, once no snapshot of it is still being taken, the
+//! newest snapshot is restored, and an empty
 //! instance is created only when the spec opts in. Only this DBInstance's own snapshots count
 //! (`tenancy::own_snapshots`): an identifier another team used before has that team's snapshots.
 
@@ -12,7 +13,7 @@ use super::status::refuse;
 use super::tenancy;
 use super::types::{Facts, Plan, Requeue};
 use super::{replica, spec};
-pub use crate::database::snapshots::{newest, same_account_and_region};
+pub use crate::database::snapshots::{being_taken, newest, same_account_and_region, waiting_for};
 
 /// The plan for a DBInstance whose instance (once observed: its ARN is in status) is gone.
 pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
@@ -56,6 +57,11 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     if replica::wanted(db) {
         plan.requeue = Requeue::After(f.intervals.busy);
         return create_replica(f, plan);
+    }
+    if let Some(taken) = being_taken(tenancy::own_snapshots(&f.snapshots, db)) {
+        plan.requeue = Requeue::After(f.intervals.busy);
+        let message = waiting_for("instance", &identifier, taken);
+        return refuse(plan, f, "SnapshotInProgress", &message, None);
     }
     if let Some(snapshot) = newest(tenancy::own_snapshots(&f.snapshots, db)) {
         plan.requeue = Requeue::After(f.intervals.busy);

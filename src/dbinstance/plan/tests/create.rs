@@ -146,12 +146,21 @@ fn out_of_band_deletion() {
         f.snapshots = vec![
             snapshot("coffee-manual", "manual", "available", 100),
             snapshot("rds:coffee-2026-11-30", "automated", "available", 300),
-            snapshot("coffee-final-new", "manual", "creating", 400),
+            snapshot("coffee-final-failed", "manual", "failed", 400),
         ];
     });
+    // The final snapshot of the deletion is still being taken: it has what the others lack.
+    let final_being_taken = with(with_snapshots.clone(), |f| {
+        f.snapshots
+            .push(snapshot("coffee-final-new", "manual", "creating", 500))
+    });
+
     let opted_in = with(gone.clone(), |f| {
         f.db.spec.deletion.out_of_band_deletion_policy =
             OutOfBandDeletionPolicy::RestoreOrCreateEmpty;
+    });
+    let only_final_being_taken = with(opted_in.clone(), |f| {
+        f.snapshots = vec![snapshot("coffee-final-new", "manual", "creating", 500)]
     });
     let mut restored = creating_fields(Some("Sup3r-Secret"));
     restored.last_drift = Some(DriftRecord {
@@ -183,6 +192,8 @@ fn out_of_band_deletion() {
     };
     let no_snapshot = "RDS instance coffee was deleted outside the operator and no snapshot of it exists, so nothing \
          is created; restore it, or set outOfBandDeletionPolicy: RestoreOrCreateEmpty to create an empty instance";
+    let taking = "RDS instance coffee was deleted outside the operator; its snapshot coffee-final-new is still \
+         creating (manual snapshot), so nothing is restored or created until it is available";
     let restoring = "RDS instance coffee was deleted outside the operator; restoring it from its newest snapshot \
          rds:coffee-2026-11-30 (automated, created t300)";
     check(vec![
@@ -237,7 +248,17 @@ fn out_of_band_deletion() {
             ),
         ),
         (
-            "restored from the newest available snapshot",
+            "a snapshot still being taken is waited for, not passed over for an older one",
+            final_being_taken.clone(),
+            refused(&final_being_taken, BUSY, "SnapshotInProgress", taking),
+        ),
+        (
+            "a snapshot still being taken is waited for, even with the opt-in to create empty",
+            only_final_being_taken.clone(),
+            refused(&only_final_being_taken, BUSY, "SnapshotInProgress", taking),
+        ),
+        (
+            "restored from the newest available snapshot (a failed one passed over)",
             with_snapshots,
             plan_of(
                 BUSY,
