@@ -95,7 +95,8 @@ fn mutating(identifiers: &[&str]) -> BTreeMap<String, u64> {
 /// `readerHost` are endpoints of their own, as the members' are; a row written through `host`
 /// is read through `readerHost` within 5 s, which refuses writes as read-only; nothing is sent
 /// while all is in sync; a version change is one ModifyDBCluster and no ModifyDBInstance for the
-/// members; after a failover `host` reaches the new writer and takes writes.
+/// members; after a failover `host` reaches the new writer and takes writes, and a client writing
+/// every 0.3 s through the Secret across it loses no acknowledged row.
 #[tokio::test]
 async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
     let (client, ns, instances, rds) = setup("aurora").await;
@@ -268,7 +269,10 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
     }
 
     // A failover (FailoverDBCluster) makes the reader the writer: the Secret's host, the cluster
-    // endpoint, now reaches it and takes writes; the old writer is a reader and refuses them.
+    // endpoint, now reaches it and takes writes; the old writer is a reader and refuses them. A
+    // client writing every 0.3 s through the Secret loses no row it was told was written.
+    let writes = common::Writer::start(&s, Duration::from_millis(300));
+    writes.keep_writing(10).await;
     (rds.failover_db_cluster()
         .db_cluster_identifier(&id)
         .target_db_instance_identifier(&reader)
@@ -296,6 +300,8 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
         !ok && out.contains("read-only"),
         "the old writer is a reader now: {out}"
     );
+    writes.keep_writing(12).await;
+    common::no_acknowledged_row_lost(writes, &s, "Aurora failover");
     for m in &members {
         let _ = instances
             .delete(&m.metadata.name.clone().unwrap(), &DeleteParams::default())

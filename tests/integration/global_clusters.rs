@@ -439,7 +439,10 @@ async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_fa
         .await
         .expect("the secondary's Secret");
 
-    // switchoverTo the secondary; the operator is killed the moment RDS has the call.
+    // switchoverTo the secondary; the operator is killed the moment RDS has the call. A client
+    // writes every 0.3 s through the global writer endpoint all along.
+    let writes = common::Writer::start(&s, Duration::from_millis(300));
+    writes.keep_writing(10).await;
     let switch = json!({"spec": {"switchoverTo": {"name": "coffee-aurora-eu"}}});
     let pp = PatchParams::default();
     (g.globals
@@ -502,6 +505,9 @@ async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_fa
         !ok && out.contains("read-only"),
         "us-east-1 is a secondary now: {out}"
     );
+    // Every row the client was told was written is in eu-west-1, the writer now.
+    writes.keep_writing(12).await;
+    common::no_acknowledged_row_lost(writes, &s, "global switchover");
     // The secondary's Secret still names the global writer endpoint.
     let after = secret_data(&g.client, &g.ns, "coffee-aurora-eu-connection").await;
     assert_eq!(after.as_ref().map(|a| &a["host"]), Some(&endpoint));

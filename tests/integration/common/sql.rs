@@ -80,6 +80,7 @@ pub async fn wait_sql(
 /// connection Secret's keys, as an app keeps writing through an upgrade: what it was told.
 pub struct Writer {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    acknowledged: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     thread: Option<std::thread::JoinHandle<Vec<(u32, bool, String)>>>,
 }
 
@@ -97,7 +98,8 @@ impl Writer {
         let (ok, out) = mariadb_keys(s, &s["password"], "CREATE TABLE writes (n INT PRIMARY KEY)");
         assert!(ok, "create the writer's table: {out}");
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (s, flag) = (s.clone(), stop.clone());
+        let acknowledged = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (s, flag, count) = (s.clone(), stop.clone(), acknowledged.clone());
         let thread = std::thread::spawn(move || {
             let mut told = Vec::new();
             let mut n = 0;
@@ -105,6 +107,9 @@ impl Writer {
                 n += 1;
                 let sql = format!("INSERT INTO writes VALUES ({n})");
                 let (ok, out) = mariadb_keys(&s, &s["password"], &sql);
+                if ok {
+                    count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
                 told.push((n, ok, out));
                 std::thread::sleep(every);
             }
@@ -112,7 +117,21 @@ impl Writer {
         });
         Writer {
             stop,
+            acknowledged,
             thread: Some(thread),
+        }
+    }
+
+    /// Waits (at most two minutes) until `more` rows are acknowledged beyond those so far.
+    pub async fn keep_writing(&self, more: usize) {
+        let target = self.acknowledged.load(std::sync::atomic::Ordering::SeqCst) + more;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while self.acknowledged.load(std::sync::atomic::Ordering::SeqCst) < target {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the writer did not get {more} more rows acknowledged"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
     }
 
@@ -153,6 +172,19 @@ impl Written {
     }
 }
 
+/// Stops the writer and asserts that every row it was told was written is there through the
+/// Secret `s`, and that it kept writing (more than 20 rows acknowledged).
+pub fn no_acknowledged_row_lost(writer: Writer, s: &BTreeMap<String, String>, what: &str) {
+    let written = writer.stop();
+    println!("{what} with a writer: {}", written.summary());
+    let lost = written.lost(&written_rows(s));
+    assert!(
+        lost.is_empty(),
+        "acknowledged rows lost by the {what}: {lost:?}"
+    );
+    assert!(written.acknowledged.len() > 20, "the writer kept writing");
+}
+
 /// The rows of `writes` on the server behind a Secret's keys.
 pub fn written_rows(s: &BTreeMap<String, String>) -> std::collections::BTreeSet<u32> {
     let (ok, out) = mariadb_keys(s, &s["password"], "SELECT n FROM writes");
@@ -166,14 +198,7 @@ pub fn written_rows(s: &BTreeMap<String, String>) -> std::collections::BTreeSet<
 /// is there through the Secret `s`, and that it kept writing, and that the `suppliers` row written
 /// before is there.
 pub fn nothing_lost(writer: Writer, s: &BTreeMap<String, String>, what: &str) {
-    let written = writer.stop();
-    println!("{what} with a writer: {}", written.summary());
-    let lost = written.lost(&written_rows(s));
-    assert!(
-        lost.is_empty(),
-        "acknowledged rows lost by the switchover: {lost:?}"
-    );
-    assert!(written.acknowledged.len() > 20, "the writer kept writing");
+    no_acknowledged_row_lost(writer, s, what);
     let (ok, out) = mariadb_keys(s, &s["password"], "SELECT name FROM suppliers");
     assert!(
         ok && out.contains("Beans & Co"),
