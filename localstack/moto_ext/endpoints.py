@@ -13,15 +13,68 @@ from typing import Any, Callable
 from .engines import ADDRESSES, LOCK, EngineError, _address
 
 
+def _read(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    return data
+
+
+# The MySQL protocol's CLIENT_SSL capability (a client's SSLRequest packet sets it), and
+# PostgreSQL's SSLRequest code (the first message of a client that wants TLS).
+CLIENT_SSL = 0x0800
+PG_SSL_REQUEST = 80877103
+
+
+def tls_asked(client: socket.socket, upstream: socket.socket, family: str) -> bool:
+    """Whether the client's first message asks for TLS, which a proxy with RequireTLS insists on
+    ("RequireTLS: Whether Transport Layer Security (TLS) encryption is required for connections to
+    the proxy", API_CreateDBProxy.html). What was read is passed on when it does; otherwise the
+    client is told so in its protocol's error message. TLS itself then runs end to end with the
+    real server, whose certificate names every address of the network."""
+    client.settimeout(10)
+    try:
+        if family == "postgres":
+            first = _read(client, 8)
+            if int.from_bytes(first[:4], "big") == 8 and int.from_bytes(first[4:], "big") == PG_SSL_REQUEST:
+                upstream.sendall(first)
+                return True
+            text = b"SFATAL\0C28000\0Mthis proxy requires TLS (RequireTLS); connect with sslmode=require\0\0"
+            client.sendall(b"E" + (len(text) + 4).to_bytes(4, "big") + text)
+            return False
+        greeting_header = _read(upstream, 4)
+        greeting = _read(upstream, int.from_bytes(greeting_header[:3], "little"))
+        client.sendall(greeting_header + greeting)
+        header = _read(client, 4)
+        payload = _read(client, int.from_bytes(header[:3], "little"))
+        if int.from_bytes(payload[:4], "little") & CLIENT_SSL:
+            upstream.sendall(header + payload)
+            return True
+        message = b"#08004this proxy requires TLS (RequireTLS); connect with --ssl"
+        err = b"\xff" + (1043).to_bytes(2, "little") + message
+        client.sendall(len(err).to_bytes(3, "little") + bytes([(header[3] + 1) % 256]) + err)
+        return False
+    except OSError:
+        return False
+    finally:
+        client.settimeout(None)
+
+
 class Endpoint:
     """An endpoint that is no instance's own, on an address of its own: each connection is
     forwarded to the server `target` names when it comes in (an Aurora cluster endpoint to the
     writer, its reader endpoint to a reader). A connection made while there is none is closed."""
 
-    def __init__(self, name: str, port: int, target: Callable[[], Any]):
+    def __init__(self, name: str, port: int, target: Callable[[], Any],
+                 require_tls: Callable[[], bool] | None = None):
         self.name = name
         self.target = target
         self.port = port
+        # A proxy's RequireTLS: a connection that does not ask for TLS is refused (``tls_asked``).
+        self.require_tls = require_tls or (lambda: False)
         for _ in range(20):
             with LOCK:
                 self.address = _address()
@@ -57,6 +110,10 @@ class Endpoint:
             client.close()
             return
         upstream.settimeout(None)
+        if self.require_tls() and not tls_asked(client, upstream, server.family):
+            client.close()
+            upstream.close()
+            return
 
         def pump(src: socket.socket, dst: socket.socket) -> None:
             try:

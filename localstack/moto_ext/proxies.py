@@ -192,7 +192,8 @@ def install(lock: Any, config: dict[str, float]) -> None:
             # registered and reachable, closing connections until then.
             port = PORTS.get(proxy.engine_family, 3306)
             proxy.__dict__["_ext_forward"] = endpoints.Endpoint(
-                f"{proxy.db_proxy_name}.proxy", port, lambda: reachable(proxy))
+                f"{proxy.db_proxy_name}.proxy", port, lambda: reachable(proxy),
+                require_tls=lambda: bool(proxy.require_tls))
             if config["create_delay"] > 0:
                 proxy.__dict__["_ext_phase"] = ("creating", time.time() + config["create_delay"])
             return result
@@ -299,7 +300,8 @@ def install(lock: Any, config: dict[str, float]) -> None:
                  "tags": list(params.get("Tags") or []), "phase": None, "forward": None}
             if any(server_of(t) is not None for t in targets):
                 e["forward"] = endpoints.Endpoint(f"{name}.proxy-endpoint", PORTS.get(proxy.engine_family, 3306),
-                                                  lambda: reachable(proxy, role))
+                                                  lambda: reachable(proxy, role),
+                                                  require_tls=lambda: bool(proxy.require_tls))
             if config["create_delay"] > 0:
                 e["phase"] = ("creating", time.time() + config["create_delay"])
             endpoints_of(proxy)[name] = e
@@ -365,10 +367,6 @@ def install(lock: Any, config: dict[str, float]) -> None:
                 target.__dict__["_ext_registering_until"] = time.time() + config["create_delay"]
                 db = self.backend.databases.get(target.rds_resource_id)
                 target.port = getattr(db, "port", None) or PORTS.get(proxy.engine_family, 3306)
-            if proxy.__dict__.get("_ext_forward") is None and any(server_of(t) is not None for t in targets):
-                port = PORTS.get(proxy.engine_family, 3306)
-                proxy.__dict__["_ext_forward"] = endpoints.Endpoint(
-                    f"{proxy.db_proxy_name}.proxy", port, lambda: reachable(proxy))
             return ActionResult({"DBProxyTargets": targets})
 
     def deregister(self: Any) -> Any:

@@ -192,8 +192,9 @@ def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
 
 
 # A proxy's endpoint is fixed when it is made (API_DBProxy.html, Endpoint): registering a target
-# behind it does not change it, and connections through it reach the target once it is registered.
-def test_a_proxy_endpoint_is_the_same_before_and_after_a_target_is_registered(rds):
+# behind it does not change it, and connections through it reach the target once it is registered;
+# with RequireTLS, only connections that ask for TLS.
+def test_a_proxy_endpoint_is_fixed_at_creation_and_requires_tls_once_asked(rds):
     ec2 = boto3.client("ec2", region_name="us-east-1")
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
     subnets = [ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{n}.0/24", AvailabilityZone=f"us-east-1{z}")
@@ -210,7 +211,16 @@ def test_a_proxy_endpoint_is_the_same_before_and_after_a_target_is_registered(rd
     available(rds, ["pxdb"])
     rds.register_db_proxy_targets(DBProxyName="px", DBInstanceIdentifiers=["pxdb"])
     assert rds.describe_db_proxies(DBProxyName="px")["DBProxies"][0]["Endpoint"] == endpoint
-    out = subprocess.run(["mariadb", "--no-defaults", "-h", endpoint, "-u", "admin", "-N", "-e", "SELECT 1"],
-                         env={**os.environ, "MYSQL_PWD": PASSWORD}, capture_output=True, text=True, timeout=30)
-    assert out.stdout.strip() == "1", out.stderr
+    assert select_one(endpoint).stdout.strip() == "1"
+    # RequireTLS (API_ModifyDBProxy.html): a connection without TLS is refused, one with it served.
+    rds.modify_db_proxy(DBProxyName="px", RequireTLS=True)
+    # (this client asks for TLS unless told not to)
+    plain = select_one(endpoint, "--skip-ssl")
+    assert plain.returncode != 0 and "requires TLS" in plain.stderr, plain
+    assert select_one(endpoint, "--ssl").stdout.strip() == "1"
     rds.delete_db_proxy(DBProxyName="px")
+
+
+def select_one(host, *flags):
+    return subprocess.run(["mariadb", "--no-defaults", *flags, "-h", host, "-u", "admin", "-N", "-e", "SELECT 1"],
+                          env={**os.environ, "MYSQL_PWD": PASSWORD}, capture_output=True, text=True, timeout=30)
