@@ -12,8 +12,10 @@ Here, in those partitions, a call whose source (an ARN) is in another region and
 * with one, it must be that call in the source region: an https URL of the source region's RDS
   endpoint with the same Action, the same source identifier and ``DestinationRegion`` the caller's
   region, signed (SigV4 in the query string, credential scope ``<date>/<source region>/rds/
-  aws4_request``), else InvalidParameterValue. The signature itself is checked for the test bed's
-  credentials (access key ``test``, secret ``test``), whose secret is known here.
+  aws4_request``), and signed by credentials AWS issued, else InvalidParameterValue ("PreSignedUrl
+  could not be authenticated"). The signature is recomputed with the secret of its access key:
+  the test bed's own (``test``), or any key IAM or STS issued here (an IAM user's access key, an
+  assumed role's temporary one). A key no one issued cannot sign.
 """
 
 from __future__ import annotations
@@ -38,13 +40,28 @@ def _applies(action: str, source_region: str, region: str) -> bool:
     return source_region != region and (both("us-gov-") or china)
 
 
+def _secret_of(key_id: str) -> str | None:
+    """The secret of an access key: the test bed's, or one IAM or STS issued (moto keeps both,
+    the temporary keys of assumed roles too, in each account's IAM access keys)."""
+    if key_id in KNOWN_SECRETS:
+        return KNOWN_SECRETS[key_id]
+    from moto.iam.models import iam_backends
+
+    for account in list(iam_backends.values()):
+        for backend in list(account.values()):
+            key = backend.access_keys.get(key_id)
+            if key is not None:
+                return str(key.secret_access_key)
+    return None
+
+
 def _signature_ok(url: str, pairs: list[tuple[str, str]]) -> bool:
-    """SigV4 query authentication: the signature recomputed with the known secret."""
+    """SigV4 query authentication: the signature recomputed with its access key's secret."""
     params = dict(pairs)
     key_id, date, region, service, _ = params["X-Amz-Credential"].split("/")
-    secret = KNOWN_SECRETS.get(key_id)
+    secret = _secret_of(key_id)
     if secret is None:
-        return True  # an assumed role's secret is not known here: its form was checked
+        return False
     enc = lambda v: quote(v, safe="-_.~")  # noqa: E731
     query = "&".join(f"{enc(k)}={enc(v)}" for k, v in sorted(pairs) if k != "X-Amz-Signature")
     host = urlsplit(url).netloc
@@ -78,7 +95,7 @@ def problem(action: str, region: str, source: str, url: str | None) -> str | Non
     if len(credential) != 5 or credential[2:] != [source_region, "rds", "aws4_request"]:
         return "PreSignedUrl is not signed for RDS in the source region"
     if not _signature_ok(url or "", pairs):
-        return "PreSignedUrl's signature does not match"
+        return "PreSignedUrl could not be authenticated."
     return None
 
 

@@ -14,7 +14,17 @@ describes AssumeRole ("Errors": AccessDenied; "Tags": the trust policy must also
 * its conditions must hold; ``sts:ExternalId`` with ``StringEquals``, ``StringLike`` and
   ``StringNotEquals`` is evaluated, and a statement with any other condition does not match;
 * with session tags, ``sts:TagSession`` must be allowed the same way;
-* an explicit ``Deny`` that matches wins.
+* an explicit ``Deny`` that matches wins;
+* the caller's own identity-based policies must allow ``sts:AssumeRole`` on the role too, unless
+  the trust policy grants it to the caller itself, in its own account: when the role is in another
+  account ("Cross-account policy evaluation logic": both the identity-based policy of the caller and
+  the resource-based policy must allow it), and when the trust policy names only the caller's
+  account, which delegates to that account's identity policies ("Granting a user permissions to
+  switch roles", IAM User Guide, id_roles_use_permissions-to-switch.html). This is read for the
+  callers IAM has here (an IAM user, with its groups; an assumed-role session, as its role): their
+  inline and attached policies, statements with ``Action`` and ``Resource`` (a statement with a
+  ``Condition``, ``NotAction`` or ``NotResource`` matches nothing). moto's own default identity
+  (the test bed's ``test`` key) is no IAM principal and has no policies to read: it is not held.
 
 Refusals are AWS's: ``AccessDenied``, "User: CALLER is not authorized to perform: sts:AssumeRole on
 resource: ROLE".
@@ -51,8 +61,13 @@ def install() -> None:
         if document is None:
             raise refusal
         actions = ["sts:AssumeRole"] + (["sts:TagSession"] if tagged else [])
+        role_account = ROLE_ARN.match(role_arn).group(1)  # type: ignore[union-attr]
         for action in actions:
-            if not allowed(document, action, caller, caller_account, external_id):
+            grant = granted(document, action, caller, caller_account, external_id)
+            if not grant:
+                raise refusal
+            if (grant == "account" or role_account != caller_account) and \
+                    identity_allows(caller, action, role_arn) is False:
                 raise refusal
         return original(self)
 
@@ -81,19 +96,28 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def _principal_matches(principal: Any, caller: str, caller_account: str) -> bool:
-    if principal == "*":
-        return True
-    if not isinstance(principal, dict):
-        return False
-    caller_role = caller
-    # An assumed-role session acts for its role: arn:aws:sts::ID:assumed-role/NAME/SESSION.
+def _caller_role(caller: str) -> str:
+    """An assumed-role session acts for its role: arn:aws:sts::ID:assumed-role/NAME/SESSION."""
     session = re.match(r"^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role/([^/]+)/", caller)
     if session:
         partition, account, role = session.groups()
-        caller_role = f"arn:{partition}:iam::{account}:role/{role}"
-    accepted = {"*", caller_account, f"arn:aws:iam::{caller_account}:root", caller, caller_role}
-    return any(p in accepted for p in _list(principal.get("AWS", [])))
+        return f"arn:{partition}:iam::{account}:role/{role}"
+    return caller
+
+
+def _principal_matches(principal: Any, caller: str, caller_account: str) -> str:
+    """How the principal takes in the caller: "direct" (itself, or anyone), "account" (its
+    account, which delegates to the account's identity policies), or "" (not at all)."""
+    if principal == "*":
+        return "direct"
+    if not isinstance(principal, dict):
+        return ""
+    named = set(map(str, _list(principal.get("AWS", []))))
+    if named & {"*", caller, _caller_role(caller)}:
+        return "direct"
+    if named & {caller_account, f"arn:aws:iam::{caller_account}:root"}:
+        return "account"
+    return ""
 
 
 def _conditions_hold(conditions: dict[str, Any], external_id: str | None) -> bool:
@@ -119,16 +143,74 @@ def _action_matches(actions: Any, action: str) -> bool:
     return any(fnmatch.fnmatchcase(action.lower(), str(a).lower()) for a in _list(actions))
 
 
-def allowed(document: dict[str, Any], action: str, caller: str, caller_account: str,
-            external_id: str | None) -> bool:
-    """Whether the trust policy lets the caller take `action`: an Allow matches and no Deny does."""
-    verdicts = set()
+def granted(document: dict[str, Any], action: str, caller: str, caller_account: str,
+            external_id: str | None) -> str:
+    """How the trust policy lets the caller take `action` ("direct" or "account", as
+    :func:`_principal_matches`), or "" when no Allow matches or a Deny does."""
+    grants, denied = set(), False
     for statement in _list(document.get("Statement", [])):
         if not _action_matches(statement.get("Action", []), action):
             continue
-        if not _principal_matches(statement.get("Principal"), caller, caller_account):
+        how = _principal_matches(statement.get("Principal"), caller, caller_account)
+        if not how or not _conditions_hold(statement.get("Condition", {}), external_id):
             continue
-        if not _conditions_hold(statement.get("Condition", {}), external_id):
+        if statement.get("Effect") == "Deny":
+            denied = True
+        elif statement.get("Effect") == "Allow":
+            grants.add(how)
+    if denied or not grants:
+        return ""
+    return "direct" if "direct" in grants else "account"
+
+
+def _documents(holder: Any) -> list[dict[str, Any]]:
+    """The inline and attached (default version) policy documents of an IAM user, group or role."""
+    texts = list(getattr(holder, "policies", {}).values())
+    for policy in getattr(holder, "managed_policies", {}).values():
+        texts += [v.document for v in getattr(policy, "versions", []) if getattr(v, "is_default", False)]
+    out = []
+    for text in texts:
+        try:
+            out.append(json.loads(unquote(text)) if isinstance(text, str) else dict(text))
+        except (ValueError, TypeError):
             continue
-        verdicts.add(statement.get("Effect"))
+    return out
+
+
+def _identity_documents(caller: str) -> list[dict[str, Any]] | None:
+    """The identity-based policies of the caller, or None when IAM has no such principal here."""
+    from moto.iam.models import iam_backends
+
+    user = re.match(r"^arn:aws[a-z-]*:iam::(\d{12}):user/(?:.*/)?([^/]+)$", caller)
+    role = ROLE_ARN.match(_caller_role(caller))
+    match = user or role
+    if match is None:
+        return None
+    account, name = match.groups()
+    backend = iam_backends[account]["aws"]
+    try:
+        if user:
+            found = backend.get_user(name)
+            return _documents(found) + [d for g in backend.get_groups_for_user(name) for d in _documents(g)]
+        return _documents(backend.get_role(name))
+    except Exception:  # moto's NoSuchEntity: no such principal in IAM here
+        return None
+
+
+def identity_allows(caller: str, action: str, resource: str) -> bool | None:
+    """Whether the caller's identity-based policies allow `action` on `resource` (an Allow
+    matches, no Deny does); None when the caller is no IAM principal here."""
+    documents = _identity_documents(caller)
+    if documents is None:
+        return None
+    verdicts = set()
+    for document in documents:
+        for statement in _list(document.get("Statement", [])):
+            if any(k in statement for k in ("Condition", "NotAction", "NotResource")):
+                continue
+            if not _action_matches(statement.get("Action", []), action):
+                continue
+            if not any(fnmatch.fnmatchcase(resource, str(r)) for r in _list(statement.get("Resource", []))):
+                continue
+            verdicts.add(statement.get("Effect"))
     return "Allow" in verdicts and "Deny" not in verdicts

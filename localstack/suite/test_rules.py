@@ -218,3 +218,70 @@ def test_a_class_or_version_rds_does_not_offer_is_refused_and_the_catalog_answer
     assert options and {o["DBInstanceClass"] for o in options} == {"db.t3.micro"}
     assert not rds.describe_orderable_db_instance_options(
         Engine="aurora-mysql", DBInstanceClass="db.t3.micro")["OrderableDBInstanceOptions"]
+
+
+def gov_snapshot(name):
+    east = boto3.client("rds", region_name="us-gov-east-1")
+    east.create_db_instance(DBInstanceIdentifier=name, Engine="mysql", DBInstanceClass="db.t3.micro",
+                            MasterUsername="admin", MasterUserPassword="hunter2hunter2", AllocatedStorage=20,
+                            StorageEncrypted=True)
+    return east.create_db_snapshot(DBInstanceIdentifier=name, DBSnapshotIdentifier=f"{name}-s")["DBSnapshot"]["DBSnapshotArn"]
+
+
+def presigned_copy(arn, target, key, secret):
+    """A CopyDBSnapshot in us-gov-west-1 with the PreSignedUrl botocore makes (SourceRegion), signed
+    in the source region by these credentials."""
+    west = boto3.client("rds", region_name="us-gov-west-1", aws_access_key_id=key, aws_secret_access_key=secret)
+    return west.copy_db_snapshot(SourceDBSnapshotIdentifier=arn, TargetDBSnapshotIdentifier=target,
+                                 KmsKeyId="alias/aws/rds", SourceRegion="us-gov-east-1")
+
+
+# API_CopyDBSnapshot.html, PreSignedUrl: "a URL that contains a Signature Version 4 signed request";
+# RDS authenticates it: only credentials AWS issued sign it, with their own secret.
+def test_a_presigned_url_is_authenticated_by_its_access_keys_own_secret():
+    with mock_aws():
+        arn = gov_snapshot("gov")
+        iam = boto3.client("iam", region_name="us-east-1")
+        iam.create_user(UserName="copier")
+        key = iam.create_access_key(UserName="copier")["AccessKey"]
+        for access_key, secret in ((key["AccessKeyId"], "not-its-secret"), ("AKIANOONEISSUEDTHIS", "anything")):
+            error = refused(presigned_copy, arn=arn, target="refused", key=access_key, secret=secret)
+            assert (error["Code"], error["Message"]) == ("InvalidParameterValue", "PreSignedUrl could not be authenticated.")
+        copied = presigned_copy(arn, "copied", key["AccessKeyId"], key["SecretAccessKey"])["DBSnapshot"]
+        assert copied["DBSnapshotIdentifier"] == "copied"
+        assert presigned_copy(arn, "copied-test", "test", "test")["DBSnapshot"]["DBSnapshotIdentifier"] == "copied-test"
+
+
+# IAM User Guide, id_roles_use_permissions-to-switch.html and "Cross-account policy evaluation logic":
+# a trust policy that names only the caller's account delegates to the caller's own policies, which
+# must allow sts:AssumeRole on the role; one that names the caller itself lets it in alone.
+def test_assume_role_needs_the_callers_own_permission_unless_the_trust_policy_names_the_caller():
+    import json
+
+    def trust(principal):
+        return json.dumps({"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": principal}, "Action": "sts:AssumeRole"}]})
+
+    def role(name):
+        return f"arn:aws:iam::123456789012:role/{name}"
+
+    with mock_aws():
+        iam = boto3.client("iam", region_name="us-east-1")
+        iam.create_user(UserName="op")
+        key = iam.create_access_key(UserName="op")["AccessKey"]
+        iam.create_role(RoleName="by-account", AssumeRolePolicyDocument=trust("arn:aws:iam::123456789012:root"))
+        iam.create_role(RoleName="by-user", AssumeRolePolicyDocument=trust("arn:aws:iam::123456789012:user/op"))
+        sts = boto3.client("sts", region_name="us-east-1", aws_access_key_id=key["AccessKeyId"],
+                           aws_secret_access_key=key["SecretAccessKey"])
+        assert sts.assume_role(RoleArn=role("by-user"), RoleSessionName="op-session")["Credentials"]
+        error = refused(sts.assume_role, RoleArn=role("by-account"), RoleSessionName="op-session")
+        assert error["Code"] == "AccessDenied"
+        assert "user/op is not authorized to perform: sts:AssumeRole" in error["Message"]
+        iam.put_user_policy(UserName="op", PolicyName="assume", PolicyDocument=json.dumps({
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": role("by-account")}]}))
+        assert sts.assume_role(RoleArn=role("by-account"), RoleSessionName="op-session")["Credentials"]
+        # An explicit Deny of its own wins over the trust policy's Allow.
+        iam.put_user_policy(UserName="op", PolicyName="deny", PolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "sts:*", "Resource": "*"}]}))
+        assert refused(sts.assume_role, RoleArn=role("by-account"), RoleSessionName="op-session")["Code"] == "AccessDenied"
