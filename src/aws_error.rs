@@ -56,6 +56,21 @@ impl AwsError {
     }
 }
 
+impl AwsError {
+    /// What this error says of its location: throttled (AWS is up), nothing (no answer, a 5xx),
+    /// or an answer (anything AWS decided, a busy resource included); None for a request that was
+    /// never sent, which says nothing of AWS.
+    pub fn heard(&self) -> Option<crate::silence::Heard> {
+        use crate::silence::Heard;
+        match self.unavailable() {
+            _ if self.code == "RequestNotSent" => None,
+            true if THROTTLING.contains(&self.code.as_str()) => Some(Heard::Throttled),
+            true => Some(Heard::Nothing),
+            false => Some(Heard::Answer),
+        }
+    }
+}
+
 pub(crate) const THROTTLING: &[&str] = &[
     "Throttling",
     "ThrottlingException",

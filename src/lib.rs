@@ -50,6 +50,7 @@ pub mod rds_state;
 pub mod secrets;
 pub mod sensitive;
 pub mod shards;
+pub mod silence;
 pub mod snapshot;
 pub mod telemetry;
 

@@ -9,7 +9,9 @@ use crate::managed::locate::Located;
 use crate::managed::references::Resolver;
 
 use super::plan::{Own, role};
-use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary, Reads};
+use super::{
+    GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary, Reads, RegionSilence,
+};
 
 /// The marker under which the DBCluster kind registers how a DBCluster's name resolves to its RDS
 /// identifier (`references::Resolver`): this kind cannot name that one, which will name it.
@@ -37,9 +39,16 @@ impl Group for GlobalCluster {
             (Some((_, target)), false) => Some(resolve(shared, self, target).await?),
             _ => None,
         };
-        // A failover while the primary's region is down is read (and sent) in its target's.
-        let primary_region_down = at.rds.health().state() == "open";
-        let elsewhere = match (&self.spec.failover_to, &target, primary_region_down) {
+        // A failover while the primary's region is held back is read (and sent) in its target's.
+        let primary_breaker_open = at.rds.health().state() == "open";
+        let primary_region_silent = (at.rds.health().unanswered()).map(|u| RegionSilence {
+            region: at.rds.health().place().region().to_owned(),
+            since: crate::duration::rfc3339(u.since),
+            silent_for: u.silent_for,
+            calls: u.calls,
+            last: u.last,
+        });
+        let elsewhere = match (&self.spec.failover_to, &target, primary_breaker_open) {
             (Some(_), Some(Ok(identifier)), true) => match region_of(self, identifier) {
                 Some(region) => Some(in_region(shared, self, &region).await?),
                 None => None,
@@ -66,7 +75,8 @@ impl Group for GlobalCluster {
         let reads = Reads {
             primary,
             target,
-            primary_region_down,
+            primary_breaker_open,
+            primary_region_silent,
         };
         Ok((observed, reads))
     }

@@ -122,7 +122,15 @@ pub struct FailoverTo {
     pub name: String,
     /// Must be true: the writes the target has not received are lost.
     pub allow_data_loss: bool,
+    /// How long the primary's region must have answered no call at all (no answer or a 5xx,
+    /// every probe failing; a throttle is an answer) before that approves the failover without
+    /// the annotation. Default 5m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover_after: Option<kube::core::Duration>,
 }
+
+/// How long the primary's region must be silent to approve a failover, when the spec names none.
+pub const DEFAULT_FAILOVER_AFTER: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The annotation that approves spec.failoverTo while the primary's region still answers: its
 /// value is the name of the DBCluster to fail over to.
@@ -193,6 +201,10 @@ pub struct RoleChange {
     pub db_cluster_identifier: String,
     /// Whether RDS shows it the writer.
     pub completed: bool,
+    /// What approved a failover: the annotation, or the primary's region silent, with its
+    /// evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<String>,
 }
 
 /// A member cluster of the global database.
@@ -235,8 +247,25 @@ pub struct Reads {
     /// The DBCluster spec.switchoverTo or failoverTo names (None: not asked): its RDS identifier
     /// once Ready, or why it cannot be used.
     pub target: Option<Result<String, String>>,
-    /// Whether the operator's calls to the primary's region fail (its breaker is open).
-    pub primary_region_down: bool,
+    /// Whether the operator's calls to the primary's region are held back (its breaker is open:
+    /// throttled, or no answer): the global database is then read in the target's region. It
+    /// approves nothing.
+    pub primary_breaker_open: bool,
+    /// How long the primary's region has answered no call at all, if it is silent
+    /// (`crate::silence`): what approves a failover once it lasts failoverAfter.
+    pub primary_region_silent: Option<RegionSilence>,
+}
+
+/// The primary's region's silence, as read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionSilence {
+    pub region: String,
+    /// Since when (RFC 3339).
+    pub since: String,
+    pub silent_for: std::time::Duration,
+    /// The calls it left unanswered, and the last one's error code.
+    pub calls: u32,
+    pub last: String,
 }
 
 /// What the read step found of the primary, while the global database is still to be made of it.

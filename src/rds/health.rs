@@ -34,6 +34,7 @@ use tokio::sync::broadcast;
 use super::Place;
 use crate::breaker::{Admit, Breaker, Change, Refused};
 use crate::lock;
+use crate::silence::{Heard, Silence, Unanswered};
 
 /// The first wait before a probe; doubled with each failed probe, up to `breaker::MAX_BACKOFF`.
 pub const FIRST_PROBE: Duration = Duration::from_secs(2);
@@ -65,6 +66,7 @@ impl Healths {
             id,
             place: place.clone(),
             breaker: Mutex::new(Breaker::new(FIRST_PROBE)),
+            silence: Mutex::default(),
             last_answer: Mutex::new(None),
             probing: AtomicBool::new(false),
             recovered: self.recovered.clone(),
@@ -93,6 +95,8 @@ pub struct Health {
     id: u64,
     place: Place,
     breaker: Mutex<Breaker>,
+    /// Since when no call here got an answer (a throttle is one): a failover's evidence.
+    silence: Mutex<Silence>,
     last_answer: Mutex<Option<SystemTime>>,
     /// A prober runs (`Rds::probe`).
     probing: AtomicBool,
@@ -133,6 +137,17 @@ impl Health {
     /// closed, open or probing.
     pub fn state(&self) -> &'static str {
         lock(&self.breaker).state()
+    }
+
+    /// How long no call here got any answer, throttles included (`crate::silence`); None while
+    /// the location answers.
+    pub fn unanswered(&self) -> Option<Unanswered> {
+        lock(&self.silence).unanswered(SystemTime::now())
+    }
+
+    /// What a call's outcome says of the location (`code`: its error code), for its silence.
+    pub(crate) fn hear(&self, heard: Heard, code: &str) {
+        lock(&self.silence).heard(heard, code, SystemTime::now());
     }
 
     /// When AWS last answered a call here.

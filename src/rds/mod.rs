@@ -12,6 +12,7 @@ use secrecy::SecretString;
 use crate::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
 use crate::lock;
 use crate::rds_state::AwsIdentity;
+use crate::silence::Heard;
 
 pub mod health;
 mod presign;
@@ -312,6 +313,11 @@ impl Rds {
             let unavailable = result.as_ref().err().is_some_and(AwsError::unavailable);
             if self.health.record(!unavailable) {
                 tokio::spawn(self.clone().probe());
+            }
+            let error = result.as_ref().err();
+            if let Some(heard) = error.map_or(Some(Heard::Answer), AwsError::heard) {
+                self.health
+                    .hear(heard, error.map_or("", |e| e.code.as_str()));
             }
         }
     }

@@ -10,8 +10,8 @@ use kube::runtime::events::EventType;
 
 use super::{Facts, Own, Plan, Step};
 use crate::globalcluster::{
-    FAILOVER_ANNOTATION, GlobalCluster, GlobalClusterStatus, GlobalMember, ObservedGlobalCluster,
-    RoleChange,
+    DEFAULT_FAILOVER_AFTER, FAILOVER_ANNOTATION, GlobalCluster, GlobalClusterStatus, GlobalMember,
+    ObservedGlobalCluster, RoleChange,
 };
 use crate::managed::plan::{ConditionPlan, Requeue};
 
@@ -61,6 +61,7 @@ pub(super) fn plan(
         target: target.to_owned(),
         db_cluster_identifier: identifier.clone(),
         completed,
+        approved_by: previous.as_ref().and_then(|p| p.approved_by.clone()),
     };
     if member.role == "writer" {
         // Done, whether this reconcile saw it sent or not (an operator killed between sending it
@@ -100,20 +101,14 @@ pub(super) fn plan(
     if let Some(why) = not_ready(o) {
         return Some(wait(plan, f, "RoleChangeWaiting", why));
     }
-    if action == "Failover" && !approved(f, target) {
-        let message = format!(
-            "failoverTo {target} waits for approval: the primary's region still answers; set the \
-             annotation {FAILOVER_ANNOTATION}: {target} to fail over anyway (writes {target} has \
-             not received are lost)"
-        );
-        plan.requeue = Requeue::After(f.drift_interval);
-        return Some(ConditionPlan::new(
-            false,
-            "FailoverAwaitingApproval",
-            message,
-        ));
+    let mut change = record(false);
+    if action == "Failover" {
+        match approval(f, target) {
+            Ok(evidence) => change.approved_by = Some(evidence),
+            Err(why) => return Some(awaiting_approval(f, plan, target, &why)),
+        }
     }
-    fields.role_change = Some(record(false));
+    fields.role_change = Some(change);
     Some(send(f, plan, o, (action, target), member))
 }
 
@@ -199,10 +194,48 @@ fn not_ready(o: &ObservedGlobalCluster) -> Option<String> {
     })
 }
 
-/// A failover is approved by the primary's region being down, or by the annotation naming it.
-fn approved(f: &Facts, target: &str) -> bool {
-    let annotated = f.group.annotations().get(FAILOVER_ANNOTATION);
-    f.extra.primary_region_down || annotated.is_some_and(|a| a == target)
+/// A failover not yet approved, and why: looked at again soon while the region is silent, to
+/// approve on time.
+fn awaiting_approval(f: &Facts, plan: &mut Plan, target: &str, why: &str) -> ConditionPlan {
+    let message = format!(
+        "failoverTo {target} waits for approval: {why}; set the annotation \
+         {FAILOVER_ANNOTATION}: {target} to fail over anyway (writes {target} has not received \
+         are lost)"
+    );
+    plan.requeue = Requeue::After(match f.extra.primary_region_silent {
+        Some(_) => f.busy_interval,
+        None => f.drift_interval,
+    });
+    ConditionPlan::new(false, "FailoverAwaitingApproval", message)
+}
+
+/// What approves a failover, with its evidence, or why it waits: the annotation naming the target,
+/// or the primary's region silent (no answer or a 5xx to every call, never a throttle:
+/// `crate::silence`) for failoverAfter. An open breaker alone approves nothing: one throttle opens
+/// it, and a throttling region is up, holding writes the target lacks.
+fn approval(f: &Facts, target: &str) -> Result<String, String> {
+    if (f.group.annotations().get(FAILOVER_ANNOTATION)).is_some_and(|a| a == target) {
+        return Ok(format!("the annotation {FAILOVER_ANNOTATION}"));
+    }
+    let after = (f.group.spec.failover_to.as_ref())
+        .and_then(|t| t.failover_after.map(std::time::Duration::from))
+        .unwrap_or(DEFAULT_FAILOVER_AFTER);
+    let Some(s) = &f.extra.primary_region_silent else {
+        return Err("the primary's region answers (a throttle is an answer)".into());
+    };
+    let (silent, needed) = (s.silent_for.as_secs(), after.as_secs());
+    if s.silent_for < after {
+        return Err(format!(
+            "the primary's region {} has answered no call for {silent} s of the {needed} s \
+             failoverAfter asks",
+            s.region
+        ));
+    }
+    Ok(format!(
+        "the primary's region {} answered no call for {silent} s (failoverAfter {needed} s): \
+         {} calls since {} went unanswered, the last with {}",
+        s.region, s.calls, s.since, s.last
+    ))
 }
 
 /// Waits for the role change: Synced False with `reason`, looked at again soon.

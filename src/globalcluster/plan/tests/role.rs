@@ -1,7 +1,7 @@
 //! Switchover and failover: sent once per target, decided on what RDS shows, a row each.
 
 use super::*;
-use crate::globalcluster::{FAILOVER_ANNOTATION, FailoverTo, RoleChange};
+use crate::globalcluster::{FAILOVER_ANNOTATION, FailoverTo, RegionSilence, RoleChange};
 
 fn members() -> Vec<GlobalMember> {
     let mut eu = member("coffee-eu", "eu-west-1", "reader");
@@ -22,6 +22,7 @@ fn asking(action: &str) -> Facts {
                 f.group.spec.failover_to = Some(FailoverTo {
                     name: "coffee-eu".into(),
                     allow_data_loss: true,
+                    failover_after: None,
                 })
             }
         }
@@ -35,6 +36,7 @@ fn sent(action: &str, completed: bool) -> Option<RoleChange> {
         target: "coffee-eu".into(),
         db_cluster_identifier: "coffee-eu".into(),
         completed,
+        approved_by: None,
     })
 }
 
@@ -134,18 +136,39 @@ fn a_switchover_is_sent_once_and_reported_until_rds_shows_the_new_writer() {
     }
 }
 
+/// The primary's region silent for `secs` (no answer or a 5xx to every call since).
+fn silent(secs: u64) -> impl FnOnce(&mut Facts) {
+    move |f: &mut Facts| {
+        f.extra.primary_breaker_open = true;
+        f.extra.primary_region_silent = Some(RegionSilence {
+            region: "us-east-1".into(),
+            since: "2026-12-05T10:00:00Z".into(),
+            silent_for: std::time::Duration::from_secs(secs),
+            calls: 40,
+            last: "NoResponse".into(),
+        });
+    }
+}
+
 #[test]
 fn a_failover_is_sent_once_approved_in_its_targets_region() {
     let approved = |f: &mut Facts| {
         let annotations = f.group.metadata.annotations.get_or_insert_default();
         annotations.insert(FAILOVER_ANNOTATION.into(), "coffee-eu".into());
     };
-    let cases: [(&str, Facts, usize, &str); 5] = [
+    let by_annotation = Some(format!("the annotation {FAILOVER_ANNOTATION}"));
+    let by_silence = Some(
+        "the primary's region us-east-1 answered no call for 300 s (failoverAfter 300 s): 40 \
+         calls since 2026-12-05T10:00:00Z went unanswered, the last with NoResponse"
+            .to_owned(),
+    );
+    let cases: [(&str, Facts, usize, &str, Option<String>); 9] = [
         (
             "not approved",
             asking("Failover"),
             0,
             "FailoverAwaitingApproval",
+            None,
         ),
         (
             "approved for another target",
@@ -155,30 +178,77 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
             }),
             0,
             "FailoverAwaitingApproval",
+            None,
         ),
         (
             "approved",
             with(asking("Failover"), approved),
             1,
             "SwitchingOver",
+            by_annotation.clone(),
         ),
         (
-            "the primary's region is down",
-            with(asking("Failover"), |f| f.extra.primary_region_down = true),
+            "the primary's region throttles (its breaker open, no silence): never approved",
+            with(asking("Failover"), |f| f.extra.primary_breaker_open = true),
+            0,
+            "FailoverAwaitingApproval",
+            None,
+        ),
+        (
+            "the primary's region silent for less than failoverAfter: waits",
+            with(asking("Failover"), silent(299)),
+            0,
+            "FailoverAwaitingApproval",
+            None,
+        ),
+        (
+            "the primary's region silent for failoverAfter: approved, with its evidence",
+            with(asking("Failover"), silent(300)),
             1,
             "SwitchingOver",
+            by_silence,
         ),
         (
-            "approved and sent",
+            "a failoverAfter of the spec's own",
+            with(with(asking("Failover"), silent(60)), |f| {
+                let to = f.group.spec.failover_to.as_mut().unwrap();
+                to.failover_after = Some("1m".parse().unwrap());
+            }),
+            1,
+            "SwitchingOver",
+            Some(
+                "the primary's region us-east-1 answered no call for 60 s (failoverAfter 60 s): \
+                 40 calls since 2026-12-05T10:00:00Z went unanswered, the last with NoResponse"
+                    .to_owned(),
+            ),
+        ),
+        (
+            "the region answers again before failoverAfter: the silence is gone, nothing sent",
+            with(with(asking("Failover"), silent(200)), |f| {
+                f.extra.primary_region_silent = None
+            }),
+            0,
+            "FailoverAwaitingApproval",
+            None,
+        ),
+        (
+            "approved and sent: not sent again, its approval kept",
             with(
-                recorded(asking("Failover"), sent("Failover", false)),
+                recorded(
+                    asking("Failover"),
+                    Some(RoleChange {
+                        approved_by: by_annotation.clone(),
+                        ..sent("Failover", false).unwrap()
+                    }),
+                ),
                 approved,
             ),
             0,
             "SwitchingOver",
+            by_annotation.clone(),
         ),
     ];
-    for (case, f, calls, reason) in cases {
+    for (case, f, calls, reason, approval) in cases {
         let p = plan(&f);
         let failovers: Vec<_> = (own(&p).into_iter())
             .filter_map(|s| match s {
@@ -193,6 +263,27 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
             assert!(arn.ends_with(":cluster:coffee-eu"), "{case}: {arn}");
             assert_eq!(region, "eu-west-1", "{case}");
         }
-        assert_eq!(p.status.as_ref().unwrap().synced.reason, reason, "{case}");
+        let status = p.status.as_ref().unwrap();
+        assert_eq!(status.synced.reason, reason, "{case}");
+        let recorded = status.fields.role_change.as_ref();
+        assert_eq!(
+            recorded.and_then(|r| r.approved_by.clone()),
+            approval,
+            "{case}"
+        );
     }
+}
+
+#[test]
+fn a_failover_waiting_on_a_silence_says_how_long_and_looks_again_soon() {
+    let p = plan(&with(asking("Failover"), silent(40)));
+    let synced = &p.status.as_ref().unwrap().synced;
+    assert_eq!(
+        synced.message,
+        "failoverTo coffee-eu waits for approval: the primary's region us-east-1 has answered no \
+         call for 40 s of the 300 s failoverAfter asks; set the annotation \
+         rds.operator.rs/failover: coffee-eu to fail over anyway (writes coffee-eu has not \
+         received are lost)"
+    );
+    assert_eq!(p.requeue, Requeue::After(std::time::Duration::from_secs(5)));
 }
