@@ -137,13 +137,45 @@ where
         (None, Some(_)) => String::new(),
         (None, None) => describe_transport_error(&err),
     };
+    let mut class = classify(code.as_deref(), http_status);
+    let mut message = scrub(&raw, secret);
+    if let Some(field) = (code.as_deref()).and_then(|c| refused_as_busy(c, &message)) {
+        class = ErrorClass::InvalidInput;
+        message = format!("{message} ({field})");
+    }
     AwsError {
         operation,
-        class: classify(code.as_deref(), http_status),
+        class,
         code: code.unwrap_or_else(|| no_answer(&err).to_owned()),
-        message: scrub(&raw, secret),
+        message,
         wait: None,
     }
+}
+
+/// Refusals RDS answers with a code that otherwise means "busy, try again"
+/// (InvalidDBInstanceState): its message tells them apart, and names what must change; no wait
+/// helps them.
+const REFUSED_AS_BUSY: &[(&str, &str)] = &[
+    // CreateDBInstanceReadReplica of a source without automated backups.
+    (
+        "Automated backups are not enabled",
+        "the source DB instance's backupRetentionPeriod must be above 0",
+    ),
+    // RegisterDBProxyTargets of a database of another engine family.
+    (
+        "is not of engine family",
+        "the target's engine must be of the DBProxy's engineFamily",
+    ),
+];
+
+/// What must change, when a busy code's message says the request can never succeed as asked.
+pub fn refused_as_busy(code: &str, message: &str) -> Option<&'static str> {
+    if !BUSY.contains(&code) {
+        return None;
+    }
+    (REFUSED_AS_BUSY.iter())
+        .find(|(words, _)| message.contains(words))
+        .map(|(_, field)| *field)
 }
 
 /// The code of an error that carries none: `NoResponse` when the request went out and no answer
@@ -220,6 +252,36 @@ mod tests {
             ("RequestNotSent", None, false),
         ] {
             assert_eq!(error(code, status).unavailable(), opens, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_busy_code_whose_message_says_the_spec_is_wrong_names_the_field() {
+        let backups = "Automated backups are not enabled for this database instance. To enable \
+                       automated backups, use ModifyDBInstance to set the backup retention period \
+                       to a non-zero value.";
+        let family = "DB instance coffee is not of engine family POSTGRESQL.";
+        for (code, message, field) in [
+            (
+                "InvalidDBInstanceState",
+                backups,
+                Some("the source DB instance's backupRetentionPeriod must be above 0"),
+            ),
+            (
+                "InvalidDBInstanceStateFault",
+                family,
+                Some("the target's engine must be of the DBProxy's engineFamily"),
+            ),
+            // The same code for a busy instance is still busy.
+            (
+                "InvalidDBInstanceState",
+                "Instance coffee is not in available state.",
+                None,
+            ),
+            // Only busy codes are read so.
+            ("InvalidParameterValue", backups, None),
+        ] {
+            assert_eq!(refused_as_busy(code, message), field, "{code}: {message}");
         }
     }
 

@@ -73,7 +73,11 @@ impl Error {
         match self {
             Error::Aws(e) => {
                 e.class == ErrorClass::InvalidInput
-                    && (e.code.starts_with("InvalidParameter") || e.code == "ValidationError")
+                    && (e.code.starts_with("InvalidParameter")
+                        || e.code == "ValidationError"
+                        // A busy code is InvalidInput only when its message says the spec is
+                        // wrong (`aws_error::refused_as_busy`).
+                        || e.code.starts_with("InvalidDBInstanceState"))
             }
             _ => false,
         }

@@ -277,3 +277,53 @@ async fn an_aurora_proxy_has_a_read_only_endpoint_of_its_own_that_reaches_a_read
     (clusters.delete("coffee", &DeleteParams::default()).await).expect("delete the cluster");
     wait_object_gone(&clusters, "coffee").await;
 }
+
+/// A DBProxy of engineFamily POSTGRESQL over a MySQL DBInstance: RDS refuses the target with a
+/// code that otherwise means "busy" (InvalidDBInstanceStateFault, "is not of engine family"). It
+/// is reported as the spec error it is, naming the field (InvalidParameter, Stalled), not as AWS
+/// unavailable, and is not tried again until a spec changes.
+#[tokio::test]
+async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field() {
+    let (client, ns, api, rds) = setup("proxy-family").await;
+    let _operator = Operator::start(&ns);
+    let (id, name) = (unique("pxf-db"), unique("pxf"));
+    (api.create(&PostParams::default(), &dbinstance("db", &id, json!({}))))
+        .await
+        .expect("create db");
+    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    let mut p = proxy(&name, &common::coffee_subnets(&rds).await);
+    p.spec.engine_family = rds_operator::dbproxy::EngineFamily::Postgresql;
+    p.spec.targets.truncate(1);
+    (proxies.create(&PostParams::default(), &p))
+        .await
+        .expect("create the proxy");
+    let refused = wait_object(
+        &proxies,
+        "coffee-proxy",
+        "Synced=False InvalidParameter",
+        |p| object_condition(p, "Synced").is_some_and(|c| c.1 == "InvalidParameter"),
+    )
+    .await;
+    let message = object_condition(&refused, "Synced").unwrap().2;
+    assert!(
+        message.contains("is not of engine family") && message.contains("engineFamily"),
+        "{message}"
+    );
+    assert_eq!(
+        object_condition(&refused, "Stalled")
+            .map(|c| c.0)
+            .as_deref(),
+        Some("True")
+    );
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let tried = calls(&name, "RegisterDBProxyTargets");
+    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
+    assert_eq!(calls(&name, "RegisterDBProxyTargets"), tried, "not retried");
+
+    (proxies.delete("coffee-proxy", &DeleteParams::default()))
+        .await
+        .expect("delete the proxy");
+    wait_object_gone(&proxies, "coffee-proxy").await;
+    common::delete_and_wait(&api, "db").await;
+}

@@ -9,8 +9,8 @@ use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
 use crate::common::{
-    Operator, TIMEOUT, calls, dbinstance, describe, is_ready, mariadb_keys, secret_data, setup,
-    synced_reason, unique, wait_class, wait_dbi, wait_gone, wait_sql,
+    Operator, TIMEOUT, calls, condition, dbinstance, describe, is_ready, mariadb_keys, secret_data,
+    setup, synced_reason, unique, wait_class, wait_dbi, wait_gone, wait_sql,
 };
 
 const FIVE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -419,5 +419,54 @@ async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
     let _ = instances
         .patch("main", &PatchParams::default(), &Patch::Merge(&policy))
         .await;
+    wait_gone(&instances, "main", TIMEOUT).await;
+}
+
+/// A replica of a source without automated backups: RDS refuses it with a code that otherwise
+/// means "busy" (InvalidDBInstanceState, "Automated backups are not enabled"). It is reported as
+/// the spec error it is, naming the field (InvalidParameter, Stalled), not as AWS unavailable, and
+/// is not tried again until a spec changes: one CreateDBInstanceReadReplica.
+#[tokio::test]
+async fn a_replica_of_a_source_without_backups_is_a_spec_error_that_names_the_field() {
+    let (_client, ns, instances, _rds) = setup("replica-nobackups").await;
+    let _operator = Operator::start(&ns);
+    let (main_id, replica_id) = (unique("main"), unique("replica"));
+    let main = dbinstance("main", &main_id, json!({"backupRetentionPeriod": 0}));
+    source_ready(&instances, &main).await;
+    (instances.create(&PostParams::default(), &replica(&replica_id, json!({}))))
+        .await
+        .expect("create the replica");
+    let r = wait_dbi(
+        &instances,
+        "replica",
+        "Synced=False InvalidParameter",
+        TIMEOUT,
+        |db| synced_reason(db) == "InvalidParameter",
+    )
+    .await;
+    let (_, _, message) = condition(&r, "Synced").expect("Synced");
+    assert!(
+        message.contains("Automated backups are not enabled")
+            && message.contains("backupRetentionPeriod must be above 0"),
+        "{message}"
+    );
+    assert_eq!(
+        condition(&r, "Stalled").map(|c| c.0).as_deref(),
+        Some("True")
+    );
+    // (The failure's own status write wakes one more attempt; after that, none.)
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let tried = calls(&replica_id, "CreateDBInstanceReadReplica");
+    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
+    assert_eq!(
+        calls(&replica_id, "CreateDBInstanceReadReplica"),
+        tried,
+        "not retried"
+    );
+    assert!(tried <= 2, "{tried} CreateDBInstanceReadReplica");
+
+    crate::common::delete(&instances, "replica").await;
+    wait_gone(&instances, "replica", TIMEOUT).await;
+    crate::common::delete(&instances, "main").await;
     wait_gone(&instances, "main", TIMEOUT).await;
 }

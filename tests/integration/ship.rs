@@ -282,13 +282,36 @@ fn chart_lints_renders_and_refuses_bad_values() {
         );
     }
 
-    // The chart ships the same CRD and admission policy as crds/.
+    // The chart ships the same CRDs, every kind's, and admission policy as crds/.
     let read = |p: &str| std::fs::read_to_string(format!("{}/{p}", common::REPO)).unwrap();
+    let names = |dir: &str| -> std::collections::BTreeSet<String> {
+        (std::fs::read_dir(format!("{}/{dir}", common::REPO)).expect("a CRD folder"))
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|n| n.ends_with(".yaml") && !n.ends_with("-policy.yaml"))
+            .collect()
+    };
+    let (chart_crds, crds) = (names("helm/rds-operator/crds"), names("crds"));
     assert_eq!(
-        read("helm/rds-operator/crds/dbinstance.yaml"),
-        read("crds/dbinstance.yaml"),
-        "run `make crds`"
+        chart_crds, crds,
+        "the chart ships every kind's CRD: run `make crds`"
     );
+    assert_eq!(
+        crds.len(),
+        rds_operator::kinds::KINDS.len(),
+        "one file a kind"
+    );
+    for file in &crds {
+        assert_eq!(
+            read(&format!("helm/rds-operator/crds/{file}")),
+            read(&format!("crds/{file}")),
+            "{file}: run `make crds`"
+        );
+    }
     let policy = read("crds/dbinstance-policy.yaml");
     let policy_body = &policy[policy.find("apiVersion").unwrap()..];
     // The chart names the policy after the release, so two releases do not collide.

@@ -338,6 +338,32 @@ async fn two_releases_in_one_namespace_each_reconcile_their_own() {
         .expect("b");
     wait_dbi(&first, "db", "ready under release a", TIMEOUT, is_ready).await;
     wait_dbi(&second, "db", "ready under release b", TIMEOUT, is_ready).await;
+    // Each release leads with its own lease, both held at once, and each database was made once:
+    // neither release waited for the other's lease, and neither made the other's database.
+    use k8s_openapi::api::coordination::v1::Lease;
+    let leases: Api<Lease> = Api::namespaced(common::client().await, &lease_ns);
+    let holder = |name: &'static str| {
+        let leases = leases.clone();
+        async move {
+            let lease = (leases.get(name).await).unwrap_or_else(|e| panic!("lease {name}: {e}"));
+            (lease.spec.and_then(|s| s.holder_identity)).unwrap_or_else(|| panic!("{name} held"))
+        }
+    };
+    // (A holder's name is its host's when no POD_NAME is set, so both may read the same here.)
+    let _ = (
+        holder("release-a-leader").await,
+        holder("release-b-leader").await,
+    );
+    assert_eq!(
+        common::calls(&a, "CreateDBInstance"),
+        1,
+        "release a's database"
+    );
+    assert_eq!(
+        common::calls(&b, "CreateDBInstance"),
+        1,
+        "release b's database"
+    );
     common::delete_and_wait(&first, "db").await;
     common::delete_and_wait(&second, "db").await;
 }
