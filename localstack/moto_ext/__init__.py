@@ -42,6 +42,9 @@ modification at once. Real RDS takes minutes, and an operator has to wait throug
 * engine versions and DB instance classes come from a catalog, which DescribeDBEngineVersions and
   DescribeOrderableDBInstanceOptions answer and the creates and modifies are held to: see
   ``catalog.py``;
+* identifiers are unique per account and region, as RDS's are: the emulator's own tables (real
+  servers, topologies, endpoints) are keyed within the request's account and region, see
+  ``scope.py``;
 * Aurora DB clusters have the same lifecycle, busy errors and pages, their members take the
   cluster's settings, and real engines serve their endpoints: see ``clusters.py``.
 
@@ -78,7 +81,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, catalog, scope, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -181,7 +184,7 @@ def _start_phase(db: Any, phase: str, delay: float) -> None:
 
 
 # Restores under way: new instance identifier -> the snapshot its server loads.
-RESTORING: dict[str, str] = {}
+RESTORING: dict[str, str] = scope.Scoped()
 
 
 def _password(db: Any) -> str | None:
@@ -208,7 +211,9 @@ PHASED: dict[int, Any] = {}
 
 def _purge_deleted(backend: Any) -> None:
     for db in list(PHASED.values()):
-        _advance(db)
+        # In the object's own account and region, whatever the request's (scope.py).
+        with scope.of(db):
+            _advance(db)
 
 
 def install() -> None:
@@ -561,7 +566,13 @@ def install() -> None:
                     PARAMETERS.setdefault((action, identifier.lower()), []).append(names)
         except Exception:  # counting must never break serving
             action, params = "", {}
-        served = orig_call_action(self)
+        # Served in the request's account and region: identifiers are unique within them only.
+        try:
+            where = (self.current_account, self.region)
+        except Exception:  # no credentials to read an account of: moto's default
+            where = (None, None)
+        with scope.within(*where):
+            served = orig_call_action(self)
         if action:
             model_check.check_served(action, served)
         if action and not action.startswith(READS):
@@ -595,7 +606,8 @@ def apply_pending(identifier: str, table: str = "databases") -> bool:
             for backend in account.values():
                 found = getattr(backend, table).get(identifier)
                 if found is not None:
-                    _apply(found, found.__dict__.pop("_ext_pending", {}))
+                    with scope.of(found):
+                        _apply(found, found.__dict__.pop("_ext_pending", {}))
                     return True
     return False
 

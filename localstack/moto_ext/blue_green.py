@@ -50,14 +50,14 @@ import threading
 import time
 from typing import Any
 
-from . import blue_green_prerequisites, cluster_blue_green, engines
+from . import blue_green_prerequisites, cluster_blue_green, engines, scope
 
 # Deployments whose next switchover fails, and those to report INVALID_CONFIGURATION.
 FAIL_SWITCHOVER: set[str] = set()
 INVALID: set[str] = set()
 FAILED_DETAILS = "Switchover failed: the green environment did not catch up with blue within the switchover timeout"
 # Green instance identifier -> blue's, for the green server to replicate (__init__.start_engine).
-REPLICA_OF: dict[str, str] = {}
+REPLICA_OF: dict[str, str] = scope.Scoped()
 HEARTBEAT = {
     "mariadb": "CREATE TABLE IF NOT EXISTS mysql.rds_heartbeat2 (id INT PRIMARY KEY, value BIGINT); "
                "REPLACE INTO mysql.rds_heartbeat2 VALUES (1, UNIX_TIMESTAMP(NOW(6)) * 1000)",
@@ -150,7 +150,7 @@ def install(lock: Any, config: dict[str, float], restoring: dict[str, str], adva
             return
         bg.__dict__["_ext_switching"] = True
         timeout = float(bg.__dict__.get("_ext_timeout") or 300)
-        threading.Thread(target=switch, args=(bg, b, g, names, injected, timeout),
+        threading.Thread(target=scope.carry(switch), args=(bg, b, g, names, injected, timeout),
                          name=f"switchover-{names[0]}", daemon=True).start()
 
     def switch(bg: Any, b: Any, g: Any, names: tuple[str, str], injected: bool, timeout: float) -> None:

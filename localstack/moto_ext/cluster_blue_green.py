@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import blue_green_prerequisites, clusters
+from . import blue_green_prerequisites, clusters, scope
 
 # Green's names (cluster and members) -> blue's.
-BLUE_OF: dict[str, str] = {}
+BLUE_OF: dict[str, str] = scope.Scoped()
 # The source cluster a CreateBlueGreenDeployment is making green of (its first green name is the
 # cluster's).
 MAKING: dict[str, str | None] = {"source": None}

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import endpoints, engines, paging, snapshots
+from . import endpoints, engines, paging, scope, snapshots
 
 # Cluster settings RDS applies in the maintenance window unless ApplyImmediately, and their names
 # in ClusterPendingModifiedValues.
@@ -77,15 +77,15 @@ CLUSTER_OWNED = {
     "deletion_protection": "the deletion protection",
     "copy_tags_to_snapshot": "the copy tags to snapshot setting",
 }
-RESTORING: dict[str, str] = {}
+RESTORING: dict[str, str] = scope.Scoped()
 # A secondary cluster of a global database being created: the writer server of its primary, which
 # its own server replicates (set by global_clusters.py around CreateDBCluster).
-SECONDARIES: dict[str, Any] = {}
+SECONDARIES: dict[str, Any] = scope.Scoped()
 # A cluster with real servers: its writer's server key and each member's (engines.SERVERS keys).
-TOPOLOGY: dict[str, dict[str, Any]] = {}
+TOPOLOGY: dict[str, dict[str, Any]] = scope.Scoped()
 # A cluster's (writer, reader) endpoints.
-ENDPOINTS: dict[str, tuple[endpoints.Endpoint, endpoints.Endpoint]] = {}
-_TURNS: dict[str, int] = {}
+ENDPOINTS: dict[str, tuple[endpoints.Endpoint, endpoints.Endpoint]] = scope.Scoped()
+_TURNS: dict[str, int] = scope.Scoped()
 
 
 def server_key(cluster_identifier: str) -> str:

@@ -10,6 +10,7 @@ import socket
 import threading
 from typing import Any, Callable
 
+from . import scope
 from .engines import ADDRESSES, LOCK, EngineError, _address
 
 
@@ -71,7 +72,8 @@ class Endpoint:
     def __init__(self, name: str, port: int, target: Callable[[], Any],
                  require_tls: Callable[[], bool] | None = None):
         self.name = name
-        self.target = target
+        # Run in the forwarder's threads, in the account and region it was made in (scope.py).
+        self.target = scope.carry(target)
         self.port = port
         # A proxy's RequireTLS: a connection that does not ask for TLS is refused (``tls_asked``).
         self.require_tls = require_tls or (lambda: False)

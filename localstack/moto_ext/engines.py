@@ -56,7 +56,7 @@ import threading
 import time
 from typing import Any
 
-from . import tls
+from . import scope, tls
 
 ROOT = os.environ.get("MOTO_RDS_ENGINES_DIR") or f"/tmp/moto-rds-engines-{os.environ.get('MOTO_PORT', '4566')}"
 MAX = int(os.environ.get("MOTO_RDS_MAX_ENGINES", "16") or 16)
@@ -84,11 +84,12 @@ PG_MASTER_ROLES = (
 SNAPSHOTS = os.path.join(ROOT, "snapshots")
 
 LOCK = threading.RLock()
-SERVERS: dict[str, "Server"] = {}
+# By identifier within the account and region (scope.py).
+SERVERS: dict[str, "Server"] = scope.Scoped()
 # Addresses in use by servers and endpoints (and those held while a switchover restarts servers).
 ADDRESSES: set[str] = set()
 # Servers being made, counted against MAX from the call that asked for them.
-RESERVED: set[str] = set()
+RESERVED: set[str] = scope.ScopedSet()
 
 # The user replicas log in to their source with: RDS's own name for it (rdsrepladmin), one password
 # for the whole test bed, so any server can be pointed at any other.
@@ -615,7 +616,7 @@ def create(identifier: str, engine: str, port: int | None, user: str, password: 
             server.error = str(e)
             on_error(str(e))
 
-    threading.Thread(target=run, name=f"engine-{identifier}", daemon=True).start()
+    threading.Thread(target=scope.carry(run), name=f"engine-{identifier}", daemon=True).start()
     return server
 
 

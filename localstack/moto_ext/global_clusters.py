@@ -59,7 +59,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from . import clusters, endpoints
+from . import clusters, endpoints, scope
 
 # The global writer endpoint of each global database whose primary has a real server.
 WRITER_ENDPOINTS: dict[str, endpoints.Endpoint] = {}
@@ -85,7 +85,11 @@ def writer_of(found: Any) -> Any:
 def writer_server(found: Any) -> Any:
     """The real server of the current primary's writer, or None."""
     writer = writer_of(found)
-    return clusters.server_of(writer.db_cluster_identifier) if writer is not None else None
+    if writer is None:
+        return None
+    # In the writer's own region (scope.py): a secondary may have its primary's identifier.
+    with scope.of(writer):
+        return clusters.server_of(writer.db_cluster_identifier)
 
 
 def install(lock: Any, config: dict[str, float]) -> None:
@@ -108,7 +112,23 @@ def install(lock: Any, config: dict[str, float]) -> None:
 
     def create_global_cluster(self: Any) -> Any:
         with lock:
-            result = orig_create(self)
+            # The source cluster is found in its own region: moto looks for it in us-east-1's
+            # backend only, where global databases are kept, and refused a primary anywhere else
+            # (API_CreateGlobalCluster.html: SourceDBClusterIdentifier, "the Amazon Resource Name
+            # (ARN) for an existing DB cluster", in any region).
+            source = str(self.params.get("SourceDBClusterIdentifier") or "")
+            parts = source.split(":")
+            home = self.global_backend
+            elsewhere = None
+            if len(parts) > 6 and parts[2] == "rds" and parts[5] == "cluster" and parts[3] != home.region_name:
+                there = rds_backends.get(parts[4] or self.current_account, {}).get(parts[3])
+                elsewhere = getattr(there, "clusters", {}).get(parts[6].lower()) if there is not None else None
+            if elsewhere is not None:
+                home.__dict__["describe_db_clusters"] = lambda *args, **kwargs: [elsewhere]
+            try:
+                result = orig_create(self)
+            finally:
+                home.__dict__.pop("describe_db_clusters", None)
             created = store(self.current_account).get(self.params["GlobalClusterIdentifier"])
             if created is not None:
                 created.tags = self.params.get("Tags") or []
@@ -174,7 +194,8 @@ def install(lock: Any, config: dict[str, float]) -> None:
             found.members.remove(member)
             member.global_cluster_identifier = None
             was_writer, member.is_writer = getattr(member, "is_writer", False), True
-            server = clusters.server_of(member.db_cluster_identifier)
+            with scope.of(member):
+                server = clusters.server_of(member.db_cluster_identifier)
             if not was_writer and server is not None and server.source is not None:
                 server.promote()
             return ActionResult({"GlobalCluster": found})
@@ -269,8 +290,12 @@ def install(lock: Any, config: dict[str, float]) -> None:
         clusters.CATCH_UP_SECONDS is not promoted and the primary takes writes again (the
         global database's FailoverState is then ``cancelling``). A failover (AllowDataLoss)
         promotes the target with what it has."""
-        old_server = clusters.server_of(old.db_cluster_identifier) if old is not None else None
-        new_server = clusters.server_of(target.db_cluster_identifier)
+        old_server = None
+        if old is not None:
+            with scope.of(old):
+                old_server = clusters.server_of(old.db_cluster_identifier)
+        with scope.of(target):
+            new_server = clusters.server_of(target.db_cluster_identifier)
         if new_server is None:
             return True
         if old_server is not None and not losing:

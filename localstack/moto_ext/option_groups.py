@@ -44,7 +44,7 @@ import threading
 import time
 from typing import Any
 
-from . import engines, paging
+from . import engines, paging, scope
 
 AUDIT = "MARIADB_AUDIT_PLUGIN"
 # The audit plugin's settings that are server variables of the same name, lower-cased.
@@ -166,7 +166,7 @@ def follow(backend: Any, db: Any) -> None:
         except engines.EngineError as e:
             print(f"moto_ext: audit plugin on {identifier}: {e}", flush=True)
 
-    threading.Thread(target=run, name=f"options-{identifier}", daemon=True).start()
+    threading.Thread(target=scope.carry(run), name=f"options-{identifier}", daemon=True).start()
 
 
 def install(lock: Any) -> None:

@@ -6,7 +6,8 @@ is answered as AWS answers a throttled or failing call, without reaching moto, a
 and IAM still answer, as they are other services.
 
 ``POST /_rds_ext/outage?seconds=30&account=333333333333&faults=throttle,unavailable`` starts one
-(``account``: every account when absent; ``faults``: answered in turn, default ``throttle``;
+(``account``: every account when absent; ``region``: only calls signed for that region, every
+region when absent; ``faults``: answered in turn, default ``throttle``;
 ``rate``: the share of the calls that fail, 1 by default, the others being served as usual;
 ``actions``: only these RDS actions fail, every one when absent);
 ``GET /_rds_ext/outage`` says whether one is on and how many calls each account had refused.
@@ -52,7 +53,7 @@ JSON = {
     "internal": ("500 Internal Server Error", "InternalServiceError"),
     "lost": ("500 Internal Server Error", "InternalServiceError"),
 }
-CREDENTIAL = re.compile(r"Credential=([^/]+)/[0-9]+/[^/]+/([a-z0-9-]+)/")
+CREDENTIAL = re.compile(r"Credential=([^/]+)/[0-9]+/([^/]+)/([a-z0-9-]+)/")
 
 
 def control(method: str, query: dict[str, str]) -> dict[str, Any]:
@@ -66,6 +67,7 @@ def control(method: str, query: dict[str, str]) -> dict[str, Any]:
                 "turn": 0,
                 "rate": min(1.0, max(0.0, float(query.get("rate", "1")))),
                 "actions": set(query["actions"].split(",")) if query.get("actions") else None,
+                "region": query.get("region") or None,
             }
         on = sorted(a or "*" for a, o in OUTAGES.items() if time.time() < o["until"])
         return {"on": bool(on), "accounts": on, "refused": dict(REFUSED)}
@@ -87,7 +89,7 @@ def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> lis
     if not OUTAGES:
         return None
     found = CREDENTIAL.search(environ.get("HTTP_AUTHORIZATION", ""))
-    if not found or found.group(2) not in SERVICES:
+    if not found or found.group(3) not in SERVICES:
         return None
     from moto.iam.models import get_account_id_from
 
@@ -96,6 +98,8 @@ def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> lis
     with LOCK:
         outage = next((o for o in (OUTAGES.get(account), OUTAGES.get("")) if o and now < o["until"]), None)
     if outage is None or (outage["actions"] is not None and _action(environ) not in outage["actions"]):
+        return None
+    if outage["region"] is not None and found.group(2) != outage["region"]:
         return None
     with LOCK:
         if random.random() >= outage["rate"]:
@@ -107,7 +111,7 @@ def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> lis
         # Served, and its answer dropped.
         for _ in app(environ, lambda *_args, **_kwargs: None):
             pass
-    if found.group(2) == "rds":
+    if found.group(3) == "rds":
         status, kind, code, message = QUERY[fault]
         body = (
             '<ErrorResponse xmlns="http://rds.amazonaws.com/doc/2014-10-31/"><Error>'

@@ -40,7 +40,7 @@ import threading
 import time
 from typing import Any
 
-from . import engines, features, parameters
+from . import engines, features, parameters, scope
 
 
 def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: Any) -> None:
@@ -107,7 +107,9 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             replica.__dict__["_ext_backend"] = self
             replica.__dict__["_ext_replica_of"] = primary.db_instance_identifier
             features.on_create(replica, db_kwargs)
-            source = engines.get(primary.db_instance_identifier)
+            # The source's server, in its own region (a replica may be made in another).
+            with scope.of(primary):
+                source = engines.get(primary.db_instance_identifier)
             if source is not None and source.ready:
                 own_server(replica, source)
             elif config["create_delay"] > 0:
@@ -181,7 +183,7 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             time.sleep(max(0.0, until - time.monotonic()))
             ready()
 
-        threading.Thread(target=run, name=f"promote-{db.db_instance_identifier}", daemon=True).start()
+        threading.Thread(target=scope.carry(run), name=f"promote-{db.db_instance_identifier}", daemon=True).start()
 
     def delete_db_instance(self: Any, db_instance_identifier: str, final_db_snapshot_identifier: str | None = None,
                            skip_final_snapshot: bool | None = False, *args: Any, **kwargs: Any) -> Any:

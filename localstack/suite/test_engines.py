@@ -13,9 +13,16 @@ import pytest
 from moto import mock_aws
 
 import moto_ext
-from moto_ext import clusters, engines
+from moto_ext import clusters, engines, scope
 
 REAL = [{"Key": engines.TAG, "Value": "true"}]
+ACCOUNT = "123456789012"
+
+
+def at(region="us-east-1"):
+    """The emulator's tables, as a request in this region of moto's default account sees them
+    (identifiers are unique per account and region: moto_ext/scope.py)."""
+    return scope.within(ACCOUNT, region)
 PASSWORD = "hunter2hunter2"
 
 
@@ -69,8 +76,9 @@ def writer_of(rds, name):
 def test_an_aurora_failover_to_a_reader_kept_behind_does_not_promote_it_and_loses_no_write(rds, monkeypatch):
     writer, reader = aurora_mysql(rds, "fo", readers=1)
     monkeypatch.setattr(clusters, "CATCH_UP_SECONDS", 1.0)
-    primary = clusters.server_of("fo")
-    behind = engines.get(clusters.member_key(reader))
+    with at():
+        primary = clusters.server_of("fo")
+        behind = engines.get(clusters.member_key(reader))
     primary.query("CREATE TABLE app.orders (id INT PRIMARY KEY); INSERT INTO app.orders VALUES (1);")
     assert behind.caught_up(primary.position(), 10)
     behind.query("STOP SLAVE SQL_THREAD;")
@@ -79,7 +87,8 @@ def test_an_aurora_failover_to_a_reader_kept_behind_does_not_promote_it_and_lose
     rds.failover_db_cluster(DBClusterIdentifier="fo", TargetDBInstanceIdentifier=reader)
 
     assert writer_of(rds, "fo") == [writer]
-    assert clusters.server_of("fo") is primary
+    with at():
+        assert clusters.server_of("fo") is primary
     # The writer takes writes again, with every row; the reader is still a reader.
     assert primary.query("SELECT @@GLOBAL.read_only").strip() == "0"
     primary.query("INSERT INTO app.orders VALUES (3);")
@@ -91,7 +100,8 @@ def test_an_aurora_failover_to_a_reader_kept_behind_does_not_promote_it_and_lose
     available(rds, [writer, reader])
     rds.failover_db_cluster(DBClusterIdentifier="fo", TargetDBInstanceIdentifier=reader)
     assert writer_of(rds, "fo") == [reader]
-    assert clusters.server_of("fo") is behind
+    with at():
+        assert clusters.server_of("fo") is behind
     assert behind.query("SELECT COUNT(*) FROM app.orders").strip() == "3"
     assert behind.query("SELECT @@GLOBAL.read_only").strip() == "0"
 
@@ -126,7 +136,10 @@ def test_a_global_switchover_to_a_secondary_kept_behind_does_not_promote_it_and_
     monkeypatch.setattr(clusters, "CATCH_UP_SECONDS", 1.0)
     # The global database is switching-over for a moment, showing FailoverState.
     monkeypatch.setitem(moto_ext.CONFIG, "modify_delay", 1.0)
-    primary, secondary = clusters.server_of("gp"), clusters.server_of("gs")
+    with at():
+        primary = clusters.server_of("gp")
+    with at("us-west-2"):
+        secondary = clusters.server_of("gs")
     primary.query("CREATE TABLE app.orders (id INT PRIMARY KEY); INSERT INTO app.orders VALUES (1);")
     assert secondary.caught_up(primary.position(), 10)
     secondary.query("STOP SLAVE SQL_THREAD;")
@@ -169,7 +182,8 @@ def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
                            MasterUsername="postgres", MasterUserPassword=PASSWORD, DBName="app",
                            AllocatedStorage=20, Tags=REAL)
     available(rds, ["pg"])
-    server = engines.get("pg")
+    with at():
+        server = engines.get("pg")
 
     def run(sql, dbname="postgres"):
         return psql(server, "postgres", PASSWORD, sql, dbname)
@@ -224,3 +238,32 @@ def test_a_proxy_endpoint_is_fixed_at_creation_and_requires_tls_once_asked(rds):
 def select_one(host, *flags):
     return subprocess.run(["mariadb", "--no-defaults", *flags, "-h", host, "-u", "admin", "-N", "-e", "SELECT 1"],
                           env={**os.environ, "MYSQL_PWD": PASSWORD}, capture_output=True, text=True, timeout=30)
+
+
+# Identifiers are unique per account and region ("unique for each AWS account and AWS Region",
+# API_CreateDBInstance.html and API_CreateDBCluster.html): a global database's secondary commonly
+# has its primary's identifier, its member too. Each has a server of its own, the secondary's
+# replicating the primary's, and each region's cluster endpoint reaches its own.
+def test_a_secondary_with_its_primarys_identifiers_in_another_region_has_servers_of_its_own(rds):
+    aurora_mysql(rds, "same", readers=0)
+    arn = rds.describe_db_clusters(DBClusterIdentifier="same")["DBClusters"][0]["DBClusterArn"]
+    rds.create_global_cluster(GlobalClusterIdentifier="g2", SourceDBClusterIdentifier=arn)
+    west = boto3.client("rds", region_name="us-west-2")
+    west.create_db_cluster(DBClusterIdentifier="same", Engine="aurora-mysql", GlobalClusterIdentifier="g2")
+    west.create_db_instance(DBInstanceIdentifier="same-0", DBClusterIdentifier="same", Engine="aurora-mysql",
+                            DBInstanceClass="db.r6g.large")
+    available(west, ["same-0"])
+    with at():
+        primary, primary_member = clusters.server_of("same"), clusters.member_server(
+            type("M", (), {"db_cluster_identifier": "same", "db_instance_identifier": "same-0"})())
+    with at("us-west-2"):
+        secondary = clusters.server_of("same")
+    assert primary is not None and secondary is not None and primary is not secondary
+    assert primary_member is not None
+    primary.query("CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1);")
+    assert secondary.caught_up(primary.position(), 10)
+    assert secondary.query("SELECT COUNT(*) FROM app.t").strip() == "1"
+    east = rds.describe_db_clusters(DBClusterIdentifier="same")["DBClusters"][0]["Endpoint"]
+    there = west.describe_db_clusters(DBClusterIdentifier="same")["DBClusters"][0]["Endpoint"]
+    assert east != there
+    assert rds.describe_db_instances(DBInstanceIdentifier="same-0")["DBInstances"][0]["DBInstanceStatus"] == "available"

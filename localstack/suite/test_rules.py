@@ -285,3 +285,14 @@ def test_assume_role_needs_the_callers_own_permission_unless_the_trust_policy_na
         iam.put_user_policy(UserName="op", PolicyName="deny", PolicyDocument=json.dumps({
             "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": "sts:*", "Resource": "*"}]}))
         assert refused(sts.assume_role, RoleArn=role("by-account"), RoleSessionName="op-session")["Code"] == "AccessDenied"
+
+
+# API_CreateGlobalCluster.html, SourceDBClusterIdentifier: an existing DB cluster, by its ARN, in
+# whatever region it is (moto looked only in us-east-1, where it keeps global databases).
+def test_a_global_database_is_made_of_a_primary_in_any_region(rds):
+    sydney = boto3.client("rds", region_name="ap-southeast-2")
+    arn = sydney.create_db_cluster(DBClusterIdentifier="syd", Engine="aurora-mysql", MasterUsername="admin",
+                                   MasterUserPassword="hunter2hunter2")["DBCluster"]["DBClusterArn"]
+    made = sydney.create_global_cluster(GlobalClusterIdentifier="gsyd", SourceDBClusterIdentifier=arn)
+    members = made["GlobalCluster"]["GlobalClusterMembers"]
+    assert [(m["DBClusterArn"], m["IsWriter"]) for m in members] == [(arn, True)]
