@@ -85,7 +85,7 @@ pub use crate::crd::{
     )
 )]
 #[x_kube(
-    validation = kube::core::Rule::new("self.engine.startsWith('aurora') || has(self.allocatedStorage) || has(self.replicaOf)").message("allocatedStorage is required for engine other than aurora, but for a read replica (replicaOf), which inherits its source's").reason(kube::core::Reason::FieldValueRequired).field_path(".allocatedStorage"),
+    validation = kube::core::Rule::new("self.engine.startsWith('aurora') || has(self.allocatedStorage) || has(self.replicaOf) || has(self.restoreFrom)").message("allocatedStorage is required for engine other than aurora, but for a read replica (replicaOf), which inherits its source's, and a restore (restoreFrom), which takes its snapshot's or source's").reason(kube::core::Reason::FieldValueRequired).field_path(".allocatedStorage"),
     validation = kube::core::Rule::new("!has(self.maxAllocatedStorage) || !has(self.allocatedStorage) || self.maxAllocatedStorage >= self.allocatedStorage").message("maxAllocatedStorage must not be smaller than allocatedStorage"),
     validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
     validation = kube::core::Rule::new("has(self.dbInstanceIdentifier) == has(oldSelf.dbInstanceIdentifier) && (!has(self.dbInstanceIdentifier) || self.dbInstanceIdentifier == oldSelf.dbInstanceIdentifier)").message("dbInstanceIdentifier is immutable").field_path(".dbInstanceIdentifier"),
@@ -164,8 +164,8 @@ pub struct DBInstanceSpec {
     pub db_instance_class: String,
 
     /// Storage in GiB. Required for every engine but Aurora, and but for a read replica, which
-    /// inherits its source's unless this asks for more; RDS accepts 20 to 65536 depending on engine
-    /// and storage type.
+    /// inherits its source's, and a restore, which takes its snapshot's (or source's), unless this
+    /// asks for more; RDS accepts 20 to 65536 depending on engine and storage type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 20, max = 65536))]
     pub allocated_storage: Option<i32>,

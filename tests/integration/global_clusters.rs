@@ -134,6 +134,27 @@ async fn a_global_database_is_made_once_of_its_primary_and_waits_for_its_members
     assert!(gone.is_err(), "RDS has it no more: {gone:?}");
 }
 
+/// The examples' password Secret, primary DBCluster (without its groups, deleted with its
+/// object), GlobalCluster and secondary DBCluster, under these RDS identifiers (primary,
+/// secondary, global database).
+pub(crate) fn examples(
+    id: &str,
+    eu: &str,
+    gid: &str,
+) -> (Secret, DBCluster, GlobalCluster, DBCluster) {
+    let password: Secret = example("coffee-manage-aurora/password-secret.yaml");
+    let mut primary: DBCluster = example("coffee-manage-aurora/dbcluster.yaml");
+    primary.spec.db_cluster_identifier = Some(id.to_owned());
+    primary.spec.network.db_subnet_group_ref = None;
+    primary.spec.db_cluster_parameter_group_ref = None;
+    primary.spec.deletion.deletion_policy = DeletionPolicy::Delete;
+    let mut global: GlobalCluster = example("coffee-manage-aurora-global/globalcluster.yaml");
+    global.spec.global_cluster_identifier = Some(gid.to_owned());
+    let mut secondary: DBCluster = example("coffee-manage-aurora-global/dbcluster-eu.yaml");
+    secondary.spec.db_cluster_identifier = Some(eu.to_owned());
+    (password, primary, global, secondary)
+}
+
 fn example<T: serde::de::DeserializeOwned>(file: &str) -> T {
     let path = format!("{}/deploy/examples/{file}", common::REPO);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -168,20 +189,11 @@ async fn global_database(prefix: &str) -> Global {
         unique("gdb-g"),
         unique("gdb-eur"),
     );
-    let password: Secret = example("coffee-manage-aurora/password-secret.yaml");
-    let mut primary: DBCluster = example("coffee-manage-aurora/dbcluster.yaml");
-    primary.spec.db_cluster_identifier = Some(id.clone());
-    primary.spec.network.db_subnet_group_ref = None;
-    primary.spec.db_cluster_parameter_group_ref = None;
-    primary.spec.deletion.deletion_policy = DeletionPolicy::Delete;
+    let (password, mut primary, global, secondary) = examples(&id, &eu, &gid);
     primary.spec.tags.push(Tag {
         key: "moto-ext:real-engine".into(),
         value: "true".into(),
     });
-    let mut global: GlobalCluster = example("coffee-manage-aurora-global/globalcluster.yaml");
-    global.spec.global_cluster_identifier = Some(gid.clone());
-    let mut secondary: DBCluster = example("coffee-manage-aurora-global/dbcluster-eu.yaml");
-    secondary.spec.db_cluster_identifier = Some(eu.clone());
     let mut reader: DBInstance = example("coffee-manage-aurora-global/reader-eu.yaml");
     reader.spec.db_instance_identifier = Some(eu_reader.clone());
 

@@ -241,6 +241,37 @@ async fn instance_created_before_the_status_write_is_adopted() {
     assert!(common::describe(&rds, &id).await.is_none());
 }
 
+/// A new MySQL instance outside the operator (password The-Snapsh0t-Password, 7 days of backups)
+/// of `storage` GiB, and a manual snapshot of it, once available (as against RDS, a restore waits
+/// until its snapshot is available): the snapshot's identifier.
+async fn snapshot_of_a_new_instance(
+    rds: &aws_sdk_rds::Client,
+    source: &str,
+    storage: i32,
+) -> String {
+    (rds.create_db_instance())
+        .db_instance_identifier(source)
+        .engine("mysql")
+        .engine_version("8.0.42")
+        .db_instance_class("db.t3.micro")
+        .allocated_storage(storage)
+        .master_username("admin")
+        .master_user_password("The-Snapsh0t-Password")
+        .backup_retention_period(7)
+        .send()
+        .await
+        .expect("source instance");
+    let snapshot = format!("{source}-snap");
+    (rds.create_db_snapshot())
+        .db_instance_identifier(source)
+        .db_snapshot_identifier(&snapshot)
+        .send()
+        .await
+        .expect("snapshot");
+    common::wait_snapshot_available(rds, &snapshot).await;
+    snapshot
+}
+
 #[tokio::test]
 async fn a_restore_whose_status_write_was_lost_still_gets_the_specs_password_and_settings() {
     // The state a crash between RestoreDBInstanceFromDBSnapshot and the status write leaves: the
@@ -249,27 +280,7 @@ async fn a_restore_whose_status_write_was_lost_still_gets_the_specs_password_and
     let (_client, ns, api, rds) = setup("lostrestore").await;
     let source = common::unique("lostsrc");
     let id = common::unique("lostrestore");
-    rds.create_db_instance()
-        .db_instance_identifier(&source)
-        .engine("mysql")
-        .engine_version("8.0.42")
-        .db_instance_class("db.t3.micro")
-        .allocated_storage(20)
-        .master_username("admin")
-        .master_user_password("The-Snapsh0t-Password")
-        .backup_retention_period(7)
-        .send()
-        .await
-        .expect("source instance");
-    let snapshot = format!("{source}-snap");
-    rds.create_db_snapshot()
-        .db_instance_identifier(&source)
-        .db_snapshot_identifier(&snapshot)
-        .send()
-        .await
-        .expect("snapshot");
-    // As against RDS, the restore waits until the snapshot is available.
-    common::wait_snapshot_available(&rds, &snapshot).await;
+    let snapshot = snapshot_of_a_new_instance(&rds, &source, 20).await;
     let spec = json!({
         "dbInstanceClass": "db.t3.small",
         "backupRetentionPeriod": 2,
@@ -645,4 +656,52 @@ async fn an_identifier_aws_refuses_is_reported() {
     );
     // Deleting it is immediate: there is nothing in RDS.
     common::delete_and_wait(&api, "badid").await;
+}
+
+/// A restore names no size: RestoreDBInstanceFromDBSnapshot takes the snapshot's, so the
+/// DBInstance is accepted at apply without allocatedStorage, is Ready with the snapshot's 30 GiB,
+/// and no storage change is sent afterwards (nothing in the spec to drift from).
+#[tokio::test]
+async fn a_restore_without_allocated_storage_takes_the_snapshots_size() {
+    let (_client, ns, api, rds) = setup("restoresize").await;
+    let (source, id) = (common::unique("sizesrc"), common::unique("restoresize"));
+    let snapshot = snapshot_of_a_new_instance(&rds, &source, 30).await;
+    // The snapshot is no DBInstance's: granted to the namespace by the operator's flag.
+    let grant = format!("--grant-restore={ns}");
+    let _operator = Operator::start_with(&ns, &[&grant]);
+    let spec = json!({"deletionPolicy": "Delete", "allocatedStorage": null,
+                      "restoreFrom": {"dbSnapshotIdentifier": snapshot}});
+    let db = dbinstance("db", &id, spec);
+    assert_eq!(db.spec.allocated_storage, None);
+    (api.create(&PostParams::default(), &db).await).expect("accepted without allocatedStorage");
+    wait_dbi(&api, "db", "Ready and Synced", READY_TIMEOUT, |db| {
+        is_ready(db) && common::synced_reason(db) == "Synced"
+    })
+    .await;
+    let instance = common::describe(&rds, &id)
+        .await
+        .expect("the restored instance");
+    assert_eq!(
+        instance.allocated_storage(),
+        Some(30),
+        "the snapshot's size"
+    );
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let params = common::moto_ext_get(&format!(
+        "/_rds_ext/call-parameters?action=ModifyDBInstance&identifier={id}"
+    ));
+    assert!(
+        !params.unwrap_or_default().contains("AllocatedStorage"),
+        "no storage change sent"
+    );
+    common::delete_and_wait(&api, "db").await;
+    let _ = (rds.delete_db_snapshot())
+        .db_snapshot_identifier(&snapshot)
+        .send()
+        .await;
+    let _ = (rds.delete_db_instance())
+        .db_instance_identifier(&source)
+        .skip_final_snapshot(true)
+        .send()
+        .await;
 }

@@ -14,6 +14,7 @@ mod emulation;
 mod engines;
 mod feed;
 mod global_clusters;
+mod global_failover;
 mod health;
 mod lifecycle;
 mod maintenance;

@@ -326,8 +326,11 @@ pub fn validate(db: &DBInstance) -> Result<(), String> {
             ));
         }
     }
-    // A read replica inherits its source's storage (CreateDBInstanceReadReplica takes none).
-    let inherits = db.spec.engine.starts_with("aurora") || db.spec.replica_of.is_some();
+    // A read replica inherits its source's storage (CreateDBInstanceReadReplica takes none), and
+    // a restore its snapshot's or source's (the restores take none either).
+    let inherits = db.spec.engine.starts_with("aurora")
+        || db.spec.replica_of.is_some()
+        || db.spec.restore_from.is_some();
     if !inherits && db.spec.allocated_storage.is_none() {
         return Err(format!(
             "allocatedStorage is required for engine {}",

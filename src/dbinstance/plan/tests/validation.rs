@@ -225,3 +225,26 @@ fn the_password_hash_needs_the_operators_key() {
         Some(h)
     );
 }
+
+#[test]
+fn allocated_storage_may_be_left_to_a_replicas_source_or_a_restores_snapshot() {
+    let without = |change: fn(&mut Facts)| {
+        let f = with(facts(), |f| {
+            f.db.spec.allocated_storage = None;
+            change(f)
+        });
+        spec::validate(&f.db)
+    };
+    assert_eq!(
+        without(|_| {}),
+        Err("allocatedStorage is required for engine mysql".into()),
+        "a new instance names its storage"
+    );
+    let restoring = without(|f| {
+        f.db.spec.restore_from = Some(crate::dbinstance::RestoreFrom {
+            db_snapshot_identifier: Some("coffee-snap".into()),
+            ..Default::default()
+        })
+    });
+    assert_eq!(restoring, Ok(()), "a restore takes its snapshot's");
+}
