@@ -18,8 +18,11 @@ target healthy):
   DeregisterDBProxyTargets of one not registered is DBProxyTargetNotFoundFault.
 * DescribeDBProxyTargets (API_DescribeDBProxyTargets.html, API_TargetHealth.html): each target
   ``REGISTERING`` for the create delay, then ``AVAILABLE``, or ``UNAVAILABLE`` with reason
-  ``AUTH_FAILURE`` when the proxy's Secrets Manager secret does not log in to the target's real
-  server ("The proxy can't connect ... because the credentials in the secret are wrong").
+  ``AUTH_FAILURE`` when the proxy's IAM role (``RoleArn``) cannot read its Secrets Manager secrets
+  (it does not exist, does not trust rds.amazonaws.com, or is not allowed
+  secretsmanager:GetSecretValue: ``trust.proxy_role_problem``), or when the secret does not log in
+  to the target's real server ("The proxy can't connect ... because the credentials in the secret
+  are wrong").
 * CreateDBProxyEndpoint (API_CreateDBProxyEndpoint.html), which moto lacks: ``TargetRole``
   READ_WRITE or READ_ONLY, READ_ONLY only for a proxy whose target is an Aurora cluster ("Reader
   endpoints ... with Aurora clusters", rds-proxy-endpoints.html; InvalidParameterCombination
@@ -49,7 +52,7 @@ import subprocess
 import time
 from typing import Any
 
-from . import clusters, endpoints, engines, paging
+from . import clusters, endpoints, engines, paging, trust
 
 FAMILIES = {"MYSQL": "mariadb", "POSTGRESQL": "postgres"}
 PORTS = {"MYSQL": 3306, "POSTGRESQL": 5432, "SQLSERVER": 1433}
@@ -99,6 +102,10 @@ def health(proxy: Any, target: Any) -> dict[str, str]:
     """A target's health: registering, then available unless the secret fails to log in."""
     if time.time() < target.__dict__.get("_ext_registering_until", 0):
         return {"State": "REGISTERING"}
+    secrets = [a.get("SecretArn") for a in (proxy.auth or []) if hasattr(a, "get") and a.get("SecretArn")]
+    why = trust.proxy_role_problem(str(proxy.role_arn or ""), secrets)
+    if why:
+        return {"State": "UNAVAILABLE", "Reason": "AUTH_FAILURE", "Description": why}
     server = server_of(target)
     if server is None or not server.ready:
         return {"State": "AVAILABLE"}

@@ -214,3 +214,35 @@ def identity_allows(caller: str, action: str, resource: str) -> bool | None:
                 continue
             verdicts.add(statement.get("Effect"))
     return "Allow" in verdicts and "Deny" not in verdicts
+
+
+def service_may_assume(document: dict[str, Any], service: str) -> bool:
+    """Whether the trust policy lets an AWS service (its Principal "Service") assume the role."""
+    verdicts = set()
+    for statement in _list(document.get("Statement", [])):
+        principal = statement.get("Principal")
+        services = _list(principal.get("Service", [])) if isinstance(principal, dict) else []
+        if service in services and _action_matches(statement.get("Action", []), "sts:AssumeRole") \
+                and not statement.get("Condition"):
+            verdicts.add(statement.get("Effect"))
+    return "Allow" in verdicts and "Deny" not in verdicts
+
+
+def proxy_role_problem(role_arn: str, secret_arns: list[str]) -> str | None:
+    """Why an RDS Proxy cannot read its Secrets Manager secrets with its IAM role, in RDS Proxy's
+    words, or None. The role must exist, trust rds.amazonaws.com and allow
+    secretsmanager:GetSecretValue on each secret ("Setting up AWS Identity and Access Management
+    (IAM) policies", rds-proxy-iam-setup.html); otherwise the proxy is made and its targets are
+    unavailable: "Credentials couldn't be retrieved. The IAM role ... is not authorized to read the
+    AWS Secrets Manager secret" (rds-proxy.troubleshooting.html)."""
+    document = trust_policy(role_arn)
+    if document is None:
+        return f'Credentials couldn\'t be retrieved. The IAM role "{role_arn}" does not exist.'
+    if not service_may_assume(document, "rds.amazonaws.com"):
+        return (f'Credentials couldn\'t be retrieved. The IAM role "{role_arn}" cannot be assumed by '
+                "rds.amazonaws.com.")
+    for arn in secret_arns:
+        if identity_allows(role_arn, "secretsmanager:GetSecretValue", arn) is not True:
+            return (f'Credentials couldn\'t be retrieved. The IAM role "{role_arn}" is not authorized to '
+                    f'read the AWS Secrets Manager secret with the ARN "{arn}"')
+    return None

@@ -4,6 +4,7 @@ process. Each test failed on the emulator before its rule was written."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -206,16 +207,17 @@ def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
 
 
 # A proxy's endpoint is fixed when it is made (API_DBProxy.html, Endpoint): registering a target
-# behind it does not change it, and connections through it reach the target once it is registered;
-# with RequireTLS, only connections that ask for TLS.
-def test_a_proxy_endpoint_is_fixed_at_creation_and_requires_tls_once_asked(rds):
+# behind it does not change it, and connections through it reach the target once it is registered
+# and the proxy's IAM role may read its secret; with RequireTLS, only connections that ask for TLS.
+def test_a_proxy_endpoint_is_fixed_at_creation_needs_its_role_and_requires_tls_once_asked(rds):
     ec2 = boto3.client("ec2", region_name="us-east-1")
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
     subnets = [ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{n}.0/24", AvailabilityZone=f"us-east-1{z}")
                ["Subnet"]["SubnetId"] for n, z in ((1, "a"), (2, "b"))]
     secret = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
         Name="px", SecretString='{"username": "admin", "password": "%s"}' % PASSWORD)["ARN"]
-    made = rds.create_db_proxy(DBProxyName="px", EngineFamily="MYSQL", RoleArn="arn:aws:iam::123456789012:role/px",
+    role = "arn:aws:iam::123456789012:role/px"
+    made = rds.create_db_proxy(DBProxyName="px", EngineFamily="MYSQL", RoleArn=role,
                                Auth=[{"SecretArn": secret, "IAMAuth": "DISABLED"}], VpcSubnetIds=subnets)["DBProxy"]
     endpoint = made["Endpoint"]
     assert endpoint
@@ -225,6 +227,23 @@ def test_a_proxy_endpoint_is_fixed_at_creation_and_requires_tls_once_asked(rds):
     available(rds, ["pxdb"])
     rds.register_db_proxy_targets(DBProxyName="px", DBInstanceIdentifiers=["pxdb"])
     assert rds.describe_db_proxies(DBProxyName="px")["DBProxies"][0]["Endpoint"] == endpoint
+    # Its RoleArn names no role yet: the proxy cannot read its secret (rds-proxy.troubleshooting.html).
+    health = rds.describe_db_proxy_targets(DBProxyName="px")["Targets"][0]["TargetHealth"]
+    assert (health["State"], health["Reason"]) == ("UNAVAILABLE", "AUTH_FAILURE"), health
+    assert f'The IAM role "{role}" does not exist' in health["Description"]
+    assert select_one(endpoint).returncode != 0
+    # The role, trusting rds.amazonaws.com, allowed to read the secret (rds-proxy-iam-setup.html).
+    iam = boto3.client("iam", region_name="us-east-1")
+    iam.create_role(RoleName="px", AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"Service": "rds.amazonaws.com"}, "Action": "sts:AssumeRole"}]}))
+    time.sleep(2.1)  # the target's health is looked at again every 2 s
+    health = rds.describe_db_proxy_targets(DBProxyName="px")["Targets"][0]["TargetHealth"]
+    assert "is not authorized to read the AWS Secrets Manager secret" in health["Description"], health
+    iam.put_role_policy(RoleName="px", PolicyName="secret", PolicyDocument=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": secret}]}))
+    time.sleep(2.1)
+    assert rds.describe_db_proxy_targets(DBProxyName="px")["Targets"][0]["TargetHealth"]["State"] == "AVAILABLE"
     assert select_one(endpoint).stdout.strip() == "1"
     # RequireTLS (API_ModifyDBProxy.html): a connection without TLS is refused, one with it served.
     rds.modify_db_proxy(DBProxyName="px", RequireTLS=True)

@@ -16,7 +16,10 @@ use crate::engines::{SUPPLIERS, real};
 
 const ROTATED: &str = "Rotated-Proxy-Passw0rd-2026";
 
+/// The DBProxy `name` over the DBInstances db and other, with an IAM role of its own that may
+/// read its secret (the emulator holds a proxy to it, as RDS does).
 fn proxy(name: &str, subnets: &[String]) -> DBProxy {
+    let role = common::create_proxy_role(&unique("px-role"));
     serde_json::from_value(json!({
         "apiVersion": "rds.operator.rs/v1alpha1",
         "kind": "DBProxy",
@@ -26,7 +29,7 @@ fn proxy(name: &str, subnets: &[String]) -> DBProxy {
             "engineFamily": "MYSQL",
             "targets": [{"dbInstanceRef": {"name": "db"}}, {"dbInstanceRef": {"name": "other"}}],
             "vpcSubnetIDs": subnets,
-            "roleARN": "arn:aws:iam::123456789012:role/coffee-proxy",
+            "roleARN": role,
             "connectionSecret": {
                 "name": "proxy-connection",
                 "extraKeys": {"APP_DB_HOST": "{{ host }}", "APP_DB_PASSWORD": "{{ password }}"},

@@ -227,10 +227,46 @@ pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> Stri
         statement["Condition"] = serde_json::json!({"StringEquals": {"sts:ExternalId": id}});
     }
     let policy = serde_json::json!({"Version": "2012-10-17", "Statement": [statement]});
-    let body = format!(
-        "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
-        rds_operator::dbinstance::connection::encode(&policy.to_string())
+    iam_call(
+        account,
+        &format!(
+            "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
+            rds_operator::dbinstance::connection::encode(&policy.to_string())
+        ),
     );
+    format!("arn:aws:iam::{account}:role/{name}")
+}
+
+/// The IAM role an RDS Proxy reads its Secrets Manager secrets with, in moto's default account:
+/// trusting rds.amazonaws.com, allowed secretsmanager:GetSecretValue (rds-proxy-setup.html); its
+/// ARN. The emulator refuses a proxy's targets without it (moto_ext/trust.py).
+pub fn create_proxy_role(name: &str) -> String {
+    let account = "123456789012";
+    let trust = serde_json::json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+        "Principal": {"Service": "rds.amazonaws.com"}, "Action": "sts:AssumeRole"}]});
+    let read = serde_json::json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+        "Action": "secretsmanager:GetSecretValue", "Resource": "*"}]});
+    let encode =
+        |v: &serde_json::Value| rds_operator::dbinstance::connection::encode(&v.to_string());
+    iam_call(
+        account,
+        &format!(
+            "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
+            encode(&trust)
+        ),
+    );
+    iam_call(
+        account,
+        &format!(
+            "Action=PutRolePolicy&Version=2010-05-08&RoleName={name}&PolicyName=secrets&PolicyDocument={}",
+            encode(&read)
+        ),
+    );
+    format!("arn:aws:iam::{account}:role/{name}")
+}
+
+/// One IAM Query call (`body`) in `account`, asserted to succeed.
+fn iam_call(account: &str, body: &str) {
     let host = emulator_host();
     let mut stream = TcpStream::connect(&host).expect("reach the emulator");
     write!(
@@ -241,16 +277,15 @@ pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> Stri
          Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
-    .expect("send CreateRole");
+    .expect("send the IAM call");
     let mut response = String::new();
     stream
         .read_to_string(&mut response)
-        .expect("CreateRole answer");
+        .expect("the IAM answer");
     assert!(
         response.starts_with("HTTP/1.0 200") || response.starts_with("HTTP/1.1 200"),
-        "CreateRole: {response}"
+        "{body}: {response}"
     );
-    format!("arn:aws:iam::{account}:role/{name}")
 }
 
 /// Credentials of `role` (AssumeRole with the emulator's default ones): (key id, secret, token).
