@@ -218,9 +218,12 @@ fn scheme(engine: &str) -> &'static str {
 /// Length of generated passwords.
 pub const GENERATED_LENGTH: usize = 30;
 
-/// The master password lengths an engine accepts, in characters.
-pub fn password_lengths(engine: &str) -> (usize, usize) {
+/// The master password lengths RDS accepts, in characters: for a DB cluster (CreateDBCluster,
+/// Aurora or Multi-AZ, whatever its engine) 8 to 41 (API_CreateDBCluster.html,
+/// MasterUserPassword); for a DB instance, as its engine says (API_CreateDBInstance.html).
+pub fn password_lengths(engine: &str, cluster: bool) -> (usize, usize) {
     match engine {
+        _ if cluster => (8, 41),
         e if e.starts_with("oracle") => (8, 30),
         e if e.contains("postgres") || e.starts_with("sqlserver") => (8, 128),
         e if e.starts_with("db2") => (8, 255),
@@ -229,9 +232,9 @@ pub fn password_lengths(engine: &str) -> (usize, usize) {
     }
 }
 
-/// Checks a master password against what RDS accepts for the engine, before any AWS call. The
-/// message names the rule, never the password.
-pub fn validate_password(engine: &str, password: &str) -> Result<(), String> {
+/// Checks a master password against what RDS accepts for the engine (of a DB cluster, or an
+/// instance), before any AWS call. The message names the rule, never the password.
+pub fn validate_password(engine: &str, cluster: bool, password: &str) -> Result<(), String> {
     if password.ends_with('\n') || password.ends_with('\r') {
         return Err(
             "the master password ends with a line break (a Secret made with --from-file from a \
@@ -258,7 +261,7 @@ pub fn validate_password(engine: &str, password: &str) -> Result<(), String> {
             "the master password contains a character RDS refuses: use printable ASCII only".into(),
         );
     }
-    let (min, max) = password_lengths(engine);
+    let (min, max) = password_lengths(engine, cluster);
     let len = password.chars().count();
     if len < min || len > max {
         return Err(format!(
@@ -433,7 +436,7 @@ mod tests {
             "db2-se",
         ] {
             assert_eq!(
-                validate_password(engine, a.expose_secret()),
+                validate_password(engine, false, a.expose_secret()),
                 Ok(()),
                 "{engine}"
             );
@@ -455,14 +458,27 @@ mod tests {
             ("mysql", &"x".repeat(42), "8 to 41"),
             ("oracle-se2", &"x".repeat(31), "8 to 30"),
         ] {
-            let err = validate_password(engine, password).expect_err(password);
+            let err = validate_password(engine, false, password).expect_err(password);
             assert!(err.contains(why), "{password:?}: {err}");
             assert!(
                 !err.contains(password.trim()),
                 "the message shows no password"
             );
         }
-        assert_eq!(validate_password("postgres", &"x".repeat(100)), Ok(()));
-        assert_eq!(validate_password("mysql", "Sup3r-Secret-Passw0rd"), Ok(()));
+        assert_eq!(
+            validate_password("postgres", false, &"x".repeat(100)),
+            Ok(())
+        );
+        assert_eq!(
+            validate_password("mysql", false, "Sup3r-Secret-Passw0rd"),
+            Ok(())
+        );
+        // A DB cluster's, Aurora PostgreSQL's too, is 8 to 41 (API_CreateDBCluster.html).
+        let cluster = validate_password("aurora-postgresql", true, &"x".repeat(42));
+        assert!(cluster.is_err_and(|e| e.contains("8 to 41")));
+        assert_eq!(
+            validate_password("aurora-postgresql", true, &"x".repeat(41)),
+            Ok(())
+        );
     }
 }

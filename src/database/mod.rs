@@ -9,6 +9,7 @@ pub mod blue_green;
 pub mod choices;
 pub mod connection;
 pub mod fields;
+pub mod identifier;
 pub mod parts;
 pub mod password;
 pub mod secret;

@@ -120,7 +120,7 @@ pub fn choose(
             Err(PasswordProblem::Unavailable(message.clone()))
         }
         PasswordFacts::Referenced(Ok(p)) => {
-            connection::validate_password(whose.engine, p.expose())
+            connection::validate_password(whose.engine, whose.kind == "DBCluster", p.expose())
                 .map_err(PasswordProblem::Invalid)?;
             Ok((Some(p.clone()), None))
         }

@@ -78,6 +78,7 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
     validation = kube::core::Rule::new("has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("dbClusterIdentifier is immutable").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
+    validation = kube::core::Rule::new("!has(self.dbClusterIdentifier) || (!self.dbClusterIdentifier.endsWith('-') && !self.dbClusterIdentifier.contains('--'))").message("dbClusterIdentifier: RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no two hyphens in a row and none at the end").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("has(self.masterUsername) == has(oldSelf.masterUsername) && (!has(self.masterUsername) || self.masterUsername == oldSelf.masterUsername)").message("masterUsername is immutable").field_path(".masterUsername"),
     validation = kube::core::Rule::new("oldSelf.hasValue() || has(self.masterUsername) || has(self.globalClusterRef)").optional_old_self(true).message("masterUsername is required, except on a secondary cluster (globalClusterRef), which has its global database's").field_path(".masterUsername"),
     validation = kube::core::Rule::new("!has(self.globalClusterRef) || (!has(self.masterUsername) && !has(self.masterUserPassword) && !has(self.databaseName) && !(has(self.manageMasterUserPassword) && self.manageMasterUserPassword))").message("a secondary cluster (globalClusterRef) has its global database's master user, password and database: RDS refuses masterUsername, masterUserPassword, manageMasterUserPassword and databaseName for it"),
@@ -94,8 +95,9 @@ use observed::ObservedCluster;
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterSpec {
-    /// Name of the RDS cluster (1-63 letters, digits or hyphens, starting with a letter).
-    /// Defaults to metadata.name. Immutable.
+    /// Name of the RDS cluster (1-63 letters, digits or hyphens, starting with a letter, no two
+    /// hyphens in a row, none at the end). Defaults to metadata.name, which must then follow the
+    /// same rule. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
     pub db_cluster_identifier: Option<String>,

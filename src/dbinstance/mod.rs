@@ -90,6 +90,8 @@ pub use crate::crd::{
     validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
     validation = kube::core::Rule::new("has(self.dbInstanceIdentifier) == has(oldSelf.dbInstanceIdentifier) && (!has(self.dbInstanceIdentifier) || self.dbInstanceIdentifier == oldSelf.dbInstanceIdentifier)").message("dbInstanceIdentifier is immutable").field_path(".dbInstanceIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
+    validation = kube::core::Rule::new("self.engine in ['aurora-mysql', 'aurora-postgresql', 'custom-oracle-ee', 'custom-oracle-ee-cdb', 'custom-oracle-se2', 'custom-oracle-se2-cdb', 'custom-sqlserver-dev', 'custom-sqlserver-ee', 'custom-sqlserver-se', 'custom-sqlserver-web', 'db2-ae', 'db2-se', 'mariadb', 'mysql', 'oracle-ee', 'oracle-ee-cdb', 'oracle-se2', 'oracle-se2-cdb', 'postgres', 'sqlserver-dev-ee', 'sqlserver-ee', 'sqlserver-ex', 'sqlserver-se', 'sqlserver-web']").message("engine must be one RDS has (API_CreateDBInstance.html, Engine): aurora-mysql, aurora-postgresql, mariadb, mysql, postgres, an oracle-, sqlserver-, db2- or custom- engine").reason(kube::core::Reason::FieldValueInvalid).field_path(".engine"),
+    validation = kube::core::Rule::new("!has(self.dbInstanceIdentifier) || (self.dbInstanceIdentifier.matches('^[a-zA-Z][a-zA-Z0-9-]*$') && !self.dbInstanceIdentifier.endsWith('-') && !self.dbInstanceIdentifier.contains('--'))").message("dbInstanceIdentifier: RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no two hyphens in a row and none at the end").field_path(".dbInstanceIdentifier"),
     validation = kube::core::Rule::new("has(self.masterUsername) == has(oldSelf.masterUsername) && (!has(self.masterUsername) || self.masterUsername == oldSelf.masterUsername)").message("masterUsername is immutable").field_path(".masterUsername"),
     validation = kube::core::Rule::new("has(self.dbName) == has(oldSelf.dbName) && (!has(self.dbName) || self.dbName == oldSelf.dbName)").message("dbName is immutable").field_path(".dbName"),
     validation = kube::core::Rule::new("has(self.storageEncrypted) == has(oldSelf.storageEncrypted) && (!has(self.storageEncrypted) || self.storageEncrypted == oldSelf.storageEncrypted)").message("storageEncrypted is immutable").field_path(".storageEncrypted"),
@@ -144,13 +146,15 @@ pub use crate::crd::{
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceSpec {
-    /// Name of the RDS instance (1-63 letters, digits or hyphens, starting with a letter).
-    /// Defaults to metadata.name. Immutable.
+    /// Name of the RDS instance (1-63 letters, digits or hyphens, starting with a letter, no two
+    /// hyphens in a row, none at the end). Defaults to metadata.name, which must then follow the
+    /// same rule. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
     pub db_instance_identifier: Option<String>,
 
-    /// Database engine, e.g. mysql, postgres, mariadb. Immutable.
+    /// Database engine, one RDS has: mysql, postgres, mariadb, aurora-mysql, aurora-postgresql,
+    /// oracle-*, sqlserver-*, db2-*, custom-*. Immutable.
     #[schemars(length(min = 1))]
     pub engine: String,
 

@@ -619,17 +619,65 @@ async fn deletion_protection_holds_the_deletion_without_a_hot_loop() {
     assert!(common::describe(&rds, &id).await.is_none());
 }
 
+/// What the API server can check is refused at `kubectl apply`, with RDS's rule, and nothing is
+/// sent: an identifier RDS refuses (two hyphens in a row, a first digit, an underscore), an engine
+/// RDS does not have. An identifier that defaults to a metadata.name RDS refuses is InvalidSpec
+/// within 5 s, with no call. What only RDS can refuse (a version it lacks) is reported with AWS's
+/// code, InvalidParameter and Stalled, and not retried until the spec changes.
 #[tokio::test]
-async fn an_identifier_aws_refuses_is_reported() {
+async fn bad_input_is_refused_at_apply_or_before_a_call_and_aws_refusals_are_reported() {
     let (_client, ns, api, _rds) = setup("badid").await;
     let _operator = Operator::start(&ns);
-    // Valid for the schema (1-63 characters), invalid for RDS (two hyphens in a row).
-    api.create(
-        &PostParams::default(),
-        &dbinstance("badid", "bad--identifier", json!({})),
+    for (identifier, extra) in [
+        ("bad--identifier", json!({})),
+        ("1bad-ident", json!({})),
+        ("bad_ident", json!({})),
+        ("engine-typo", json!({"engine": "mysqll"})),
+    ] {
+        let refused = (api.create(
+            &PostParams::default(),
+            &dbinstance("badid", identifier, extra),
+        ))
+        .await
+        .expect_err(identifier)
+        .to_string();
+        let rule = if identifier == "engine-typo" {
+            "engine must be one RDS has"
+        } else {
+            "dbInstanceIdentifier: RDS takes 1 to 63 letters, digits or hyphens"
+        };
+        assert!(refused.contains(rule), "{identifier}: {refused}");
+        assert_eq!(common::calls(identifier, "CreateDBInstance"), 0);
+    }
+    // metadata.name as the identifier: Kubernetes takes a dot, RDS does not.
+    let mut dotted = dbinstance("coffee.db", "unused", json!({}));
+    dotted.spec.db_instance_identifier = None;
+    (api.create(&PostParams::default(), &dotted))
+        .await
+        .expect("a name Kubernetes takes");
+    let db = wait_dbi(
+        &api,
+        "coffee.db",
+        "InvalidSpec",
+        Duration::from_secs(5),
+        |db| condition(db, "Synced").is_some_and(|c| c.1 == "InvalidSpec"),
     )
-    .await
-    .expect("create");
+    .await;
+    let message = condition(&db, "Synced").unwrap().2;
+    assert!(
+        message
+            .contains("metadata.name (the default dbInstanceIdentifier) \"coffee.db\" holds '.'"),
+        "{message}"
+    );
+    assert_eq!(common::calls("coffee.db", "CreateDBInstance"), 0);
+    common::delete_and_wait(&api, "coffee.db").await;
+
+    // A version RDS does not have: only RDS says so (InvalidParameterCombination).
+    let id = common::unique("badversion");
+    let spec = json!({"engineVersion": "8.0.99"});
+    (api.create(&PostParams::default(), &dbinstance("badid", &id, spec)))
+        .await
+        .expect("create");
     // A refused parameter needs a spec change: Stalled, and not retried until the spec changes.
     let db = wait_dbi(
         &api,
@@ -640,17 +688,21 @@ async fn an_identifier_aws_refuses_is_reported() {
     )
     .await;
     let message = condition(&db, "Synced").unwrap().2;
-    assert!(message.contains("CreateDBInstance failed"), "{message}");
+    assert!(
+        message.contains("CreateDBInstance failed")
+            && message.contains("Cannot find version 8.0.99"),
+        "{message}"
+    );
     assert_eq!(
         condition(&db, "Stalled").map(|c| c.0).as_deref(),
         Some("True")
     );
     // (The failure's own status write wakes one more attempt; after that, none.)
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let tried = common::calls("bad--identifier", "CreateDBInstance");
+    let tried = common::calls(&id, "CreateDBInstance");
     tokio::time::sleep(Duration::from_secs(8)).await;
     assert_eq!(
-        common::calls("bad--identifier", "CreateDBInstance"),
+        common::calls(&id, "CreateDBInstance"),
         tried,
         "no retry of a terminal error without a spec change"
     );

@@ -23,9 +23,18 @@ use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
 use crate::managed::tags;
 use crate::sensitive::Sensitive;
 
-/// Why the spec cannot be used as it is (InvalidSpec): a connection Secret template that does not
-/// render, or a password Secret in another namespace.
+/// Why the spec cannot be used as it is (InvalidSpec): an identifier (metadata.name's) RDS would
+/// refuse, a connection Secret template that does not render, or a password Secret in another
+/// namespace.
 fn invalid_spec(cluster: &DBCluster) -> Option<String> {
+    if cluster.spec.db_cluster_identifier.is_none()
+        && let Some(why) = crate::database::identifier::problem(
+            "metadata.name (the default dbClusterIdentifier)",
+            cluster.metadata.name.as_deref().unwrap_or_default(),
+        )
+    {
+        return Some(format!("{why}; set dbClusterIdentifier"));
+    }
     if let Some(c) = &cluster.spec.connection.connection_secret
         && let Err(e) = connection::validate_cluster_templates(&c.extra_keys)
     {

@@ -300,6 +300,16 @@ pub fn validate_against(db: &DBInstance, peers: &[DBInstance]) -> Result<(), Str
 pub fn validate(db: &DBInstance) -> Result<(), String> {
     let namespace = db.metadata.namespace.as_deref().unwrap_or_default();
     validate_ack_annotations(db)?;
+    // The identifier defaults to metadata.name, which Kubernetes lets hold what RDS refuses (the
+    // CRD holds a spec's own to RDS's rule at apply).
+    if db.spec.db_instance_identifier.is_none()
+        && let Some(why) = crate::database::identifier::problem(
+            "metadata.name (the default dbInstanceIdentifier)",
+            db.metadata.name.as_deref().unwrap_or_default(),
+        )
+    {
+        return Err(format!("{why}; set dbInstanceIdentifier"));
+    }
     if let Some(r) = &db.spec.password.master_user_password
         && let Some(ns) = r.namespace.as_deref()
         && ns != namespace
