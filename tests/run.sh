@@ -39,11 +39,12 @@ tests/env/clients.sh
 # What the node tests' node needs (containerd, runc, CNI plugins, iptables, musl-gcc).
 tests/env/node.sh install
 
-# Every target is built first; then the unit tests and the benches' test mode, the integration tests
-# four at a time (they wait on the emulator's delays far more than they compute: 352 s for 99 tests
-# on 2 cores, where three at a time took 466 s), and the node tests.
+# Every target is built first (the benches too, which run only under `cargo bench`: they measure,
+# and test nothing); then the unit tests, the integration tests four at a time (they wait on the
+# emulator's delays far more than they compute: 352 s for 99 tests on 2 cores, where three at a
+# time took 466 s), and the node tests.
 cargo test --locked --all-targets --no-run
-cargo test --locked --lib --bins --benches -- --show-output
+cargo test --locked --lib --bins -- --show-output
 cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-4}"
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
 # release build of the crate.
