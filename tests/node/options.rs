@@ -55,6 +55,8 @@ pub(crate) async fn option_group_and_proxy_lifecycle(client: &Client, ns: &str) 
 async fn proxy_lifecycle(client: &Client, ns: &str) {
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), ns);
     let subnets = common::coffee_subnets(&common::rds().await).await;
+    // The role RDS Proxy reads its secret with (the emulator holds a proxy to it, as RDS does).
+    let role = common::create_proxy_role(&unique("node-px-role"));
     let proxy: DBProxy = serde_json::from_value(json!({
         "metadata": {"name": "coffee-proxy"},
         "spec": {
@@ -62,7 +64,7 @@ async fn proxy_lifecycle(client: &Client, ns: &str) {
             "engineFamily": "MYSQL",
             "targets": [{"dbInstanceRef": {"name": "audited"}}],
             "vpcSubnetIDs": subnets,
-            "roleARN": "arn:aws:iam::123456789012:role/coffee-proxy",
+            "roleARN": role,
         }
     }))
     .unwrap();
