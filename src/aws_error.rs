@@ -54,9 +54,7 @@ impl AwsError {
         let code = self.code.as_str();
         self.class == ErrorClass::Retryable && !BUSY.contains(&code) && code != "RequestNotSent"
     }
-}
 
-impl AwsError {
     /// What this error says of its location: throttled (AWS is up), nothing (no answer, a 5xx),
     /// or an answer (anything AWS decided, a busy resource included); None for a request that was
     /// never sent, which says nothing of AWS.

@@ -81,7 +81,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, catalog, scope, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, snapshots, tagging, tls, trust
+from . import backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 

@@ -37,8 +37,9 @@ target healthy):
   MaxConnectionsPercent", API_ConnectionPoolConfiguration.html).
 
 The proxy's endpoint is an address of its own from its creation on (it does not change when
-targets are registered), that forwards each connection to a registered target's real server (a cluster's writer), and a READ_ONLY endpoint to one of the
-cluster's readers, only while the proxy's secret logs in there: the proxy
+targets are registered), that forwards each connection to a registered target's real server (a
+cluster's writer), and a READ_ONLY endpoint to one of the cluster's readers, only while the
+proxy's secret logs in there: the proxy
 authenticates with the secret's credentials, so a secret that lags behind a rotated password
 lets no one in ("Setting up database credentials in AWS Secrets Manager for RDS Proxy",
 rds-proxy-secrets-arns.html).

@@ -10,8 +10,7 @@
 pub fn problem(what: &str, identifier: &str) -> Option<String> {
     let rule = "RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no two \
                 hyphens in a row and none at the end";
-    let mut chars = identifier.chars();
-    let first_is_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let first_is_letter = (identifier.chars().next()).is_some_and(|c| c.is_ascii_alphabetic());
     let why = if identifier.is_empty() || identifier.len() > 63 {
         Some(format!("has {} characters", identifier.len()))
     } else if !first_is_letter {

@@ -310,12 +310,15 @@ impl Rds {
         let outcome = outcome(result);
         self.calls.record(&self.place, operation, outcome);
         if outcome != "refused" {
-            let unavailable = result.as_ref().err().is_some_and(AwsError::unavailable);
+            // Classified once: a throttle or no answer opens the breaker (`AwsError::unavailable`),
+            // and only no answer makes a silence; a request never sent says nothing of AWS.
+            let error = result.as_ref().err();
+            let heard = error.map_or(Some(Heard::Answer), AwsError::heard);
+            let unavailable = matches!(heard, Some(Heard::Throttled | Heard::Nothing));
             if self.health.record(!unavailable) {
                 tokio::spawn(self.clone().probe());
             }
-            let error = result.as_ref().err();
-            if let Some(heard) = error.map_or(Some(Heard::Answer), AwsError::heard) {
+            if let Some(heard) = heard {
                 self.health
                     .hear(heard, error.map_or("", |e| e.code.as_str()));
             }

@@ -155,6 +155,29 @@ pub(crate) fn examples(
     (password, primary, global, secondary)
 }
 
+/// Creates the examples' password Secret and the primary DBCluster in `ns`, and waits until the
+/// primary is Ready: the namespace's DBClusters.
+pub(crate) async fn primary_ready(
+    client: &kube::Client,
+    ns: &str,
+    password: &Secret,
+    primary: &DBCluster,
+) -> Api<DBCluster> {
+    let pp = PostParams::default();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    (secrets.create(&pp, password).await).expect("the example password Secret");
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), ns);
+    (clusters.create(&pp, primary).await).expect("the example DBCluster");
+    wait_object(
+        &clusters,
+        "coffee-aurora",
+        "the primary Ready",
+        cluster_ready,
+    )
+    .await;
+    clusters
+}
+
 fn example<T: serde::de::DeserializeOwned>(file: &str) -> T {
     let path = format!("{}/deploy/examples/{file}", common::REPO);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -199,17 +222,7 @@ async fn global_database(prefix: &str) -> Global {
 
     let operator = Operator::start(&ns);
     let pp = PostParams::default();
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
-    (secrets.create(&pp, &password).await).expect("the example password Secret");
-    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
-    (clusters.create(&pp, &primary).await).expect("the example DBCluster");
-    wait_object(
-        &clusters,
-        "coffee-aurora",
-        "the primary Ready",
-        cluster_ready,
-    )
-    .await;
+    let clusters = primary_ready(&client, &ns, &password, &primary).await;
     let us = secret_data(&client, &ns, "coffee-aurora-connection")
         .await
         .expect("the primary's Secret");

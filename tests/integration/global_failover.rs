@@ -5,9 +5,7 @@
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use rds_operator::dbcluster::DBCluster;
 use rds_operator::globalcluster::GlobalCluster;
 use serde_json::json;
 
@@ -40,18 +38,7 @@ async fn a_throttled_primary_region_never_approves_a_failover_and_a_silent_one_d
 
     let _operator = Operator::start(&ns);
     let pp = PostParams::default();
-    (Api::<Secret>::namespaced(client.clone(), &ns).create(&pp, &password))
-        .await
-        .expect("the password Secret");
-    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
-    (clusters.create(&pp, &primary).await).expect("the primary");
-    wait_object(
-        &clusters,
-        "coffee-aurora",
-        "the primary Ready",
-        cluster_ready,
-    )
-    .await;
+    let clusters = crate::global_clusters::primary_ready(&client, &ns, &password, &primary).await;
     let globals: Api<GlobalCluster> = Api::namespaced(client.clone(), &ns);
     (globals.create(&pp, &global).await).expect("the GlobalCluster");
     wait_object(&globals, "coffee-global", "Synced", |g| {

@@ -319,10 +319,7 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
             .as_deref(),
         Some("True")
     );
-    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-    let tried = calls(&name, "RegisterDBProxyTargets");
-    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
-    assert_eq!(calls(&name, "RegisterDBProxyTargets"), tried, "not retried");
+    common::not_retried(&name, "RegisterDBProxyTargets").await;
 
     (proxies.delete("coffee-proxy", &DeleteParams::default()))
         .await

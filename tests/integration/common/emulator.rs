@@ -200,6 +200,21 @@ pub fn calls(identifier: &str, action: &str) -> u64 {
     server_calls(identifier).get(action).copied().unwrap_or(0)
 }
 
+/// Asserts that a terminal error (one only a spec change can help) is not retried: the failure's
+/// own status write wakes one more attempt, after that `action` is not sent for `identifier` for
+/// 8 s. Returns how many were sent.
+pub async fn not_retried(identifier: &str, action: &str) -> u64 {
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let tried = calls(identifier, action);
+    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
+    assert_eq!(
+        calls(identifier, action),
+        tried,
+        "{action} of {identifier} retried without a spec change"
+    );
+    tried
+}
+
 /// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).
 pub async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
     let out = (rds.describe_db_subnet_groups())
