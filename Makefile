@@ -1,7 +1,7 @@
 # Entry points for people. CI runs .ci/run, which calls `make lint` and `make test`.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/rds-operator/target
 
-.PHONY: run stop test lint crds manifests build
+.PHONY: run stop test lint crds manifests model-errors build
 
 ## run: local control plane + moto + the operator, with the Coffee Manage sample database
 ## (NODE=1: on a real node, the operator installed by helm as a Pod, the app as a Deployment)
@@ -33,6 +33,12 @@ crds:
 manifests:
 	helm/render-deploy.sh
 	cargo run --quiet --locked -- olm-bundle --out bundle
+
+## model-errors: the error codes the RDS, Secrets Manager, tagging, STS and SQS models list per
+## operation (src/aws_error/model_errors.txt), which src/aws_error/table.rs must each class
+model-errors:
+	localstack/moto.sh install >/dev/null
+	$(HOME)/.cache/rds-operator/moto-venv/bin/python localstack/model_errors.py
 
 build:
 	cargo build --locked

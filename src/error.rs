@@ -71,14 +71,8 @@ impl Error {
     /// stops retrying until the spec changes (the watch wakes it then).
     pub fn terminal(&self) -> bool {
         match self {
-            Error::Aws(e) => {
-                e.class == ErrorClass::InvalidInput
-                    && (e.code.starts_with("InvalidParameter")
-                        || e.code == "ValidationError"
-                        // A busy code is InvalidInput only when its message says the spec is
-                        // wrong (`aws_error::refused_as_busy`).
-                        || e.code.starts_with("InvalidDBInstanceState"))
-            }
+            // The error table (`aws_error::table`) says whether only a spec change can help.
+            Error::Aws(e) => e.needs_spec_change(),
             _ => false,
         }
     }
@@ -90,6 +84,8 @@ impl Error {
                 let reason = match e.class {
                     ErrorClass::InvalidInput if self.terminal() => "InvalidParameter",
                     ErrorClass::InvalidInput => "InvalidRequest",
+                    // In another operation: AWS answered, the resource is busy.
+                    ErrorClass::Retryable if e.busy() => "ResourceBusy",
                     ErrorClass::Retryable => "AWSUnavailable",
                     ErrorClass::AlreadyExists => "AlreadyExists",
                     ErrorClass::NotFound => "NotFound",

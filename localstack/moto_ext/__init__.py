@@ -476,8 +476,16 @@ def install() -> None:
         # requested that are not all in a common VPC", API_CreateDBSubnetGroup.html and
         # API_ModifyDBSubnetGroup.html, Errors).
         from moto.ec2.exceptions import InvalidSubnetIdError
+        from moto.rds.exceptions import DBSubnetGroupNotFoundError
 
         def call(self: Any) -> Any:
+            # The group named is looked up before the subnets: a modification of a group that is
+            # not there is DBSubnetGroupNotFoundFault (API_ModifyDBSubnetGroup.html, Errors),
+            # whatever subnets it names.
+            name = self._get_param("DBSubnetGroupName")
+            modify = self._get_action() == "ModifyDBSubnetGroup"
+            if modify and name not in self.backend.subnet_groups:
+                raise DBSubnetGroupNotFoundError(name)
             try:
                 return orig(self)
             except InvalidSubnetIdError as e:

@@ -482,28 +482,6 @@ mod tests {
         let policy: serde_json::Value =
             serde_json::from_str(include_str!("../../deploy/iam-policy.json"))
                 .expect("policy JSON");
-        let source = [
-            include_str!("mod.rs"),
-            include_str!("../dbinstance/aws/mod.rs"),
-            include_str!("../dbinstance/aws/restore.rs"),
-            include_str!("../dbinstance/aws/replicas.rs"),
-            include_str!("../database/blue_green/aws.rs"),
-            include_str!("../dbsubnetgroup/aws.rs"),
-            include_str!("../dbparametergroup/aws.rs"),
-            include_str!("../dbcluster/aws.rs"),
-            include_str!("../dbcluster/restore.rs"),
-            include_str!("../dbclusterparametergroup/aws.rs"),
-            include_str!("../dbsnapshot/aws.rs"),
-            include_str!("../dbclustersnapshot/aws.rs"),
-            include_str!("../globalcluster/aws.rs"),
-            include_str!("../dbclusterendpoint/aws.rs"),
-            include_str!("../optiongroup/aws.rs"),
-            include_str!("../maintenance/aws.rs"),
-            include_str!("../dbproxy/aws.rs"),
-            include_str!("tagging.rs"),
-        ]
-        .concat();
-        let feed = include_str!("../feed.rs");
         let statements = policy["Statement"].as_array().expect("statements");
         let allows = |action: &str| {
             statements
@@ -517,42 +495,27 @@ mod tests {
                             .is_some_and(|a| a.iter().any(|x| x == action))
                 })
         };
-        // The parameter groups' calls are made by `parameter_group_calls!`, which counts each
-        // under the name its invocation gives: every quoted name there is an operation too.
-        let invoked = (source.split("parameter_group_calls!(\n").skip(1))
-            .filter_map(|rest| rest.split(");").next())
-            .flat_map(|call| call.split('"').skip(1).step_by(2));
-        // The snapshot kinds' calls are made by `snapshot_calls!`: each quoted label there is an
-        // operation, but the request's field names (…Identifier) and the not-found code.
-        let snapshot_calls = (source.split("snapshot_calls! {\n").skip(1))
-            .filter_map(|rest| rest.split("\n}").next())
-            .flat_map(|call| call.split('"').skip(1).step_by(2))
-            .filter(|q| !q.ends_with("Identifier") && !q.ends_with("NotFound"));
-        let mut operations: Vec<&str> = source
-            .split("self.count(\"")
-            .skip(1)
-            .chain(
-                feed.split(".record(\n            &self.place,\n            \"")
-                    .skip(1),
-            )
-            .filter_map(|rest| rest.split('"').next())
-            .chain(invoked)
-            .chain(snapshot_calls)
-            .collect();
-        operations.sort();
-        operations.dedup();
+        let operations = crate::aws_error::called::operations();
         assert!(operations.len() >= 10, "{operations:?}");
-        for made in ["CopyDBClusterSnapshot", "ModifyDBSnapshotAttribute"] {
-            assert!(
-                operations.contains(&made),
-                "{made} is found: {operations:?}"
-            );
-        }
         let mut sqs = 0;
         for operation in operations {
             let action = match operation {
                 // Needs no permission: it says who the caller is.
                 "GetCallerIdentity" => continue,
+                // The accounts' role chains: their own policy, of the member accounts' roles only.
+                "AssumeRole" => {
+                    let roles: serde_json::Value = serde_json::from_str(include_str!(
+                        "../../deploy/iam/operator-assume-roles.json"
+                    ))
+                    .expect("policy JSON");
+                    let statement = &roles["Statement"][0];
+                    assert_eq!(statement["Action"], "sts:AssumeRole");
+                    assert_eq!(
+                        statement["Resource"],
+                        "arn:aws:iam::*:role/rds-operator-member"
+                    );
+                    continue;
+                }
                 "GetSecretValue" | "CreateSecret" | "PutSecretValue" | "DeleteSecret" => {
                     format!("secretsmanager:{operation}")
                 }

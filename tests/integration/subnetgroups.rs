@@ -265,6 +265,17 @@ async fn a_subnet_group_gone_whose_recreation_fails_is_not_ready() {
         )
         .await
         .expect("patch");
+    // RDS refuses the modification first; then the group goes.
+    let modify_refused = |g: &DBSubnetGroup| {
+        common::object_condition(g, "Synced").is_some_and(|c| c.2.contains("ModifyDBSubnetGroup"))
+    };
+    common::wait_object(
+        &groups,
+        "coffee",
+        "the refused modification",
+        modify_refused,
+    )
+    .await;
     (rds.delete_db_subnet_group())
         .db_subnet_group_name(&name)
         .send()

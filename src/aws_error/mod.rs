@@ -7,6 +7,12 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::breaker::Refused;
 
+#[cfg(test)]
+pub(crate) mod called;
+pub mod table;
+
+pub use table::Meaning;
+
 /// How an AWS error should be handled: decided once, here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -47,12 +53,27 @@ pub struct AwsError {
 }
 
 impl AwsError {
+    /// What its code means as the answer to its operation (`table`); None for a code the table
+    /// does not know.
+    pub fn meaning(&self) -> Option<Meaning> {
+        table::meaning(self.operation, &self.code, &self.message)
+    }
+
+    /// Whether only a change of the spec can help: Stalled, not sent again until it changes.
+    pub fn needs_spec_change(&self) -> bool {
+        self.class == ErrorClass::InvalidInput && matches!(self.meaning(), Some(Meaning::Spec(_)))
+    }
+
+    /// Whether the resource is in another operation (an answer: AWS is up).
+    pub fn busy(&self) -> bool {
+        self.class == ErrorClass::Retryable && self.meaning() == Some(Meaning::Busy)
+    }
+
     /// Whether AWS throttled the call or did not answer it (a 5xx, no response): what opens the
     /// location's breaker. An instance busy in another operation is an answer, and a request that
     /// was never sent (no credentials) says nothing of AWS.
     pub fn unavailable(&self) -> bool {
-        let code = self.code.as_str();
-        self.class == ErrorClass::Retryable && !BUSY.contains(&code) && code != "RequestNotSent"
+        self.class == ErrorClass::Retryable && !self.busy() && self.code != "RequestNotSent"
     }
 
     /// What this error says of its location: throttled (AWS is up), nothing (no answer, a 5xx),
@@ -69,45 +90,30 @@ impl AwsError {
     }
 }
 
+/// The codes of a throttled call, whichever service answers.
 pub(crate) const THROTTLING: &[&str] = &[
     "Throttling",
     "ThrottlingException",
     "ThrottledException",
+    "RequestThrottled",
     "RequestThrottledException",
     "TooManyRequestsException",
     "RequestLimitExceeded",
     "PriorRequestNotComplete",
-];
-const BUSY: &[&str] = &[
-    "InvalidDBInstanceState",
-    "InvalidDBInstanceStateFault",
-    "InvalidDBClusterStateFault",
-    "InvalidBlueGreenDeploymentStateFault",
-];
-const NOT_FOUND: &[&str] = &[
-    "DBInstanceNotFound",
-    "DBInstanceNotFoundFault",
-    "DBClusterNotFoundFault",
-    "BlueGreenDeploymentNotFoundFault",
-];
-const ALREADY_EXISTS: &[&str] = &[
-    "DBInstanceAlreadyExists",
-    "DBInstanceAlreadyExistsFault",
-    "DBClusterAlreadyExistsFault",
+    "KmsThrottled",
 ];
 
-/// Classifies an AWS error code (None: the request never got an AWS answer).
-pub fn classify(code: Option<&str>, http_status: Option<u16>) -> ErrorClass {
-    match code {
-        Some(c) if NOT_FOUND.contains(&c) => ErrorClass::NotFound,
-        Some(c) if ALREADY_EXISTS.contains(&c) => ErrorClass::AlreadyExists,
-        Some(c) if THROTTLING.contains(&c) || BUSY.contains(&c) => ErrorClass::Retryable,
-        _ if http_status.is_some_and(|s| s >= 500) => ErrorClass::Retryable,
-        Some(c) if c.starts_with("InternalFailure") || c == "ServiceUnavailable" => {
-            ErrorClass::Retryable
-        }
-        Some(_) => ErrorClass::InvalidInput,
-        None => ErrorClass::Retryable,
+/// Classifies an AWS error code as the answer to `operation` (no code: the request never got an
+/// AWS answer).
+pub fn classify(operation: &str, code: Option<&str>, http_status: Option<u16>) -> ErrorClass {
+    let Some(code) = code else {
+        return ErrorClass::Retryable;
+    };
+    match table::meaning(operation, code, "") {
+        Some(meaning) => meaning.class(),
+        // A code the table does not know: a 5xx is AWS's failure, anything else its refusal.
+        None if http_status.is_some_and(|s| s >= 500) => ErrorClass::Retryable,
+        None => ErrorClass::InvalidInput,
     }
 }
 
@@ -135,12 +141,18 @@ where
         (None, Some(_)) => String::new(),
         (None, None) => describe_transport_error(&err),
     };
-    let mut class = classify(code.as_deref(), http_status);
-    let mut message = scrub(&raw, secret);
-    if let Some(field) = (code.as_deref()).and_then(|c| refused_as_busy(c, &message)) {
-        class = ErrorClass::InvalidInput;
-        message = format!("{message} ({field})");
-    }
+    let message = scrub(&raw, secret);
+    let (class, message) = match &code {
+        None => (ErrorClass::Retryable, message),
+        Some(c) => match table::meaning(operation, c, &message) {
+            // What to change, where AWS's message may not say it.
+            Some(Meaning::Spec(Some(field))) if !message.contains(field) => {
+                (ErrorClass::InvalidInput, format!("{message} ({field})"))
+            }
+            Some(meaning) => (meaning.class(), message),
+            None => (classify(operation, Some(c), http_status), message),
+        },
+    };
     AwsError {
         operation,
         class,
@@ -148,32 +160,6 @@ where
         message,
         wait: None,
     }
-}
-
-/// Refusals RDS answers with a code that otherwise means "busy, try again"
-/// (InvalidDBInstanceState): its message tells them apart, and names what must change; no wait
-/// helps them.
-const REFUSED_AS_BUSY: &[(&str, &str)] = &[
-    // CreateDBInstanceReadReplica of a source without automated backups.
-    (
-        "Automated backups are not enabled",
-        "the source DB instance's backupRetentionPeriod must be above 0",
-    ),
-    // RegisterDBProxyTargets of a database of another engine family.
-    (
-        "is not of engine family",
-        "the target's engine must be of the DBProxy's engineFamily",
-    ),
-];
-
-/// What must change, when a busy code's message says the request can never succeed as asked.
-pub fn refused_as_busy(code: &str, message: &str) -> Option<&'static str> {
-    if !BUSY.contains(&code) {
-        return None;
-    }
-    (REFUSED_AS_BUSY.iter())
-        .find(|(words, _)| message.contains(words))
-        .map(|(_, field)| *field)
 }
 
 /// The code of an error that carries none: `NoResponse` when the request went out and no answer
@@ -231,7 +217,7 @@ mod tests {
         let error = |code: &str, status: Option<u16>| AwsError {
             operation: "ModifyDBInstance",
             // An error with no code (no answer came) is classified as such.
-            class: classify(status.map(|_| code), status),
+            class: classify("ModifyDBInstance", status.map(|_| code), status),
             code: code.into(),
             message: String::new(),
             wait: None,
@@ -254,66 +240,56 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_code_whose_message_says_the_spec_is_wrong_names_the_field() {
-        let backups = "Automated backups are not enabled for this database instance. To enable \
-                       automated backups, use ModifyDBInstance to set the backup retention period \
-                       to a non-zero value.";
-        let family = "DB instance coffee is not of engine family POSTGRESQL.";
-        for (code, message, field) in [
-            (
-                "InvalidDBInstanceState",
-                backups,
-                Some("the source DB instance's backupRetentionPeriod must be above 0"),
-            ),
-            (
-                "InvalidDBInstanceStateFault",
-                family,
-                Some("the target's engine must be of the DBProxy's engineFamily"),
-            ),
-            // The same code for a busy instance is still busy.
-            (
-                "InvalidDBInstanceState",
-                "Instance coffee is not in available state.",
-                None,
-            ),
-            // Only busy codes are read so.
-            ("InvalidParameterValue", backups, None),
-        ] {
-            assert_eq!(refused_as_busy(code, message), field, "{code}: {message}");
-        }
-    }
-
-    #[test]
     fn classification() {
         assert_eq!(
-            classify(Some("DBInstanceNotFound"), None),
+            classify("ModifyDBInstance", Some("DBInstanceNotFound"), None),
             ErrorClass::NotFound
         );
         assert_eq!(
-            classify(Some("DBInstanceAlreadyExists"), None),
+            classify("ModifyDBInstance", Some("DBInstanceAlreadyExists"), None),
             ErrorClass::AlreadyExists
         );
-        assert_eq!(classify(Some("Throttling"), None), ErrorClass::Retryable);
         assert_eq!(
-            classify(Some("InvalidDBInstanceState"), None),
-            ErrorClass::Retryable
-        );
-        assert_eq!(classify(None, None), ErrorClass::Retryable);
-        assert_eq!(
-            classify(Some("InternalFailure"), None),
+            classify("ModifyDBInstance", Some("Throttling"), None),
             ErrorClass::Retryable
         );
         assert_eq!(
-            classify(Some("InvalidParameterValue"), None),
+            classify("ModifyDBInstance", Some("InvalidDBInstanceState"), None),
+            ErrorClass::Retryable
+        );
+        assert_eq!(
+            classify("ModifyDBInstance", None, None),
+            ErrorClass::Retryable
+        );
+        assert_eq!(
+            classify("ModifyDBInstance", Some("InternalFailure"), None),
+            ErrorClass::Retryable
+        );
+        assert_eq!(
+            classify("ModifyDBInstance", Some("InvalidParameterValue"), None),
             ErrorClass::InvalidInput
         );
         assert_eq!(
-            classify(Some("InvalidParameterCombination"), None),
+            classify(
+                "ModifyDBInstance",
+                Some("InvalidParameterCombination"),
+                None
+            ),
+            ErrorClass::InvalidInput
+        );
+        // A group the instance names, which another object may yet make.
+        assert_eq!(
+            classify("ModifyDBInstance", Some("DBSubnetGroupNotFoundFault"), None),
+            ErrorClass::InvalidInput
+        );
+        // A code the table does not know: AWS's refusal, or its failure (a 5xx).
+        assert_eq!(
+            classify("ModifyDBInstance", Some("NoSuchCode"), Some(400)),
             ErrorClass::InvalidInput
         );
         assert_eq!(
-            classify(Some("DBSubnetGroupNotFoundFault"), None),
-            ErrorClass::InvalidInput
+            classify("ModifyDBInstance", Some("NoSuchCode"), Some(503)),
+            ErrorClass::Retryable
         );
     }
 
