@@ -79,8 +79,8 @@ pub struct Tag {
 pub struct Reported {
     /// Ready: what the object stands for can be used (a database available to clients, RDS
     /// serving it while it backs up, applies a modification or optimises storage; a group in RDS
-    /// for those that use it; an account the operator reaches); an operator or AWS error never
-    /// turns it False. Synced: the last reconcile brought AWS to the spec, or why not (errors and
+    /// for those that use it; an account the operator reaches), and its connection Secret, when
+    /// the spec asks for one, holds it; an operator or AWS error never turns it False. Synced: the last reconcile brought AWS to the spec, or why not (errors and
     /// refusals are here; an object being deleted while others use it says InUse). Reconciling:
     /// AWS or the operator is still working towards the spec (creating, modifying, restoring,
     /// retrying). Stalled: only a spec change can help (InvalidSpec, InvalidParameter,

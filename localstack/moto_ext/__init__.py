@@ -81,7 +81,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
+from . import access, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -590,6 +590,19 @@ def install() -> None:
 
     Response.call_action = call_action
 
+    # A request signed by an IAM principal's own key is held to its identity-based policies
+    # (access.py): after moto's own check, which passes every request while its switch is off.
+    orig_authorize = Response._authenticate_and_authorize_normal_action
+
+    def authorize(self: Any, resource: str = "*") -> None:
+        orig_authorize(self, resource)
+        params = getattr(self, "params", None) or {}
+        refused = access.check(self, self._get_action(), params)
+        if refused is not None:
+            raise access.refusal(*refused)
+
+    Response._authenticate_and_authorize_normal_action = authorize
+
 
 def master_password(identifier: str) -> str | None:
     from moto.rds.models import rds_backends
@@ -661,6 +674,9 @@ class ControlMiddleware:
             key = (query.get("action", ""), query.get("identifier", "").lower())
             with LOCK:
                 status, body = "200 OK", [list(n) for n in PARAMETERS.get(key, [])]
+        elif path == "/_rds_ext/denied":
+            # The requests access.py refused, of one IAM principal (?caller=ARN) or of all.
+            status, body = "200 OK", access.denied(query.get("caller"))
         elif path == "/_rds_ext/model-violations":
             # What replies broke RDS's service model (model_check.py); POST forgets them.
             status, body = "200 OK", (model_check.take() if method == "POST" else list(model_check.VIOLATIONS))

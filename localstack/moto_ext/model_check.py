@@ -40,6 +40,9 @@ COMMON_ERRORS = {
     # (CommonParameters.html; every operation's "Errors" section of the API reference leaves them out).
     "InvalidParameterValue", "InvalidParameterCombination", "MissingParameter", "Throttling",
     "MissingAction", "InvalidQueryParameter", "InvalidAccessKeyId", "SignatureDoesNotMatch",
+    # An IAM denial, as the query protocol names it ("User: ... is not authorized to perform:
+    # rds:CreateDBInstance on resource: ..."; troubleshoot_access-denied.html).
+    "AccessDenied",
 }
 
 

@@ -100,7 +100,6 @@ pub(crate) const THROTTLING: &[&str] = &[
     "TooManyRequestsException",
     "RequestLimitExceeded",
     "PriorRequestNotComplete",
-    "KmsThrottled",
 ];
 
 /// Classifies an AWS error code as the answer to `operation` (no code: the request never got an

@@ -66,7 +66,6 @@ const CODES: &[(&str, Entry)] = &[
     ("TooManyRequestsException", Is(Throttled)),
     ("RequestLimitExceeded", Is(Throttled)),
     ("PriorRequestNotComplete", Is(Throttled)),
-    ("KmsThrottled", Is(Throttled)),
     ("InternalFailure", Is(Unavailable)),
     ("InternalServiceError", Is(Unavailable)),
     ("InternalServiceException", Is(Unavailable)),
@@ -129,6 +128,9 @@ const CODES: &[(&str, Entry)] = &[
     ("InvalidOptionGroupStateFault", Is(Busy)),
     ("InvalidDBCapacityReservationState", Is(Busy)),
     ("PaginationTokenExpiredException", Is(Busy)),
+    // KMS throttled the key RDS uses: the call is retried, and the location's breaker (RDS's
+    // own availability) stays closed.
+    ("KmsThrottled", Is(Busy)),
     // Secrets Manager: a secret scheduled for deletion, or a precondition of the secret's.
     ("InvalidRequestException", Is(Refused)),
     ("PreconditionNotMetException", Is(Refused)),

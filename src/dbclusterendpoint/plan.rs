@@ -55,8 +55,21 @@ pub fn plan(f: &Facts) -> Plan {
 
 /// The status to write: Ready once RDS reports it available (`groups::by_state`).
 fn status(plan: &mut Plan, fields: DBClusterEndpointStatus, synced: ConditionPlan) {
+    status_with(plan, fields, synced, None)
+}
+
+/// [`status`], and Ready only once the connection Secret the spec asks for is written
+/// (`pending`: why it is not).
+fn status_with(
+    plan: &mut Plan,
+    fields: DBClusterEndpointStatus,
+    synced: ConditionPlan,
+    pending: Option<String>,
+) {
     let state = fields.state.clone();
-    plan.status = Some(groups::by_state(fields, state.as_deref(), synced));
+    let mut report = groups::by_state(fields, state.as_deref(), synced);
+    report.ready = crate::managed::conditions::ready_with_secret(report.ready, pending);
+    plan.status = Some(report);
 }
 
 fn observed_fields(g: &DBClusterEndpoint, o: &ObservedClusterEndpoint) -> DBClusterEndpointStatus {
@@ -77,10 +90,16 @@ fn observed_fields(g: &DBClusterEndpoint, o: &ObservedClusterEndpoint) -> DBClus
 
 /// Waits with `reason` (a reference not resolved yet, RDS busy): Synced False, nothing sent.
 fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
+    let pending = f
+        .group
+        .spec
+        .connection_secret
+        .as_ref()
+        .map(|_| message.clone());
     let synced = plan.waiting(f.busy_interval, reason, message);
     let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.group, o));
     let fields = fields.unwrap_or_else(|| f.group.status.clone().unwrap_or_default());
-    status(&mut plan, fields, synced);
+    status_with(&mut plan, fields, synced, pending);
     plan
 }
 
@@ -132,13 +151,19 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             excluded_members,
         }));
     }
-    if let Err(message) = secret(f, &mut plan, &mut fields, o, &cluster) {
-        let refused = plan.secret_conflict(message);
-        status(&mut plan, fields, refused);
-        return plan;
+    let pending = match secret(f, &mut plan, &mut fields, o, &cluster) {
+        Ok(pending) => pending,
+        Err(message) => {
+            let refused = plan.secret_conflict(message.clone());
+            status_with(&mut plan, fields, refused, Some(message));
+            return plan;
+        }
+    };
+    if pending.is_some() && matches!(plan.requeue, Requeue::After(d) if d > f.busy_interval) {
+        plan.requeue = Requeue::After(f.busy_interval);
     }
     let synced = plan.synced_after(&changed, f.busy_interval, "the endpoint");
-    status(&mut plan, fields, synced);
+    status_with(&mut plan, fields, synced, pending);
     plan
 }
 
@@ -210,21 +235,24 @@ fn create(
 }
 
 /// Plans the connection Secret's write (the endpoint as host and readerHost, the cluster's
-/// credentials) when it differs; Err: a Secret of that name is someone else's.
+/// credentials) when it differs; Ok(Some(why)): the spec asks for one that cannot be written yet;
+/// Err: a Secret of that name is someone else's.
 fn secret(
     f: &Facts,
     plan: &mut Plan,
     fields: &mut DBClusterEndpointStatus,
     o: &ObservedClusterEndpoint,
     cluster: &Cluster,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     let g = &f.group;
-    let (Some(wanted), Some(host), Some(password)) = (
-        &g.spec.connection_secret,
-        o.endpoint.as_deref(),
-        &f.extra.password,
-    ) else {
-        return Ok(());
+    let Some(wanted) = &g.spec.connection_secret else {
+        return Ok(None);
+    };
+    let Some(host) = o.endpoint.as_deref() else {
+        return Ok(Some("RDS reports no address for the endpoint yet".into()));
+    };
+    let Some(password) = &f.extra.password else {
+        return Ok(Some("the cluster's password is not known yet".into()));
     };
     let info = ConnectionInfo {
         host,
@@ -245,7 +273,7 @@ fn secret(
         }
     }
     fields.connection_secret = Some(wanted.name.clone());
-    Ok(())
+    Ok(None)
 }
 
 #[cfg(test)]

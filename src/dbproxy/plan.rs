@@ -116,6 +116,16 @@ const TARGETS_POLL: Duration = Duration::from_secs(5);
 /// The status to write: Ready once RDS reports it available (`groups::by_state`) and every
 /// target available (a connection through it reaches a database then).
 fn status(plan: &mut Plan, fields: DBProxyStatus, synced: ConditionPlan) {
+    status_with(plan, fields, synced, None)
+}
+
+/// [`status`], with why a connection Secret the spec asks for is not written (`pending`).
+fn status_with(
+    plan: &mut Plan,
+    fields: DBProxyStatus,
+    synced: ConditionPlan,
+    pending: Option<String>,
+) {
     let state = fields.state.clone();
     let not_available: Vec<String> = (fields.targets.iter())
         .filter(|t| t.state.as_deref() != Some("AVAILABLE"))
@@ -143,15 +153,29 @@ fn status(plan: &mut Plan, fields: DBProxyStatus, synced: ConditionPlan) {
             plan.requeue = Requeue::After(TARGETS_POLL);
         }
     }
+    if report.ready.ok
+        && pending.is_some()
+        && matches!(plan.requeue, Requeue::After(d) if d > TARGETS_POLL)
+    {
+        plan.requeue = Requeue::After(TARGETS_POLL);
+    }
+    report.ready = crate::managed::conditions::ready_with_secret(report.ready, pending);
     plan.status = Some(report);
 }
 
 fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
+    let pending = secret_asked(&f.group).then(|| message.clone());
     let synced = plan.waiting(f.busy_interval, reason, message);
     let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.group, o));
     let fields = fields.unwrap_or_else(|| f.group.status.clone().unwrap_or_default());
-    status(&mut plan, fields, synced);
+    status_with(&mut plan, fields, synced, pending);
     plan
+}
+
+/// Whether the spec asks for a connection Secret, of the proxy or of one of its endpoints.
+fn secret_asked(g: &DBProxy) -> bool {
+    g.spec.connection_secret.is_some()
+        || (g.spec.endpoints.iter()).any(|e| e.connection_secret.is_some())
 }
 
 fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
@@ -208,13 +232,16 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         }
         fields.applied_endpoints = g.spec.endpoints.iter().map(|e| e.name.clone()).collect();
     }
-    if let Err(message) = secret(f, &mut plan, &mut fields, o) {
-        let refused = plan.secret_conflict(message);
-        status(&mut plan, fields, refused);
-        return plan;
-    }
+    let pending = match secret(f, &mut plan, &mut fields, o) {
+        Ok(pending) => pending,
+        Err(message) => {
+            let refused = plan.secret_conflict(message.clone());
+            status_with(&mut plan, fields, refused, Some(message));
+            return plan;
+        }
+    };
     let synced = plan.synced_after(&changed, f.busy_interval, "the proxy");
-    status(&mut plan, fields, synced);
+    status_with(&mut plan, fields, synced, pending);
     plan
 }
 
@@ -465,32 +492,57 @@ fn sorted(v: &[String]) -> Vec<String> {
 }
 
 /// Plans the connection Secrets' writes (the proxy's endpoint, and each endpoint's in its own
-/// Secret, with the target's credentials) where they differ; Err: a Secret of that name is someone
-/// else's.
+/// Secret, with the target's credentials) where they differ; Ok(Some(why)): a Secret the spec
+/// asks for cannot be written yet; Err: a Secret of that name is someone else's.
 fn secret(
     f: &Facts,
     plan: &mut Plan,
     fields: &mut DBProxyStatus,
     o: &ObservedProxy,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
     let g = &f.group;
-    let Some(c) = &f.extra.credentials else {
-        return Ok(());
+    let asked = secret_asked(g);
+    let credentials = (f.extra.credentials.as_ref())
+        .ok_or("the first target's credentials are not known yet")
+        .and_then(|c| match (&c.password, c.port) {
+            (None, _) => Err("the first target's password is not known yet"),
+            (_, 0) => Err("the first target's port is not known yet"),
+            (Some(password), _) => Ok((c, password)),
+        });
+    let c = match credentials {
+        Ok(c) => c,
+        Err(why) => return Ok(asked.then(|| why.to_owned())),
     };
-    if let (Some(wanted), Some(host)) = (&g.spec.connection_secret, o.endpoint.as_deref()) {
-        let current = f.extra.secret.as_ref();
-        write_secret(f, plan, (wanted, current), host, c, "the proxy")?;
-        fields.connection_secret = Some(wanted.name.clone());
-    }
-    for e in &g.spec.endpoints {
-        let there = (o.endpoints.iter()).find(|have| have.name.eq_ignore_ascii_case(&e.name));
-        let host = there.and_then(|t| t.endpoint.as_deref());
-        if let (Some(wanted), Some(host)) = (&e.connection_secret, host) {
-            let current = f.extra.endpoint_secrets.get(&e.name);
-            write_secret(f, plan, (wanted, current), host, c, "the proxy endpoint")?;
+    let mut pending = None;
+    if let Some(wanted) = &g.spec.connection_secret {
+        match o.endpoint.as_deref() {
+            Some(host) => {
+                let current = f.extra.secret.as_ref();
+                write_secret(f, plan, (wanted, current), host, c, "the proxy")?;
+                fields.connection_secret = Some(wanted.name.clone());
+            }
+            None => pending = Some("RDS reports no endpoint for the proxy yet".to_owned()),
         }
     }
-    Ok(())
+    for e in &g.spec.endpoints {
+        let Some(wanted) = &e.connection_secret else {
+            continue;
+        };
+        let there = (o.endpoints.iter()).find(|have| have.name.eq_ignore_ascii_case(&e.name));
+        match there.and_then(|t| t.endpoint.as_deref()) {
+            Some(host) => {
+                let current = f.extra.endpoint_secrets.get(&e.name);
+                write_secret(f, plan, (wanted, current), host, c, "the proxy endpoint")?;
+            }
+            None => {
+                pending = Some(format!(
+                    "RDS reports no address for endpoint {} yet",
+                    e.name
+                ))
+            }
+        }
+    }
+    Ok(pending)
 }
 
 /// The write of one connection Secret (`wanted`, as it is now: `current`) naming `host`.
@@ -499,12 +551,9 @@ fn write_secret(
     plan: &mut Plan,
     (wanted, current): (&ConnectionSecretSpec, Option<&Secret>),
     host: &str,
-    c: &Credentials,
+    (c, password): (&Credentials, &Sensitive),
     what: &str,
 ) -> Result<(), String> {
-    let Some(password) = &c.password else {
-        return Ok(());
-    };
     let info = ConnectionInfo {
         host,
         reader_host: None,

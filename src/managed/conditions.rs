@@ -93,6 +93,21 @@ pub fn progress(synced: &ConditionPlan, rds_busy: bool) -> (ConditionPlan, Condi
     (reconciling, stalled)
 }
 
+/// Ready only while the connection Secret holds what status reports: when the spec asks for a
+/// Secret this reconcile cannot write (`pending`: why not: no endpoint yet, the password or the
+/// port not known), a Ready condition turns False, `ConnectionSecretPending`. A write planned in
+/// the same reconcile is made before the status is (`managed::skeleton`), so it needs no rule.
+pub fn ready_with_secret(ready: ConditionPlan, pending: Option<String>) -> ConditionPlan {
+    match pending {
+        Some(why) if ready.ok => ConditionPlan::new(
+            false,
+            "ConnectionSecretPending",
+            format!("the connection Secret does not hold it yet: {why}"),
+        ),
+        _ => ready,
+    }
+}
+
 /// The condition of this type last written, as a plan that keeps it as it was.
 pub fn last(conditions: &[Condition], type_: &str) -> Option<ConditionPlan> {
     (conditions.iter())

@@ -672,6 +672,32 @@ async fn bad_input_is_refused_at_apply_or_before_a_call_and_aws_refusals_are_rep
     assert_eq!(common::calls("coffee.db", "CreateDBInstance"), 0);
     common::delete_and_wait(&api, "coffee.db").await;
 
+    // A region AWS's partitions do not have: a typo, not an outage (no call, so no breaker).
+    let id = common::unique("badregion");
+    let typo = dbinstance("typo", &id, json!({"region": "eu-west-9"}));
+    (api.create(&PostParams::default(), &typo))
+        .await
+        .expect("a region the schema's pattern takes");
+    let db = wait_dbi(&api, "typo", "InvalidSpec", Duration::from_secs(5), |db| {
+        condition(db, "Synced").is_some_and(|c| c.1 == "InvalidSpec")
+    })
+    .await;
+    let message = condition(&db, "Synced").unwrap().2;
+    assert!(
+        message.contains("region eu-west-9 is not a region"),
+        "{message}"
+    );
+    assert_eq!(
+        condition(&db, "Stalled").map(|c| c.0).as_deref(),
+        Some("True")
+    );
+    assert!(
+        common::server_calls(&id).is_empty(),
+        "{:?}",
+        common::server_calls(&id)
+    );
+    common::delete_and_wait(&api, "typo").await;
+
     // A version RDS does not have: only RDS says so (InvalidParameterCombination).
     let id = common::unique("badversion");
     let spec = json!({"engineVersion": "8.0.99"});

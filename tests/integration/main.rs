@@ -16,6 +16,7 @@ mod feed;
 mod global_clusters;
 mod global_failover;
 mod health;
+mod iam;
 mod lifecycle;
 mod maintenance;
 mod migration;

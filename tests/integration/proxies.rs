@@ -85,10 +85,17 @@ async fn the_coffee_manage_database_behind_a_proxy_follows_rotation_and_its_targ
         .await)
         .expect("create DBProxy");
     wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
-    wait_object(&proxies, "coffee-proxy", "Ready with its targets", |p| {
+    let ready = wait_object(&proxies, "coffee-proxy", "Ready with its targets", |p| {
         synced(p) && p.status.as_ref().unwrap().targets.len() == 2
     })
     .await;
+    // Ready means the connection Secret holds what status reports: read at once, not waited for.
+    let at_ready = (secret_data(&client, &ns, "proxy-connection").await)
+        .expect("the proxy's connection Secret, once it is Ready");
+    assert_eq!(
+        Some(&at_ready["host"]),
+        ready.status.as_ref().unwrap().endpoint.as_ref()
+    );
     let sm_name = format!("rds-operator/{ns}/{name}");
     let value = secret_value(&sm_name).await.expect("the proxy's secret");
     assert_eq!(value, ("admin".into(), "Sup3r-Secret-Passw0rd".into()));

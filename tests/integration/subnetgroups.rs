@@ -11,7 +11,8 @@ use crate::common::{self, Operator, calls, is_ready, setup, unique, wait_dbi, wa
 
 pub(crate) use crate::common::coffee_subnets;
 
-fn group(name: &str, rds_name: &str, subnets: &[String]) -> DBSubnetGroup {
+/// A DBSubnetGroup `name` of the RDS group `rds_name` over `subnets`.
+pub(crate) fn group(name: &str, rds_name: &str, subnets: &[String]) -> DBSubnetGroup {
     serde_json::from_value(json!({
         "apiVersion": "rds.operator.rs/v1alpha1",
         "kind": "DBSubnetGroup",

@@ -179,19 +179,15 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     maintenance(f, &mut plan, &mut fields, o);
     retag(&mut plan, &mut fields, cluster, o);
     password_secret_owner(f, &mut plan);
-    if let Some(password) = password.as_ref().or(managed_password(f).as_ref())
-        && let Err(message) =
-            super::secret::connection_secret(f, &mut plan, &mut fields, o, password)
-    {
-        return refuse(
-            plan,
-            f,
-            "ConnectionSecretConflict",
-            &message,
-            "SecretConflict",
-        );
-    }
-    plan.status = Some(status_plan(fields, true, synced, false));
+    let password = password.or(managed_password(f));
+    let pending =
+        match super::secret::connection_secret(f, &mut plan, &mut fields, o, password.as_ref()) {
+            Ok(pending) => pending,
+            Err(message) => return super::secret::conflict(plan, f, &message),
+        };
+    plan.status = Some(super::secret::status_with_secret(
+        fields, true, synced, pending,
+    ));
     plan
 }
 

@@ -12,7 +12,7 @@
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
-use super::{Facts, Plan, Step, drift_interval, refuse, status_plan, uid};
+use super::{Facts, Plan, Step, drift_interval, status_plan, uid};
 use crate::crd::{
     ADOPTABLE_BY_TAG, ADOPTED_TAG, DRY_RUN_ANNOTATION, OWNER_NAME_TAG, OWNER_TAG, PAUSED_ANNOTATION,
 };
@@ -183,20 +183,16 @@ pub(super) fn observe(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
         ),
     };
     let password = super::password::observed_password(f);
-    if let Some(password) = &password
-        && let Err(message) =
-            super::secret::connection_secret(f, &mut plan, &mut fields, o, password)
-    {
-        return refuse(
-            plan,
-            f,
-            "ConnectionSecretConflict",
-            &message,
-            "SecretConflict",
-        );
-    }
+    let pending =
+        match super::secret::connection_secret(f, &mut plan, &mut fields, o, password.as_ref()) {
+            Ok(pending) => pending,
+            Err(message) => return super::secret::conflict(plan, f, &message),
+        };
     let synced = ConditionPlan::new(true, "Observed", message);
-    plan.status = Some(status_plan(fields, o.status == "available", synced, false));
+    let available = o.status == "available";
+    plan.status = Some(super::secret::status_with_secret(
+        fields, available, synced, pending,
+    ));
     plan
 }
 

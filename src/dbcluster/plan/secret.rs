@@ -12,20 +12,25 @@ use crate::dbcluster::observed::ObservedCluster;
 use crate::sensitive::Sensitive;
 
 /// Plans the connection Secret's write when its content differs from what it should be. Only a
-/// Secret this DBCluster controls is ever updated; Err: a Secret of that name is someone else's.
+/// Secret this DBCluster controls is ever updated. Ok(Some(why)): the spec asks for a Secret that
+/// cannot be written yet (no endpoint, the password not known), and Ready waits for it
+/// (`conditions::ready_with_secret`); Err: a Secret of that name is someone else's.
 pub(super) fn connection_secret(
     f: &Facts,
     plan: &mut Plan,
     fields: &mut DBClusterStatus,
     o: &ObservedCluster,
-    password: &Sensitive,
-) -> Result<(), String> {
+    password: Option<&Sensitive>,
+) -> Result<Option<String>, String> {
     let cluster = &f.cluster;
     let Some(wanted) = &cluster.spec.connection.connection_secret else {
-        return Ok(());
+        return Ok(None);
     };
     let (Some(own), Some(port)) = (o.endpoint.as_deref(), o.port) else {
-        return Ok(());
+        return Ok(Some("RDS reports no endpoint for the cluster yet".into()));
+    };
+    let Some(password) = password else {
+        return Ok(Some("the master password is not known".into()));
     };
     // A member of a global database writes through the global writer endpoint (it reaches the
     // primary's writer, wherever that is, before and after a switchover) and reads through its
@@ -72,5 +77,35 @@ pub(super) fn connection_secret(
         SecretWrite::Nothing => {}
     }
     fields.connection_secret = Some(wanted.name.clone());
-    Ok(())
+    Ok(None)
+}
+
+/// The status to write once the connection Secret is planned: Ready only when it holds the
+/// cluster (`pending`: why not).
+pub(super) fn status_with_secret(
+    fields: DBClusterStatus,
+    available: bool,
+    synced: crate::managed::plan::ConditionPlan,
+    pending: Option<String>,
+) -> crate::managed::plan::GroupStatus<DBClusterStatus> {
+    let mut status = super::status_plan(fields, available, synced, false);
+    status.ready = crate::managed::conditions::ready_with_secret(status.ready, pending);
+    status
+}
+
+/// A Secret of that name is someone else's: reported, and not Ready (it does not hold this
+/// cluster).
+pub(super) fn conflict(plan: Plan, f: &Facts, message: &str) -> Plan {
+    let mut plan = super::refuse(
+        plan,
+        f,
+        "ConnectionSecretConflict",
+        message,
+        "SecretConflict",
+    );
+    if let Some(status) = plan.status.as_mut() {
+        let ready = status.ready.clone();
+        status.ready = crate::managed::conditions::ready_with_secret(ready, Some(message.into()));
+    }
+    plan
 }

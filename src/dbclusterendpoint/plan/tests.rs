@@ -205,3 +205,58 @@ fn its_secret_names_the_endpoint_with_the_clusters_credentials_and_only_its_own(
     assert_eq!(reason(&refused), "ConnectionSecretConflict");
     assert!(own(&refused).is_empty());
 }
+
+#[test]
+fn ready_only_once_the_secret_it_asks_for_can_hold_the_endpoint() {
+    let wanted = |f: &mut Facts| {
+        f.group.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
+            name: "reports-db".into(),
+            extra_keys: Default::default(),
+        });
+    };
+    let ready = |p: &Plan| {
+        p.status
+            .as_ref()
+            .map(|s| (s.ready.ok, s.ready.reason.clone()))
+    };
+    for (name, f, expected) in [
+        (
+            "the Secret written in this pass: Ready",
+            with(facts(), |f| {
+                wanted(f);
+                f.observed = Some(observed("available"));
+            }),
+            (true, "Available"),
+        ),
+        (
+            "the cluster's password not known: not Ready",
+            with(facts(), |f| {
+                wanted(f);
+                f.observed = Some(observed("available"));
+                f.extra.password = None;
+            }),
+            (false, "ConnectionSecretPending"),
+        ),
+        (
+            "no address from RDS yet: not Ready",
+            with(facts(), |f| {
+                wanted(f);
+                let mut o = observed("available");
+                o.endpoint = None;
+                f.observed = Some(o);
+            }),
+            (false, "ConnectionSecretPending"),
+        ),
+        (
+            "no Secret asked for, no password: Ready as RDS has it",
+            with(facts(), |f| {
+                f.observed = Some(observed("available"));
+                f.extra.password = None;
+            }),
+            (true, "Available"),
+        ),
+    ] {
+        let got = ready(&plan(&f));
+        assert_eq!(got, Some((expected.0, expected.1.to_owned())), "{name}");
+    }
+}

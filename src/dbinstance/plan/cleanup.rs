@@ -105,6 +105,7 @@ pub fn plan(f: &Facts) -> Plan {
                 fields.last_drift = previous.last_drift;
                 let message = format!("RDS instance {identifier} is being deleted");
                 plan.status = Some(StatusPlan {
+                    secret_pending: None,
                     held: false,
                     fields,
                     ready: None,

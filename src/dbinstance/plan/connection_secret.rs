@@ -100,3 +100,35 @@ pub(super) fn password_secret_owner(f: &Facts, plan: &mut Plan) {
         }));
     }
 }
+
+/// Why the connection Secret the spec asks for will not hold the instance once this plan's steps
+/// are made (None: it will, or none is asked for): it is not there and not written, it is someone
+/// else's, or the password it must hold is not known. Ready waits for it
+/// (`conditions::ready_with_secret`).
+pub(super) fn pending(f: &Facts, steps: &[Step]) -> Option<String> {
+    let wanted = f.db.spec.connection.connection_secret.as_ref()?;
+    let written = steps.iter().any(|s| {
+        matches!(s, Step::Secret(SecretStep::WriteConnection { name, .. }) if *name == wanted.name)
+    });
+    if written {
+        return None;
+    }
+    let whose = crate::database::password::Whose {
+        kind: "DBInstance",
+        engine: &f.db.spec.engine,
+        generated_secret: spec::generated_secret_name(&f.db),
+        owner_reference: tenancy::secrets_owner_referenced(&f.db),
+    };
+    let known = matches!(
+        crate::database::password::choose(&f.password, &whose),
+        Ok((Some(_), _))
+    );
+    match f.connection_secret.as_ref() {
+        Some(s) if !crate::database::secret::controlled_by(&s.metadata, &f.db) => {
+            Some(not_ours(&wanted.name, "DBInstance"))
+        }
+        _ if !known => Some("the master password is not known".into()),
+        None => Some(format!("Secret {} is not written yet", wanted.name)),
+        Some(_) => None,
+    }
+}

@@ -351,6 +351,7 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
     let mut fields = previous;
     fields.dry_run = Some(dry_run);
     plan.status = Some(StatusPlan {
+        secret_pending: None,
         held: true,
         fields,
         ready: Some(ready),

@@ -50,7 +50,12 @@ pub fn plan(facts: &Facts) -> Plan {
     let mut plan = if facts.db.metadata.deletion_timestamp.is_some() {
         cleanup::plan(facts)
     } else {
-        apply::plan(facts)
+        let mut plan = apply::plan(facts);
+        // Where Ready follows RDS's state, it also waits for the connection Secret.
+        if let Some(status) = plan.status.as_mut().filter(|s| s.reports_rds_state()) {
+            status.secret_pending = connection_secret::pending(facts, &plan.steps);
+        }
+        plan
     };
     if let Some(status) = plan.status.as_mut() {
         status.fields.advisories = tenancy::password_advisory(&facts.db).into_iter().collect();

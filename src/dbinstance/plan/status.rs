@@ -6,7 +6,7 @@ use kube::runtime::events::EventType;
 
 use crate::dbinstance::drift::Diff;
 use crate::dbinstance::{DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
-use crate::managed::conditions::{conditions, failed, last};
+use crate::managed::conditions::{conditions, failed, last, ready_with_secret};
 use crate::rds_state::restorable_time;
 use crate::rds_state::{ObservedInstance, is_transitional};
 
@@ -41,6 +41,7 @@ pub fn finish(
         let (ok, reason, message) = readiness(status.db_instance_status.as_deref().unwrap_or(""));
         ConditionPlan::new(ok, &reason, message)
     });
+    let ready = ready_with_secret(ready, plan.secret_pending.clone());
     let busy = is_transitional(status.db_instance_status.as_deref().unwrap_or(""));
     let before = previous
         .map(|p| p.reported.conditions.as_slice())
@@ -66,6 +67,7 @@ pub fn failure(
     let conditions = previous.map_or(&[][..], |s| &s.reported.conditions[..]);
     let (ready, synced, event) = failed(conditions, reason, message);
     let status = StatusPlan {
+        secret_pending: None,
         held: false,
         fields: previous.cloned().unwrap_or_default(),
         ready: Some(ready),
@@ -85,6 +87,7 @@ pub fn paused(previous: Option<&DBInstanceStatus>) -> (StatusPlan, Option<Planne
     let already = (previous.iter().flat_map(|s| s.reported.conditions.iter()))
         .any(|c| c.type_ == "Synced" && c.reason == "ReconcilePaused");
     let status = StatusPlan {
+        secret_pending: None,
         held: true,
         fields: previous.cloned().unwrap_or_default(),
         ready: Some(ready),
@@ -108,6 +111,7 @@ pub fn observed_plan(
     message: String,
 ) -> StatusPlan {
     StatusPlan {
+        secret_pending: None,
         held: false,
         fields,
         ready: None,

@@ -343,6 +343,9 @@ pub struct StatusPlan {
     /// The spec was not acted on (paused, dry run): observedGeneration stays what it was, so an
     /// edit made meanwhile is still taken as one (not as drift) once the operator acts.
     pub held: bool,
+    /// Why the connection Secret the spec asks for does not hold the instance (Ready turns
+    /// False, `conditions::ready_with_secret`); None: it does, or will once the steps are made.
+    pub secret_pending: Option<String>,
 }
 
 impl StatusPlan {

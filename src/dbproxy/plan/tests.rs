@@ -308,6 +308,68 @@ fn rules() {
             false,
         ),
         (
+            "available, with its Secret asked for and written in this pass: Ready",
+            with(facts(), |f| {
+                f.group.spec.connection_secret = Some(wanted_secret());
+                f.observed = Some(ours(&["coffee-db"]));
+            }),
+            vec!["Secret"],
+            "Synced",
+            true,
+        ),
+        (
+            "available, its Secret asked for, the target's password not known: not Ready",
+            with(facts(), |f| {
+                f.group.spec.connection_secret = Some(wanted_secret());
+                f.observed = Some(ours(&["coffee-db"]));
+                if let Some(c) = f.extra.credentials.as_mut() {
+                    c.password = None;
+                }
+            }),
+            vec![],
+            "AuthSecret",
+            false,
+        ),
+        (
+            "available, its Secret asked for, the target's port not known (0): not Ready",
+            with(facts(), |f| {
+                f.group.spec.connection_secret = Some(wanted_secret());
+                f.observed = Some(ours(&["coffee-db"]));
+                if let Some(c) = f.extra.credentials.as_mut() {
+                    c.port = 0;
+                }
+            }),
+            vec![],
+            "Synced",
+            false,
+        ),
+        (
+            "available, an endpoint's Secret asked for, RDS has no address for it: not Ready",
+            with(facts(), |f| {
+                let mut e = reports(TargetRole::ReadOnly);
+                e.connection_secret = Some(wanted_secret());
+                f.group.spec.endpoints = vec![e];
+                let mut o = ours(&["coffee-db"]);
+                let mut there = observed_endpoint("READ_ONLY");
+                there.endpoint = None;
+                o.endpoints = vec![there];
+                f.observed = Some(o);
+            }),
+            vec![],
+            "Synced",
+            false,
+        ),
+        (
+            "available, no Secret asked for, no credentials yet: Ready as RDS has it",
+            with(facts(), |f| {
+                f.extra.credentials = None;
+                f.observed = Some(ours(&["coffee-db"]));
+            }),
+            vec![],
+            "AuthSecret",
+            true,
+        ),
+        (
             "deleting ours deletes it (and its secret); the targets are not touched",
             deleting(with(facts(), |f| f.observed = Some(ours(&["coffee-db"])))),
             vec!["Delete", "RemoveFinalizer"],
@@ -321,6 +383,10 @@ fn rules() {
         assert_eq!(got_reason, reason, "{name}");
         assert_eq!(got_ready, ready, "{name}: Ready");
     }
+}
+
+fn wanted_secret() -> crate::database::parts::ConnectionSecretSpec {
+    serde_json::from_value(serde_json::json!({"name": "coffee-proxy"})).unwrap()
 }
 
 #[test]

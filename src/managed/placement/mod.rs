@@ -14,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::accounts::Account;
 pub use crate::locations::{Source, Target};
 
+mod regions;
+
 /// Namespace annotation: the AWSAccount a namespace's resources use when they name none.
 pub const ACCOUNT_ANNOTATION: &str = "rds.operator.rs/account";
 /// Namespace annotation: the region a namespace's resources use when they name none.
@@ -38,7 +40,7 @@ pub struct Where {
     /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
     /// is refused (AccountOrRegionMismatch, until they are put back), never a create elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[a-z]{2}(-[a-z]+)+-[0-9]+$"))]
+    #[schemars(regex(pattern = r"^[a-z]{2,4}(-[a-z]+)+-[0-9]+$"))]
     pub region: Option<String>,
 }
 
@@ -122,6 +124,15 @@ pub fn decide(f: &Facts) -> Result<Target, Refusal> {
         .or_else(|| ack(ACK_REGION_ANNOTATION, &f.annotations))
         .or_else(|| ack(ACK_DEFAULT_REGION_ANNOTATION, &f.namespace_annotations))
         .unwrap_or_else(|| f.own_region.to_owned());
+    if !regions::known(&region) {
+        return Err(Refusal {
+            reason: "InvalidSpec",
+            message: format!(
+                "region {region} is not a region of AWS's partitions as the operator's SDK knows \
+                 them (a typo, or a region opened since this release); no call is made"
+            ),
+        });
+    }
     if let Some(name) = f.account_name() {
         let Some(account) = f.account.filter(|a| a.name == name) else {
             return Err(Refusal {

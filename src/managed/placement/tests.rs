@@ -155,6 +155,27 @@ fn where_each_object_is_reached() {
             Err("RegionNotAllowed"),
         ),
         (
+            "a region AWS's partitions do not have (a typo): a spec error, before any account",
+            Some(&prod),
+            |f| {
+                f.account_ref = Some("prod");
+                f.region = Some("eu-west-9");
+            },
+            Err("InvalidSpec"),
+        ),
+        (
+            "a namespace's region AWS's partitions do not have: the same",
+            None,
+            |f| f.namespace_annotations = map(&[(REGION_ANNOTATION, "us-east-7")]),
+            Err("InvalidSpec"),
+        ),
+        (
+            "a region of another partition the SDK knows: placed",
+            None,
+            |f| f.region = Some("cn-north-1"),
+            ok("own", "cn-north-1"),
+        ),
+        (
             "ACK annotations are ignored without --ack-compat",
             None,
             |f| {

@@ -19,6 +19,12 @@ pub async fn sqs() -> aws_sdk_sqs::Client {
     aws_sdk_sqs::Client::new(&emulator_config().await)
 }
 
+/// The emulator's SDK settings (its endpoint, region and default credentials), for a client
+/// whose credentials a test sets.
+pub async fn emulator_sdk_config() -> aws_config::SdkConfig {
+    emulator_config().await
+}
+
 async fn emulator_config() -> aws_config::SdkConfig {
     aws_config::defaults(aws_config::BehaviorVersion::latest())
         .endpoint_url(aws_endpoint())
@@ -280,8 +286,54 @@ pub fn create_proxy_role(name: &str) -> String {
     format!("arn:aws:iam::{account}:role/{name}")
 }
 
-/// One IAM Query call (`body`) in `account`, asserted to succeed.
-fn iam_call(account: &str, body: &str) {
+/// An IAM user of moto's default account whose only policy is `policy`, and an access key of
+/// its own: (key id, secret). The emulator holds every RDS request that key signs to the policy
+/// (moto_ext/access.py).
+pub fn create_policy_user(name: &str, policy: &str) -> (String, String) {
+    let account = "123456789012";
+    let encode = rds_operator::dbinstance::connection::encode;
+    iam_call(
+        account,
+        &format!("Action=CreateUser&Version=2010-05-08&UserName={name}"),
+    );
+    iam_call(
+        account,
+        &format!(
+            "Action=PutUserPolicy&Version=2010-05-08&UserName={name}&PolicyName=shipped&PolicyDocument={}",
+            encode(policy)
+        ),
+    );
+    let answer = iam_call(
+        account,
+        &format!("Action=CreateAccessKey&Version=2010-05-08&UserName={name}"),
+    );
+    let field = |tag: &str| {
+        (answer.split(&format!("<{tag}>")).nth(1))
+            .and_then(|rest| rest.split(&format!("</{tag}>")).next())
+            .unwrap_or_else(|| panic!("{tag} in {answer}"))
+            .to_owned()
+    };
+    (field("AccessKeyId"), field("SecretAccessKey"))
+}
+
+/// The requests the emulator refused an IAM principal (its ARN) under its policies: (action,
+/// resource) each.
+pub fn denied(caller: &str) -> Vec<(String, String)> {
+    let body = moto_ext_get(&format!("/_rds_ext/denied?caller={caller}"))
+        .expect("the emulator lists what it denied");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&body).expect("denied JSON");
+    (rows.iter())
+        .map(|r| {
+            (
+                r["action"].as_str().unwrap_or_default().to_owned(),
+                r["resource"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// One IAM Query call (`body`) in `account`, asserted to succeed; its answer.
+fn iam_call(account: &str, body: &str) -> String {
     let host = emulator_host();
     let mut stream = TcpStream::connect(&host).expect("reach the emulator");
     write!(
@@ -301,6 +353,7 @@ fn iam_call(account: &str, body: &str) {
         response.starts_with("HTTP/1.0 200") || response.starts_with("HTTP/1.1 200"),
         "{body}: {response}"
     );
+    response
 }
 
 /// Credentials of `role` (AssumeRole with the emulator's default ones): (key id, secret, token).

@@ -224,6 +224,7 @@ fn plan_of(
 /// A status that reports the RDS state, with Synced as given.
 fn observed(fields: DBInstanceStatus, ok: bool, reason: &str, message: &str) -> Option<StatusPlan> {
     Some(StatusPlan {
+        secret_pending: None,
         held: false,
         fields,
         ready: None,
@@ -235,6 +236,7 @@ fn observed(fields: DBInstanceStatus, ok: bool, reason: &str, message: &str) -> 
 fn failed(previous: Option<&DBInstanceStatus>, reason: &str, message: &str) -> Option<StatusPlan> {
     let c = ConditionPlan::new(false, reason, message);
     Some(StatusPlan {
+        secret_pending: None,
         held: false,
         fields: previous.cloned().unwrap_or_default(),
         ready: Some(c.clone()),

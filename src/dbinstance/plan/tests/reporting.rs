@@ -43,6 +43,7 @@ fn aws_errors_are_reported_by_class() {
 #[test]
 fn the_written_status_takes_rds_answers() {
     let planned = StatusPlan {
+        secret_pending: None,
         held: false,
         fields: creating_fields(Some("pw")),
         ready: None,

@@ -695,3 +695,62 @@ fn drift_policy_report_still_applies_the_users_edits() {
         ),
     ]);
 }
+
+/// Ready means the connection Secret holds the instance: where Ready follows RDS's state, a
+/// Secret the spec asks for that this pass does not write and does not hold it turns it False.
+#[test]
+fn ready_waits_for_the_connection_secret_it_asks_for() {
+    let wants = |f: &mut Facts| {
+        f.db.spec.connection.connection_secret = Some(ConnectionSecretSpec {
+            name: "coffee-db".into(),
+            extra_keys: BTreeMap::new(),
+        });
+    };
+    let ready = |f: &Facts| {
+        let plan = plan(f);
+        let status = plan.status.as_ref().expect("a status");
+        let done = status::finish(status, None, None, Some(1), "2026-12-05T00:00:00Z");
+        let ready = (done.reported.conditions.iter())
+            .find(|c| c.type_ == "Ready")
+            .expect("Ready");
+        (ready.status.clone(), ready.reason.clone())
+    };
+    let mut foreign = connection_secret(UID, "Sup3r-Secret");
+    foreign.metadata.owner_references = None;
+    foreign.metadata.annotations = None;
+    for (name, f, expected) in [
+        ("no Secret asked for", synced(), ("True", "Available")),
+        (
+            "missing, written in this pass",
+            with(synced(), wants),
+            ("True", "Available"),
+        ),
+        (
+            "there and current",
+            with(synced(), |f| {
+                wants(f);
+                f.connection_secret = Some(connection_secret(UID, "Sup3r-Secret"));
+            }),
+            ("True", "Available"),
+        ),
+        (
+            "missing, and the password is not known",
+            with(synced(), |f| {
+                wants(f);
+                f.password = PasswordFacts::NotRead;
+            }),
+            ("False", "ConnectionSecretPending"),
+        ),
+        (
+            "someone else's Secret of that name",
+            with(synced(), |f| {
+                wants(f);
+                f.connection_secret = Some(foreign.clone());
+            }),
+            ("False", "ConnectionSecretConflict"),
+        ),
+    ] {
+        let (status, reason) = ready(&f);
+        assert_eq!((status.as_str(), reason.as_str()), expected, "{name}");
+    }
+}
