@@ -95,6 +95,9 @@ def _request_tags(action: str, params: dict[str, Any]) -> tuple[dict[str, str], 
 
 def resources(backend: Any, params: dict[str, Any], account: str, region: str) -> list[str]:
     """The ARNs of the resources the request names (none: ``*``)."""
+    from moto.utilities.utils import get_partition
+
+    partition = get_partition(region)
     arns = []
     for parameter, kind in RESOURCE_PARAMETERS.items():
         value = params.get(parameter)
@@ -104,9 +107,9 @@ def resources(backend: Any, params: dict[str, Any], account: str, region: str) -
         if value.startswith("arn:"):
             arns.append(value)
         elif kind == "global-cluster":
-            arns.append(f"arn:aws:rds::{account}:{kind}:{value}")
+            arns.append(f"arn:{partition}:rds::{account}:{kind}:{value}")
         else:
-            arns.append(f"arn:aws:rds:{region}:{account}:{kind}:{value.lower()}")
+            arns.append(f"arn:{partition}:rds:{region}:{account}:{kind}:{value.lower()}")
     if params.get("ResourceName"):
         arns.append(str(params["ResourceName"]))
     return arns or ["*"]

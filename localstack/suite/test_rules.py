@@ -4,6 +4,8 @@ rule was written."""
 
 from __future__ import annotations
 
+import json
+
 import boto3
 import pytest
 from botocore.exceptions import ClientError
@@ -243,6 +245,10 @@ def test_a_presigned_url_is_authenticated_by_its_access_keys_own_secret():
         arn = gov_snapshot("gov")
         iam = boto3.client("iam", region_name="us-east-1")
         iam.create_user(UserName="copier")
+        # Allowed to copy: a request it signs is held to its policies as any other (access.py).
+        iam.put_user_policy(UserName="copier", PolicyName="copy", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17",
+             "Statement": [{"Effect": "Allow", "Action": "rds:*", "Resource": "*"}]}))
         key = iam.create_access_key(UserName="copier")["AccessKey"]
         for access_key, secret in ((key["AccessKeyId"], "not-its-secret"), ("AKIANOONEISSUEDTHIS", "anything")):
             error = refused(presigned_copy, arn=arn, target="refused", key=access_key, secret=secret)

@@ -497,6 +497,30 @@ mod tests {
         };
         let operations = crate::aws_error::called::operations();
         assert!(operations.len() >= 10, "{operations:?}");
+        // And no more: every action an Allow names is one the operator calls, or one AWS
+        // authorizes as part of a call it makes.
+        let part_of_a_call = [
+            // CreateDBProxy passes the proxy's role to RDS.
+            "iam:PassRole",
+            // CreateSecret with tags also authorizes TagResource.
+            "secretsmanager:TagResource",
+            // DeleteMessageBatch authorizes as DeleteMessage.
+            "sqs:DeleteMessage",
+        ];
+        for statement in statements.iter().filter(|s| s["Effect"] == "Allow") {
+            let actions = match &statement["Action"] {
+                serde_json::Value::Array(a) => a.iter().filter_map(|a| a.as_str()).collect(),
+                a => vec![a.as_str().expect("an action")],
+            };
+            for action in actions {
+                let called =
+                    (action.split_once(':')).is_some_and(|(_, op)| operations.contains(&op));
+                assert!(
+                    called || part_of_a_call.contains(&action),
+                    "{action} is allowed, and the operator never calls it"
+                );
+            }
+        }
         let mut sqs = 0;
         for operation in operations {
             let action = match operation {
