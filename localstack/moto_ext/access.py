@@ -6,7 +6,7 @@ it is on), it authorizes every RDS request against the resource ``*`` (so a stat
 ``arn:aws:rds:*:*:db:*`` never applies), and of the condition operators it evaluates only
 ``StringEquals``, with the one key ``sts:ExternalId`` (every other key reads as absent; every
 other operator, ``Null`` included, as met). Here, a request signed with the access key of an IAM
-user (or of an assumed role) that moto's IAM has is held to that principal's identity-based
+user that moto's IAM has is held to that user's identity-based
 policies as AWS evaluates them ("Policy evaluation logic", reference_policies_evaluation-logic.html):
 an explicit Deny wins, else an Allow is needed, for every resource the request names (the
 Service Authorization Reference's resource types for RDS: db, cluster, subgrp, pg, cluster-pg,
@@ -55,8 +55,8 @@ DENIED: list[dict[str, str]] = []
 
 
 def caller_of(headers: Any) -> str | None:
-    """The IAM user or role whose access key signed the request, as an ARN; None for a key
-    moto's IAM does not have."""
+    """The IAM user whose access key signed the request, as an ARN; None for a key moto's IAM
+    does not have, or an assumed role's."""
     from moto.iam.models import iam_backends
 
     found = re.search(r"Credential=([A-Z0-9]+)/", str(headers.get("Authorization", "")))
@@ -68,8 +68,10 @@ def caller_of(headers: Any) -> str | None:
         key = backend.access_keys.get(key_id)
         if key is None:
             continue
+        # An assumed role's session is not held here (yet): the test bed's member roles carry a
+        # trust policy only (tests/integration/common: create_role).
         if key.role_arn:
-            return str(key.role_arn)
+            return None
         if key.user_name:
             return f"arn:aws:iam::{account_id}:user/{key.user_name}"
     return None

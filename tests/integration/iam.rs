@@ -40,7 +40,21 @@ async fn under_the_shipped_policy_no_call_is_denied_and_a_call_outside_it_is() {
         .await
         .expect("create the instance");
     wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
-    let patch = json!({"spec": {"allocatedStorage": 25, "backupRetentionPeriod": 3}});
+    // A change that names a parameter group made outside the operator (no owner tag): RDS
+    // authorizes ModifyDBInstance on the group as well (NameAnyGroupInAChange).
+    let parameters = unique("iam-pg");
+    (rds.create_db_parameter_group())
+        .db_parameter_group_name(&parameters)
+        .db_parameter_group_family("mysql8.0")
+        .description("made outside the operator")
+        .send()
+        .await
+        .expect("a parameter group of no owner");
+    let patch = json!({"spec": {
+        "allocatedStorage": 25,
+        "backupRetentionPeriod": 3,
+        "dbParameterGroupName": parameters,
+    }});
     (api.patch("db", &PatchParams::default(), &Patch::Merge(&patch)))
         .await
         .expect("change the instance");
@@ -52,7 +66,10 @@ async fn under_the_shipped_policy_no_call_is_denied_and_a_call_outside_it_is() {
             .await
             .ok()?;
         let db = out.db_instances().first()?;
-        (db.allocated_storage() == Some(25) && db.backup_retention_period() == Some(3))
+        let group = (db.db_parameter_groups().first())
+            .and_then(|g| g.db_parameter_group_name())
+            .is_some_and(|name| name == parameters);
+        (db.allocated_storage() == Some(25) && db.backup_retention_period() == Some(3) && group)
             .then_some(())
     })
     .await;
