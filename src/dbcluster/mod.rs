@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
+mod act;
 pub mod aws;
 mod blue_green;
 pub mod controller;
@@ -19,6 +20,7 @@ pub mod drift;
 mod global;
 pub mod observed;
 pub mod plan;
+mod read;
 pub mod restore;
 
 use crate::crd::{LocalRef, Tag};

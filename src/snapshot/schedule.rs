@@ -63,7 +63,15 @@ struct Ticks {
 }
 
 fn ticks<K: SnapshotKind>(f: &Facts<K>, cron: &Cron) -> Ticks {
-    let now = DateTime::parse_from_rfc3339(&f.now).map_or_else(|_| Utc::now(), |t| t.to_utc());
+    // The read step's time: a plan never reads the clock. An unreadable one knows no tick, so
+    // nothing is taken and the schedule is looked at again after the busy interval.
+    let Ok(now) = DateTime::parse_from_rfc3339(&f.now).map(|t| t.to_utc()) else {
+        return Ticks {
+            last: None,
+            next: None,
+            now: DateTime::UNIX_EPOCH,
+        };
+    };
     let made = (f.group.meta().creation_timestamp.as_ref())
         .and_then(|t| DateTime::from_timestamp(t.0.as_second(), 0))
         .unwrap_or(now);

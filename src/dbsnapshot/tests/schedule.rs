@@ -141,6 +141,12 @@ fn a_tick_is_taken_once_named_after_it_and_only_the_last_after_a_gap() {
             vec![ours("nightly-20261202030000", "creating")],
             vec![],
         ),
+        (
+            "a time the read step could not give: no tick is known, none taken",
+            "not a time",
+            vec![],
+            vec![],
+        ),
     ];
     for (case, now, series, want) in cases {
         let p = plan(&facts(now, series));
