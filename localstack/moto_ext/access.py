@@ -77,21 +77,17 @@ def caller_of(headers: Any) -> str | None:
     return None
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
-
-
 def _request_tags(action: str, params: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
     """aws:RequestTag/* and aws:TagKeys of the request."""
     tags = {}
     # moto's parsed parameters answer RDS's names (an XFormedDict holds them snake_case).
-    for tag in _list(params.get("Tags") or []):
+    for tag in trust._list(params.get("Tags") or []):
         key = tag.get("Key") if hasattr(tag, "get") else None
         if key is not None:
             tags[str(key)] = str(tag.get("Value") or "")
     keys = list(tags)
     if action == "RemoveTagsFromResource":
-        keys = [str(k) for k in _list(params.get("TagKeys") or [])]
+        keys = [str(k) for k in trust._list(params.get("TagKeys") or [])]
     return tags, keys
 
 
@@ -159,7 +155,7 @@ def condition_holds(condition: dict[str, Any], request_tags: dict[str, str], tag
             values = _values(key, request_tags, tag_keys, resource_tags)
             if values is None:
                 return None
-            wanted = [str(w) for w in _list(wanted)]
+            wanted = [str(w) for w in trust._list(wanted)]
             if base == "Null":
                 if (not values) != (wanted[0].lower() == "true"):
                     return False
@@ -180,14 +176,13 @@ def decide(documents: list[dict[str, Any]], action: str, arn: str, request_tags:
     """"Allow", "Deny" (explicit) or "" (no Allow: implicitly denied) for one resource."""
     allowed = False
     for document in documents:
-        for statement in _list(document.get("Statement", [])):
+        for statement in trust._list(document.get("Statement", [])):
             if "NotAction" in statement or "NotResource" in statement:
                 continue
-            if not any(fnmatch.fnmatchcase(action.lower(), str(a).lower())
-                       for a in _list(statement.get("Action", []))):
+            if not trust._action_matches(statement.get("Action", []), action):
                 continue
             if not any(fnmatch.fnmatchcase(arn, str(r)) or str(r) == "*"
-                       for r in _list(statement.get("Resource", []))):
+                       for r in trust._list(statement.get("Resource", []))):
                 continue
             holds = condition_holds(statement.get("Condition", {}), request_tags, tag_keys,
                                     resource_tags)

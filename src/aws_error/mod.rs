@@ -64,6 +64,11 @@ impl AwsError {
         self.class == ErrorClass::InvalidInput && matches!(self.meaning(), Some(Meaning::Spec(_)))
     }
 
+    /// Whether AWS throttled the call (the table's throttling codes, whichever service answers).
+    pub fn throttled(&self) -> bool {
+        self.class == ErrorClass::Retryable && self.meaning() == Some(Meaning::Throttled)
+    }
+
     /// Whether the resource is in another operation (an answer: AWS is up).
     pub fn busy(&self) -> bool {
         self.class == ErrorClass::Retryable && self.meaning() == Some(Meaning::Busy)
@@ -83,24 +88,12 @@ impl AwsError {
         use crate::silence::Heard;
         match self.unavailable() {
             _ if self.code == "RequestNotSent" => None,
-            true if THROTTLING.contains(&self.code.as_str()) => Some(Heard::Throttled),
+            true if self.throttled() => Some(Heard::Throttled),
             true => Some(Heard::Nothing),
             false => Some(Heard::Answer),
         }
     }
 }
-
-/// The codes of a throttled call, whichever service answers.
-pub(crate) const THROTTLING: &[&str] = &[
-    "Throttling",
-    "ThrottlingException",
-    "ThrottledException",
-    "RequestThrottled",
-    "RequestThrottledException",
-    "TooManyRequestsException",
-    "RequestLimitExceeded",
-    "PriorRequestNotComplete",
-];
 
 /// Classifies an AWS error code as the answer to `operation` (no code: the request never got an
 /// AWS answer).

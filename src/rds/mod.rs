@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use aws_sdk_rds::types::Tag as RdsTag;
 use secrecy::SecretString;
 
-use crate::aws_error::{AwsError, ErrorClass, THROTTLING, aws_error};
+use crate::aws_error::{AwsError, ErrorClass, aws_error};
 use crate::lock;
 use crate::rds_state::AwsIdentity;
 use crate::silence::Heard;
@@ -123,9 +123,7 @@ pub fn outcome<T>(result: &Result<T, AwsError>) -> &'static str {
     match result {
         Ok(_) => "ok",
         Err(e) if e.wait.is_some() => "refused",
-        Err(e) if e.class == ErrorClass::Retryable && THROTTLING.contains(&e.code.as_str()) => {
-            "throttled"
-        }
+        Err(e) if e.throttled() => "throttled",
         Err(e) => match e.class {
             ErrorClass::Retryable => "retryable_error",
             ErrorClass::NotFound => "not_found",

@@ -16,16 +16,11 @@ async fn under_the_shipped_policy_no_call_is_denied_and_a_call_outside_it_is() {
     let policy = include_str!("../../deploy/iam-policy.json");
     let (key, secret) = common::create_policy_user(&user, policy);
     let caller = format!("arn:aws:iam::123456789012:user/{user}");
-    let args: Vec<String> = ["--namespace", &ns, "--busy-poll-interval", "1s"]
-        .iter()
-        .chain(&["--drift-interval", "5s"])
-        .map(|a| a.to_string())
-        .collect();
     let env = [
         ("AWS_ACCESS_KEY_ID", key.as_str()),
         ("AWS_SECRET_ACCESS_KEY", secret.as_str()),
     ];
-    let _operator = Operator::spawn(&args, common::kubeconfig(), &env);
+    let _operator = Operator::start_with_env(&ns, &[], &env);
 
     // A DB subnet group of its own and the Coffee Manage instance in it: made, changed, deleted
     // (with its final snapshot, the default deletionPolicy).

@@ -113,12 +113,7 @@ pub(super) fn pending(f: &Facts, steps: &[Step]) -> Option<String> {
     if written {
         return None;
     }
-    let whose = crate::database::password::Whose {
-        kind: "DBInstance",
-        engine: &f.db.spec.engine,
-        generated_secret: spec::generated_secret_name(&f.db),
-        owner_reference: tenancy::secrets_owner_referenced(&f.db),
-    };
+    let whose = super::password::whose(f);
     let known = matches!(
         crate::database::password::choose(&f.password, &whose),
         Ok((Some(_), _))

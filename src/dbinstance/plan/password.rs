@@ -9,15 +9,19 @@ use super::types::{Facts, Plan, Sensitive, Step};
 pub use crate::database::password::PasswordProblem;
 use crate::database::password::{Whose, choose};
 
-/// The password to send or write ([`choose`]); plans the write of a newly generated one.
-pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, PasswordProblem> {
-    let whose = Whose {
+/// Whose password it is, as [`choose`] asks.
+pub(super) fn whose(f: &Facts) -> Whose<'_> {
+    Whose {
         kind: "DBInstance",
         engine: &f.db.spec.engine,
         generated_secret: spec::generated_secret_name(&f.db),
         owner_reference: tenancy::secrets_owner_referenced(&f.db),
-    };
-    let (password, write) = choose(&f.password, &whose)?;
+    }
+}
+
+/// The password to send or write ([`choose`]); plans the write of a newly generated one.
+pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, PasswordProblem> {
+    let (password, write) = choose(&f.password, &whose(f))?;
     if let Some(write) = write {
         plan.step(Step::Secret(write));
     }

@@ -19,6 +19,11 @@ impl Operator {
     }
 
     pub fn start_with(namespace: &str, extra_args: &[&str]) -> Operator {
+        Self::start_with_env(namespace, extra_args, &[])
+    }
+
+    /// [`Operator::start_with`], with these environment variables too (its own AWS keys, say).
+    pub fn start_with_env(namespace: &str, extra_args: &[&str], env: &[(&str, &str)]) -> Operator {
         let mut args: Vec<String> = ["--namespace", namespace, "--busy-poll-interval", "1s"]
             .iter()
             .map(|a| a.to_string())
@@ -27,7 +32,7 @@ impl Operator {
             args.extend(["--drift-interval".to_string(), "5s".to_string()]);
         }
         args.extend(extra_args.iter().map(|a| a.to_string()));
-        Self::spawn(&args, kubeconfig(), &[])
+        Self::spawn(&args, kubeconfig(), env)
     }
 
     /// The operator binary with exactly these arguments (plus --metrics-addr on a free port), this
