@@ -30,9 +30,12 @@ fi
 export AWS_REGION=${AWS_REGION:-us-east-1}
 export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-test}
 
-# moto's own RDS tests with moto_ext loaded (in-process, about 30 s): a failure not listed in
-# localstack/suite/known_failures.txt, with the AWS page that shows RDS does otherwise, fails here.
-localstack/moto.sh suite -W ignore::DeprecationWarning --tb=short
+# moto's own RDS tests with moto_ext loaded (in-process, about 30 s), beside the crate's build
+# below: a failure not listed in localstack/suite/known_failures.txt, with the AWS page that shows
+# RDS does otherwise, fails the run.
+suite_log=$(mktemp)
+localstack/moto.sh suite -W ignore::DeprecationWarning --tb=short >"$suite_log" 2>&1 &
+suite=$!
 
 # mysql2, the Coffee Manage app's driver, for the tests that connect with a Secret's uri.
 tests/env/clients.sh
@@ -40,15 +43,21 @@ tests/env/clients.sh
 tests/env/node.sh install
 
 # Every target is built first (the benches too, which run only under `cargo bench`: they measure,
-# and test nothing); then the unit tests, the integration tests four at a time (they wait on the
-# emulator's delays far more than they compute: 352 s for 99 tests on 2 cores, where three at a
-# time took 466 s), and the node tests.
-cargo test --locked --all-targets --no-run
+# and test nothing); then the unit tests, the integration tests eight at a time (they wait on the
+# emulator's delays far more than they compute: 136 tests took 641 s four at a time and 351 s eight
+# at a time, the two cores 60 % idle at four), and the node tests, all four at once (they share one
+# node and wait on its Pods).
+status=0
+cargo test --locked --all-targets --no-run || status=$?
+wait "$suite" || status=$?
+cat "$suite_log"
+[ "$status" = 0 ] || exit "$status"
 cargo test --locked --lib --bins -- --show-output
-cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-4}"
+cargo test --locked --test integration -- --show-output --test-threads "${INTEGRATION_TEST_THREADS:-8}"
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
 # release build of the crate.
-OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output
+OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output \
+  --test-threads "${NODE_TEST_THREADS:-4}"
 
 # Every reply the emulator gave kept RDS's service model (kept only where it runs strict).
 if violations=$(curl -sf "$AWS_ENDPOINT_URL/_rds_ext/model-violations") && [ "$violations" != "[]" ]; then

@@ -68,6 +68,10 @@ impl Listed for Pending {
     fn key(&self) -> String {
         self.key.clone()
     }
+    /// A new, changed or gone action of an instance is news to its DBInstance.
+    fn instance(&self) -> Option<&str> {
+        self.key.strip_prefix("db:")
+    }
     async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
         rds.pending_maintenance_pages().await
     }

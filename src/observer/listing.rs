@@ -24,7 +24,7 @@ use crate::rds::Rds;
 
 /// A resource type the observer lists: what it is called, how a page of them is read, and how one
 /// is found.
-pub trait Listed: Clone + Send + Sync + 'static {
+pub trait Listed: Clone + PartialEq + Send + Sync + 'static {
     /// What the listing is, in the operator's log ("the clusters").
     const WHAT: &'static str;
     /// The resource type GetResources' ResourceTypeFilters name it by, when its pages lack its
@@ -42,6 +42,12 @@ pub trait Listed: Clone + Send + Sync + 'static {
     }
     /// Takes its tags, as GetResources has them.
     fn set_tags(&mut self, _tags: BTreeMap<String, String>) {}
+    /// The DB instance it is about, when a change of it is news to that instance's DBInstance
+    /// (pending maintenance): a listing that finds it changed wakes that DBInstance, as the
+    /// instance poll does, instead of leaving it to the settled requeue (ten drift intervals).
+    fn instance(&self) -> Option<&str> {
+        None
+    }
     /// Every one of the account and region, page by page.
     fn list(rds: &Rds) -> impl Future<Output = Result<Vec<Self>, AwsError>> + Send;
 }
@@ -201,8 +207,8 @@ impl<T: Listed> Listing<T> {
     }
 
     /// One listing, with the tags `tags` has for it; the snapshot is replaced only when every page
-    /// was read.
-    async fn poll(&self, rds: &Rds, tags: &Tags) -> Result<(), AwsError> {
+    /// was read. The DB instances whose entries changed ([`Listing::take`]).
+    async fn poll(&self, rds: &Rds, tags: &Tags) -> Result<Vec<String>, AwsError> {
         let started = Instant::now();
         let mut found = T::list(rds).await?;
         if T::TAGGED_AS.is_some() {
@@ -211,11 +217,28 @@ impl<T: Listed> Listing<T> {
                 item.set_tags(tagged.unwrap_or_default());
             }
         }
+        Ok(self.take(found, started))
+    }
+
+    /// Takes a complete listing that started at `started`; the DB instances whose entries it
+    /// found changed (new, gone or different), as [`Listed::instance`] names them.
+    fn take(&self, found: Vec<T>, started: Instant) -> Vec<String> {
+        let found: HashMap<String, T> = found.into_iter().map(|t| (t.key(), t)).collect();
         let mut state = lock(&self.state);
-        state.found = found.into_iter().map(|t| (t.key(), t)).collect();
+        let changed = |a: &HashMap<String, T>, b: &HashMap<String, T>| {
+            (a.iter())
+                .filter(|(key, t)| b.get(*key) != Some(*t))
+                .filter_map(|(_, t)| t.instance().map(str::to_owned))
+                .collect::<Vec<_>>()
+        };
+        let mut instances = changed(&found, &state.found);
+        instances.extend(changed(&state.found, &found));
+        instances.sort();
+        instances.dedup();
+        state.found = found;
         state.mutated.retain(|_, at| *at >= started);
         state.read_at = Some(started);
-        Ok(())
+        instances
     }
 }
 
@@ -224,7 +247,11 @@ pub(super) trait Poll: Send + Sync {
     fn wanted(&self) -> bool;
     fn what(&self) -> &'static str;
     fn tagged_as(&self) -> Option<&'static str>;
-    fn poll<'a>(&'a self, rds: &'a Rds, tags: &'a Tags) -> BoxFuture<'a, Result<(), AwsError>>;
+    fn poll<'a>(
+        &'a self,
+        rds: &'a Rds,
+        tags: &'a Tags,
+    ) -> BoxFuture<'a, Result<Vec<String>, AwsError>>;
 }
 
 impl<T: Listed> Poll for Listing<T> {
@@ -237,7 +264,11 @@ impl<T: Listed> Poll for Listing<T> {
     fn tagged_as(&self) -> Option<&'static str> {
         T::TAGGED_AS
     }
-    fn poll<'a>(&'a self, rds: &'a Rds, tags: &'a Tags) -> BoxFuture<'a, Result<(), AwsError>> {
+    fn poll<'a>(
+        &'a self,
+        rds: &'a Rds,
+        tags: &'a Tags,
+    ) -> BoxFuture<'a, Result<Vec<String>, AwsError>> {
         Box::pin(Listing::poll(self, rds, tags))
     }
 }
@@ -382,5 +413,50 @@ mod tests {
                 .is_none(),
             "never listed"
         );
+    }
+
+    /// A listed entry about an instance (as pending maintenance is).
+    #[derive(Clone, Debug, PartialEq)]
+    struct About(&'static str, &'static str, &'static str);
+
+    impl Listed for About {
+        const WHAT: &'static str = "test entries";
+        fn key(&self) -> String {
+            self.0.to_owned()
+        }
+        fn instance(&self) -> Option<&str> {
+            (!self.1.is_empty()).then_some(self.1)
+        }
+        async fn list(_: &Rds) -> Result<Vec<Self>, AwsError> {
+            Ok(Vec::new())
+        }
+    }
+
+    #[test]
+    fn a_listing_names_the_instances_whose_entries_it_found_new_changed_or_gone() {
+        let listing = Listing::<About>::default();
+        let take = |found: Vec<About>| listing.take(found, Instant::now());
+        // (the listing found, the instances it names)
+        let rows: Vec<(Vec<About>, Vec<&str>)> = vec![
+            (vec![About("db:a", "a", "x")], vec!["a"]),
+            (vec![About("db:a", "a", "x")], vec![]),
+            (
+                vec![About("db:a", "a", "y"), About("cluster:c", "", "x")],
+                vec!["a"],
+            ),
+            (vec![About("cluster:c", "", "y")], vec!["a"]),
+            (
+                vec![About("db:b", "b", "x"), About("db:a", "a", "x")],
+                vec!["a", "b"],
+            ),
+            (
+                vec![About("db:b", "b", "x"), About("db:a", "a", "x")],
+                vec![],
+            ),
+        ];
+        for (i, (found, named)) in rows.into_iter().enumerate() {
+            assert_eq!(take(found), named, "row {i}");
+            assert!(lock(&listing.state).read_at.is_some(), "row {i}: taken");
+        }
     }
 }

@@ -357,7 +357,7 @@ impl Observer {
                 (Err(_), None) => &Default::default(),
             };
             match tokio::time::timeout(bound, listing.poll(&self.rds, tags)).await {
-                Ok(Ok(())) => {}
+                Ok(Ok(instances)) => self.wake_instances(&instances),
                 Ok(Err(e)) => {
                     warn!(error = %e, "listing {what} failed; their reconciles read them")
                 }
@@ -488,6 +488,16 @@ impl Observer {
         self.loaded.send_replace(true);
         debug!(woken = woken.len(), "RDS poll absorbed");
         self.wake_all(woken);
+    }
+
+    /// Wakes the DBInstances of these instances (those the snapshot knows an owner of).
+    fn wake_instances(&self, identifiers: &[String]) {
+        let state = lock(&self.state);
+        let owners = (identifiers.iter())
+            .filter_map(|id| state.snapshot.get(id).and_then(|e| owner(&e.instance)))
+            .collect();
+        drop(state);
+        self.wake_all(owners);
     }
 
     fn wake_all(&self, woken: Vec<Owner>) {
@@ -642,6 +652,26 @@ mod tests {
             o.absorb(vec![at(time)], Instant::now());
             assert_eq!(!drain(&mut rx).is_empty(), woken, "{time}");
         }
+    }
+
+    #[test]
+    fn a_listing_change_about_an_instance_wakes_its_dbinstance_only() {
+        let o = observer();
+        let mut rx = o.wake.subscribe();
+        let t0 = Instant::now();
+        o.absorb(
+            vec![
+                instance("a", "available", Some("shop/a")),
+                instance("foreign", "available", None),
+            ],
+            t0,
+        );
+        drain(&mut rx);
+        let named = ["a", "foreign", "unknown"].map(str::to_owned);
+        o.wake_instances(&named);
+        assert_eq!(drain(&mut rx), vec!["shop/a"]);
+        o.wake_instances(&[]);
+        assert!(drain(&mut rx).is_empty());
     }
 
     #[test]

@@ -17,6 +17,9 @@ use crate::common::{
 
 const ACTION: &str = "system-update";
 
+/// How soon a listing's change reaches status: a few polls, under the settled requeue.
+const WOKEN: Duration = Duration::from_secs(30);
+
 /// The actions the emulator applied to an instance: (opt-in type, when, epoch seconds).
 fn applied(identifier: &str) -> Vec<(String, f64)> {
     let body = common::moto_ext_get(&format!("/_rds_ext/maintenance?identifier={identifier}"))
@@ -84,13 +87,15 @@ async fn pending_maintenance_is_listed_never_applied_under_report_and_applied_on
         assert!(common::moto_ext_post(&path), "inject {path}");
     }
 
-    // Listed in status; under NextWindow opted in once for a window two days away.
-    wait_dbi(&api, "report", "the action listed", TIMEOUT, |db| {
+    // Listed in status; under NextWindow opted in once for a window two days away. The listing
+    // that finds the action wakes the DBInstance (a poll is 5 s here), long before its settled
+    // requeue (ten drift intervals, 50 s) would look again.
+    wait_dbi(&api, "report", "the action listed", WOKEN, |db| {
         listed(db) == vec![(ACTION.to_owned(), None)]
     })
     .await;
     let opted = Some("next-maintenance".to_owned());
-    wait_dbi(&api, "next", "the action opted in", TIMEOUT, |db| {
+    wait_dbi(&api, "next", "the action opted in", WOKEN, |db| {
         listed(db) == vec![(ACTION.to_owned(), opted.clone())]
     })
     .await;
