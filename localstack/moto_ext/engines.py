@@ -287,13 +287,17 @@ class Server:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise EngineError(f"the {self.family} server of {self.identifier} exited; see {self.dir}/server.log")
-            # Its own socket file too: a TCP answer alone may come from another process still on
-            # the address.
+            # Its own socket too: a TCP answer alone may come from another process still on the
+            # address. Connected to, not only present: the file exists from its bind, and a
+            # connection before its listen is refused (a loaded machine widened that gap until
+            # the first statement on it failed).
             own = self.socket if self.family == "mariadb" else os.path.join(self.dir, f".s.PGSQL.{self.port}")
             try:
-                with socket.create_connection((self.address, self.port), timeout=0.5):
-                    if os.path.exists(own):
-                        return
+                with socket.create_connection((self.address, self.port), timeout=0.5), \
+                        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
+                    unix.settimeout(0.5)
+                    unix.connect(own)
+                    return
             except OSError:
                 pass
             time.sleep(0.2)
