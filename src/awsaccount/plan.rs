@@ -8,7 +8,7 @@ use kube::runtime::events::EventType;
 
 use super::{AWSAccount, AWSAccountStatus};
 use crate::crd::has_finalizer;
-use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
+use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus, Requeue};
 use crate::rds_state::AwsIdentity;
 
 /// What an AWSAccount's decision needs.
@@ -88,7 +88,7 @@ pub fn plan(f: &Facts) -> Plan {
         }
         None => return plan,
     };
-    plan.status = Some(GroupStatus {
+    plan.status = Some(KindStatus {
         fields,
         ready,
         synced,
@@ -130,7 +130,7 @@ fn deletion(f: &Facts, fields: AWSAccountStatus, previous: &AWSAccountStatus) ->
         }
         let ready = crate::managed::conditions::last(&previous.reported.conditions, "Ready")
             .unwrap_or_else(|| ConditionPlan::new(false, "InUse", message.clone()));
-        plan.status = Some(GroupStatus {
+        plan.status = Some(KindStatus {
             fields,
             ready,
             synced: ConditionPlan::new(false, "InUse", message),

@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::globalcluster::GlobalCluster;
 use crate::globalcluster::controller::PrimaryCluster;
 use crate::managed::locate::{AccountUsers, Located};
-use crate::managed::plan::GroupStatus;
+use crate::managed::plan::KindStatus;
 use crate::managed::plan::PlannedEvent;
 use crate::managed::references::Referable;
 use crate::managed::references::Referrers;
@@ -69,7 +69,7 @@ impl Referable for DBCluster {
 /// The status after a pass: the plan's fields, with its conditions merged into the previous ones.
 fn settled(
     previous: Option<&DBClusterStatus>,
-    planned: &GroupStatus<DBClusterStatus>,
+    planned: &KindStatus<DBClusterStatus>,
     generation: Option<i64>,
     now: &str,
 ) -> DBClusterStatus {
@@ -201,7 +201,7 @@ impl Managed for DBCluster {
         // What the plan meant to report (a restore under way, say) is not true yet: the fields
         // stay as last written.
         let fields = previous.cloned().unwrap_or_default();
-        let status = GroupStatus {
+        let status = KindStatus {
             fields,
             ready,
             synced,

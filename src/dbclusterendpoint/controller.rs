@@ -1,6 +1,6 @@
 //! The DBClusterEndpoint reconcile: what it reads (the endpoint in RDS; its DBCluster, the member
 //! DBInstances it names, the cluster's password and its own connection Secret) and how it acts;
-//! the shell around them, the deletion and the tag steps are the group kinds' (`managed::groups`).
+//! the shell around them, the deletion and the tag steps are the group kinds' (`managed::named`).
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
@@ -12,7 +12,7 @@ use crate::dbcluster::DBCluster;
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references;
 
 use super::plan::Own;
@@ -20,7 +20,7 @@ use super::{
     Cluster, DBClusterEndpoint, DBClusterEndpointStatus, Members, ObservedClusterEndpoint, Reads,
 };
 
-impl Group for DBClusterEndpoint {
+impl NamedKind for DBClusterEndpoint {
     type Observed = ObservedClusterEndpoint;
     type Extra = Reads;
     type Own = Own;
@@ -35,7 +35,7 @@ impl Group for DBClusterEndpoint {
         at: &Location,
     ) -> Result<(Option<ObservedClusterEndpoint>, Reads), Error> {
         let (name, deleting) = (
-            self.group_name(),
+            self.name_in_rds(),
             self.metadata.deletion_timestamp.is_some(),
         );
         let listed = (at.observer.listing::<ObservedClusterEndpoint>())
@@ -59,7 +59,7 @@ impl Group for DBClusterEndpoint {
             return crate::database::secret::act(&api, self, secret).await;
         }
         let _stale =
-            (at.observer.listing::<ObservedClusterEndpoint>()).changing(&self.group_name());
+            (at.observer.listing::<ObservedClusterEndpoint>()).changing(&self.name_in_rds());
         Ok(at.rds.cluster_endpoint_call(step).await?)
     }
 
@@ -82,7 +82,7 @@ impl Group for DBClusterEndpoint {
         )
     }
 
-    crate::group_fields!(DBClusterEndpointStatus, db_cluster_endpoint_identifier);
+    crate::named_fields!(DBClusterEndpointStatus, db_cluster_endpoint_identifier);
 }
 
 /// The DBCluster (Ready), its members named, its password and the endpoint's Secret.

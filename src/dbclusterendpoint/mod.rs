@@ -2,7 +2,7 @@
 //! READER or ANY, over the members it names (`staticMembers`) or all but those it excludes
 //! (`excludedMembers`), given as DBInstances of the namespace; kept in sync with
 //! ModifyDBClusterEndpoint, deleted with the object, and with a connection Secret of its own (the
-//! endpoint, the cluster's credentials). It runs on the group kinds' skeleton (`managed::groups`):
+//! endpoint, the cluster's credentials). It runs on the group kinds' skeleton (`managed::named`):
 //! read (`controller.rs`), plan (pure, `plan.rs` with its table tests), act (`aws.rs`), report.
 
 pub mod aws;
@@ -180,8 +180,8 @@ pub struct Reads {
 
 impl DBClusterEndpoint {
     /// The RDS identifier: spec.dbClusterEndpointIdentifier or metadata.name, lower-cased.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_cluster_endpoint_identifier.as_ref(),
             self.metadata.name.as_ref(),
         )

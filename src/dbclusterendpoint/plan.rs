@@ -2,7 +2,7 @@
 //! one CreateDBClusterEndpoint once its DBCluster and members resolve, never again once made;
 //! its type and members kept with one ModifyDBClusterEndpoint while RDS reports it available; its
 //! connection Secret written when it differs and only if it is this object's; deletion as every
-//! group kind's (`managed::groups`). Table tests in `plan/tests.rs`.
+//! group kind's (`managed::named`). Table tests in `plan/tests.rs`.
 
 use std::collections::BTreeMap;
 
@@ -10,14 +10,14 @@ use kube::runtime::events::EventType;
 
 use crate::database::connection::ConnectionInfo;
 use crate::database::secret::{SecretStep, connection_write};
-use crate::managed::groups;
+use crate::managed::named;
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
 
 use super::{Cluster, DBClusterEndpoint, DBClusterEndpointStatus, ObservedClusterEndpoint};
 
 /// Everything a decision needs.
-pub type Facts = groups::Facts<DBClusterEndpoint>;
+pub type Facts = named::Facts<DBClusterEndpoint>;
 
 /// A call or write only this kind makes.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,17 +43,17 @@ pub enum Own {
 }
 
 /// One call or write.
-pub type Step = groups::Step<Own>;
+pub type Step = named::Step<Own>;
 
 /// What one reconcile does and reports.
-pub type Plan = groups::GroupPlan<DBClusterEndpoint>;
+pub type Plan = named::NamedPlan<DBClusterEndpoint>;
 
 /// The one decision of a reconcile of a DBClusterEndpoint.
 pub fn plan(f: &Facts) -> Plan {
-    groups::plan(f, |plan, desired| apply(f, plan, desired))
+    named::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
-/// The status to write: Ready once RDS reports it available (`groups::by_state`).
+/// The status to write: Ready once RDS reports it available (`named::by_state`).
 fn status(plan: &mut Plan, fields: DBClusterEndpointStatus, synced: ConditionPlan) {
     status_with(plan, fields, synced, None)
 }
@@ -67,7 +67,7 @@ fn status_with(
     pending: Option<String>,
 ) {
     let state = fields.state.clone();
-    let mut report = groups::by_state(fields, state.as_deref(), synced);
+    let mut report = named::by_state(fields, state.as_deref(), synced);
     report.ready = crate::managed::conditions::ready_with_secret(report.ready, pending);
     plan.status = Some(report);
 }
@@ -91,20 +91,20 @@ fn observed_fields(g: &DBClusterEndpoint, o: &ObservedClusterEndpoint) -> DBClus
 /// Waits with `reason` (a reference not resolved yet, RDS busy): Synced False, nothing sent.
 fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
     let pending = f
-        .group
+        .object
         .spec
         .connection_secret
         .as_ref()
         .map(|_| message.clone());
     let synced = plan.waiting(f.busy_interval, reason, message);
-    let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.group, o));
-    let fields = fields.unwrap_or_else(|| f.group.status.clone().unwrap_or_default());
+    let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.object, o));
+    let fields = fields.unwrap_or_else(|| f.object.status.clone().unwrap_or_default());
     status_with(&mut plan, fields, synced, pending);
     plan
 }
 
 fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
-    let g = &f.group;
+    let g = &f.object;
     let cluster = match &f.extra.cluster {
         Some(Ok(cluster)) => cluster.clone(),
         Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
@@ -124,14 +124,14 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             desired_tags,
         );
     };
-    if !groups::owned(g, &o.tags) {
-        let refused = groups::refuse_name_in_use(g, &mut plan);
+    if !named::owned(g, &o.tags) {
+        let refused = named::refuse_name_in_use(g, &mut plan);
         status(&mut plan, Default::default(), refused);
         return plan;
     }
     let mut fields = observed_fields(g, o);
     let (mut changed, applied) =
-        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+        named::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
     fields.applied_tag_keys = applied;
     let endpoint_type = g.spec.endpoint_type.as_str().to_owned();
     let differs = o.endpoint_type.as_deref() != Some(endpoint_type.as_str())
@@ -189,8 +189,8 @@ fn create(
     (static_members, excluded_members): (Vec<String>, Vec<String>),
     tags: BTreeMap<String, String>,
 ) -> Plan {
-    let g = &f.group;
-    let name = g.group_name();
+    let g = &f.object;
+    let name = g.name_in_rds();
     if g.status.as_ref().is_some_and(|s| s.arn.is_some()) {
         let message = format!(
             "RDS has no cluster endpoint {name} any more: it was deleted outside the operator; \
@@ -244,7 +244,7 @@ fn secret(
     o: &ObservedClusterEndpoint,
     cluster: &Cluster,
 ) -> Result<Option<String>, String> {
-    let g = &f.group;
+    let g = &f.object;
     let Some(wanted) = &g.spec.connection_secret else {
         return Ok(None);
     };

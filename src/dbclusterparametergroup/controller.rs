@@ -1,6 +1,6 @@
 //! The DBClusterParameterGroup reconcile: what it reads (the group, its parameters and tags, RDS's
 //! cluster catalog of its family) and how it acts; the shell, the watches and the plan are the
-//! shared ones (`managed::skeleton`, `managed::groups`, `dbparametergroup::plan`).
+//! shared ones (`managed::skeleton`, `managed::named`, `dbparametergroup::plan`).
 
 use std::sync::Arc;
 
@@ -9,11 +9,11 @@ use crate::dbparametergroup::plan::Own;
 use crate::dbparametergroup::{Catalog, ObservedParameterGroup};
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 
 use super::{DBClusterParameterGroup, DBClusterParameterGroupStatus};
 
-impl Group for DBClusterParameterGroup {
+impl NamedKind for DBClusterParameterGroup {
     type Observed = ObservedParameterGroup;
     type Extra = Arc<Catalog>;
     type Own = Own;
@@ -35,7 +35,7 @@ impl Group for DBClusterParameterGroup {
                     .await?
             }
         };
-        let observed = at.rds.cluster_parameter_group(&self.group_name()).await?;
+        let observed = at.rds.cluster_parameter_group(&self.name_in_rds()).await?;
         Ok((observed, catalog))
     }
 
@@ -62,7 +62,7 @@ impl Group for DBClusterParameterGroup {
         Ok(at.rds.delete_cluster_parameter_group(name).await?)
     }
 
-    crate::group_fields!(
+    crate::named_fields!(
         DBClusterParameterGroupStatus,
         db_cluster_parameter_group_name,
         crate::dbparametergroup::plan::plan

@@ -100,8 +100,8 @@ pub struct DBClusterParameterGroupStatus {
 
 impl DBClusterParameterGroup {
     /// The RDS name: spec.dbClusterParameterGroupName or metadata.name, in lower case.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_cluster_parameter_group_name.as_ref(),
             self.metadata.name.as_ref(),
         )

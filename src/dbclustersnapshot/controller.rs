@@ -6,7 +6,7 @@ use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references::Resolver;
 use crate::rds::Rds;
 use crate::snapshot::calls::SnapshotCalls;
@@ -22,7 +22,7 @@ use super::{DBClusterSnapshot, DBClusterSnapshotStatus};
 /// identifier (`references::Resolver`): this kind cannot name that one, which names it.
 pub struct SourceCluster;
 
-impl Group for DBClusterSnapshot {
+impl NamedKind for DBClusterSnapshot {
     type Observed = ObservedClusterSnapshot;
     type Extra = Extra;
     type Own = Own;
@@ -52,7 +52,7 @@ impl Group for DBClusterSnapshot {
         crate::snapshot::retained(&self.spec.options, adopted)
     }
 
-    crate::group_fields!(
+    crate::named_fields!(
         DBClusterSnapshotStatus,
         db_cluster_snapshot_identifier,
         crate::snapshot::steps::plan

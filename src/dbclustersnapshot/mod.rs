@@ -2,7 +2,7 @@
 //! (CreateDBClusterSnapshot, tagged with the ownership tags), copied, shared, scheduled, reported
 //! as RDS has it, and deleted or kept with the object. All of it but its names and its RDS calls
 //! is the snapshot kinds' shared layer (`snapshot`), on the group kinds' skeleton
-//! (`managed::groups`); the table tests of that layer go through DBSnapshot, and `tests.rs` has
+//! (`managed::named`); the table tests of that layer go through DBSnapshot, and `tests.rs` has
 //! this kind's own.
 
 pub mod aws;
@@ -172,8 +172,8 @@ pub struct DBClusterSnapshotStatus {
 impl DBClusterSnapshot {
     /// The RDS identifier: spec.dbClusterSnapshotIdentifier or metadata.name, lower-cased as RDS
     /// stores it.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_cluster_snapshot_identifier.as_ref(),
             self.metadata.name.as_ref(),
         )

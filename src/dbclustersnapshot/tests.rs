@@ -2,7 +2,7 @@
 //! cluster here, calls the cluster's RDS calls and writes this kind's status fields.
 
 use crate::context::Grants;
-use crate::managed::groups::fixtures::{self, owner_tags};
+use crate::managed::named::fixtures::{self, owner_tags};
 use crate::snapshot::plan::{Own, Step};
 use crate::snapshot::{Extra, Source};
 

@@ -1,18 +1,18 @@
 //! The DBParameterGroup reconcile: what it reads (the group, its parameters and tags, RDS's catalog
 //! of its family, the DBInstances that refer to it) and how it acts; the shell and the watches are
-//! the shared ones (`managed::skeleton`, `managed::groups`).
+//! the shared ones (`managed::skeleton`, `managed::named`).
 
 use std::sync::Arc;
 
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 
 use super::catalog::Catalogs;
 use super::plan::Own;
 use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
 
-impl Group for DBParameterGroup {
+impl NamedKind for DBParameterGroup {
     type Observed = ObservedParameterGroup;
     type Extra = Arc<Catalog>;
     type Own = Own;
@@ -36,7 +36,7 @@ impl Group for DBParameterGroup {
                     .await?
             }
         };
-        let name = self.group_name();
+        let name = self.name_in_rds();
         // The shared listing's entry (with its tags) while it may serve; only the parameters are
         // read then. At deletion, RDS is asked directly.
         let known = match deleting {
@@ -68,5 +68,5 @@ impl Group for DBParameterGroup {
         Ok(at.rds.delete_parameter_group(name).await?)
     }
 
-    crate::group_fields!(DBParameterGroupStatus, db_parameter_group_name);
+    crate::named_fields!(DBParameterGroupStatus, db_parameter_group_name);
 }

@@ -13,7 +13,7 @@ use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
 use crate::crd::Tag;
-use crate::managed::groups::Group;
+use crate::managed::named::NamedKind;
 
 /// An RDS DB parameter group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
@@ -124,7 +124,7 @@ pub struct Fields {
 /// A kind of parameter group: DB (`DBParameterGroup`) or DB cluster (`DBClusterParameterGroup`).
 /// Both are planned by the same rules (`plan.rs`) over their family's catalog.
 pub trait ParameterGroupKind:
-    Group<Observed = ObservedParameterGroup, Extra = std::sync::Arc<Catalog>, Own = plan::Own>
+    NamedKind<Observed = ObservedParameterGroup, Extra = std::sync::Arc<Catalog>, Own = plan::Own>
 {
     fn family(&self) -> &str;
     fn description(&self) -> &str;
@@ -160,8 +160,8 @@ impl ParameterGroupKind for DBParameterGroup {
 
 impl DBParameterGroup {
     /// The RDS name: spec.dbParameterGroupName or metadata.name, lower-cased as RDS stores it.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_parameter_group_name.as_ref(),
             self.metadata.name.as_ref(),
         )

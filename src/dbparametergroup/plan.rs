@@ -4,8 +4,8 @@
 
 use kube::runtime::events::EventType;
 
-use crate::managed::groups::{self, Group};
-use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::named::{self, NamedKind};
+use crate::managed::plan::{ConditionPlan, KindStatus, Requeue};
 use crate::managed::tags;
 
 use super::aws::Change;
@@ -15,8 +15,8 @@ use super::{Catalog, DBParameterGroup, Fields, ObservedParameterGroup, Parameter
 pub const PER_CALL: usize = 20;
 
 /// Everything a decision needs (of a DB parameter group; a DB cluster parameter group's are
-/// `groups::Facts<DBClusterParameterGroup>`, planned by the same rules).
-pub type Facts = groups::Facts<DBParameterGroup>;
+/// `named::Facts<DBClusterParameterGroup>`, planned by the same rules).
+pub type Facts = named::Facts<DBParameterGroup>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,12 +34,12 @@ pub enum Own {
 }
 
 /// One call or write.
-pub type Step = groups::Step<Own>;
+pub type Step = named::Step<Own>;
 
-pub type Plan = groups::GroupPlan<DBParameterGroup>;
+pub type Plan = named::NamedPlan<DBParameterGroup>;
 
 fn status<K: ParameterGroupKind>(
-    plan: &mut groups::GroupPlan<K>,
+    plan: &mut named::NamedPlan<K>,
     fields: Fields,
     ready: bool,
     synced: ConditionPlan,
@@ -53,7 +53,7 @@ fn status<K: ParameterGroupKind>(
         false => synced.clone(),
     };
     // RDS reports no state of a parameter group: Reconciling follows Synced alone.
-    plan.status = Some(GroupStatus {
+    plan.status = Some(KindStatus {
         fields: K::status_of(fields),
         ready,
         synced,
@@ -71,13 +71,13 @@ pub fn apply_method(catalog: &Catalog, parameter: &str) -> &'static str {
 }
 
 /// The one decision of a reconcile, for either kind of parameter group.
-pub fn plan<K: ParameterGroupKind>(f: &groups::Facts<K>) -> groups::GroupPlan<K> {
-    groups::plan(f, |plan, desired| apply(f, plan, desired))
+pub fn plan<K: ParameterGroupKind>(f: &named::Facts<K>) -> named::NamedPlan<K> {
+    named::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 /// Parameters the catalog does not know, or says cannot be changed.
-fn refused<K: ParameterGroupKind>(f: &groups::Facts<K>) -> Option<String> {
-    let g = &f.group;
+fn refused<K: ParameterGroupKind>(f: &named::Facts<K>) -> Option<String> {
+    let g = &f.object;
     let unknown: Vec<&str> = (g.parameters().keys())
         .filter(|k| !f.extra.contains_key(*k))
         .map(String::as_str)
@@ -97,13 +97,13 @@ fn refused<K: ParameterGroupKind>(f: &groups::Facts<K>) -> Option<String> {
 }
 
 fn apply<K: ParameterGroupKind>(
-    f: &groups::Facts<K>,
-    mut plan: groups::GroupPlan<K>,
+    f: &named::Facts<K>,
+    mut plan: named::NamedPlan<K>,
     desired_tags: std::collections::BTreeMap<String, String>,
-) -> groups::GroupPlan<K> {
-    let g = &f.group;
+) -> named::NamedPlan<K> {
+    let g = &f.object;
     let name = g.rds_name_of();
-    let previous = Group::status(g).cloned().unwrap_or_default();
+    let previous = NamedKind::status(g).cloned().unwrap_or_default();
     let mut fields = Fields {
         name: name.clone(),
         arn: f.observed.as_ref().and_then(|o| o.arn.clone()),
@@ -119,7 +119,7 @@ fn apply<K: ParameterGroupKind>(
     let empty = ObservedParameterGroup::default();
     let observed = match &f.observed {
         None => {
-            plan.steps.push(groups::Step::Own(Own::Create {
+            plan.steps.push(named::Step::Own(Own::Create {
                 name: name.clone(),
                 family: g.family().to_owned(),
                 description: g.description().to_owned(),
@@ -134,8 +134,8 @@ fn apply<K: ParameterGroupKind>(
             fields.applied_tag_keys = tags::keys(g.spec_tags());
             &empty
         }
-        Some(o) if !groups::owned(g, &o.tags) => {
-            let message = groups::name_in_use(g);
+        Some(o) if !named::owned(g, &o.tags) => {
+            let message = named::name_in_use(g);
             fields.arn = None;
             return refuse::<K>(plan, fields, "NameInUse", message);
         }
@@ -144,7 +144,7 @@ fn apply<K: ParameterGroupKind>(
     let applied = fields.applied_parameters.clone();
     let mut changed = parameter_steps(f, observed, &applied, &mut plan);
     if f.observed.is_some() {
-        let (tags_changed, applied) = groups::retag(
+        let (tags_changed, applied) = named::retag(
             &mut plan,
             g,
             (&observed.tags, observed.arn.as_deref()),
@@ -159,11 +159,11 @@ fn apply<K: ParameterGroupKind>(
 
 /// Refused before any call: Synced=False with `reason`, and a Warning Event.
 fn refuse<K: ParameterGroupKind>(
-    mut plan: groups::GroupPlan<K>,
+    mut plan: named::NamedPlan<K>,
     fields: Fields,
     reason: &str,
     message: String,
-) -> groups::GroupPlan<K> {
+) -> named::NamedPlan<K> {
     plan.event(EventType::Warning, reason, "Reconcile", message.clone());
     status::<K>(
         &mut plan,
@@ -178,12 +178,12 @@ fn refuse<K: ParameterGroupKind>(
 /// gone from the spec), each by the apply method of RDS's catalog, PER_CALL to a call; what
 /// changes, in words.
 fn parameter_steps<K: ParameterGroupKind>(
-    f: &groups::Facts<K>,
+    f: &named::Facts<K>,
     observed: &ObservedParameterGroup,
     applied: &[String],
-    plan: &mut groups::GroupPlan<K>,
+    plan: &mut named::NamedPlan<K>,
 ) -> Vec<String> {
-    let g = &f.group;
+    let g = &f.object;
     let name = g.rds_name_of();
     let sets: Vec<Change> = (g.parameters().iter())
         .filter(|(k, v)| observed.parameters.get(*k) != Some(v))
@@ -200,13 +200,13 @@ fn parameter_steps<K: ParameterGroupKind>(
         .map(|k| (k.clone(), None, apply_method(&f.extra, k).to_owned()))
         .collect();
     for chunk in sets.chunks(PER_CALL) {
-        plan.steps.push(groups::Step::Own(Own::Modify {
+        plan.steps.push(named::Step::Own(Own::Modify {
             name: name.clone(),
             changes: chunk.to_vec(),
         }));
     }
     for chunk in resets.chunks(PER_CALL) {
-        plan.steps.push(groups::Step::Own(Own::Reset {
+        plan.steps.push(named::Step::Own(Own::Reset {
             name: name.clone(),
             changes: chunk.to_vec(),
         }));
@@ -230,11 +230,11 @@ fn parameter_steps<K: ParameterGroupKind>(
 /// The status once the steps are planned: Synced when nothing changes, else Updating (Ready once
 /// the group exists), looked at again soon.
 fn finish<K: ParameterGroupKind>(
-    f: &groups::Facts<K>,
-    mut plan: groups::GroupPlan<K>,
+    f: &named::Facts<K>,
+    mut plan: named::NamedPlan<K>,
     fields: Fields,
     changed: &[String],
-) -> groups::GroupPlan<K> {
+) -> named::NamedPlan<K> {
     plan.report_changes(K::status_of(fields), f.observed.is_some(), changed, K::WHAT);
     plan
 }
@@ -246,7 +246,7 @@ mod tests {
 
     use super::*;
     use crate::dbparametergroup::{DBParameterGroupSpec, DBParameterGroupStatus, ParameterInfo};
-    use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+    use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 
     fn catalog() -> Arc<Catalog> {
         let info = |apply_type: &str, modifiable: bool| ParameterInfo {
@@ -341,7 +341,7 @@ mod tests {
             (
                 "30 parameters: two calls of at most 20",
                 with(facts(), |f| {
-                    f.group.spec.parameters = many.clone();
+                    f.object.spec.parameters = many.clone();
                     f.observed = Some(ours(&[]));
                 }),
                 vec!["Modify", "Modify"],
@@ -350,7 +350,7 @@ mod tests {
             (
                 "a parameter that left the spec is reset",
                 with(facts(), |f| {
-                    f.group.status = Some(DBParameterGroupStatus {
+                    f.object.status = Some(DBParameterGroupStatus {
                         applied_parameters: vec![
                             "max_connections".into(),
                             "performance_schema".into(),
@@ -379,7 +379,7 @@ mod tests {
             (
                 "an unknown parameter is refused, nothing sent",
                 with(facts(), |f| {
-                    f.group
+                    f.object
                         .spec
                         .parameters
                         .insert("max_conections".into(), "1".into());
@@ -391,7 +391,7 @@ mod tests {
             (
                 "a parameter RDS does not let change is refused",
                 with(facts(), |f| {
-                    f.group
+                    f.object
                         .spec
                         .parameters
                         .insert("basedir".into(), "/tmp".into());
@@ -438,7 +438,7 @@ mod tests {
     #[test]
     fn each_parameter_is_applied_as_the_catalog_says() {
         let f = with(facts(), |f| {
-            f.group
+            f.object
                 .spec
                 .parameters
                 .insert("performance_schema".into(), "1".into());

@@ -1,7 +1,7 @@
 //! The DBProxy reconcile: what it reads (the proxy with its targets and pool; its target
 //! DBInstances or DBCluster, the first one's credentials, the operator's Secrets Manager secret
 //! of the proxy, its connection Secret) and how it acts; the shell around them, the deletion and
-//! the tag steps are the group kinds' (`managed::groups`).
+//! the tag steps are the group kinds' (`managed::named`).
 
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
@@ -13,13 +13,13 @@ use crate::dbcluster::DBCluster;
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references;
 
 use super::plan::Own;
 use super::{Credentials, DBProxy, DBProxyStatus, ObservedProxy, Reads, Resolved};
 
-impl Group for DBProxy {
+impl NamedKind for DBProxy {
     type Observed = ObservedProxy;
     type Extra = Reads;
     type Own = Own;
@@ -33,7 +33,7 @@ impl Group for DBProxy {
         shared: &Shared,
         at: &Location,
     ) -> Result<(Option<ObservedProxy>, Reads), Error> {
-        let observed = at.rds.proxy(&self.group_name()).await?;
+        let observed = at.rds.proxy(&self.name_in_rds()).await?;
         let reads = match self.metadata.deletion_timestamp.is_some() {
             true => Reads::default(),
             false => reads(shared, at, self).await?,
@@ -83,7 +83,7 @@ impl Group for DBProxy {
         )
     }
 
-    crate::group_fields!(DBProxyStatus, db_proxy_name);
+    crate::named_fields!(DBProxyStatus, db_proxy_name);
 }
 
 /// The first target of a kind (instance or cluster), by name.

@@ -5,7 +5,7 @@
 //! in status; the Secrets Manager secret it authenticates with kept in sync with the target's
 //! password (created, rewritten when it rotates, deleted with the proxy); a connection Secret of
 //! its own (the proxy's endpoint, the target's credentials). Deleting it deletes the proxy and
-//! its secret; the targets stay. It runs on the group kinds' skeleton (`managed::groups`): read
+//! its secret; the targets stay. It runs on the group kinds' skeleton (`managed::named`): read
 //! (`controller.rs`), plan (pure, `plan.rs` with its table tests), act (`aws.rs`), report.
 
 pub mod aws;
@@ -369,8 +369,8 @@ pub struct Reads {
 
 impl DBProxy {
     /// The RDS name: spec.dbProxyName or metadata.name, lower-cased.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_proxy_name.as_ref(),
             self.metadata.name.as_ref(),
         )
@@ -379,7 +379,7 @@ impl DBProxy {
     /// The name of the Secrets Manager secret the operator keeps for it.
     pub fn auth_secret_name(&self) -> String {
         let namespace = self.metadata.namespace.as_deref().unwrap_or_default();
-        format!("rds-operator/{namespace}/{}", self.group_name())
+        format!("rds-operator/{namespace}/{}", self.name_in_rds())
     }
 }
 

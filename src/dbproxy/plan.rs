@@ -3,7 +3,7 @@
 //! targets resolve, never again once made; settings (ModifyDBProxy), pool
 //! (ModifyDBProxyTargetGroup) and targets (Register/DeregisterDBProxyTargets) kept while RDS
 //! reports it available; its connection Secret written when it differs and only if it is this
-//! object's; deletion as every group kind's (`managed::groups`: the proxy and the operator's
+//! object's; deletion as every group kind's (`managed::named`: the proxy and the operator's
 //! secret go, the targets stay). Table tests in `plan/tests.rs`.
 
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ use kube::runtime::events::EventType;
 
 use crate::database::connection::ConnectionInfo;
 use crate::database::secret::{SecretStep, connection_write};
-use crate::managed::groups;
+use crate::managed::named;
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
 use crate::sensitive::Sensitive;
@@ -24,7 +24,7 @@ use super::{
 use crate::database::parts::ConnectionSecretSpec;
 use k8s_openapi::api::core::v1::Secret;
 
-pub type Facts = groups::Facts<DBProxy>;
+pub type Facts = named::Facts<DBProxy>;
 
 /// The proxy's settings ModifyDBProxy keeps.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,12 +89,12 @@ pub enum Own {
     Secret(SecretStep),
 }
 
-pub type Step = groups::Step<Own>;
-pub type Plan = groups::GroupPlan<DBProxy>;
+pub type Step = named::Step<Own>;
+pub type Plan = named::NamedPlan<DBProxy>;
 
 /// The one decision of a reconcile of a DBProxy.
 pub fn plan(f: &Facts) -> Plan {
-    groups::plan(f, |plan, desired| apply(f, plan, desired))
+    named::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 fn observed_fields(g: &DBProxy, o: &ObservedProxy) -> DBProxyStatus {
@@ -113,7 +113,7 @@ fn observed_fields(g: &DBProxy, o: &ObservedProxy) -> DBProxyStatus {
 /// How soon a proxy whose targets are not all available yet is looked at again.
 const TARGETS_POLL: Duration = Duration::from_secs(5);
 
-/// The status to write: Ready once RDS reports it available (`groups::by_state`) and every
+/// The status to write: Ready once RDS reports it available (`named::by_state`) and every
 /// target available (a connection through it reaches a database then).
 fn status(plan: &mut Plan, fields: DBProxyStatus, synced: ConditionPlan) {
     status_with(plan, fields, synced, None)
@@ -138,7 +138,7 @@ fn status_with(
         })
         .collect();
     let unavailable = (fields.targets.iter()).any(|t| t.state.as_deref() == Some("UNAVAILABLE"));
-    let mut report = groups::by_state(fields, state.as_deref(), synced);
+    let mut report = named::by_state(fields, state.as_deref(), synced);
     if report.ready.ok && !not_available.is_empty() {
         let reason = match unavailable {
             true => "TargetUnavailable",
@@ -164,10 +164,10 @@ fn status_with(
 }
 
 fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
-    let pending = secret_asked(&f.group).then(|| message.clone());
+    let pending = secret_asked(&f.object).then(|| message.clone());
     let synced = plan.waiting(f.busy_interval, reason, message);
-    let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.group, o));
-    let fields = fields.unwrap_or_else(|| f.group.status.clone().unwrap_or_default());
+    let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.object, o));
+    let fields = fields.unwrap_or_else(|| f.object.status.clone().unwrap_or_default());
     status_with(&mut plan, fields, synced, pending);
     plan
 }
@@ -179,7 +179,7 @@ fn secret_asked(g: &DBProxy) -> bool {
 }
 
 fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
-    let g = &f.group;
+    let g = &f.object;
     let targets = match &f.extra.targets {
         Some(Ok(targets)) => targets.clone(),
         Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
@@ -204,8 +204,8 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         };
         return create(f, plan, &arn, desired_tags);
     };
-    if !groups::owned(g, &o.tags) {
-        let refused = groups::refuse_name_in_use(g, &mut plan);
+    if !named::owned(g, &o.tags) {
+        let refused = named::refuse_name_in_use(g, &mut plan);
         status(&mut plan, Default::default(), refused);
         return plan;
     }
@@ -214,7 +214,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         .clone()
         .filter(|_| g.spec.auth.secret_arn.is_none());
     let (tags_changed, applied) =
-        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+        named::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
     changed.extend(tags_changed);
     fields.applied_tag_keys = applied;
     if o.status != "available" {
@@ -253,7 +253,7 @@ fn auth_secret(
     desired_tags: &BTreeMap<String, String>,
     changed: &mut Vec<String>,
 ) -> Result<Option<String>, String> {
-    let g = &f.group;
+    let g = &f.object;
     if let Some(arn) = &g.spec.auth.secret_arn {
         return Ok(Some(arn.clone()));
     }
@@ -286,8 +286,8 @@ fn auth_secret(
 
 /// RDS has no proxy of the name: made once, tagged, never again once made.
 fn create(f: &Facts, mut plan: Plan, auth: &str, tags: BTreeMap<String, String>) -> Plan {
-    let g = &f.group;
-    let name = g.group_name();
+    let g = &f.object;
+    let name = g.name_in_rds();
     if g.status.as_ref().is_some_and(|s| s.arn.is_some()) {
         let message = format!(
             "RDS has no proxy {name} any more: it was deleted outside the operator; delete this \
@@ -348,7 +348,7 @@ fn keep(
     auth: &str,
     targets: &[Resolved],
 ) -> Vec<String> {
-    let g = &f.group;
+    let g = &f.object;
     let name = o.name.clone();
     let mut changed = Vec::new();
     let want = settings(g, auth);
@@ -416,7 +416,7 @@ fn endpoints(
     o: &ObservedProxy,
     tags: &BTreeMap<String, String>,
 ) -> Result<Vec<String>, String> {
-    let g = &f.group;
+    let g = &f.object;
     let mut changed = Vec::new();
     for e in &g.spec.endpoints {
         let role = e.target_role.as_str();
@@ -500,7 +500,7 @@ fn secret(
     fields: &mut DBProxyStatus,
     o: &ObservedProxy,
 ) -> Result<Option<String>, String> {
-    let g = &f.group;
+    let g = &f.object;
     let asked = secret_asked(g);
     let credentials = (f.extra.credentials.as_ref())
         .ok_or("the first target's credentials are not known yet")
@@ -564,7 +564,7 @@ fn write_secret(
         engine: &c.engine,
         ca_bundle: None,
     };
-    let written = connection_write(current, &f.group, wanted, &info, ("DBProxy", what))?;
+    let written = connection_write(current, &f.object, wanted, &info, ("DBProxy", what))?;
     if let Some((step, note)) = written {
         plan.steps.push(Step::Own(Own::Secret(step)));
         if let Some(note) = note {

@@ -6,7 +6,7 @@ use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references::Resolver;
 use crate::rds::Rds;
 use crate::snapshot::calls::SnapshotCalls;
@@ -21,7 +21,7 @@ use super::{DBSnapshot, DBSnapshotStatus};
 /// RDS identifier (`references::Resolver`): this kind cannot name that one, which names it.
 pub struct SourceInstance;
 
-impl Group for DBSnapshot {
+impl NamedKind for DBSnapshot {
     type Observed = ObservedSnapshot;
     type Extra = Extra;
     type Own = Own;
@@ -50,7 +50,7 @@ impl Group for DBSnapshot {
         crate::snapshot::retained(&self.spec.options, adopted)
     }
 
-    crate::group_fields!(
+    crate::named_fields!(
         DBSnapshotStatus,
         db_snapshot_identifier,
         crate::snapshot::steps::plan

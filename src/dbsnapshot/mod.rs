@@ -1,6 +1,6 @@
 //! The `DBSnapshot` kind: a manual snapshot of an RDS instance, taken once (CreateDBSnapshot,
 //! tagged with the ownership tags), reported as RDS has it, and deleted or kept with the object.
-//! It runs on the group kinds' skeleton (`managed::groups`) and the snapshot kinds' shared layer
+//! It runs on the group kinds' skeleton (`managed::named`) and the snapshot kinds' shared layer
 //! (`snapshot`): read, plan (pure, table-tested in `tests/`), act (`aws.rs`), report.
 
 pub mod aws;
@@ -169,8 +169,8 @@ pub struct DBSnapshotStatus {
 impl DBSnapshot {
     /// The RDS identifier: spec.dbSnapshotIdentifier or metadata.name, lower-cased as RDS stores
     /// it.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_snapshot_identifier.as_ref(),
             self.metadata.name.as_ref(),
         )

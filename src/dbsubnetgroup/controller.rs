@@ -1,15 +1,15 @@
 //! The DBSubnetGroup reconcile: what it reads (the group and its tags in RDS, the DBInstances that
 //! refer to it) and how it acts; the shell around them, and the watches, are the shared ones
-//! (`managed::skeleton`, `managed::groups`).
+//! (`managed::skeleton`, `managed::named`).
 
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 
 use super::plan::Own;
 use super::{DBSubnetGroup, DBSubnetGroupStatus, ObservedSubnetGroup};
 
-impl Group for DBSubnetGroup {
+impl NamedKind for DBSubnetGroup {
     type Observed = ObservedSubnetGroup;
     type Extra = ();
     type Own = Own;
@@ -23,7 +23,7 @@ impl Group for DBSubnetGroup {
         shared: &Shared,
         at: &Location,
     ) -> Result<(Option<ObservedSubnetGroup>, ()), Error> {
-        let name = self.group_name();
+        let name = self.name_in_rds();
         // The shared listing's entry while it may serve; at deletion, RDS is asked directly.
         if self.metadata.deletion_timestamp.is_none()
             && let Some(group) =
@@ -58,5 +58,5 @@ impl Group for DBSubnetGroup {
         Ok(at.rds.delete_subnet_group(name).await?)
     }
 
-    crate::group_fields!(DBSubnetGroupStatus, db_subnet_group_name);
+    crate::named_fields!(DBSubnetGroupStatus, db_subnet_group_name);
 }

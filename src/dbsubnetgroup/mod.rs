@@ -119,8 +119,8 @@ pub struct ObservedSubnetGroup {
 
 impl DBSubnetGroup {
     /// The RDS name: spec.dbSubnetGroupName or metadata.name, lower-cased as RDS stores it.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.db_subnet_group_name.as_ref(),
             self.metadata.name.as_ref(),
         )

@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use kube::runtime::events::EventType;
 
-use crate::managed::groups;
-use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::named;
+use crate::managed::plan::{ConditionPlan, KindStatus, Requeue};
 use crate::managed::tags;
 
 use super::{DBSubnetGroup, DBSubnetGroupStatus, ObservedSubnetGroup};
 
 /// Everything a decision needs.
-pub type Facts = groups::Facts<DBSubnetGroup>;
+pub type Facts = named::Facts<DBSubnetGroup>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,10 +33,10 @@ pub enum Own {
 }
 
 /// One call or write.
-pub type Step = groups::Step<Own>;
+pub type Step = named::Step<Own>;
 
 /// What one reconcile does and reports.
-pub type Plan = groups::GroupPlan<DBSubnetGroup>;
+pub type Plan = named::NamedPlan<DBSubnetGroup>;
 
 /// The status to write: Ready says whether the group exists as RDS reports it (Complete), Synced
 /// whether this reconcile found it as the spec says; Reconciling also while RDS reports the group
@@ -49,7 +49,7 @@ fn status(plan: &mut Plan, fields: DBSubnetGroupStatus, ok: bool, reason: &str, 
         _ => synced.clone(),
     };
     let busy = fields.state.as_deref().is_some_and(|s| s != "Complete");
-    plan.status = Some(GroupStatus {
+    plan.status = Some(KindStatus {
         fields,
         ready,
         synced,
@@ -81,8 +81,8 @@ fn observed_fields(g: &DBSubnetGroup, o: &ObservedSubnetGroup) -> DBSubnetGroupS
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    groups::plan(f, |plan, desired| {
-        apply(&f.group, f.observed.as_ref(), plan, desired)
+    named::plan(f, |plan, desired| {
+        apply(&f.object, f.observed.as_ref(), plan, desired)
     })
 }
 
@@ -96,8 +96,8 @@ fn apply(
         return create(g, plan, desired_tags);
     };
     let mut fields = observed_fields(g, o);
-    if !groups::owned(g, &o.tags) {
-        let message = groups::name_in_use(g);
+    if !named::owned(g, &o.tags) {
+        let message = named::name_in_use(g);
         plan.event(
             EventType::Warning,
             "NameInUse",
@@ -110,7 +110,7 @@ fn apply(
     }
     let mut changed = modification(g, o, &mut plan);
     let (tags_changed, applied) =
-        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+        named::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
     changed.extend(tags_changed);
     fields.applied_tag_keys = applied;
     if changed.is_empty() {
@@ -127,7 +127,7 @@ fn apply(
 
 /// RDS has no group of that name: create it, tagged.
 fn create(g: &DBSubnetGroup, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
-    let name = g.group_name();
+    let name = g.name_in_rds();
     plan.steps.push(Step::Own(Own::Create {
         name: name.clone(),
         description: g.spec.description.clone(),
@@ -182,7 +182,7 @@ fn modification(g: &DBSubnetGroup, o: &ObservedSubnetGroup, plan: &mut Plan) -> 
     }
     if !changed.is_empty() {
         plan.steps.push(Step::Own(Own::Modify {
-            name: g.group_name(),
+            name: g.name_in_rds(),
             description: g.spec.description.clone(),
             subnet_ids: sorted(&g.spec.subnet_ids),
         }));
@@ -194,7 +194,7 @@ fn modification(g: &DBSubnetGroup, o: &ObservedSubnetGroup, plan: &mut Plan) -> 
 mod tests {
     use super::*;
     use crate::dbsubnetgroup::{DBSubnetGroupSpec, SubnetStatus};
-    use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+    use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 
     const ARN: &str = "arn:aws:rds:us-east-1:123456789012:subgrp:coffee";
 
@@ -254,7 +254,7 @@ mod tests {
         let table: Vec<(&str, Facts, Vec<&str>, &str)> = vec![
             (
                 "absent: created, with the finalizer first",
-                with(facts(), |f| f.group.metadata.finalizers = None),
+                with(facts(), |f| f.object.metadata.finalizers = None),
                 vec!["AddFinalizer", "Create"],
                 "Creating",
             ),
@@ -287,7 +287,7 @@ mod tests {
             (
                 "a new spec tag is added; others' tags are left",
                 with(facts(), |f| {
-                    f.group.spec.tags = vec![crate::dbinstance::Tag {
+                    f.object.spec.tags = vec![crate::dbinstance::Tag {
                         key: "app".into(),
                         value: "coffee".into(),
                     }];
@@ -301,7 +301,7 @@ mod tests {
             (
                 "a tag the operator applied that left the spec is removed",
                 with(facts(), |f| {
-                    f.group.status = Some(DBSubnetGroupStatus {
+                    f.object.status = Some(DBSubnetGroupStatus {
                         applied_tag_keys: vec!["app".into()],
                         ..Default::default()
                     });
@@ -396,7 +396,7 @@ mod tests {
                 f.observed = Some(o);
             });
             let p = plan(&f);
-            let status = crate::managed::groups::settled::<DBSubnetGroup>(
+            let status = crate::managed::named::settled::<DBSubnetGroup>(
                 None,
                 p.status.as_ref().expect("a status"),
                 Some(1),

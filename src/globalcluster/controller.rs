@@ -1,11 +1,11 @@
 //! The GlobalCluster reconcile: what it reads (the global database in RDS; while it is still to
 //! be made of a primary, that DBCluster and its cluster) and how it acts; the shell around them,
-//! the deletion and the tag steps are the group kinds' (`managed::groups`).
+//! the deletion and the tag steps are the group kinds' (`managed::named`).
 
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
 use crate::managed::locate::Located;
+use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references::Resolver;
 
 use super::plan::{Own, role};
@@ -17,7 +17,7 @@ use super::{
 /// identifier (`references::Resolver`): this kind cannot name that one, which will name it.
 pub struct PrimaryCluster;
 
-impl Group for GlobalCluster {
+impl NamedKind for GlobalCluster {
     type Observed = ObservedGlobalCluster;
     type Extra = Reads;
     type Own = Own;
@@ -32,7 +32,7 @@ impl Group for GlobalCluster {
         at: &Location,
     ) -> Result<(Option<ObservedGlobalCluster>, Reads), Error> {
         let (name, deleting) = (
-            self.group_name(),
+            self.name_in_rds(),
             self.metadata.deletion_timestamp.is_some(),
         );
         let target = match (role::asked(self), deleting) {
@@ -82,7 +82,7 @@ impl Group for GlobalCluster {
     }
 
     async fn act(&self, shared: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
-        let _stale = (at.observer.listing::<ObservedGlobalCluster>()).changing(&self.group_name());
+        let _stale = (at.observer.listing::<ObservedGlobalCluster>()).changing(&self.name_in_rds());
         if let Own::Failover { region, .. } = step {
             let there = in_region(shared, self, region).await?;
             return Ok(there.location.rds.global_cluster_call(step).await?);
@@ -98,7 +98,7 @@ impl Group for GlobalCluster {
         self.spec.deletion_policy == Some(super::GlobalDeletionPolicy::Retain)
     }
 
-    crate::group_fields!(GlobalClusterStatus, global_cluster_identifier);
+    crate::named_fields!(GlobalClusterStatus, global_cluster_identifier);
 }
 
 /// The primary DBCluster of the namespace, resolved once Ready, and its cluster in this location

@@ -2,7 +2,7 @@
 //! namespace (CreateGlobalCluster with SourceDBClusterIdentifier) or empty with an engine, its
 //! deletion protection and engine version kept (ModifyGlobalCluster), its members reported with
 //! their roles and regions, and deleted (or kept) with the object once it has no member. It runs
-//! on the group kinds' skeleton (`managed::groups`): read (`controller.rs`), plan (pure,
+//! on the group kinds' skeleton (`managed::named`): read (`controller.rs`), plan (pure,
 //! `plan.rs` with its table tests), act (`aws.rs`), report.
 
 pub mod aws;
@@ -283,8 +283,8 @@ pub enum Primary {
 impl GlobalCluster {
     /// The RDS identifier: spec.globalClusterIdentifier or metadata.name, lower-cased as RDS
     /// stores it.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.global_cluster_identifier.as_ref(),
             self.metadata.name.as_ref(),
         )

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use kube::runtime::events::EventType;
 
 use crate::crd::has_finalizer;
-use crate::managed::groups;
-use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
+use crate::managed::named;
+use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus, Requeue};
 use crate::managed::tags;
 
 use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary};
@@ -18,7 +18,7 @@ use super::{GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary};
 pub mod role;
 
 /// Everything a decision needs.
-pub type Facts = groups::Facts<GlobalCluster>;
+pub type Facts = named::Facts<GlobalCluster>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,15 +52,15 @@ pub enum Own {
 }
 
 /// One call or write.
-pub type Step = groups::Step<Own>;
+pub type Step = named::Step<Own>;
 
 /// What one reconcile does and reports.
-pub type Plan = groups::GroupPlan<GlobalCluster>;
+pub type Plan = named::NamedPlan<GlobalCluster>;
 
-/// The status to write: Ready once RDS reports it available (`groups::by_state`).
+/// The status to write: Ready once RDS reports it available (`named::by_state`).
 fn status(plan: &mut Plan, fields: GlobalClusterStatus, synced: ConditionPlan) {
     let state = fields.state.clone();
-    plan.status = Some(groups::by_state(fields, state.as_deref(), synced));
+    plan.status = Some(named::by_state(fields, state.as_deref(), synced));
 }
 
 /// The status fields of the observed global database.
@@ -88,14 +88,14 @@ fn observed_fields(g: &GlobalCluster, o: &ObservedGlobalCluster) -> GlobalCluste
 
 /// The one decision of a reconcile of a GlobalCluster.
 pub fn plan(f: &Facts) -> Plan {
-    let g = &f.group;
+    let g = &f.object;
     if g.metadata.deletion_timestamp.is_some() && has_finalizer(&g.metadata) {
-        let ours = (f.observed.as_ref()).filter(|o| groups::owned(g, &o.tags));
+        let ours = (f.observed.as_ref()).filter(|o| named::owned(g, &o.tags));
         if let Some(o) = ours.filter(|o| !o.members.is_empty()) {
             return in_use(f, o);
         }
     }
-    groups::plan(f, |plan, desired| apply(f, plan, desired))
+    named::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 /// A deletion while member clusters are left: RDS refuses it (InvalidGlobalClusterStateFault), and
@@ -111,8 +111,8 @@ fn in_use(f: &Facts, o: &ObservedGlobalCluster) -> Plan {
         members.join(", ")
     );
     let waiting = ConditionPlan::new(false, "InUse", message);
-    plan.status = Some(GroupStatus {
-        fields: observed_fields(&f.group, o),
+    plan.status = Some(KindStatus {
+        fields: observed_fields(&f.object, o),
         ready: waiting.clone(),
         synced: waiting,
         busy: false,
@@ -121,18 +121,18 @@ fn in_use(f: &Facts, o: &ObservedGlobalCluster) -> Plan {
 }
 
 fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
-    let g = &f.group;
+    let g = &f.object;
     let Some(o) = &f.observed else {
         return absent(f, plan, desired_tags);
     };
-    if !groups::owned(g, &o.tags) {
-        let refused = groups::refuse_name_in_use(g, &mut plan);
+    if !named::owned(g, &o.tags) {
+        let refused = named::refuse_name_in_use(g, &mut plan);
         status(&mut plan, GlobalClusterStatus::default(), refused);
         return plan;
     }
     let mut fields = observed_fields(g, o);
     let (mut changed, applied) =
-        groups::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+        named::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
     fields.applied_tag_keys = applied;
     let modify = (o.status == "available")
         .then(|| modification(g, o))
@@ -189,7 +189,7 @@ fn modification(g: &GlobalCluster, o: &ObservedGlobalCluster) -> Option<Own> {
         now != v && !now.starts_with(&format!("{v}."))
     });
     (protection.is_some() || version.is_some()).then(|| Own::Modify {
-        name: g.group_name(),
+        name: g.name_in_rds(),
         deletion_protection: protection,
         engine_version: version,
         allow_major_version_upgrade: spec.allow_major_version_upgrade.unwrap_or(false),
@@ -199,8 +199,8 @@ fn modification(g: &GlobalCluster, o: &ObservedGlobalCluster) -> Option<Own> {
 /// RDS has no global database of the name: made once, of an available primary or empty; never
 /// again once made (its members would not follow a new one).
 fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
-    let g = &f.group;
-    let name = g.group_name();
+    let g = &f.object;
+    let name = g.name_in_rds();
     let wait = |mut plan: Plan, reason: &str, message: String, every| {
         plan.requeue = Requeue::After(every);
         plan.refusal = Some("Unresolved");

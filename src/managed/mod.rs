@@ -2,13 +2,13 @@
 //! watches, the span, metrics and health timer, read → plan → act → report, the one status writer,
 //! the error policy with backoff and jitter, the read-your-own-writes guard), the API-server writes
 //! ([`apiserver`]: finalizer, status by server-side apply, Events), the conditions ([`conditions`]),
-//! the plan vocabulary ([`plan`]), the group kinds' shared plan and deletion ([`groups`]),
+//! the plan vocabulary ([`plan`]), the named kinds' trait, skeleton and shared plan ([`named`]),
 //! references between kinds ([`references`]), the CRD parts ([`crd`]), the ownership tags
 //! ([`tags`]), the write tracker ([`writes`]) and the AWS error classes ([`aws_error`]).
 //!
 //! A kind is one folder with its CRD types, its pure plan and table tests, its SDK calls, and an
-//! implementation of [`Managed`] (or, for a kind shaped like the groups, of [`groups::Group`]);
-//! `kinds.rs` registers it.
+//! implementation of [`Managed`] (or, for a kind whose object is one named RDS resource, of
+//! [`named::NamedKind`]); `kinds.rs` registers it.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -25,8 +25,8 @@ pub mod apiserver;
 pub mod claim;
 pub mod conditions;
 pub mod fights;
-pub mod groups;
 pub mod locate;
+pub mod named;
 pub mod placement;
 pub mod plan;
 pub mod recovery;

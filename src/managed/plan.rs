@@ -49,7 +49,7 @@ impl ConditionPlan {
 #[derive(Clone, Debug, PartialEq)]
 pub struct KindPlan<S, T> {
     pub steps: Vec<S>,
-    pub status: Option<GroupStatus<T>>,
+    pub status: Option<KindStatus<T>>,
     pub events: Vec<PlannedEvent>,
     pub requeue: Requeue,
     pub refusal: Option<&'static str>,
@@ -115,7 +115,7 @@ impl<S, T> KindPlan<S, T> {
     /// Event when something is sent), Ready once it exists, and looked at again in a second.
     pub fn report_changes(&mut self, fields: T, exists: bool, changed: &[String], what: &str) {
         if changed.is_empty() && exists {
-            self.status = Some(GroupStatus {
+            self.status = Some(KindStatus {
                 fields,
                 ready: ConditionPlan::new(true, "Available", format!("the {what} exists")),
                 synced: ConditionPlan::new(true, "Synced", format!("the {what} matches the spec")),
@@ -136,7 +136,7 @@ impl<S, T> KindPlan<S, T> {
             true => ConditionPlan::new(true, "Available", format!("the {what} exists")),
             false => synced.clone(),
         };
-        self.status = Some(GroupStatus {
+        self.status = Some(KindStatus {
             fields,
             ready,
             synced,
@@ -147,7 +147,7 @@ impl<S, T> KindPlan<S, T> {
 
 /// The status a group kind's plan reports.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GroupStatus<T> {
+pub struct KindStatus<T> {
     /// Every field but conditions and observedGeneration.
     pub fields: T,
     pub ready: ConditionPlan,

@@ -1,15 +1,15 @@
 //! The OptionGroup reconcile: what it reads (the group with its options and tags, from the shared
 //! listing while it may serve, else from RDS) and how it acts; the shell, the deletion (waiting
-//! while a DBInstance refers to it) and the tag steps are the group kinds' (`managed::groups`).
+//! while a DBInstance refers to it) and the tag steps are the group kinds' (`managed::named`).
 
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed::groups::{Group, Shared};
+use crate::managed::named::{NamedKind, Shared};
 
 use super::plan::Own;
 use super::{ObservedOptionGroup, OptionGroup, OptionGroupStatus};
 
-impl Group for OptionGroup {
+impl NamedKind for OptionGroup {
     type Observed = ObservedOptionGroup;
     type Extra = ();
     type Own = Own;
@@ -23,7 +23,7 @@ impl Group for OptionGroup {
         shared: &Shared,
         at: &Location,
     ) -> Result<(Option<ObservedOptionGroup>, ()), Error> {
-        let name = self.group_name();
+        let name = self.name_in_rds();
         // The shared listing's entry (options and tags with it) while it may serve; at deletion,
         // RDS is asked directly.
         let listed = (at.observer.listing::<ObservedOptionGroup>())
@@ -44,5 +44,5 @@ impl Group for OptionGroup {
         Ok(at.rds.delete_option_group(name).await?)
     }
 
-    crate::group_fields!(OptionGroupStatus, option_group_name);
+    crate::named_fields!(OptionGroupStatus, option_group_name);
 }

@@ -3,7 +3,7 @@
 //! CreateOptionGroup, its options kept with ModifyOptionGroup (OptionsToInclude for those missing
 //! or different, OptionsToRemove for those the operator set and the spec dropped), deleted with
 //! the object once no DBInstance of the namespace refers to it. It runs on the group kinds'
-//! skeleton (`managed::groups`): read (`controller.rs`), plan (pure, `plan.rs` with its table
+//! skeleton (`managed::named`): read (`controller.rs`), plan (pure, `plan.rs` with its table
 //! tests), act (`aws.rs`), report.
 
 pub mod aws;
@@ -174,8 +174,8 @@ pub struct ObservedOptionGroup {
 
 impl OptionGroup {
     /// The RDS name: spec.optionGroupName or metadata.name, lower-cased as RDS stores it.
-    pub fn group_name(&self) -> String {
-        crate::managed::groups::rds_name(
+    pub fn name_in_rds(&self) -> String {
+        crate::managed::named::rds_name(
             self.spec.option_group_name.as_ref(),
             self.metadata.name.as_ref(),
         )

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 
 use kube::runtime::events::EventType;
 
-use crate::managed::groups::{self, Group};
-use crate::managed::plan::GroupStatus;
+use crate::managed::named::{self, NamedKind};
+use crate::managed::plan::KindStatus;
 use crate::managed::tags;
 
 use super::{ObservedOption, ObservedOptionGroup, OptionGroup, OptionGroupStatus, OptionSpec};
 
-pub type Facts = groups::Facts<OptionGroup>;
+pub type Facts = named::Facts<OptionGroup>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,18 +36,18 @@ pub enum Own {
     },
 }
 
-pub type Step = groups::Step<Own>;
-pub type Plan = groups::GroupPlan<OptionGroup>;
+pub type Step = named::Step<Own>;
+pub type Plan = named::NamedPlan<OptionGroup>;
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {
-    groups::plan(f, |plan, desired| apply(f, plan, desired))
+    named::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> Plan {
-    let g = &f.group;
-    let name = g.group_name();
-    let previous = Group::status(g).cloned().unwrap_or_default();
+    let g = &f.object;
+    let name = g.name_in_rds();
+    let previous = NamedKind::status(g).cloned().unwrap_or_default();
     let mut fields = OptionGroupStatus {
         option_group_name: Some(name.clone()),
         applied_options: previous.applied_options.clone(),
@@ -57,7 +57,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     let empty = ObservedOptionGroup::default();
     let observed = match &f.observed {
         None => {
-            plan.steps.push(groups::Step::Own(Own::Create {
+            plan.steps.push(named::Step::Own(Own::Create {
                 name: name.clone(),
                 engine: g.spec.engine_name.clone(),
                 major_version: g.spec.major_engine_version.clone(),
@@ -73,9 +73,9 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             fields.applied_tag_keys = tags::keys(&g.spec.tags);
             &empty
         }
-        Some(o) if !groups::owned(g, &o.tags) => {
-            let synced = groups::refuse_name_in_use(g, &mut plan);
-            plan.status = Some(GroupStatus {
+        Some(o) if !named::owned(g, &o.tags) => {
+            let synced = named::refuse_name_in_use(g, &mut plan);
+            plan.status = Some(KindStatus {
                 fields,
                 ready: synced.clone(),
                 synced,
@@ -89,7 +89,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     fields.options = observed.options.keys().cloned().collect();
     let mut changed = options(g, observed, &previous.applied_options, &mut plan);
     if f.observed.is_some() {
-        let (tags_changed, applied) = groups::retag(
+        let (tags_changed, applied) = named::retag(
             &mut plan,
             g,
             (&observed.tags, observed.arn.as_deref()),
@@ -129,8 +129,8 @@ fn options(
         changed.push(format!("remove {}", remove.join(", ")));
     }
     if !changed.is_empty() {
-        plan.steps.push(groups::Step::Own(Own::Modify {
-            name: g.group_name(),
+        plan.steps.push(named::Step::Own(Own::Modify {
+            name: g.name_in_rds(),
             include,
             remove,
             apply_immediately: g.spec.apply_immediately,

@@ -22,7 +22,7 @@ use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::database::choices::AdoptionPolicy;
 use crate::error::Error;
-use crate::managed::groups::Group;
+use crate::managed::named::NamedKind;
 use crate::rds::Rds;
 
 /// What a snapshot kind's spec says besides its name, its source and its copy's source. Its rules
@@ -262,7 +262,7 @@ pub struct SourceState {
 
 /// What a snapshot kind tells the shared code: its spec's parts, its status's identifiers, how its
 /// source is read, and its RDS calls (`calls::SnapshotCalls`, from `snapshot_calls!`).
-pub trait SnapshotKind: Group<Extra = Extra, Own = plan::Own> + calls::SnapshotCalls {
+pub trait SnapshotKind: NamedKind<Extra = Extra, Own = plan::Own> + calls::SnapshotCalls {
     /// What a snapshot is of, in messages ("RDS instance", "DB cluster").
     const SOURCE: &'static str;
     fn options(&self) -> &SnapshotOptions;

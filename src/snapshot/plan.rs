@@ -11,14 +11,14 @@ use crate::crd::{ADOPTED_TAG, RETAINED_TAG};
 use crate::database::choices::AdoptionPolicy;
 use crate::database::tenancy::{self, RestoreSource};
 use crate::managed::claim::{self, Claim, Claimant};
-use crate::managed::groups;
-use crate::managed::plan::{ConditionPlan, GroupStatus, Requeue};
+use crate::managed::named;
+use crate::managed::plan::{ConditionPlan, KindStatus, Requeue};
 use crate::managed::tags;
 
 use super::{Extra, Fields, ObservedSnapshot, SnapshotKind, SnapshotReport, Source};
 
 /// Everything a decision needs.
-pub type Facts<K> = groups::Facts<K>;
+pub type Facts<K> = named::Facts<K>;
 
 /// A call only this kind makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,10 +46,10 @@ pub enum Own {
 }
 
 /// One call or write.
-pub type Step = groups::Step<Own>;
+pub type Step = named::Step<Own>;
 
 /// What one reconcile does and reports.
-pub type Plan<K> = groups::GroupPlan<K>;
+pub type Plan<K> = named::NamedPlan<K>;
 
 /// The status to write: Ready once RDS reports the snapshot available; Synced whether this
 /// reconcile found it as the spec says.
@@ -70,7 +70,7 @@ fn status<K: SnapshotKind>(plan: &mut Plan<K>, fields: Fields, synced: Condition
         _ => synced.clone(),
     };
     let busy = r.state.is_some() && !available;
-    plan.status = Some(GroupStatus {
+    plan.status = Some(KindStatus {
         fields: K::with_fields(fields),
         ready,
         synced,
@@ -95,7 +95,7 @@ fn refuse<K: SnapshotKind>(
     if reason != "ReferencesUnresolved" && reason != "SourceNotAvailable" {
         plan.event(EventType::Warning, reason, "Reconcile", message.clone());
     }
-    let fields = recorded(&f.group);
+    let fields = recorded(&f.object);
     status::<K>(
         &mut plan,
         fields,
@@ -127,7 +127,7 @@ pub(super) fn observed_fields<K: SnapshotKind>(s: &K, o: &ObservedSnapshot) -> F
 /// The one decision of a reconcile of a snapshot object without a schedule (`steps::plan` hands
 /// one with a schedule to `schedule::plan`).
 pub fn plan<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
-    groups::plan(f, |plan, desired| apply(f, plan, desired))
+    named::plan(f, |plan, desired| apply(f, plan, desired))
 }
 
 fn apply<K: SnapshotKind>(
@@ -135,7 +135,7 @@ fn apply<K: SnapshotKind>(
     mut plan: Plan<K>,
     desired_tags: BTreeMap<String, String>,
 ) -> Plan<K> {
-    let s = &f.group;
+    let s = &f.object;
     let Some(o) = f.observed.as_ref().map(K::observed) else {
         return absent(f, plan, desired_tags);
     };
@@ -152,7 +152,7 @@ fn apply<K: SnapshotKind>(
         }
     }
     let (mut changed, applied) =
-        groups::retag(&mut plan, s, (&o.tags, o.arn.as_deref()), &desired_tags);
+        named::retag(&mut plan, s, (&o.tags, o.arn.as_deref()), &desired_tags);
     fields.applied_tag_keys = applied;
     let busy = o.status != "available";
     if busy {
@@ -260,7 +260,7 @@ pub(super) type Sharing = Result<(Option<Own>, Vec<String>), (String, Vec<String
 
 pub(super) fn share<K: SnapshotKind>(f: &Facts<K>, o: &ObservedSnapshot) -> Option<Sharing> {
     let shares = f.extra.shares.as_ref()?;
-    let s = &f.group;
+    let s = &f.object;
     let namespace = s.meta().namespace.as_deref().unwrap_or_default();
     let current: BTreeSet<&String> = shares.current.get(&o.name)?.iter().collect();
     let desired: BTreeSet<&String> = s.options().shared_with.iter().collect();
@@ -317,7 +317,7 @@ fn absent<K: SnapshotKind>(
     mut plan: Plan<K>,
     tags: BTreeMap<String, String>,
 ) -> Plan<K> {
-    let s = &f.group;
+    let s = &f.object;
     let name = s.rds_name_of();
     let options = s.options();
     if recorded(s).report.arn.is_some() {
@@ -398,8 +398,8 @@ pub type Refusal = (&'static str, String, &'static str);
 /// may be taken now: it is resolved, exists, is this namespace's own or granted to it, and is
 /// available.
 pub(super) fn source_check<K: SnapshotKind>(f: &Facts<K>) -> Result<String, Refusal> {
-    let namespace = f.group.meta().namespace.as_deref().unwrap_or_default();
-    let what = match f.group.copy_from() {
+    let namespace = f.object.meta().namespace.as_deref().unwrap_or_default();
+    let what = match f.object.copy_from() {
         Some(_) => "snapshot",
         None => K::SOURCE,
     };

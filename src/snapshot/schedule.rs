@@ -14,8 +14,8 @@ use croner::parser::{CronParser, Seconds};
 use kube::runtime::events::EventType;
 
 use crate::crd::has_finalizer;
-use crate::managed::groups;
-use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan, Requeue};
+use crate::managed::named;
+use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus, Requeue};
 
 use super::plan::{Facts, Own, Plan, Step, observed_fields, recorded, share, source_check};
 use super::{Fields, ObservedSnapshot, ScheduleStatus, SnapshotKind, SnapshotSchedule, Source};
@@ -40,7 +40,7 @@ fn rfc3339(t: &DateTime<Utc>) -> String {
 fn ours<K: SnapshotKind>(f: &Facts<K>) -> Vec<&ObservedSnapshot> {
     let series = f.extra.series.as_deref().unwrap_or_default();
     let mut ours: Vec<_> = (series.iter())
-        .filter(|o| groups::owned(&f.group, &o.tags))
+        .filter(|o| named::owned(&f.object, &o.tags))
         .collect();
     ours.sort_by(|a, b| b.name.cmp(&a.name));
     ours
@@ -48,10 +48,10 @@ fn ours<K: SnapshotKind>(f: &Facts<K>) -> Vec<&ObservedSnapshot> {
 
 /// The one decision of a reconcile of a scheduled snapshot object.
 pub fn plan<K: SnapshotKind>(f: &Facts<K>, schedule: &SnapshotSchedule) -> Plan<K> {
-    if f.group.meta().deletion_timestamp.is_some() {
+    if f.object.meta().deletion_timestamp.is_some() {
         return deletion(f);
     }
-    groups::plan(f, |plan, desired| apply(f, schedule, plan, desired))
+    named::plan(f, |plan, desired| apply(f, schedule, plan, desired))
 }
 
 /// What is known of the ticks: the last one since the object was made (None: none yet), and the
@@ -72,7 +72,7 @@ fn ticks<K: SnapshotKind>(f: &Facts<K>, cron: &Cron) -> Ticks {
             now: DateTime::UNIX_EPOCH,
         };
     };
-    let made = (f.group.meta().creation_timestamp.as_ref())
+    let made = (f.object.meta().creation_timestamp.as_ref())
         .and_then(|t| DateTime::from_timestamp(t.0.as_second(), 0))
         .unwrap_or(now);
     Ticks {
@@ -189,7 +189,7 @@ fn take<K: SnapshotKind>(
     kept: &mut Vec<String>,
     tags: BTreeMap<String, String>,
 ) -> Result<(), super::plan::Refusal> {
-    let name = tick_name(&f.group.rds_name_of(), tick);
+    let name = tick_name(&f.object.rds_name_of(), tick);
     if kept.contains(&name) {
         return Ok(());
     }
@@ -243,7 +243,7 @@ fn status_fields<K: SnapshotKind>(
     kept: Vec<String>,
     newest: Option<&ObservedSnapshot>,
 ) -> Fields {
-    let s = &f.group;
+    let s = &f.object;
     let instance = match &f.extra.source {
         Source::Found { identifier, .. } => Some(identifier.clone()),
         _ => recorded(s).source,
@@ -277,7 +277,7 @@ fn report<K: SnapshotKind>(mut plan: Plan<K>, fields: Fields, synced: ConditionP
         }
         (None, _) => synced.clone(),
     };
-    plan.status = Some(GroupStatus {
+    plan.status = Some(KindStatus {
         fields: K::with_fields(fields),
         ready,
         synced,
@@ -289,7 +289,7 @@ fn report<K: SnapshotKind>(mut plan: Plan<K>, fields: Fields, synced: ConditionP
 /// Deleting a scheduled snapshot object: its snapshots stay (Retain, the default), or each one it made
 /// is deleted (Delete), once none is still being taken.
 fn deletion<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
-    let s = &f.group;
+    let s = &f.object;
     let mut plan = KindPlan::new(Requeue::AwaitChange);
     if !has_finalizer(s.meta()) {
         return plan;

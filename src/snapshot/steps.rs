@@ -1,7 +1,7 @@
 //! The steps of a snapshot kind, over [`SnapshotKind`]: what a reconcile reads (the snapshot of
 //! the name; while it is still to be taken, its source; with a schedule, the source's manual
 //! snapshots; while the spec or status names a share, the restore attribute), which plan decides
-//! (one snapshot's, or a schedule's), and the calls it makes. The kind's `impl Group` hands its
+//! (one snapshot's, or a schedule's), and the calls it makes. The kind's `impl NamedKind` hands its
 //! `observe`, `plan` and `act` to these.
 
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use kube::runtime::reflector::ObjectRef;
 use crate::context::Context;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
-use crate::managed::groups::Shared;
+use crate::managed::named::Shared;
 use crate::rds::arn_part;
 
 use super::plan::{Facts, Own, Plan};
@@ -72,7 +72,7 @@ pub async fn observe<K: SnapshotKind>(
 
 /// The kind's plan, pure: one snapshot (`plan.rs`), or a schedule's (`schedule.rs`).
 pub fn plan<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
-    match &f.group.options().schedule {
+    match &f.object.options().schedule {
         Some(schedule) => super::schedule::plan(f, schedule),
         None => super::plan::plan(f),
     }

@@ -517,7 +517,7 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
         .await
         .unwrap();
     common::wait_object(&groups, "coffee-params", "Ready after an edit", ready).await;
-    let rds_group = groups.get("coffee-params").await.unwrap().group_name();
+    let rds_group = groups.get("coffee-params").await.unwrap().name_in_rds();
     let patch = json!({"spec": {"dbParameterGroupRef": {"name": "coffee-params"}}});
     api.patch("coffee-db", &PatchParams::default(), &Patch::Merge(&patch))
         .await

@@ -19,7 +19,7 @@ use crate::database::parts::Endpoint;
 use crate::database::password::{PasswordFacts, PasswordRead};
 use crate::database::tenancy::RestoreSource;
 use crate::managed::placement::Placement;
-use crate::managed::plan::{ConditionPlan, GroupStatus, KindPlan};
+use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus};
 use crate::managed::tags;
 use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 use crate::sensitive::Sensitive;
@@ -332,12 +332,12 @@ pub(super) fn status_plan(
     ready: bool,
     synced: ConditionPlan,
     busy: bool,
-) -> GroupStatus<DBClusterStatus> {
+) -> KindStatus<DBClusterStatus> {
     let ready = match ready {
         true => ConditionPlan::new(true, "Available", "the cluster is available"),
         false => ConditionPlan::new(false, "Unavailable", "the cluster is not available yet"),
     };
-    GroupStatus {
+    KindStatus {
         fields,
         ready,
         synced,

@@ -87,7 +87,7 @@ pub(super) fn status_with_secret(
     available: bool,
     synced: crate::managed::plan::ConditionPlan,
     pending: Option<String>,
-) -> crate::managed::plan::GroupStatus<DBClusterStatus> {
+) -> crate::managed::plan::KindStatus<DBClusterStatus> {
     let mut status = super::status_plan(fields, available, synced, false);
     status.ready = crate::managed::conditions::ready_with_secret(status.ready, pending);
     status

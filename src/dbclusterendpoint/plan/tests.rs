@@ -3,7 +3,7 @@
 use super::*;
 use crate::crd::LocalRef;
 use crate::dbclusterendpoint::{DBClusterEndpointSpec, EndpointType, Reads};
-use crate::managed::groups::fixtures::{self, owner_tags, with};
+use crate::managed::named::fixtures::{self, owner_tags, with};
 use crate::sensitive::Sensitive;
 
 fn cluster() -> Cluster {
@@ -134,7 +134,7 @@ fn members_and_type_are_kept_with_one_modify_while_available() {
             "ANY, all but one",
             with(facts(), |f| {
                 f.observed = Some(observed("available"));
-                f.group.spec.endpoint_type = EndpointType::Any;
+                f.object.spec.endpoint_type = EndpointType::Any;
                 f.extra.members = Some(Ok((vec![], vec!["coffee-w".into()])));
             }),
             Some(("ANY", vec![], vec!["coffee-w"])),
@@ -179,7 +179,7 @@ fn members_and_type_are_kept_with_one_modify_while_available() {
 fn its_secret_names_the_endpoint_with_the_clusters_credentials_and_only_its_own() {
     let f = with(facts(), |f| {
         f.observed = Some(observed("available"));
-        f.group.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
+        f.object.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
             name: "reports-db".into(),
             extra_keys: [("APP_DB_HOST".to_owned(), "{{ host }}".to_owned())].into(),
         });
@@ -198,7 +198,7 @@ fn its_secret_names_the_endpoint_with_the_clusters_credentials_and_only_its_own(
     assert_eq!(value("username").as_deref(), Some("admin"));
     assert_eq!(value("dbname").as_deref(), Some("COFFEE"));
     // Someone else's Secret of that name: never written.
-    let mut foreign = crate::secrets::owned_secret(&f.group, "reports-db", data, true);
+    let mut foreign = crate::secrets::owned_secret(&f.object, "reports-db", data, true);
     foreign.metadata.owner_references = None;
     foreign.metadata.annotations = None;
     let refused = plan(&with(f, |f| f.extra.secret = Some(foreign)));
@@ -209,7 +209,7 @@ fn its_secret_names_the_endpoint_with_the_clusters_credentials_and_only_its_own(
 #[test]
 fn ready_only_once_the_secret_it_asks_for_can_hold_the_endpoint() {
     let wanted = |f: &mut Facts| {
-        f.group.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
+        f.object.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
             name: "reports-db".into(),
             extra_keys: Default::default(),
         });

@@ -6,7 +6,7 @@ use crate::dbproxy::{
     Credentials, DBProxySpec, ProxyAuth, ProxyEndpoint, ProxyEndpointSpec, ProxyTarget, Reads,
     Resolved, TargetHealth, TargetRole,
 };
-use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 
 const SECRET: &str = "arn:aws:secretsmanager:us-east-1:1:secret:rds-operator/shop/coffee-AbCdEf";
 
@@ -181,7 +181,7 @@ fn rules() {
         (
             "requireTLS changed: one ModifyDBProxy",
             with(facts(), |f| {
-                f.group.spec.require_tls = true;
+                f.object.spec.require_tls = true;
                 f.observed = Some(ours(&["coffee-db"]));
             }),
             vec!["Modify"],
@@ -191,7 +191,7 @@ fn rules() {
         (
             "a pool setting the spec names differs: one ModifyDBProxyTargetGroup",
             with(facts(), |f| {
-                f.group.spec.connection_pool = Some(ConnectionPool {
+                f.object.spec.connection_pool = Some(ConnectionPool {
                     max_connections_percent: Some(50),
                     ..Default::default()
                 });
@@ -227,7 +227,7 @@ fn rules() {
         (
             "an endpoint in the spec and not in RDS is made",
             with(facts(), |f| {
-                f.group.spec.endpoints = vec![reports(TargetRole::ReadOnly)];
+                f.object.spec.endpoints = vec![reports(TargetRole::ReadOnly)];
                 f.observed = Some(ours(&["coffee-db"]));
             }),
             vec!["CreateEndpoint reports"],
@@ -237,7 +237,7 @@ fn rules() {
         (
             "an endpoint the operator made and the spec dropped is deleted",
             with(facts(), |f| {
-                f.group.status = Some(DBProxyStatus {
+                f.object.status = Some(DBProxyStatus {
                     applied_endpoints: vec!["reports".into()],
                     ..Default::default()
                 });
@@ -263,7 +263,7 @@ fn rules() {
         (
             "an endpoint's role cannot change: refused, nothing sent",
             with(facts(), |f| {
-                f.group.spec.endpoints = vec![reports(TargetRole::ReadWrite)];
+                f.object.spec.endpoints = vec![reports(TargetRole::ReadWrite)];
                 let mut o = ours(&["coffee-db"]);
                 o.endpoints = vec![observed_endpoint("READ_ONLY")];
                 f.observed = Some(o);
@@ -286,7 +286,7 @@ fn rules() {
         (
             "the spec names its own secret: the operator keeps none",
             with(facts(), |f| {
-                f.group.spec.auth = ProxyAuth {
+                f.object.spec.auth = ProxyAuth {
                     secret_arn: Some("arn:aws:secretsmanager:us-east-1:1:secret:rds!db-1".into()),
                     ..Default::default()
                 };
@@ -310,7 +310,7 @@ fn rules() {
         (
             "available, with its Secret asked for and written in this pass: Ready",
             with(facts(), |f| {
-                f.group.spec.connection_secret = Some(wanted_secret());
+                f.object.spec.connection_secret = Some(wanted_secret());
                 f.observed = Some(ours(&["coffee-db"]));
             }),
             vec!["Secret"],
@@ -320,7 +320,7 @@ fn rules() {
         (
             "available, its Secret asked for, the target's password not known: not Ready",
             with(facts(), |f| {
-                f.group.spec.connection_secret = Some(wanted_secret());
+                f.object.spec.connection_secret = Some(wanted_secret());
                 f.observed = Some(ours(&["coffee-db"]));
                 if let Some(c) = f.extra.credentials.as_mut() {
                     c.password = None;
@@ -333,7 +333,7 @@ fn rules() {
         (
             "available, its Secret asked for, the target's port not known (0): not Ready",
             with(facts(), |f| {
-                f.group.spec.connection_secret = Some(wanted_secret());
+                f.object.spec.connection_secret = Some(wanted_secret());
                 f.observed = Some(ours(&["coffee-db"]));
                 if let Some(c) = f.extra.credentials.as_mut() {
                     c.port = 0;
@@ -348,7 +348,7 @@ fn rules() {
             with(facts(), |f| {
                 let mut e = reports(TargetRole::ReadOnly);
                 e.connection_secret = Some(wanted_secret());
-                f.group.spec.endpoints = vec![e];
+                f.object.spec.endpoints = vec![e];
                 let mut o = ours(&["coffee-db"]);
                 let mut there = observed_endpoint("READ_ONLY");
                 there.endpoint = None;
@@ -392,7 +392,7 @@ fn wanted_secret() -> crate::database::parts::ConnectionSecretSpec {
 #[test]
 fn the_connection_secret_names_the_proxy_with_the_targets_credentials() {
     let f = with(facts(), |f| {
-        f.group.spec.connection_secret = serde_json::from_value(serde_json::json!({
+        f.object.spec.connection_secret = serde_json::from_value(serde_json::json!({
             "name": "coffee-proxy",
             "extraKeys": {"APP_DB_HOST": "{{ host }}"}
         }))

@@ -6,7 +6,7 @@ use crate::context::Grants;
 use crate::crd::{ADOPTED_TAG, RESTORABLE_BY_TAG, RETAINED_TAG};
 use crate::database::choices::AdoptionPolicy;
 use crate::dbsnapshot::{DBSnapshot, DBSnapshotSpec, DBSnapshotStatus, SnapshotSource};
-use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 use crate::managed::plan::Requeue;
 use crate::snapshot::plan::{Own, Step};
 use crate::snapshot::{
@@ -80,7 +80,7 @@ fn snapshot(status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
 
 fn taken(f: Facts) -> Facts {
     with(f, |f| {
-        f.group.status = Some(DBSnapshotStatus {
+        f.object.status = Some(DBSnapshotStatus {
             report: SnapshotReport {
                 arn: Some(ARN.into()),
                 ..Default::default()
@@ -248,7 +248,7 @@ fn an_available_snapshot_is_ready_and_its_tags_follow_the_spec() {
         Requeue::After(std::time::Duration::from_secs(60))
     );
     let tagged = with(f, |f| {
-        f.group.spec.tags = vec![crate::crd::Tag {
+        f.object.spec.tags = vec![crate::crd::Tag {
             key: "team".into(),
             value: "coffee".into(),
         }]
@@ -286,7 +286,7 @@ fn a_snapshot_of_the_name_that_is_not_ours_is_left_alone() {
 fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_deletion() {
     let asked = |policy: Option<AdoptionPolicy>, tags: BTreeMap<String, String>| {
         with(facts(Source::NotRead), |f| {
-            f.group.spec.options.adoption_policy = policy;
+            f.object.spec.options.adoption_policy = policy;
             f.observed = Some(snapshot("available", tags));
         })
     };
@@ -370,12 +370,12 @@ fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_
     assert_eq!(p.steps.get(1), Some(&removed));
     // Adopt with nothing to adopt takes nothing, even of an available source of its own.
     let nothing = with(facts(instance("available", shop_instance())), |f| {
-        f.group.spec.options.adoption_policy = adopt
+        f.object.spec.options.adoption_policy = adopt
     });
     let p = plan(&nothing);
     assert!(p.steps.is_empty() && reason(&p).3 == "NotFound", "{p:?}");
     let or_create = with(nothing, |f| {
-        f.group.spec.options.adoption_policy = Some(AdoptionPolicy::AdoptOrCreate)
+        f.object.spec.options.adoption_policy = Some(AdoptionPolicy::AdoptOrCreate)
     });
     assert!(creates(&plan(&or_create)));
     // An adopted snapshot is kept at deletion unless deletionPolicy says Delete.
@@ -390,7 +390,7 @@ fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_
     );
     assert!(kept.events.iter().any(|e| e.reason == "Retained"));
     let delete = with(ours, |f| {
-        f.group.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
+        f.object.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
     });
     let deleted = plan(&deleting(delete));
     assert!(
@@ -417,7 +417,7 @@ fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
         ]
     );
     let retain = with(ours, |f| {
-        f.group.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Retain)
+        f.object.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Retain)
     });
     let retained = plan(&deleting(retain.clone()));
     // Retained, it is tagged so: a DBSnapshot of the name later takes it back.
@@ -447,7 +447,7 @@ fn sharing(current: &[&str], wanted: &[&str], encrypted: bool, grants: Grants) -
         let mut o = snapshot("available", owner_tags());
         o.encrypted = Some(encrypted);
         f.observed = Some(o);
-        f.group.spec.options.shared_with = wanted.iter().map(|a| a.to_string()).collect();
+        f.object.spec.options.shared_with = wanted.iter().map(|a| a.to_string()).collect();
         f.extra.shares = Some(Shares {
             current: [(
                 "coffee".to_owned(),
@@ -572,12 +572,12 @@ fn a_share_goes_only_to_granted_accounts_and_public_only_when_allowed() {
 fn a_copy_is_made_once_of_a_snapshot_this_namespace_may_copy_once_it_is_available() {
     let copy = |status: &str, tags: BTreeMap<String, String>, instance_tags| {
         with(facts(Source::NotRead), |f| {
-            f.group.spec.source = None;
-            f.group.spec.copy_from = Some(crate::dbsnapshot::CopyFrom {
+            f.object.spec.source = None;
+            f.object.spec.copy_from = Some(crate::dbsnapshot::CopyFrom {
                 name: Some("original".into()),
                 ..Default::default()
             });
-            f.group.spec.options.kms_key_id = Some("alias/west".into());
+            f.object.spec.options.kms_key_id = Some("alias/west".into());
             f.extra.source = Source::Found {
                 identifier: "arn:aws:rds:us-east-1:123456789012:snapshot:original".into(),
                 status: status.into(),

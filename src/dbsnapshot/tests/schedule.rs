@@ -16,7 +16,7 @@ use crate::snapshot::{
 
 type Facts = crate::snapshot::plan::Facts<DBSnapshot>;
 type Plan = crate::snapshot::plan::Plan<DBSnapshot>;
-use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 
 /// The DBSnapshot shop/coffee ("nightly" in RDS) of the DBInstance coffee, every day at 03:00,
 /// keeping 2, made on 2026-12-01 at 12:00, reconciled at `now`, the source's snapshots `series`.
@@ -68,7 +68,7 @@ fn facts(now: &str, series: Vec<ObservedSnapshot>) -> Facts {
 
 /// This module's plan, of the facts' schedule.
 fn plan(f: &Facts) -> Plan {
-    let schedule = f.group.spec.options.schedule.clone().expect("a schedule");
+    let schedule = f.object.spec.options.schedule.clone().expect("a schedule");
     crate::snapshot::schedule::plan(f, &schedule)
 }
 
@@ -230,7 +230,7 @@ fn a_schedule_that_cannot_take_a_snapshot_says_why_and_deletes_nothing_more() {
         "the snapshot kept is still there to restore"
     );
     let bad = with(facts("2026-12-03T03:00:10Z", series), |f| {
-        f.group
+        f.object
             .spec
             .options
             .schedule
@@ -255,7 +255,7 @@ fn deleting_a_schedule_keeps_its_snapshots_unless_its_policy_says_delete() {
     let p = plan(&f);
     assert_eq!(p.steps, vec![Step::RemoveFinalizer], "Retain by default");
     let delete = with(f, |f| {
-        f.group.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
+        f.object.spec.options.deletion_policy = Some(SnapshotDeletionPolicy::Delete)
     });
     let p = plan(&delete);
     assert_eq!(
@@ -295,7 +295,7 @@ fn sharing(newer: &[&str], older: &[&str], wanted: &[&str]) -> Facts {
     ];
     let mut f = facts("2026-12-04T12:00:00Z", series);
     let list = |a: &[&str]| a.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-    f.group.spec.options.shared_with = list(wanted);
+    f.object.spec.options.shared_with = list(wanted);
     f.extra.shares = Some(crate::snapshot::Shares {
         current: [
             ("nightly-20261204030000".to_owned(), list(newer)),

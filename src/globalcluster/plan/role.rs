@@ -44,7 +44,7 @@ pub(super) fn plan(
     o: &ObservedGlobalCluster,
     fields: &mut GlobalClusterStatus,
 ) -> Option<ConditionPlan> {
-    let g = &f.group;
+    let g = &f.object;
     let Some((action, target)) = asked(g) else {
         fields.role_change = None;
         return None;
@@ -145,7 +145,7 @@ fn send(
     member: &GlobalMember,
 ) -> ConditionPlan {
     let arn = member.db_cluster_arn.clone().unwrap_or_default();
-    let (name, region) = (f.group.group_name(), member.region.clone());
+    let (name, region) = (f.object.name_in_rds(), member.region.clone());
     plan.steps.push(Step::Own(match action {
         "Switchover" => Own::Switchover {
             name,
@@ -214,10 +214,10 @@ fn awaiting_approval(f: &Facts, plan: &mut Plan, target: &str, why: &str) -> Con
 /// `crate::silence`) for failoverAfter. An open breaker alone approves nothing: one throttle opens
 /// it, and a throttling region is up, holding writes the target lacks.
 fn approval(f: &Facts, target: &str) -> Result<String, String> {
-    if (f.group.annotations().get(FAILOVER_ANNOTATION)).is_some_and(|a| a == target) {
+    if (f.object.annotations().get(FAILOVER_ANNOTATION)).is_some_and(|a| a == target) {
         return Ok(format!("the annotation {FAILOVER_ANNOTATION}"));
     }
-    let after = (f.group.spec.failover_to.as_ref())
+    let after = (f.object.spec.failover_to.as_ref())
         .and_then(|t| t.failover_after.map(std::time::Duration::from))
         .unwrap_or(DEFAULT_FAILOVER_AFTER);
     let Some(s) = &f.extra.primary_region_silent else {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::crd::LocalRef;
 use crate::globalcluster::{GlobalClusterSpec, GlobalDeletionPolicy, GlobalMember};
-use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 
 /// The GlobalCluster shop/coffee, made of the DBCluster coffee, never made.
 fn facts(primary: Primary) -> Facts {
@@ -101,7 +101,7 @@ fn the_global_database_is_made_once_of_an_available_primary_of_the_namespace() {
         (
             "made once already (status has its ARN) and gone: not made again",
             with(facts(found("available")), |f| {
-                f.group.status = Some(GlobalClusterStatus {
+                f.object.status = Some(GlobalClusterStatus {
                     arn: Some("arn:aws:rds::123456789012:global-cluster:coffee".into()),
                     ..Default::default()
                 })
@@ -144,9 +144,9 @@ fn the_global_database_is_made_once_of_an_available_primary_of_the_namespace() {
 #[test]
 fn an_empty_global_database_takes_the_specs_engine() {
     let f = with(facts(Primary::NotRead), |f| {
-        f.group.spec.source_db_cluster_ref = None;
-        f.group.spec.engine = Some(crate::database::choices::ClusterEngine::AuroraPostgresql);
-        f.group.spec.engine_version = Some("16.4".into());
+        f.object.spec.source_db_cluster_ref = None;
+        f.object.spec.engine = Some(crate::database::choices::ClusterEngine::AuroraPostgresql);
+        f.object.spec.engine_version = Some("16.4".into());
     });
     let p = plan(&f);
     let Some(Own::Create {
@@ -219,15 +219,15 @@ fn deletion_protection_and_the_engine_version_are_kept_in_one_modification() {
     ];
     for (case, protection, version, want) in cases {
         let f = with(existing(vec![]), |f| {
-            f.group.spec.deletion_protection = protection;
-            f.group.spec.engine_version = version.map(str::to_owned);
+            f.object.spec.deletion_protection = protection;
+            f.object.spec.engine_version = version.map(str::to_owned);
         });
         let p = plan(&f);
         assert_eq!(own(&p).first().copied(), want.as_ref(), "{case}");
     }
     // Nothing is sent while RDS is busy with it.
     let busy = with(existing(vec![]), |f| {
-        f.group.spec.deletion_protection = Some(true);
+        f.object.spec.deletion_protection = Some(true);
         f.observed.as_mut().expect("observed").status = "modifying".into();
     });
     assert!(own(&plan(&busy)).is_empty());
@@ -267,7 +267,7 @@ fn a_deletion_waits_while_member_clusters_are_left_with_no_call() {
         (
             "no member, Retain: kept, tagged retained",
             with(deleting(existing(vec![])), |f| {
-                f.group.spec.deletion_policy = Some(GlobalDeletionPolicy::Retain)
+                f.object.spec.deletion_policy = Some(GlobalDeletionPolicy::Retain)
             }),
             vec![
                 Step::AddTags {

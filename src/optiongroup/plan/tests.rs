@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::managed::groups::fixtures::{self, deleting, owner_tags, with};
+use crate::managed::named::fixtures::{self, deleting, owner_tags, with};
 use crate::optiongroup::OptionGroupSpec;
 
 fn audit(events: &str) -> OptionSpec {
@@ -108,8 +108,8 @@ fn rules() {
         (
             "an option that left the spec is removed",
             with(facts(), |f| {
-                f.group.spec.options.clear();
-                f.group.status = applied(&[AUDIT]);
+                f.object.spec.options.clear();
+                f.object.status = applied(&[AUDIT]);
                 f.observed = Some(ours(&[(AUDIT, "CONNECT,QUERY")]));
             }),
             vec!["Modify + -MARIADB_AUDIT_PLUGIN"],
@@ -118,7 +118,7 @@ fn rules() {
         (
             "an option someone else added, never set by the operator, is left",
             with(facts(), |f| {
-                f.group.status = applied(&[AUDIT]);
+                f.object.status = applied(&[AUDIT]);
                 f.observed = Some(ours(&[(AUDIT, "CONNECT,QUERY"), ("MEMCACHED", "")]));
             }),
             vec![],
@@ -127,8 +127,8 @@ fn rules() {
         (
             "one removed already is not removed again",
             with(facts(), |f| {
-                f.group.spec.options.clear();
-                f.group.status = applied(&[AUDIT]);
+                f.object.spec.options.clear();
+                f.object.status = applied(&[AUDIT]);
                 f.observed = Some(ours(&[]));
             }),
             vec![],
@@ -137,7 +137,7 @@ fn rules() {
         (
             "a port the spec names differs: included",
             with(facts(), |f| {
-                f.group.spec.options[0].port = Some(11211);
+                f.object.spec.options[0].port = Some(11211);
                 f.observed = Some(ours(&[(AUDIT, "CONNECT,QUERY")]));
             }),
             vec!["Modify +MARIADB_AUDIT_PLUGIN -"],
@@ -146,7 +146,8 @@ fn rules() {
         (
             "security groups compare as sets",
             with(facts(), |f| {
-                f.group.spec.options[0].vpc_security_group_ids = vec!["sg-2".into(), "sg-1".into()];
+                f.object.spec.options[0].vpc_security_group_ids =
+                    vec!["sg-2".into(), "sg-1".into()];
                 let mut o = ours(&[(AUDIT, "CONNECT,QUERY")]);
                 (o.options.get_mut(AUDIT).unwrap()).vpc_security_group_ids =
                     vec!["sg-1".into(), "sg-2".into()];
@@ -201,7 +202,7 @@ fn rules() {
 #[test]
 fn the_modify_carries_the_spec_option_whole_and_the_apply_policy() {
     let f = with(facts(), |f| {
-        f.group.spec.apply_immediately = false;
+        f.object.spec.apply_immediately = false;
         f.observed = Some(ours(&[]));
     });
     let p = plan(&f);

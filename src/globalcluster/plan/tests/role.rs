@@ -17,9 +17,9 @@ fn asking(action: &str) -> Facts {
             name: "coffee-eu".into(),
         };
         match action {
-            "Switchover" => f.group.spec.switchover_to = Some(target),
+            "Switchover" => f.object.spec.switchover_to = Some(target),
             _ => {
-                f.group.spec.failover_to = Some(FailoverTo {
+                f.object.spec.failover_to = Some(FailoverTo {
                     name: "coffee-eu".into(),
                     allow_data_loss: true,
                     failover_after: None,
@@ -41,7 +41,7 @@ fn sent(action: &str, completed: bool) -> Option<RoleChange> {
 }
 
 fn recorded(mut f: Facts, change: Option<RoleChange>) -> Facts {
-    f.group.status.get_or_insert_default().role_change = change;
+    f.object.status.get_or_insert_default().role_change = change;
     f
 }
 
@@ -153,7 +153,7 @@ fn silent(secs: u64) -> impl FnOnce(&mut Facts) {
 #[test]
 fn a_failover_is_sent_once_approved_in_its_targets_region() {
     let approved = |f: &mut Facts| {
-        let annotations = f.group.metadata.annotations.get_or_insert_default();
+        let annotations = f.object.metadata.annotations.get_or_insert_default();
         annotations.insert(FAILOVER_ANNOTATION.into(), "coffee-eu".into());
     };
     let by_annotation = Some(format!("the annotation {FAILOVER_ANNOTATION}"));
@@ -173,7 +173,7 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
         (
             "approved for another target",
             with(asking("Failover"), |f| {
-                let annotations = f.group.metadata.annotations.get_or_insert_default();
+                let annotations = f.object.metadata.annotations.get_or_insert_default();
                 annotations.insert(FAILOVER_ANNOTATION.into(), "coffee-ap".into());
             }),
             0,
@@ -211,7 +211,7 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
         (
             "a failoverAfter of the spec's own",
             with(with(asking("Failover"), silent(60)), |f| {
-                let to = f.group.spec.failover_to.as_mut().unwrap();
+                let to = f.object.spec.failover_to.as_mut().unwrap();
                 to.failover_after = Some("1m".parse().unwrap());
             }),
             1,
