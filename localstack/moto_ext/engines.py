@@ -297,11 +297,21 @@ class Server:
                         socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
                     unix.settimeout(0.5)
                     unix.connect(own)
+                if self._accepting():
                     return
             except OSError:
                 pass
             time.sleep(0.2)
         raise EngineError(f"the {self.family} server of {self.identifier} did not start within 60 s")
+
+    def _accepting(self) -> bool:
+        """Whether the server takes a session: PostgreSQL answers its socket while it is still
+        starting up, and refuses a session then ("the database system is starting up")."""
+        if self.family == "mariadb":
+            return True
+        done = subprocess.run([f"{PG_BIN}/pg_isready", "-q", "-h", self.dir, "-p", str(self.port)],
+                              capture_output=True, timeout=10)
+        return done.returncode == 0
 
     def stop(self, remove: bool) -> None:
         if self.process is not None and self.process.poll() is None:
