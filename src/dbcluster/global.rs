@@ -13,6 +13,7 @@ use super::plan::Global;
 use crate::context::Context;
 use crate::database::password::PasswordRead;
 use crate::error::{Error, kube_err};
+use crate::globalcluster::aws::GlobalClusterCalls;
 use crate::globalcluster::{GlobalCluster, GlobalMember, ObservedGlobalCluster};
 use crate::locations::Location;
 use crate::managed::references;

@@ -32,10 +32,36 @@ fn custom() -> Filter {
         .build()
 }
 
-impl Rds {
+/// The RDS calls of the DBClusterEndpoint kind.
+pub(super) trait ClusterEndpointCalls {
     /// DescribeDBClusterEndpoints of one endpoint, with its tags (ListTagsForResource); None when
     /// RDS has none of that name.
-    pub async fn cluster_endpoint(
+    fn cluster_endpoint(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedClusterEndpoint>, AwsError>> + Send;
+
+    /// Every custom endpoint of the account and region, 100 a page, without their tags
+    /// (GetResources has them: `rds::tagging`).
+    fn cluster_endpoint_pages(
+        &self,
+    ) -> impl Future<Output = Result<Vec<ObservedClusterEndpoint>, AwsError>> + Send;
+
+    /// CreateDBClusterEndpoint (tagged from its first moment) or ModifyDBClusterEndpoint.
+    fn cluster_endpoint_call(
+        &self,
+        step: &Own,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// DeleteDBClusterEndpoint; one already gone is deleted.
+    fn delete_cluster_endpoint(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl ClusterEndpointCalls for Rds {
+    async fn cluster_endpoint(
         &self,
         name: &str,
     ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
@@ -53,27 +79,7 @@ impl Rds {
         Ok(Some(found))
     }
 
-    /// DescribeDBClusterEndpoints of one endpoint, without its tags.
-    async fn describe_cluster_endpoint(
-        &self,
-        name: &str,
-    ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
-        let result = (self.client.describe_db_cluster_endpoints())
-            .db_cluster_endpoint_identifier(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
-        self.count("DescribeDBClusterEndpoints", &result);
-        match result {
-            Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
-            Err(e) if e.code == NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Every custom endpoint of the account and region, 100 a page, without their tags
-    /// (GetResources has them: `rds::tagging`).
-    pub async fn cluster_endpoint_pages(&self) -> Result<Vec<ObservedClusterEndpoint>, AwsError> {
+    async fn cluster_endpoint_pages(&self) -> Result<Vec<ObservedClusterEndpoint>, AwsError> {
         let mut all = Vec::new();
         let mut pages = (self.client.describe_db_cluster_endpoints())
             .filters(custom())
@@ -88,8 +94,7 @@ impl Rds {
         Ok(all)
     }
 
-    /// CreateDBClusterEndpoint (tagged from its first moment) or ModifyDBClusterEndpoint.
-    pub async fn cluster_endpoint_call(&self, step: &Own) -> Result<(), AwsError> {
+    async fn cluster_endpoint_call(&self, step: &Own) -> Result<(), AwsError> {
         match step {
             Own::Create {
                 name,
@@ -134,8 +139,7 @@ impl Rds {
         }
     }
 
-    /// DeleteDBClusterEndpoint; one already gone is deleted.
-    pub async fn delete_cluster_endpoint(&self, name: &str) -> Result<(), AwsError> {
+    async fn delete_cluster_endpoint(&self, name: &str) -> Result<(), AwsError> {
         let result = (self.client.delete_db_cluster_endpoint())
             .db_cluster_endpoint_identifier(name)
             .send()
@@ -145,6 +149,34 @@ impl Rds {
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
+        }
+    }
+}
+
+/// What the calls above share.
+trait Reads {
+    /// DescribeDBClusterEndpoints of one endpoint, without its tags.
+    fn describe_cluster_endpoint(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedClusterEndpoint>, AwsError>> + Send;
+}
+
+impl Reads for Rds {
+    async fn describe_cluster_endpoint(
+        &self,
+        name: &str,
+    ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
+        let result = (self.client.describe_db_cluster_endpoints())
+            .db_cluster_endpoint_identifier(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
+        self.count("DescribeDBClusterEndpoints", &result);
+        match result {
+            Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
+            Err(e) if e.code == NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
         }
     }
 }

@@ -19,6 +19,7 @@ use super::plan::Own;
 use super::{
     Cluster, DBClusterEndpoint, DBClusterEndpointStatus, Members, ObservedClusterEndpoint, Reads,
 };
+use crate::dbclusterendpoint::aws::ClusterEndpointCalls;
 
 impl NamedKind for DBClusterEndpoint {
     type Observed = ObservedClusterEndpoint;

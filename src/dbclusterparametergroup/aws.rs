@@ -7,10 +7,18 @@ use crate::dbparametergroup::ObservedParameterGroup;
 use crate::dbparametergroup::aws::GROUP_NOT_FOUND;
 use crate::rds::Rds;
 
-impl Rds {
+/// The RDS calls of the DBClusterParameterGroup kind.
+pub(super) trait ClusterParameterGroupCalls {
     /// The cluster parameter group of this name with its parameters set (source user) and its
     /// tags; None when RDS has none.
-    pub async fn cluster_parameter_group(
+    fn cluster_parameter_group(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedParameterGroup>, AwsError>> + Send;
+}
+
+impl ClusterParameterGroupCalls for Rds {
+    async fn cluster_parameter_group(
         &self,
         name: &str,
     ) -> Result<Option<ObservedParameterGroup>, AwsError> {

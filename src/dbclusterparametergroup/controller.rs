@@ -12,6 +12,7 @@ use crate::locations::Location;
 use crate::managed::named::{NamedKind, Shared};
 
 use super::{DBClusterParameterGroup, DBClusterParameterGroupStatus};
+use crate::dbclusterparametergroup::aws::ClusterParameterGroupCalls;
 
 impl NamedKind for DBClusterParameterGroup {
     type Observed = ObservedParameterGroup;

@@ -31,11 +31,26 @@ crate::listed_by_name!(
     parameter_group_pages
 );
 
-impl Rds {
+/// The RDS calls of the DBParameterGroup kind.
+pub(super) trait ParameterGroupCalls {
     /// The group of this name with its parameters set (source user) and its tags; None when
     /// RDS has none. `known`: the group as the shared poll listed it (its tags with it), so only
     /// its parameters are read.
-    pub async fn parameter_group(
+    fn parameter_group(
+        &self,
+        name: &str,
+        known: Option<ObservedParameterGroup>,
+    ) -> impl Future<Output = Result<Option<ObservedParameterGroup>, AwsError>> + Send;
+
+    /// Every DB parameter group of the account and region, 100 a page
+    /// (DescribeDBParameterGroups), without parameters or tags.
+    fn parameter_group_pages(
+        &self,
+    ) -> impl Future<Output = Result<Vec<ObservedParameterGroup>, AwsError>> + Send;
+}
+
+impl ParameterGroupCalls for Rds {
+    async fn parameter_group(
         &self,
         name: &str,
         known: Option<ObservedParameterGroup>,
@@ -80,9 +95,7 @@ impl Rds {
         Ok(Some(group))
     }
 
-    /// Every DB parameter group of the account and region, 100 a page
-    /// (DescribeDBParameterGroups), without parameters or tags.
-    pub async fn parameter_group_pages(&self) -> Result<Vec<ObservedParameterGroup>, AwsError> {
+    async fn parameter_group_pages(&self) -> Result<Vec<ObservedParameterGroup>, AwsError> {
         let mut groups = Vec::new();
         let mut pages = (self.client.describe_db_parameter_groups())
             .max_records(100)

@@ -11,6 +11,7 @@ use crate::managed::named::{NamedKind, Shared};
 use super::catalog::Catalogs;
 use super::plan::Own;
 use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
+use crate::dbparametergroup::aws::ParameterGroupCalls;
 
 impl NamedKind for DBParameterGroup {
     type Observed = ObservedParameterGroup;

@@ -23,9 +23,40 @@ const SECRET_NOT_FOUND: &str = "ResourceNotFoundException";
 // directly (its targets and pool are not in the pages), so the listing is only told of changes.
 crate::listed_by_name!(ObservedProxy, "the DB proxies", "rds:db-proxy", proxy_pages);
 
-impl Rds {
+/// The RDS calls of the DBProxy kind.
+pub(super) trait ProxyCalls {
     /// Every proxy of the account and region, 100 a page, without tags, targets or pool.
-    pub async fn proxy_pages(&self) -> Result<Vec<ObservedProxy>, AwsError> {
+    fn proxy_pages(&self) -> impl Future<Output = Result<Vec<ObservedProxy>, AwsError>> + Send;
+
+    /// The proxy of this name with its tags, targets and pool; None when RDS has none.
+    fn proxy(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedProxy>, AwsError>> + Send;
+
+    /// The operator's secret of a proxy, by name: its ARN, and whether it holds this username and
+    /// password; None when Secrets Manager has none.
+    fn proxy_secret(
+        &self,
+        name: &str,
+        username: &str,
+        password: &Sensitive,
+    ) -> impl Future<Output = Result<Option<(String, bool)>, AwsError>> + Send;
+
+    /// One of the kind's own calls.
+    fn proxy_call(&self, step: &Own) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// DeleteDBProxy (one already gone is deleted), then the operator's secret of it, at once
+    /// (no recovery window: it only copies a password the target's Secret holds).
+    fn delete_proxy(
+        &self,
+        name: &str,
+        secret: Option<&str>,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl ProxyCalls for Rds {
+    async fn proxy_pages(&self) -> Result<Vec<ObservedProxy>, AwsError> {
         let mut all = Vec::new();
         let mut pages = (self.client.describe_db_proxies())
             .max_records(100)
@@ -39,8 +70,7 @@ impl Rds {
         Ok(all)
     }
 
-    /// The proxy of this name with its tags, targets and pool; None when RDS has none.
-    pub async fn proxy(&self, name: &str) -> Result<Option<ObservedProxy>, AwsError> {
+    async fn proxy(&self, name: &str) -> Result<Option<ObservedProxy>, AwsError> {
         let result = (self.client.describe_db_proxies())
             .db_proxy_name(name)
             .send()
@@ -63,77 +93,7 @@ impl Rds {
         Ok(Some(found))
     }
 
-    /// The proxy's endpoints besides its default one.
-    async fn proxy_endpoints(&self, name: &str) -> Result<Vec<ProxyEndpoint>, AwsError> {
-        let mut all = Vec::new();
-        let mut pages = (self.client.describe_db_proxy_endpoints())
-            .db_proxy_name(name)
-            .into_paginator()
-            .send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeDBProxyEndpoints", e, None));
-            self.count("DescribeDBProxyEndpoints", &page);
-            let found = (page?.db_proxy_endpoints().iter())
-                .filter(|e| e.is_default() != Some(true))
-                .map(|e| ProxyEndpoint {
-                    name: e.db_proxy_endpoint_name().unwrap_or_default().to_owned(),
-                    target_role: e.target_role().map(|r| r.as_str().to_owned()),
-                    state: e.status().map(|s| s.as_str().to_owned()),
-                    endpoint: e.endpoint().map(str::to_owned),
-                })
-                .collect::<Vec<_>>();
-            all.extend(found);
-        }
-        Ok(all)
-    }
-
-    async fn proxy_targets(&self, name: &str) -> Result<Vec<TargetHealth>, AwsError> {
-        let result = (self.client.describe_db_proxy_targets())
-            .db_proxy_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBProxyTargets", e, None));
-        self.count("DescribeDBProxyTargets", &result);
-        // A cluster's member instances are listed with it (TrackedClusterId): the cluster is the
-        // target.
-        let targets = (result?.targets().iter())
-            .filter(|t| {
-                t.tracked_cluster_id().is_none()
-                    || t.r#type().is_some_and(|k| k.as_str() == "TRACKED_CLUSTER")
-            })
-            .filter_map(|t| {
-                let health = t.target_health();
-                Some(TargetHealth {
-                    identifier: t.rds_resource_id()?.to_owned(),
-                    r#type: t.r#type().map(|k| k.as_str().to_owned()),
-                    state: (health.and_then(|h| h.state())).map(|s| s.as_str().to_owned()),
-                    reason: (health.and_then(|h| h.reason())).map(|r| r.as_str().to_owned()),
-                    description: (health.and_then(|h| h.description())).map(str::to_owned),
-                })
-            })
-            .collect();
-        Ok(targets)
-    }
-
-    async fn proxy_pool(&self, name: &str) -> Result<ConnectionPool, AwsError> {
-        let result = (self.client.describe_db_proxy_target_groups())
-            .db_proxy_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBProxyTargetGroups", e, None));
-        self.count("DescribeDBProxyTargetGroups", &result);
-        let out = result?;
-        let info = (out.target_groups().first()).and_then(|g| g.connection_pool_config());
-        Ok(ConnectionPool {
-            max_connections_percent: info.and_then(|i| i.max_connections_percent()),
-            max_idle_connections_percent: info.and_then(|i| i.max_idle_connections_percent()),
-            connection_borrow_timeout: info.and_then(|i| i.connection_borrow_timeout()),
-        })
-    }
-
-    /// The operator's secret of a proxy, by name: its ARN, and whether it holds this username and
-    /// password; None when Secrets Manager has none.
-    pub async fn proxy_secret(
+    async fn proxy_secret(
         &self,
         name: &str,
         username: &str,
@@ -157,8 +117,7 @@ impl Rds {
         Ok(Some((out.arn().unwrap_or(name).to_owned(), matches)))
     }
 
-    /// One of the kind's own calls.
-    pub async fn proxy_call(&self, step: &Own) -> Result<(), AwsError> {
+    async fn proxy_call(&self, step: &Own) -> Result<(), AwsError> {
         match step {
             Own::CreateSecret {
                 name,
@@ -233,7 +192,143 @@ impl Rds {
         }
     }
 
+    async fn delete_proxy(&self, name: &str, secret: Option<&str>) -> Result<(), AwsError> {
+        let result = (self.client.delete_db_proxy())
+            .db_proxy_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteDBProxy", e, None));
+        self.count("DeleteDBProxy", &result);
+        match result {
+            Err(e) if e.code == NOT_FOUND => {}
+            other => other.map(|_| ())?,
+        }
+        let Some(secret) = secret else { return Ok(()) };
+        let result = (self.secrets.delete_secret())
+            .secret_id(secret)
+            .force_delete_without_recovery(true)
+            .send()
+            .await
+            .map_err(|e| aws_error("DeleteSecret", e, None));
+        self.count("DeleteSecret", &result);
+        match result {
+            Err(e) if e.code == SECRET_NOT_FOUND => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+}
+
+/// What the calls above share.
+trait Reads {
+    /// The proxy's endpoints besides its default one.
+    fn proxy_endpoints(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Vec<ProxyEndpoint>, AwsError>> + Send;
+
+    fn proxy_targets(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Vec<TargetHealth>, AwsError>> + Send;
+
+    fn proxy_pool(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<ConnectionPool, AwsError>> + Send;
+
     /// CreateDBProxyEndpoint or DeleteDBProxyEndpoint (one already gone is deleted).
+    fn proxy_endpoint_call(&self, step: &Own) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    fn create_proxy_secret(
+        &self,
+        name: &str,
+        username: &str,
+        password: &Sensitive,
+        tags: &std::collections::BTreeMap<String, String>,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    fn modify_proxy_pool(
+        &self,
+        name: &str,
+        pool: &ConnectionPool,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    fn proxy_targets_call(
+        &self,
+        name: &str,
+        register: bool,
+        targets: &[Resolved],
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl Reads for Rds {
+    async fn proxy_endpoints(&self, name: &str) -> Result<Vec<ProxyEndpoint>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = (self.client.describe_db_proxy_endpoints())
+            .db_proxy_name(name)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeDBProxyEndpoints", e, None));
+            self.count("DescribeDBProxyEndpoints", &page);
+            let found = (page?.db_proxy_endpoints().iter())
+                .filter(|e| e.is_default() != Some(true))
+                .map(|e| ProxyEndpoint {
+                    name: e.db_proxy_endpoint_name().unwrap_or_default().to_owned(),
+                    target_role: e.target_role().map(|r| r.as_str().to_owned()),
+                    state: e.status().map(|s| s.as_str().to_owned()),
+                    endpoint: e.endpoint().map(str::to_owned),
+                })
+                .collect::<Vec<_>>();
+            all.extend(found);
+        }
+        Ok(all)
+    }
+
+    async fn proxy_targets(&self, name: &str) -> Result<Vec<TargetHealth>, AwsError> {
+        let result = (self.client.describe_db_proxy_targets())
+            .db_proxy_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBProxyTargets", e, None));
+        self.count("DescribeDBProxyTargets", &result);
+        // A cluster's member instances are listed with it (TrackedClusterId): the cluster is the
+        // target.
+        let targets = (result?.targets().iter())
+            .filter(|t| {
+                t.tracked_cluster_id().is_none()
+                    || t.r#type().is_some_and(|k| k.as_str() == "TRACKED_CLUSTER")
+            })
+            .filter_map(|t| {
+                let health = t.target_health();
+                Some(TargetHealth {
+                    identifier: t.rds_resource_id()?.to_owned(),
+                    r#type: t.r#type().map(|k| k.as_str().to_owned()),
+                    state: (health.and_then(|h| h.state())).map(|s| s.as_str().to_owned()),
+                    reason: (health.and_then(|h| h.reason())).map(|r| r.as_str().to_owned()),
+                    description: (health.and_then(|h| h.description())).map(str::to_owned),
+                })
+            })
+            .collect();
+        Ok(targets)
+    }
+
+    async fn proxy_pool(&self, name: &str) -> Result<ConnectionPool, AwsError> {
+        let result = (self.client.describe_db_proxy_target_groups())
+            .db_proxy_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBProxyTargetGroups", e, None));
+        self.count("DescribeDBProxyTargetGroups", &result);
+        let out = result?;
+        let info = (out.target_groups().first()).and_then(|g| g.connection_pool_config());
+        Ok(ConnectionPool {
+            max_connections_percent: info.and_then(|i| i.max_connections_percent()),
+            max_idle_connections_percent: info.and_then(|i| i.max_idle_connections_percent()),
+            connection_borrow_timeout: info.and_then(|i| i.connection_borrow_timeout()),
+        })
+    }
+
     async fn proxy_endpoint_call(&self, step: &Own) -> Result<(), AwsError> {
         match step {
             Own::CreateEndpoint {
@@ -355,33 +450,6 @@ impl Rds {
         };
         self.count(operation, &result);
         result
-    }
-
-    /// DeleteDBProxy (one already gone is deleted), then the operator's secret of it, at once
-    /// (no recovery window: it only copies a password the target's Secret holds).
-    pub async fn delete_proxy(&self, name: &str, secret: Option<&str>) -> Result<(), AwsError> {
-        let result = (self.client.delete_db_proxy())
-            .db_proxy_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DeleteDBProxy", e, None));
-        self.count("DeleteDBProxy", &result);
-        match result {
-            Err(e) if e.code == NOT_FOUND => {}
-            other => other.map(|_| ())?,
-        }
-        let Some(secret) = secret else { return Ok(()) };
-        let result = (self.secrets.delete_secret())
-            .secret_id(secret)
-            .force_delete_without_recovery(true)
-            .send()
-            .await
-            .map_err(|e| aws_error("DeleteSecret", e, None));
-        self.count("DeleteSecret", &result);
-        match result {
-            Err(e) if e.code == SECRET_NOT_FOUND => Ok(()),
-            other => other.map(|_| ()),
-        }
     }
 }
 

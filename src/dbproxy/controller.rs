@@ -18,6 +18,7 @@ use crate::managed::references;
 
 use super::plan::Own;
 use super::{Credentials, DBProxy, DBProxyStatus, ObservedProxy, Reads, Resolved};
+use crate::dbproxy::aws::ProxyCalls;
 
 impl NamedKind for DBProxy {
     type Observed = ObservedProxy;

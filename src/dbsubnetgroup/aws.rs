@@ -19,10 +19,45 @@ crate::listed_by_name!(
     subnet_group_pages
 );
 
-impl Rds {
+/// The RDS calls of the DBSubnetGroup kind.
+pub(super) trait SubnetGroupCalls {
     /// DescribeDBSubnetGroups of one group, with its tags (ListTagsForResource); None when RDS
     /// has none of that name.
-    pub async fn subnet_group(&self, name: &str) -> Result<Option<ObservedSubnetGroup>, AwsError> {
+    fn subnet_group(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedSubnetGroup>, AwsError>> + Send;
+
+    /// Every DB subnet group of the account and region, 100 a page (DescribeDBSubnetGroups),
+    /// without their tags (GetResources has them: `rds::tagging`).
+    fn subnet_group_pages(
+        &self,
+    ) -> impl Future<Output = Result<Vec<ObservedSubnetGroup>, AwsError>> + Send;
+
+    /// CreateDBSubnetGroup, tagged.
+    fn create_subnet_group(
+        &self,
+        name: &str,
+        description: &str,
+        subnet_ids: &[String],
+        tags: &BTreeMap<String, String>,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// ModifyDBSubnetGroup: RDS takes the whole list of subnets every time.
+    fn modify_subnet_group(
+        &self,
+        name: &str,
+        description: &str,
+        subnet_ids: &[String],
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// DeleteDBSubnetGroup; RDS refuses it while an instance uses the group
+    /// (InvalidDBSubnetGroupStateFault).
+    fn delete_subnet_group(&self, name: &str) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl SubnetGroupCalls for Rds {
+    async fn subnet_group(&self, name: &str) -> Result<Option<ObservedSubnetGroup>, AwsError> {
         let Some(mut observed) = self.describe_subnet_group(name).await? else {
             return Ok(None);
         };
@@ -38,27 +73,7 @@ impl Rds {
         Ok(Some(observed))
     }
 
-    /// DescribeDBSubnetGroups of one group, without its tags.
-    async fn describe_subnet_group(
-        &self,
-        name: &str,
-    ) -> Result<Option<ObservedSubnetGroup>, AwsError> {
-        let result = (self.client.describe_db_subnet_groups())
-            .db_subnet_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
-        self.count("DescribeDBSubnetGroups", &result);
-        match result {
-            Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
-            Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Every DB subnet group of the account and region, 100 a page (DescribeDBSubnetGroups),
-    /// without their tags (GetResources has them: `rds::tagging`).
-    pub async fn subnet_group_pages(&self) -> Result<Vec<ObservedSubnetGroup>, AwsError> {
+    async fn subnet_group_pages(&self) -> Result<Vec<ObservedSubnetGroup>, AwsError> {
         let mut groups = Vec::new();
         let mut pages = (self.client.describe_db_subnet_groups())
             .max_records(100)
@@ -72,19 +87,7 @@ impl Rds {
         Ok(groups)
     }
 
-    /// ListTagsForResource.
-    pub async fn tags_of(&self, arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
-        let result = (self.client.list_tags_for_resource())
-            .resource_name(arn)
-            .send()
-            .await
-            .map_err(|e| aws_error("ListTagsForResource", e, None));
-        self.count("ListTagsForResource", &result);
-        Ok(crate::rds::tag_map(result?.tag_list()))
-    }
-
-    /// CreateDBSubnetGroup, tagged.
-    pub async fn create_subnet_group(
+    async fn create_subnet_group(
         &self,
         name: &str,
         description: &str,
@@ -103,8 +106,7 @@ impl Rds {
         result.map(|_| ())
     }
 
-    /// ModifyDBSubnetGroup: RDS takes the whole list of subnets every time.
-    pub async fn modify_subnet_group(
+    async fn modify_subnet_group(
         &self,
         name: &str,
         description: &str,
@@ -121,9 +123,7 @@ impl Rds {
         result.map(|_| ())
     }
 
-    /// DeleteDBSubnetGroup; RDS refuses it while an instance uses the group
-    /// (InvalidDBSubnetGroupStateFault).
-    pub async fn delete_subnet_group(&self, name: &str) -> Result<(), AwsError> {
+    async fn delete_subnet_group(&self, name: &str) -> Result<(), AwsError> {
         let result = (self.client.delete_db_subnet_group())
             .db_subnet_group_name(name)
             .send()
@@ -133,6 +133,34 @@ impl Rds {
         match result {
             Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
+        }
+    }
+}
+
+/// What the calls above share.
+trait Reads {
+    /// DescribeDBSubnetGroups of one group, without its tags.
+    fn describe_subnet_group(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedSubnetGroup>, AwsError>> + Send;
+}
+
+impl Reads for Rds {
+    async fn describe_subnet_group(
+        &self,
+        name: &str,
+    ) -> Result<Option<ObservedSubnetGroup>, AwsError> {
+        let result = (self.client.describe_db_subnet_groups())
+            .db_subnet_group_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
+        self.count("DescribeDBSubnetGroups", &result);
+        match result {
+            Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
+            Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::managed::named::{NamedKind, Shared};
 
 use super::plan::Own;
 use super::{DBSubnetGroup, DBSubnetGroupStatus, ObservedSubnetGroup};
+use crate::dbsubnetgroup::aws::SubnetGroupCalls;
 
 impl NamedKind for DBSubnetGroup {
     type Observed = ObservedSubnetGroup;

@@ -26,9 +26,26 @@ impl crate::observer::listing::Listed for ObservedGlobalCluster {
     }
 }
 
-impl Rds {
+/// The RDS calls of the GlobalCluster kind.
+pub(crate) trait GlobalClusterCalls {
     /// One global database by identifier, with its members and tags; None when RDS has none.
-    pub async fn global_cluster(
+    fn global_cluster(
+        &self,
+        identifier: &str,
+    ) -> impl Future<Output = Result<Option<ObservedGlobalCluster>, AwsError>> + Send;
+
+    /// The calls only this kind makes.
+    fn global_cluster_call(&self, step: &Own) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// DeleteGlobalCluster; one already gone is deleted.
+    fn delete_global_cluster(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl GlobalClusterCalls for Rds {
+    async fn global_cluster(
         &self,
         identifier: &str,
     ) -> Result<Option<ObservedGlobalCluster>, AwsError> {
@@ -41,22 +58,7 @@ impl Rds {
         }
     }
 
-    async fn global_cluster_pages(
-        &self,
-        request: DescribeGlobalClustersFluentBuilder,
-    ) -> Result<Vec<ObservedGlobalCluster>, AwsError> {
-        let mut all = Vec::new();
-        let mut pages = request.max_records(100).into_paginator().send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeGlobalClusters", e, None));
-            self.count("DescribeGlobalClusters", &page);
-            all.extend(page?.global_clusters().iter().map(observed));
-        }
-        Ok(all)
-    }
-
-    /// The calls only this kind makes.
-    pub async fn global_cluster_call(&self, step: &Own) -> Result<(), AwsError> {
+    async fn global_cluster_call(&self, step: &Own) -> Result<(), AwsError> {
         match step {
             Own::Create {
                 name,
@@ -125,8 +127,7 @@ impl Rds {
         }
     }
 
-    /// DeleteGlobalCluster; one already gone is deleted.
-    pub async fn delete_global_cluster(&self, name: &str) -> Result<(), AwsError> {
+    async fn delete_global_cluster(&self, name: &str) -> Result<(), AwsError> {
         let result = (self.client.delete_global_cluster())
             .global_cluster_identifier(name)
             .send()
@@ -137,6 +138,30 @@ impl Rds {
             Err(e) if e.code.starts_with("GlobalClusterNotFound") => Ok(()),
             other => other.map(|_| ()),
         }
+    }
+}
+
+/// What the calls above share.
+trait Reads {
+    fn global_cluster_pages(
+        &self,
+        request: DescribeGlobalClustersFluentBuilder,
+    ) -> impl Future<Output = Result<Vec<ObservedGlobalCluster>, AwsError>> + Send;
+}
+
+impl Reads for Rds {
+    async fn global_cluster_pages(
+        &self,
+        request: DescribeGlobalClustersFluentBuilder,
+    ) -> Result<Vec<ObservedGlobalCluster>, AwsError> {
+        let mut all = Vec::new();
+        let mut pages = request.max_records(100).into_paginator().send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| aws_error("DescribeGlobalClusters", e, None));
+            self.count("DescribeGlobalClusters", &page);
+            all.extend(page?.global_clusters().iter().map(observed));
+        }
+        Ok(all)
     }
 }
 

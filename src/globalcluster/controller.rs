@@ -12,6 +12,7 @@ use super::plan::{Own, role};
 use super::{
     GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary, Reads, RegionSilence,
 };
+use crate::globalcluster::aws::GlobalClusterCalls;
 
 /// The marker under which the DBCluster kind registers how a DBCluster's name resolves to its RDS
 /// identifier (`references::Resolver`): this kind cannot name that one, which will name it.

@@ -77,9 +77,24 @@ impl Listed for Pending {
     }
 }
 
-impl Rds {
+/// The RDS calls of pending maintenance.
+trait MaintenanceCalls {
     /// Every resource of the account and region with pending maintenance, 100 a page.
-    pub async fn pending_maintenance_pages(&self) -> Result<Vec<Pending>, AwsError> {
+    fn pending_maintenance_pages(
+        &self,
+    ) -> impl Future<Output = Result<Vec<Pending>, AwsError>> + Send;
+
+    /// ApplyPendingMaintenanceAction of one action of the resource with this ARN.
+    fn apply_maintenance(
+        &self,
+        arn: &str,
+        action: &str,
+        opt_in: &str,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl MaintenanceCalls for Rds {
+    async fn pending_maintenance_pages(&self) -> Result<Vec<Pending>, AwsError> {
         let mut all = Vec::new();
         let mut pages = (self.client.describe_pending_maintenance_actions())
             .max_records(100)
@@ -118,8 +133,7 @@ impl Rds {
         Ok(all)
     }
 
-    /// ApplyPendingMaintenanceAction of one action of the resource with this ARN.
-    pub async fn apply_maintenance(
+    async fn apply_maintenance(
         &self,
         arn: &str,
         action: &str,

@@ -24,10 +24,31 @@ crate::listed_by_name!(
     option_group_pages
 );
 
-impl Rds {
+/// The RDS calls of the OptionGroup kind.
+pub(super) trait OptionGroupCalls {
     /// DescribeOptionGroups of one group, with its tags (ListTagsForResource); None when RDS has
     /// none of that name.
-    pub async fn option_group(&self, name: &str) -> Result<Option<ObservedOptionGroup>, AwsError> {
+    fn option_group(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedOptionGroup>, AwsError>> + Send;
+
+    /// Every option group of the account and region, 100 a page, with their options and without
+    /// their tags (GetResources has them: `rds::tagging`).
+    fn option_group_pages(
+        &self,
+    ) -> impl Future<Output = Result<Vec<ObservedOptionGroup>, AwsError>> + Send;
+
+    /// CreateOptionGroup (tagged from its first moment) or ModifyOptionGroup.
+    fn option_group_call(&self, step: &Own) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// DeleteOptionGroup; one already gone is deleted. RDS refuses one an instance uses
+    /// (InvalidOptionGroupStateFault): reported, with backoff.
+    fn delete_option_group(&self, name: &str) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl OptionGroupCalls for Rds {
+    async fn option_group(&self, name: &str) -> Result<Option<ObservedOptionGroup>, AwsError> {
         let Some(mut found) = self.describe_option_group(name).await? else {
             return Ok(None);
         };
@@ -42,26 +63,7 @@ impl Rds {
         Ok(Some(found))
     }
 
-    async fn describe_option_group(
-        &self,
-        name: &str,
-    ) -> Result<Option<ObservedOptionGroup>, AwsError> {
-        let result = (self.client.describe_option_groups())
-            .option_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeOptionGroups", e, None));
-        self.count("DescribeOptionGroups", &result);
-        match result {
-            Ok(out) => Ok(out.option_groups_list().first().map(observed)),
-            Err(e) if e.code == NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Every option group of the account and region, 100 a page, with their options and without
-    /// their tags (GetResources has them: `rds::tagging`).
-    pub async fn option_group_pages(&self) -> Result<Vec<ObservedOptionGroup>, AwsError> {
+    async fn option_group_pages(&self) -> Result<Vec<ObservedOptionGroup>, AwsError> {
         let mut all = Vec::new();
         let mut pages = (self.client.describe_option_groups())
             .max_records(100)
@@ -75,8 +77,7 @@ impl Rds {
         Ok(all)
     }
 
-    /// CreateOptionGroup (tagged from its first moment) or ModifyOptionGroup.
-    pub async fn option_group_call(&self, step: &Own) -> Result<(), AwsError> {
+    async fn option_group_call(&self, step: &Own) -> Result<(), AwsError> {
         match step {
             Own::Create {
                 name,
@@ -118,9 +119,7 @@ impl Rds {
         }
     }
 
-    /// DeleteOptionGroup; one already gone is deleted. RDS refuses one an instance uses
-    /// (InvalidOptionGroupStateFault): reported, with backoff.
-    pub async fn delete_option_group(&self, name: &str) -> Result<(), AwsError> {
+    async fn delete_option_group(&self, name: &str) -> Result<(), AwsError> {
         let result = (self.client.delete_option_group())
             .option_group_name(name)
             .send()
@@ -130,6 +129,33 @@ impl Rds {
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
+        }
+    }
+}
+
+/// What the calls above share.
+trait Reads {
+    fn describe_option_group(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<ObservedOptionGroup>, AwsError>> + Send;
+}
+
+impl Reads for Rds {
+    async fn describe_option_group(
+        &self,
+        name: &str,
+    ) -> Result<Option<ObservedOptionGroup>, AwsError> {
+        let result = (self.client.describe_option_groups())
+            .option_group_name(name)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeOptionGroups", e, None));
+        self.count("DescribeOptionGroups", &result);
+        match result {
+            Ok(out) => Ok(out.option_groups_list().first().map(observed)),
+            Err(e) if e.code == NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
         }
     }
 }

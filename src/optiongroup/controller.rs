@@ -8,6 +8,7 @@ use crate::managed::named::{NamedKind, Shared};
 
 use super::plan::Own;
 use super::{ObservedOptionGroup, OptionGroup, OptionGroupStatus};
+use crate::optiongroup::aws::OptionGroupCalls;
 
 impl NamedKind for OptionGroup {
     type Observed = ObservedOptionGroup;

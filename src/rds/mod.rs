@@ -341,6 +341,17 @@ impl Rds {
         }
     }
 
+    /// ListTagsForResource.
+    pub async fn tags_of(&self, arn: &str) -> Result<BTreeMap<String, String>, AwsError> {
+        let result = (self.client.list_tags_for_resource())
+            .resource_name(arn)
+            .send()
+            .await
+            .map_err(|e| aws_error("ListTagsForResource", e, None));
+        self.count("ListTagsForResource", &result);
+        Ok(tag_map(result?.tag_list()))
+    }
+
     /// AddTagsToResource.
     pub async fn add_tags(
         &self,

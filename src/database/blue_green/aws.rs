@@ -95,9 +95,42 @@ impl From<&BlueGreenDeployment> for ObservedDeployment {
     }
 }
 
-impl Rds {
+/// The RDS calls of a blue/green deployment, either kind's.
+trait BlueGreenCalls {
     /// CreateBlueGreenDeployment of the instance or cluster `source` (its ARN), tagged like it.
-    pub async fn create_blue_green(
+    fn create_blue_green(
+        &self,
+        name: &str,
+        source: &str,
+        targets: &Targets,
+        tags: &BTreeMap<String, String>,
+    ) -> impl Future<Output = Result<ObservedDeployment, AwsError>> + Send;
+
+    /// The deployment with this identifier, or the one whose source is this ARN (RDS
+    /// allows one per source); None when RDS has none.
+    fn describe_blue_green(
+        &self,
+        identifier: Option<&str>,
+        source: Option<&str>,
+    ) -> impl Future<Output = Result<Option<ObservedDeployment>, AwsError>> + Send;
+
+    /// SwitchoverBlueGreenDeployment, with the timeout RDS rolls back after.
+    fn switchover_blue_green(
+        &self,
+        identifier: &str,
+        timeout: Option<i32>,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+
+    /// DeleteBlueGreenDeployment, never with its target: green's data goes only through the
+    /// final snapshot rule. A missing deployment is success.
+    fn delete_blue_green(
+        &self,
+        identifier: &str,
+    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+}
+
+impl BlueGreenCalls for Rds {
+    async fn create_blue_green(
         &self,
         name: &str,
         source: &str,
@@ -125,9 +158,7 @@ impl Rds {
             .unwrap_or_default())
     }
 
-    /// The deployment with this identifier, or the one whose source is this ARN (RDS
-    /// allows one per source); None when RDS has none.
-    pub async fn describe_blue_green(
+    async fn describe_blue_green(
         &self,
         identifier: Option<&str>,
         source: Option<&str>,
@@ -147,8 +178,7 @@ impl Rds {
         }
     }
 
-    /// SwitchoverBlueGreenDeployment, with the timeout RDS rolls back after.
-    pub async fn switchover_blue_green(
+    async fn switchover_blue_green(
         &self,
         identifier: &str,
         timeout: Option<i32>,
@@ -164,9 +194,7 @@ impl Rds {
         result
     }
 
-    /// DeleteBlueGreenDeployment, never with its target: green's data goes only through the
-    /// final snapshot rule. A missing deployment is success.
-    pub async fn delete_blue_green(&self, identifier: &str) -> Result<(), AwsError> {
+    async fn delete_blue_green(&self, identifier: &str) -> Result<(), AwsError> {
         let result = (self.client.delete_blue_green_deployment())
             .blue_green_deployment_identifier(identifier)
             .delete_target(false)
