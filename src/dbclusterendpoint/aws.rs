@@ -65,7 +65,7 @@ impl ClusterEndpointCalls for Rds {
         &self,
         name: &str,
     ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
-        let Some(mut found) = self.describe_cluster_endpoint(name).await? else {
+        let Some(mut found) = describe_cluster_endpoint(self, name).await? else {
             return Ok(None);
         };
         if let Some(arn) = &found.arn {
@@ -73,7 +73,7 @@ impl ClusterEndpointCalls for Rds {
         }
         // One deleted since it was described answers no tags: described again, it reads absent,
         // not someone else's (as a DB subnet group's read does).
-        if found.tags.is_empty() && self.describe_cluster_endpoint(name).await?.is_none() {
+        if found.tags.is_empty() && describe_cluster_endpoint(self, name).await?.is_none() {
             return Ok(None);
         }
         Ok(Some(found))
@@ -153,31 +153,20 @@ impl ClusterEndpointCalls for Rds {
     }
 }
 
-/// What the calls above share.
-trait Reads {
-    /// DescribeDBClusterEndpoints of one endpoint, without its tags.
-    fn describe_cluster_endpoint(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<ObservedClusterEndpoint>, AwsError>> + Send;
-}
-
-impl Reads for Rds {
-    async fn describe_cluster_endpoint(
-        &self,
-        name: &str,
-    ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
-        let result = (self.client.describe_db_cluster_endpoints())
-            .db_cluster_endpoint_identifier(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
-        self.count("DescribeDBClusterEndpoints", &result);
-        match result {
-            Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
-            Err(e) if e.code == NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
+async fn describe_cluster_endpoint(
+    rds: &Rds,
+    name: &str,
+) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
+    let result = (rds.client.describe_db_cluster_endpoints())
+        .db_cluster_endpoint_identifier(name)
+        .send()
+        .await
+        .map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
+    rds.count("DescribeDBClusterEndpoints", &result);
+    match result {
+        Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
+        Err(e) if e.code == NOT_FOUND => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

@@ -87,9 +87,9 @@ impl ProxyCalls for Rds {
         if let Some(arn) = &found.arn {
             found.tags = self.tags_of(arn).await?;
         }
-        found.targets = self.proxy_targets(name).await?;
-        found.pool = self.proxy_pool(name).await?;
-        found.endpoints = self.proxy_endpoints(name).await?;
+        found.targets = proxy_targets(self, name).await?;
+        found.pool = proxy_pool(self, name).await?;
+        found.endpoints = proxy_endpoints(self, name).await?;
         Ok(Some(found))
     }
 
@@ -124,10 +124,7 @@ impl ProxyCalls for Rds {
                 username,
                 password,
                 tags,
-            } => {
-                self.create_proxy_secret(name, username, password, tags)
-                    .await
-            }
+            } => create_proxy_secret(self, name, username, password, tags).await,
             Own::PutSecret {
                 arn,
                 username,
@@ -179,15 +176,15 @@ impl ProxyCalls for Rds {
                 self.count("ModifyDBProxy", &result);
                 result.map(|_| ())
             }
-            Own::ModifyPool { name, pool } => self.modify_proxy_pool(name, pool).await,
+            Own::ModifyPool { name, pool } => modify_proxy_pool(self, name, pool).await,
             Own::CreateEndpoint { .. } | Own::DeleteEndpoint { .. } => {
-                self.proxy_endpoint_call(step).await
+                proxy_endpoint_call(self, step).await
             }
             Own::Targets {
                 name,
                 register,
                 targets,
-            } => self.proxy_targets_call(name, *register, targets).await,
+            } => proxy_targets_call(self, name, *register, targets).await,
             Own::Secret(_) => Ok(()),
         }
     }
@@ -218,239 +215,194 @@ impl ProxyCalls for Rds {
     }
 }
 
-/// What the calls above share.
-trait Reads {
-    /// The proxy's endpoints besides its default one.
-    fn proxy_endpoints(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Vec<ProxyEndpoint>, AwsError>> + Send;
-
-    fn proxy_targets(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Vec<TargetHealth>, AwsError>> + Send;
-
-    fn proxy_pool(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<ConnectionPool, AwsError>> + Send;
-
-    /// CreateDBProxyEndpoint or DeleteDBProxyEndpoint (one already gone is deleted).
-    fn proxy_endpoint_call(&self, step: &Own) -> impl Future<Output = Result<(), AwsError>> + Send;
-
-    fn create_proxy_secret(
-        &self,
-        name: &str,
-        username: &str,
-        password: &Sensitive,
-        tags: &std::collections::BTreeMap<String, String>,
-    ) -> impl Future<Output = Result<(), AwsError>> + Send;
-
-    fn modify_proxy_pool(
-        &self,
-        name: &str,
-        pool: &ConnectionPool,
-    ) -> impl Future<Output = Result<(), AwsError>> + Send;
-
-    fn proxy_targets_call(
-        &self,
-        name: &str,
-        register: bool,
-        targets: &[Resolved],
-    ) -> impl Future<Output = Result<(), AwsError>> + Send;
+async fn proxy_endpoints(rds: &Rds, name: &str) -> Result<Vec<ProxyEndpoint>, AwsError> {
+    let mut all = Vec::new();
+    let mut pages = (rds.client.describe_db_proxy_endpoints())
+        .db_proxy_name(name)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|e| aws_error("DescribeDBProxyEndpoints", e, None));
+        rds.count("DescribeDBProxyEndpoints", &page);
+        let found = (page?.db_proxy_endpoints().iter())
+            .filter(|e| e.is_default() != Some(true))
+            .map(|e| ProxyEndpoint {
+                name: e.db_proxy_endpoint_name().unwrap_or_default().to_owned(),
+                target_role: e.target_role().map(|r| r.as_str().to_owned()),
+                state: e.status().map(|s| s.as_str().to_owned()),
+                endpoint: e.endpoint().map(str::to_owned),
+            })
+            .collect::<Vec<_>>();
+        all.extend(found);
+    }
+    Ok(all)
 }
 
-impl Reads for Rds {
-    async fn proxy_endpoints(&self, name: &str) -> Result<Vec<ProxyEndpoint>, AwsError> {
-        let mut all = Vec::new();
-        let mut pages = (self.client.describe_db_proxy_endpoints())
-            .db_proxy_name(name)
-            .into_paginator()
-            .send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeDBProxyEndpoints", e, None));
-            self.count("DescribeDBProxyEndpoints", &page);
-            let found = (page?.db_proxy_endpoints().iter())
-                .filter(|e| e.is_default() != Some(true))
-                .map(|e| ProxyEndpoint {
-                    name: e.db_proxy_endpoint_name().unwrap_or_default().to_owned(),
-                    target_role: e.target_role().map(|r| r.as_str().to_owned()),
-                    state: e.status().map(|s| s.as_str().to_owned()),
-                    endpoint: e.endpoint().map(str::to_owned),
-                })
-                .collect::<Vec<_>>();
-            all.extend(found);
-        }
-        Ok(all)
-    }
-
-    async fn proxy_targets(&self, name: &str) -> Result<Vec<TargetHealth>, AwsError> {
-        let result = (self.client.describe_db_proxy_targets())
-            .db_proxy_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBProxyTargets", e, None));
-        self.count("DescribeDBProxyTargets", &result);
-        // A cluster's member instances are listed with it (TrackedClusterId): the cluster is the
-        // target.
-        let targets = (result?.targets().iter())
-            .filter(|t| {
-                t.tracked_cluster_id().is_none()
-                    || t.r#type().is_some_and(|k| k.as_str() == "TRACKED_CLUSTER")
-            })
-            .filter_map(|t| {
-                let health = t.target_health();
-                Some(TargetHealth {
-                    identifier: t.rds_resource_id()?.to_owned(),
-                    r#type: t.r#type().map(|k| k.as_str().to_owned()),
-                    state: (health.and_then(|h| h.state())).map(|s| s.as_str().to_owned()),
-                    reason: (health.and_then(|h| h.reason())).map(|r| r.as_str().to_owned()),
-                    description: (health.and_then(|h| h.description())).map(str::to_owned),
-                })
-            })
-            .collect();
-        Ok(targets)
-    }
-
-    async fn proxy_pool(&self, name: &str) -> Result<ConnectionPool, AwsError> {
-        let result = (self.client.describe_db_proxy_target_groups())
-            .db_proxy_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBProxyTargetGroups", e, None));
-        self.count("DescribeDBProxyTargetGroups", &result);
-        let out = result?;
-        let info = (out.target_groups().first()).and_then(|g| g.connection_pool_config());
-        Ok(ConnectionPool {
-            max_connections_percent: info.and_then(|i| i.max_connections_percent()),
-            max_idle_connections_percent: info.and_then(|i| i.max_idle_connections_percent()),
-            connection_borrow_timeout: info.and_then(|i| i.connection_borrow_timeout()),
+async fn proxy_targets(rds: &Rds, name: &str) -> Result<Vec<TargetHealth>, AwsError> {
+    let result = (rds.client.describe_db_proxy_targets())
+        .db_proxy_name(name)
+        .send()
+        .await
+        .map_err(|e| aws_error("DescribeDBProxyTargets", e, None));
+    rds.count("DescribeDBProxyTargets", &result);
+    // A cluster's member instances are listed with it (TrackedClusterId): the cluster is the
+    // target.
+    let targets = (result?.targets().iter())
+        .filter(|t| {
+            t.tracked_cluster_id().is_none()
+                || t.r#type().is_some_and(|k| k.as_str() == "TRACKED_CLUSTER")
         })
-    }
+        .filter_map(|t| {
+            let health = t.target_health();
+            Some(TargetHealth {
+                identifier: t.rds_resource_id()?.to_owned(),
+                r#type: t.r#type().map(|k| k.as_str().to_owned()),
+                state: (health.and_then(|h| h.state())).map(|s| s.as_str().to_owned()),
+                reason: (health.and_then(|h| h.reason())).map(|r| r.as_str().to_owned()),
+                description: (health.and_then(|h| h.description())).map(str::to_owned),
+            })
+        })
+        .collect();
+    Ok(targets)
+}
 
-    async fn proxy_endpoint_call(&self, step: &Own) -> Result<(), AwsError> {
-        match step {
-            Own::CreateEndpoint {
-                proxy,
-                name,
-                role,
-                subnets,
-                tags,
-            } => {
-                let result = (self.client.create_db_proxy_endpoint())
-                    .db_proxy_name(proxy)
-                    .db_proxy_endpoint_name(name)
-                    .target_role(role.as_str().into())
-                    .set_vpc_subnet_ids(Some(subnets.clone()))
-                    .set_tags(Some(rds_tags(tags)))
-                    .send()
-                    .await
-                    .map_err(|e| aws_error("CreateDBProxyEndpoint", e, None));
-                self.count("CreateDBProxyEndpoint", &result);
-                result.map(|_| ())
-            }
-            Own::DeleteEndpoint { name } => {
-                let result = (self.client.delete_db_proxy_endpoint())
-                    .db_proxy_endpoint_name(name)
-                    .send()
-                    .await
-                    .map_err(|e| aws_error("DeleteDBProxyEndpoint", e, None));
-                self.count("DeleteDBProxyEndpoint", &result);
-                match result {
-                    Err(e) if e.code == "DBProxyEndpointNotFoundFault" => Ok(()),
-                    other => other.map(|_| ()),
-                }
-            }
-            _ => Ok(()),
+async fn proxy_pool(rds: &Rds, name: &str) -> Result<ConnectionPool, AwsError> {
+    let result = (rds.client.describe_db_proxy_target_groups())
+        .db_proxy_name(name)
+        .send()
+        .await
+        .map_err(|e| aws_error("DescribeDBProxyTargetGroups", e, None));
+    rds.count("DescribeDBProxyTargetGroups", &result);
+    let out = result?;
+    let info = (out.target_groups().first()).and_then(|g| g.connection_pool_config());
+    Ok(ConnectionPool {
+        max_connections_percent: info.and_then(|i| i.max_connections_percent()),
+        max_idle_connections_percent: info.and_then(|i| i.max_idle_connections_percent()),
+        connection_borrow_timeout: info.and_then(|i| i.connection_borrow_timeout()),
+    })
+}
+
+async fn proxy_endpoint_call(rds: &Rds, step: &Own) -> Result<(), AwsError> {
+    match step {
+        Own::CreateEndpoint {
+            proxy,
+            name,
+            role,
+            subnets,
+            tags,
+        } => {
+            let result = (rds.client.create_db_proxy_endpoint())
+                .db_proxy_name(proxy)
+                .db_proxy_endpoint_name(name)
+                .target_role(role.as_str().into())
+                .set_vpc_subnet_ids(Some(subnets.clone()))
+                .set_tags(Some(rds_tags(tags)))
+                .send()
+                .await
+                .map_err(|e| aws_error("CreateDBProxyEndpoint", e, None));
+            rds.count("CreateDBProxyEndpoint", &result);
+            result.map(|_| ())
         }
-    }
-
-    async fn create_proxy_secret(
-        &self,
-        name: &str,
-        username: &str,
-        password: &Sensitive,
-        tags: &std::collections::BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        let tags = (tags.iter()).map(|(k, v)| {
-            aws_sdk_secretsmanager::types::Tag::builder()
-                .key(k)
-                .value(v)
-                .build()
-        });
-        let result = (self.secrets.create_secret())
-            .name(name)
-            .description("RDS Proxy credentials kept by rds-operator")
-            .secret_string(secret_string(username, password))
-            .set_tags(Some(tags.collect()))
-            .send()
-            .await
-            .map_err(|e| aws_error("CreateSecret", e, None));
-        self.count("CreateSecret", &result);
-        result.map(|_| ())
-    }
-
-    async fn modify_proxy_pool(&self, name: &str, pool: &ConnectionPool) -> Result<(), AwsError> {
-        let config = ConnectionPoolConfiguration::builder()
-            .set_max_connections_percent(pool.max_connections_percent)
-            .set_max_idle_connections_percent(pool.max_idle_connections_percent)
-            .set_connection_borrow_timeout(pool.connection_borrow_timeout)
-            .build();
-        let result = (self.client.modify_db_proxy_target_group())
-            .db_proxy_name(name)
-            .target_group_name("default")
-            .connection_pool_config(config)
-            .send()
-            .await
-            .map_err(|e| aws_error("ModifyDBProxyTargetGroup", e, None));
-        self.count("ModifyDBProxyTargetGroup", &result);
-        result.map(|_| ())
-    }
-
-    async fn proxy_targets_call(
-        &self,
-        name: &str,
-        register: bool,
-        targets: &[Resolved],
-    ) -> Result<(), AwsError> {
-        let ids = |cluster: bool| -> Option<Vec<String>> {
-            let ids: Vec<String> = (targets.iter())
-                .filter(|t| t.cluster == cluster)
-                .map(|t| t.identifier.clone())
-                .collect();
-            (!ids.is_empty()).then_some(ids)
-        };
-        let (instances, clusters) = (ids(false), ids(true));
-        let (operation, result) = match register {
-            true => {
-                let call = (self.client.register_db_proxy_targets())
-                    .db_proxy_name(name)
-                    .target_group_name("default")
-                    .set_db_instance_identifiers(instances)
-                    .set_db_cluster_identifiers(clusters);
-                let result = call.send().await.map(|_| ());
-                (
-                    "RegisterDBProxyTargets",
-                    result.map_err(|e| aws_error("RegisterDBProxyTargets", e, None)),
-                )
+        Own::DeleteEndpoint { name } => {
+            let result = (rds.client.delete_db_proxy_endpoint())
+                .db_proxy_endpoint_name(name)
+                .send()
+                .await
+                .map_err(|e| aws_error("DeleteDBProxyEndpoint", e, None));
+            rds.count("DeleteDBProxyEndpoint", &result);
+            match result {
+                Err(e) if e.code == "DBProxyEndpointNotFoundFault" => Ok(()),
+                other => other.map(|_| ()),
             }
-            false => {
-                let call = (self.client.deregister_db_proxy_targets())
-                    .db_proxy_name(name)
-                    .target_group_name("default")
-                    .set_db_instance_identifiers(instances)
-                    .set_db_cluster_identifiers(clusters);
-                let result = call.send().await.map(|_| ());
-                (
-                    "DeregisterDBProxyTargets",
-                    result.map_err(|e| aws_error("DeregisterDBProxyTargets", e, None)),
-                )
-            }
-        };
-        self.count(operation, &result);
-        result
+        }
+        _ => Ok(()),
     }
+}
+
+async fn create_proxy_secret(
+    rds: &Rds,
+    name: &str,
+    username: &str,
+    password: &Sensitive,
+    tags: &std::collections::BTreeMap<String, String>,
+) -> Result<(), AwsError> {
+    let tags = (tags.iter()).map(|(k, v)| {
+        aws_sdk_secretsmanager::types::Tag::builder()
+            .key(k)
+            .value(v)
+            .build()
+    });
+    let result = (rds.secrets.create_secret())
+        .name(name)
+        .description("RDS Proxy credentials kept by rds-operator")
+        .secret_string(secret_string(username, password))
+        .set_tags(Some(tags.collect()))
+        .send()
+        .await
+        .map_err(|e| aws_error("CreateSecret", e, None));
+    rds.count("CreateSecret", &result);
+    result.map(|_| ())
+}
+
+async fn modify_proxy_pool(rds: &Rds, name: &str, pool: &ConnectionPool) -> Result<(), AwsError> {
+    let config = ConnectionPoolConfiguration::builder()
+        .set_max_connections_percent(pool.max_connections_percent)
+        .set_max_idle_connections_percent(pool.max_idle_connections_percent)
+        .set_connection_borrow_timeout(pool.connection_borrow_timeout)
+        .build();
+    let result = (rds.client.modify_db_proxy_target_group())
+        .db_proxy_name(name)
+        .target_group_name("default")
+        .connection_pool_config(config)
+        .send()
+        .await
+        .map_err(|e| aws_error("ModifyDBProxyTargetGroup", e, None));
+    rds.count("ModifyDBProxyTargetGroup", &result);
+    result.map(|_| ())
+}
+
+async fn proxy_targets_call(
+    rds: &Rds,
+    name: &str,
+    register: bool,
+    targets: &[Resolved],
+) -> Result<(), AwsError> {
+    let ids = |cluster: bool| -> Option<Vec<String>> {
+        let ids: Vec<String> = (targets.iter())
+            .filter(|t| t.cluster == cluster)
+            .map(|t| t.identifier.clone())
+            .collect();
+        (!ids.is_empty()).then_some(ids)
+    };
+    let (instances, clusters) = (ids(false), ids(true));
+    let (operation, result) = match register {
+        true => {
+            let call = (rds.client.register_db_proxy_targets())
+                .db_proxy_name(name)
+                .target_group_name("default")
+                .set_db_instance_identifiers(instances)
+                .set_db_cluster_identifiers(clusters);
+            let result = call.send().await.map(|_| ());
+            (
+                "RegisterDBProxyTargets",
+                result.map_err(|e| aws_error("RegisterDBProxyTargets", e, None)),
+            )
+        }
+        false => {
+            let call = (rds.client.deregister_db_proxy_targets())
+                .db_proxy_name(name)
+                .target_group_name("default")
+                .set_db_instance_identifiers(instances)
+                .set_db_cluster_identifiers(clusters);
+            let result = call.send().await.map(|_| ());
+            (
+                "DeregisterDBProxyTargets",
+                result.map_err(|e| aws_error("DeregisterDBProxyTargets", e, None)),
+            )
+        }
+    };
+    rds.count(operation, &result);
+    result
 }
 
 /// What the proxy's secret holds: the username and password, as RDS Proxy reads them.

@@ -58,7 +58,7 @@ pub(super) trait SubnetGroupCalls {
 
 impl SubnetGroupCalls for Rds {
     async fn subnet_group(&self, name: &str) -> Result<Option<ObservedSubnetGroup>, AwsError> {
-        let Some(mut observed) = self.describe_subnet_group(name).await? else {
+        let Some(mut observed) = describe_subnet_group(self, name).await? else {
             return Ok(None);
         };
         if let Some(arn) = &observed.arn {
@@ -67,7 +67,7 @@ impl SubnetGroupCalls for Rds {
         // ListTagsForResource of a group deleted since it was described answers no tags, not an
         // error: a group found untagged is described again, so one deleted meanwhile reads as
         // absent and not as someone else's.
-        if observed.tags.is_empty() && self.describe_subnet_group(name).await?.is_none() {
+        if observed.tags.is_empty() && describe_subnet_group(self, name).await?.is_none() {
             return Ok(None);
         }
         Ok(Some(observed))
@@ -137,31 +137,20 @@ impl SubnetGroupCalls for Rds {
     }
 }
 
-/// What the calls above share.
-trait Reads {
-    /// DescribeDBSubnetGroups of one group, without its tags.
-    fn describe_subnet_group(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<ObservedSubnetGroup>, AwsError>> + Send;
-}
-
-impl Reads for Rds {
-    async fn describe_subnet_group(
-        &self,
-        name: &str,
-    ) -> Result<Option<ObservedSubnetGroup>, AwsError> {
-        let result = (self.client.describe_db_subnet_groups())
-            .db_subnet_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
-        self.count("DescribeDBSubnetGroups", &result);
-        match result {
-            Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
-            Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
+async fn describe_subnet_group(
+    rds: &Rds,
+    name: &str,
+) -> Result<Option<ObservedSubnetGroup>, AwsError> {
+    let result = (rds.client.describe_db_subnet_groups())
+        .db_subnet_group_name(name)
+        .send()
+        .await
+        .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
+    rds.count("DescribeDBSubnetGroups", &result);
+    match result {
+        Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
+        Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),
+        Err(e) => Err(e),
     }
 }
 

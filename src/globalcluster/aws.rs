@@ -21,8 +21,7 @@ impl crate::observer::listing::Listed for ObservedGlobalCluster {
         self.status == "available"
     }
     async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
-        rds.global_cluster_pages(rds.client.describe_global_clusters())
-            .await
+        global_cluster_pages(rds, rds.client.describe_global_clusters()).await
     }
 }
 
@@ -51,7 +50,7 @@ impl GlobalClusterCalls for Rds {
     ) -> Result<Option<ObservedGlobalCluster>, AwsError> {
         let request =
             (self.client.describe_global_clusters()).global_cluster_identifier(identifier);
-        match self.global_cluster_pages(request).await {
+        match global_cluster_pages(self, request).await {
             Ok(found) => Ok(found.into_iter().next()),
             Err(e) if e.code.starts_with("GlobalClusterNotFound") => Ok(None),
             Err(e) => Err(e),
@@ -141,28 +140,18 @@ impl GlobalClusterCalls for Rds {
     }
 }
 
-/// What the calls above share.
-trait Reads {
-    fn global_cluster_pages(
-        &self,
-        request: DescribeGlobalClustersFluentBuilder,
-    ) -> impl Future<Output = Result<Vec<ObservedGlobalCluster>, AwsError>> + Send;
-}
-
-impl Reads for Rds {
-    async fn global_cluster_pages(
-        &self,
-        request: DescribeGlobalClustersFluentBuilder,
-    ) -> Result<Vec<ObservedGlobalCluster>, AwsError> {
-        let mut all = Vec::new();
-        let mut pages = request.max_records(100).into_paginator().send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeGlobalClusters", e, None));
-            self.count("DescribeGlobalClusters", &page);
-            all.extend(page?.global_clusters().iter().map(observed));
-        }
-        Ok(all)
+async fn global_cluster_pages(
+    rds: &Rds,
+    request: DescribeGlobalClustersFluentBuilder,
+) -> Result<Vec<ObservedGlobalCluster>, AwsError> {
+    let mut all = Vec::new();
+    let mut pages = request.max_records(100).into_paginator().send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|e| aws_error("DescribeGlobalClusters", e, None));
+        rds.count("DescribeGlobalClusters", &page);
+        all.extend(page?.global_clusters().iter().map(observed));
     }
+    Ok(all)
 }
 
 fn observed(g: &aws_sdk_rds::types::GlobalCluster) -> ObservedGlobalCluster {

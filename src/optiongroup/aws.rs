@@ -49,7 +49,7 @@ pub(super) trait OptionGroupCalls {
 
 impl OptionGroupCalls for Rds {
     async fn option_group(&self, name: &str) -> Result<Option<ObservedOptionGroup>, AwsError> {
-        let Some(mut found) = self.describe_option_group(name).await? else {
+        let Some(mut found) = describe_option_group(self, name).await? else {
             return Ok(None);
         };
         if let Some(arn) = &found.arn {
@@ -57,7 +57,7 @@ impl OptionGroupCalls for Rds {
         }
         // One deleted since it was described answers no tags: described again, it reads absent,
         // not someone else's (as a DB subnet group's read does).
-        if found.tags.is_empty() && self.describe_option_group(name).await?.is_none() {
+        if found.tags.is_empty() && describe_option_group(self, name).await?.is_none() {
             return Ok(None);
         }
         Ok(Some(found))
@@ -133,30 +133,20 @@ impl OptionGroupCalls for Rds {
     }
 }
 
-/// What the calls above share.
-trait Reads {
-    fn describe_option_group(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<ObservedOptionGroup>, AwsError>> + Send;
-}
-
-impl Reads for Rds {
-    async fn describe_option_group(
-        &self,
-        name: &str,
-    ) -> Result<Option<ObservedOptionGroup>, AwsError> {
-        let result = (self.client.describe_option_groups())
-            .option_group_name(name)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeOptionGroups", e, None));
-        self.count("DescribeOptionGroups", &result);
-        match result {
-            Ok(out) => Ok(out.option_groups_list().first().map(observed)),
-            Err(e) if e.code == NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
+async fn describe_option_group(
+    rds: &Rds,
+    name: &str,
+) -> Result<Option<ObservedOptionGroup>, AwsError> {
+    let result = (rds.client.describe_option_groups())
+        .option_group_name(name)
+        .send()
+        .await
+        .map_err(|e| aws_error("DescribeOptionGroups", e, None));
+    rds.count("DescribeOptionGroups", &result);
+    match result {
+        Ok(out) => Ok(out.option_groups_list().first().map(observed)),
+        Err(e) if e.code == NOT_FOUND => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
