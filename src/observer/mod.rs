@@ -657,16 +657,10 @@ mod tests {
     #[test]
     fn a_listing_change_about_an_instance_wakes_its_dbinstance_only() {
         let o = observer();
+        let seen =
+            ["a", "foreign"].map(|id| instance(id, "available", (id == "a").then_some("shop/a")));
+        o.absorb(seen.to_vec(), Instant::now());
         let mut rx = o.wake.subscribe();
-        let t0 = Instant::now();
-        o.absorb(
-            vec![
-                instance("a", "available", Some("shop/a")),
-                instance("foreign", "available", None),
-            ],
-            t0,
-        );
-        drain(&mut rx);
         let named = ["a", "foreign", "unknown"].map(str::to_owned);
         o.wake_instances(&named);
         assert_eq!(drain(&mut rx), vec!["shop/a"]);
