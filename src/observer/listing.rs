@@ -225,10 +225,12 @@ impl<T: Listed> Listing<T> {
     fn take(&self, found: Vec<T>, started: Instant) -> Vec<String> {
         let found: HashMap<String, T> = found.into_iter().map(|t| (t.key(), t)).collect();
         let mut state = lock(&self.state);
+        // Only the entries about an instance are compared (none, for most types).
         let changed = |a: &HashMap<String, T>, b: &HashMap<String, T>| {
             (a.iter())
-                .filter(|(key, t)| b.get(*key) != Some(*t))
-                .filter_map(|(_, t)| t.instance().map(str::to_owned))
+                .filter_map(|(key, t)| Some((key, t, t.instance()?)))
+                .filter(|(key, t, _)| b.get(*key) != Some(*t))
+                .map(|(_, _, instance)| instance.to_owned())
                 .collect::<Vec<_>>()
         };
         let mut instances = changed(&found, &state.found);
