@@ -65,18 +65,12 @@ impl ClusterEndpointCalls for Rds {
         &self,
         name: &str,
     ) -> Result<Option<ObservedClusterEndpoint>, AwsError> {
-        let Some(mut found) = describe_cluster_endpoint(self, name).await? else {
-            return Ok(None);
-        };
-        if let Some(arn) = &found.arn {
-            found.tags = self.tags_of(arn).await?;
-        }
-        // One deleted since it was described answers no tags: described again, it reads absent,
-        // not someone else's (as a DB subnet group's read does).
-        if found.tags.is_empty() && describe_cluster_endpoint(self, name).await?.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(found))
+        self.described_with_tags(
+            || describe_cluster_endpoint(self, name),
+            |o| o.arn.as_deref(),
+            |o| &mut o.tags,
+        )
+        .await
     }
 
     async fn cluster_endpoint_pages(&self) -> Result<Vec<ObservedClusterEndpoint>, AwsError> {

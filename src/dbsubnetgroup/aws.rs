@@ -58,19 +58,12 @@ pub(super) trait SubnetGroupCalls {
 
 impl SubnetGroupCalls for Rds {
     async fn subnet_group(&self, name: &str) -> Result<Option<ObservedSubnetGroup>, AwsError> {
-        let Some(mut observed) = describe_subnet_group(self, name).await? else {
-            return Ok(None);
-        };
-        if let Some(arn) = &observed.arn {
-            observed.tags = self.tags_of(arn).await?;
-        }
-        // ListTagsForResource of a group deleted since it was described answers no tags, not an
-        // error: a group found untagged is described again, so one deleted meanwhile reads as
-        // absent and not as someone else's.
-        if observed.tags.is_empty() && describe_subnet_group(self, name).await?.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(observed))
+        self.described_with_tags(
+            || describe_subnet_group(self, name),
+            |o| o.arn.as_deref(),
+            |o| &mut o.tags,
+        )
+        .await
     }
 
     async fn subnet_group_pages(&self) -> Result<Vec<ObservedSubnetGroup>, AwsError> {

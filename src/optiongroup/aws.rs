@@ -49,18 +49,12 @@ pub(super) trait OptionGroupCalls {
 
 impl OptionGroupCalls for Rds {
     async fn option_group(&self, name: &str) -> Result<Option<ObservedOptionGroup>, AwsError> {
-        let Some(mut found) = describe_option_group(self, name).await? else {
-            return Ok(None);
-        };
-        if let Some(arn) = &found.arn {
-            found.tags = self.tags_of(arn).await?;
-        }
-        // One deleted since it was described answers no tags: described again, it reads absent,
-        // not someone else's (as a DB subnet group's read does).
-        if found.tags.is_empty() && describe_option_group(self, name).await?.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(found))
+        self.described_with_tags(
+            || describe_option_group(self, name),
+            |o| o.arn.as_deref(),
+            |o| &mut o.tags,
+        )
+        .await
     }
 
     async fn option_group_pages(&self) -> Result<Vec<ObservedOptionGroup>, AwsError> {

@@ -352,6 +352,31 @@ impl Rds {
         Ok(tag_map(result?.tag_list()))
     }
 
+    /// One resource as `describe` reads it (None: RDS has none), with its tags
+    /// (ListTagsForResource of its ARN). ListTagsForResource of a resource deleted since it was
+    /// described answers no tags, not an error: one found untagged is described again, so one
+    /// deleted meanwhile reads as absent and not as someone else's.
+    pub async fn described_with_tags<T, F>(
+        &self,
+        describe: impl Fn() -> F,
+        arn: impl Fn(&T) -> Option<&str>,
+        tags: impl Fn(&mut T) -> &mut BTreeMap<String, String>,
+    ) -> Result<Option<T>, AwsError>
+    where
+        F: Future<Output = Result<Option<T>, AwsError>>,
+    {
+        let Some(mut found) = describe().await? else {
+            return Ok(None);
+        };
+        if let Some(arn) = arn(&found).map(str::to_owned) {
+            *tags(&mut found) = self.tags_of(&arn).await?;
+        }
+        if tags(&mut found).is_empty() && describe().await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(found))
+    }
+
     /// AddTagsToResource.
     pub async fn add_tags(
         &self,
