@@ -1,5 +1,5 @@
 //! What the two database kinds, DBInstance and DBCluster, share, written once: the CRD parts of
-//! their specs and statuses ([`choices`], [`parts`]), the master password ([`password`]), the
+//! their specs and statuses ([`choices`], [`parts`], [`status`]), the master password ([`password`]), the
 //! connection Secret's keys and templates ([`connection`]) and the writes of their Secrets
 //! ([`secret`]), the tenancy rules ([`tenancy`]), and the rules about snapshots, maintenance windows
 //! and engine versions ([`snapshots`], [`window`], [`version`]), and blue/green deployments
@@ -15,6 +15,7 @@ pub mod password;
 pub mod secret;
 pub mod snapshots;
 pub mod spec;
+pub mod status;
 pub mod tenancy;
 pub mod version;
 pub mod window;

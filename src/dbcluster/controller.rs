@@ -187,7 +187,7 @@ impl Managed for DBCluster {
         let planned = plan.status.as_ref()?;
         let generation = self.meta().generation;
         let mut status = settled(self.status.as_ref(), planned, generation, &facts.now);
-        status.placement = Some(facts.placement.clone());
+        status.common.placement = Some(facts.placement.clone());
         Some(status)
     }
 
@@ -209,7 +209,7 @@ impl Managed for DBCluster {
         };
         let mut status = settled(previous, &status, self.meta().generation, failure.now);
         // Where the cluster lives is only ever recorded by a pass that placed it.
-        status.placement = previous.and_then(|p| p.placement.clone());
+        status.common.placement = previous.and_then(|p| p.common.placement.clone());
         (status, event)
     }
 }

@@ -7,8 +7,6 @@
 //! Field names follow the RDS API (CreateDBCluster) in lowerCamelCase, as ACK's `DBCluster` does.
 //! Doc comments here become `kubectl explain` text.
 
-use std::collections::BTreeMap;
-
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
@@ -25,8 +23,6 @@ pub mod restore;
 
 use crate::crd::{LocalRef, Tag};
 pub use crate::database::choices::ClusterEngine;
-use crate::database::parts::{DryRun, Endpoint};
-use crate::managed::fights::Corrections;
 use observed::ObservedCluster;
 
 /// Desired state of an Aurora DB cluster.
@@ -259,51 +255,21 @@ pub struct DBClusterStatus {
     /// The conditions and the generation they are of.
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
+    /// What both database kinds report alike.
+    #[serde(flatten)]
+    pub common: crate::database::status::DatabaseStatus,
     /// Identifier of the RDS cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_identifier: Option<String>,
-    /// ARN of the RDS cluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arn: Option<String>,
     /// The cluster's state as RDS reports it (creating, available, modifying, deleting...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
-    /// The maintenance RDS has scheduled for the cluster (DescribePendingMaintenanceActions), as
-    /// spec.maintenancePolicy deals with it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pending_maintenance_actions: Vec<crate::maintenance::PendingAction>,
-    /// The engine version RDS runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine_version: Option<String>,
-    /// The writer endpoint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<Endpoint>,
     /// The reader endpoint (load-balanced over the readers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reader_endpoint: Option<String>,
     /// The cluster's instances as RDS lists them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<ClusterMember>,
-    /// Changes RDS has accepted but not applied yet.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub pending_modified_values: BTreeMap<String, String>,
-    /// Keyed hash of the master password last sent (never the password), to notice a rotation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub master_user_password_hash: Option<String>,
-    /// Name of the connection Secret last written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connection_secret: Option<String>,
-    /// The tag keys the operator applied from spec.tags: the only ones it removes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub applied_tag_keys: Vec<String>,
-    /// The cluster in status is this DBCluster's own (created by it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owned: Option<bool>,
-    /// Recent corrections of drift, per field, at the current generation: a field corrected
-    /// three times within an hour is no longer corrected (reason Fighting) until the spec changes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["field".into()]))]
-    pub corrections: Vec<Corrections>,
     /// The last difference found between RDS and the spec, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<String>,
@@ -311,19 +277,9 @@ pub struct DBClusterStatus {
     /// out-of-band deletion).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored_from: Option<String>,
-    /// The metadata.generation at which the cluster was adopted: until the spec changes, its
-    /// differences from the spec are reported and not put right.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adopted_generation: Option<i64>,
-    /// What the operator would do (annotation rds.operator.rs/dry-run "true").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<DryRun>,
     /// The final cluster snapshot the deletion asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_snapshot: Option<String>,
-    /// The AWS account and region the cluster lives in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<crate::managed::placement::Placement>,
     /// The global database the cluster is a member of, as RDS reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_cluster_identifier: Option<String>,
@@ -376,7 +332,8 @@ impl DBCluster {
     }
 }
 
-crate::placed!(DBCluster, |s| s.arn.is_some() || s.status.is_some());
+crate::placed!(DBCluster, |s| s.common.arn.is_some() || s.status.is_some(),
+    placement at common.placement);
 
 #[cfg(test)]
 mod tests {

@@ -169,7 +169,7 @@ async fn references(
 /// account and region (or whose place is not recorded yet), as the watches know them.
 fn observers_of(ctx: &Context, cluster: &DBCluster, here: &Placement) -> Vec<String> {
     let same_place = |c: &DBCluster| {
-        (c.status.as_ref().and_then(|s| s.placement.as_ref()))
+        (c.status.as_ref().and_then(|s| s.common.placement.as_ref()))
             .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)
     };
     (ctx.shared::<Stores<DBCluster>>().all().into_iter())

@@ -113,7 +113,7 @@ async fn reads(shared: &Shared, at: &Location, e: &DBClusterEndpoint) -> Result<
             };
             let facts = Cluster {
                 identifier: s.db_cluster_identifier.clone().unwrap_or_default(),
-                port: s.endpoint.as_ref().map_or(0, |e| e.port),
+                port: s.common.endpoint.as_ref().map_or(0, |e| e.port),
                 username: c.spec.master_username.clone().unwrap_or_default(),
                 dbname: c.spec.database_name.clone().unwrap_or_default(),
                 engine: c.spec.engine.as_str().to_owned(),

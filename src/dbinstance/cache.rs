@@ -32,7 +32,7 @@ impl Stores<DBInstance> {
         here: &Placement,
     ) -> Vec<String> {
         let same_place = |db: &DBInstance| {
-            (db.status.as_ref().and_then(|s| s.placement.as_ref()))
+            (db.status.as_ref().and_then(|s| s.common.placement.as_ref()))
                 .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)
         };
         (self.all().into_iter())

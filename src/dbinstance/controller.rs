@@ -198,7 +198,7 @@ impl Managed for DBInstance {
         let (previous, generation) = (self.status.as_ref(), self.metadata.generation);
         let planned = plan.status.as_ref()?;
         let mut status = status::finish(planned, previous, answer, generation, &facts.now);
-        status.placement = Some(facts.placement.clone());
+        status.common.placement = Some(facts.placement.clone());
         Some(status)
     }
 
@@ -209,7 +209,7 @@ impl Managed for DBInstance {
         let (planned, event) = status::failure(previous, failure.reason, failure.message);
         let mut status = status::finish(&planned, previous, None, generation, failure.now);
         // Where the instance lives is only ever recorded by a pass that placed it.
-        status.placement = previous.and_then(|p| p.placement.clone());
+        status.common.placement = previous.and_then(|p| p.common.placement.clone());
         (status, event)
     }
 

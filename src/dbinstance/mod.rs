@@ -398,8 +398,8 @@ impl DBInstance {
     }
 }
 
-crate::placed!(DBInstance, |s| s.arn.is_some()
-    || s.db_instance_status.is_some());
+crate::placed!(DBInstance, |s| s.common.arn.is_some() || s.db_instance_status.is_some(),
+    placement at common.placement);
 
 /// The Coffee Manage database as the table tests start from it: MySQL 8.0 on a db.t3.micro with
 /// 20 GiB of gp2.

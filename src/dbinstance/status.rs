@@ -1,13 +1,10 @@
 //! What the operator reports of a DBInstance: its status, with conditions, drift records, the
 //! restore and the dry run. Doc comments here become `kubectl explain` text.
 
-use std::collections::BTreeMap;
-
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::database::parts::{DriftRecord, DryRun, Endpoint};
-use crate::managed::fights::Corrections;
+use crate::database::parts::{DriftRecord, Endpoint};
 
 /// What the operator observed and did.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
@@ -16,49 +13,18 @@ pub struct DBInstanceStatus {
     /// The conditions and the generation they are of.
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
+    /// What both database kinds report alike.
+    #[serde(flatten)]
+    pub common: crate::database::status::DatabaseStatus,
     /// Identifier of the RDS instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_instance_identifier: Option<String>,
     /// The instance's state as RDS reports it (creating, available, modifying, deleting...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_instance_status: Option<String>,
-    /// Where to connect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<Endpoint>,
-    /// ARN of the RDS instance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arn: Option<String>,
-    /// Changes RDS has accepted but not applied yet.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub pending_modified_values: BTreeMap<String, String>,
-    /// Salted hash of the master password last sent to RDS (never the password itself), to notice
-    /// a rotation in the Secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub master_user_password_hash: Option<String>,
-    /// Name of the connection Secret last written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connection_secret: Option<String>,
     /// The last difference found between RDS and the spec that nobody asked the operator to make.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<DriftRecord>,
-    /// The tag keys the operator applied from spec.tags: the only ones it removes when they leave
-    /// the spec. Tags others set (AWS Backup plans, cost allocation) are left alone.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub applied_tag_keys: Vec<String>,
-    /// Recent corrections of drift, per field, at the current generation: a field corrected three
-    /// times within an hour is no longer corrected (Synced=False, reason Fighting) until the spec
-    /// changes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["field".into()]))]
-    pub corrections: Vec<Corrections>,
-    /// The metadata.generation at which the instance was adopted: until the spec changes, its
-    /// differences from the spec are reported and not put right.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adopted_generation: Option<i64>,
-    /// The instance in status is this DBInstance's own: created, restored or adopted by it. An
-    /// instance it only observed is not, and is never restored or created again when it goes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owned: Option<bool>,
     /// Things the user should know that are not failures (for example: a generated password under
     /// deletionPolicy Retain lives only in this namespace).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -67,9 +33,6 @@ pub struct DBInstanceStatus {
     /// deletion), and whether the settings RDS does not take at restore time have been sent since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreStatus>,
-    /// The engine version RDS runs (the spec may name only its prefix, such as 8.0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine_version: Option<String>,
     /// The AWS region and account of the instance (from its ARN).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
@@ -90,10 +53,6 @@ pub struct DBInstanceStatus {
     /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter_apply_status: Option<String>,
-    /// The maintenance RDS has scheduled for the instance (DescribePendingMaintenanceActions), as
-    /// spec.maintenancePolicy deals with it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pending_maintenance_actions: Vec<crate::maintenance::PendingAction>,
     /// The automated backup replication this DBInstance started (spec.automatedBackupReplication).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automated_backup_replication: Option<crate::dbinstance::BackupReplicationStatus>,
@@ -104,13 +63,6 @@ pub struct DBInstanceStatus {
     /// switchover, and the old instance kept after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blue_green: Option<BlueGreenStatus>,
-    /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
-    /// done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<DryRun>,
-    /// The AWS account and region the resource lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<crate::managed::placement::Placement>,
 }
 
 /// Where the instance was restored from.
@@ -183,3 +135,26 @@ pub struct BlueGreenStatus {
 }
 
 pub use crate::database::blue_green::{BlueGreenTask, SwitchoverDetail};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block both database kinds share is flattened: its fields stand in `status` itself, so a
+    /// status written before the block existed reads back, and writes, the same.
+    #[test]
+    fn the_shared_block_reads_and_writes_its_fields_in_status_itself() {
+        let json = serde_json::json!({
+            "arn": "arn:aws:rds:us-east-1:123456789012:db:coffee",
+            "engineVersion": "8.0.42",
+            "appliedTagKeys": ["team"],
+            "owned": true,
+            "dbInstanceIdentifier": "coffee",
+        });
+        let status: DBInstanceStatus = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(status.common.engine_version.as_deref(), Some("8.0.42"));
+        assert_eq!(status.common.applied_tag_keys, ["team"]);
+        assert_eq!(status.db_instance_identifier.as_deref(), Some("coffee"));
+        assert_eq!(serde_json::to_value(&status).unwrap(), json);
+    }
+}

@@ -175,7 +175,8 @@ async fn credentials(
             let api: Api<DBInstance> = Api::namespaced(client.clone(), &namespace);
             let found = (api.get_opt(&r.name).await).map_err(kube_err("get DBInstance"))?;
             let Some(db) = found else { return Ok(None) };
-            let port = (db.status.as_ref()).and_then(|s| s.endpoint.as_ref().map(|e| e.port));
+            let port =
+                (db.status.as_ref()).and_then(|s| s.common.endpoint.as_ref().map(|e| e.port));
             let c = Credentials {
                 username: db.spec.master_username.clone().unwrap_or_default(),
                 dbname: db.spec.db_name.clone().unwrap_or_default(),
@@ -189,7 +190,7 @@ async fn credentials(
             let api: Api<DBCluster> = Api::namespaced(client.clone(), &namespace);
             let found = (api.get_opt(&r.name).await).map_err(kube_err("get DBCluster"))?;
             let Some(c) = found else { return Ok(None) };
-            let port = (c.status.as_ref()).and_then(|s| s.endpoint.as_ref().map(|e| e.port));
+            let port = (c.status.as_ref()).and_then(|s| s.common.endpoint.as_ref().map(|e| e.port));
             let credentials = Credentials {
                 username: c.spec.master_username.clone().unwrap_or_default(),
                 dbname: c.spec.database_name.clone().unwrap_or_default(),

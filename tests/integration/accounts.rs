@@ -54,7 +54,7 @@ fn placement(db: &DBInstance) -> (Option<String>, String, String) {
     let p = db
         .status
         .as_ref()
-        .and_then(|s| s.placement.clone())
+        .and_then(|s| s.common.placement.clone())
         .expect("placement recorded");
     (p.account, p.account_id, p.region)
 }
@@ -280,7 +280,7 @@ async fn a_namespace_the_account_does_not_select_is_refused_with_no_call_made() 
     assert!(server_calls(&id).is_empty(), "{:?}", server_calls(&id));
     assert_eq!(describes(&operator, ACCOUNT_A, "us-east-1"), 0.0);
     assert!(
-        db.status.and_then(|s| s.placement).is_none(),
+        db.status.and_then(|s| s.common.placement).is_none(),
         "nothing recorded"
     );
 

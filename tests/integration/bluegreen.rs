@@ -153,7 +153,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
         |db| {
             synced_reason(db) == "Synced"
                 && blue_green(db).is_some_and(|b| b.deployment.status == "SWITCHOVER_COMPLETED")
-                && db.status.as_ref().unwrap().engine_version.as_deref() == Some("8.4.3")
+                && db.status.as_ref().unwrap().common.engine_version.as_deref() == Some("8.4.3")
         },
     )
     .await;

@@ -190,7 +190,7 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     let done = wait_object(&clusters, "coffee", "switched over and in sync", |c| {
         synced_reason(c) == "Synced"
             && blue_green(c).is_some_and(|b| b.deployment.status == "SWITCHOVER_COMPLETED")
-            && c.status.as_ref().unwrap().engine_version.as_deref() == Some(EIGHT)
+            && c.status.as_ref().unwrap().common.engine_version.as_deref() == Some(EIGHT)
     })
     .await;
     assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 1);
@@ -233,7 +233,10 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
         "writer",
         "the member on the new version",
         TIMEOUT,
-        |db| is_ready(db) && db.status.as_ref().unwrap().engine_version.as_deref() == Some(EIGHT),
+        |db| {
+            is_ready(db)
+                && db.status.as_ref().unwrap().common.engine_version.as_deref() == Some(EIGHT)
+        },
     )
     .await;
     assert_eq!(

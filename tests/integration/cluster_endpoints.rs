@@ -74,7 +74,7 @@ async fn a_reader_endpoint_over_one_static_member_reaches_that_member_and_follow
     let own = |db: &DBInstance| {
         db.status
             .as_ref()
-            .and_then(|s| s.endpoint.clone())
+            .and_then(|s| s.common.endpoint.clone())
             .unwrap()
             .address
     };

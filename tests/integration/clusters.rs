@@ -200,7 +200,7 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
     let w = instances.get("coffee-aurora-writer").await.expect("writer");
     let r = instances.get("coffee-aurora-reader").await.expect("reader");
     let own = |db: &DBInstance| {
-        let endpoint = db.status.as_ref().and_then(|s| s.endpoint.as_ref());
+        let endpoint = db.status.as_ref().and_then(|s| s.common.endpoint.as_ref());
         endpoint
             .map(|e| e.address.clone())
             .expect("a member's endpoint")
@@ -253,7 +253,7 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
         .await)
         .expect("patch engineVersion");
     wait_object(&clusters, &cluster_name, "the new version", |c| {
-        ready(c) && c.status.as_ref().unwrap().engine_version.as_deref() == Some(NEWER)
+        ready(c) && c.status.as_ref().unwrap().common.engine_version.as_deref() == Some(NEWER)
     })
     .await;
     let after = mutating(&ids);

@@ -63,7 +63,7 @@ fn assert_connection(data: &BTreeMap<String, String>, db: &DBInstance, password:
     let endpoint = db
         .status
         .as_ref()
-        .and_then(|s| s.endpoint.clone())
+        .and_then(|s| s.common.endpoint.clone())
         .expect("endpoint");
     assert_eq!(data["host"], endpoint.address);
     assert_eq!(data["port"], endpoint.port.to_string());

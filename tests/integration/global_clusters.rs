@@ -300,7 +300,7 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
         Some(gid.as_str())
     );
     assert_eq!(
-        made.placement.as_ref().map(|p| p.region.as_str()),
+        made.common.placement.as_ref().map(|p| p.region.as_str()),
         Some("eu-west-1")
     );
     let gs = wait_object(globals, "coffee-global", "two members", |g| {
@@ -410,7 +410,7 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     })
     .await;
     assert_eq!(common::calls(eu, "RemoveFromGlobalCluster"), 1);
-    let own = (alone.status.and_then(|s| s.endpoint))
+    let own = (alone.status.and_then(|s| s.common.endpoint))
         .expect("its endpoint")
         .address;
     let detached = common::wait_for("its own Secret", Duration::from_secs(60), || {
@@ -520,7 +520,7 @@ async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_fa
     let (ok, out) = mariadb_keys(&s, &s["password"], insert);
     assert!(ok, "a write through the global writer endpoint: {out}");
     let eu_cluster = (g.clusters.get("coffee-aurora-eu").await).expect("the secondary");
-    let eu_writer = (eu_cluster.status.and_then(|s| s.endpoint)).expect("its endpoint");
+    let eu_writer = (eu_cluster.status.and_then(|s| s.common.endpoint)).expect("its endpoint");
     let (ok, out) = wait_sql(&s, &eu_writer.address, select, "after the switchover", TEN).await;
     assert!(ok, "written in eu-west-1: {out}");
     let (ok, out) = wait_sql(&g.us, &g.us["host"], select, "after the switchover", TEN).await;

@@ -52,8 +52,8 @@ async fn create_observe_delete() {
     let status = db.status.clone().expect("status");
     assert_eq!(status.db_instance_status.as_deref(), Some("available"));
     assert_eq!(status.db_instance_identifier.as_deref(), Some(id.as_str()));
-    assert_eq!(status.arn.as_deref(), instance.db_instance_arn());
-    let endpoint = status.endpoint.expect("endpoint in status");
+    assert_eq!(status.common.arn.as_deref(), instance.db_instance_arn());
+    let endpoint = status.common.endpoint.expect("endpoint in status");
     assert_eq!(
         Some(endpoint.address.as_str()),
         instance.endpoint().and_then(|e| e.address())

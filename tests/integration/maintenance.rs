@@ -37,7 +37,7 @@ fn applied(identifier: &str) -> Vec<(String, f64)> {
 fn listed(db: &DBInstance) -> Vec<(String, Option<String>)> {
     let status = db.status.as_ref();
     (status
-        .map(|s| s.pending_maintenance_actions.clone())
+        .map(|s| s.common.pending_maintenance_actions.clone())
         .unwrap_or_default())
     .into_iter()
     .map(|a| (a.action, a.opt_in_status))
@@ -176,7 +176,7 @@ async fn a_clusters_pending_maintenance_is_applied_at_once_under_immediate_and_o
     common::wait_object(&clusters, "coffee", "no action pending", |c| {
         c.status
             .as_ref()
-            .is_some_and(|s| s.pending_maintenance_actions.is_empty())
+            .is_some_and(|s| s.common.pending_maintenance_actions.is_empty())
     })
     .await;
     tokio::time::sleep(Duration::from_secs(11)).await; // two drift intervals and more

@@ -215,7 +215,7 @@ async fn a_create_whose_reply_is_lost_is_found_again_and_not_made_twice() {
         "one CreateDBInstance reached RDS; its lost reply was not answered by a second"
     );
     assert_eq!(
-        db.status.as_ref().and_then(|s| s.owned),
+        db.status.as_ref().and_then(|s| s.common.owned),
         Some(true),
         "the database is the DBInstance's own"
     );

@@ -197,7 +197,14 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
     )
     .await;
     assert_eq!(calls(&replica_id, "PromoteReadReplica"), 1);
-    assert!(promoted.status.unwrap().master_user_password_hash.is_some());
+    assert!(
+        promoted
+            .status
+            .unwrap()
+            .common
+            .master_user_password_hash
+            .is_some()
+    );
     let rds_replica = describe(&rds, &replica_id)
         .await
         .expect("the promoted instance");
@@ -383,7 +390,7 @@ async fn a_replica_of_an_instance_in_another_region_is_made_by_its_arn() {
         json!({"backupRetentionPeriod": 1, "region": "eu-west-1"}),
     );
     let main = source_ready(&instances, &main).await;
-    let arn = main.status.unwrap().arn.expect("the source's ARN");
+    let arn = main.status.unwrap().common.arn.expect("the source's ARN");
     assert!(arn.contains(":eu-west-1:"), "{arn}");
     let mut copy = replica(&replica_id, json!({"connectionSecret": null}));
     copy.spec.replica_of = Some(rds_operator::dbinstance::ReplicaOf {

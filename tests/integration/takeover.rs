@@ -219,7 +219,7 @@ async fn observe_only_reports_and_writes_the_secret_and_never_changes_the_instan
     })
     .await;
     let status = db.status.expect("status");
-    assert!(status.endpoint.is_some());
+    assert!(status.common.endpoint.is_some());
     let drift = status.last_drift.expect("lastDrift");
     assert!(
         drift.fields.iter().any(|f| f.field == "dbInstanceClass"),
@@ -261,7 +261,13 @@ async fn a_dry_run_shows_a_class_change_as_an_outage_and_makes_no_call() {
         synced_reason(db) == "DryRun"
     })
     .await;
-    let steps = db.status.unwrap().dry_run.expect("status.dryRun").steps;
+    let steps = db
+        .status
+        .unwrap()
+        .common
+        .dry_run
+        .expect("status.dryRun")
+        .steps;
     assert_eq!(steps.len(), 1, "{steps:?}");
     assert_eq!(steps[0].action, "ModifyDBInstance");
     assert_eq!(steps[0].disruption, "Outage");

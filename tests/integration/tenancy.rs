@@ -534,10 +534,10 @@ async fn a_tag_that_was_there_before_stays_when_the_spec_drops_it() {
     ]});
     patch_spec(&t.api_a, "db", listed).await;
     let db = wait_dbi(&t.api_a, "db", "team tag applied", TIMEOUT, |db| {
-        (db.status.as_ref()).is_some_and(|s| s.applied_tag_keys.contains(&"team".to_owned()))
+        (db.status.as_ref()).is_some_and(|s| s.common.applied_tag_keys.contains(&"team".to_owned()))
     })
     .await;
-    let applied = db.status.unwrap().applied_tag_keys;
+    let applied = db.status.unwrap().common.applied_tag_keys;
     assert_eq!(
         applied,
         vec!["app", "team"],

@@ -166,6 +166,7 @@ async fn status_holds_no_value_a_reader_can_check_a_password_against() {
         .status
         .as_ref()
         .unwrap()
+        .common
         .master_user_password_hash
         .clone()
         .unwrap();

@@ -112,7 +112,7 @@ async fn every_updatable_field_reaches_rds_in_one_modification() {
     assert_eq!(
         db.status
             .as_ref()
-            .and_then(|s| s.endpoint.as_ref())
+            .and_then(|s| s.common.endpoint.as_ref())
             .map(|e| e.port),
         Some(3307)
     );
@@ -195,7 +195,8 @@ async fn a_change_without_apply_immediately_waits_in_pending_and_is_not_resent()
     .await;
     let db = wait_dbi(&api, "pending", "the class pending", TIMEOUT, |db| {
         db.status.as_ref().is_some_and(|s| {
-            s.pending_modified_values
+            s.common
+                .pending_modified_values
                 .get("dbInstanceClass")
                 .map(String::as_str)
                 == Some("db.t3.small")
@@ -225,7 +226,7 @@ async fn a_change_without_apply_immediately_waits_in_pending_and_is_not_resent()
             && db
                 .status
                 .as_ref()
-                .is_some_and(|s| s.pending_modified_values.is_empty())
+                .is_some_and(|s| s.common.pending_modified_values.is_empty())
     })
     .await;
     assert!(db.status.is_some());
@@ -495,6 +496,7 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     let hash_before = before
         .status
         .unwrap()
+        .common
         .master_user_password_hash
         .expect("hash recorded");
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
@@ -509,7 +511,7 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     let db = wait_dbi(&api, "rotate", "a new password hash", TIMEOUT, |db| {
         db.status
             .as_ref()
-            .and_then(|s| s.master_user_password_hash.as_ref())
+            .and_then(|s| s.common.master_user_password_hash.as_ref())
             .is_some_and(|h| *h != hash_before)
     })
     .await;

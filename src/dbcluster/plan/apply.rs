@@ -75,8 +75,8 @@ pub(super) fn plan(f: &Facts) -> Plan {
         );
     }
     let identifier = cluster.identifier();
-    let recorded = (cluster.status.as_ref()).is_some_and(|s| s.arn.is_some());
-    let owned = (cluster.status.as_ref()).is_some_and(|s| s.owned == Some(true));
+    let recorded = (cluster.status.as_ref()).is_some_and(|s| s.common.arn.is_some());
+    let owned = (cluster.status.as_ref()).is_some_and(|s| s.common.owned == Some(true));
     match &f.observed {
         None if modes::observe_only(cluster) => {
             plan.requeue = Requeue::After(drift_interval(f));
@@ -128,7 +128,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         Ok(p) => p,
         Err(problem) => return password_refused(plan, f, problem),
     };
-    let sent_hash = fields.master_user_password_hash.clone();
+    let sent_hash = fields.common.master_user_password_hash.clone();
     // A secondary's password is the primary's, sent (and rotated) there.
     let hash = hash_of(f, password.as_ref()).filter(|_| !global::secondary(f));
     let rotate = hash.is_some() && sent_hash.is_some() && hash != sent_hash;
@@ -169,7 +169,7 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         password.as_ref(),
     );
     if sent_hash.is_none() || rotate {
-        fields.master_user_password_hash = hash;
+        fields.common.master_user_password_hash = hash;
     }
     let modifying = plan.steps.iter().any(|s| matches!(s, Step::Modify { .. }));
     let synced = match modifying {
@@ -211,11 +211,11 @@ fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &Obs
         annotations: cluster.metadata.annotations.as_ref(),
         policy: cluster.spec.maintenance.maintenance_policy,
         listed: f.maintenance.as_ref(),
-        previous: Some(&fields.pending_maintenance_actions),
+        previous: Some(&fields.common.pending_maintenance_actions),
         may_act: true,
     };
     let (listed, steps) = crate::maintenance::plan(&resource);
-    fields.pending_maintenance_actions = listed;
+    fields.common.pending_maintenance_actions = listed;
     for (step, note) in steps {
         plan.steps.push(Step::ApplyMaintenance(step));
         plan.event(EventType::Normal, "Maintenance", "Update", note);
@@ -255,7 +255,7 @@ fn changes(
 ) -> ConditionPlan {
     let identifier = f.cluster.identifier();
     // An adopted cluster's differences are reported until the spec is next changed.
-    let adopted_now = (f.cluster.status.as_ref()).and_then(|s| s.adopted_generation)
+    let adopted_now = (f.cluster.status.as_ref()).and_then(|s| s.common.adopted_generation)
         == f.cluster.metadata.generation
         && f.cluster.metadata.generation.is_some();
     let correct =
@@ -317,7 +317,7 @@ fn stop_fights(
     modification: &mut ClusterModification,
 ) -> Vec<&'static str> {
     let generation = f.cluster.metadata.generation;
-    let mut records = fights::current(&fields.corrections, generation);
+    let mut records = fights::current(&fields.common.corrections, generation);
     let drifted = (modification.fields().into_iter()).filter(|f| *f != "masterUserPassword");
     let fighting = fights::fighting(&records, drifted, &f.now);
     for field in &fighting {
@@ -325,7 +325,7 @@ fn stop_fights(
     }
     let corrected = (modification.fields().into_iter()).filter(|f| *f != "masterUserPassword");
     fights::record(&mut records, corrected, generation, &f.now);
-    fields.corrections = records;
+    fields.common.corrections = records;
     fighting
 }
 
@@ -352,7 +352,7 @@ fn password_secret_owner(f: &Facts, plan: &mut Plan) {
 /// The tag calls that bring RDS's tags to the desired ones, keeping to the keys the operator
 /// manages (the ownership tags and those it applied from the spec).
 fn retag(plan: &mut Plan, fields: &mut DBClusterStatus, cluster: &DBCluster, o: &ObservedCluster) {
-    let managed = (cluster.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let managed = (cluster.status.as_ref()).map_or(&[][..], |s| &s.common.applied_tag_keys[..]);
     let (add, remove) = tags::changes(&o.tags, &desired_tags(cluster), managed);
     let (identifier, arn) = (o.identifier.clone(), o.arn.clone().unwrap_or_default());
     if !add.is_empty() {
@@ -370,5 +370,5 @@ fn retag(plan: &mut Plan, fields: &mut DBClusterStatus, cluster: &DBCluster, o: 
             keys: remove,
         });
     }
-    fields.applied_tag_keys = tags::applied(&cluster.spec.tags, &o.tags, managed);
+    fields.common.applied_tag_keys = tags::applied(&cluster.spec.tags, &o.tags, managed);
 }

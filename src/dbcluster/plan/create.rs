@@ -11,6 +11,7 @@ use super::password::{hash_of, password, password_refused};
 use super::{Facts, Plan, Step, desired_tags, drift_interval, global, refuse, status_plan};
 use crate::database::choices::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::database::snapshots::{being_taken, newest, same_account_and_region, waiting_for};
+use crate::database::status::DatabaseStatus;
 use crate::database::tenancy;
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, Requeue};
@@ -96,7 +97,7 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
     }
     plan.requeue = Requeue::After(drift_interval(f));
     let arn = (cluster.status.as_ref())
-        .and_then(|s| s.arn.clone())
+        .and_then(|s| s.common.arn.clone())
         .unwrap_or_default();
     if let Err(message) = same_account_and_region("cluster", &arn, f.identity.as_ref()) {
         return refuse(
@@ -186,19 +187,7 @@ fn planned(
     spec.backups.copy_tags_to_snapshot.get_or_insert(true);
     let (spec, tags) = (Box::new(spec), desired_tags(cluster));
     let previous = cluster.status.clone().unwrap_or_default();
-    let mut fields = DBClusterStatus {
-        db_cluster_identifier: Some(identifier.clone()),
-        arn: previous.arn.clone(),
-        status: Some("creating".into()),
-        master_user_password_hash: match &secondary_of {
-            Some(_) => Some(global::GLOBAL_PASSWORD.to_owned()),
-            None => hash_of(f, password.as_ref()),
-        },
-        applied_tag_keys: tags::keys(&cluster.spec.tags),
-        owned: Some(true),
-        secondary_of: secondary_of.clone(),
-        ..Default::default()
-    };
+    let mut fields = creating_fields(f, &previous, password.as_ref(), secondary_of.clone());
     let (reason, note) = match why {
         Creation::New | Creation::EmptyInPlaceOfDeleted => {
             let note = creating_note(f, &why);
@@ -215,7 +204,8 @@ fn planned(
         Creation::Restore { snapshot, note } => {
             // The restored cluster has the snapshot's password, the one last sent: keep its hash,
             // so a password changed since is sent again.
-            fields.master_user_password_hash = previous.master_user_password_hash.clone();
+            fields.common.master_user_password_hash =
+                previous.common.master_user_password_hash.clone();
             fields.restored_from = Some(format!("cluster snapshot {snapshot}"));
             plan.steps.push(Step::Restore {
                 identifier,
@@ -230,14 +220,14 @@ fn planned(
             fields.restored_from = Some(source.clone());
             // RDS has the source's password: a hash that matches none makes the first sync send
             // the spec's.
-            fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+            fields.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
             let note = format!("restoring RDS cluster {identifier} from {source}");
             plan.steps.push(from_spec(identifier, r, spec, tags));
             ("Restoring", note)
         }
     };
     // In place of ours, deleted outside the operator: a warning.
-    let type_ = match previous.arn.is_some() {
+    let type_ = match previous.common.arn.is_some() {
         true => EventType::Warning,
         false => EventType::Normal,
     };
@@ -249,6 +239,32 @@ fn planned(
     );
     plan.status = Some(status_plan(fields, false, synced, true));
     plan
+}
+
+/// The status of a cluster being created: ours, with the hash of the password sent (the global
+/// database's marker for a secondary, which sends none).
+fn creating_fields(
+    f: &Facts,
+    previous: &DBClusterStatus,
+    password: Option<&Sensitive>,
+    secondary_of: Option<String>,
+) -> DBClusterStatus {
+    DBClusterStatus {
+        db_cluster_identifier: Some(f.cluster.identifier()),
+        common: DatabaseStatus {
+            arn: previous.common.arn.clone(),
+            master_user_password_hash: match &secondary_of {
+                Some(_) => Some(global::GLOBAL_PASSWORD.to_owned()),
+                None => hash_of(f, password),
+            },
+            applied_tag_keys: tags::keys(&f.cluster.spec.tags),
+            owned: Some(true),
+            ..Default::default()
+        },
+        status: Some("creating".into()),
+        secondary_of,
+        ..Default::default()
+    }
 }
 
 fn creating_note(f: &Facts, why: &Creation) -> String {

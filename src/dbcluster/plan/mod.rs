@@ -17,6 +17,7 @@ use crate::crd::has_finalizer;
 use crate::database::choices::DeletionPolicy;
 use crate::database::parts::Endpoint;
 use crate::database::password::{PasswordFacts, PasswordRead};
+use crate::database::status::DatabaseStatus;
 use crate::database::tenancy::RestoreSource;
 use crate::managed::placement::Placement;
 use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus};
@@ -249,8 +250,8 @@ pub fn reads(cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Reads {
         return Reads::default();
     }
     let status = cluster.status.as_ref();
-    let recorded = status.is_some_and(|s| s.arn.is_some());
-    let owned = status.is_some_and(|s| s.owned == Some(true));
+    let recorded = status.is_some_and(|s| s.common.arn.is_some());
+    let owned = status.is_some_and(|s| s.common.owned == Some(true));
     let deleting = cluster.metadata.deletion_timestamp.is_some();
     let absent = observed.is_none() && !deleting;
     Reads {
@@ -370,13 +371,18 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
     let previous = f.cluster.status.clone().unwrap_or_default();
     DBClusterStatus {
         db_cluster_identifier: Some(o.identifier.clone()),
-        arn: o.arn.clone(),
+        common: DatabaseStatus {
+            arn: o.arn.clone(),
+            engine_version: o.engine_version.clone(),
+            endpoint: (o.endpoint.clone()).map(|address| Endpoint {
+                address,
+                port: o.port.unwrap_or_default(),
+            }),
+            pending_modified_values: o.pending_modified_values.clone(),
+            owned: Some(true),
+            ..previous.common
+        },
         status: Some(o.status.clone()),
-        engine_version: o.engine_version.clone(),
-        endpoint: (o.endpoint.clone()).map(|address| Endpoint {
-            address,
-            port: o.port.unwrap_or_default(),
-        }),
         reader_endpoint: o.reader_endpoint.clone(),
         members: (o.members.iter())
             .map(|m| ClusterMember {
@@ -384,8 +390,6 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
                 is_cluster_writer: m.writer,
             })
             .collect(),
-        pending_modified_values: o.pending_modified_values.clone(),
-        owned: Some(true),
         global_cluster_identifier: o.global_cluster.clone(),
         secondary_of: global::secondary_of(f, o),
         ..previous

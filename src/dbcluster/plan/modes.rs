@@ -157,7 +157,7 @@ pub(super) fn adopt(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
     );
     plan.event(EventType::Normal, "Adopted", "Adopt", note.clone());
     let mut fields = super::observed_fields(f, o);
-    fields.adopted_generation = cluster.metadata.generation;
+    fields.common.adopted_generation = cluster.metadata.generation;
     let synced = ConditionPlan::new(true, "Adopted", note);
     plan.status = Some(status_plan(fields, o.status == "available", synced, false));
     plan
@@ -170,7 +170,7 @@ pub(super) fn observe(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
     // Only observed, never this DBCluster's own: never restored or created again when it goes.
     // Ours, switched to ObserveOnly, stays ours.
     if !tags::owned_by(&o.tags, &uid(&f.cluster)) {
-        fields.owned = Some(false);
+        fields.common.owned = Some(false);
     }
     plan.requeue = Requeue::After(f.intervals.after(&o.status));
     let edited = true;
@@ -233,14 +233,14 @@ pub(super) fn preview(f: &Facts, mut plan: Plan) -> Plan {
     let count = steps.len();
     let previous = f.cluster.status.clone().unwrap_or_default();
     let mut fields: DBClusterStatus = match &plan.status {
-        Some(s) => DBClusterStatus {
-            dry_run: None,
-            ..previous.clone()
+        Some(s) => {
+            let mut fields = previous.clone();
+            fields.common.dry_run = None;
+            fields.with_observed(&s.fields)
         }
-        .with_observed(&s.fields),
         None => previous,
     };
-    fields.dry_run = Some(DryRun { steps });
+    fields.common.dry_run = Some(DryRun { steps });
     let message = format!(
         "dry run (annotation {DRY_RUN_ANNOTATION}): {count} step(s) shown in status.dryRun, none \
          taken"
@@ -265,8 +265,12 @@ impl DBClusterStatus {
     /// plan meant to change.
     fn with_observed(mut self, observed: &DBClusterStatus) -> Self {
         self.status = observed.status.clone().or(self.status);
-        self.engine_version = observed.engine_version.clone().or(self.engine_version);
-        self.endpoint = observed.endpoint.clone().or(self.endpoint);
+        self.common.engine_version = observed
+            .common
+            .engine_version
+            .clone()
+            .or(self.common.engine_version);
+        self.common.endpoint = observed.common.endpoint.clone().or(self.common.endpoint);
         self.reader_endpoint = observed.reader_endpoint.clone().or(self.reader_endpoint);
         self.members = observed.members.clone();
         self

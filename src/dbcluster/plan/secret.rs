@@ -76,7 +76,7 @@ pub(super) fn connection_secret(
         })),
         SecretWrite::Nothing => {}
     }
-    fields.connection_secret = Some(wanted.name.clone());
+    fields.common.connection_secret = Some(wanted.name.clone());
     Ok(None)
 }
 

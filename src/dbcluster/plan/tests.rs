@@ -106,9 +106,12 @@ fn synced() -> Facts {
     let mut f = facts();
     let hash = instance_spec::password_hash(&f.hash_key, UID, "the-password-1");
     f.cluster.status = Some(DBClusterStatus {
-        arn: ours().arn,
-        owned: Some(true),
-        master_user_password_hash: Some(hash),
+        common: DatabaseStatus {
+            arn: ours().arn,
+            owned: Some(true),
+            master_user_password_hash: Some(hash),
+            ..Default::default()
+        },
         reported: crate::crd::Reported {
             observed_generation: Some(1),
             ..Default::default()
@@ -682,7 +685,7 @@ fn tags_added_and_removed_keep_to_the_keys_the_operator_applied() {
         let o = f.observed.as_mut().unwrap();
         o.tags.insert("aws:backup".into(), "plan".into());
         o.tags.insert("old".into(), "x".into());
-        f.cluster.status.as_mut().unwrap().applied_tag_keys = vec!["old".into()];
+        f.cluster.status.as_mut().unwrap().common.applied_tag_keys = vec!["old".into()];
     });
     let p = plan(&f);
     assert_eq!(names(&p), vec!["AddTags", "RemoveTags"]);
@@ -745,12 +748,16 @@ fn the_newest_own_snapshot_is_restored_and_a_restore_sends_the_spec_password_onc
     }));
     let status = p.status.unwrap().fields;
     assert_eq!(
-        status.master_user_password_hash.as_deref(),
+        status.common.master_user_password_hash.as_deref(),
         Some(RESTORED_PASSWORD)
     );
     let restored = with(synced(), |f| {
-        f.cluster.status.as_mut().unwrap().master_user_password_hash =
-            Some(RESTORED_PASSWORD.into());
+        f.cluster
+            .status
+            .as_mut()
+            .unwrap()
+            .common
+            .master_user_password_hash = Some(RESTORED_PASSWORD.into());
     });
     let p = plan(&restored);
     match p.steps.first() {
@@ -856,6 +863,7 @@ fn pending_maintenance_is_listed_and_applied_as_the_policy_says_once() {
         .status
         .unwrap()
         .fields
+        .common
         .pending_maintenance_actions;
     assert_eq!(listed.len(), 1, "listed in status");
     let window = pending(MaintenancePolicy::NextWindow, None);
@@ -1025,7 +1033,7 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
     }
     let only_observed = plan(&claiming(None, true, granted(untagged())));
     assert_eq!(
-        only_observed.status.unwrap().fields.owned,
+        only_observed.status.unwrap().fields.common.owned,
         Some(false),
         "never ours"
     );
@@ -1035,7 +1043,7 @@ fn a_cluster_not_ours_is_observed_or_adopted_only_where_granted() {
     let p = plan(&ours_observed);
     assert!(p.steps.is_empty());
     assert_eq!(
-        p.status.unwrap().fields.owned,
+        p.status.unwrap().fields.common.owned,
         Some(true),
         "ours stays ours"
     );
@@ -1056,7 +1064,7 @@ fn with_tags(tags: BTreeMap<String, String>) -> ObservedCluster {
 #[test]
 fn an_adopted_cluster_reports_its_differences_until_the_spec_changes() {
     let adopted = with(synced(), |f| {
-        f.cluster.status.as_mut().unwrap().adopted_generation = Some(1);
+        f.cluster.status.as_mut().unwrap().common.adopted_generation = Some(1);
         f.cluster.spec.network.port = Some(3307);
     });
     let p = plan(&adopted);
@@ -1091,7 +1099,8 @@ fn paused_calls_nothing_and_dry_run_shows_what_it_would_do() {
     let p = plan(&dry);
     assert!(p.steps.is_empty(), "{:?}", p.steps);
     assert_eq!(synced_reason(&p), "DryRun");
-    let shown: Vec<String> = (p.status.unwrap().fields.dry_run.unwrap().steps.iter())
+    let fields = p.status.unwrap().fields;
+    let shown: Vec<String> = (fields.common.dry_run.unwrap().steps.iter())
         .map(|s| format!("{} {}", s.action, s.disruption))
         .collect();
     assert_eq!(

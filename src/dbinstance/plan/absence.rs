@@ -49,7 +49,7 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
         return refuse(plan, f, "ConfirmingAbsence", &message, None);
     }
     plan.requeue = Requeue::After(drift_interval);
-    let arn = previous.arn.as_deref().unwrap_or_default();
+    let arn = previous.common.arn.as_deref().unwrap_or_default();
     if let Err(message) = same_account_and_region("instance", arn, f.identity.as_ref()) {
         return refuse(plan, f, "AccountOrRegionMismatch", &message, None);
     }

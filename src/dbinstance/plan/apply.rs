@@ -69,7 +69,7 @@ pub fn ownership(f: &Facts) -> Ownership<'_> {
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
     let policy = spec::adoption_policy(db).unwrap_or_default();
     let asked = policy != AdoptionPolicy::Never;
-    let recorded = db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    let recorded = db.status.as_ref().is_some_and(|s| s.common.arn.is_some());
     let owner_alive = f.owner_alive;
     match f.observed.as_ref() {
         None if spec::was_owned(db) => Ownership::Gone,
@@ -338,9 +338,12 @@ fn adopt(f: &Facts, mut plan: Plan, observed: &ObservedInstance, from: Adoptee) 
     );
     plan.event(EventType::Normal, "Adopted", "Adopt", note);
     let mut fields = observed_status(&identifier, observed);
-    fields.adopted_generation = db.metadata.generation;
-    fields.owned = Some(true);
-    fields.connection_secret = db.status.as_ref().and_then(|s| s.connection_secret.clone());
+    fields.common.adopted_generation = db.metadata.generation;
+    fields.common.owned = Some(true);
+    fields.common.connection_secret = db
+        .status
+        .as_ref()
+        .and_then(|s| s.common.connection_secret.clone());
     let message = format!("{what} {identifier}: its differences from the spec are reported next");
     plan.status = Some(observed_plan(fields, true, "Adopted", message));
     plan

@@ -58,7 +58,7 @@ pub fn reads(
 /// The differences a deployment would carry.
 fn wanted_changes(db: &crate::dbinstance::DBInstance, observed: &ObservedInstance) -> Vec<Diff> {
     let tags = spec::tags_of(db);
-    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.common.applied_tag_keys[..]);
     let c = crate::dbinstance::drift::compare(&db.spec, observed, &tags, managed, false);
     let multi_az = observed.multi_az == Some(true);
     (c.diffs.into_iter())

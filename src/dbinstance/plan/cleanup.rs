@@ -101,7 +101,7 @@ pub fn plan(f: &Facts) -> Plan {
             if let Some(o) = observed {
                 let previous = db.status.clone().unwrap_or_default();
                 let mut fields = observed_status(&identifier, o);
-                fields.master_user_password_hash = previous.master_user_password_hash;
+                fields.common.master_user_password_hash = previous.common.master_user_password_hash;
                 fields.last_drift = previous.last_drift;
                 let message = format!("RDS instance {identifier} is being deleted");
                 plan.status = Some(StatusPlan {

@@ -76,10 +76,10 @@ fn creating_fields(f: &Facts, password: Option<&Sensitive>) -> DBInstanceStatus 
         ..Default::default()
     };
     let mut fields = observed_status(&identifier, &creating);
-    fields.master_user_password_hash = hash_of(f, password);
+    fields.common.master_user_password_hash = hash_of(f, password);
     fields.last_drift = f.db.status.as_ref().and_then(|s| s.last_drift.clone());
-    fields.applied_tag_keys = spec::tag_keys(&f.db.spec);
-    fields.owned = Some(true);
+    fields.common.applied_tag_keys = spec::tag_keys(&f.db.spec);
+    fields.common.owned = Some(true);
     fields
 }
 
@@ -121,9 +121,9 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
         Creation::Restore { snapshot, note } => {
             // The restored instance has the snapshot's password: keep the hash of the one last
             // sent, so a password changed since is sent again.
-            fields.master_user_password_hash = (db.status.as_ref())
-                .and_then(|s| s.master_user_password_hash.clone())
-                .or(fields.master_user_password_hash);
+            fields.common.master_user_password_hash = (db.status.as_ref())
+                .and_then(|s| s.common.master_user_password_hash.clone())
+                .or(fields.common.master_user_password_hash);
             fields.last_drift = Some(deleted_record(
                 f,
                 "Restored",
@@ -183,7 +183,7 @@ fn replica_creation(
     tags: std::collections::BTreeMap<String, String>,
 ) {
     let identifier = f.db.identifier();
-    fields.master_user_password_hash = None;
+    fields.common.master_user_password_hash = None;
     let recreated = spec::was_owned(&f.db);
     if recreated {
         fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
@@ -226,8 +226,8 @@ fn from_spec(
     });
     // RDS has the source's password: a hash that matches no password makes the first sync send
     // the spec's, once.
-    if fields.master_user_password_hash.is_some() {
-        fields.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+    if fields.common.master_user_password_hash.is_some() {
+        fields.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
     }
     let spec = creation_spec(&f.db);
     plan.step(

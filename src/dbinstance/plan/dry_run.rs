@@ -73,7 +73,7 @@ pub fn disruption_of(diff: &Diff, multi_az: bool) -> Disruption {
 fn diffs(f: &Facts, observed: &ObservedInstance) -> Vec<Diff> {
     let db = &f.db;
     let tags = spec::tags_of(db);
-    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.common.applied_tag_keys[..]);
     drift::compare(&db.spec, observed, &tags, managed, false).diffs
 }
 
@@ -318,11 +318,11 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
     plan.steps = kept;
     let dry_run = DryRun { steps };
     let previous = f.db.status.clone().unwrap_or_default();
-    let changed = previous.dry_run.as_ref() != Some(&dry_run);
+    let changed = previous.common.dry_run.as_ref() != Some(&dry_run);
     if dry_run.steps.is_empty() {
         // Nothing to do: the plan's own report stands.
         if let Some(status) = plan.status.as_mut() {
-            status.fields.dry_run = Some(dry_run);
+            status.fields.common.dry_run = Some(dry_run);
         }
         return plan;
     }
@@ -349,7 +349,7 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
     let ready = crate::managed::conditions::last(&previous.reported.conditions, "Ready")
         .unwrap_or_else(|| ConditionPlan::new(false, "DryRun", message.clone()));
     let mut fields = previous;
-    fields.dry_run = Some(dry_run);
+    fields.common.dry_run = Some(dry_run);
     plan.status = Some(StatusPlan {
         secret_pending: None,
         held: true,

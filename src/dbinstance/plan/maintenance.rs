@@ -41,11 +41,15 @@ pub fn plan(
         annotations: f.db.metadata.annotations.as_ref(),
         policy: f.db.spec.maintenance.maintenance_policy,
         listed: f.maintenance.as_ref(),
-        previous: f.db.status.as_ref().map(|s| &s.pending_maintenance_actions),
+        previous: f
+            .db
+            .status
+            .as_ref()
+            .map(|s| &s.common.pending_maintenance_actions),
         may_act,
     };
     let (listed, steps) = crate::maintenance::plan(&resource);
-    fields.pending_maintenance_actions = listed;
+    fields.common.pending_maintenance_actions = listed;
     for (step, note) in steps {
         plan.step(Step::ApplyMaintenance(step));
         plan.event(EventType::Normal, "Maintenance", "Update", note);

@@ -134,7 +134,7 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         };
     }
     let gone = observed.is_none() && spec::was_owned(db);
-    let recorded = db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    let recorded = db.status.as_ref().is_some_and(|s| s.common.arn.is_some());
     let restoring = observed.is_none() && !recorded && !spec::observe_only(db);
     Reads {
         password: password_read(db, observed),
@@ -161,7 +161,7 @@ fn retags(db: &DBInstance, observed: &ObservedInstance) -> bool {
     if spec::observe_only(db) {
         return false;
     }
-    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+    let managed = (db.status.as_ref()).map_or(&[][..], |s| &s.common.applied_tag_keys[..]);
     let (add, remove) = crate::managed::tags::changes(&observed.tags, &spec::tags_of(db), managed);
     !add.is_empty() || !remove.is_empty()
 }

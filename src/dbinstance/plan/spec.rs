@@ -31,7 +31,7 @@ fn annotation<'a>(db: &'a DBInstance, key: &str) -> Option<&'a str> {
 /// Whether the instance in status is this DBInstance's own (created, restored or adopted by it),
 /// the only kind it restores or creates again when it goes.
 pub fn was_owned(db: &DBInstance) -> bool {
-    (db.status.as_ref()).is_some_and(|s| s.arn.is_some() && s.owned == Some(true))
+    (db.status.as_ref()).is_some_and(|s| s.common.arn.is_some() && s.common.owned == Some(true))
 }
 
 /// Whether the DBInstance only observes its instance (managementPolicy ObserveOnly).

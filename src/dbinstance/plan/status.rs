@@ -4,6 +4,7 @@
 
 use kube::runtime::events::EventType;
 
+use crate::database::status::DatabaseStatus;
 use crate::dbinstance::drift::Diff;
 use crate::dbinstance::{DBInstanceStatus, DriftRecord, Endpoint, FieldDrift};
 use crate::managed::conditions::{conditions, failed, last, ready_with_secret};
@@ -27,13 +28,13 @@ pub fn finish(
             let observed = observed_status(&created.identifier, created);
             status.db_instance_identifier = observed.db_instance_identifier;
             status.db_instance_status = observed.db_instance_status;
-            status.endpoint = observed.endpoint;
-            status.arn = observed.arn;
-            status.pending_modified_values = observed.pending_modified_values;
+            status.common.endpoint = observed.common.endpoint;
+            status.common.arn = observed.common.arn;
+            status.common.pending_modified_values = observed.common.pending_modified_values;
         }
         Some(Response::Modified(after)) if !after.status.is_empty() => {
             status.db_instance_status = Some(after.status.clone());
-            status.pending_modified_values = after.pending_modified_values.clone();
+            status.common.pending_modified_values = after.pending_modified_values.clone();
         }
         _ => {}
     }
@@ -124,17 +125,20 @@ pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInsta
     DBInstanceStatus {
         db_instance_identifier: Some(identifier.to_owned()),
         db_instance_status: Some(observed.status.clone()),
-        endpoint: match (&observed.address, observed.port) {
-            (Some(address), Some(port)) => Some(Endpoint {
-                address: address.clone(),
-                port,
-            }),
-            _ => None,
+        common: DatabaseStatus {
+            endpoint: match (&observed.address, observed.port) {
+                (Some(address), Some(port)) => Some(Endpoint {
+                    address: address.clone(),
+                    port,
+                }),
+                _ => None,
+            },
+            arn: observed.arn.clone(),
+            pending_modified_values: observed.pending_modified_values.clone(),
+            engine_version: observed.engine_version.clone(),
+            ..Default::default()
         },
-        arn: observed.arn.clone(),
-        pending_modified_values: observed.pending_modified_values.clone(),
         parameter_apply_status: observed.parameter_apply_status.clone(),
-        engine_version: observed.engine_version.clone(),
         region: arn_part(observed.arn.as_deref(), 3),
         account_id: arn_part(observed.arn.as_deref(), 4),
         dbi_resource_id: observed.dbi_resource_id.clone(),

@@ -40,14 +40,14 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let hash = hash_of(f, password.as_ref()).filter(|_| !observing && !replica);
     if replica::just_promoted(&previous, observed) && hash.is_some() {
         // RDS holds the source's password: the spec's is sent, once.
-        previous.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+        previous.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
     }
     if let Some(restore) = unrecorded_restore(f) {
         // Recorded now as the restoring call's own status write would have: RDS holds the
         // source's password and settings, so the spec's are sent, once.
         previous.restore = Some(restore);
         if hash.is_some() {
-            previous.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+            previous.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
         }
     }
     let restoring = (previous.restore.as_ref()).is_some_and(|r| !r.settings_applied);
@@ -56,9 +56,9 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     // instance's hash matches no password (password::RESTORED_PASSWORD): the spec's is sent, once.
     let rotate = !observing
         && !legacy
-        && matches!((&hash, &previous.master_user_password_hash), (Some(h), Some(p)) if h != p);
+        && matches!((&hash, &previous.common.master_user_password_hash), (Some(h), Some(p)) if h != p);
     let desired_tags = desired_tags(db, observing);
-    let managed = &previous.applied_tag_keys;
+    let managed = &previous.common.applied_tag_keys;
     let mut comparison = drift::compare(&db.spec, observed, &desired_tags, managed, rotate);
     let spec_changed = db.metadata.generation != previous.reported.observed_generation || restoring;
     let fighting = leave_what_is_safer_left(f, &mut comparison, spec_changed);
@@ -85,7 +85,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
             }
         }
         let secret = db.spec.connection.connection_secret.as_ref();
-        fields.connection_secret = secret.map(|c| c.name.clone());
+        fields.common.connection_secret = secret.map(|c| c.name.clone());
     }
     password_secret_owner(f, &mut plan);
     let in_sync = comparison.in_sync();
@@ -107,7 +107,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
 /// Whether status holds the hash from before the keyed one, of the same password: no rotation, it
 /// is replaced.
 fn legacy_hash(uid: &str, password: Option<&Sensitive>, previous: &DBInstanceStatus) -> bool {
-    match (password, &previous.master_user_password_hash) {
+    match (password, &previous.common.master_user_password_hash) {
         (Some(p), Some(h)) => *h == spec::legacy_password_hash(uid, p.expose()),
         _ => false,
     }
@@ -126,27 +126,29 @@ fn sync_fields(
 ) -> DBInstanceStatus {
     let db = &f.db;
     let mut fields = observed_status(&db.identifier(), observed);
-    fields.master_user_password_hash = match legacy {
+    fields.common.master_user_password_hash = match legacy {
         true => hash.clone(),
-        false => previous.master_user_password_hash.clone().or(hash),
+        false => previous.common.master_user_password_hash.clone().or(hash),
     };
     fields.last_drift = previous.last_drift.clone();
-    fields.connection_secret = previous.connection_secret.clone();
+    fields.common.connection_secret = previous.common.connection_secret.clone();
     // The spec's tag keys become the managed ones once they are on the instance (in sync, or
     // written by this plan); until then the previous ones stay.
-    fields.applied_tag_keys = previous.applied_tag_keys.clone();
-    fields.corrections = current_corrections(f);
+    fields.common.applied_tag_keys = previous.common.applied_tag_keys.clone();
+    fields.common.corrections = current_corrections(f);
     // Held until the spec changes: an adoption, also one not yet recorded in status (a crash
     // between the adopting call and the status write).
-    fields.adopted_generation = match unrecorded_adoption(f) {
+    fields.common.adopted_generation = match unrecorded_adoption(f) {
         true => db.metadata.generation,
-        false => (previous.adopted_generation).filter(|g| Some(*g) == db.metadata.generation),
+        false => {
+            (previous.common.adopted_generation).filter(|g| Some(*g) == db.metadata.generation)
+        }
     };
     fields.restore = previous.restore.clone();
     fields.replication = replica::status(&f.db, observed, Some(previous));
     fields.blue_green = previous.blue_green.clone();
     fields.automated_backup_replication = previous.automated_backup_replication.clone();
-    fields.owned = (!observing).then_some(true);
+    fields.common.owned = (!observing).then_some(true);
     fields
 }
 
@@ -227,7 +229,7 @@ fn edited(db: &crate::dbinstance::DBInstance) -> bool {
 /// An instance this DBInstance adopted (it carries the adoption tag) that status has never
 /// recorded.
 fn unrecorded_adoption(f: &Facts) -> bool {
-    let recorded = f.db.status.as_ref().is_some_and(|s| s.arn.is_some());
+    let recorded = f.db.status.as_ref().is_some_and(|s| s.common.arn.is_some());
     !recorded && (f.observed.as_ref()).is_some_and(|o| o.tags.contains_key(ADOPTED_TAG))
 }
 
@@ -237,7 +239,7 @@ fn unrecorded_adoption(f: &Facts) -> bool {
 /// the sync would read it as created with the spec's password and settings, and never send them.
 fn unrecorded_restore(f: &Facts) -> Option<RestoreStatus> {
     let status = f.db.status.as_ref();
-    let recorded = status.is_some_and(|s| s.arn.is_some() || s.restore.is_some());
+    let recorded = status.is_some_and(|s| s.common.arn.is_some() || s.restore.is_some());
     let adopted = (f.observed.as_ref()).is_some_and(|o| o.tags.contains_key(ADOPTED_TAG));
     let from =
         f.db.spec
@@ -264,7 +266,7 @@ enum Hold {
 impl Hold {
     fn of(f: &Facts) -> Option<Hold> {
         let db = &f.db;
-        let adopted = db.status.as_ref().and_then(|s| s.adopted_generation);
+        let adopted = db.status.as_ref().and_then(|s| s.common.adopted_generation);
         if spec::observe_only(db) {
             Some(Hold::ObserveOnly)
         } else if unrecorded_adoption(f) || (adopted.is_some() && adopted == db.metadata.generation)
@@ -334,7 +336,8 @@ impl Sync<'_> {
     /// Tags seen only in the shared poll's snapshot may be stale: from it, no new key is counted
     /// as the operator's (`plan::reads` asks for a direct read whenever tags change).
     fn applied_tag_keys(&self) -> Vec<String> {
-        let before = (self.f.db.status.as_ref()).map_or(&[][..], |s| &s.applied_tag_keys[..]);
+        let before =
+            (self.f.db.status.as_ref()).map_or(&[][..], |s| &s.common.applied_tag_keys[..]);
         let mut keys =
             crate::managed::tags::applied(&self.f.db.spec.tags, &self.observed.tags, before);
         if !self.f.observed_directly {
@@ -348,7 +351,7 @@ impl Sync<'_> {
     }
 
     fn in_sync(&self, mut plan: Plan, mut fields: crate::dbinstance::DBInstanceStatus) -> Plan {
-        fields.applied_tag_keys = self.applied_tag_keys();
+        fields.common.applied_tag_keys = self.applied_tag_keys();
         let refused = self.comparison.refused.join("; ");
         let pending = &self.observed.pending_modified_values;
         plan.status = Some(if !refused.is_empty() {
@@ -477,7 +480,7 @@ impl Sync<'_> {
         let c = self.comparison;
         let identifier = self.f.db.identifier();
         let arn = self.observed.arn.clone().unwrap_or_default();
-        fields.applied_tag_keys = self.applied_tag_keys();
+        fields.common.applied_tag_keys = self.applied_tag_keys();
         if let Some(m) = &c.modification {
             plan.step(Step::ModifyInstance {
                 identifier: identifier.clone(),
@@ -485,7 +488,7 @@ impl Sync<'_> {
                 password: password.filter(|_| m.rotate_password),
             });
             if m.rotate_password {
-                fields.master_user_password_hash = hash;
+                fields.common.master_user_password_hash = hash;
                 let note = "sent the new master password from the Secret to RDS".to_owned();
                 plan.event(EventType::Normal, "PasswordRotated", "Update", note);
             }
@@ -513,7 +516,7 @@ impl Sync<'_> {
             plan.event(EventType::Normal, "Updating", "Update", note);
         } else if !changed.is_empty() {
             fields.last_drift = Some(drift_record(None, "Corrected", &changed, &self.f.now));
-            record_corrections(&mut fields.corrections, &changed, self.f);
+            record_corrections(&mut fields.common.corrections, &changed, self.f);
             plan.drift_corrected = changed.iter().map(|d| d.field).collect();
             let note = format!(
                 "RDS was changed outside the operator; put back to the spec: {}",
@@ -556,7 +559,7 @@ fn leave_what_is_safer_left(
 
 /// The correction records of the current generation (a spec change starts them again).
 fn current_corrections(f: &Facts) -> Vec<Corrections> {
-    let records = (f.db.status.iter()).flat_map(|s| s.corrections.iter().cloned());
+    let records = (f.db.status.iter()).flat_map(|s| s.common.corrections.iter().cloned());
     fights::current(&records.collect::<Vec<_>>(), f.db.metadata.generation)
 }
 

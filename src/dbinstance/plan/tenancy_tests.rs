@@ -306,14 +306,14 @@ fn an_instance_no_dbinstance_owns_is_claimed_only_where_granted() {
 fn an_instance_never_ours_is_never_restored_or_created_when_it_goes() {
     // It was observed (status has its ARN), then managementPolicy became Full; now it is gone.
     let lost = with(synced(), |f| {
-        f.db.status.as_mut().unwrap().owned = None;
+        f.db.status.as_mut().unwrap().common.owned = None;
         f.observed = None;
         f.observed_directly = true;
         f.absent_for = Some(Duration::from_secs(600));
         f.snapshots = vec![snapshot("its-final", "manual", "available", 100)];
     });
     let ours_gone = with(lost.clone(), |f| {
-        f.db.status.as_mut().unwrap().owned = Some(true)
+        f.db.status.as_mut().unwrap().common.owned = Some(true)
     });
     check_outlines(vec![
         (
@@ -335,10 +335,13 @@ fn an_instance_never_ours_is_never_restored_or_created_when_it_goes() {
     // Observing records nothing as ours; managing does.
     let observed = with(synced(), |f| {
         f.db.spec.policies.management_policy = ManagementPolicy::ObserveOnly;
-        f.db.status.as_mut().unwrap().owned = None;
+        f.db.status.as_mut().unwrap().common.owned = None;
     });
-    assert_eq!(plan(&observed).status.unwrap().fields.owned, None);
-    assert_eq!(plan(&synced()).status.unwrap().fields.owned, Some(true));
+    assert_eq!(plan(&observed).status.unwrap().fields.common.owned, None);
+    assert_eq!(
+        plan(&synced()).status.unwrap().fields.common.owned,
+        Some(true)
+    );
 }
 
 #[test]
@@ -402,7 +405,7 @@ fn only_tags_the_operator_added_are_removed() {
     let p = plan(&listed);
     assert_eq!(outline(&p), (vec![], "Synced".into()));
     assert_eq!(
-        p.status.unwrap().fields.applied_tag_keys,
+        p.status.unwrap().fields.common.applied_tag_keys,
         Vec::<String>::new()
     );
     // Removed from the spec later: it stays.
@@ -419,13 +422,13 @@ fn only_tags_the_operator_added_are_removed() {
     // Seen only in the shared poll's snapshot, the same add counts nothing new as the operator's.
     let stale = with(added.clone(), |f| f.observed_directly = false);
     assert_eq!(
-        plan(&stale).status.unwrap().fields.applied_tag_keys,
+        plan(&stale).status.unwrap().fields.common.applied_tag_keys,
         Vec::<String>::new()
     );
     let p = plan(&added);
     assert_eq!(p.steps.len(), 1, "{:?}", p.steps);
     assert_eq!(
-        p.status.unwrap().fields.applied_tag_keys,
+        p.status.unwrap().fields.common.applied_tag_keys,
         vec!["backup-plan"]
     );
     let changed = with(listed.clone(), |f| {
@@ -437,11 +440,16 @@ fn only_tags_the_operator_added_are_removed() {
         f.observed_directly = true;
     });
     assert_eq!(
-        plan(&changed).status.unwrap().fields.applied_tag_keys,
+        plan(&changed)
+            .status
+            .unwrap()
+            .fields
+            .common
+            .applied_tag_keys,
         vec!["backup-plan"]
     );
     let ours_then_unlisted = with(unlisted, |f| {
-        f.db.status.as_mut().unwrap().applied_tag_keys = vec!["backup-plan".into()]
+        f.db.status.as_mut().unwrap().common.applied_tag_keys = vec!["backup-plan".into()]
     });
     assert_eq!(
         plan(&ours_then_unlisted).steps,
@@ -453,10 +461,10 @@ fn only_tags_the_operator_added_are_removed() {
     );
     // A key applied before stays applied while the spec lists it.
     let kept = with(listed, |f| {
-        f.db.status.as_mut().unwrap().applied_tag_keys = vec!["backup-plan".into()]
+        f.db.status.as_mut().unwrap().common.applied_tag_keys = vec!["backup-plan".into()]
     });
     assert_eq!(
-        plan(&kept).status.unwrap().fields.applied_tag_keys,
+        plan(&kept).status.unwrap().fields.common.applied_tag_keys,
         vec!["backup-plan"]
     );
 }
@@ -607,7 +615,11 @@ fn under_retain_the_secrets_carry_no_owner_reference_the_garbage_collector_follo
     );
     let generated_kept = with(with_secret(DeletionPolicy::Retain, false), |f| {
         f.db.spec.password.master_user_password = None;
-        f.db.status.as_mut().unwrap().master_user_password_hash = Some(spec::password_hash(
+        f.db.status
+            .as_mut()
+            .unwrap()
+            .common
+            .master_user_password_hash = Some(spec::password_hash(
             &super::tests::key(),
             UID,
             "Sup3r-Secret",

@@ -246,10 +246,14 @@ pub trait Placed: Resource {
 }
 
 /// [`Placed`] for a kind with `spec.accountRef`, `spec.region` and `status.placement`, whose
-/// resource exists once its status says `$created`.
+/// resource exists once its status says `$created`. The placement is `status.placement`, or the
+/// path given after `placement at` (a kind whose status flattens it from a shared block).
 #[macro_export]
 macro_rules! placed {
     ($kind:ty, |$status:ident| $created:expr) => {
+        $crate::placed!($kind, |$status| $created, placement at placement);
+    };
+    ($kind:ty, |$status:ident| $created:expr, placement at $($path:ident).+) => {
         impl $crate::managed::placement::Placed for $kind {
             fn account_ref(&self) -> Option<&str> {
                 self.spec
@@ -262,7 +266,7 @@ macro_rules! placed {
                 self.spec.placement.region.as_deref()
             }
             fn placement(&self) -> Option<&$crate::managed::placement::Placement> {
-                self.status.as_ref().and_then(|s| s.placement.as_ref())
+                self.status.as_ref().and_then(|s| s.$($path).+.as_ref())
             }
             fn created(&self) -> bool {
                 self.status.as_ref().is_some_and(|$status| $created)

@@ -486,7 +486,8 @@ fn a_dry_run_shows_the_deployment_as_a_switchover_and_sends_nothing() {
     });
     let p = plan(&dry);
     assert!(p.steps.is_empty(), "{:?}", p.steps);
-    let shown: Vec<String> = (p.status.unwrap().fields.dry_run.unwrap().steps.iter())
+    let fields = p.status.unwrap().fields;
+    let shown: Vec<String> = (fields.common.dry_run.unwrap().steps.iter())
         .map(|s| format!("{} {}", s.action, s.disruption))
         .collect();
     assert_eq!(shown, ["CreateBlueGreenDeployment Switchover"]);

@@ -34,9 +34,12 @@ fn secondary() -> Facts {
 fn made() -> Facts {
     with(secondary(), |f| {
         f.cluster.status = Some(DBClusterStatus {
-            arn: ours().arn,
-            owned: Some(true),
-            master_user_password_hash: Some(GLOBAL_PASSWORD.into()),
+            common: DatabaseStatus {
+                arn: ours().arn,
+                owned: Some(true),
+                master_user_password_hash: Some(GLOBAL_PASSWORD.into()),
+                ..Default::default()
+            },
             secondary_of: Some("coffee-global".into()),
             reported: crate::crd::Reported {
                 observed_generation: Some(1),
@@ -88,7 +91,7 @@ fn a_secondary_is_created_in_its_global_database_with_no_master_user_password_or
     let fields = &p.status.as_ref().unwrap().fields;
     assert_eq!(fields.secondary_of.as_deref(), Some("coffee-global"));
     assert_eq!(
-        fields.master_user_password_hash.as_deref(),
+        fields.common.master_user_password_hash.as_deref(),
         Some(GLOBAL_PASSWORD)
     );
 }
@@ -160,7 +163,7 @@ fn a_secondary_never_rotates_the_primarys_password_and_its_secret_names_the_glob
     assert_eq!(value("dbname").as_deref(), Some("COFFEE"));
     let fields = &p.status.as_ref().unwrap().fields;
     assert_eq!(
-        fields.master_user_password_hash.as_deref(),
+        fields.common.master_user_password_hash.as_deref(),
         Some(GLOBAL_PASSWORD)
     );
 }
@@ -187,7 +190,7 @@ fn removing_the_reference_detaches_a_secondary_once_and_never_a_primary() {
                 let hash = instance_spec::password_hash(&f.hash_key, UID, "the-primary-password");
                 let status = f.cluster.status.as_mut().unwrap();
                 status.secondary_of = None;
-                status.master_user_password_hash = Some(hash);
+                status.common.master_user_password_hash = Some(hash);
             }),
             vec![],
         ),

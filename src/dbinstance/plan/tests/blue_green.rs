@@ -334,7 +334,7 @@ fn a_dry_run_shows_the_deployment_as_a_switchover() {
             Some([(crate::dbinstance::DRY_RUN_ANNOTATION.into(), "true".into())].into())
     });
     let p = plan(&dry);
-    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    let steps = p.status.unwrap().fields.common.dry_run.unwrap().steps;
     let bg = steps
         .iter()
         .find(|s| s.action == "CreateBlueGreenDeployment")

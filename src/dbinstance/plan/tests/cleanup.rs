@@ -35,7 +35,7 @@ fn deletion_policies() {
     };
     let waiting = deleting(DeletionPolicy::Delete, Some(in_progress.clone()));
     let mut waiting_fields = observed_status("coffee", &in_progress);
-    waiting_fields.master_user_password_hash =
+    waiting_fields.common.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     let released = |reason: &str, note: &str, secret_step: Step| Plan {
         gauge: Gauge::Remove,

@@ -29,8 +29,8 @@ fn creation_and_ownership() {
     // A crash after CreateDBInstance: the instance carries our tag, status knows nothing yet.
     let crashed = facts().rds_shows(|o| o.status = "creating".into());
     let mut crashed_fields = observed_status("coffee", crashed.observed.as_ref().unwrap());
-    crashed_fields.owned = Some(true);
-    crashed_fields.master_user_password_hash =
+    crashed_fields.common.owned = Some(true);
+    crashed_fields.common.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     check(vec![
         (
@@ -403,7 +403,7 @@ fn restore_from_rules() {
         })
     );
     assert_eq!(
-        fields.master_user_password_hash.as_deref(),
+        fields.common.master_user_password_hash.as_deref(),
         Some(super::password::RESTORED_PASSWORD),
         "a hash no password matches: the spec's password is sent once the instance is up"
     );
@@ -424,7 +424,7 @@ fn restore_from_rules() {
             source: "snapshot coffee-before".into(),
             settings_applied: false,
         });
-        status.master_user_password_hash = Some(super::password::RESTORED_PASSWORD.into());
+        status.common.master_user_password_hash = Some(super::password::RESTORED_PASSWORD.into());
     });
     let p = plan(&restored);
     let Step::ModifyInstance {
@@ -451,7 +451,7 @@ fn restore_from_rules() {
         "applied only once RDS holds the settings: a lost change is sent again"
     );
     assert_eq!(
-        fields.master_user_password_hash,
+        fields.common.master_user_password_hash,
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret")),
         "sent once"
     );
@@ -461,8 +461,11 @@ fn restore_from_rules() {
         let o = f.observed.as_mut().unwrap();
         o.backup_retention_period = Some(1);
         o.db_instance_class = Some("db.t3.micro".into());
-        f.db.status.as_mut().unwrap().master_user_password_hash =
-            Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
+        f.db.status
+            .as_mut()
+            .unwrap()
+            .common
+            .master_user_password_hash = Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     });
     let p = plan(&matching);
     assert!(p.steps.is_empty(), "{:?}", p.steps);
@@ -514,7 +517,7 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
     });
     let recorded = with(unrecorded.clone(), |f| {
         let mut status = observed_status("coffee", f.observed.as_ref().unwrap());
-        status.master_user_password_hash = hash.clone();
+        status.common.master_user_password_hash = hash.clone();
         status.reported.observed_generation = Some(1);
         f.db.status = Some(status);
     });
@@ -578,7 +581,7 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
         let fields = p.status.unwrap().fields;
         assert_eq!(fields.restore, restore, "{case}");
         assert_eq!(
-            fields.master_user_password_hash.as_deref(),
+            fields.common.master_user_password_hash.as_deref(),
             written,
             "{case}"
         );

@@ -146,7 +146,7 @@ fn a_member_never_drifts_on_a_field_its_cluster_owns() {
     f.observed = Some(member_in_rds());
     f.db.status = Some(observed_status("coffee", &member_in_rds()));
     f.db.status.as_mut().unwrap().reported.observed_generation = Some(1);
-    f.db.status.as_mut().unwrap().owned = Some(true);
+    f.db.status.as_mut().unwrap().common.owned = Some(true);
     let p = plan(&f);
     let modify = p
         .steps

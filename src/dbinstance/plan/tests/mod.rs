@@ -150,8 +150,9 @@ pub(super) fn synced() -> Facts {
     f.observed = Some(ours());
     let mut status = observed_status("coffee", &ours());
     status.reported.observed_generation = Some(1);
-    status.master_user_password_hash = Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
-    status.owned = Some(true);
+    status.common.master_user_password_hash =
+        Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
+    status.common.owned = Some(true);
     f.db.status = Some(status);
     f
 }
@@ -248,18 +249,18 @@ fn failed(previous: Option<&DBInstanceStatus>, reason: &str, message: &str) -> O
 fn synced_fields(f: &Facts) -> DBInstanceStatus {
     let mut fields = observed_status("coffee", f.observed.as_ref().unwrap());
     let previous = f.db.status.clone().unwrap_or_default();
-    fields.master_user_password_hash = previous.master_user_password_hash;
+    fields.common.master_user_password_hash = previous.common.master_user_password_hash;
     fields.last_drift = previous.last_drift;
-    fields.connection_secret = previous.connection_secret;
+    fields.common.connection_secret = previous.common.connection_secret;
     let observed = f.observed.as_ref().unwrap();
-    fields.applied_tag_keys = (crate::managed::tags::applied)(
+    fields.common.applied_tag_keys = (crate::managed::tags::applied)(
         &f.db.spec.tags,
         &observed.tags,
-        &previous.applied_tag_keys,
+        &previous.common.applied_tag_keys,
     );
-    fields.owned = (!spec::observe_only(&f.db)).then_some(true);
+    fields.common.owned = (!spec::observe_only(&f.db)).then_some(true);
     let generation = f.db.metadata.generation.unwrap_or_default();
-    fields.corrections = (previous.corrections.into_iter())
+    fields.common.corrections = (previous.common.corrections.into_iter())
         .filter(|c| c.generation == generation)
         .collect();
     fields
@@ -269,10 +270,10 @@ fn creating_fields(hash: Option<&str>) -> DBInstanceStatus {
     let mut fields = DBInstanceStatus {
         db_instance_identifier: Some("coffee".into()),
         db_instance_status: Some("creating".into()),
-        owned: Some(true),
         ..Default::default()
     };
-    fields.master_user_password_hash = hash.map(|p| spec::password_hash(&key(), UID, p));
+    fields.common.owned = Some(true);
+    fields.common.master_user_password_hash = hash.map(|p| spec::password_hash(&key(), UID, p));
     fields
 }
 

@@ -54,7 +54,7 @@ fn synced_replica() -> Facts {
         f.observed_directly = true;
         let mut status = observed_status("coffee", &replica_in_rds());
         status.reported.observed_generation = Some(1);
-        status.owned = Some(true);
+        status.common.owned = Some(true);
         status.replication = super::super::replica::status(&f.db, &replica_in_rds(), None);
         f.db.status = Some(status);
     })
@@ -84,7 +84,7 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
     assert_eq!(made.steps, vec![replica_step(&replica())]);
     let fields = &made.status.as_ref().unwrap().fields;
     assert_eq!(
-        fields.master_user_password_hash, None,
+        fields.common.master_user_password_hash, None,
         "a replica sends no password"
     );
     let Step::CreateReplica { spec, .. } = &made.steps[0] else {
@@ -174,7 +174,7 @@ fn a_replica_never_sends_or_drifts_on_what_it_inherits() {
     assert_eq!(p.steps, vec![]);
     assert_eq!(reason(&p), "Synced");
     let fields = &p.status.as_ref().unwrap().fields;
-    assert_eq!(fields.master_user_password_hash, None);
+    assert_eq!(fields.common.master_user_password_hash, None);
     let replication = fields.replication.clone().unwrap();
     assert_eq!(
         replication.source_db_instance_identifier.as_deref(),
@@ -210,7 +210,7 @@ fn removing_replica_of_or_setting_promote_promotes_once_on_a_direct_read() {
         fields.replication.as_ref().and_then(|r| r.promoted),
         Some(true)
     );
-    assert_eq!(fields.master_user_password_hash, None);
+    assert_eq!(fields.common.master_user_password_hash, None);
 
     let flagged = synced_replica().edited(|s| {
         s.promote = Some(true);
@@ -252,6 +252,7 @@ fn a_promoted_replica_is_given_the_specs_password_once() {
         .as_ref()
         .unwrap()
         .fields
+        .common
         .master_user_password_hash
         .clone();
     assert_eq!(hash, Some(spec::password_hash(&key(), UID, "Sup3r-Secret")));
@@ -281,7 +282,7 @@ fn a_replica_deleted_outside_the_operator_is_made_again_of_its_source() {
     let gone = with(synced_replica(), |f| {
         f.observed = None;
         f.absent_for = Some(Duration::from_secs(30));
-        f.db.status.as_mut().unwrap().arn = Some(ARN.into());
+        f.db.status.as_mut().unwrap().common.arn = Some(ARN.into());
     });
     assert!(reads(&gone.db, None).replica_source);
     let p = plan(&gone);

@@ -58,9 +58,9 @@ fn the_written_status_takes_rds_answers() {
         Some(1),
         NOW,
     );
-    assert_eq!(written.arn.as_deref(), Some(ARN));
+    assert_eq!(written.common.arn.as_deref(), Some(ARN));
     assert_eq!(
-        written.master_user_password_hash,
+        written.common.master_user_password_hash,
         Some(spec::password_hash(&key(), UID, "pw"))
     );
     assert_eq!(written.reported.observed_generation, Some(1));
@@ -171,12 +171,12 @@ fn observed_status_reports_endpoint_only_when_known() {
         o.port = None;
         o
     };
-    assert_eq!(status::observed_status("coffee", &o).endpoint, None);
+    assert_eq!(status::observed_status("coffee", &o).common.endpoint, None);
     o.address = Some("coffee.example".into());
     o.port = Some(3306);
     let s = status::observed_status("coffee", &o);
     assert_eq!(
-        s.endpoint,
+        s.common.endpoint,
         Some(crate::dbinstance::Endpoint {
             address: "coffee.example".into(),
             port: 3306

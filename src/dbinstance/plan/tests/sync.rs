@@ -114,7 +114,7 @@ fn spec_edits_drift_tags_and_rotation() {
     let edited = synced().edited(|spec| spec.db_instance_class = "db.t3.small".into());
     let drifted = synced().rds_shows(|o| o.db_instance_class = Some("db.t3.large".into()));
     let mut corrected = synced_fields(&drifted);
-    corrected.corrections = vec![Corrections {
+    corrected.common.corrections = vec![Corrections {
         field: "dbInstanceClass".into(),
         generation: 1,
         times: vec![NOW.into()],
@@ -145,7 +145,7 @@ fn spec_edits_drift_tags_and_rotation() {
         o.tags.insert("stale".into(), "x".into());
         f.observed = Some(o);
         // The operator applied "stale" itself, from an earlier spec.
-        f.db.status.as_mut().unwrap().applied_tag_keys = vec!["stale".into()];
+        f.db.status.as_mut().unwrap().common.applied_tag_keys = vec!["stale".into()];
         // Tags change: the read step read the instance directly (plan::reads).
         f.observed_directly = true;
     });
@@ -156,7 +156,7 @@ fn spec_edits_drift_tags_and_rotation() {
         f.password = PasswordFacts::Referenced(Ok(pw("Rotated-2026")));
     });
     let mut rotated_fields = synced_fields(&rotated);
-    rotated_fields.master_user_password_hash =
+    rotated_fields.common.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Rotated-2026"));
     check(vec![
         (
@@ -252,22 +252,25 @@ fn spec_edits_drift_tags_and_rotation() {
                         },
                     ],
                     observed(
-                        DBInstanceStatus {
-                            last_drift: Some(DriftRecord {
-                                time: NOW.into(),
-                                action: "Corrected".into(),
-                                fields: vec![FieldDrift {
-                                    field: "tags".into(),
-                                    observed: format!(
-                                        "{OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},stale=x"
-                                    ),
-                                    desired: format!(
-                                        "{OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},team=coffee"
-                                    ),
-                                }],
-                            }),
-                            applied_tag_keys: vec!["team".into()],
-                            ..synced_fields(&tagged)
+                        {
+                            let mut fields = DBInstanceStatus {
+                                last_drift: Some(DriftRecord {
+                                    time: NOW.into(),
+                                    action: "Corrected".into(),
+                                    fields: vec![FieldDrift {
+                                        field: "tags".into(),
+                                        observed: format!(
+                                            "{OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},stale=x"
+                                        ),
+                                        desired: format!(
+                                            "{OWNER_NAME_TAG}=shop/coffee,{OWNER_TAG}={UID},team=coffee"
+                                        ),
+                                    }],
+                                }),
+                                ..synced_fields(&tagged)
+                            };
+                            fields.common.applied_tag_keys = vec!["team".into()];
+                            fields
                         },
                         false,
                         "Updating",
@@ -344,12 +347,13 @@ fn connection_secret_follows_rds() {
         "wrote the connection details to Secret coffee-db",
         1,
     );
-    let with_name = |f: &Facts| DBInstanceStatus {
-        connection_secret: Some("coffee-db".into()),
-        ..synced_fields(f)
+    let with_name = |f: &Facts| {
+        let mut fields = synced_fields(f);
+        fields.common.connection_secret = Some("coffee-db".into());
+        fields
     };
     let mut rotating_fields = synced_fields(&rotating);
-    rotating_fields.master_user_password_hash =
+    rotating_fields.common.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Rotated-2026"));
     check(vec![
         (
@@ -464,7 +468,7 @@ fn protection_stronger_in_aws_is_kept_and_fights_stop() {
             let mut o = ours();
             o.db_instance_class = Some("db.t3.large".into());
             f.observed = Some(o);
-            f.db.status.as_mut().unwrap().corrections = vec![Corrections {
+            f.db.status.as_mut().unwrap().common.corrections = vec![Corrections {
                 field: "dbInstanceClass".into(),
                 generation,
                 times: times.iter().map(|t| t.to_string()).collect(),
@@ -569,7 +573,7 @@ fn protection_stronger_in_aws_is_kept_and_fights_stop() {
     let two = fought(&three[1..], 1);
     let third = plan(&two);
     assert_eq!(third.steps, vec![class_back(&two)]);
-    let recorded = third.status.unwrap().fields.corrections;
+    let recorded = third.status.unwrap().fields.common.corrections;
     assert_eq!(recorded[0].times, vec![three[1], three[2], NOW]);
 }
 

@@ -56,8 +56,8 @@ fn adoption_rules() {
             o
         });
         let status = f.db.status.as_mut().unwrap();
-        status.adopted_generation = Some(1);
-        status.master_user_password_hash = None;
+        status.common.adopted_generation = Some(1);
+        status.common.master_user_password_hash = None;
     });
     let confirmed = with(after_adoption.clone(), |f| {
         f.db.metadata.generation = Some(2)
@@ -226,9 +226,9 @@ fn adoption_rules() {
         }]
     );
     let status = p.status.unwrap();
-    assert_eq!(status.fields.adopted_generation, Some(1));
+    assert_eq!(status.fields.common.adopted_generation, Some(1));
     assert_eq!(
-        status.fields.master_user_password_hash, None,
+        status.fields.common.master_user_password_hash, None,
         "the password is taken, never sent"
     );
     assert_eq!(p.events[0].reason, "Adopted");
@@ -376,7 +376,7 @@ fn dry_run_rules() {
         "observedGeneration stays, so the edit is still one once acted on"
     );
     assert_eq!(status.synced.reason, "DryRun");
-    let steps = status.fields.dry_run.clone().unwrap().steps;
+    let steps = status.fields.common.dry_run.clone().unwrap().steps;
     assert_eq!(steps.len(), 1);
     assert_eq!(steps[0].action, "ModifyDBInstance");
     assert_eq!(steps[0].disruption, "Outage");
@@ -405,24 +405,20 @@ fn dry_run_rules() {
         f.observed.as_mut().unwrap().multi_az = Some(true);
         f.db.spec.multi_az = Some(true);
     });
-    let steps = plan(&multi_az)
-        .status
-        .unwrap()
-        .fields
-        .dry_run
-        .unwrap()
-        .steps;
+    let fields = plan(&multi_az).status.unwrap().fields;
+    let steps = fields.common.dry_run.unwrap().steps;
     assert_eq!(steps[0].disruption, "Failover");
     let group = dry(with(synced(), |f| {
         f.db.spec.db_parameter_group_name = Some("coffee-params".into())
     }));
-    let steps = plan(&group).status.unwrap().fields.dry_run.unwrap().steps;
+    let fields = plan(&group).status.unwrap().fields;
+    let steps = fields.common.dry_run.unwrap().steps;
     assert_eq!(steps[0].disruption, "Reboot");
     // A new DBInstance in dry run creates nothing; only the finalizer is added.
     let new = dry(with(facts(), |f| f.db.metadata.finalizers = None));
     let p = plan(&new);
     assert_eq!(p.steps, vec![Step::AddFinalizer]);
-    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    let steps = p.status.unwrap().fields.common.dry_run.unwrap().steps;
     assert_eq!(
         (steps[0].action.as_str(), steps[0].disruption.as_str()),
         ("CreateDBInstance", "NewInstance")
@@ -430,7 +426,7 @@ fn dry_run_rules() {
     // Deletion in dry run deletes nothing and keeps the DBInstance.
     let p = plan(&dry(deleting(DeletionPolicy::Delete, Some(ours()))));
     assert!(p.steps.is_empty());
-    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    let steps = p.status.unwrap().fields.common.dry_run.unwrap().steps;
     assert_eq!(
         (steps[0].action.as_str(), steps[0].disruption.as_str()),
         ("DeleteDBInstance", "Deletion")
@@ -438,7 +434,7 @@ fn dry_run_rules() {
     // An adoption in dry run shows the tags it adds and the differences it would put right later.
     let p = plan(&dry(adopting(crate::dbinstance::AdoptionPolicy::Adopt)));
     assert!(p.steps.is_empty());
-    let steps = p.status.unwrap().fields.dry_run.unwrap().steps;
+    let steps = p.status.unwrap().fields.common.dry_run.unwrap().steps;
     assert_eq!(
         steps.iter().map(|s| s.action.as_str()).collect::<Vec<_>>(),
         vec!["AddTagsToResource", "ModifyDBInstance"]

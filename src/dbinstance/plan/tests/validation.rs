@@ -215,13 +215,16 @@ fn the_password_hash_needs_the_operators_key() {
     assert_ne!(h, spec::password_hash(&key(), "other-uid", "Sup3r-Secret"));
     // A status from before the keyed hash, of the same password: replaced, no rotation.
     let legacy = with(synced(), |f| {
-        f.db.status.as_mut().unwrap().master_user_password_hash =
-            Some(spec::legacy_password_hash(UID, "Sup3r-Secret"));
+        f.db.status
+            .as_mut()
+            .unwrap()
+            .common
+            .master_user_password_hash = Some(spec::legacy_password_hash(UID, "Sup3r-Secret"));
     });
     let plan = plan(&legacy);
     assert!(plan.steps.is_empty(), "{:?}", plan.steps);
     assert_eq!(
-        plan.status.unwrap().fields.master_user_password_hash,
+        plan.status.unwrap().fields.common.master_user_password_hash,
         Some(h)
     );
 }
