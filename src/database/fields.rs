@@ -305,10 +305,11 @@ macro_rules! field_table {
 
 pub(crate) use field_table;
 
-/// The rows of the fields DBInstance and DBCluster share, from the groups of `database::spec`,
-/// written once. A kind's table is written `with_database_rows! { spec; field_table! { header }
-/// rows }`, where a row may be `shared "specName";`: this macro puts the shared row in its place
-/// and hands the whole table to [`field_table!`]. `spec` names the spec as the header does; a
+/// The rows of the fields DBInstance and DBCluster share, from the groups of `database::spec` and
+/// the two specs' own `engineVersion` and `backupRetentionPeriod`, written once. A kind's table is
+/// written `with_database_rows! { spec; field_table! { header } rows }`, where a row may be
+/// `shared "specName";`: this macro puts the shared row in its place and hands the whole table to
+/// [`field_table!`]. `spec` names the spec as the header does; a
 /// kind that takes `vpcSecurityGroupIDs` has its own `security_groups(&SdkValue)`.
 macro_rules! with_database_rows {
     ($spec:ident; field_table! { $($head:tt)* } $($rows:tt)*) => {
@@ -316,6 +317,23 @@ macro_rules! with_database_rows {
     };
     (@rows $spec:ident; { $($head:tt)* } { $($done:tt)* }) => {
         $crate::database::fields::field_table! { $($head)* $($done)* }
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "engineVersion"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            "engineVersion" engine_version: String = $spec.engine_version.clone(),
+                have engine_version <- engine_version, drift (version),
+                create set_engine_version, modify set_engine_version;
+        } $($rest)*);
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "backupRetentionPeriod"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            "backupRetentionPeriod" backup_retention_period: i32 =
+                $spec.backup_retention_period,
+                have backup_retention_period <- backup_retention_period, drift same,
+                create set_backup_retention_period, modify set_backup_retention_period;
+        } $($rest)*);
     };
     (@rows $spec:ident; $head:tt { $($done:tt)* } shared "preferredBackupWindow"; $($rest:tt)*) => {
         $crate::database::fields::with_database_rows!(@rows $spec; $head {

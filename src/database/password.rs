@@ -231,3 +231,25 @@ pub fn credentials_of(source: &crate::database::spec::PasswordSource, name: &str
         },
     }
 }
+
+/// The generated password Secret follows the deletion policy: with the object's ownerReference,
+/// or (Retain) without, so no garbage collection can take it first. The step that sets it, when
+/// the Secret is the object's and its owner is not yet what the policy says.
+pub fn password_owner(
+    password: &PasswordFacts,
+    name: impl FnOnce() -> String,
+    owner_reference: bool,
+) -> Option<SecretStep> {
+    match password {
+        PasswordFacts::Generated {
+            controlled: true,
+            existing: Some(_),
+            owner_referenced,
+            ..
+        } if *owner_referenced != owner_reference => Some(SecretStep::SetOwner {
+            name: name(),
+            owner_reference,
+        }),
+        _ => None,
+    }
+}

@@ -9,7 +9,10 @@ use secrecy::SecretString;
 
 use kube::api::Api;
 
+use kube::runtime::events::EventType;
+
 use crate::error::Error;
+use crate::managed::plan::Steps;
 use crate::secrets::{self, GENERATED_KEY};
 use crate::sensitive::Sensitive;
 
@@ -147,39 +150,82 @@ pub fn not_ours(name: &str, kind: &str) -> String {
     )
 }
 
-/// The write of a connection Secret an object owns outright (its ownerReference set) that should
-/// hold `info` (with the spec's `extraKeys`): the step (None: it holds this already) and, for a
-/// write, the Event's note; Err: a template cannot be rendered, or a Secret of that name is not
-/// the object's (`kind`, and `what` in the note: "the endpoint").
+/// Why a connection Secret cannot be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SecretProblem {
+    /// A template cannot be rendered (the spec's extraKeys).
+    Template(String),
+    /// A Secret of that name exists and is not the object's.
+    NotOurs(String),
+}
+
+impl From<SecretProblem> for String {
+    fn from(problem: SecretProblem) -> String {
+        match problem {
+            SecretProblem::Template(message) | SecretProblem::NotOurs(message) => message,
+        }
+    }
+}
+
+/// Whose connection Secret it is: the kind (in the refusal of someone else's Secret), what it
+/// connects to in the Event's note (None: the object itself), and whether it carries the object's
+/// ownerReference.
+#[derive(Clone, Copy, Debug)]
+pub struct Writer<'a> {
+    pub kind: &'a str,
+    pub what: Option<&'a str>,
+    pub owner_reference: bool,
+}
+
+/// The write of the connection Secret that should hold `info` (with the spec's `extraKeys`): the
+/// step (None: it holds this already) and, for a write, the Event's note; Err: a template cannot
+/// be rendered, or a Secret of that name is not the object's.
 pub fn connection_write(
     current: Option<&Secret>,
     owner: &impl kube::Resource,
     wanted: &crate::database::parts::ConnectionSecretSpec,
     info: &crate::database::connection::ConnectionInfo,
-    (kind, what): (&str, &str),
-) -> Result<Option<(SecretStep, Option<String>)>, String> {
+    writer: Writer,
+) -> Result<Option<(SecretStep, Option<String>)>, SecretProblem> {
     let rendered = crate::database::connection::render(info, &wanted.extra_keys);
-    let data = rendered.map_err(|e| e.to_string())?;
-    let name = wanted.name.clone();
-    Ok(match write_of(current, owner, data, true) {
-        SecretWrite::NotOurs => return Err(not_ours(&name, kind)),
+    let data = rendered.map_err(|e| SecretProblem::Template(e.to_string()))?;
+    let (name, owner_reference) = (wanted.name.clone(), writer.owner_reference);
+    Ok(match write_of(current, owner, data, owner_reference) {
+        SecretWrite::NotOurs => return Err(SecretProblem::NotOurs(not_ours(&name, writer.kind))),
         SecretWrite::Write { data, create } => {
-            let note = format!("wrote {what}'s connection details to Secret {name}");
+            let note = match writer.what {
+                Some(what) => format!("wrote {what}'s connection details to Secret {name}"),
+                None => format!("wrote the connection details to Secret {name}"),
+            };
             let step = SecretStep::WriteConnection {
                 name,
                 data,
                 create,
-                owner_reference: true,
+                owner_reference,
             };
             Some((step, Some(note)))
         }
         SecretWrite::SetOwner => Some((
             SecretStep::SetOwner {
                 name,
-                owner_reference: true,
+                owner_reference,
             },
             None,
         )),
         SecretWrite::Nothing => None,
     })
+}
+
+/// Plans a connection Secret's write: its step, as the kind's (`wrap`), and for a write the
+/// Event.
+pub fn plan_write<S>(
+    plan: &mut impl Steps<S>,
+    written: Option<(SecretStep, Option<String>)>,
+    wrap: impl FnOnce(SecretStep) -> S,
+) {
+    let Some((step, note)) = written else { return };
+    plan.push(wrap(step));
+    if let Some(note) = note {
+        plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
+    }
 }

@@ -1,53 +1,64 @@
 //! Step 3 of a DBCluster's reconcile, act: one planned step, the Kubernetes writes and the RDS
-//! calls; nothing here decides what to call.
+//! calls; nothing here decides what to call. The steps both database kinds take are run by
+//! `database::step::act`, over this kind's [`DatabaseCalls`]; a DBCluster's own here.
 
-use k8s_openapi::api::core::v1::Secret;
-use kube::ResourceExt;
-use kube::api::Api;
 use tracing::info;
 
-use super::DBCluster;
 use super::aws::CreateCluster;
+use super::drift::ClusterModification;
 use super::observed::ObservedCluster;
-use super::plan::Step;
+use super::plan::{ClusterStep, Step};
+use super::{DBCluster, DBClusterSpec};
+use crate::aws_error::AwsError;
 use crate::context::Context;
+use crate::database::step::{DatabaseCalls, Modify, Restore};
 use crate::error::Error;
 use crate::globalcluster::ObservedGlobalCluster;
-use crate::managed::apiserver;
+use crate::locations::Location;
 use crate::managed::locate::Located;
+use crate::rds::Rds;
 
-/// Runs one step: the Kubernetes writes here, the RDS calls in [`act_rds`].
+/// Runs one step. The shared listing is stale for the cluster a step changes while the call is
+/// out, then until a listing that starts after its answer.
 pub(super) async fn act(
     ctx: &Context,
     at: &Located,
     cluster: &DBCluster,
     step: &Step,
 ) -> Result<(), Error> {
-    let namespace = cluster
-        .namespace()
-        .ok_or(Error::MissingObjectKey("namespace"))?;
-    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    match step {
-        Step::AddFinalizer => apiserver::set_finalizer(ctx, cluster, true).await?,
-        Step::RemoveFinalizer => apiserver::set_finalizer(ctx, cluster, false).await?,
-        Step::Secret(secret) => crate::database::secret::act(&api, cluster, secret).await?,
-        Step::ClearSwitchoverAnnotation => {
-            let key = crate::database::blue_green::SWITCHOVER_ANNOTATION;
-            apiserver::remove_annotation(ctx, cluster, key).await?
-        }
-        _ => act_rds(at, step).await?,
-    }
-    Ok(())
-}
-
-/// The steps that call RDS; the shared listing is stale for the cluster after each.
-async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
-    let (rds, observer) = (&at.location.rds, &at.location.observer);
-    // The shared listing is stale for the cluster while the call is out, then until a listing
-    // that starts after its answer.
+    let observer = &at.location.observer;
     let _stale = (step.mutates()).map(|id| observer.listing::<ObservedCluster>().changing(id));
     match step {
-        Step::Create {
+        Step::Own(own) => act_own(&at.location, own).await,
+        _ => crate::database::step::act(ctx, &at.location, cluster, step)
+            .await
+            .map(|_| ()),
+    }
+}
+
+impl DatabaseCalls for DBCluster {
+    type Spec = DBClusterSpec;
+    type Modification = ClusterModification;
+    type Answer = ();
+    const RESOURCE: &'static str = "cluster";
+
+    async fn modify(rds: &Rds, m: Modify<'_, ClusterModification>) -> Result<Option<()>, AwsError> {
+        rds.modify_cluster(m.identifier, m.modification, m.password)
+            .await?;
+        Ok(None)
+    }
+
+    async fn restore(rds: &Rds, r: Restore<'_, DBClusterSpec>) -> Result<Option<()>, AwsError> {
+        rds.restore_cluster(&r).await?;
+        Ok(None)
+    }
+}
+
+/// A DBCluster's own steps, all RDS calls.
+async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
+    let (rds, observer) = (&at.rds, &at.observer);
+    match step {
+        ClusterStep::Create {
             identifier,
             spec,
             password,
@@ -66,7 +77,7 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
             rds.create_cluster(&request).await?;
             info!(identifier, global, "created RDS cluster");
         }
-        Step::Detach {
+        ClusterStep::Detach {
             identifier,
             global,
             arn,
@@ -78,25 +89,7 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
                 global, "detaching RDS cluster from its global database"
             );
         }
-        Step::Modify {
-            identifier,
-            modification,
-            password,
-        } => {
-            let password = password.as_ref().map(|p| &p.0);
-            rds.modify_cluster(identifier, modification, password)
-                .await?;
-            let fields = modification.field_list();
-            info!(identifier, fields, "sent changes to RDS cluster");
-        }
-        Step::Restore { .. } | Step::RestoreToPointInTime { .. } => restore(rds, step).await?,
-        Step::BlueGreen { .. } | Step::DeleteMember { .. } => {
-            super::blue_green::act(rds, step).await?
-        }
-        Step::ApplyMaintenance(m) => {
-            crate::maintenance::aws::apply(&at.location, "cluster", m).await?
-        }
-        Step::RebootMember { identifier, .. } => {
+        ClusterStep::RebootMember { identifier, .. } => {
             // The member's state is unknown until it is read again.
             observer.mutated(identifier);
             rds.reboot(identifier).await?;
@@ -105,9 +98,17 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
                 "rebooting a cluster member for static parameter changes"
             );
         }
-        Step::AddTags { arn, tags, .. } => rds.add_tags(arn, tags).await?,
-        Step::RemoveTags { arn, keys, .. } => rds.remove_tags(arn, keys).await?,
-        Step::Delete {
+        ClusterStep::DeleteMember {
+            cluster,
+            identifier,
+        } => {
+            rds.delete(identifier, None, false).await?;
+            info!(
+                cluster,
+                identifier, "deleting a member of a cluster a deployment left"
+            );
+        }
+        ClusterStep::Delete {
             identifier,
             final_snapshot,
         } => {
@@ -115,43 +116,6 @@ async fn act_rds(at: &Located, step: &Step) -> Result<(), Error> {
                 .await?;
             info!(identifier, final_snapshot, "deleting RDS cluster");
         }
-        // Kubernetes steps are run by `act`.
-        _ => {}
-    }
-    Ok(())
-}
-
-/// A restore, from a cluster snapshot or to a point in time.
-async fn restore(rds: &crate::rds::Rds, step: &Step) -> Result<(), Error> {
-    match step {
-        Step::Restore {
-            identifier,
-            snapshot,
-            spec,
-            tags,
-        } => {
-            rds.restore_cluster(identifier, snapshot, spec, tags)
-                .await?;
-            info!(
-                identifier,
-                snapshot, "restoring RDS cluster from a snapshot"
-            );
-        }
-        Step::RestoreToPointInTime {
-            identifier,
-            source,
-            time,
-            spec,
-            tags,
-        } => {
-            let time = time.as_deref();
-            (rds.restore_cluster_to_point_in_time(identifier, source, time, spec, tags)).await?;
-            info!(
-                identifier,
-                source, time, "restoring RDS cluster to a point in time"
-            );
-        }
-        _ => {}
     }
     Ok(())
 }

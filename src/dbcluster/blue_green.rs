@@ -1,16 +1,12 @@
 //! The read step's look at a DBCluster's blue/green deployment: the deployment (by the identifier
 //! status recorded, or by the cluster's ARN), the green or old cluster read directly, and their
-//! members when one may be deleted; and its calls.
+//! members when one may be deleted.
 
-use tracing::info;
-
-use super::plan::Step;
 use super::plan::blue_green::{BlueGreenFacts, members_wanted};
 use super::{DBCluster, ObservedCluster};
 use crate::database::blue_green::{Read, aws};
 use crate::error::Error;
 use crate::locations::Location;
-use crate::rds::Rds;
 
 /// The deployment `read` names (None: none asked), with the clusters it made or left.
 pub(super) async fn read(
@@ -33,25 +29,6 @@ pub(super) async fn read(
         found: facts.with(green, old),
         members,
     }))
-}
-
-/// A call of the cluster's deployment, or the deletion of a member of a cluster it left.
-pub(super) async fn act(rds: &Rds, step: &Step) -> Result<(), Error> {
-    match step {
-        Step::BlueGreen { identifier, call } => aws::act(rds, identifier, call).await?,
-        Step::DeleteMember {
-            cluster,
-            identifier,
-        } => {
-            rds.delete(identifier, None, false).await?;
-            info!(
-                cluster,
-                identifier, "deleting a member of a cluster a deployment left"
-            );
-        }
-        _ => {}
-    }
-    Ok(())
 }
 
 async fn cluster_of(at: &Location, id: Option<String>) -> Result<Option<ObservedCluster>, Error> {

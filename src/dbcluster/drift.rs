@@ -25,9 +25,7 @@ with_database_rows! { spec;
         create CreateDBClusterFluentBuilder;
         modify ModifyDBClusterFluentBuilder;
     }
-    "engineVersion" engine_version: String = spec.engine_version.clone(),
-        have engine_version <- engine_version, drift (version),
-        create set_engine_version, modify set_engine_version;
+    shared "engineVersion";
     /// Serverless v2 capacity (min, max).
     "serverlessV2ScalingConfiguration" serverless_v2: (f64, f64) =
         (spec.serverless_v2_scaling_configuration.as_ref())
@@ -38,9 +36,7 @@ with_database_rows! { spec;
     "port" port: i32 = spec.network.port,
         have port <- port, drift same,
         create set_port, modify set_port;
-    "backupRetentionPeriod" backup_retention_period: i32 = spec.backup_retention_period,
-        have backup_retention_period <- backup_retention_period, drift same,
-        create set_backup_retention_period, modify set_backup_retention_period;
+    shared "backupRetentionPeriod";
     shared "preferredBackupWindow";
     shared "preferredMaintenanceWindow";
     shared "vpcSecurityGroupIDs";

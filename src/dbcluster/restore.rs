@@ -1,15 +1,13 @@
 //! The cluster snapshots and restores of DBCluster: DescribeDBClusterSnapshots (of an identifier,
 //! or one snapshot), and RestoreDBClusterFromSnapshot / RestoreDBClusterToPointInTime with the
 //! spec's settings RDS takes at restore time.
-
-use std::collections::BTreeMap;
-
 use aws_sdk_rds::operation::describe_db_cluster_snapshots::builders::DescribeDBClusterSnapshotsFluentBuilder;
 use aws_sdk_rds::types::DbClusterSnapshot;
 
 use super::DBClusterSpec;
 use super::aws::scaling;
 use crate::aws_error::{AwsError, aws_error};
+use crate::database::step::{Restore, RestorePoint};
 use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 use crate::rds_state::SnapshotInfo;
 
@@ -97,50 +95,40 @@ impl Rds {
         Ok(all)
     }
 
-    /// RestoreDBClusterFromSnapshot with the spec's settings RDS takes at restore time.
-    pub async fn restore_cluster(
-        &self,
-        identifier: &str,
-        snapshot: &str,
-        spec: &DBClusterSpec,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        let request = (self.client.restore_db_cluster_from_snapshot())
-            .db_cluster_identifier(identifier)
-            .snapshot_identifier(snapshot)
-            .engine(spec.engine.as_str())
-            .set_engine_version(spec.engine_version.clone());
-        let result = cluster_restore_settings!(request, spec)
-            .set_tags(Some(rds_tags(tags)))
-            .send()
-            .await
-            .map_err(|e| aws_error("RestoreDBClusterFromSnapshot", e, None));
-        self.count("RestoreDBClusterFromSnapshot", &result);
-        result.map(|_| ())
-    }
-
-    /// RestoreDBClusterToPointInTime of `source` at `time` (RFC 3339; None: the latest
-    /// restorable time), with the spec's settings RDS takes at restore time.
-    pub async fn restore_cluster_to_point_in_time(
-        &self,
-        identifier: &str,
-        source: &str,
-        time: Option<&str>,
-        spec: &DBClusterSpec,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<(), AwsError> {
-        let restore_time = restore_time("RestoreDBClusterToPointInTime", time)?;
-        let request = (self.client.restore_db_cluster_to_point_in_time())
-            .db_cluster_identifier(identifier)
-            .source_db_cluster_identifier(source)
-            .set_restore_to_time(restore_time)
-            .set_use_latest_restorable_time(time.is_none().then_some(true));
-        let result = cluster_restore_settings!(request, spec)
-            .set_tags(Some(rds_tags(tags)))
-            .send()
-            .await
-            .map_err(|e| aws_error("RestoreDBClusterToPointInTime", e, None));
-        self.count("RestoreDBClusterToPointInTime", &result);
-        result.map(|_| ())
+    /// RestoreDBClusterFromSnapshot, or RestoreDBClusterToPointInTime of a source at a time
+    /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
+    pub async fn restore_cluster(&self, r: &Restore<'_, DBClusterSpec>) -> Result<(), AwsError> {
+        let (spec, tags) = (r.spec, Some(rds_tags(r.tags)));
+        match r.from {
+            RestorePoint::Snapshot(snapshot) => {
+                let request = (self.client.restore_db_cluster_from_snapshot())
+                    .db_cluster_identifier(r.identifier)
+                    .snapshot_identifier(snapshot)
+                    .engine(spec.engine.as_str())
+                    .set_engine_version(spec.engine_version.clone());
+                let sent = cluster_restore_settings!(request, spec)
+                    .set_tags(tags)
+                    .send();
+                let result =
+                    (sent.await).map_err(|e| aws_error("RestoreDBClusterFromSnapshot", e, None));
+                self.count("RestoreDBClusterFromSnapshot", &result);
+                result.map(|_| ())
+            }
+            RestorePoint::PointInTime { source, time } => {
+                let time_of = restore_time("RestoreDBClusterToPointInTime", time)?;
+                let request = (self.client.restore_db_cluster_to_point_in_time())
+                    .db_cluster_identifier(r.identifier)
+                    .source_db_cluster_identifier(source)
+                    .set_restore_to_time(time_of)
+                    .set_use_latest_restorable_time(time.is_none().then_some(true));
+                let sent = cluster_restore_settings!(request, spec)
+                    .set_tags(tags)
+                    .send();
+                let result =
+                    (sent.await).map_err(|e| aws_error("RestoreDBClusterToPointInTime", e, None));
+                self.count("RestoreDBClusterToPointInTime", &result);
+                result.map(|_| ())
+            }
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use kube::runtime::events::EventType;
 
 use crate::database::connection::ConnectionInfo;
-use crate::database::secret::{SecretStep, connection_write};
+use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
 use crate::managed::named;
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
@@ -265,13 +265,13 @@ fn secret(
         ca_bundle: None,
     };
     let current = f.extra.secret.as_ref();
-    let what = ("DBClusterEndpoint", "the endpoint");
-    if let Some((step, note)) = connection_write(current, g, wanted, &info, what)? {
-        plan.steps.push(Step::Own(Own::Secret(step)));
-        if let Some(note) = note {
-            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-        }
-    }
+    let writer = Writer {
+        kind: "DBClusterEndpoint",
+        what: Some("the endpoint"),
+        owner_reference: true,
+    };
+    let written = connection_write(current, g, wanted, &info, writer)?;
+    plan_write(plan, written, |step| Step::Own(Own::Secret(step)));
     fields.connection_secret = Some(wanted.name.clone());
     Ok(None)
 }

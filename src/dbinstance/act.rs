@@ -1,21 +1,20 @@
 //! Act, for a DBInstance: runs one step of the plan through the adapters (`rds.rs`, `secrets.rs`,
 //! the finalizer); the skeleton runs them in order and stops at the first failure. It decides
-//! nothing.
+//! nothing. The steps both database kinds take are run by `database::step::act`, over this kind's
+//! [`DatabaseCalls`]; a DBInstance's own here.
 
-use k8s_openapi::api::core::v1::Secret;
-use kube::ResourceExt;
-use kube::api::Api;
 use tracing::info;
 
+use crate::aws_error::AwsError;
 use crate::context::Context;
-use crate::dbinstance::DBInstance;
+use crate::database::step::{DatabaseCalls, Modify, Restore};
 use crate::dbinstance::aws::CreateRequest;
-use crate::dbinstance::plan::Response;
-use crate::dbinstance::plan::Step;
+use crate::dbinstance::drift::Modification;
+use crate::dbinstance::plan::{InstanceStep, Response, Step};
+use crate::dbinstance::{DBInstance, DBInstanceSpec};
 use crate::error::Error;
 use crate::locations::Location;
-use crate::managed;
-use crate::secrets::{self};
+use crate::rds::Rds;
 
 /// Runs one step; RDS's answer when it amends the status (a create, modify or restore).
 pub async fn execute(
@@ -24,30 +23,39 @@ pub async fn execute(
     db: &DBInstance,
     step: &Step,
 ) -> Result<Option<Response>, Error> {
-    let namespace = db.namespace().ok_or(Error::MissingObjectKey("namespace"))?;
-    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    match step {
-        Step::AddFinalizer => managed::apiserver::set_finalizer(ctx, db, true).await?,
-        Step::RemoveFinalizer => managed::apiserver::set_finalizer(ctx, db, false).await?,
-        Step::Secret(secret) => crate::database::secret::act(&api, db, secret).await?,
-        Step::OrphanSecret { name } => secrets::orphan(&api, name).await?,
-        Step::DeleteSecret { name } => secrets::delete(&api, name).await?,
-        Step::ClearSwitchoverAnnotation => {
-            let key = crate::database::blue_green::SWITCHOVER_ANNOTATION;
-            crate::managed::apiserver::remove_annotation(ctx, db, key).await?
-        }
-        _ => return execute_rds(at, step).await,
-    }
-    Ok(None)
-}
-
-/// The steps that call RDS (the observer reads their instance directly until it settles).
-async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Error> {
+    // The observer reads the instance a step changes directly until it settles.
     if let Some(identifier) = mutated_instance(step) {
         at.observer.mutated(identifier);
     }
     match step {
-        Step::CreateInstance {
+        Step::Own(own) => execute_own(at, own).await,
+        _ => crate::database::step::act(ctx, at, db, step).await,
+    }
+}
+
+impl DatabaseCalls for DBInstance {
+    type Spec = DBInstanceSpec;
+    type Modification = Modification;
+    type Answer = Response;
+    const RESOURCE: &'static str = "db";
+
+    async fn modify(rds: &Rds, m: Modify<'_, Modification>) -> Result<Option<Response>, AwsError> {
+        let after = rds.modify(m.identifier, m.modification, m.password).await?;
+        Ok(Some(Response::Modified(after)))
+    }
+
+    async fn restore(
+        rds: &Rds,
+        r: Restore<'_, DBInstanceSpec>,
+    ) -> Result<Option<Response>, AwsError> {
+        Ok(Some(Response::Created(rds.restore(&r).await?)))
+    }
+}
+
+/// A DBInstance's own steps, all RDS calls.
+async fn execute_own(at: &Location, step: &InstanceStep) -> Result<Option<Response>, Error> {
+    match step {
+        InstanceStep::CreateInstance {
             identifier,
             spec,
             password,
@@ -63,39 +71,19 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
             info!(identifier, "created RDS instance");
             return Ok(Some(Response::Created(created)));
         }
-        Step::ModifyInstance {
-            identifier,
-            modification,
-            password,
-        } => {
-            let password = password.as_ref().map(|p| &p.0);
-            let after = at.rds.modify(identifier, modification, password).await?;
-            info!(identifier, "sent changes to RDS");
-            return Ok(Some(Response::Modified(after)));
-        }
-        Step::AddTags { arn, tags, .. } => at.rds.add_tags(arn, tags).await?,
-        Step::RemoveTags { arn, keys, .. } => at.rds.remove_tags(arn, keys).await?,
-        Step::RestoreInstance { .. } | Step::RestoreToPointInTime { .. } => {
-            return restore(at, step).await;
-        }
-        Step::CreateReplica { .. } | Step::PromoteReplica { .. } => {
+        InstanceStep::CreateReplica { .. } | InstanceStep::PromoteReplica { .. } => {
             return replicas(at, step).await;
         }
-        Step::BlueGreen { identifier, call } => {
-            crate::database::blue_green::aws::act(&at.rds, identifier, call).await?
-        }
-        Step::StartBackupReplication { .. } | Step::StopBackupReplication { .. } => {
-            backup_replication(at, step).await?
-        }
-        Step::ApplyMaintenance(m) => crate::maintenance::aws::apply(at, "db", m).await?,
-        Step::Reboot { identifier } => {
+        InstanceStep::StartBackupReplication { .. }
+        | InstanceStep::StopBackupReplication { .. } => backup_replication(at, step).await?,
+        InstanceStep::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;
             info!(
                 identifier,
                 "rebooting RDS instance for pending parameter changes"
             );
         }
-        Step::DeleteInstance {
+        InstanceStep::DeleteInstance {
             identifier,
             final_snapshot,
             delete_automated_backups,
@@ -107,16 +95,14 @@ async fn execute_rds(at: &Location, step: &Step) -> Result<Option<Response>, Err
                 final_snapshot, delete_automated_backups, "deleting RDS instance"
             );
         }
-        // Kubernetes steps are executed by `execute`.
-        _ => {}
     }
     Ok(None)
 }
 
 /// Automated backups replicated to another region, or no longer: called in that region.
-async fn backup_replication(at: &Location, step: &Step) -> Result<(), Error> {
+async fn backup_replication(at: &Location, step: &InstanceStep) -> Result<(), Error> {
     match step {
-        Step::StartBackupReplication {
+        InstanceStep::StartBackupReplication {
             identifier,
             source,
             replication,
@@ -135,7 +121,7 @@ async fn backup_replication(at: &Location, step: &Step) -> Result<(), Error> {
                 "replicating automated backups"
             );
         }
-        Step::StopBackupReplication {
+        InstanceStep::StopBackupReplication {
             identifier,
             source,
             region,
@@ -152,9 +138,9 @@ async fn backup_replication(at: &Location, step: &Step) -> Result<(), Error> {
 }
 
 /// A read replica's creation (RDS's answer) or promotion.
-async fn replicas(at: &Location, step: &Step) -> Result<Option<Response>, Error> {
+async fn replicas(at: &Location, step: &InstanceStep) -> Result<Option<Response>, Error> {
     match step {
-        Step::CreateReplica {
+        InstanceStep::CreateReplica {
             identifier,
             source,
             spec,
@@ -166,7 +152,7 @@ async fn replicas(at: &Location, step: &Step) -> Result<Option<Response>, Error>
             info!(identifier, source, "creating read replica");
             Ok(Some(Response::Created(created)))
         }
-        Step::PromoteReplica {
+        InstanceStep::PromoteReplica {
             identifier,
             backup_retention_period,
             preferred_backup_window,
@@ -182,65 +168,26 @@ async fn replicas(at: &Location, step: &Step) -> Result<Option<Response>, Error>
     }
 }
 
-/// A restore, from a snapshot or to a point in time: the instance RDS answered with (no answer for
-/// any other step).
-async fn restore(at: &Location, step: &Step) -> Result<Option<Response>, Error> {
-    let restored = match step {
-        Step::RestoreInstance {
-            identifier,
-            snapshot,
-            spec,
-            tags,
-        } => {
-            let restored = at.rds.restore(identifier, snapshot, spec, tags).await?;
-            info!(
-                identifier,
-                snapshot, "restoring RDS instance from a snapshot"
-            );
-            restored
-        }
-        Step::RestoreToPointInTime {
-            identifier,
-            source,
-            time,
-            spec,
-            tags,
-        } => {
-            let time = time.as_deref();
-            let restored = (at.rds)
-                .restore_to_point_in_time(identifier, source, time, spec, tags)
-                .await?;
-            info!(
-                identifier,
-                source, time, "restoring RDS instance to a point in time"
-            );
-            restored
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(Response::Created(restored)))
-}
-
 /// The RDS instance a step changes: the observer reads it directly until it settles.
 fn mutated_instance(step: &Step) -> Option<&str> {
     match step {
-        Step::CreateInstance { identifier, .. }
-        | Step::ModifyInstance { identifier, .. }
+        Step::Own(InstanceStep::CreateInstance { identifier, .. })
+        | Step::Modify { identifier, .. }
         | Step::AddTags { identifier, .. }
         | Step::RemoveTags { identifier, .. }
-        | Step::RestoreInstance { identifier, .. }
+        | Step::Restore { identifier, .. }
         | Step::RestoreToPointInTime { identifier, .. }
-        | Step::Reboot { identifier }
+        | Step::Own(InstanceStep::Reboot { identifier })
         | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
-        | Step::CreateReplica { identifier, .. }
-        | Step::PromoteReplica { identifier, .. }
-        | Step::StartBackupReplication { identifier, .. }
-        | Step::StopBackupReplication { identifier, .. }
+        | Step::Own(InstanceStep::CreateReplica { identifier, .. })
+        | Step::Own(InstanceStep::PromoteReplica { identifier, .. })
+        | Step::Own(InstanceStep::StartBackupReplication { identifier, .. })
+        | Step::Own(InstanceStep::StopBackupReplication { identifier, .. })
         | Step::BlueGreen {
             identifier,
             call: crate::database::blue_green::Call::Switchover { .. },
         }
-        | Step::DeleteInstance { identifier, .. } => Some(identifier),
+        | Step::Own(InstanceStep::DeleteInstance { identifier, .. }) => Some(identifier),
         _ => None,
     }
 }

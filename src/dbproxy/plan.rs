@@ -12,7 +12,7 @@ use std::time::Duration;
 use kube::runtime::events::EventType;
 
 use crate::database::connection::ConnectionInfo;
-use crate::database::secret::{SecretStep, connection_write};
+use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
 use crate::managed::named;
 use crate::managed::plan::{ConditionPlan, Requeue};
 use crate::managed::tags;
@@ -564,13 +564,13 @@ fn write_secret(
         engine: &c.engine,
         ca_bundle: None,
     };
-    let written = connection_write(current, &f.object, wanted, &info, ("DBProxy", what))?;
-    if let Some((step, note)) = written {
-        plan.steps.push(Step::Own(Own::Secret(step)));
-        if let Some(note) = note {
-            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-        }
-    }
+    let writer = Writer {
+        kind: "DBProxy",
+        what: Some(what),
+        owner_reference: true,
+    };
+    let written = connection_write(current, &f.object, wanted, &info, writer)?;
+    plan_write(plan, written, |step| Step::Own(Own::Secret(step)));
     Ok(())
 }
 

@@ -43,6 +43,26 @@ impl ConditionPlan {
     }
 }
 
+/// What shared planning rules write into a kind's plan, whatever its type: steps, and Events that
+/// follow the steps planned so far.
+pub trait Steps<S> {
+    fn push(&mut self, step: S);
+    fn event(&mut self, type_: EventType, reason: &str, action: &'static str, note: String);
+    fn requeue(&mut self, requeue: Requeue);
+}
+
+impl<S, T> Steps<S> for KindPlan<S, T> {
+    fn push(&mut self, step: S) {
+        self.steps.push(step);
+    }
+    fn event(&mut self, type_: EventType, reason: &str, action: &'static str, note: String) {
+        KindPlan::event(self, type_, reason, action, note);
+    }
+    fn requeue(&mut self, requeue: Requeue) {
+        self.requeue = requeue;
+    }
+}
+
 /// The plan of a group kind: the steps in order, the status to write (fields, Ready, Synced, and
 /// whether RDS is busy with the group), the Events (each after the steps it follows), when to look
 /// again, and the metric label of what it refuses (None for success), as for DBInstance.

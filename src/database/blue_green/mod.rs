@@ -53,6 +53,37 @@ pub struct DeploymentStatus {
     pub switched_over_at: Option<String>,
 }
 
+#[cfg(test)]
+impl DeploymentStatus {
+    /// The table tests' deployment as recorded once made: RDS last reported it PROVISIONING.
+    pub fn made(identifier: &str, name: &str) -> Self {
+        DeploymentStatus {
+            deployment_identifier: identifier.into(),
+            deployment_name: name.into(),
+            status: "PROVISIONING".into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// The table tests' deployment `identifier`, named coffee-2, as RDS reports it in `status`, from
+/// blue's ARN to green's.
+#[cfg(test)]
+pub fn observed(
+    identifier: &str,
+    [source, target]: [String; 2],
+    status: &str,
+) -> ObservedDeployment {
+    ObservedDeployment {
+        identifier: identifier.into(),
+        name: "coffee-2".into(),
+        source,
+        target: Some(target),
+        status: status.into(),
+        ..Default::default()
+    }
+}
+
 /// One member of a switchover.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]

@@ -15,8 +15,7 @@ use super::{
 use crate::crd::has_finalizer;
 use crate::database::choices::{AdoptionPolicy, DriftPolicy};
 use crate::database::connection;
-use crate::database::password::PasswordFacts;
-use crate::database::secret::SecretStep;
+use crate::database::password::password_owner;
 use crate::dbcluster::{DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::managed::fights::{self, FIGHT_LIMIT};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
@@ -331,21 +330,10 @@ fn stop_fights(
 
 /// The generated password Secret follows the deletion policy, as the connection Secret does.
 fn password_secret_owner(f: &Facts, plan: &mut Plan) {
-    let cluster = &f.cluster;
-    if let PasswordFacts::Generated {
-        controlled: true,
-        existing: Some(_),
-        owner_referenced,
-        ..
-    } = &f.password
-        && *owner_referenced != secrets_owner_referenced(cluster)
-    {
-        let name = generated_secret_name(cluster);
-        let owner_reference = secrets_owner_referenced(cluster);
-        plan.steps.push(Step::Secret(SecretStep::SetOwner {
-            name,
-            owner_reference,
-        }));
+    let name = || generated_secret_name(&f.cluster);
+    let owner_reference = secrets_owner_referenced(&f.cluster);
+    if let Some(step) = password_owner(&f.password, name, owner_reference) {
+        plan.steps.push(Step::Secret(step));
     }
 }
 

@@ -9,10 +9,15 @@
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
-use super::{ClusterModification, Facts, Plan, Step, deletion_policy, status_plan, uid};
-use crate::database::blue_green::{self as shared, Call, DeploymentStatus, Stage};
+use super::{
+    ClusterModification, ClusterStep, Facts, Plan, Step, deletion_policy, status_plan, uid,
+};
+use crate::database::blue_green::{self as shared, Call};
 use crate::database::choices::DeletionPolicy;
-use crate::database::parts::{FieldDrift, describe_fields};
+use crate::database::parts::FieldDrift;
+use crate::database::rules::blue_green::{
+    self as rules, CLUSTER, Green, Held, Report, Source, Subject,
+};
 use crate::dbcluster::observed::ObservedCluster;
 use crate::dbcluster::{ClusterBlueGreen, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
@@ -104,17 +109,15 @@ pub(super) fn decided(
     in_sync_otherwise: bool,
 ) -> bool {
     let facts = f.blue_green.as_ref();
-    let previous = f
-        .cluster
-        .status
-        .as_ref()
-        .and_then(|s| s.blue_green.as_ref());
+    let previous = (f.cluster.status.as_ref()).and_then(|s| s.blue_green.as_ref());
     match facts.and_then(|x| x.found.deployment.as_ref()) {
         Some(d) => {
             let green = facts.and_then(|x| x.found.green.as_ref());
             fields.blue_green = Some(status_of(d, previous, green, &f.now));
-            if deployment(f, plan, d, fields) {
-                return true;
+            let who = subject(f, previous, fields.blue_green.as_ref());
+            match rules::deployment(plan, &who, d) {
+                Held::Report(r) => return report(f, plan, fields, r),
+                Held::Completed => retention(f, plan, d, fields),
             }
         }
         // The deployment is gone: its record stays while its old cluster does.
@@ -126,51 +129,31 @@ pub(super) fn decided(
     if carried.is_empty() || !in_sync_otherwise {
         return false;
     }
-    let changes = describe_fields(carried.iter().cloned());
-    let refusal = match (&f.blue_green, &fields.blue_green) {
-        // A deployment is made only once none was found, on a read of this reconcile.
-        (None, _) => Some((
-            "Waiting",
-            "looking for a blue/green deployment of the cluster before making one".into(),
-            true,
-        )),
-        (
-            _,
-            Some(ClusterBlueGreen {
-                old_cluster: Some(old),
-                ..
-            }),
-        ) => Some((
-            "BlueGreenOldClusterKept",
-            format!(
-                "the old cluster {old} of the last switchover is kept: delete it (or set \
-                 oldClusterRetention) before another blue/green upgrade of {changes}"
-            ),
-            false,
-        )),
-        _ => unsupported(&f.cluster, o).map(|why| {
-            let message = format!(
-                "RDS makes no blue/green deployment of {} ({why}); use upgradePolicy InPlace",
-                o.identifier
-            );
-            ("BlueGreenUnsupported", message, false)
-        }),
+    let source = Source {
+        status: &o.status,
+        unsupported: unsupported(&f.cluster, o),
     };
-    let refusal = refusal.or_else(|| {
-        (o.status != "available").then(|| {
-            let message = format!(
-                "RDS is {}; the blue/green deployment of {changes} waits until the cluster is \
-                 available",
-                o.status
-            );
-            ("Waiting", message, true)
-        })
-    });
-    match refusal {
-        Some((reason, message, busy)) => report(f, plan, fields, reason, message, busy),
+    // A deployment is made only once none was found, on a read of this reconcile.
+    let who = subject(f, previous, fields.blue_green.as_ref());
+    match rules::refusal(&who, f.blue_green.is_some(), source, carried) {
+        Some(r) => report(f, plan, fields, r),
         None => create(f, plan, (spec, o), carried, fields),
     }
-    true
+}
+
+/// Our cluster as the shared rules see it, with the deployment status recorded before this
+/// reconcile and the one it is to record.
+fn subject<'a>(
+    f: &'a Facts,
+    previous: Option<&'a ClusterBlueGreen>,
+    current: Option<&'a ClusterBlueGreen>,
+) -> Subject<'a> {
+    let recorded = (
+        previous.map(|p| &p.deployment),
+        current.map(|c| (&c.deployment, c.old_cluster.as_deref())),
+    );
+    let (o, who) = (&f.cluster, (f.cluster.identifier(), CLUSTER));
+    Subject::new(who, &o.spec.upgrade, &o.metadata, recorded)
 }
 
 /// Why RDS would refuse a deployment of this cluster: a master password RDS manages, or a member
@@ -194,127 +177,30 @@ fn create(
     (spec, o): (&DBClusterSpec, &ObservedCluster),
     carried: &[FieldDrift],
     fields: &mut DBClusterStatus,
-) {
+) -> bool {
     let cluster = &f.cluster;
-    let identifier = cluster.identifier();
-    let name = shared::name(&identifier, cluster.metadata.generation.unwrap_or_default());
     let targets = BlueGreenTargets {
         engine_version: spec.engine_version.clone(),
         db_cluster_parameter_group_name: spec.db_cluster_parameter_group_name.clone(),
         db_parameter_group_name: spec.db_instance_parameter_group_name.clone(),
         ..Default::default()
     };
-    plan.steps.push(Step::BlueGreen {
-        identifier: identifier.clone(),
-        call: Call::Create {
-            name: name.clone(),
-            source: o.arn.clone().unwrap_or_default(),
-            targets: Box::new(targets),
-            tags: super::desired_tags(cluster),
-        },
-    });
-    let note = format!(
-        "creating blue/green deployment {name} of {identifier}: a green copy of the cluster and its \
-         members with {}, switched over once approved",
-        describe_fields(carried.iter().cloned())
+    let green = Green {
+        source: o.arn.clone().unwrap_or_default(),
+        targets,
+        tags: super::desired_tags(cluster),
+        copy: "a green copy of the cluster and its members",
+    };
+    let named = (
+        &cluster.identifier()[..],
+        cluster.metadata.generation.unwrap_or_default(),
     );
-    plan.event(
-        EventType::Normal,
-        "BlueGreenCreating",
-        "Update",
-        note.clone(),
-    );
+    let (deployment, r) = rules::create(plan, named, green, carried);
     fields.blue_green = Some(ClusterBlueGreen {
-        deployment: DeploymentStatus {
-            deployment_name: name,
-            status: "PROVISIONING".into(),
-            changes: carried.to_vec(),
-            ..Default::default()
-        },
+        deployment,
         ..Default::default()
     });
-    report(f, plan, fields, "BlueGreenProvisioning", note, true);
-}
-
-/// A deployment RDS has: reported in each state, switched over once approved and AVAILABLE; after
-/// the switchover, its old cluster kept for the retention. Whether the plan holds.
-fn deployment(
-    f: &Facts,
-    plan: &mut Plan,
-    d: &ObservedDeployment,
-    fields: &DBClusterStatus,
-) -> bool {
-    let id = &d.identifier;
-    let previous = (f.cluster.status.as_ref())
-        .and_then(|s| s.blue_green.as_ref())
-        .map(|p| p.deployment.status.as_str());
-    let new_state = previous != Some(d.status.as_str());
-    match shared::stage(d) {
-        Stage::Report {
-            reason,
-            message,
-            busy,
-            warning,
-        } => {
-            if warning && new_state {
-                plan.event(EventType::Warning, reason, "Update", message.clone());
-            }
-            report(f, plan, fields, reason, message, busy);
-            true
-        }
-        Stage::Available if shared::approved(&f.cluster.spec.upgrade, annotations(f), id) => {
-            plan.steps.push(Step::BlueGreen {
-                identifier: f.cluster.identifier(),
-                call: Call::Switchover {
-                    deployment: id.clone(),
-                    timeout: f.cluster.spec.upgrade.switchover_timeout,
-                },
-            });
-            if shared::annotation(annotations(f)).is_some() {
-                plan.steps.push(Step::ClearSwitchoverAnnotation);
-            }
-            let note = format!(
-                "switching over blue/green deployment {id}: {}",
-                recorded(fields)
-            );
-            plan.event(EventType::Normal, "SwitchingOver", "Update", note.clone());
-            report(f, plan, fields, "SwitchingOver", note, true);
-            true
-        }
-        Stage::Available => {
-            let message = format!(
-                "blue/green deployment {id} is AVAILABLE: green carries {}; approve the switchover \
-                 with spec.switchover: {id} or the annotation {}: \"true\"",
-                recorded(fields),
-                shared::SWITCHOVER_ANNOTATION
-            );
-            if new_state {
-                let note = message.clone();
-                plan.event(EventType::Normal, "SwitchoverReady", "Update", note);
-            }
-            report(
-                f,
-                plan,
-                fields,
-                "SwitchoverAwaitingApproval",
-                message,
-                false,
-            );
-            true
-        }
-        Stage::Completed => {
-            if new_state {
-                let old = (fields.blue_green.as_ref()).and_then(|b| b.old_cluster.clone());
-                let note = format!(
-                    "blue/green deployment {id} switched over; the old cluster {} is kept",
-                    old.unwrap_or_default()
-                );
-                plan.event(EventType::Normal, "SwitchedOver", "Update", note);
-            }
-            retention(f, plan, d, fields);
-            false
-        }
-    }
+    report(f, plan, fields, r)
 }
 
 /// After the switchover: once spec.oldClusterRetention has passed, the old cluster's members are
@@ -380,10 +266,10 @@ fn delete_leftover(
                 && tags::owned_by_namespace(&m.tags, &namespace)
         });
         for m in ours {
-            plan.steps.push(Step::DeleteMember {
+            plan.steps.push(Step::Own(ClusterStep::DeleteMember {
                 cluster: c.identifier.clone(),
                 identifier: m.identifier.clone(),
-            });
+            }));
         }
         return plan.steps.len() > before;
     }
@@ -395,10 +281,10 @@ fn delete_leftover(
         &f.cluster.metadata,
         &f.now,
     );
-    plan.steps.push(Step::Delete {
+    plan.steps.push(Step::Own(ClusterStep::Delete {
         identifier: c.identifier.clone(),
         final_snapshot,
-    });
+    }));
     true
 }
 
@@ -412,19 +298,7 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
     }
     let mut plan = KindPlan::new(Requeue::After(f.intervals.busy));
     if let Some(d) = &facts.found.deployment {
-        if !matches!(d.status.as_str(), "SWITCHOVER_IN_PROGRESS" | "DELETING") {
-            plan.steps.push(Step::BlueGreen {
-                identifier: f.cluster.identifier(),
-                call: Call::Delete {
-                    deployment: d.identifier.clone(),
-                },
-            });
-            let note = format!(
-                "deleting blue/green deployment {} before the cluster",
-                d.identifier
-            );
-            plan.event(EventType::Normal, "Deleting", "Delete", note);
-        }
+        rules::delete_first(&mut plan, &subject(f, None, None), d);
         return Some(plan);
     }
     let uid = uid(&f.cluster);
@@ -436,10 +310,6 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
         }
     }
     (!plan.steps.is_empty()).then_some(plan)
-}
-
-fn annotations(f: &Facts) -> Option<&std::collections::BTreeMap<String, String>> {
-    f.cluster.metadata.annotations.as_ref()
 }
 
 /// The status of a deployment RDS reports, with what the operator recorded of it.
@@ -462,28 +332,15 @@ fn status_of(
     }
 }
 
-/// Synced False with `reason`; Ready as RDS shows the cluster (blue serves meanwhile).
-fn report(
-    f: &Facts,
-    plan: &mut Plan,
-    fields: &DBClusterStatus,
-    reason: &str,
-    message: String,
-    busy: bool,
-) {
-    plan.requeue = Requeue::After(match busy {
+/// Synced False with the rules' reason; Ready as RDS shows the cluster (blue serves meanwhile). The
+/// plan holds.
+fn report(f: &Facts, plan: &mut Plan, fields: &DBClusterStatus, r: Report) -> bool {
+    plan.requeue = Requeue::After(match r.busy {
         true => f.intervals.busy,
         false => f.intervals.settled,
     });
     let available = f.observed.as_ref().is_some_and(|o| o.status == "available");
-    let synced = ConditionPlan::new(false, reason, message);
-    plan.status = Some(status_plan(fields.clone(), available, synced, busy));
-}
-
-/// What the deployment carries, in words: the changes status recorded.
-fn recorded(fields: &DBClusterStatus) -> String {
-    match fields.blue_green.as_ref().map(|b| &b.deployment.changes) {
-        Some(changes) if !changes.is_empty() => describe_fields(changes.iter().cloned()),
-        _ => "the spec's changes".into(),
-    }
+    let synced = ConditionPlan::new(false, &r.reason, r.message);
+    plan.status = Some(status_plan(fields.clone(), available, synced, r.busy));
+    true
 }

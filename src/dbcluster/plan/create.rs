@@ -8,7 +8,9 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::password::{hash_of, password, password_refused};
-use super::{Facts, Plan, Step, desired_tags, drift_interval, global, refuse, status_plan};
+use super::{
+    ClusterStep, Facts, Plan, Step, desired_tags, drift_interval, global, refuse, status_plan,
+};
 use crate::database::choices::{DriftPolicy, OutOfBandDeletionPolicy};
 use crate::database::snapshots::{being_taken, newest, same_account_and_region, waiting_for};
 use crate::database::status::DatabaseStatus;
@@ -192,13 +194,13 @@ fn planned(
         Creation::New | Creation::EmptyInPlaceOfDeleted => {
             let note = creating_note(f, &why);
             let password = password.clone();
-            plan.steps.push(Step::Create {
+            plan.steps.push(Step::Own(ClusterStep::Create {
                 identifier,
                 spec,
                 password,
                 tags,
                 global: secondary_of,
-            });
+            }));
             ("Creating", note)
         }
         Creation::Restore { snapshot, note } => {

@@ -3,7 +3,8 @@
 use kube::runtime::events::EventType;
 
 use super::{
-    ClusterModification, Facts, Plan, Step, deletion_policy, drift_interval, status_plan, uid,
+    ClusterModification, ClusterStep, Facts, Plan, Step, deletion_policy, drift_interval,
+    status_plan, uid,
 };
 use crate::crd::has_finalizer;
 use crate::database::choices::DeletionPolicy;
@@ -138,10 +139,10 @@ fn delete(f: &Facts, mut plan: Plan, mut fields: DBClusterStatus, policy: Deleti
             .as_deref();
         snapshots::final_snapshot_name(explicit, &identifier, &cluster.metadata)
     });
-    plan.steps.push(Step::Delete {
+    plan.steps.push(Step::Own(ClusterStep::Delete {
         identifier: identifier.clone(),
         final_snapshot: final_snapshot.clone(),
-    });
+    }));
     let note = match &final_snapshot {
         Some(s) => format!("deleting RDS cluster {identifier} after final snapshot {s}"),
         None => format!("deleting RDS cluster {identifier} without a final snapshot"),

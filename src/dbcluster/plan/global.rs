@@ -8,7 +8,7 @@
 
 use kube::runtime::events::EventType;
 
-use super::{Facts, Plan, Step};
+use super::{ClusterStep, Facts, Plan, Step};
 use crate::dbcluster::DBClusterStatus;
 use crate::dbcluster::observed::ObservedCluster;
 use crate::globalcluster::GlobalMember;
@@ -90,11 +90,11 @@ pub(super) fn detach_removed(
 
 /// RemoveFromGlobalCluster of the observed cluster.
 fn detach(o: &ObservedCluster, global: &str) -> Step {
-    Step::Detach {
+    Step::Own(ClusterStep::Detach {
         identifier: o.identifier.clone(),
         global: global.to_owned(),
         arn: o.arn.clone().unwrap_or_default(),
-    }
+    })
 }
 
 /// What a deletion does with a member of a global database (RDS refuses to delete one): Ok with

@@ -110,12 +110,13 @@ pub struct Facts {
     pub now: String,
 }
 
-/// One thing the act step does.
+/// One thing the act step does: a step both database kinds take (`database::step`), or one of a
+/// DBCluster's own ([`ClusterStep`]).
+pub type Step = crate::database::step::Step<DBClusterSpec, ClusterModification, ClusterStep>;
+
+/// The steps only a DBCluster takes.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    AddFinalizer,
-    /// Write the generated password Secret or the connection Secret, or set a Secret's owner.
-    Secret(SecretStep),
+pub enum ClusterStep {
     /// CreateDBCluster; a secondary of the global database `global`, with no password.
     Create {
         identifier: String,
@@ -131,87 +132,55 @@ pub enum Step {
         global: String,
         arn: String,
     },
-    Modify {
-        identifier: String,
-        modification: Box<ClusterModification>,
-        password: Option<Sensitive>,
-    },
-    AddTags {
-        identifier: String,
-        arn: String,
-        tags: BTreeMap<String, String>,
-    },
-    RemoveTags {
-        identifier: String,
-        arn: String,
-        keys: Vec<String>,
-    },
-    /// RestoreDBClusterFromSnapshot, with the spec's settings and our tags.
-    Restore {
-        identifier: String,
-        snapshot: String,
-        spec: Box<DBClusterSpec>,
-        tags: BTreeMap<String, String>,
-    },
-    /// RestoreDBClusterToPointInTime of `source` at `time` (None: the latest restorable time).
-    RestoreToPointInTime {
-        identifier: String,
-        source: String,
-        time: Option<String>,
-        spec: Box<DBClusterSpec>,
-        tags: BTreeMap<String, String>,
-    },
-    /// ApplyPendingMaintenanceAction of one action of the cluster (`arn`), `immediate` or
-    /// `next-maintenance` (`maintenance::decide`).
-    ApplyMaintenance(crate::maintenance::ApplyStep),
     /// RebootDBInstance of a member (`identifier`) of the cluster, for static parameter changes.
-    RebootMember {
-        cluster: String,
-        identifier: String,
-    },
-    /// A call of our cluster's blue/green deployment (its creation, switchover or deletion).
-    BlueGreen {
-        identifier: String,
-        call: crate::database::blue_green::Call,
-    },
-    /// Remove the annotation that approved a switchover, once it is sent.
-    ClearSwitchoverAnnotation,
+    RebootMember { cluster: String, identifier: String },
     /// DeleteDBInstance of a member (`identifier`) of a cluster a deployment left (`cluster`).
-    DeleteMember {
-        cluster: String,
-        identifier: String,
-    },
+    DeleteMember { cluster: String, identifier: String },
     /// DeleteDBCluster, with a final cluster snapshot when named.
     Delete {
         identifier: String,
         final_snapshot: Option<String>,
     },
-    RemoveFinalizer,
+}
+
+impl crate::database::step::OwnStep for ClusterStep {
+    const MODIFY: &'static str = "Modify";
+    const RESTORE: &'static str = "Restore";
+
+    fn name(&self) -> &'static str {
+        match self {
+            ClusterStep::Create { .. } => "Create",
+            ClusterStep::Detach { .. } => "Detach",
+            ClusterStep::RebootMember { .. } => "RebootMember",
+            ClusterStep::DeleteMember { .. } => "DeleteMember",
+            ClusterStep::Delete { .. } => "Delete",
+        }
+    }
 }
 
 impl Step {
     /// The RDS cluster a step changes (the shared listing is stale for it after).
     pub fn mutates(&self) -> Option<&str> {
         match self {
-            Step::Create { identifier, .. }
+            Step::Own(ClusterStep::Create { identifier, .. })
             | Step::Restore { identifier, .. }
             | Step::RestoreToPointInTime { identifier, .. }
             | Step::Modify { identifier, .. }
             | Step::AddTags { identifier, .. }
             | Step::RemoveTags { identifier, .. }
-            | Step::Delete { identifier, .. }
-            | Step::Detach { identifier, .. }
+            | Step::Own(ClusterStep::Delete { identifier, .. })
+            | Step::Own(ClusterStep::Detach { identifier, .. })
             | Step::BlueGreen { identifier, .. }
-            | Step::DeleteMember {
+            | Step::Own(ClusterStep::DeleteMember {
                 cluster: identifier,
                 ..
-            }
+            })
             | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
             // What DBClusterMembers shows of the member changes with it.
-            | Step::RebootMember {
+            | Step::Own(ClusterStep::RebootMember {
                 cluster: identifier,
                 ..
-            } => Some(identifier),
+            }) => Some(identifier),
             _ => None,
         }
     }

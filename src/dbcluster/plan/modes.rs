@@ -12,7 +12,7 @@
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
-use super::{Facts, Plan, Step, drift_interval, status_plan, uid};
+use super::{ClusterStep, Facts, Plan, Step, drift_interval, status_plan, uid};
 use crate::crd::{
     ADOPTABLE_BY_TAG, ADOPTED_TAG, DRY_RUN_ANNOTATION, OWNER_NAME_TAG, OWNER_TAG, PAUSED_ANNOTATION,
 };
@@ -279,7 +279,9 @@ impl DBClusterStatus {
 
 fn dry_run_step(step: &Step) -> DryRunStep {
     let (action, disruption, note) = match step {
-        Step::Create { identifier, .. } => ("CreateDBCluster", "NewInstance", identifier.clone()),
+        Step::Own(ClusterStep::Create { identifier, .. }) => {
+            ("CreateDBCluster", "NewInstance", identifier.clone())
+        }
         Step::Restore { snapshot, .. } => (
             "RestoreDBClusterFromSnapshot",
             "NewInstance",
@@ -299,23 +301,27 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             };
             ("ModifyDBCluster", disruption, fields.join(", "))
         }
-        Step::RebootMember { identifier, .. } => ("RebootDBInstance", "Reboot", identifier.clone()),
+        Step::Own(ClusterStep::RebootMember { identifier, .. }) => {
+            ("RebootDBInstance", "Reboot", identifier.clone())
+        }
         Step::ApplyMaintenance(m) => (
             "ApplyPendingMaintenanceAction",
             "Outage",
             format!("{} ({})", m.apply.action, m.apply.opt_in),
         ),
-        Step::Detach { global, .. } => ("RemoveFromGlobalCluster", "None", global.clone()),
+        Step::Own(ClusterStep::Detach { global, .. }) => {
+            ("RemoveFromGlobalCluster", "None", global.clone())
+        }
         Step::BlueGreen { call, .. } => {
             let (action, switchover, note) = call.preview();
             let disruption = if switchover { "Switchover" } else { "None" };
             (action, disruption, note)
         }
-        Step::DeleteMember { identifier, .. } => {
+        Step::Own(ClusterStep::DeleteMember { identifier, .. }) => {
             ("DeleteDBInstance", "Deletion", identifier.clone())
         }
         Step::ClearSwitchoverAnnotation => ("ClearAnnotation", "None", String::new()),
-        Step::Delete { final_snapshot, .. } => (
+        Step::Own(ClusterStep::Delete { final_snapshot, .. }) => (
             "DeleteDBCluster",
             "Deletion",
             final_snapshot
@@ -334,6 +340,8 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("WriteSecret", "None", name.clone())
         }
         Step::Secret(SecretStep::SetOwner { name, .. }) => ("SetSecretOwner", "None", name.clone()),
+        Step::OrphanSecret { name } => ("OrphanSecret", "None", name.clone()),
+        Step::DeleteSecret { name } => ("DeleteSecret", "None", name.clone()),
         Step::AddFinalizer | Step::RemoveFinalizer => ("Finalizer", "None", String::new()),
     };
     DryRunStep {

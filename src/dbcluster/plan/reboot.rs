@@ -2,7 +2,7 @@
 //! pendingRebootPolicy: report it, or reboot them one at a time, readers first and the writer
 //! last, each only once every member is available (as the shared poll of instances last saw them).
 
-use super::{Facts, Plan, Step};
+use super::{ClusterStep, Facts, Plan, Step};
 use crate::database::choices::PendingRebootPolicy;
 use crate::database::window::in_window;
 use crate::dbcluster::observed::ObservedCluster;
@@ -55,10 +55,10 @@ pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedCluster) -> Option<Co
     }
     // Readers first; the writer last, when no reader waits.
     let next = (pending.iter().find(|m| !m.writer)).unwrap_or(&pending[0]);
-    plan.steps.push(Step::RebootMember {
+    plan.steps.push(Step::Own(ClusterStep::RebootMember {
         cluster: o.identifier.clone(),
         identifier: next.identifier.clone(),
-    });
+    }));
     let role = if next.writer {
         "the writer"
     } else {

@@ -1,12 +1,9 @@
 //! The connection Secret of a DBCluster: the writer (for a member of a global database, the global
 //! writer endpoint) and reader endpoints, rendered from what RDS holds and written only when it differs, and only to a Secret this DBCluster controls.
 
-use kube::runtime::events::EventType;
-
 use super::{Facts, Plan, Step, secrets_owner_referenced};
-use crate::database::connection::{self, ConnectionInfo};
-use crate::database::secret::SecretStep;
-use crate::database::secret::{SecretWrite, not_ours, write_of};
+use crate::database::connection::ConnectionInfo;
+use crate::database::secret::{Writer, connection_write, plan_write};
 use crate::dbcluster::DBClusterStatus;
 use crate::dbcluster::observed::ObservedCluster;
 use crate::sensitive::Sensitive;
@@ -55,27 +52,14 @@ pub(super) fn connection_secret(
         engine: cluster.spec.engine.as_str(),
         ca_bundle: f.ca_bundle.as_deref(),
     };
-    let data = connection::render(&info, &wanted.extra_keys).map_err(|e| e.to_string())?;
-    let owner_reference = secrets_owner_referenced(cluster);
-    let name = wanted.name.clone();
-    match write_of(f.connection_secret.as_ref(), cluster, data, owner_reference) {
-        SecretWrite::NotOurs => return Err(not_ours(&wanted.name, "DBCluster")),
-        SecretWrite::Write { data, create } => {
-            let note = format!("wrote the connection details to Secret {name}");
-            plan.steps.push(Step::Secret(SecretStep::WriteConnection {
-                name,
-                data,
-                create,
-                owner_reference,
-            }));
-            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-        }
-        SecretWrite::SetOwner => plan.steps.push(Step::Secret(SecretStep::SetOwner {
-            name,
-            owner_reference,
-        })),
-        SecretWrite::Nothing => {}
-    }
+    let writer = Writer {
+        kind: "DBCluster",
+        what: None,
+        owner_reference: secrets_owner_referenced(cluster),
+    };
+    let current = f.connection_secret.as_ref();
+    let written = connection_write(current, cluster, wanted, &info, writer)?;
+    plan_write(plan, written, Step::Secret);
     fields.common.connection_secret = Some(wanted.name.clone());
     Ok(None)
 }

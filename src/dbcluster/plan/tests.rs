@@ -229,28 +229,7 @@ fn with(mut f: Facts, change: impl FnOnce(&mut Facts)) -> Facts {
 }
 
 fn names(p: &Plan) -> Vec<&'static str> {
-    (p.steps.iter())
-        .map(|s| match s {
-            Step::AddFinalizer => "AddFinalizer",
-            Step::Secret(SecretStep::WritePassword { .. }) => "WritePasswordSecret",
-            Step::Create { .. } => "Create",
-            Step::Modify { .. } => "Modify",
-            Step::AddTags { .. } => "AddTags",
-            Step::RemoveTags { .. } => "RemoveTags",
-            Step::Secret(SecretStep::WriteConnection { .. }) => "WriteConnectionSecret",
-            Step::Secret(SecretStep::SetOwner { .. }) => "SetSecretOwner",
-            Step::Delete { .. } => "Delete",
-            Step::Restore { .. } => "Restore",
-            Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
-            Step::RebootMember { .. } => "RebootMember",
-            Step::ApplyMaintenance(_) => "ApplyMaintenance",
-            Step::Detach { .. } => "Detach",
-            Step::BlueGreen { call, .. } => call.name(),
-            Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
-            Step::DeleteMember { .. } => "DeleteMember",
-            Step::RemoveFinalizer => "RemoveFinalizer",
-        })
-        .collect()
+    p.steps.iter().map(Step::name).collect()
 }
 
 fn synced_reason(p: &Plan) -> &str {
@@ -559,7 +538,7 @@ fn each_rule_decides_its_steps_and_reason() {
 #[test]
 fn the_final_snapshot_is_unique_per_deletion_and_absent_under_delete() {
     let snapshot_of = |f: &Facts| match plan(f).steps.first() {
-        Some(Step::Delete { final_snapshot, .. }) => final_snapshot.clone(),
+        Some(Step::Own(ClusterStep::Delete { final_snapshot, .. })) => final_snapshot.clone(),
         other => panic!("expected a Delete, got {other:?}"),
     };
     let first = snapshot_of(&deleting(synced()));
@@ -795,7 +774,7 @@ fn members_pending_a_reboot_are_rebooted_one_at_a_time_readers_first_the_writer_
     let rebooted = |f: &Facts| -> Vec<String> {
         (plan(f).steps.iter())
             .filter_map(|s| match s {
-                Step::RebootMember { identifier, .. } => Some(identifier.clone()),
+                Step::Own(ClusterStep::RebootMember { identifier, .. }) => Some(identifier.clone()),
                 _ => None,
             })
             .collect()

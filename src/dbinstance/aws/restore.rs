@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::database::step::{Restore, RestorePoint};
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::{ObservedInstance, SnapshotInfo};
 
@@ -105,49 +106,38 @@ impl Rds {
         }
     }
 
-    /// RestoreDBInstanceFromDBSnapshot with the spec's settings RDS takes at restore time.
+    /// RestoreDBInstanceFromDBSnapshot, or RestoreDBInstanceToPointInTime of a source at a time
+    /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
     pub async fn restore(
         &self,
-        identifier: &str,
-        snapshot: &str,
-        spec: &DBInstanceSpec,
-        tags: &BTreeMap<String, String>,
+        r: &Restore<'_, DBInstanceSpec>,
     ) -> Result<ObservedInstance, AwsError> {
-        let tags = rds_tags(tags);
-        let request = (self.client.restore_db_instance_from_db_snapshot())
-            .db_instance_identifier(identifier)
-            .db_snapshot_identifier(snapshot);
-        let result = restore_settings!(request, spec)
-            .set_tags(Some(tags))
-            .send()
-            .await
-            .map_err(|e| aws_error("RestoreDBInstanceFromDBSnapshot", e, None));
-        self.count("RestoreDBInstanceFromDBSnapshot", &result);
-        Ok(creating(result?.db_instance(), identifier))
-    }
-
-    /// RestoreDBInstanceToPointInTime of `source` at `time` (RFC 3339; None: the latest restorable
-    /// time), with the spec's settings RDS takes at restore time.
-    pub async fn restore_to_point_in_time(
-        &self,
-        identifier: &str,
-        source: &str,
-        time: Option<&str>,
-        spec: &DBInstanceSpec,
-        tags: &BTreeMap<String, String>,
-    ) -> Result<ObservedInstance, AwsError> {
-        let restore_time = restore_time("RestoreDBInstanceToPointInTime", time)?;
-        let request = (self.client.restore_db_instance_to_point_in_time())
-            .target_db_instance_identifier(identifier)
-            .source_db_instance_identifier(source)
-            .set_restore_time(restore_time)
-            .set_use_latest_restorable_time(time.is_none().then_some(true));
-        let result = restore_settings!(request, spec)
-            .set_tags(Some(rds_tags(tags)))
-            .send()
-            .await
-            .map_err(|e| aws_error("RestoreDBInstanceToPointInTime", e, None));
-        self.count("RestoreDBInstanceToPointInTime", &result);
-        Ok(creating(result?.db_instance(), identifier))
+        let (spec, tags) = (r.spec, Some(rds_tags(r.tags)));
+        let restored = match r.from {
+            RestorePoint::Snapshot(snapshot) => {
+                let request = (self.client.restore_db_instance_from_db_snapshot())
+                    .db_instance_identifier(r.identifier)
+                    .db_snapshot_identifier(snapshot);
+                let sent = restore_settings!(request, spec).set_tags(tags).send();
+                let result =
+                    (sent.await).map_err(|e| aws_error("RestoreDBInstanceFromDBSnapshot", e, None));
+                self.count("RestoreDBInstanceFromDBSnapshot", &result);
+                result?.db_instance
+            }
+            RestorePoint::PointInTime { source, time } => {
+                let time_of = restore_time("RestoreDBInstanceToPointInTime", time)?;
+                let request = (self.client.restore_db_instance_to_point_in_time())
+                    .target_db_instance_identifier(r.identifier)
+                    .source_db_instance_identifier(source)
+                    .set_restore_time(time_of)
+                    .set_use_latest_restorable_time(time.is_none().then_some(true));
+                let sent = restore_settings!(request, spec).set_tags(tags).send();
+                let result =
+                    (sent.await).map_err(|e| aws_error("RestoreDBInstanceToPointInTime", e, None));
+                self.count("RestoreDBInstanceToPointInTime", &result);
+                result?.db_instance
+            }
+        };
+        Ok(creating(restored.as_ref(), r.identifier))
     }
 }

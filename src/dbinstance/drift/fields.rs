@@ -41,12 +41,8 @@ with_database_rows! { spec;
     "iops" iops: i32 = spec.iops,
         have iops <- iops, drift same,
         create set_iops, modify set_iops;
-    "engineVersion" engine_version: String = spec.engine_version.clone(),
-        have engine_version <- engine_version, drift (version),
-        create set_engine_version, modify set_engine_version;
-    "backupRetentionPeriod" backup_retention_period: i32 = spec.backup_retention_period,
-        have backup_retention_period <- backup_retention_period, drift same,
-        create set_backup_retention_period, modify set_backup_retention_period;
+    shared "engineVersion";
+    shared "backupRetentionPeriod";
     shared "preferredBackupWindow";
     shared "preferredMaintenanceWindow";
     "multiAZ" multi_az: bool = spec.multi_az,

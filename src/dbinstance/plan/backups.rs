@@ -8,7 +8,7 @@ use kube::runtime::events::EventType;
 use crate::dbinstance::{BackupReplicationStatus, DBInstanceStatus};
 use crate::rds_state::ObservedInstance;
 
-use super::types::{Facts, Plan, Step};
+use super::types::{Facts, InstanceStep, Plan, Step};
 
 /// The region of a replicated backups' ARN (arn:aws:rds:REGION:ACCOUNT:auto-backup:ab-...).
 fn region_of(arn: &str) -> Option<&str> {
@@ -40,11 +40,11 @@ pub(super) fn plan(
     let stop =
         (previous.as_ref().filter(moved)).filter(|old| listed(observed, &old.region).is_some());
     if let Some(old) = stop {
-        plan.step(Step::StopBackupReplication {
+        plan.step(Step::Own(InstanceStep::StopBackupReplication {
             identifier: identifier.clone(),
             source: source.clone(),
             region: old.region.clone(),
-        });
+        }));
         changed.push(format!(
             "automatedBackupReplication: stop in {}",
             old.region
@@ -55,11 +55,11 @@ pub(super) fn plan(
         automated_backups_arn: listed(observed, &w.region).cloned(),
     });
     if let Some(w) = wanted.filter(|w| listed(observed, &w.region).is_none()) {
-        plan.step(Step::StartBackupReplication {
+        plan.step(Step::Own(InstanceStep::StartBackupReplication {
             identifier,
             source,
             replication: w.clone(),
-        });
+        }));
         changed.push(format!("automatedBackupReplication: start in {}", w.region));
     }
     if !changed.is_empty() {
@@ -107,7 +107,7 @@ mod tests {
     fn started(steps: &[Step]) -> Vec<String> {
         (steps.iter())
             .filter_map(|s| match s {
-                Step::StartBackupReplication { replication, .. } => {
+                Step::Own(InstanceStep::StartBackupReplication { replication, .. }) => {
                     Some(replication.region.clone())
                 }
                 _ => None,
@@ -118,7 +118,9 @@ mod tests {
     fn stopped(steps: &[Step]) -> Vec<String> {
         (steps.iter())
             .filter_map(|s| match s {
-                Step::StopBackupReplication { region, .. } => Some(region.clone()),
+                Step::Own(InstanceStep::StopBackupReplication { region, .. }) => {
+                    Some(region.clone())
+                }
                 _ => None,
             })
             .collect()
@@ -153,7 +155,7 @@ mod tests {
             !plan
                 .steps
                 .iter()
-                .any(|s| matches!(s, Step::StopBackupReplication { .. }))
+                .any(|s| matches!(s, Step::Own(InstanceStep::StopBackupReplication { .. })))
         );
         let fields = plan.status.expect("a status").fields;
         assert!(fields.automated_backup_replication.is_some());

@@ -6,17 +6,19 @@
 //! failed (nothing is deleted), the old instance kept after the switchover for the retention the
 //! spec sets, and what a deletion of the DBInstance does with a deployment (`cleanup`).
 
-use kube::runtime::events::EventType;
-
-use crate::database::blue_green::{self as shared, Call, DeploymentStatus, Stage};
+use crate::database::blue_green::{self as shared, Call};
+use crate::database::rules::blue_green::{
+    self as rules, Green, Held, INSTANCE, Report, Source, Subject,
+};
 use crate::dbinstance::drift::{Comparison, Diff};
 use crate::dbinstance::{BlueGreenStatus, DBInstanceStatus, DeletionPolicy, Endpoint, FieldDrift};
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
+use kube::runtime::events::EventType;
 
 use super::dry_run::{Disruption, disruption_of};
 use super::spec::{self, owned_by};
-use super::status::{describe_diffs, describe_fields, observed_plan};
-use super::types::{BlueGreenRead, Facts, Plan, Requeue, Step};
+use super::status::observed_plan;
+use super::types::{BlueGreenRead, Facts, InstanceStep, Plan, Requeue, Step};
 
 pub use shared::SWITCHOVER_ANNOTATION;
 
@@ -101,9 +103,15 @@ pub(super) fn decided(
     match &facts.deployment {
         Some(d) => {
             fields.blue_green = Some(status_of(d, previous, facts.green.as_ref(), &f.now));
-            // Only a completed deployment lets the sync go on.
-            if deployment(f, plan, d, fields, facts.old.as_ref()) {
-                return true;
+            let held =
+                rules::deployment(plan, &subject(f, previous, fields.blue_green.as_ref()), d);
+            match held {
+                Held::Report(r) => return report(f, plan, fields, r),
+                // Only a completed deployment lets the sync go on.
+                Held::Completed if retention(f, plan, d, fields, facts.old.as_ref()) => {
+                    return true;
+                }
+                Held::Completed => {}
             }
         }
         // The deployment is gone: its record stays while its old instance does.
@@ -115,53 +123,32 @@ pub(super) fn decided(
     if carried.is_empty() || !in_sync_otherwise {
         return false;
     }
+    let carried: Vec<FieldDrift> = carried.iter().map(FieldDrift::from).collect();
+    let source = Source {
+        status: &observed.status,
+        unsupported: unsupported(&f.db),
+    };
     // A deployment is made only once none was found, on a read of this reconcile.
-    if f.blue_green.is_none() {
-        let message = "looking for a blue/green deployment of the instance before making one";
-        report(plan, fields, "Waiting", message.into(), f.intervals.busy);
-        return true;
+    let who = subject(f, previous, fields.blue_green.as_ref());
+    match rules::refusal(&who, f.blue_green.is_some(), source, &carried) {
+        Some(r) => report(f, plan, fields, r),
+        None => create(f, plan, observed, &carried, fields),
     }
-    let kept = (fields.blue_green.as_ref()).and_then(|b| b.old_instance.clone());
-    if let Some(old) = kept {
-        let message = format!(
-            "the old instance {old} of the last switchover is kept: delete it (or set \
-             oldInstanceRetention) before another blue/green upgrade of {}",
-            describe_diffs(carried)
-        );
-        report(
-            plan,
-            fields,
-            "BlueGreenOldInstanceKept",
-            message,
-            f.intervals.settled,
-        );
-        return true;
-    }
-    if let Some(why) = unsupported(&f.db) {
-        let message = format!(
-            "RDS makes no blue/green deployment of {} ({why}); use upgradePolicy InPlace",
-            f.db.identifier()
-        );
-        report(
-            plan,
-            fields,
-            "BlueGreenUnsupported",
-            message,
-            f.intervals.settled,
-        );
-        return true;
-    }
-    if observed.status != "available" {
-        let message = format!(
-            "RDS is {}; the blue/green deployment of {} waits until the instance is available",
-            observed.status,
-            describe_diffs(carried)
-        );
-        report(plan, fields, "Waiting", message, f.intervals.busy);
-        return true;
-    }
-    create(f, plan, observed, carried, fields);
-    true
+}
+
+/// Our instance as the shared rules see it, with the deployment status recorded before this
+/// reconcile and the one it is to record.
+fn subject<'a>(
+    f: &'a Facts,
+    previous: Option<&'a BlueGreenStatus>,
+    current: Option<&'a BlueGreenStatus>,
+) -> Subject<'a> {
+    let recorded = (
+        previous.map(|p| &p.deployment),
+        current.map(|c| (&c.deployment, c.old_instance.as_deref())),
+    );
+    let (o, who) = (&f.db, (f.db.identifier(), INSTANCE));
+    Subject::new(who, &o.spec.upgrade, &o.metadata, recorded)
 }
 
 /// Why RDS would refuse a deployment of this instance (SourceDatabaseNotSupportedFault): its
@@ -186,12 +173,10 @@ fn create(
     f: &Facts,
     plan: &mut Plan,
     observed: &ObservedInstance,
-    carried: &[Diff],
+    carried: &[FieldDrift],
     fields: &mut DBInstanceStatus,
-) {
+) -> bool {
     let db = &f.db;
-    let identifier = db.identifier();
-    let name = shared::name(&identifier, db.metadata.generation.unwrap_or_default());
     let wants = |field: &str| carried.iter().any(|d| d.field == field);
     let targets = BlueGreenTargets {
         engine_version: db
@@ -207,140 +192,22 @@ fn create(
         storage_type: (db.spec.storage_type.map(|t| t.as_str().to_owned()))
             .filter(|_| wants("storageType")),
     };
-    plan.step(Step::BlueGreen {
-        identifier: identifier.clone(),
-        call: Call::Create {
-            name: name.clone(),
-            source: observed.arn.clone().unwrap_or_default(),
-            targets: Box::new(targets),
-            tags: spec::tags_of(db),
-        },
-    });
-    let note = format!(
-        "creating blue/green deployment {name} of {identifier}: a green copy with {}, switched over once \
-         approved",
-        describe_diffs(carried)
+    let green = Green {
+        source: observed.arn.clone().unwrap_or_default(),
+        targets,
+        tags: spec::tags_of(db),
+        copy: "a green copy",
+    };
+    let named = (
+        &db.identifier()[..],
+        db.metadata.generation.unwrap_or_default(),
     );
-    plan.event(
-        EventType::Normal,
-        "BlueGreenCreating",
-        "Update",
-        note.clone(),
-    );
+    let (deployment, r) = rules::create(plan, named, green, carried);
     fields.blue_green = Some(BlueGreenStatus {
-        deployment: DeploymentStatus {
-            deployment_name: name,
-            status: "PROVISIONING".into(),
-            changes: carried.iter().map(FieldDrift::from).collect(),
-            ..Default::default()
-        },
+        deployment,
         ..Default::default()
     });
-    plan.requeue = Requeue::After(f.intervals.busy);
-    plan.status = Some(observed_plan(
-        fields.clone(),
-        false,
-        "BlueGreenProvisioning",
-        note,
-    ));
-}
-
-/// A deployment RDS has: reported in each state, switched over once approved and AVAILABLE,
-/// never deleted after a failure; after the switchover, its old instance kept for the retention.
-fn deployment(
-    f: &Facts,
-    plan: &mut Plan,
-    d: &ObservedDeployment,
-    fields: &mut DBInstanceStatus,
-    old: Option<&ObservedInstance>,
-) -> bool {
-    let id = &d.identifier;
-    let previous = (f.db.status.as_ref())
-        .and_then(|s| s.blue_green.as_ref())
-        .map(|p| p.deployment.status.as_str());
-    let new_state = previous != Some(d.status.as_str());
-    let (reason, message, busy, warning) = match shared::stage(d) {
-        Stage::Available => return available(f, plan, d, fields, new_state),
-        Stage::Completed => {
-            if new_state {
-                let old = (fields.blue_green.as_ref()).and_then(|b| b.old_instance.clone());
-                let note = format!(
-                    "blue/green deployment {id} switched over; the old instance {} is kept",
-                    old.unwrap_or_default()
-                );
-                plan.event(EventType::Normal, "SwitchedOver", "Update", note);
-            }
-            return retention(f, plan, d, fields, old);
-        }
-        Stage::Report {
-            reason,
-            message,
-            busy,
-            warning,
-        } => (reason, message, busy, warning),
-    };
-    let after = match busy {
-        true => f.intervals.busy,
-        false => f.intervals.settled,
-    };
-    let event = warning.then_some(EventType::Warning);
-    if let Some(type_) = event.filter(|_| new_state) {
-        plan.event(type_, reason, "Update", message.clone());
-    }
-    report(plan, fields, reason, message, after);
-    true
-}
-
-/// A deployment RDS reports AVAILABLE: switched over once approved (the annotation that approved
-/// it removed), else reported as waiting for approval.
-fn available(
-    f: &Facts,
-    plan: &mut Plan,
-    d: &ObservedDeployment,
-    fields: &DBInstanceStatus,
-    new_state: bool,
-) -> bool {
-    let id = &d.identifier;
-    if shared::approved(&f.db.spec.upgrade, f.db.metadata.annotations.as_ref(), id) {
-        plan.step(Step::BlueGreen {
-            identifier: f.db.identifier(),
-            call: Call::Switchover {
-                deployment: id.clone(),
-                timeout: f.db.spec.upgrade.switchover_timeout,
-            },
-        });
-        if shared::annotation(f.db.metadata.annotations.as_ref()).is_some() {
-            plan.step(Step::ClearSwitchoverAnnotation);
-        }
-        let note = format!(
-            "switching over blue/green deployment {id}: {}",
-            describe_recorded(fields)
-        );
-        plan.event(EventType::Normal, "SwitchingOver", "Update", note.clone());
-        report(plan, fields, "SwitchingOver", note, f.intervals.busy);
-        return true;
-    }
-    let message = format!(
-        "blue/green deployment {id} is AVAILABLE: green carries {}; approve the switchover with \
-         spec.switchover: {id} or the annotation {SWITCHOVER_ANNOTATION}: \"true\"",
-        describe_recorded(fields)
-    );
-    if new_state {
-        plan.event(
-            EventType::Normal,
-            "SwitchoverReady",
-            "Update",
-            message.clone(),
-        );
-    }
-    report(
-        plan,
-        fields,
-        "SwitchoverAwaitingApproval",
-        message,
-        f.intervals.settled,
-    );
-    true
+    report(f, plan, fields, r)
 }
 
 /// After the switchover: the old instance is deleted once spec.oldInstanceRetention has passed,
@@ -390,11 +257,11 @@ pub(super) fn delete_leftover(f: &Facts, o: &ObservedInstance) -> Step {
         &f.db.metadata,
         &f.now,
     );
-    Step::DeleteInstance {
+    Step::Own(InstanceStep::DeleteInstance {
         identifier: o.identifier.clone(),
         final_snapshot,
         delete_automated_backups: f.db.spec.delete_automated_backups == Some(true),
-    }
+    })
 }
 
 /// At deletion of the DBInstance: its deployment is deleted first (never with its target), and
@@ -407,19 +274,7 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
     }
     let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
     if let Some(d) = &facts.deployment {
-        if !matches!(d.status.as_str(), "SWITCHOVER_IN_PROGRESS" | "DELETING") {
-            plan.step(Step::BlueGreen {
-                identifier: f.db.identifier(),
-                call: Call::Delete {
-                    deployment: d.identifier.clone(),
-                },
-            });
-            let note = format!(
-                "deleting blue/green deployment {} before the instance",
-                d.identifier
-            );
-            plan.event(EventType::Normal, "Deleting", "Delete", note);
-        }
+        rules::delete_first(&mut plan, &subject(f, None, None), d);
         return Some(plan);
     }
     let uid = f.db.metadata.uid.as_deref().unwrap_or_default();
@@ -459,22 +314,12 @@ fn status_of(
     }
 }
 
-fn report(
-    plan: &mut Plan,
-    fields: &DBInstanceStatus,
-    reason: &str,
-    message: String,
-    after: std::time::Duration,
-) {
-    plan.requeue = Requeue::After(after);
-    plan.status = Some(observed_plan(fields.clone(), false, reason, message));
-}
-
-/// What the deployment carries, in words: the changes status recorded, else the spec's.
-fn describe_recorded(fields: &DBInstanceStatus) -> String {
-    let changes = (fields.blue_green.as_ref()).map_or(&[][..], |b| &b.deployment.changes[..]);
-    match changes.is_empty() {
-        true => "the spec's changes".into(),
-        false => describe_fields(changes.iter().cloned()),
-    }
+/// Synced False with the rules' reason (Ready follows RDS: blue serves meanwhile). The plan holds.
+fn report(f: &Facts, plan: &mut Plan, fields: &DBInstanceStatus, r: Report) -> bool {
+    plan.requeue = Requeue::After(match r.busy {
+        true => f.intervals.busy,
+        false => f.intervals.settled,
+    });
+    plan.status = Some(observed_plan(fields.clone(), false, &r.reason, r.message));
+    true
 }

@@ -8,7 +8,7 @@ use crate::rds_state::ObservedInstance;
 
 use super::spec::{self, final_snapshot_identifier, owned_by};
 use super::status::{observed_status, refuse};
-use super::types::{ConditionPlan, Facts, Gauge, Plan, Requeue, StatusPlan, Step};
+use super::types::{ConditionPlan, Facts, Gauge, InstanceStep, Plan, Requeue, StatusPlan, Step};
 use super::{blue_green, replica};
 
 /// What deletion does to the RDS instance.
@@ -124,11 +124,11 @@ pub fn plan(f: &Facts) -> Plan {
                 Some(s) => format!("deleting RDS instance {identifier} after final snapshot {s}"),
                 None => format!("deleting RDS instance {identifier}"),
             };
-            plan.step(Step::DeleteInstance {
+            plan.step(Step::Own(InstanceStep::DeleteInstance {
                 identifier,
                 final_snapshot,
                 delete_automated_backups: db.spec.delete_automated_backups == Some(true),
-            });
+            }));
             plan.event(EventType::Normal, "Deleting", "Delete", note);
             plan
         }

@@ -2,24 +2,15 @@
 //! and written only when it differs (and only one this DBInstance controls), and the owner of
 //! the generated password Secret, which follows the deletion policy.
 
-use kube::runtime::events::EventType;
-
-use crate::database::connection::{self, ConnectionInfo};
+use crate::database::connection::ConnectionInfo;
 use crate::rds_state::ObservedInstance;
 
 use super::spec;
 use super::tenancy;
-use super::types::{Facts, PasswordFacts, Plan, Sensitive, Step};
-use crate::database::secret::SecretStep;
-pub use crate::database::secret::{SecretWrite, not_ours, write_of};
-
-/// Why the connection Secret cannot be written.
-pub(super) enum SecretProblem {
-    /// A template cannot be rendered.
-    Template(String),
-    /// A Secret of that name exists and is not controlled by this DBInstance.
-    NotOurs(String),
-}
+use super::types::{Facts, Plan, Sensitive, Step};
+use crate::database::password::password_owner;
+pub use crate::database::secret::{SecretProblem, not_ours};
+use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
 
 /// Plans the connection Secret's write when its content differs from what it should be (missing,
 /// edited, endpoint or password changed). Only a Secret this DBInstance controls is ever updated;
@@ -51,53 +42,24 @@ pub(super) fn connection_secret(
         engine: &db.spec.engine,
         ca_bundle: f.ca_bundle.as_deref(),
     };
-    let data = (connection::render(&info, &wanted.extra_keys))
-        .map_err(|e| SecretProblem::Template(e.to_string()))?;
-    let owner_reference = tenancy::secrets_owner_referenced(db);
+    let writer = Writer {
+        kind: "DBInstance",
+        what: None,
+        owner_reference: tenancy::secrets_owner_referenced(db),
+    };
     let current = f.connection_secret.as_ref();
-    let name = wanted.name.clone();
-    match write_of(current, db, data, owner_reference) {
-        SecretWrite::NotOurs => {
-            return Err(SecretProblem::NotOurs(not_ours(&wanted.name, "DBInstance")));
-        }
-        SecretWrite::Write { data, create } => {
-            let note = format!("wrote the connection details to Secret {name}");
-            let write = Step::Secret(SecretStep::WriteConnection {
-                name,
-                data,
-                create,
-                owner_reference,
-            });
-            plan.step(write);
-            plan.event(EventType::Normal, "ConnectionSecretWritten", "Update", note);
-        }
-        SecretWrite::SetOwner => {
-            plan.step(Step::Secret(SecretStep::SetOwner {
-                name,
-                owner_reference,
-            }));
-        }
-        SecretWrite::Nothing => {}
-    }
+    let written = connection_write(current, db, wanted, &info, writer)?;
+    plan_write(plan, written, Step::Secret);
     Ok(())
 }
 
 /// The generated password Secret follows the deletion policy: with the DBInstance's
 /// ownerReference, or (Retain) without, so no garbage collection can take it first.
 pub(super) fn password_secret_owner(f: &Facts, plan: &mut Plan) {
+    let name = || spec::generated_secret_name(&f.db);
     let owner_reference = tenancy::secrets_owner_referenced(&f.db);
-    if let PasswordFacts::Generated {
-        controlled: true,
-        existing: Some(_),
-        owner_referenced,
-        ..
-    } = &f.password
-        && *owner_referenced != owner_reference
-    {
-        plan.step(Step::Secret(SecretStep::SetOwner {
-            name: spec::generated_secret_name(&f.db),
-            owner_reference,
-        }));
+    if let Some(step) = password_owner(&f.password, name, owner_reference) {
+        plan.step(Step::Secret(step));
     }
 }
 

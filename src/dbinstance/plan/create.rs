@@ -11,7 +11,7 @@ use crate::rds_state::ObservedInstance;
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
 use super::status::{observed_plan, observed_status};
 use super::tenancy;
-use super::types::{Facts, Plan, Sensitive, Step};
+use super::types::{Facts, InstanceStep, Plan, Sensitive, Step};
 use super::{replica, spec};
 
 /// Why an instance is created.
@@ -129,7 +129,7 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
                 "Restored",
                 format!("restored from snapshot {snapshot}"),
             ));
-            plan.step(Step::RestoreInstance {
+            plan.step(Step::Restore {
                 identifier: identifier.clone(),
                 snapshot,
                 spec: creation_spec(db),
@@ -188,12 +188,12 @@ fn replica_creation(
     if recreated {
         fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
     }
-    plan.step(Step::CreateReplica {
+    plan.step(Step::Own(InstanceStep::CreateReplica {
         identifier: identifier.clone(),
         source: source.clone(),
         spec: creation_spec(&f.db),
         tags,
-    });
+    }));
     let (type_, note) = match recreated {
         true => (
             EventType::Warning,
@@ -232,7 +232,7 @@ fn from_spec(
     let spec = creation_spec(&f.db);
     plan.step(
         match (r.db_snapshot_identifier, r.source_db_instance_identifier) {
-            (Some(snapshot), _) => Step::RestoreInstance {
+            (Some(snapshot), _) => Step::Restore {
                 identifier: identifier.clone(),
                 snapshot,
                 spec,
@@ -256,10 +256,10 @@ fn create_step(
     password: Option<Sensitive>,
     tags: std::collections::BTreeMap<String, String>,
 ) -> Step {
-    Step::CreateInstance {
+    Step::Own(InstanceStep::CreateInstance {
         identifier: f.db.identifier(),
         spec: creation_spec(&f.db),
         password,
         tags,
-    }
+    })
 }

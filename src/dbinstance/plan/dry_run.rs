@@ -10,7 +10,9 @@ use crate::dbinstance::{DryRun, DryRunStep, FieldDrift, OWNER_TAG};
 use crate::rds_state::ObservedInstance;
 
 use super::spec;
-use super::types::{ConditionPlan, Facts, Plan, PlannedEvent, Requeue, StatusPlan, Step};
+use super::types::{
+    ConditionPlan, Facts, InstanceStep, Plan, PlannedEvent, Requeue, StatusPlan, Step,
+};
 use crate::database::blue_green::Call;
 use crate::database::secret::SecretStep;
 
@@ -85,7 +87,7 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
         ..Default::default()
     };
     let (action, note): (&str, String) = match step {
-        Step::CreateInstance { spec, .. } => {
+        Step::Own(InstanceStep::CreateInstance { spec, .. }) => {
             preview.disruption = Disruption::NewInstance.as_str().into();
             let note = format!(
                 "a new, empty {} instance, {}",
@@ -93,7 +95,7 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             );
             ("CreateDBInstance", note)
         }
-        Step::RestoreInstance { snapshot, .. } => {
+        Step::Restore { snapshot, .. } => {
             preview.disruption = Disruption::NewInstance.as_str().into();
             (
                 "RestoreDBInstanceFromDBSnapshot",
@@ -108,7 +110,7 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
                 format!("from instance {source} at {at}"),
             )
         }
-        Step::ModifyInstance { modification, .. } => {
+        Step::Modify { modification, .. } => {
             preview_modify(f, modification, multi_az, &mut preview)
         }
         Step::AddTags { tags, .. } => {
@@ -123,7 +125,7 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             preview.fields = tag_fields(observed, keys.iter().map(|k| (k, "")));
             ("RemoveTagsFromResource", String::new())
         }
-        Step::DeleteInstance { final_snapshot, .. } => {
+        Step::Own(InstanceStep::DeleteInstance { final_snapshot, .. }) => {
             preview.disruption = Disruption::Deletion.as_str().into();
             let note = match final_snapshot {
                 Some(s) => format!("after a final snapshot, {s}"),
@@ -131,18 +133,18 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             };
             ("DeleteDBInstance", note)
         }
-        Step::BlueGreen { .. } | Step::CreateReplica { .. } | Step::PromoteReplica { .. } => {
-            copies(f, step, &mut preview)
-        }
-        Step::StartBackupReplication { replication, .. } => (
+        Step::BlueGreen { .. }
+        | Step::Own(InstanceStep::CreateReplica { .. })
+        | Step::Own(InstanceStep::PromoteReplica { .. }) => copies(f, step, &mut preview),
+        Step::Own(InstanceStep::StartBackupReplication { replication, .. }) => (
             "StartDBInstanceAutomatedBackupsReplication",
             format!("automated backups replicated to {}", replication.region),
         ),
-        Step::StopBackupReplication { region, .. } => (
+        Step::Own(InstanceStep::StopBackupReplication { region, .. }) => (
             "StopDBInstanceAutomatedBackupsReplication",
             format!("automated backups no longer replicated to {region}"),
         ),
-        Step::Reboot { .. } | Step::ApplyMaintenance(_) => {
+        Step::Own(InstanceStep::Reboot { .. }) | Step::ApplyMaintenance(_) => {
             preview.disruption = Disruption::Outage.as_str().into();
             outage(step)
         }
@@ -197,7 +199,7 @@ fn copies(f: &Facts, step: &Step, preview: &mut DryRunStep) -> (&'static str, St
             };
             (disruption, action, note)
         }
-        Step::CreateReplica { source, spec, .. } => {
+        Step::Own(InstanceStep::CreateReplica { source, spec, .. }) => {
             let note = format!("a read replica of {source}, {}", spec.db_instance_class);
             (Disruption::NewInstance, "CreateDBInstanceReadReplica", note)
         }

@@ -16,7 +16,7 @@ use super::spec;
 use super::status::{observed_plan, refuse};
 use super::tenancy;
 pub use super::tenancy::ReplicaSource;
-use super::types::{Facts, PasswordRead, Plan, Requeue, Step};
+use super::types::{Facts, InstanceStep, PasswordRead, Plan, Requeue, Step};
 
 /// Whether the spec wants a read replica: replicaOf, and no promotion asked.
 pub fn wanted(db: &DBInstance) -> bool {
@@ -156,11 +156,11 @@ fn promote(f: &Facts, plan: &mut Plan, observed: &ObservedInstance, mut fields: 
         plan.status = Some(observed_plan(fields, false, "Waiting", message));
         return;
     }
-    plan.step(Step::PromoteReplica {
+    plan.step(Step::Own(InstanceStep::PromoteReplica {
         identifier: identifier.clone(),
         backup_retention_period: f.db.spec.backup_retention_period,
         preferred_backup_window: f.db.spec.backups.preferred_backup_window.clone(),
-    });
+    }));
     let note = format!(
         "promoting read replica {identifier} of {source} to a standalone instance (one-way)"
     );

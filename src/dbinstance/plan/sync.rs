@@ -18,7 +18,7 @@ use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
 use super::status::{
     describe_diffs, drift_record, observed_plan, observed_status, readiness, refuse,
 };
-use super::types::{Facts, Plan, Requeue, Sensitive, StatusPlan, Step};
+use super::types::{Facts, InstanceStep, Plan, Requeue, Sensitive, StatusPlan, Step};
 use super::{blue_green, replica, spec};
 
 pub use crate::managed::fights::{FIGHT_LIMIT, FIGHT_WINDOW};
@@ -415,9 +415,9 @@ impl Sync<'_> {
             };
         if reboot {
             let identifier = db.identifier();
-            plan.step(Step::Reboot {
+            plan.step(Step::Own(InstanceStep::Reboot {
                 identifier: identifier.clone(),
-            });
+            }));
             let note = format!(
                 "rebooting RDS instance {identifier}: its parameter group has static changes pending"
             );
@@ -482,7 +482,7 @@ impl Sync<'_> {
         let arn = self.observed.arn.clone().unwrap_or_default();
         fields.common.applied_tag_keys = self.applied_tag_keys();
         if let Some(m) = &c.modification {
-            plan.step(Step::ModifyInstance {
+            plan.step(Step::Modify {
                 identifier: identifier.clone(),
                 modification: Box::new(m.clone()),
                 password: password.filter(|_| m.rotate_password),

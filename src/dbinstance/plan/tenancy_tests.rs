@@ -368,7 +368,7 @@ fn after_an_out_of_band_deletion_only_its_own_snapshots_are_restored() {
         s
     };
     let restored_from = |p: &Plan| match &p.steps[..] {
-        [Step::RestoreInstance { snapshot, .. }] => snapshot.clone(),
+        [Step::Restore { snapshot, .. }] => snapshot.clone(),
         other => format!("{other:?}"),
     };
     // The newest snapshot of the identifier is another team's: it is not the one restored.

@@ -96,50 +96,19 @@ pub struct Facts {
 pub use crate::database::password::{PasswordFacts, PasswordRead};
 pub use crate::sensitive::Sensitive;
 
-/// One thing the act step does: one RDS call or one Kubernetes write, each idempotent.
+/// One thing the act step does: one RDS call or one Kubernetes write, each idempotent. The steps
+/// both database kinds take are written once (`database::step`); a DBInstance's own are
+/// [`InstanceStep`]s.
+pub type Step = crate::database::step::Step<DBInstanceSpec, Modification, InstanceStep>;
+
+/// The steps only a DBInstance takes.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    /// Add the cleanup finalizer.
-    AddFinalizer,
-    /// Write the generated password Secret or the connection Secret, or set a Secret's owner.
-    Secret(SecretStep),
+pub enum InstanceStep {
     /// CreateDBInstance from the spec.
     CreateInstance {
         identifier: String,
         spec: Box<DBInstanceSpec>,
         password: Option<Sensitive>,
-        tags: BTreeMap<String, String>,
-    },
-    /// ModifyDBInstance carrying exactly these fields.
-    ModifyInstance {
-        identifier: String,
-        modification: Box<Modification>,
-        password: Option<Sensitive>,
-    },
-    AddTags {
-        identifier: String,
-        arn: String,
-        tags: BTreeMap<String, String>,
-    },
-    RemoveTags {
-        identifier: String,
-        arn: String,
-        keys: Vec<String>,
-    },
-    /// RestoreDBInstanceFromDBSnapshot, with the spec's settings and our tags.
-    RestoreInstance {
-        identifier: String,
-        snapshot: String,
-        spec: Box<DBInstanceSpec>,
-        tags: BTreeMap<String, String>,
-    },
-    /// RestoreDBInstanceToPointInTime of `source` at `time` (None: the latest restorable time),
-    /// with the spec's settings and our tags.
-    RestoreToPointInTime {
-        identifier: String,
-        source: String,
-        time: Option<String>,
-        spec: Box<DBInstanceSpec>,
         tags: BTreeMap<String, String>,
     },
     /// DeleteDBInstance, with a final snapshot when named; automated backups are kept unless
@@ -149,17 +118,8 @@ pub enum Step {
         final_snapshot: Option<String>,
         delete_automated_backups: bool,
     },
-    /// Keep an owned Secret, without its owner reference (the database is retained).
-    OrphanSecret { name: String },
-    /// Delete an owned Secret.
-    DeleteSecret { name: String },
-    /// Remove the cleanup finalizer.
-    RemoveFinalizer,
     /// RebootDBInstance: static parameter changes wait for it.
     Reboot { identifier: String },
-    /// ApplyPendingMaintenanceAction of one action of our instance (`arn`), `immediate` or
-    /// `next-maintenance` (`maintenance::decide`).
-    ApplyMaintenance(crate::maintenance::ApplyStep),
     /// CreateDBInstanceReadReplica of `source` (identifier or ARN), with the spec's settings a
     /// replica takes and our tags.
     CreateReplica {
@@ -168,13 +128,6 @@ pub enum Step {
         spec: Box<DBInstanceSpec>,
         tags: BTreeMap<String, String>,
     },
-    /// A call of our instance's blue/green deployment (its creation, switchover or deletion).
-    BlueGreen {
-        identifier: String,
-        call: crate::database::blue_green::Call,
-    },
-    /// Remove the annotation that approved a switchover, so it approves no later one.
-    ClearSwitchoverAnnotation,
     /// PromoteReadReplica, with the spec's backup settings.
     PromoteReplica {
         identifier: String,
@@ -195,31 +148,32 @@ pub enum Step {
     },
 }
 
-impl Step {
-    /// Stable name for logs.
-    pub fn name(&self) -> &'static str {
+impl crate::database::step::OwnStep for InstanceStep {
+    const MODIFY: &'static str = "ModifyInstance";
+    const RESTORE: &'static str = "RestoreInstance";
+
+    fn name(&self) -> &'static str {
         match self {
-            Step::AddFinalizer => "AddFinalizer",
-            Step::Secret(secret) => secret.label(),
-            Step::CreateInstance { .. } => "CreateInstance",
-            Step::ModifyInstance { .. } => "ModifyInstance",
-            Step::AddTags { .. } => "AddTags",
-            Step::RemoveTags { .. } => "RemoveTags",
-            Step::RestoreInstance { .. } => "RestoreInstance",
-            Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
-            Step::DeleteInstance { .. } => "DeleteInstance",
-            Step::OrphanSecret { .. } => "OrphanSecret",
-            Step::DeleteSecret { .. } => "DeleteSecret",
-            Step::RemoveFinalizer => "RemoveFinalizer",
-            Step::Reboot { .. } => "Reboot",
-            Step::ApplyMaintenance(_) => "ApplyMaintenance",
-            Step::CreateReplica { .. } => "CreateReplica",
-            Step::PromoteReplica { .. } => "PromoteReplica",
-            Step::BlueGreen { call, .. } => call.name(),
-            Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
-            Step::StartBackupReplication { .. } => "StartBackupReplication",
-            Step::StopBackupReplication { .. } => "StopBackupReplication",
+            InstanceStep::CreateInstance { .. } => "CreateInstance",
+            InstanceStep::DeleteInstance { .. } => "DeleteInstance",
+            InstanceStep::Reboot { .. } => "Reboot",
+            InstanceStep::CreateReplica { .. } => "CreateReplica",
+            InstanceStep::PromoteReplica { .. } => "PromoteReplica",
+            InstanceStep::StartBackupReplication { .. } => "StartBackupReplication",
+            InstanceStep::StopBackupReplication { .. } => "StopBackupReplication",
         }
+    }
+}
+
+impl crate::managed::plan::Steps<Step> for Plan {
+    fn push(&mut self, step: Step) {
+        self.step(step);
+    }
+    fn event(&mut self, type_: EventType, reason: &str, action: &'static str, note: String) {
+        Plan::event(self, type_, reason, action, note);
+    }
+    fn requeue(&mut self, requeue: Requeue) {
+        self.requeue = requeue;
     }
 }
 

@@ -32,18 +32,11 @@ fn upgrade() -> Facts {
 fn deployment(status: &str) -> ObservedDeployment {
     let completed = status == "SWITCHOVER_COMPLETED";
     let arn = |id: &str| format!("arn:aws:rds:us-east-1:123456789012:cluster:{id}");
-    ObservedDeployment {
-        identifier: BGD.into(),
-        name: "coffee-2".into(),
-        source: arn(if completed { "coffee-old1" } else { "coffee" }),
-        target: Some(arn(if completed {
-            "coffee"
-        } else {
-            "coffee-green-abcdef"
-        })),
-        status: status.into(),
-        ..Default::default()
-    }
+    let arns = match completed {
+        true => [arn("coffee-old1"), arn("coffee")],
+        false => [arn("coffee"), arn("coffee-green-abcdef")],
+    };
+    crate::database::blue_green::observed(BGD, arns, status)
 }
 
 /// The deployment RDS has in `status`, recorded in status as made at generation 2.
@@ -52,12 +45,7 @@ fn running(status: &str) -> Facts {
         let s = f.cluster.status.as_mut().unwrap();
         s.reported.observed_generation = Some(2);
         s.blue_green = Some(ClusterBlueGreen {
-            deployment: DeploymentStatus {
-                deployment_identifier: BGD.into(),
-                deployment_name: "coffee-2".into(),
-                status: "PROVISIONING".into(),
-                ..Default::default()
-            },
+            deployment: DeploymentStatus::made(BGD, "coffee-2"),
             ..Default::default()
         });
         f.blue_green = Some(BlueGreenFacts {
@@ -386,10 +374,10 @@ fn the_old_cluster_goes_after_its_retention_members_first_then_it_then_the_deplo
     }
     let p = plan(&switched(Some("30m"), &[], vec![]));
     let deleted = p.steps.iter().find_map(|s| match s {
-        Step::Delete {
+        Step::Own(ClusterStep::Delete {
             identifier,
             final_snapshot,
-        } => Some((identifier.as_str(), final_snapshot.clone())),
+        }) => Some((identifier.as_str(), final_snapshot.clone())),
         _ => None,
     });
     let (identifier, snapshot) = deleted.unwrap();

@@ -69,12 +69,12 @@ fn member(identifier: &str, role: &str) -> GlobalMember {
 #[test]
 fn a_secondary_is_created_in_its_global_database_with_no_master_user_password_or_database() {
     let p = plan(&secondary());
-    let Some(Step::Create {
+    let Some(Step::Own(ClusterStep::Create {
         spec,
         password,
         global,
         ..
-    }) = p.steps.first()
+    })) = p.steps.first()
     else {
         panic!("expected CreateDBCluster, got {:?}", p.steps);
     };
@@ -131,9 +131,9 @@ fn a_secondary_waits_for_its_global_cluster_and_is_never_made_in_the_primarys_re
         let p = plan(&f);
         assert_eq!(synced_reason(&p), reason, "{case}");
         let created = (p.steps.iter()).find_map(|s| match s {
-            Step::Create {
+            Step::Own(ClusterStep::Create {
                 global, password, ..
-            } => Some((global.clone(), password.is_none())),
+            }) => Some((global.clone(), password.is_none())),
             _ => None,
         });
         let expected = (reason == "Synced").then(|| (Some("coffee-global".to_owned()), true));
@@ -212,7 +212,7 @@ fn removing_the_reference_detaches_a_secondary_once_and_never_a_primary() {
     for (case, f, steps) in cases {
         let p = plan(&f);
         assert_eq!(names(&p), steps, "{case}");
-        if let Some(Step::Detach { global, arn, .. }) = p.steps.first() {
+        if let Some(Step::Own(ClusterStep::Detach { global, arn, .. })) = p.steps.first() {
             assert_eq!(global, "coffee-global");
             assert_eq!(Some(arn.clone()), ours().arn);
         }

@@ -27,14 +27,8 @@ fn upgrade() -> Facts {
 }
 
 fn deployment(status: &str) -> ObservedDeployment {
-    ObservedDeployment {
-        identifier: BGD.into(),
-        name: "coffee-2".into(),
-        source: ARN.into(),
-        target: Some("arn:aws:rds:us-east-1:123456789012:db:coffee-green-abcdef".into()),
-        status: status.into(),
-        ..Default::default()
-    }
+    let green = "arn:aws:rds:us-east-1:123456789012:db:coffee-green-abcdef";
+    crate::database::blue_green::observed(BGD, [ARN.into(), green.into()], status)
 }
 
 /// The upgrade once its deployment was made and recorded, RDS reporting it in `status`.
@@ -43,12 +37,7 @@ fn running(status: &str) -> Facts {
         let s = f.db.status.as_mut().unwrap();
         s.reported.observed_generation = Some(2);
         s.blue_green = Some(BlueGreenStatus {
-            deployment: DeploymentStatus {
-                deployment_identifier: BGD.into(),
-                deployment_name: "coffee-2".into(),
-                status: "PROVISIONING".into(),
-                ..Default::default()
-            },
+            deployment: DeploymentStatus::made(BGD, "coffee-2"),
             ..Default::default()
         });
         f.blue_green = Some(BlueGreenFacts {
@@ -113,7 +102,7 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
         f.db.spec.upgrade.upgrade_policy = UpgradePolicy::InPlace
     });
     assert!(
-        matches!(&plan(&in_place).steps[..], [Step::ModifyInstance { modification, .. }]
+        matches!(&plan(&in_place).steps[..], [Step::Modify { modification, .. }]
             if modification.engine_version.as_deref() == Some("8.4.3")),
         "{:?}",
         plan(&in_place).steps
@@ -122,7 +111,7 @@ fn a_major_upgrade_is_one_deployment_and_in_place_is_unchanged() {
     let both = upgrade().edited(|s| s.backups.preferred_backup_window = Some("03:00-04:00".into()));
     let p = plan(&both);
     assert!(
-        matches!(&p.steps[..], [Step::ModifyInstance { modification, .. }]
+        matches!(&p.steps[..], [Step::Modify { modification, .. }]
             if modification.engine_version.is_none() && modification.preferred_backup_window.is_some()),
         "{:?}",
         p.steps
@@ -261,11 +250,11 @@ fn the_old_instance_is_kept_until_its_retention_then_deleted_by_the_deletion_pol
     assert_eq!(
         due.steps,
         vec![
-            Step::DeleteInstance {
+            Step::Own(InstanceStep::DeleteInstance {
                 identifier: "coffee-old1".into(),
                 final_snapshot: Some("coffee-old1-final-6b0f1c2e-20261130100000".into()),
                 delete_automated_backups: false,
-            },
+            }),
             Step::BlueGreen {
                 identifier: "coffee".into(),
                 call: Call::Delete {
@@ -312,18 +301,18 @@ fn deleting_the_dbinstance_takes_the_deployment_first_and_green_by_the_snapshot_
     }));
     assert_eq!(
         plan(&left).steps,
-        vec![Step::DeleteInstance {
+        vec![Step::Own(InstanceStep::DeleteInstance {
             identifier: "coffee-green-abcdef".into(),
             final_snapshot: Some("coffee-green-abcdef-final-6b0f1c2e-19700101000000".into()),
             delete_automated_backups: false,
-        }]
+        })]
     );
     // Once nothing is left, the instance itself, as before.
     let alone = being_deleted(with(running("AVAILABLE"), |f| {
         f.blue_green = Some(BlueGreenFacts::default())
     }));
     assert!(
-        matches!(&plan(&alone).steps[..], [Step::DeleteInstance { identifier, .. }] if identifier == "coffee")
+        matches!(&plan(&alone).steps[..], [Step::Own(InstanceStep::DeleteInstance { identifier, .. })] if identifier == "coffee")
     );
 }
 

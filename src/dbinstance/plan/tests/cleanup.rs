@@ -5,11 +5,11 @@ use super::*;
 /// The plan that deletes the instance coffee (after `final_snapshot`, keeping the automated
 /// backups), with its Event.
 fn deleted(final_snapshot: Option<&str>, note: &str) -> Plan {
-    let step = Step::DeleteInstance {
+    let step = Step::Own(InstanceStep::DeleteInstance {
         identifier: "coffee".into(),
         final_snapshot: final_snapshot.map(str::to_owned),
         delete_automated_backups: false,
-    };
+    });
     let events = vec![event(Normal, "Deleting", "Delete", note, 1)];
     plan_of(BUSY, vec![step], None, events)
 }
@@ -168,10 +168,12 @@ fn deletion_defaults_keep_a_snapshot_and_the_backups() {
     let cached = with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {
         f.observed_directly = false;
     });
-    let delete = |snapshot: &str, backups: bool| Step::DeleteInstance {
-        identifier: "coffee".into(),
-        final_snapshot: Some(snapshot.into()),
-        delete_automated_backups: backups,
+    let delete = |snapshot: &str, backups: bool| {
+        Step::Own(InstanceStep::DeleteInstance {
+            identifier: "coffee".into(),
+            final_snapshot: Some(snapshot.into()),
+            delete_automated_backups: backups,
+        })
     };
     assert_eq!(plan(&default_policy).steps, vec![delete(FINAL, false)]);
     assert_eq!(

@@ -60,12 +60,12 @@ fn creation_and_ownership() {
                         replace: false,
                         owner_reference: true,
                     }),
-                    Step::CreateInstance {
+                    Step::Own(InstanceStep::CreateInstance {
                         identifier: "coffee".into(),
                         spec: creation_spec(generated_spec.clone()),
                         password: Some(pw("Gen3rated")),
                         tags: spec::creation_tags(&generated_spec, UID, "shop", "coffee"),
-                    },
+                    }),
                 ],
                 observed(
                     creating_fields(Some("Gen3rated")),
@@ -262,7 +262,7 @@ fn out_of_band_deletion() {
             with_snapshots,
             plan_of(
                 BUSY,
-                vec![Step::RestoreInstance {
+                vec![Step::Restore {
                     identifier: "coffee".into(),
                     snapshot: "rds:coffee-2026-11-30".into(),
                     spec: creation_spec(db().spec),
@@ -282,12 +282,12 @@ fn out_of_band_deletion() {
             opted_in.clone(),
             plan_of(
                 BUSY,
-                vec![Step::CreateInstance {
+                vec![Step::Own(InstanceStep::CreateInstance {
                     identifier: "coffee".into(),
                     spec: creation_spec(opted_in.db.spec.clone()),
                     password: Some(pw("Sup3r-Secret")),
                     tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
-                }],
+                })],
                 observed(recreated, true, "Synced", CREATING_SYNCED),
                 vec![event(
                     Warning,
@@ -391,9 +391,7 @@ fn restore_from_rules() {
         ..Default::default()
     });
     let p = plan(&snapshot);
-    assert!(
-        matches!(&p.steps[0], Step::RestoreInstance { snapshot, .. } if snapshot == "coffee-before")
-    );
+    assert!(matches!(&p.steps[0], Step::Restore { snapshot, .. } if snapshot == "coffee-before"));
     let fields = p.status.unwrap().fields;
     assert_eq!(
         fields.restore,
@@ -427,7 +425,7 @@ fn restore_from_rules() {
         status.common.master_user_password_hash = Some(super::password::RESTORED_PASSWORD.into());
     });
     let p = plan(&restored);
-    let Step::ModifyInstance {
+    let Step::Modify {
         modification,
         password,
         ..
@@ -564,7 +562,7 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
     for (case, f, sent, retention, restore, written) in rows {
         let p = plan(&f);
         let modify = p.steps.iter().find_map(|s| match s {
-            Step::ModifyInstance { modification, .. } => Some(modification),
+            Step::Modify { modification, .. } => Some(modification),
             _ => None,
         });
         assert_eq!(
@@ -590,7 +588,9 @@ fn a_restore_never_recorded_still_gets_the_specs_password_and_settings() {
     for (case, f) in [("adopted", adopted), ("created", created)] {
         let p = plan(&f);
         assert!(
-            !p.steps.iter().any(|s| matches!(s, Step::ModifyInstance { modification, .. } if modification.rotate_password)),
+            !p.steps.iter().any(
+                |s| matches!(s, Step::Modify { modification, .. } if modification.rotate_password)
+            ),
             "{case}: {:?}",
             p.steps
         );
@@ -628,7 +628,7 @@ fn references_wait_until_they_resolve() {
     let resolved = with(facts(), |f| {
         f.subnet_group = Some(Ok("coffee-subnets".into()))
     });
-    let Step::CreateInstance { spec, .. } = &plan(&resolved).steps[0] else {
+    let Step::Own(InstanceStep::CreateInstance { spec, .. }) = &plan(&resolved).steps[0] else {
         panic!("expected a create");
     };
     assert_eq!(
@@ -684,7 +684,7 @@ fn a_restore_from_a_dbsnapshot_waits_for_it_and_restores_its_identifier() {
     // Available: restored from its RDS identifier, and reported as that snapshot.
     let p = plan(&by_ref(Ok("coffee-before-change".into())));
     assert!(
-        matches!(&p.steps[0], Step::RestoreInstance { snapshot, .. } if snapshot == "coffee-before-change"),
+        matches!(&p.steps[0], Step::Restore { snapshot, .. } if snapshot == "coffee-before-change"),
         "{:?}",
         p.steps
     );
@@ -702,10 +702,6 @@ fn a_restore_from_a_dbsnapshot_waits_for_it_and_restores_its_identifier() {
         });
     });
     let p = plan(&foreign);
-    assert!(
-        !p.steps
-            .iter()
-            .any(|s| matches!(s, Step::RestoreInstance { .. }))
-    );
+    assert!(!p.steps.iter().any(|s| matches!(s, Step::Restore { .. })));
     assert_eq!(p.status.unwrap().synced.reason, "RestoreSourceNotOwned");
 }

@@ -61,7 +61,7 @@ fn a_member_sends_none_of_the_fields_its_cluster_owns() {
     let spec_of = |p: &Plan| {
         (p.steps.iter())
             .find_map(|s| match s {
-                Step::CreateInstance { spec, password, .. } => {
+                Step::Own(InstanceStep::CreateInstance { spec, password, .. }) => {
                     Some((spec.clone(), password.clone()))
                 }
                 _ => None,
@@ -148,10 +148,7 @@ fn a_member_never_drifts_on_a_field_its_cluster_owns() {
     f.db.status.as_mut().unwrap().reported.observed_generation = Some(1);
     f.db.status.as_mut().unwrap().common.owned = Some(true);
     let p = plan(&f);
-    let modify = p
-        .steps
-        .iter()
-        .find(|s| matches!(s, Step::ModifyInstance { .. }));
+    let modify = p.steps.iter().find(|s| matches!(s, Step::Modify { .. }));
     assert!(modify.is_none(), "{:?}", p.steps);
     let drift = p.status.as_ref().and_then(|s| s.fields.last_drift.clone());
     assert!(drift.is_none(), "{drift:?}");
@@ -159,7 +156,7 @@ fn a_member_never_drifts_on_a_field_its_cluster_owns() {
     let other_class = with(f, |f| f.db.spec.db_instance_class = "db.r6g.xlarge".into());
     let p = plan(&other_class.edited(|_| {}));
     let sent = (p.steps.iter()).find_map(|s| match s {
-        Step::ModifyInstance { modification, .. } => Some(modification.clone()),
+        Step::Modify { modification, .. } => Some(modification.clone()),
         _ => None,
     });
     assert_eq!(
@@ -197,7 +194,9 @@ fn a_member_waits_for_its_cluster_and_is_deleted_without_a_final_snapshot() {
     );
     let p = plan(&deleting);
     match p.steps.first() {
-        Some(Step::DeleteInstance { final_snapshot, .. }) => assert_eq!(*final_snapshot, None),
+        Some(Step::Own(InstanceStep::DeleteInstance { final_snapshot, .. })) => {
+            assert_eq!(*final_snapshot, None)
+        }
         other => panic!("expected the delete, got {other:?}"),
     }
 }

@@ -284,19 +284,19 @@ fn creation_spec(mut spec: DBInstanceSpec) -> Box<DBInstanceSpec> {
 }
 
 fn create_step(password: Option<&str>) -> Step {
-    Step::CreateInstance {
+    Step::Own(InstanceStep::CreateInstance {
         identifier: "coffee".into(),
         spec: creation_spec(db().spec),
         password: password.map(pw),
         tags: spec::creation_tags(&db().spec, UID, "shop", "coffee"),
-    }
+    })
 }
 
 /// The plan that sends the Secret's new password "Rotated-2026" to RDS.
 fn rotation(fields: DBInstanceStatus) -> Plan {
     plan_of(
         BUSY,
-        vec![Step::ModifyInstance {
+        vec![Step::Modify {
             identifier: "coffee".into(),
             modification: modification(|m| m.rotate_password = true),
             password: Some(pw("Rotated-2026")),

@@ -73,12 +73,12 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
     let replica_step = |f: &Facts| {
         let mut spec = super::super::replica::view(&f.db.spec);
         spec.backups.copy_tags_to_snapshot = Some(true);
-        Step::CreateReplica {
+        Step::Own(InstanceStep::CreateReplica {
             identifier: "coffee".into(),
             source: "coffee-main".into(),
             spec: Box::new(spec),
             tags: spec::creation_tags(&f.db.spec, UID, "shop", "coffee"),
-        }
+        })
     };
     let made = plan(&replica());
     assert_eq!(made.steps, vec![replica_step(&replica())]);
@@ -87,7 +87,7 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
         fields.common.master_user_password_hash, None,
         "a replica sends no password"
     );
-    let Step::CreateReplica { spec, .. } = &made.steps[0] else {
+    let Step::Own(InstanceStep::CreateReplica { spec, .. }) = &made.steps[0] else {
         unreachable!()
     };
     assert_eq!(
@@ -139,7 +139,7 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
     }
     let p = plan(&granted);
     assert!(
-        matches!(&p.steps[..], [Step::CreateReplica { source, .. }] if source == "their-db"),
+        matches!(&p.steps[..], [Step::Own(InstanceStep::CreateReplica { source, .. })] if source == "their-db"),
         "a granted source is copied: {:?}",
         p.steps
     );
@@ -150,7 +150,7 @@ fn a_replica_without_allocated_storage_is_made_with_its_sources() {
     let no_storage = with(replica(), |f| f.db.spec.allocated_storage = None);
     let p = plan(&no_storage);
     assert!(
-        matches!(&p.steps[..], [Step::CreateReplica { spec, .. }] if spec.allocated_storage.is_none()),
+        matches!(&p.steps[..], [Step::Own(InstanceStep::CreateReplica { spec, .. })] if spec.allocated_storage.is_none()),
         "one CreateDBInstanceReadReplica, sending no storage: {:?}",
         p.steps
     );
@@ -184,7 +184,7 @@ fn a_replica_never_sends_or_drifts_on_what_it_inherits() {
     // Its own settings still drift: the class.
     let moved = synced_replica().rds_shows(|o| o.db_instance_class = Some("db.t3.small".into()));
     assert!(
-        matches!(&steps(&moved)[..], [Step::ModifyInstance { modification, password: None, .. }]
+        matches!(&steps(&moved)[..], [Step::Modify { modification, password: None, .. }]
             if modification.db_instance_class.as_deref() == Some("db.t3.micro") && !modification.rotate_password),
         "{:?}",
         steps(&moved)
@@ -197,11 +197,11 @@ fn removing_replica_of_or_setting_promote_promotes_once_on_a_direct_read() {
         s.replica_of = None;
         s.backup_retention_period = Some(7);
     });
-    let promote = Step::PromoteReplica {
+    let promote = Step::Own(InstanceStep::PromoteReplica {
         identifier: "coffee".into(),
         backup_retention_period: Some(7),
         preferred_backup_window: None,
-    };
+    });
     let p = plan(&removed);
     assert_eq!(p.steps, vec![promote.clone()]);
     assert_eq!(reason(&p), "Promoting");
@@ -242,7 +242,7 @@ fn a_promoted_replica_is_given_the_specs_password_once() {
     });
     let p = plan(&promoted);
     assert!(
-        matches!(&p.steps[..], [Step::ModifyInstance { modification, password: Some(sent), .. }]
+        matches!(&p.steps[..], [Step::Modify { modification, password: Some(sent), .. }]
             if modification.rotate_password && *sent == pw("Sup3r-Secret")),
         "{:?}",
         p.steps
@@ -287,7 +287,7 @@ fn a_replica_deleted_outside_the_operator_is_made_again_of_its_source() {
     assert!(reads(&gone.db, None).replica_source);
     let p = plan(&gone);
     assert!(
-        matches!(&p.steps[..], [Step::CreateReplica { source, .. }] if source == "coffee-main"),
+        matches!(&p.steps[..], [Step::Own(InstanceStep::CreateReplica { source, .. })] if source == "coffee-main"),
         "{:?}",
         p.steps
     );
@@ -309,21 +309,21 @@ fn a_source_with_live_replicas_waits_and_a_replica_takes_no_final_snapshot() {
     let replica = being_deleted(synced_replica());
     assert_eq!(
         steps(&replica),
-        vec![Step::DeleteInstance {
+        vec![Step::Own(InstanceStep::DeleteInstance {
             identifier: "coffee".into(),
             final_snapshot: None,
             delete_automated_backups: false,
-        }]
+        })]
     );
     // Without replicas, the source is deleted after its final snapshot, as before.
     let alone = being_deleted(synced());
     assert_eq!(
         steps(&alone),
-        vec![Step::DeleteInstance {
+        vec![Step::Own(InstanceStep::DeleteInstance {
             identifier: "coffee".into(),
             final_snapshot: Some(FINAL.into()),
             delete_automated_backups: false,
-        }]
+        })]
     );
     let _ = ReplicationStatus::default();
 }
@@ -339,7 +339,10 @@ fn a_replica_the_spec_never_named_is_not_promoted_on_a_guess() {
     // promote: true says so.
     let asked = with_direct.edited(|s| s.promote = Some(true));
     assert!(
-        matches!(&steps(&asked)[..], [Step::PromoteReplica { .. }]),
+        matches!(
+            &steps(&asked)[..],
+            [Step::Own(InstanceStep::PromoteReplica { .. })]
+        ),
         "{:?}",
         steps(&asked)
     );

@@ -164,7 +164,7 @@ fn spec_edits_drift_tags_and_rotation() {
             edited.clone(),
             plan_of(
                 BUSY,
-                vec![Step::ModifyInstance {
+                vec![Step::Modify {
                     identifier: "coffee".into(),
                     modification: modification(|m| {
                         m.db_instance_class = Some("db.t3.small".into())
@@ -193,7 +193,7 @@ fn spec_edits_drift_tags_and_rotation() {
                 drift_corrected: vec!["dbInstanceClass"],
                 ..plan_of(
                     BUSY,
-                    vec![Step::ModifyInstance {
+                    vec![Step::Modify {
                         identifier: "coffee".into(),
                         modification: modification(|m| {
                             m.db_instance_class = Some("db.t3.micro".into())
@@ -495,7 +495,7 @@ fn protection_stronger_in_aws_is_kept_and_fights_stop() {
         }),
         ..synced_fields(&fighting)
     };
-    let class_back = |_: &Facts| Step::ModifyInstance {
+    let class_back = |_: &Facts| Step::Modify {
         identifier: "coffee".into(),
         modification: modification(|m| m.db_instance_class = Some("db.t3.micro".into())),
         password: None,
@@ -554,7 +554,7 @@ fn protection_stronger_in_aws_is_kept_and_fights_stop() {
     // A spec edit applies what the spec says.
     let edit_steps = corrected_again(&edited);
     assert_eq!(edit_steps.len(), 1, "one ModifyDBInstance");
-    let Step::ModifyInstance { modification, .. } = &edit_steps[0] else {
+    let Step::Modify { modification, .. } = &edit_steps[0] else {
         panic!("{edit_steps:?}")
     };
     assert_eq!(modification.deletion_protection, Some(false));

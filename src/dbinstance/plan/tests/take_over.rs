@@ -360,7 +360,7 @@ fn ack_deletion_policy_annotation() {
         ),
     ]);
     assert!(
-        matches!(&plan(&delete).steps[0], Step::DeleteInstance { final_snapshot: Some(s), .. } if s == FINAL)
+        matches!(&plan(&delete).steps[0], Step::Own(InstanceStep::DeleteInstance { final_snapshot: Some(s), .. }) if s == FINAL)
     );
 }
 
