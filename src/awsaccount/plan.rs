@@ -33,7 +33,7 @@ pub enum Step {
     RemoveFinalizer,
 }
 
-pub type Plan = KindPlan<Step, AWSAccountStatus>;
+pub type Plan = KindPlan<Step, KindStatus<AWSAccountStatus>>;
 
 /// The plan: while the account exists, the finalizer, and Ready from STS's answer; at deletion,
 /// wait with InUse while anything uses it (no step), else forget its locations and let go.
@@ -50,7 +50,7 @@ pub fn plan(f: &Facts) -> Plan {
     }
     let mut plan = Plan::new(Requeue::After(f.drift_interval));
     if !has_finalizer(&account.metadata) {
-        plan.steps.push(Step::AddFinalizer);
+        plan.step(Step::AddFinalizer);
     }
     let (ready, synced) = match &f.reached {
         Some(Ok(identity)) => {

@@ -144,7 +144,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             "{endpoint_type} over {}",
             describe_members(&static_members, &excluded_members)
         ));
-        plan.steps.push(Step::Own(Own::Modify {
+        plan.step(Step::Own(Own::Modify {
             name: o.name.clone(),
             endpoint_type,
             static_members,
@@ -212,7 +212,7 @@ fn create(
         cluster.identifier,
         describe_members(&static_members, &excluded_members)
     );
-    plan.steps.push(Step::Own(Own::Create {
+    plan.step(Step::Own(Own::Create {
         name: name.clone(),
         cluster: cluster.identifier.clone(),
         endpoint_type,

@@ -20,7 +20,7 @@ use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
 use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::references::{Referrers, RefersTo};
-use crate::managed::{Failure, Managed, Planned, references, scoped};
+use crate::managed::{Failure, Managed, references, scoped};
 use crate::optiongroup::OptionGroup;
 
 /// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
@@ -222,12 +222,12 @@ impl Managed for DBInstance {
         {
             ctx.metrics.set_state(&uid, Some(self.gauge(written)));
         }
-        if plan.gauge == Gauge::Remove {
+        if plan.ext.gauge == Gauge::Remove {
             ctx.metrics.set_state(&uid, None);
         }
-        if !plan.drift_corrected.is_empty() {
+        if !plan.ext.drift_corrected.is_empty() {
             ctx.metrics
-                .drift_corrected(plan.drift_corrected.iter().copied());
+                .drift_corrected(plan.ext.drift_corrected.iter().copied());
         }
     }
 }
@@ -249,24 +249,6 @@ impl DBInstance {
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "none".into()),
         }
-    }
-}
-
-impl Planned<Step> for Plan {
-    fn steps(&self) -> &[Step] {
-        &self.steps
-    }
-    fn events(&self) -> &[PlannedEvent] {
-        &self.events
-    }
-    fn requeue(&self) -> plan::Requeue {
-        self.requeue
-    }
-    fn refusal(&self) -> Option<&'static str> {
-        self.refusal
-    }
-    fn log(&self) -> Option<&str> {
-        self.log.as_deref()
     }
 }
 

@@ -119,7 +119,7 @@ fn apply<K: ParameterGroupKind>(
     let empty = ObservedParameterGroup::default();
     let observed = match &f.observed {
         None => {
-            plan.steps.push(named::Step::Own(Own::Create {
+            plan.step(named::Step::Own(Own::Create {
                 name: name.clone(),
                 family: g.family().to_owned(),
                 description: g.description().to_owned(),
@@ -200,13 +200,13 @@ fn parameter_steps<K: ParameterGroupKind>(
         .map(|k| (k.clone(), None, apply_method(&f.extra, k).to_owned()))
         .collect();
     for chunk in sets.chunks(PER_CALL) {
-        plan.steps.push(named::Step::Own(Own::Modify {
+        plan.step(named::Step::Own(Own::Modify {
             name: name.clone(),
             changes: chunk.to_vec(),
         }));
     }
     for chunk in resets.chunks(PER_CALL) {
-        plan.steps.push(named::Step::Own(Own::Reset {
+        plan.step(named::Step::Own(Own::Reset {
             name: name.clone(),
             changes: chunk.to_vec(),
         }));

@@ -262,7 +262,7 @@ fn auth_secret(
         return Err("the first target's password is not known yet".into());
     };
     let Some((arn, matches)) = f.extra.auth_secret.clone() else {
-        plan.steps.push(Step::Own(Own::CreateSecret {
+        plan.step(Step::Own(Own::CreateSecret {
             name: g.auth_secret_name(),
             username: c.username.clone(),
             password,
@@ -278,7 +278,7 @@ fn auth_secret(
             username,
             password,
         };
-        plan.steps.push(Step::Own(put));
+        plan.step(Step::Own(put));
         changed.push("the target's password written to the proxy's secret".into());
     }
     Ok(Some(arn))
@@ -303,7 +303,7 @@ fn create(f: &Facts, mut plan: Plan, auth: &str, tags: BTreeMap<String, String>)
         );
         return plan;
     }
-    plan.steps.push(Step::Own(Own::Create {
+    plan.step(Step::Own(Own::Create {
         name: name.clone(),
         engine_family: g.spec.engine_family.as_str().to_owned(),
         subnets: g.spec.vpc_subnet_ids.clone(),
@@ -365,7 +365,7 @@ fn keep(
     if have != want {
         changed.push("proxy settings".into());
         let settings = want;
-        plan.steps.push(Step::Own(Own::Modify {
+        plan.step(Step::Own(Own::Modify {
             name: name.clone(),
             settings,
         }));
@@ -373,7 +373,7 @@ fn keep(
     if let Some(pool) = (g.spec.connection_pool.as_ref()).filter(|p| differs(p, &o.pool)) {
         changed.push("connection pool".into());
         let pool = pool.clone();
-        plan.steps.push(Step::Own(Own::ModifyPool {
+        plan.step(Step::Own(Own::ModifyPool {
             name: name.clone(),
             pool,
         }));
@@ -398,7 +398,7 @@ fn keep(
         let verb = if register { "register" } else { "deregister" };
         changed.push(format!("{verb} {}", ids.join(", ")));
         let (name, targets) = (name.clone(), list);
-        plan.steps.push(Step::Own(Own::Targets {
+        plan.step(Step::Own(Own::Targets {
             name,
             register,
             targets,
@@ -440,7 +440,7 @@ fn endpoints(
                     true => g.spec.vpc_subnet_ids.clone(),
                     false => e.vpc_subnet_ids.clone(),
                 };
-                plan.steps.push(Step::Own(Own::CreateEndpoint {
+                plan.step(Step::Own(Own::CreateEndpoint {
                     proxy: o.name.clone(),
                     name: e.name.clone(),
                     role: role.to_owned(),
@@ -463,7 +463,7 @@ fn endpoints(
             .any(|e| e.name.eq_ignore_ascii_case(&name));
         if !wanted && there {
             changed.push(format!("endpoint {name} deleted"));
-            plan.steps.push(Step::Own(Own::DeleteEndpoint { name }));
+            plan.step(Step::Own(Own::DeleteEndpoint { name }));
         }
     }
     Ok(changed)

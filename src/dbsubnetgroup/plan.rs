@@ -128,7 +128,7 @@ fn apply(
 /// RDS has no group of that name: create it, tagged.
 fn create(g: &DBSubnetGroup, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
     let name = g.name_in_rds();
-    plan.steps.push(Step::Own(Own::Create {
+    plan.step(Step::Own(Own::Create {
         name: name.clone(),
         description: g.spec.description.clone(),
         subnet_ids: sorted(&g.spec.subnet_ids),
@@ -181,7 +181,7 @@ fn modification(g: &DBSubnetGroup, o: &ObservedSubnetGroup, plan: &mut Plan) -> 
         ));
     }
     if !changed.is_empty() {
-        plan.steps.push(Step::Own(Own::Modify {
+        plan.step(Step::Own(Own::Modify {
             name: g.name_in_rds(),
             description: g.spec.description.clone(),
             subnet_ids: sorted(&g.spec.subnet_ids),

@@ -162,7 +162,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
                     .map(|v| format!("engineVersion {v}")),
             );
         }
-        plan.steps.push(Step::Own(modify));
+        plan.step(Step::Own(modify));
     }
     let synced = match (changed.is_empty(), role) {
         (true, Some(role)) => role,
@@ -245,7 +245,7 @@ fn absent(f: &Facts, mut plan: Plan, tags: BTreeMap<String, String>) -> Plan {
         Some(r) => format!("of DBCluster {}", r.name),
         None => "empty".to_owned(),
     };
-    plan.steps.push(Step::Own(Own::Create {
+    plan.step(Step::Own(Own::Create {
         name: name.clone(),
         engine: (spec.engine).map(|e| e.as_str().to_owned()),
         engine_version: spec.engine_version.clone().filter(|_| source_arn.is_none()),

@@ -51,7 +51,7 @@ pub trait Steps<S> {
     fn requeue(&mut self, requeue: Requeue);
 }
 
-impl<S, T> Steps<S> for KindPlan<S, T> {
+impl<S, St, X> Steps<S> for KindPlan<S, St, X> {
     fn push(&mut self, step: S) {
         self.steps.push(step);
     }
@@ -63,19 +63,31 @@ impl<S, T> Steps<S> for KindPlan<S, T> {
     }
 }
 
-/// The plan of a group kind: the steps in order, the status to write (fields, Ready, Synced, and
-/// whether RDS is busy with the group), the Events (each after the steps it follows), when to look
-/// again, and the metric label of what it refuses (None for success), as for DBInstance.
+/// The plan of a kind: the steps in order, the status to write (`St`: a group kind's
+/// [`KindStatus`], DBInstance's own), the Events (each after the steps it follows), when to look
+/// again, the metric label of what it refuses (None for success), and what the kind reports
+/// besides (`X`: DBInstance's gauge, drift counter and log line; nothing for the others).
 #[derive(Clone, Debug, PartialEq)]
-pub struct KindPlan<S, T> {
+pub struct KindPlan<S, St, X = ()> {
     pub steps: Vec<S>,
-    pub status: Option<KindStatus<T>>,
+    pub status: Option<St>,
     pub events: Vec<PlannedEvent>,
     pub requeue: Requeue,
     pub refusal: Option<&'static str>,
+    pub ext: X,
 }
 
-impl<S, T> KindPlan<S, T> {
+/// What a kind's plan reports besides its steps and status (`KindPlan`'s `X`).
+pub trait Extension: Default {
+    /// A line for the operator's log only (what users of the object must not see).
+    fn log(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl Extension for () {}
+
+impl<S, St, X: Extension> KindPlan<S, St, X> {
     pub fn new(requeue: Requeue) -> Self {
         KindPlan {
             steps: Vec::new(),
@@ -83,7 +95,16 @@ impl<S, T> KindPlan<S, T> {
             events: Vec::new(),
             requeue,
             refusal: None,
+            ext: X::default(),
         }
+    }
+}
+
+impl<S, St, X> KindPlan<S, St, X> {
+    /// Adds a step; returns how many steps an Event after it waits for.
+    pub fn step(&mut self, step: S) -> usize {
+        self.steps.push(step);
+        self.steps.len()
     }
 
     /// An Event published once the steps so far have succeeded.
@@ -129,7 +150,9 @@ impl<S, T> KindPlan<S, T> {
         self.refusal = Some("SecretConflict");
         ConditionPlan::new(false, "ConnectionSecretConflict", message)
     }
+}
 
+impl<S, T, X> KindPlan<S, KindStatus<T>, X> {
     /// A group's status once its steps are planned (`changed`: what they change, in words). One
     /// that exists and changes nothing is Ready and Synced; otherwise it is Updating (with an
     /// Event when something is sent), Ready once it exists, and looked at again in a second.
@@ -176,7 +199,7 @@ pub struct KindStatus<T> {
     pub busy: bool,
 }
 
-impl<S, T> super::Planned<S> for KindPlan<S, T> {
+impl<S, St, X: Extension> super::Planned<S> for KindPlan<S, St, X> {
     fn steps(&self) -> &[S] {
         &self.steps
     }
@@ -188,5 +211,8 @@ impl<S, T> super::Planned<S> for KindPlan<S, T> {
     }
     fn refusal(&self) -> Option<&'static str> {
         self.refusal
+    }
+    fn log(&self) -> Option<&str> {
+        self.ext.log()
     }
 }

@@ -57,7 +57,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     let empty = ObservedOptionGroup::default();
     let observed = match &f.observed {
         None => {
-            plan.steps.push(named::Step::Own(Own::Create {
+            plan.step(named::Step::Own(Own::Create {
                 name: name.clone(),
                 engine: g.spec.engine_name.clone(),
                 major_version: g.spec.major_engine_version.clone(),
@@ -129,7 +129,7 @@ fn options(
         changed.push(format!("remove {}", remove.join(", ")));
     }
     if !changed.is_empty() {
-        plan.steps.push(named::Step::Own(Own::Modify {
+        plan.step(named::Step::Own(Own::Modify {
             name: g.name_in_rds(),
             include,
             remove,

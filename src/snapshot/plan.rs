@@ -232,13 +232,13 @@ fn adopt<K: SnapshotKind>(
 ) -> Plan<K> {
     let arn = o.arn.clone().unwrap_or_default();
     tags.insert(ADOPTED_TAG.into(), f.now.clone());
-    plan.steps.push(Step::AddTags {
+    plan.step(Step::AddTags {
         arn: arn.clone(),
         tags,
     });
     if o.tags.contains_key(RETAINED_TAG) {
         let keys = vec![RETAINED_TAG.to_owned()];
-        plan.steps.push(Step::RemoveTags { arn, keys });
+        plan.step(Step::RemoveTags { arn, keys });
     }
     let note = format!("adopting {} {}: adding the ownership tags", K::WHAT, o.name);
     plan.event(EventType::Normal, "Adopting", "Adopt", note.clone());
@@ -371,7 +371,7 @@ fn absent<K: SnapshotKind>(
             format!("taking {} {name} of {} {identifier}", K::WHAT, K::SOURCE),
         ),
     };
-    plan.steps.push(Step::Own(step));
+    plan.step(Step::Own(step));
     plan.event(EventType::Normal, "Creating", "Create", note);
     let fields = Fields {
         name: Some(name),

@@ -200,7 +200,7 @@ fn take<K: SnapshotKind>(
         K::SOURCE,
         rfc3339(tick)
     );
-    plan.steps.push(Step::Own(Own::Create {
+    plan.step(Step::Own(Own::Create {
         name: name.clone(),
         instance,
         tags,
@@ -224,7 +224,7 @@ fn retention<'a, K: SnapshotKind>(
         .collect();
     let old: Vec<_> = available.iter().skip(keep as usize).collect();
     for o in &old {
-        plan.steps.push(Step::Delete {
+        plan.step(Step::Delete {
             name: o.name.clone(),
         });
         kept.retain(|k| *k != o.name);
@@ -301,11 +301,11 @@ fn deletion<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
             ours.len()
         );
         plan.event(EventType::Normal, "Retained", "Delete", note);
-        plan.steps.push(Step::RemoveFinalizer);
+        plan.step(Step::RemoveFinalizer);
         return plan;
     }
     for o in ours.iter().filter(|o| o.status == "available") {
-        plan.steps.push(Step::Delete {
+        plan.step(Step::Delete {
             name: o.name.clone(),
         });
     }
@@ -318,6 +318,6 @@ fn deletion<K: SnapshotKind>(f: &Facts<K>) -> Plan<K> {
         );
         return report::<K>(plan, recorded(s), waiting);
     }
-    plan.steps.push(Step::RemoveFinalizer);
+    plan.step(Step::RemoveFinalizer);
     plan
 }

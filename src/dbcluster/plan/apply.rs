@@ -58,7 +58,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
         return refuse(plan, f, "InvalidSpec", &message, "InvalidSpec");
     }
     if !has_finalizer(&cluster.metadata) {
-        plan.steps.push(Step::AddFinalizer);
+        plan.step(Step::AddFinalizer);
     }
     let mut spec = cluster.spec.clone();
     // A reference waits for what it names; resolved, it reads as the plain name field.
@@ -216,7 +216,7 @@ fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &Obs
     let (listed, steps) = crate::maintenance::plan(&resource);
     fields.common.pending_maintenance_actions = listed;
     for (step, note) in steps {
-        plan.steps.push(Step::ApplyMaintenance(step));
+        plan.step(Step::ApplyMaintenance(step));
         plan.event(EventType::Normal, "Maintenance", "Update", note);
     }
 }
@@ -296,7 +296,7 @@ fn changes(
     let changed = modification.field_list();
     fields.last_drift = Some(format!("{}: {changed}", f.now));
     let rotate = modification.rotate_password;
-    plan.steps.push(Step::Modify {
+    plan.step(Step::Modify {
         identifier: identifier.clone(),
         modification: Box::new(modification),
         password: password.cloned().filter(|_| rotate),
@@ -333,7 +333,7 @@ fn password_secret_owner(f: &Facts, plan: &mut Plan) {
     let name = || generated_secret_name(&f.cluster);
     let owner_reference = secrets_owner_referenced(&f.cluster);
     if let Some(step) = password_owner(&f.password, name, owner_reference) {
-        plan.steps.push(Step::Secret(step));
+        plan.step(Step::Secret(step));
     }
 }
 
@@ -345,14 +345,14 @@ fn retag(plan: &mut Plan, fields: &mut DBClusterStatus, cluster: &DBCluster, o: 
     let (identifier, arn) = (o.identifier.clone(), o.arn.clone().unwrap_or_default());
     if !add.is_empty() {
         let (identifier, arn) = (identifier.clone(), arn.clone());
-        plan.steps.push(Step::AddTags {
+        plan.step(Step::AddTags {
             identifier,
             arn,
             tags: add,
         });
     }
     if !remove.is_empty() {
-        plan.steps.push(Step::RemoveTags {
+        plan.step(Step::RemoveTags {
             identifier,
             arn,
             keys: remove,

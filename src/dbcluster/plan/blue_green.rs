@@ -229,7 +229,7 @@ fn retention(f: &Facts, plan: &mut Plan, d: &ObservedDeployment, fields: &DBClus
             )
         }
         None => {
-            plan.steps.push(Step::BlueGreen {
+            plan.step(Step::BlueGreen {
                 identifier: cluster.identifier(),
                 call: Call::Delete {
                     deployment: d.identifier.clone(),
@@ -266,7 +266,7 @@ fn delete_leftover(
                 && tags::owned_by_namespace(&m.tags, &namespace)
         });
         for m in ours {
-            plan.steps.push(Step::Own(ClusterStep::DeleteMember {
+            plan.step(Step::Own(ClusterStep::DeleteMember {
                 cluster: c.identifier.clone(),
                 identifier: m.identifier.clone(),
             }));
@@ -281,7 +281,7 @@ fn delete_leftover(
         &f.cluster.metadata,
         &f.now,
     );
-    plan.steps.push(Step::Own(ClusterStep::Delete {
+    plan.step(Step::Own(ClusterStep::Delete {
         identifier: c.identifier.clone(),
         final_snapshot,
     }));

@@ -194,7 +194,7 @@ fn planned(
         Creation::New | Creation::EmptyInPlaceOfDeleted => {
             let note = creating_note(f, &why);
             let password = password.clone();
-            plan.steps.push(Step::Own(ClusterStep::Create {
+            plan.step(Step::Own(ClusterStep::Create {
                 identifier,
                 spec,
                 password,
@@ -209,7 +209,7 @@ fn planned(
             fields.common.master_user_password_hash =
                 previous.common.master_user_password_hash.clone();
             fields.restored_from = Some(format!("cluster snapshot {snapshot}"));
-            plan.steps.push(Step::Restore {
+            plan.step(Step::Restore {
                 identifier,
                 snapshot,
                 spec,
@@ -224,7 +224,7 @@ fn planned(
             // the spec's.
             fields.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
             let note = format!("restoring RDS cluster {identifier} from {source}");
-            plan.steps.push(from_spec(identifier, r, spec, tags));
+            plan.step(from_spec(identifier, r, spec, tags));
             ("Restoring", note)
         }
     };

@@ -26,7 +26,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
     let identifier = cluster.identifier();
     let policy = deletion_policy(cluster);
     if super::observe_only(cluster) {
-        plan.steps.push(Step::RemoveFinalizer);
+        plan.step(Step::RemoveFinalizer);
         return plan;
     }
     if policy == DeletionPolicy::Retain {
@@ -41,7 +41,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
     }
     let fields = cluster.status.clone().unwrap_or_default();
     let Some(o) = &f.observed else {
-        plan.steps.push(Step::RemoveFinalizer);
+        plan.step(Step::RemoveFinalizer);
         return plan;
     };
     if !tags::owned_by(&o.tags, &uid(cluster)) {
@@ -51,7 +51,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
             "Delete",
             format!("RDS cluster {identifier} is not this DBCluster's; it is left as it is"),
         );
-        plan.steps.push(Step::RemoveFinalizer);
+        plan.step(Step::RemoveFinalizer);
         return plan;
     }
     if o.status == "deleting" {
@@ -79,7 +79,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
     match super::global::deletion(f, o) {
         Some(Ok((step, note))) => {
             plan.event(EventType::Normal, "Detaching", "Delete", note.clone());
-            plan.steps.push(step);
+            plan.step(step);
             return waiting(plan, &fields, "Deleting", note);
         }
         Some(Err(why)) => {
@@ -99,7 +99,7 @@ fn retained(mut plan: Plan, identifier: &str) -> Plan {
     let note =
         format!("deletionPolicy is Retain: RDS cluster {identifier} and its Secrets are kept");
     plan.event(EventType::Normal, "Retained", "Delete", note);
-    plan.steps.push(Step::RemoveFinalizer);
+    plan.step(Step::RemoveFinalizer);
     plan
 }
 
@@ -108,7 +108,7 @@ fn retained(mut plan: Plan, identifier: &str) -> Plan {
 fn protected(f: &Facts, mut plan: Plan, fields: &DBClusterStatus) -> Plan {
     let identifier = f.cluster.identifier();
     if f.cluster.spec.deletion.deletion_protection == Some(false) {
-        plan.steps.push(Step::Modify {
+        plan.step(Step::Modify {
             identifier: identifier.clone(),
             modification: Box::new(ClusterModification {
                 apply_immediately: true,
@@ -139,7 +139,7 @@ fn delete(f: &Facts, mut plan: Plan, mut fields: DBClusterStatus, policy: Deleti
             .as_deref();
         snapshots::final_snapshot_name(explicit, &identifier, &cluster.metadata)
     });
-    plan.steps.push(Step::Own(ClusterStep::Delete {
+    plan.step(Step::Own(ClusterStep::Delete {
         identifier: identifier.clone(),
         final_snapshot: final_snapshot.clone(),
     }));

@@ -84,7 +84,7 @@ pub(super) fn detach_removed(
         o.identifier
     );
     plan.event(EventType::Normal, "Detaching", "Update", note);
-    plan.steps.push(detach(o, global));
+    plan.step(detach(o, global));
     true
 }
 

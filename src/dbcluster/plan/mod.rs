@@ -186,7 +186,7 @@ impl Step {
     }
 }
 
-pub type Plan = KindPlan<Step, DBClusterStatus>;
+pub type Plan = KindPlan<Step, KindStatus<DBClusterStatus>>;
 
 /// The one decision of a reconcile.
 pub fn plan(f: &Facts) -> Plan {

@@ -145,7 +145,7 @@ pub(super) fn adopt(f: &Facts, mut plan: Plan, o: &ObservedCluster) -> Plan {
         (ADOPTED_TAG.to_owned(), f.now.clone()),
     ];
     let identifier = o.identifier.clone();
-    plan.steps.push(Step::AddTags {
+    plan.step(Step::AddTags {
         identifier: identifier.clone(),
         arn,
         tags: ownership.into(),

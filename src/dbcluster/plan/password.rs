@@ -22,7 +22,7 @@ pub(super) fn password(f: &Facts, plan: &mut Plan) -> Result<Option<Sensitive>, 
     };
     let (password, write) = choose(&f.password, &whose)?;
     if let Some(write) = write {
-        plan.steps.push(Step::Secret(write));
+        plan.step(Step::Secret(write));
     }
     Ok(password)
 }

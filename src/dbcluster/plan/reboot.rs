@@ -55,7 +55,7 @@ pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedCluster) -> Option<Co
     }
     // Readers first; the writer last, when no reader waits.
     let next = (pending.iter().find(|m| !m.writer)).unwrap_or(&pending[0]);
-    plan.steps.push(Step::Own(ClusterStep::RebootMember {
+    plan.step(Step::Own(ClusterStep::RebootMember {
         cluster: o.identifier.clone(),
         identifier: next.identifier.clone(),
     }));

@@ -106,10 +106,10 @@ pub fn plan(f: &Facts) -> Plan {
     let db = &f.db;
     let valid = spec::validate(db).and_then(|()| spec::validate_against(db, &f.peers));
     if let Err(message) = valid {
-        let plan = Plan::idle(Requeue::AwaitChange);
+        let plan = Plan::new(Requeue::AwaitChange);
         return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
     }
-    let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+    let mut plan = Plan::new(Requeue::After(f.intervals.busy));
     if !spec::has_finalizer(db) {
         plan.step(Step::AddFinalizer);
     }
@@ -232,7 +232,7 @@ fn foreign(f: &Facts, mut plan: Plan, why: Foreign) -> Plan {
     plan.requeue = Requeue::After(f.intervals.settled);
     let owner = f.observed.as_ref().and_then(|o| o.tags.get(OWNER_NAME_TAG));
     // Who owns it is for the operator's log, not for every tenant who can read status.
-    plan.log = Some(format!(
+    plan.ext.log = Some(format!(
         "RDS instance {identifier} is not this DBInstance's: {}",
         owner.map_or("it has no rds-operator ownership tag", String::as_str)
     ));

@@ -98,7 +98,7 @@ mod tests {
         });
         let mut observed = ours();
         observed.backup_replications = listed.iter().map(|a| a.to_string()).collect();
-        let mut plan = Plan::idle(Requeue::AwaitChange);
+        let mut plan = Plan::new(Requeue::AwaitChange);
         let mut fields = DBInstanceStatus::default();
         super::plan(&f, &mut plan, &observed, &mut fields);
         (plan.steps, fields.automated_backup_replication)

@@ -272,7 +272,7 @@ pub(super) fn cleanup(f: &Facts) -> Option<Plan> {
     if spec::deletion_policy(&f.db) == DeletionPolicy::Retain || !f.observed_directly {
         return None;
     }
-    let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+    let mut plan = Plan::new(Requeue::After(f.intervals.busy));
     if let Some(d) = &facts.deployment {
         rules::delete_first(&mut plan, &subject(f, None, None), d);
         return Some(plan);

@@ -86,18 +86,18 @@ pub fn decide(db: &DBInstance, observed: Option<&ObservedInstance>) -> Decision 
 pub fn plan(f: &Facts) -> Plan {
     let db = &f.db;
     if !spec::has_finalizer(db) {
-        return Plan::idle(Requeue::AwaitChange);
+        return Plan::new(Requeue::AwaitChange);
     }
     let identifier = db.identifier();
     let observed = f.observed.as_ref();
     match decide(db, observed) {
         // Destruction is decided on a read made in this reconcile, never on the shared snapshot.
         Decision::Delete { .. } if !f.observed_directly => {
-            Plan::idle(Requeue::After(f.intervals.busy))
+            Plan::new(Requeue::After(f.intervals.busy))
         }
         Decision::Release(why) => release(f, why),
         Decision::Wait => {
-            let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+            let mut plan = Plan::new(Requeue::After(f.intervals.busy));
             if let Some(o) = observed {
                 let previous = db.status.clone().unwrap_or_default();
                 let mut fields = observed_status(&identifier, o);
@@ -119,7 +119,7 @@ pub fn plan(f: &Facts) -> Plan {
             if let Some(plan) = blue_green::cleanup(f) {
                 return plan;
             }
-            let mut plan = Plan::idle(Requeue::After(f.intervals.busy));
+            let mut plan = Plan::new(Requeue::After(f.intervals.busy));
             let note = match &final_snapshot {
                 Some(s) => format!("deleting RDS instance {identifier} after final snapshot {s}"),
                 None => format!("deleting RDS instance {identifier}"),
@@ -137,7 +137,7 @@ pub fn plan(f: &Facts) -> Plan {
                 "RDS instance {identifier} is the source of read replicas {replicas}; its deletion waits \
                  until they are promoted or deleted"
             );
-            let plan = Plan::idle(Requeue::After(f.intervals.settled));
+            let plan = Plan::new(Requeue::After(f.intervals.settled));
             refuse(plan, f, "InUse", &message, None)
         }
         Decision::Protected => {
@@ -145,7 +145,7 @@ pub fn plan(f: &Facts) -> Plan {
                 "RDS instance {identifier} has deletion protection on; set spec.deletionProtection to false \
                  (or turn it off in AWS) to let the deletion proceed"
             );
-            let plan = Plan::idle(Requeue::After(f.intervals.settled));
+            let plan = Plan::new(Requeue::After(f.intervals.settled));
             refuse(plan, f, "DeletionProtected", &message, None)
         }
     }
@@ -155,7 +155,7 @@ pub fn plan(f: &Facts) -> Plan {
 /// retained (so it stays reachable), then the finalizer is removed.
 fn release(f: &Facts, why: Released) -> Plan {
     let identifier = f.db.identifier();
-    let mut plan = Plan::idle(Requeue::AwaitChange);
+    let mut plan = Plan::new(Requeue::AwaitChange);
     // A retained instance is marked as let go, so a later DBInstance of this namespace and name
     // adopts it again on its own.
     if why == Released::Retained
@@ -203,6 +203,6 @@ fn release(f: &Facts, why: Released) -> Plan {
     };
     plan.event(EventType::Normal, reason, "Delete", note);
     plan.step(Step::RemoveFinalizer);
-    plan.gauge = Gauge::Remove;
+    plan.ext.gauge = Gauge::Remove;
     plan
 }

@@ -360,7 +360,7 @@ pub fn preview(f: &Facts, mut plan: Plan) -> Plan {
         synced: ConditionPlan::new(false, "DryRun", message),
     });
     plan.requeue = Requeue::After(spec::drift_interval(&f.db.spec, &f.intervals));
-    plan.drift_corrected = Vec::new();
+    plan.ext.drift_corrected = Vec::new();
     plan.refusal = None;
     plan
 }

@@ -42,7 +42,7 @@ pub use types::*;
 pub fn plan(facts: &Facts) -> Plan {
     if spec::paused(&facts.db) {
         let (status, event) = status::paused(facts.db.status.as_ref());
-        let mut plan = Plan::idle(Requeue::AwaitChange);
+        let mut plan = Plan::new(Requeue::AwaitChange);
         plan.status = Some(status);
         plan.events.extend(event);
         return plan;

@@ -517,7 +517,7 @@ impl Sync<'_> {
         } else if !changed.is_empty() {
             fields.last_drift = Some(drift_record(None, "Corrected", &changed, &self.f.now));
             record_corrections(&mut fields.common.corrections, &changed, self.f);
-            plan.drift_corrected = changed.iter().map(|d| d.field).collect();
+            plan.ext.drift_corrected = changed.iter().map(|d| d.field).collect();
             let note = format!(
                 "RDS was changed outside the operator; put back to the spec: {}",
                 describe_diffs(&changed)

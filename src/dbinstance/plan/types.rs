@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
-use kube::runtime::events::EventType;
 
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
@@ -165,18 +164,6 @@ impl crate::database::step::OwnStep for InstanceStep {
     }
 }
 
-impl crate::managed::plan::Steps<Step> for Plan {
-    fn push(&mut self, step: Step) {
-        self.step(step);
-    }
-    fn event(&mut self, type_: EventType, reason: &str, action: &'static str, note: String) {
-        Plan::event(self, type_, reason, action, note);
-    }
-    fn requeue(&mut self, requeue: Requeue) {
-        self.requeue = requeue;
-    }
-}
-
 /// What happens to the `rds_operator_instances` gauge for this DBInstance.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Gauge {
@@ -187,59 +174,23 @@ pub enum Gauge {
     Remove,
 }
 
-/// What one reconcile does and reports.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
-    pub steps: Vec<Step>,
-    /// The status to write; None writes nothing.
-    pub status: Option<StatusPlan>,
-    pub events: Vec<PlannedEvent>,
-    pub requeue: Requeue,
+/// What one reconcile does and reports: the plan every kind has, with DBInstance's extension.
+pub type Plan = crate::managed::plan::KindPlan<Step, StatusPlan, InstanceReport>;
+
+/// What a DBInstance's plan reports besides its steps and status.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InstanceReport {
+    /// What happens to the `rds_operator_instances` gauge.
     pub gauge: Gauge,
     /// Spec fields put back after a change outside the operator (for the drift metric).
     pub drift_corrected: Vec<&'static str>,
-    /// None for success; else the metric label of what the plan refuses (e.g. "InvalidSpec").
-    pub refusal: Option<&'static str>,
     /// A line for the operator's log only (what users of the DBInstance must not see).
     pub log: Option<String>,
 }
 
-impl Plan {
-    /// A plan that does nothing and reports nothing.
-    pub fn idle(requeue: Requeue) -> Self {
-        Plan {
-            steps: Vec::new(),
-            status: None,
-            events: Vec::new(),
-            requeue,
-            gauge: Gauge::FromStatus,
-            drift_corrected: Vec::new(),
-            refusal: None,
-            log: None,
-        }
-    }
-
-    /// Adds a step; returns how many steps an Event after it must wait for.
-    pub(super) fn step(&mut self, step: Step) -> usize {
-        self.steps.push(step);
-        self.steps.len()
-    }
-
-    /// An Event published once the steps so far have succeeded.
-    pub(super) fn event(
-        &mut self,
-        type_: EventType,
-        reason: &str,
-        action: &'static str,
-        note: String,
-    ) {
-        self.events.push(PlannedEvent {
-            type_,
-            reason: reason.to_owned(),
-            action,
-            note,
-            after: self.steps.len(),
-        });
+impl crate::managed::plan::Extension for InstanceReport {
+    fn log(&self) -> Option<&str> {
+        self.log.as_deref()
     }
 }
 

@@ -146,7 +146,7 @@ fn send(
 ) -> ConditionPlan {
     let arn = member.db_cluster_arn.clone().unwrap_or_default();
     let (name, region) = (f.object.name_in_rds(), member.region.clone());
-    plan.steps.push(Step::Own(match action {
+    plan.step(Step::Own(match action {
         "Switchover" => Own::Switchover {
             name,
             target_arn: arn,

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::Kind;
 use super::placement::Placement;
-use super::plan::KindPlan;
+use super::plan::{KindPlan, KindStatus};
 use crate::crd::Tag;
 use crate::error::Error;
 use crate::locations::Location;
@@ -202,4 +202,4 @@ pub enum Step<S> {
 }
 
 /// What one reconcile of a named kind does and reports.
-pub type NamedPlan<K> = KindPlan<Step<<K as NamedKind>::Own>, <K as NamedKind>::Status>;
+pub type NamedPlan<K> = KindPlan<Step<<K as NamedKind>::Own>, KindStatus<<K as NamedKind>::Status>>;

@@ -49,7 +49,7 @@ pub fn plan<K: NamedKind>(
     }
     let mut plan = KindPlan::new(Requeue::After(drift_interval));
     if !has_finalizer(meta) {
-        plan.steps.push(Step::AddFinalizer);
+        plan.step(Step::AddFinalizer);
     }
     let (uid, namespace) = (object.uid().unwrap_or_default(), object.namespace());
     let name = object.name_any();
@@ -127,7 +127,7 @@ fn deletion<K: NamedKind>(f: &Facts<K>, ours: Option<&K::Observed>) -> NamedPlan
     let adopted = ours.is_some_and(|o| K::tags_of(o).contains_key(ADOPTED_TAG));
     if let Some(o) = ours.filter(|_| object.retained(adopted)) {
         if !K::tags_of(o).contains_key(RETAINED_TAG) {
-            plan.steps.push(Step::AddTags {
+            plan.step(Step::AddTags {
                 arn: K::arn_of(o).unwrap_or_default().to_owned(),
                 tags: [(RETAINED_TAG.to_owned(), f.now.clone())].into(),
             });
@@ -144,7 +144,7 @@ fn deletion<K: NamedKind>(f: &Facts<K>, ours: Option<&K::Observed>) -> NamedPlan
             },
         );
     } else if ours.is_some() {
-        plan.steps.push(Step::Delete {
+        plan.step(Step::Delete {
             name: object.rds_name_of(),
         });
         plan.event(
@@ -154,7 +154,7 @@ fn deletion<K: NamedKind>(f: &Facts<K>, ours: Option<&K::Observed>) -> NamedPlan
             format!("deleting the {what} in RDS"),
         );
     }
-    plan.steps.push(Step::RemoveFinalizer);
+    plan.step(Step::RemoveFinalizer);
     plan
 }
 
@@ -177,12 +177,12 @@ pub fn retag<K: NamedKind>(
         let keys = to_add.keys().cloned().collect::<Vec<_>>().join(",");
         changed.push(format!("tags: add {keys}"));
         let (arn, tags) = (arn.clone(), to_add);
-        plan.steps.push(Step::AddTags { arn, tags });
+        plan.step(Step::AddTags { arn, tags });
     }
     if !to_remove.is_empty() {
         changed.push(format!("tags: remove {}", to_remove.join(",")));
         let (arn, keys) = (arn, to_remove);
-        plan.steps.push(Step::RemoveTags { arn, keys });
+        plan.step(Step::RemoveTags { arn, keys });
     }
     let applied = tags::applied(object.spec_tags(), observed, &managed);
     (changed, applied)

@@ -38,7 +38,10 @@ fn deletion_policies() {
     waiting_fields.common.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
     let released = |reason: &str, note: &str, secret_step: Step| Plan {
-        gauge: Gauge::Remove,
+        ext: InstanceReport {
+            gauge: Gauge::Remove,
+            ..Default::default()
+        },
         ..plan_of(
             Requeue::AwaitChange,
             vec![secret_step, Step::RemoveFinalizer],
@@ -71,7 +74,10 @@ fn deletion_policies() {
             "Retain keeps the instance, marked as let go, and our Secrets, without owner",
             deleting(DeletionPolicy::Retain, Some(ours())),
             Plan {
-                gauge: Gauge::Remove,
+                ext: InstanceReport {
+                    gauge: Gauge::Remove,
+                    ..Default::default()
+                },
                 ..plan_of(
                     Requeue::AwaitChange,
                     vec![
@@ -153,7 +159,7 @@ fn deletion_policies() {
         (
             "without our finalizer there is nothing left to do",
             let_go,
-            Plan::idle(Requeue::AwaitChange),
+            Plan::new(Requeue::AwaitChange),
         ),
     ]);
 }
@@ -182,7 +188,7 @@ fn deletion_defaults_keep_a_snapshot_and_the_backups() {
     );
     assert_eq!(
         plan(&cached),
-        Plan::idle(BUSY),
+        Plan::new(BUSY),
         "never delete on the shared poll's knowledge"
     );
 }

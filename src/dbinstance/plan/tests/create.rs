@@ -90,7 +90,10 @@ fn creation_and_ownership() {
             "a foreign instance is never touched, and its owner is not disclosed",
             foreign,
             Plan {
-                log: Some("RDS instance coffee is not this DBInstance's: other/db".into()),
+                ext: InstanceReport {
+                    log: Some("RDS instance coffee is not this DBInstance's: other/db".into()),
+                    ..Default::default()
+                },
                 ..plan_of(
                     SETTLED,
                     vec![],
@@ -103,10 +106,13 @@ fn creation_and_ownership() {
             "an untagged instance is foreign too",
             untagged,
             Plan {
-                log: Some(
+                ext: InstanceReport {
+                    log: Some(
                     "RDS instance coffee is not this DBInstance's: it has no rds-operator ownership tag"
                         .into(),
                 ),
+                    ..Default::default()
+                },
                 ..plan_of(
                     SETTLED,
                     vec![],

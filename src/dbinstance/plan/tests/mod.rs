@@ -218,7 +218,7 @@ fn plan_of(
         steps,
         status,
         events,
-        ..Plan::idle(requeue)
+        ..Plan::new(requeue)
     }
 }
 

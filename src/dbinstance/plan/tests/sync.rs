@@ -190,7 +190,10 @@ fn spec_edits_drift_tags_and_rotation() {
             "drift is put back and recorded",
             drifted,
             Plan {
-                drift_corrected: vec!["dbInstanceClass"],
+                ext: InstanceReport {
+                    drift_corrected: vec!["dbInstanceClass"],
+                    ..Default::default()
+                },
                 ..plan_of(
                     BUSY,
                     vec![Step::Modify {
@@ -236,7 +239,10 @@ fn spec_edits_drift_tags_and_rotation() {
             "tags: missing ones added, ones the operator applied and the spec dropped removed",
             tagged.clone(),
             Plan {
-                drift_corrected: vec!["tags"],
+                ext: InstanceReport {
+                    drift_corrected: vec!["tags"],
+                    ..Default::default()
+                },
                 ..plan_of(
                     BUSY,
                     vec![
