@@ -74,6 +74,7 @@ pub struct Tag {
 
 /// What every kind's status reports first (flattened into it: `status.conditions`,
 /// `status.observedGeneration`).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Reported {
@@ -89,7 +90,6 @@ pub struct Reported {
     #[x_kube(merge_strategy = kube::core::ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
     /// The metadata.generation the status was computed for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
 }
 

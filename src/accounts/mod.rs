@@ -70,17 +70,18 @@ pub struct EventQueue {
 }
 
 /// Where the source credentials come from.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceCredentials {
     /// A Secret in the operator's own namespace with the keys AWS_ACCESS_KEY_ID and
     /// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials). The Secret is
     /// read from the operator's namespace only, never from a tenant's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_ref: Option<LocalRef>,
 }
 
 /// One role of the chain.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AssumeRole {
@@ -97,7 +98,6 @@ pub struct AssumeRole {
     #[schemars(length(min = 2, max = 1224))]
     pub external_id: Option<String>,
     /// The role session name (default: rds-operator), seen in CloudTrail.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 2, max = 64), regex(pattern = r"^[\w+=,.@-]+$"))]
     pub session_name: Option<String>,
     /// Session tags, for attribute-based access control in the role's policies.

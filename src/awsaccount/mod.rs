@@ -15,6 +15,7 @@ pub use crate::accounts::{AssumeRole, EventQueue, NamespaceSelector, SourceCrede
 
 /// An AWS account the operator may manage RDS resources in, for the namespaces it selects.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -42,7 +43,6 @@ pub use crate::accounts::{AssumeRole, EventQueue, NamespaceSelector, SourceCrede
 pub struct AWSAccountSpec {
     /// The credentials the first role is assumed with (or used as they are, with no role). Default:
     /// the operator's own (IRSA, EKS Pod Identity, environment, instance profile).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_credentials: Option<SourceCredentials>,
     /// The roles to assume, in order: each with the credentials of the one before it. The last
     /// role's account is the account RDS resources are managed in. Empty: the source credentials'
@@ -67,6 +67,7 @@ pub struct AWSAccountSpec {
 }
 
 /// What the operator found of the account.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AWSAccountStatus {
@@ -80,7 +81,6 @@ pub struct AWSAccountStatus {
     #[serde(rename = "callerARN", default, skip_serializing_if = "Option::is_none")]
     pub caller_arn: Option<String>,
     /// How many DBInstances, DBSubnetGroups and DBParameterGroups use the account.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<i64>,
 }
 

@@ -112,6 +112,7 @@ pub struct ConnectionSecretSpec {
 }
 
 /// A key in a Secret of the DBInstance's namespace.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretKeyReference {
@@ -123,6 +124,5 @@ pub struct SecretKeyReference {
     pub key: String,
     /// Namespace of the Secret. Only the DBInstance's own namespace is allowed; kept for manifests
     /// written for ACK, which carry it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
 }

@@ -13,16 +13,15 @@ use super::parts::{ConnectionSecretSpec, SecretKeyReference};
 use crate::crd::LocalRef;
 
 /// Where the database is reached: its VPC (subnet group, security groups) and port.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Network {
     /// DB subnet group that places the instance or cluster in a VPC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_subnet_group_name: Option<String>,
     /// The DBSubnetGroup of this namespace to place the instance or cluster in, instead of
     /// dbSubnetGroupName. The object waits (Synced=False, ReferencesUnresolved) until it is Ready;
     /// the group is not deleted while a DBInstance refers to it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_subnet_group_ref: Option<LocalRef>,
     /// VPC security groups of the instance or cluster.
     #[serde(
@@ -32,17 +31,16 @@ pub struct Network {
     )]
     pub vpc_security_group_ids: Option<Vec<String>>,
     /// Port the database listens on; defaults to the engine's port.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1150, max = 65535))]
     pub port: Option<i32>,
 }
 
 /// How the data is protected and audited: storage encryption, IAM authentication, log exports.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Security {
     /// Whether the storage is encrypted. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_encrypted: Option<bool>,
     /// KMS key for storage encryption. Immutable.
     #[serde(default, rename = "kmsKeyID", skip_serializing_if = "Option::is_none")]
@@ -65,32 +63,29 @@ pub struct Security {
 }
 
 /// When automated backups are taken, and what snapshots carry.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Backups {
     /// Daily backup window, hh24:mi-hh24:mi in UTC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preferred_backup_window: Option<String>,
     /// Copy the instance's or cluster's tags to its snapshots. Unset, one the operator creates or
     /// restores gets true: its ownership tags on a snapshot are what lets the namespace restore
     /// from that snapshot later (a multi-tenant rule).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_tags_to_snapshot: Option<bool>,
 }
 
 /// When and how changes are applied: the maintenance window, major upgrades, pending reboots.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Maintenance {
     /// Weekly maintenance window, ddd:hh24:mi-ddd:hh24:mi in UTC.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preferred_maintenance_window: Option<String>,
     /// Allow engineVersion to move to a new major version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_major_version_upgrade: Option<bool>,
     /// Apply changes now (default) or in the next maintenance window; until then a DBInstance
     /// shows them in status.pendingModifiedValues.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apply_immediately: Option<bool>,
     /// What to do when RDS holds static parameter changes until a reboot (an instance's parameter
     /// apply status, or a cluster member's, is pending-reboot): Report (default: only report it,
@@ -109,26 +104,25 @@ pub struct Maintenance {
 
 /// Where the master password comes from. The rule that reads and applies it is written once too
 /// (`database::password`).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordSource {
     /// Secret (in the object's own namespace) and key holding the master password. With neither
     /// this nor manageMasterUserPassword, the operator generates a strong password and keeps it in
     /// the Secret `<name>-master-password`, which it owns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_user_password: Option<SecretKeyReference>,
     /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator copies
     /// the current value (rotations included) into the connection Secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manage_master_user_password: Option<bool>,
 }
 
 /// What deleting the object, or a deletion outside the operator, does to the database.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Deletion {
     /// Refuse DeleteDBInstance (DeleteDBCluster) while true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_protection: Option<bool>,
     /// What happens to the RDS instance or cluster when this object is deleted, whatever deletes it
     /// (kubectl, a GitOps prune, its namespace being deleted, the CRD being deleted while the
@@ -160,6 +154,7 @@ pub struct Deletion {
 
 /// What the operator may do to the database: manage it or only observe it, take over one that is
 /// not its own, and correct what changed outside it.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Policies {
@@ -183,7 +178,6 @@ pub struct Policies {
     /// rds.operator.rs/adoptable-by, or the operator's --grant-adoption), and not while an object
     /// of another namespace observes it. ACK's annotation services.k8s.aws/adoption-policy
     /// (adopt, adopt-or-create) says the same on a DBInstance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adoption_policy: Option<AdoptionPolicy>,
     /// What to do when the RDS instance or cluster differs from this spec because of a change made
     /// outside the operator: Correct (default: put it back, recreate a deleted one) or Report (only
@@ -194,6 +188,7 @@ pub struct Policies {
 
 /// How a change RDS applies with an outage is made, and when a blue/green deployment is switched
 /// over (docs/blue-green.md).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Upgrade {
@@ -207,25 +202,23 @@ pub struct Upgrade {
     pub upgrade_policy: UpgradePolicy,
     /// Approves the switchover of this blue/green deployment (status.blueGreen.
     /// deploymentIdentifier); the annotation rds.operator.rs/switchover: "true" does the same once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switchover: Option<String>,
     /// Manual (default: wait for approval) or Auto (switch over once RDS reports the deployment
     /// AVAILABLE).
     #[serde(default)]
     pub switchover_policy: SwitchoverPolicy,
     /// Seconds RDS may take to switch over before it rolls back (30 to 3600; RDS's default 300).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 30, max = 3600))]
     pub switchover_timeout: Option<i32>,
 }
 
 /// The connection Secret the object writes.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Connection {
     /// Secret to write the connection details to, for applications to consume with envFrom:
     /// host (a cluster's writer endpoint), readerHost (a cluster's reader endpoint), port,
     /// username, password, dbname, engine and uri, plus extraKeys templates over all of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<ConnectionSecretSpec>,
 }

@@ -11,27 +11,23 @@ use crate::database::parts::{DryRun, Endpoint};
 use crate::managed::fights::Corrections;
 
 /// What both database kinds report alike (flattened: the fields stand in `status` itself).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DatabaseStatus {
     /// ARN of the RDS instance or cluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// Where to connect: the instance's endpoint, or the cluster's writer endpoint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<Endpoint>,
     /// The engine version RDS runs (the spec may name only its prefix, such as 8.0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
     /// Changes RDS has accepted but not applied yet.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending_modified_values: BTreeMap<String, String>,
     /// Keyed hash of the master password last sent to RDS (never the password itself), to notice
     /// a rotation in the Secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub master_user_password_hash: Option<String>,
     /// Name of the connection Secret last written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<String>,
     /// The tag keys the operator applied from spec.tags: the only ones it removes when they leave
     /// the spec. Tags others set (AWS Backup plans, cost allocation) are left alone.
@@ -45,11 +41,9 @@ pub struct DatabaseStatus {
     pub corrections: Vec<Corrections>,
     /// The metadata.generation at which the database was adopted: until the spec changes, its
     /// differences from the spec are reported and not put right.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adopted_generation: Option<i64>,
     /// The database in status is this resource's own: created, restored or adopted by it. One it
     /// only observed is not, and is never restored or created again when it goes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owned: Option<bool>,
     /// The maintenance RDS has scheduled (DescribePendingMaintenanceActions), as
     /// spec.maintenancePolicy deals with it.
@@ -57,9 +51,7 @@ pub struct DatabaseStatus {
     pub pending_maintenance_actions: Vec<crate::maintenance::PendingAction>,
     /// With the rds.operator.rs/dry-run annotation: what the operator would do, and nothing of it
     /// done.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<DryRun>,
     /// The AWS account and region the database lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }

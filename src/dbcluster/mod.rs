@@ -27,6 +27,7 @@ use observed::ObservedCluster;
 
 /// Desired state of an Aurora DB cluster.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -96,7 +97,6 @@ pub struct DBClusterSpec {
     /// Name of the RDS cluster (1-63 letters, digits or hyphens, starting with a letter, no two
     /// hyphens in a row, none at the end). Defaults to metadata.name, which must then follow the
     /// same rule. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
     pub db_cluster_identifier: Option<String>,
 
@@ -105,17 +105,14 @@ pub struct DBClusterSpec {
 
     /// Engine version, e.g. 8.0.mysql_aurora.3.08.0 or 16.4. A shorter version matches any newer
     /// one RDS picks or upgrades to. A change is one ModifyDBCluster; members are never sent it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
 
     /// Aurora Serverless v2 capacity, in Aurora capacity units; members then use the class
     /// db.serverless.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serverless_v2_scaling_configuration: Option<ServerlessV2Scaling>,
 
     /// Name of the master user. Immutable. Required, except on a secondary cluster
     /// (globalClusterRef), which has its global database's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
     pub master_username: Option<String>,
 
@@ -126,37 +123,30 @@ pub struct DBClusterSpec {
     /// reader endpoint and the primary DBCluster's credentials. Removing it detaches the cluster
     /// (RemoveFromGlobalCluster) into a standalone, writable one: one-way, as promoting a replica
     /// is. It cannot be added to an existing cluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_cluster_ref: Option<LocalRef>,
 
     /// Name of the database RDS creates in the cluster. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub database_name: Option<String>,
 
     /// Days to keep automated backups (1 to 35).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 35))]
     pub backup_retention_period: Option<i32>,
 
     /// DB cluster parameter group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_name: Option<String>,
     /// The DB parameter group the members take on a major version upgrade through a blue/green
     /// deployment (upgradePolicy BlueGreen: TargetDBParameterGroupName). RDS refuses a major
     /// upgrade of a cluster whose members use a custom DB parameter group without one; members
     /// that set dbParameterGroupName set the same group once switched over.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_instance_parameter_group_name: Option<String>,
     /// How long to keep the old cluster (`<identifier>-old1`, with its members) after a blue/green
     /// switchover, such as 24h. Unset, it is kept and reported in status.blueGreen, never deleted
     /// by the operator. Once due, its members are deleted, then the old cluster as deletionPolicy
     /// says (Snapshot: after a final cluster snapshot; Retain: never), then the deployment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_cluster_retention: Option<kube::core::Duration>,
 
     /// The DBClusterParameterGroup of this namespace whose parameters the cluster uses, instead
     /// of dbClusterParameterGroupName; waited for until it is Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_ref: Option<LocalRef>,
 
     /// Tags of the RDS cluster.
@@ -171,7 +161,6 @@ pub struct DBClusterSpec {
     /// --grant-restore); otherwise nothing is restored (RestoreSourceNotOwned). The restored
     /// cluster starts with the source's master password; the spec's is sent once it is
     /// available.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore_from: Option<ClusterRestoreFrom>,
 
     /// Where the resource lives: its AWSAccount and region.
@@ -198,6 +187,7 @@ pub struct DBClusterSpec {
 }
 
 /// Where a new cluster's data comes from.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -216,7 +206,6 @@ pub struct ClusterRestoreFrom {
     pub db_cluster_snapshot_identifier: Option<String>,
     /// A DBClusterSnapshot of this namespace to restore; the cluster waits
     /// (ReferencesUnresolved) until it is available (Ready).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_snapshot_ref: Option<crate::crd::LocalRef>,
     /// The cluster whose backups to restore from.
     #[serde(
@@ -227,11 +216,9 @@ pub struct ClusterRestoreFrom {
     #[schemars(length(min = 1, max = 2048))]
     pub source_db_cluster_identifier: Option<String>,
     /// The time to restore to, RFC 3339 (e.g. 2026-11-30T04:00:00Z).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = kube::core::Rule::new("self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$')").message("restoreTime must be an RFC 3339 time such as 2026-11-30T04:00:00Z"))]
     pub restore_time: Option<String>,
     /// Restore to the latest restorable time instead of restoreTime.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_latest_restorable_time: Option<bool>,
 }
 
@@ -249,6 +236,7 @@ pub struct ServerlessV2Scaling {
 }
 
 /// What the operator observed and did.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterStatus {
@@ -259,55 +247,44 @@ pub struct DBClusterStatus {
     #[serde(flatten)]
     pub common: crate::database::status::DatabaseStatus,
     /// Identifier of the RDS cluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_identifier: Option<String>,
     /// The cluster's state as RDS reports it (creating, available, modifying, deleting...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
     /// The reader endpoint (load-balanced over the readers).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reader_endpoint: Option<String>,
     /// The cluster's instances as RDS lists them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<ClusterMember>,
     /// The last difference found between RDS and the spec, in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<String>,
     /// Where the cluster was restored from (spec.restoreFrom, or its own snapshot after an
     /// out-of-band deletion).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored_from: Option<String>,
     /// The final cluster snapshot the deletion asked for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_snapshot: Option<String>,
     /// The global database the cluster is a member of, as RDS reports it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_cluster_identifier: Option<String>,
     /// The global database this DBCluster made the cluster a secondary of (spec.globalClusterRef);
     /// the only one it detaches the cluster from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secondary_of: Option<String>,
     /// The blue/green deployment (upgradePolicy BlueGreen): its state, the green cluster, the
     /// changes it carries, and the old cluster after the switchover.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blue_green: Option<ClusterBlueGreen>,
 }
 
 /// A blue/green deployment of the cluster, as DescribeBlueGreenDeployments reports it, and what
 /// the operator did.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterBlueGreen {
     #[serde(flatten)]
     pub deployment: crate::database::blue_green::DeploymentStatus,
     /// The green cluster before the switchover (its members are green copies of the cluster's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub green_cluster: Option<String>,
     /// Green's writer endpoint before the switchover.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub green_endpoint: Option<String>,
     /// The old (blue) cluster after the switchover, kept as spec.oldClusterRetention says.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_cluster: Option<String>,
 }
 

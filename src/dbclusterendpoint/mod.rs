@@ -21,6 +21,7 @@ use crate::sensitive::Sensitive;
 
 /// A custom endpoint of an Aurora DB cluster.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -55,7 +56,6 @@ use crate::sensitive::Sensitive;
 pub struct DBClusterEndpointSpec {
     /// Name of the endpoint in RDS (a letter first, then letters, digits and hyphens); defaults to
     /// metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
     pub db_cluster_endpoint_identifier: Option<String>,
     /// The DBCluster of this namespace the endpoint belongs to; waited for until Ready. Immutable.
@@ -74,7 +74,6 @@ pub struct DBClusterEndpointSpec {
     pub tags: Vec<Tag>,
     /// The Secret to write the endpoint and the cluster's credentials to, with the usual keys
     /// (host, port, username, password, dbname, engine, uri) and extraKeys.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<crate::database::parts::ConnectionSecretSpec>,
     /// Where its calls go: the cluster's AWSAccount and region.
     #[serde(flatten)]
@@ -100,6 +99,7 @@ impl EndpointType {
 }
 
 /// What the operator observed of the endpoint.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterEndpointStatus {
@@ -107,18 +107,13 @@ pub struct DBClusterEndpointStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the endpoint in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_endpoint_identifier: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// Its state as RDS reports it (creating, available, modifying, deleting).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// The endpoint's address.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
     /// The cluster's RDS identifier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_identifier: Option<String>,
     /// The static and excluded members as RDS lists them (RDS identifiers).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -126,13 +121,11 @@ pub struct DBClusterEndpointStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded_members: Vec<String>,
     /// Name of the connection Secret last written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<String>,
     /// The tag keys the operator applied from spec.tags: the only ones it removes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region its calls go to, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

@@ -17,6 +17,7 @@ use crate::dbparametergroup::{Fields, ParameterGroupKind};
 
 /// An RDS DB cluster parameter group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -48,7 +49,6 @@ use crate::dbparametergroup::{Fields, ParameterGroupKind};
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterParameterGroupSpec {
     /// Name of the group in RDS (letters, digits, hyphens); defaults to metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
         length(min = 1, max = 255),
         regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
@@ -75,6 +75,7 @@ pub struct DBClusterParameterGroupSpec {
 }
 
 /// What the operator observed of the group.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterParameterGroupStatus {
@@ -82,10 +83,8 @@ pub struct DBClusterParameterGroupStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the group in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_parameter_group_name: Option<String>,
     /// ARN of the group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// The parameters the operator set from spec.parameters: the only ones it resets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -94,7 +93,6 @@ pub struct DBClusterParameterGroupStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the group lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

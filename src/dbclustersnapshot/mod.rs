@@ -16,6 +16,7 @@ use crate::snapshot::{SnapshotOptions, SnapshotReport};
 
 /// An RDS DB cluster snapshot.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -67,11 +68,9 @@ pub struct DBClusterSnapshotSpec {
     )]
     pub db_cluster_snapshot_identifier: Option<String>,
     /// The cluster to snapshot. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ClusterSnapshotSource>,
     /// Instead of a source cluster: the cluster snapshot to copy (CopyDBClusterSnapshot), here or
     /// from another region or account. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_from: Option<ClusterCopyFrom>,
     /// What else the snapshot is: a copy's key and tags, a schedule, its deletion, its shares,
     /// its adoption.
@@ -90,6 +89,7 @@ pub struct DBClusterSnapshotSpec {
 /// identifier. Either must be this namespace's own (its ownership tags) or granted to it (its tag
 /// rds.operator.rs/restorable-by, or the operator's --grant-restore), as for restoreFrom: a
 /// snapshot is a copy of the data.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -98,7 +98,6 @@ pub struct DBClusterSnapshotSpec {
 pub struct ClusterSnapshotSource {
     /// A DBCluster of this namespace; the snapshot waits (ReferencesUnresolved) until it is
     /// Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
     pub name: Option<String>,
     /// The RDS identifier of a cluster in the snapshot's account and region.
@@ -114,6 +113,7 @@ pub struct ClusterSnapshotSource {
 /// The cluster snapshot a DBClusterSnapshot copies: a DBClusterSnapshot of this namespace, or a
 /// cluster snapshot by identifier or ARN. Either must be this namespace's own (its ownership tags,
 /// or those of the cluster it was taken of) or granted to it, as for restoreFrom.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -122,7 +122,6 @@ pub struct ClusterSnapshotSource {
 pub struct ClusterCopyFrom {
     /// A DBClusterSnapshot of this namespace, in any region of its account; the copy waits
     /// (ReferencesUnresolved) until it is Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
     pub name: Option<String>,
     /// A cluster snapshot of this account and region by identifier (a manual one, or an
@@ -138,6 +137,7 @@ pub struct ClusterCopyFrom {
 }
 
 /// What the operator observed of the cluster snapshot.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterSnapshotStatus {
@@ -165,7 +165,6 @@ pub struct DBClusterSnapshotStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the snapshot lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

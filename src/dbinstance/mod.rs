@@ -34,6 +34,7 @@ pub use crate::crd::{
 
 /// Desired state of an RDS DB instance.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -149,7 +150,6 @@ pub struct DBInstanceSpec {
     /// Name of the RDS instance (1-63 letters, digits or hyphens, starting with a letter, no two
     /// hyphens in a row, none at the end). Defaults to metadata.name, which must then follow the
     /// same rule. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
     pub db_instance_identifier: Option<String>,
 
@@ -160,7 +160,6 @@ pub struct DBInstanceSpec {
 
     /// Engine version, e.g. "8.0" or "8.0.42". A shorter version matches any newer minor version RDS
     /// picks or upgrades to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
 
     /// Instance class, e.g. db.t3.micro (db.serverless for an Aurora Serverless v2 member).
@@ -170,31 +169,25 @@ pub struct DBInstanceSpec {
     /// Storage in GiB. Required for every engine but Aurora, and but for a read replica, which
     /// inherits its source's, and a restore, which takes its snapshot's (or source's), unless this
     /// asks for more; RDS accepts 20 to 65536 depending on engine and storage type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 20, max = 65536))]
     pub allocated_storage: Option<i32>,
 
     /// Upper limit in GiB for storage autoscaling; unset disables autoscaling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 20, max = 65536))]
     pub max_allocated_storage: Option<i32>,
 
     /// Storage type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_type: Option<StorageType>,
 
     /// Provisioned IOPS (io1, io2, gp3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub iops: Option<i32>,
 
     /// Name of the master user. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
     pub master_username: Option<String>,
 
     /// Name of the database RDS creates in the instance. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_name: Option<String>,
 
     /// Run a standby in another availability zone.
@@ -202,37 +195,29 @@ pub struct DBInstanceSpec {
     pub multi_az: Option<bool>,
 
     /// Give the instance a public DNS name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publicly_accessible: Option<bool>,
 
     /// DB parameter group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_parameter_group_name: Option<String>,
 
     /// Days to keep automated backups (0 turns them off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 35))]
     pub backup_retention_period: Option<i32>,
 
     /// Apply minor engine upgrades in the maintenance window.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_minor_version_upgrade: Option<bool>,
 
     /// Storage throughput in MiB/s (gp3 only). Modifiable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0))]
     pub storage_throughput: Option<i32>,
 
     /// The CA certificate of the instance's server certificate (e.g. rds-ca-rsa2048-g1).
     /// Modifiable; RDS applies it with a restart.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_certificate_identifier: Option<String>,
 
     /// Performance Insights, its retention in days (7, 31 x months, or 731) and KMS key. Modifiable
     /// (the key only until it is first set).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable_performance_insights: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub performance_insights_retention_period: Option<i32>,
     #[serde(
         default,
@@ -243,7 +228,6 @@ pub struct DBInstanceSpec {
 
     /// Enhanced Monitoring: the interval in seconds (0, 1, 5, 10, 15, 30, 60) and the role it
     /// publishes with. Modifiable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 60))]
     pub monitoring_interval: Option<i32>,
     #[serde(
@@ -254,29 +238,23 @@ pub struct DBInstanceSpec {
     pub monitoring_role_arn: Option<String>,
 
     /// The option group. Modifiable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option_group_name: Option<String>,
 
     /// IPV4 or DUAL. Modifiable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_type: Option<NetworkType>,
 
     /// The license model (license-included, bring-your-own-license...). Modifiable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub license_model: Option<String>,
 
     /// The Availability Zone of a single-AZ instance. Create-time only (immutable): a Multi-AZ
     /// failover moves the instance, which is not drift.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub availability_zone: Option<String>,
 
     /// The character set (Oracle, Db2, SQL Server). Create-time only (immutable).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub character_set_name: Option<String>,
 
     /// open-source-rds-extended-support or open-source-rds-extended-support-disabled.
     /// Create-time only (immutable).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_lifecycle_support: Option<String>,
 
     /// Tags of the RDS instance.
@@ -286,7 +264,6 @@ pub struct DBInstanceSpec {
 
     /// Delete the instance's automated backups with it. Default false: RDS keeps them for their
     /// retention period, so the database can still be restored to a point in time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delete_automated_backups: Option<bool>,
 
     /// The DBCluster of this namespace this instance is a member of (an Aurora writer or reader).
@@ -295,29 +272,24 @@ pub struct DBInstanceSpec {
     /// refuses them at apply and never sends them. It waits (ReferencesUnresolved) until the
     /// DBCluster is Ready. Deleting a member never takes a final snapshot (RDS refuses one): the
     /// cluster's snapshots are the backup. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_ref: Option<LocalRef>,
 
     /// The RDS identifier of the cluster this instance is a member of, instead of dbClusterRef:
     /// it must be the cluster of a DBCluster of this namespace. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63))]
     pub db_cluster_identifier: Option<String>,
 
     /// A member's failover priority, 0 (first) to 15.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 15))]
     pub promotion_tier: Option<i32>,
 
     /// The DBParameterGroup of this namespace whose parameters the instance uses, instead of
     /// dbParameterGroupName; waited for and protected like dbSubnetGroupRef.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_parameter_group_ref: Option<LocalRef>,
 
     /// An OptionGroup of this namespace to use, by name: its RDS name becomes optionGroupName.
     /// The instance waits until the group is Ready and is woken when it is; the group's deletion
     /// waits while the instance refers to it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option_group_ref: Option<LocalRef>,
 
     /// Create the instance from a DB snapshot or from a point in time of another instance instead
@@ -326,14 +298,12 @@ pub struct DBInstanceSpec {
     /// available. The source must be this namespace's (its ownership tags, or those of the
     /// instance a snapshot was taken of) or granted to it (its tag rds.operator.rs/restorable-by,
     /// or the operator's --grant-restore); otherwise nothing is restored (RestoreSourceNotOwned).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore_from: Option<RestoreFrom>,
 
     /// Replicate the instance's automated backups to another region
     /// (StartDBInstanceAutomatedBackupsReplication there), for a restore to a point in time in that
     /// region. Removed, the replication this DBInstance started is stopped; one started outside
     /// the operator is left alone. Needs automated backups (backupRetentionPeriod above 0).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automated_backup_replication: Option<BackupReplication>,
 
     /// Make the instance a read replica of this source (CreateDBInstanceReadReplica). What a
@@ -343,24 +313,20 @@ pub struct DBInstanceSpec {
     /// masterUserPassword for a source by identifier or ARN). Remove replicaOf (or set promote)
     /// to promote the replica to a standalone instance: one PromoteReadReplica, then every rule
     /// of a standalone instance applies. Promotion is one-way: replicaOf cannot be added back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_of: Option<ReplicaOf>,
 
     /// Promote the read replica (as removing replicaOf does), keeping replicaOf in the manifest
     /// as a record. One-way.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promote: Option<bool>,
 
     /// How long to keep the old instance (`<identifier>-old1`) after a switchover, such as 24h.
     /// Unset, it is kept and reported in status.blueGreen, never deleted by the operator. Once due,
     /// it is deleted as deletionPolicy says (Snapshot: after a final snapshot; Retain: never) and
     /// the deployment with it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_instance_retention: Option<kube::core::Duration>,
 
     /// How often to compare the RDS instance with this spec once it is settled, as a duration such
     /// as 60s or 5m (at least 10s). Defaults to the operator's --drift-interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('10s')").message("driftInterval must be a duration of at least 10s, such as 60s or 5m"))]
     pub drift_interval: Option<kube::core::Duration>,
     /// Where the resource lives: its AWSAccount and region.

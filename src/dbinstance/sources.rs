@@ -7,6 +7,7 @@ use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -40,11 +41,9 @@ pub struct RestoreFrom {
     #[schemars(length(min = 1, max = 2048))]
     pub source_db_instance_identifier: Option<String>,
     /// The time to restore to, RFC 3339 (e.g. 2026-11-30T04:00:00Z).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[x_kube(validation = kube::core::Rule::new("self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$')").message("restoreTime must be an RFC 3339 time such as 2026-11-30T04:00:00Z"))]
     pub restore_time: Option<String>,
     /// Restore to the latest restorable time instead of restoreTime.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_latest_restorable_time: Option<bool>,
 }
 
@@ -53,6 +52,7 @@ pub struct RestoreFrom {
 /// source no DBInstance of this namespace manages must be this namespace's own by its tags, or
 /// granted to it (its tag rds.operator.rs/restorable-by, or the operator's --grant-restore), as for
 /// spec.restoreFrom: a replica is a copy of the data.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -60,7 +60,6 @@ pub struct RestoreFrom {
 )]
 pub struct ReplicaOf {
     /// A DBInstance of this namespace; the replica waits (ReferencesUnresolved) until it is Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
     pub name: Option<String>,
     /// The RDS identifier of an instance in the replica's account and region.
@@ -72,7 +71,6 @@ pub struct ReplicaOf {
     #[schemars(length(min = 1, max = 63))]
     pub db_instance_identifier: Option<String>,
     /// The ARN of an instance, in the replica's region or another region of its account.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(
         pattern = r"^arn:aws[a-z-]*:rds:[a-z0-9-]+:[0-9]{12}:db:[a-zA-Z][a-zA-Z0-9-]*$"
     ))]
@@ -80,6 +78,7 @@ pub struct ReplicaOf {
 }
 
 /// Where, and how long, an instance's automated backups are replicated.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BackupReplication {
@@ -90,7 +89,6 @@ pub struct BackupReplication {
     )]
     pub region: String,
     /// Days the replicated backups are kept there (1 to 35; RDS's default: 7).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 35))]
     pub retention_period: Option<i32>,
     /// The KMS key of the destination region the replicated backups are encrypted with (needed

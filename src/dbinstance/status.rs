@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::database::parts::{DriftRecord, Endpoint};
 
 /// What the operator observed and did.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceStatus {
@@ -17,13 +18,10 @@ pub struct DBInstanceStatus {
     #[serde(flatten)]
     pub common: crate::database::status::DatabaseStatus,
     /// Identifier of the RDS instance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_instance_identifier: Option<String>,
     /// The instance's state as RDS reports it (creating, available, modifying, deleting...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_instance_status: Option<String>,
     /// The last difference found between RDS and the spec that nobody asked the operator to make.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_drift: Option<DriftRecord>,
     /// Things the user should know that are not failures (for example: a generated password under
     /// deletionPolicy Retain lives only in this namespace).
@@ -31,37 +29,26 @@ pub struct DBInstanceStatus {
     pub advisories: Vec<String>,
     /// Where the instance was restored from (spec.restoreFrom, or a snapshot after an out-of-band
     /// deletion), and whether the settings RDS does not take at restore time have been sent since.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreStatus>,
     /// The AWS region and account of the instance (from its ARN).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<String>,
     /// RDS's immutable resource id of the instance (db-...), as IAM database authentication and
     /// CloudWatch name it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dbi_resource_id: Option<String>,
     /// The latest time a point-in-time restore of the instance can reach (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latest_restorable_time: Option<String>,
     /// The CA certificate of the instance's server certificate, and when it expires (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_certificate_identifier: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certificate_valid_till: Option<String>,
     /// The instance's parameter apply status as RDS reports it (in-sync, applying, pending-reboot).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameter_apply_status: Option<String>,
     /// The automated backup replication this DBInstance started (spec.automatedBackupReplication).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automated_backup_replication: Option<crate::dbinstance::BackupReplicationStatus>,
     /// Read replication: the source of a replica, the replicas of a source, RDS's StatusInfos.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replication: Option<ReplicationStatus>,
     /// The blue/green deployment (upgradePolicy BlueGreen): its state, the green instance, the
     /// switchover, and the old instance kept after it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blue_green: Option<BlueGreenStatus>,
 }
 
@@ -77,6 +64,7 @@ pub struct RestoreStatus {
 }
 
 /// The read replication of the instance, as RDS reports it.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicationStatus {
@@ -97,15 +85,14 @@ pub struct ReplicationStatus {
     pub status_infos: Vec<ReplicationInfo>,
     /// The spec named the source (spec.replicaOf): removing replicaOf promotes the replica. A
     /// replica the spec never named (adopted, say) is promoted only by promote: true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_of_spec: Option<bool>,
     /// The replica was promoted to a standalone instance (PromoteReadReplica). Promotion is
     /// one-way.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promoted: Option<bool>,
 }
 
 /// One of RDS's StatusInfos.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicationInfo {
@@ -113,24 +100,21 @@ pub struct ReplicationInfo {
     pub status: String,
     /// False when the replication is in error.
     pub normal: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// A blue/green deployment of the instance, as DescribeBlueGreenDeployments reports it, and what
 /// the operator did.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BlueGreenStatus {
     #[serde(flatten)]
     pub deployment: crate::database::blue_green::DeploymentStatus,
     /// The green instance before the switchover, and its endpoint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub green_instance: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub green_endpoint: Option<Endpoint>,
     /// The old (blue) instance after the switchover, kept as spec.oldInstanceRetention says.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_instance: Option<String>,
 }
 

@@ -17,6 +17,7 @@ use crate::managed::named::NamedKind;
 
 /// An RDS DB parameter group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -48,7 +49,6 @@ use crate::managed::named::NamedKind;
 #[serde(rename_all = "camelCase")]
 pub struct DBParameterGroupSpec {
     /// Name of the group in RDS (letters, digits, hyphens); defaults to metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
         length(min = 1, max = 255),
         regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
@@ -75,6 +75,7 @@ pub struct DBParameterGroupSpec {
 }
 
 /// What the operator observed of the group.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBParameterGroupStatus {
@@ -82,10 +83,8 @@ pub struct DBParameterGroupStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the group in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_parameter_group_name: Option<String>,
     /// ARN of the group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// The parameters the operator set from spec.parameters: the only ones it resets when they
     /// leave the spec.
@@ -95,7 +94,6 @@ pub struct DBParameterGroupStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the resource lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

@@ -24,6 +24,7 @@ use crate::sensitive::Sensitive;
 
 /// An RDS Proxy and its targets.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -60,7 +61,6 @@ use crate::sensitive::Sensitive;
 pub struct DBProxySpec {
     /// Name of the proxy in RDS (a letter first, then letters, digits and hyphens); defaults to
     /// metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
     pub db_proxy_name: Option<String>,
     /// MYSQL, POSTGRESQL or SQLSERVER: the engines of its targets. Immutable.
@@ -76,11 +76,9 @@ pub struct DBProxySpec {
     #[serde(default, rename = "requireTLS")]
     pub require_tls: bool,
     /// Seconds a client connection may idle before the proxy closes it (RDS's default: 1800).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 28800))]
     pub idle_client_timeout: Option<i32>,
     /// The pool of database connections the proxy keeps (ModifyDBProxyTargetGroup).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_pool: Option<ConnectionPool>,
     /// The subnets the proxy runs in (at least two Availability Zones). Immutable.
     #[serde(rename = "vpcSubnetIDs")]
@@ -110,7 +108,6 @@ pub struct DBProxySpec {
     /// The Secret to write the proxy's endpoint and the target's credentials to, with the usual
     /// keys (host, port, username, password, dbname, engine, uri) and extraKeys: the Coffee Manage
     /// Deployment switches to the proxy by naming this Secret instead of the instance's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<crate::database::parts::ConnectionSecretSpec>,
     /// Where its calls go: its AWSAccount and region (its targets').
     #[serde(flatten)]
@@ -156,6 +153,7 @@ pub struct ProxyTarget {
 }
 
 /// An endpoint of the proxy besides its default one (CreateDBProxyEndpoint).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProxyEndpointSpec {
@@ -173,7 +171,6 @@ pub struct ProxyEndpointSpec {
     )]
     pub vpc_subnet_ids: Vec<String>,
     /// The Secret to write this endpoint and the target's credentials to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<crate::database::parts::ConnectionSecretSpec>,
 }
 
@@ -195,16 +192,14 @@ impl TargetRole {
 }
 
 /// An endpoint of the proxy as RDS reports it.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProxyEndpoint {
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_role: Option<String>,
     /// creating, available, modifying, deleting...
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
 }
 
@@ -233,24 +228,23 @@ pub enum IamAuth {
 }
 
 /// The target group's connection pool.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionPool {
     /// The most connections, as a percentage of the target's max_connections.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 100))]
     pub max_connections_percent: Option<i32>,
     /// The most idle connections, as a percentage of the target's max_connections.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 100))]
     pub max_idle_connections_percent: Option<i32>,
     /// Seconds a client waits for a connection from the pool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 3600))]
     pub connection_borrow_timeout: Option<i32>,
 }
 
 /// What the operator observed of the proxy.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBProxyStatus {
@@ -258,15 +252,11 @@ pub struct DBProxyStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the proxy in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_proxy_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// Its state as RDS reports it (creating, available, modifying, deleting...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// The proxy's default (read/write) endpoint.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
     /// Its endpoints besides the default one, as DescribeDBProxyEndpoints reports them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -285,32 +275,27 @@ pub struct DBProxyStatus {
     )]
     pub auth_secret_arn: Option<String>,
     /// Name of the connection Secret last written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connection_secret: Option<String>,
     /// The tag keys the operator applied from spec.tags: the only ones it removes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region its calls go to, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 
 /// A registered target, as DescribeDBProxyTargets reports it.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetHealth {
     /// The DB instance or cluster's RDS identifier.
     pub identifier: String,
     /// RDS_INSTANCE, TRACKED_CLUSTER or RDS_SERVERLESS_ENDPOINT.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,
     /// REGISTERING, AVAILABLE or UNAVAILABLE.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// Why it is unavailable (AUTH_FAILURE, CONNECTION_FAILED, ...), and RDS's words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 

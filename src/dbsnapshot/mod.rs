@@ -14,6 +14,7 @@ use crate::snapshot::{SnapshotOptions, SnapshotReport};
 
 /// An RDS DB snapshot.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -65,11 +66,9 @@ pub struct DBSnapshotSpec {
     )]
     pub db_snapshot_identifier: Option<String>,
     /// The instance to snapshot. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SnapshotSource>,
     /// Instead of a source instance: the snapshot to copy (CopyDBSnapshot), here or from another
     /// region of the account. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_from: Option<CopyFrom>,
     /// What else the snapshot is: a copy's key and tags, a schedule, its deletion, its shares,
     /// its adoption.
@@ -88,6 +87,7 @@ pub struct DBSnapshotSpec {
 /// identifier. Either must be this namespace's own (its ownership tags) or granted to it (its tag
 /// rds.operator.rs/restorable-by, or the operator's --grant-restore), as for restoreFrom: a
 /// snapshot is a copy of the data.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -96,7 +96,6 @@ pub struct DBSnapshotSpec {
 pub struct SnapshotSource {
     /// A DBInstance of this namespace; the snapshot waits (ReferencesUnresolved) until it is
     /// Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
     pub name: Option<String>,
     /// The RDS identifier of an instance in the snapshot's account and region.
@@ -112,6 +111,7 @@ pub struct SnapshotSource {
 /// The snapshot a DBSnapshot copies: a DBSnapshot of this namespace, or a snapshot by identifier
 /// or ARN. Either must be this namespace's own (its ownership tags, or those of the instance it
 /// was taken of) or granted to it, as for restoreFrom.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -120,7 +120,6 @@ pub struct SnapshotSource {
 pub struct CopyFrom {
     /// A DBSnapshot of this namespace, in any region of its account; the copy waits
     /// (ReferencesUnresolved) until it is Ready.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
     pub name: Option<String>,
     /// A snapshot of this account and region by identifier (a manual one, or an automated one
@@ -135,6 +134,7 @@ pub struct CopyFrom {
 }
 
 /// What the operator observed of the snapshot.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBSnapshotStatus {
@@ -162,7 +162,6 @@ pub struct DBSnapshotStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the snapshot lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

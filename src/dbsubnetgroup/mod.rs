@@ -14,6 +14,7 @@ use crate::crd::Tag;
 
 /// An RDS DB subnet group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -45,7 +46,6 @@ use crate::crd::Tag;
 pub struct DBSubnetGroupSpec {
     /// Name of the group in RDS (letters, digits, periods, underscores, spaces, hyphens); defaults
     /// to metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 255), regex(pattern = r"^[a-zA-Z0-9._ -]+$"))]
     pub db_subnet_group_name: Option<String>,
     /// What the group is for.
@@ -66,6 +66,7 @@ pub struct DBSubnetGroupSpec {
 }
 
 /// What the operator observed of the group.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DBSubnetGroupStatus {
@@ -73,16 +74,13 @@ pub struct DBSubnetGroupStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the group in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_subnet_group_name: Option<String>,
     /// ARN of the group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// The VPC of its subnets.
     #[serde(default, rename = "vpcID", skip_serializing_if = "Option::is_none")]
     pub vpc_id: Option<String>,
     /// The group's state as RDS reports it (Complete...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// The subnets, with their Availability Zones.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -91,7 +89,6 @@ pub struct DBSubnetGroupStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the resource lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

@@ -20,6 +20,7 @@ use crate::database::choices::ClusterEngine;
 
 /// An Aurora global database.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -56,7 +57,6 @@ use crate::database::choices::ClusterEngine;
 pub struct GlobalClusterSpec {
     /// Name of the global database in RDS (a letter first, then letters, digits and hyphens);
     /// defaults to metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
         length(min = 1, max = 255),
         regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
@@ -71,38 +71,30 @@ pub struct GlobalClusterSpec {
     )]
     pub source_db_cluster_ref: Option<LocalRef>,
     /// Instead of a source: the engine of an empty global database.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<ClusterEngine>,
     /// The engine version; a change is one ModifyGlobalCluster (a new major version with
     /// allowMajorVersionUpgrade).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
     /// Let a change of engineVersion cross a major version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_major_version_upgrade: Option<bool>,
     /// RDS refuses to delete a protected global database.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_protection: Option<bool>,
     /// Encryption of an empty global database (with engine). Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_encrypted: Option<bool>,
     /// What deleting this object does, once the global database has no member cluster: Delete
     /// (DeleteGlobalCluster, the default) or Retain (it stays, tagged rds.operator.rs/retained).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_policy: Option<GlobalDeletionPolicy>,
     /// Move the primary, with no data lost, to this DBCluster of the namespace, a secondary of the
     /// global database (SwitchoverGlobalCluster): sent once, when RDS reports the global database
     /// available with every member connected and the DBCluster is Ready, and reported until RDS
     /// shows it the writer. The global writer endpoint stays the same; the members' connection
     /// Secrets follow.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switchover_to: Option<LocalRef>,
     /// Make this DBCluster of the namespace the primary at once, losing the writes it has not yet
     /// received (FailoverGlobalCluster with AllowDataLoss), for when the primary's region is down.
     /// Sent once, only with allowDataLoss: true, and only once the operator finds the primary's
     /// region unavailable (its calls there fail) or the annotation rds.operator.rs/failover names
     /// the DBCluster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failover_to: Option<FailoverTo>,
     /// Tags of the global database, besides the ownership tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -114,6 +106,7 @@ pub struct GlobalClusterSpec {
 }
 
 /// A failover to a secondary, its data loss spelled out.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(validation = kube::core::Rule::new("self.allowDataLoss").message("failoverTo loses the writes the target has not received yet: set allowDataLoss: true to say so (switchoverTo moves the primary with none lost)"))]
@@ -125,7 +118,6 @@ pub struct FailoverTo {
     /// How long the primary's region must have answered no call at all (no answer or a 5xx,
     /// every probe failing; a throttle is an answer) before that approves the failover without
     /// the annotation. Default 5m.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failover_after: Option<kube::core::Duration>,
 }
 
@@ -146,6 +138,7 @@ pub enum GlobalDeletionPolicy {
 }
 
 /// What the operator observed of the global database.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GlobalClusterStatus {
@@ -153,26 +146,17 @@ pub struct GlobalClusterStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the global database in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub global_cluster_identifier: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// Its state as RDS reports it (creating, available, switching-over...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_protection: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_encrypted: Option<bool>,
     /// The global writer endpoint: it reaches the writer of the current primary, wherever it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
     /// The primary's RDS identifier.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writer: Option<String>,
     /// The member clusters, as RDS lists them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -181,15 +165,14 @@ pub struct GlobalClusterStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region its calls go to, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
     /// The switchover or failover sent for spec.switchoverTo or failoverTo: it is sent once (until
     /// the spec names another target).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_change: Option<RoleChange>,
 }
 
 /// A switchover or failover the operator sent.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RoleChange {
@@ -203,11 +186,11 @@ pub struct RoleChange {
     pub completed: bool,
     /// What approved a failover: the annotation, or the primary's region silent, with its
     /// evidence.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_by: Option<String>,
 }
 
 /// A member cluster of the global database.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GlobalMember {
@@ -218,9 +201,7 @@ pub struct GlobalMember {
     /// writer (the primary) or reader (a secondary).
     pub role: String,
     /// How far its replication is, as RDS reports it (connected, pending-resync).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub synchronization_status: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_cluster_arn: Option<String>,
 }
 

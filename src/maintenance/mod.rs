@@ -38,24 +38,20 @@ pub enum MaintenancePolicy {
 }
 
 /// One pending maintenance action, as RDS reports it (PendingMaintenanceAction).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingAction {
     /// What RDS will do: system-update, db-upgrade, hardware-maintenance, ca-certificate-rotation.
     pub action: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// When RDS applies it in a maintenance window by itself (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_applied_after_date: Option<String>,
     /// When RDS applies it whatever the windows (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forced_apply_date: Option<String>,
     /// When it is applied, as things stand (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_apply_date: Option<String>,
     /// immediate, next-maintenance, or none yet.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opt_in_status: Option<String>,
 }
 

@@ -19,6 +19,7 @@ use crate::crd::Tag;
 
 /// An RDS option group.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[kube(
     group = "rds.operator.rs",
@@ -58,7 +59,6 @@ use crate::crd::Tag;
 pub struct OptionGroupSpec {
     /// Name of the group in RDS (a letter first, then letters, digits and hyphens); defaults to
     /// metadata.name. Immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
         length(min = 1, max = 255),
         regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$")
@@ -97,6 +97,7 @@ fn default_true() -> bool {
 }
 
 /// One option of the group, as RDS's OptionConfiguration takes it.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OptionSpec {
@@ -108,11 +109,9 @@ pub struct OptionSpec {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub settings: BTreeMap<String, String>,
     /// The port, for an option that listens on one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
     pub port: Option<i32>,
     /// The option's version, for an option that has versions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// The VPC security groups of an option that listens on a port.
     #[serde(
@@ -124,6 +123,7 @@ pub struct OptionSpec {
 }
 
 /// What the operator observed of the group.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OptionGroupStatus {
@@ -131,10 +131,8 @@ pub struct OptionGroupStatus {
     #[serde(flatten)]
     pub reported: crate::crd::Reported,
     /// Name of the group in RDS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option_group_name: Option<String>,
     /// ARN of the group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// The options the group has in RDS.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -147,7 +145,6 @@ pub struct OptionGroupStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub applied_tag_keys: Vec<String>,
     /// The AWS account and region the resource lives in, kept once it exists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<crate::managed::placement::Placement>,
 }
 

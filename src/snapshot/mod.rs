@@ -27,6 +27,7 @@ use crate::rds::Rds;
 
 /// What a snapshot kind's spec says besides its name, its source and its copy's source. Its rules
 /// are the spec's (it is flattened into it): they name the kind's `source` and `copyFrom` too.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
@@ -44,16 +45,13 @@ pub struct SnapshotOptions {
     #[schemars(length(min = 1, max = 2048))]
     pub kms_key_id: Option<String>,
     /// With copyFrom: copy the source snapshot's tags too (besides the ownership tags).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_tags: Option<bool>,
     /// Instead of one snapshot, one per tick of a cron schedule, the `keep` newest kept.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<SnapshotSchedule>,
     /// What deleting this object does to its snapshots: Delete (the RDS deletion of each one it
     /// made; the default for one snapshot it took) or Retain (they stay in RDS, tagged
     /// rds.operator.rs/retained; the default with a schedule, whose snapshots are backups, and
     /// for an adopted snapshot).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_policy: Option<SnapshotDeletionPolicy>,
     /// The AWS accounts allowed to restore (and copy) the snapshot, kept in sync with RDS's
     /// restore attribute: each one an AWSAccount granted to this namespace names, or one the
@@ -71,7 +69,6 @@ pub struct SnapshotOptions {
     /// object is never adopted, and one retained by an object of this kind, namespace and name
     /// is taken back without asking. An adopted snapshot is retained when the object is deleted
     /// unless deletionPolicy says Delete.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adoption_policy: Option<AdoptionPolicy>,
 }
 
@@ -102,39 +99,32 @@ pub enum SnapshotDeletionPolicy {
 }
 
 /// What the operator observed of the snapshot, besides its identifiers.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotReport {
     /// ARN of the snapshot.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arn: Option<String>,
     /// The snapshot's state as RDS reports it (creating, available...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// How far RDS is in taking it, in percent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent_progress: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_version: Option<String>,
     /// Its size, in GiB.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocated_storage: Option<i32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encrypted: Option<bool>,
     /// When RDS took it (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_create_time: Option<String>,
     /// The AWS accounts RDS lets restore the snapshot (its restore attribute).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared_with: Vec<String>,
     /// With a schedule: the snapshots kept and the ticks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleStatus>,
 }
 
 /// A schedule as last reconciled.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleStatus {
@@ -142,10 +132,8 @@ pub struct ScheduleStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept: Vec<String>,
     /// The last tick (RFC 3339) since the object was made, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_tick: Option<String>,
     /// The next tick (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_tick: Option<String>,
 }
 

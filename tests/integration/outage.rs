@@ -33,8 +33,10 @@ async fn has_tag(rds: &aws_sdk_rds::Client, id: &str, key: &str) -> bool {
 
 /// The identifiers of the account's instances that carry this DBInstance uid's ownership tag.
 async fn databases_of(rds: &aws_sdk_rds::Client, uid: &str) -> Vec<String> {
-    let listed = (rds.describe_db_instances().send().await).expect("DescribeDBInstances");
-    (listed.db_instances().iter())
+    // Every page: one (MaxRecords 100) need not hold them while other tests run.
+    let pages = rds.describe_db_instances().into_paginator().items().send();
+    let listed: Vec<_> = (pages.try_collect().await).expect("DescribeDBInstances");
+    (listed.iter())
         .filter(|i| {
             (i.tag_list().iter())
                 .any(|t| t.key() == Some(rds_operator::crd::OWNER_TAG) && t.value() == Some(uid))

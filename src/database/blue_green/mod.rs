@@ -26,6 +26,7 @@ pub const SWITCHOVER_ANNOTATION: &str = "rds.operator.rs/switchover";
 
 /// A blue/green deployment, as DescribeBlueGreenDeployments reports it, and what the operator did:
 /// the part of status.blueGreen both kinds have.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStatus {
@@ -37,7 +38,6 @@ pub struct DeploymentStatus {
     /// INVALID_CONFIGURATION, SWITCHOVER_FAILED or DELETING.
     pub status: String,
     /// RDS's words on the state (why a switchover failed...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_details: Option<String>,
     /// RDS's SwitchoverDetails: each member, blue to green, and its state.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -49,7 +49,6 @@ pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<FieldDrift>,
     /// When the operator first saw the switchover completed (RFC 3339).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switched_over_at: Option<String>,
 }
 

@@ -27,30 +27,29 @@ pub const ACK_REGION_ANNOTATION: &str = "services.k8s.aws/region";
 
 /// Where a resource is to live, as every placed kind's spec says it (flattened into the spec:
 /// `spec.accountRef`, `spec.region`).
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Where {
     /// The AWSAccount to manage the resource in (cluster-scoped; it must select this namespace).
     /// Default: the namespace's rds.operator.rs/account annotation, else the operator's own
     /// credentials.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_ref: Option<crate::crd::AccountRef>,
     /// The AWS region (one the account allows). Default: the namespace's rds.operator.rs/region
     /// annotation, else the operator's own region. Once the resource exists, the account and
     /// region it lives in are kept in status.placement: pointing accountRef or region elsewhere
     /// is refused (AccountOrRegionMismatch, until they are put back), never a create elsewhere.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = r"^[a-z]{2,4}(-[a-z]+)+-[0-9]+$"))]
     pub region: Option<String>,
 }
 
 /// Where a resource lives in AWS, as its status records it.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Placement {
     /// The AWSAccount it was reached through (absent: the operator's own credentials, or an ACK
     /// role-map entry).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
     /// The AWS account id.
     #[serde(rename = "accountID")]
