@@ -18,8 +18,8 @@ test:
 
 ## lint: formatting and clippy
 lint:
-	cargo fmt --check
-	cargo clippy --locked --all-targets -- -D warnings
+	cargo fmt --all --check
+	cargo clippy --locked --workspace --all-targets -- -D warnings
 
 ## crds: regenerate every registered kind's CRD (src/kinds.rs) in crds/ and the chart's crds/, the
 ## chart's Artifact Hub annotations, then deploy/ and the OLM bundle

@@ -17,10 +17,7 @@ pub mod accounts;
 pub mod artifacthub;
 pub mod aws_error;
 pub mod awsaccount;
-pub mod breaker;
-pub mod budget;
 pub mod context;
-pub mod crd;
 pub mod database;
 pub mod dbcluster;
 pub mod dbclusterendpoint;
@@ -31,13 +28,11 @@ pub mod dbparametergroup;
 pub mod dbproxy;
 pub mod dbsnapshot;
 pub mod dbsubnetgroup;
-pub mod duration;
 pub mod error;
 pub mod feed;
 pub mod globalcluster;
 pub mod http;
 pub mod kinds;
-pub mod leader;
 pub mod locations;
 pub mod maintenance;
 pub mod managed;
@@ -48,14 +43,11 @@ pub mod optiongroup;
 pub mod rds;
 pub mod rds_state;
 pub mod secrets;
-pub mod sensitive;
-pub mod shards;
-pub mod silence;
 pub mod snapshot;
-pub mod telemetry;
 
-/// Locks a mutex, taking the data even if a panicking thread poisoned it: every value the
-/// operator keeps behind a mutex (counters, snapshots, backoff state) stays usable after a panic.
-pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub(crate) use rds_operator_foundation::lock;
+/// The foundations, the layer below every other (their own crate, `crates/foundation`): re-exported
+/// under their old paths.
+pub use rds_operator_foundation::{
+    breaker, budget, crd, duration, leader, sensitive, shards, silence, telemetry,
+};

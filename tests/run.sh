@@ -44,13 +44,13 @@ tests/env/clients.sh
 # What the node tests' node needs (containerd, runc, CNI plugins, iptables, musl-gcc).
 tests/env/node.sh install
 
-# Every target is built first (the benches too, which run only under `cargo bench`: they measure,
+# Every target of every crate is built first (the benches too, which run only under `cargo bench`: they measure,
 # and test nothing); then the unit tests, the integration tests eight at a time (they wait on the
 # emulator's delays far more than they compute: 136 tests took 641 s four at a time and 351 s eight
 # at a time, the two cores 60 % idle at four), and the node tests, all four at once (they share one
 # node and wait on its Pods).
-cargo test --locked --all-targets --no-run
-cargo test --locked --lib --bins -- --show-output
+cargo test --locked --workspace --all-targets --no-run
+cargo test --locked --workspace --lib --bins -- --show-output
 # moto's own RDS tests with moto_ext loaded (in-process, about 50 s), beside the integration tests,
 # which leave a core mostly idle (beside the crate's build they slowed it from 104 s to 193 s): a
 # failure not listed in localstack/suite/known_failures.txt, with the AWS page that shows RDS does
