@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::events::EventType;
 
+pub use super::{CLUSTER, INSTANCE, Noun};
 use crate::database::blue_green::{
     self as shared, Call, DeploymentStatus, SWITCHOVER_ANNOTATION, Stage,
 };
@@ -18,24 +19,6 @@ use crate::database::spec::Upgrade;
 use crate::database::step::Step;
 use crate::managed::plan::Steps;
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
-
-/// What a database kind is called in its messages and reasons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Noun {
-    /// In messages: "instance" or "cluster".
-    pub word: &'static str,
-    /// In reasons and field names: "Instance" or "Cluster".
-    pub title: &'static str,
-}
-
-pub const INSTANCE: Noun = Noun {
-    word: "instance",
-    title: "Instance",
-};
-pub const CLUSTER: Noun = Noun {
-    word: "cluster",
-    title: "Cluster",
-};
 
 /// Our instance or cluster, as the rules see it.
 pub struct Subject<'a> {

@@ -1,8 +1,6 @@
 //! Creating the cluster: new, from spec.restoreFrom (a cluster snapshot or a point in time, only
 //! from a source this namespace owns or was granted), or in place of ours after an out-of-band
-//! deletion. Nothing is created on doubt: the absence is confirmed by direct reads a busy interval
-//! apart, only in the account and region the cluster was in; then, once none of its own snapshots
-//! is still being taken, its newest own snapshot is restored, and an empty cluster is created only when the spec opts in.
+//! deletion, by the rule both database kinds follow (`database::rules::absence`).
 
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
@@ -11,8 +9,8 @@ use super::password::{hash_of, password, password_refused};
 use super::{
     ClusterStep, Facts, Plan, Step, desired_tags, drift_interval, global, refuse, status_plan,
 };
-use crate::database::choices::{DriftPolicy, OutOfBandDeletionPolicy};
-use crate::database::snapshots::{being_taken, newest, same_account_and_region, waiting_for};
+use crate::database::rules::CLUSTER;
+use crate::database::rules::absence::{Absence, Gone, decide};
 use crate::database::status::DatabaseStatus;
 use crate::database::tenancy;
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
@@ -78,81 +76,54 @@ pub(super) fn first(f: &Facts, plan: Plan, spec: DBClusterSpec) -> Plan {
     create(f, plan, spec, Creation::FromSpec(r))
 }
 
-/// Our cluster (its ARN in status) is gone from RDS.
+/// Our cluster (its ARN in status) is gone from RDS: the rule both database kinds follow
+/// (`database::rules::absence`). A secondary holds the global database's data: a new one has all
+/// of it, and a snapshot of its own would make a standalone cluster.
 pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
     let cluster = &f.cluster;
     let identifier = cluster.identifier();
-    if cluster.spec.policies.drift_policy == DriftPolicy::Report {
-        plan.requeue = Requeue::After(drift_interval(f));
-        let message = format!(
-            "RDS cluster {identifier} was deleted outside the operator; driftPolicy is Report, so \
-             it is not recreated"
-        );
-        return refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
-    }
-    plan.requeue = Requeue::After(f.intervals.busy);
-    if !f.observed_directly || f.absent_for.is_none_or(|d| d < f.intervals.busy) {
-        let message = format!(
-            "RDS has no cluster {identifier}; confirming with another direct read before acting"
-        );
-        return refuse(plan, f, "ConfirmingAbsence", &message, "ConfirmingAbsence");
-    }
-    plan.requeue = Requeue::After(drift_interval(f));
-    let arn = (cluster.status.as_ref())
-        .and_then(|s| s.common.arn.clone())
-        .unwrap_or_default();
-    if let Err(message) = same_account_and_region("cluster", &arn, f.identity.as_ref()) {
-        return refuse(
-            plan,
-            f,
-            "AccountOrRegionMismatch",
-            &message,
-            "AccountOrRegionMismatch",
-        );
-    }
-    if global::secondary(f) {
-        // A secondary holds the global database's data: a new one has all of it, and a snapshot
-        // of its own would make a standalone cluster.
-        plan.requeue = Requeue::After(f.intervals.busy);
-        return create(f, plan, spec, Creation::New);
-    }
+    let arn = (cluster.status.as_ref()).and_then(|s| s.common.arn.clone());
+    let gone = Gone {
+        noun: CLUSTER,
+        identifier: &identifier,
+        drift_policy: cluster.spec.policies.drift_policy,
+        out_of_band: cluster.spec.deletion.out_of_band_deletion_policy,
+        observed_directly: f.observed_directly,
+        absent_for: f.absent_for,
+        confirm_for: f.intervals.busy,
+        arn: arn.as_deref().unwrap_or_default(),
+        identity: f.identity.as_ref(),
+        remade: global::secondary(f),
+    };
     let uid = cluster.metadata.uid.clone().unwrap_or_default();
-    let own = || (f.snapshots.iter()).filter(|s| tags::owned_by(&s.tags, &uid));
-    if let Some(taken) = being_taken(own()) {
-        plan.requeue = Requeue::After(f.intervals.busy);
-        let message = waiting_for("cluster", &identifier, taken);
-        return refuse(
-            plan,
-            f,
-            "SnapshotInProgress",
-            &message,
-            "SnapshotInProgress",
-        );
+    let own: Vec<_> = (f.snapshots.iter())
+        .filter(|s| tags::owned_by(&s.tags, &uid))
+        .collect();
+    let decision = decide(&gone, &own);
+    plan.requeue = Requeue::After(match decision {
+        Absence::Refuse { busy: false, .. } | Absence::Nothing => drift_interval(f),
+        _ => f.intervals.busy,
+    });
+    match decision {
+        Absence::Refuse {
+            reason, message, ..
+        } => refuse(plan, f, reason, &message, reason),
+        Absence::Remake => create(f, plan, spec, Creation::New),
+        Absence::Restore { snapshot, note } => {
+            create(f, plan, spec, Creation::Restore { snapshot, note })
+        }
+        Absence::CreateEmpty => create(f, plan, spec, Creation::EmptyInPlaceOfDeleted),
+        Absence::Nothing => {
+            let message = format!(
+                "RDS cluster {identifier} was deleted outside the operator and no snapshot of its \
+                 own exists, so nothing is created; restore it, or set outOfBandDeletionPolicy: \
+                 RestoreOrCreateEmpty to create an empty cluster"
+            );
+            let mut plan = refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
+            plan.event(EventType::Warning, "DeletedOutOfBand", "Observe", message);
+            plan
+        }
     }
-    if let Some(snapshot) = newest(own()) {
-        let note = format!(
-            "RDS cluster {identifier} was deleted outside the operator; restoring it from its \
-             newest snapshot {} ({}, created {})",
-            snapshot.identifier, snapshot.kind, snapshot.created
-        );
-        let snapshot = snapshot.identifier.clone();
-        plan.requeue = Requeue::After(f.intervals.busy);
-        return create(f, plan, spec, Creation::Restore { snapshot, note });
-    }
-    if cluster.spec.deletion.out_of_band_deletion_policy
-        == OutOfBandDeletionPolicy::RestoreOrCreateEmpty
-    {
-        plan.requeue = Requeue::After(f.intervals.busy);
-        return create(f, plan, spec, Creation::EmptyInPlaceOfDeleted);
-    }
-    let message = format!(
-        "RDS cluster {identifier} was deleted outside the operator and no snapshot of its own \
-         exists, so nothing is created; restore it, or set outOfBandDeletionPolicy: \
-         RestoreOrCreateEmpty to create an empty cluster"
-    );
-    let mut plan = refuse(plan, f, "DeletedOutOfBand", &message, "DeletedOutOfBand");
-    plan.event(EventType::Warning, "DeletedOutOfBand", "Observe", message);
-    plan
 }
 
 /// Creates, restores or re-creates the cluster.
