@@ -50,6 +50,18 @@ pub enum Absence {
     Nothing,
 }
 
+impl Absence {
+    /// When to look again: at the busy interval while something moves (a confirmation, a snapshot
+    /// being taken, a creation or restore under way), else at the drift interval, as only a
+    /// person can move it on.
+    pub fn after(&self, busy: Duration, drift: Duration) -> Duration {
+        match self {
+            Absence::Refuse { busy: false, .. } | Absence::Nothing => drift,
+            _ => busy,
+        }
+    }
+}
+
 /// The rule, over the object's own snapshots (only those count: an identifier another team used
 /// before has that team's snapshots).
 pub fn decide(g: &Gone, own: &[&SnapshotInfo]) -> Absence {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::events::EventType;
 
-pub use super::{CLUSTER, INSTANCE, Noun};
+use super::Noun;
 use crate::database::blue_green::{
     self as shared, Call, DeploymentStatus, SWITCHOVER_ANNOTATION, Stage,
 };
@@ -18,7 +18,7 @@ use crate::database::parts::{FieldDrift, describe_fields};
 use crate::database::spec::Upgrade;
 use crate::database::step::Step;
 use crate::managed::plan::Steps;
-use crate::rds_state::{BlueGreenTargets, ObservedDeployment};
+use crate::rds_state::{BlueGreenTargets, ObservedDeployment, PollIntervals};
 
 /// Our instance or cluster, as the rules see it.
 pub struct Subject<'a> {
@@ -67,6 +67,14 @@ pub struct Report {
 }
 
 impl Report {
+    /// When to look again: at the busy interval, or the settled one.
+    pub fn after(&self, intervals: &PollIntervals) -> std::time::Duration {
+        match self.busy {
+            true => intervals.busy,
+            false => intervals.settled,
+        }
+    }
+
     fn new(reason: impl Into<String>, message: String, busy: bool) -> Self {
         Report {
             reason: reason.into(),

@@ -15,9 +15,8 @@ use super::{
 use crate::database::blue_green::{self as shared, Call};
 use crate::database::choices::DeletionPolicy;
 use crate::database::parts::FieldDrift;
-use crate::database::rules::blue_green::{
-    self as rules, CLUSTER, Green, Held, Report, Source, Subject,
-};
+use crate::database::rules::CLUSTER;
+use crate::database::rules::blue_green::{self as rules, Green, Held, Report, Source, Subject};
 use crate::dbcluster::observed::ObservedCluster;
 use crate::dbcluster::{ClusterBlueGreen, DBCluster, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, KindPlan, Requeue};
@@ -335,10 +334,7 @@ fn status_of(
 /// Synced False with the rules' reason; Ready as RDS shows the cluster (blue serves meanwhile). The
 /// plan holds.
 fn report(f: &Facts, plan: &mut Plan, fields: &DBClusterStatus, r: Report) -> bool {
-    plan.requeue = Requeue::After(match r.busy {
-        true => f.intervals.busy,
-        false => f.intervals.settled,
-    });
+    plan.requeue = Requeue::After(r.after(&f.intervals));
     let available = f.observed.as_ref().is_some_and(|o| o.status == "available");
     let synced = ConditionPlan::new(false, &r.reason, r.message);
     plan.status = Some(status_plan(fields.clone(), available, synced, r.busy));

@@ -100,10 +100,7 @@ pub(super) fn absence(f: &Facts, mut plan: Plan, spec: DBClusterSpec) -> Plan {
         .filter(|s| tags::owned_by(&s.tags, &uid))
         .collect();
     let decision = decide(&gone, &own);
-    plan.requeue = Requeue::After(match decision {
-        Absence::Refuse { busy: false, .. } | Absence::Nothing => drift_interval(f),
-        _ => f.intervals.busy,
-    });
+    plan.requeue = Requeue::After(decision.after(f.intervals.busy, drift_interval(f)));
     match decision {
         Absence::Refuse {
             reason, message, ..

@@ -51,10 +51,7 @@ pub fn plan(f: &Facts, mut plan: Plan) -> Plan {
     };
     let own: Vec<_> = tenancy::own_snapshots(&f.snapshots, db).collect();
     let decision = decide(&gone, &own);
-    plan.requeue = Requeue::After(match decision {
-        Absence::Refuse { busy: false, .. } | Absence::Nothing => drift_interval,
-        _ => f.intervals.busy,
-    });
+    plan.requeue = Requeue::After(decision.after(f.intervals.busy, drift_interval));
     match decision {
         Absence::Refuse {
             reason, message, ..

@@ -7,9 +7,8 @@
 //! spec sets, and what a deletion of the DBInstance does with a deployment (`cleanup`).
 
 use crate::database::blue_green::{self as shared, Call};
-use crate::database::rules::blue_green::{
-    self as rules, Green, Held, INSTANCE, Report, Source, Subject,
-};
+use crate::database::rules::INSTANCE;
+use crate::database::rules::blue_green::{self as rules, Green, Held, Report, Source, Subject};
 use crate::dbinstance::drift::{Comparison, Diff};
 use crate::dbinstance::{BlueGreenStatus, DBInstanceStatus, DeletionPolicy, Endpoint, FieldDrift};
 use crate::rds_state::{BlueGreenTargets, ObservedDeployment, ObservedInstance};
@@ -316,10 +315,7 @@ fn status_of(
 
 /// Synced False with the rules' reason (Ready follows RDS: blue serves meanwhile). The plan holds.
 fn report(f: &Facts, plan: &mut Plan, fields: &DBInstanceStatus, r: Report) -> bool {
-    plan.requeue = Requeue::After(match r.busy {
-        true => f.intervals.busy,
-        false => f.intervals.settled,
-    });
+    plan.requeue = Requeue::After(r.after(&f.intervals));
     plan.status = Some(observed_plan(fields.clone(), false, &r.reason, r.message));
     true
 }
