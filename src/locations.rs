@@ -315,7 +315,8 @@ impl Locations {
                 .map(|q| q.queue_url.clone()),
             _ => None,
         };
-        let mut observer = Observer::new(rds.clone(), self.intervals).waking(self.wake.clone());
+        let mut observer = Observer::new(rds.clone(), self.intervals, self.own.observer.read)
+            .waking(self.wake.clone());
         if queue.is_some() {
             observer = observer.with_event_feed(self.feeds.1);
         }

@@ -423,7 +423,12 @@ fn observe(
         busy: args.busy_poll_interval,
         settled: args.drift_interval,
     };
-    let mut observer = Observer::new(rds.clone(), intervals).waking(wake.clone());
+    let mut observer = Observer::new(
+        rds.clone(),
+        intervals,
+        rds_operator::dbinstance::aws::observed,
+    )
+    .waking(wake.clone());
     if args.events_queue_url.is_some() {
         let safety_net = safety_net(args);
         observer = observer.with_event_feed(safety_net);

@@ -8,6 +8,7 @@
 const SOURCES: &[&str] = &[
     include_str!("../rds/mod.rs"),
     include_str!("../rds/tagging.rs"),
+    include_str!("../rds/shared.rs"),
     include_str!("../dbinstance/aws/mod.rs"),
     include_str!("../dbinstance/aws/restore.rs"),
     include_str!("../dbinstance/aws/replicas.rs"),

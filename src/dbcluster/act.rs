@@ -12,6 +12,8 @@ use super::{DBCluster, DBClusterSpec};
 use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::database::step::{DatabaseCalls, Modify, Restore};
+use crate::dbcluster::aws::ClusterCalls;
+use crate::dbcluster::restore::ClusterRestoreCalls;
 use crate::error::Error;
 use crate::globalcluster::ObservedGlobalCluster;
 use crate::locations::Location;
@@ -102,7 +104,7 @@ async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
             cluster,
             identifier,
         } => {
-            rds.delete(identifier, None, false).await?;
+            rds.delete_instance(identifier, None, false).await?;
             info!(
                 cluster,
                 identifier, "deleting a member of a cluster a deployment left"

@@ -88,28 +88,53 @@ impl Listed for ObservedCluster {
     }
 }
 
-impl Rds {
+/// DBCluster's own calls: DescribeDBClusters read into its model (one, every page), CreateDBCluster, ModifyDBCluster, RemoveFromGlobalCluster and DeleteDBCluster.
+pub(crate) trait ClusterCalls {
     /// DescribeDBClusters for one identifier; None when RDS has no such cluster.
-    pub async fn describe_cluster(
-        &self,
-        identifier: &str,
-    ) -> Result<Option<ObservedCluster>, AwsError> {
-        let result = (self.client.describe_db_clusters())
-            .db_cluster_identifier(identifier)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBClusters", e, None));
-        self.count("DescribeDBClusters", &result);
-        match result {
-            Ok(out) => Ok(out.db_clusters().first().map(ObservedCluster::from)),
-            Err(e) if e.class == ErrorClass::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
+    async fn describe_cluster(&self, identifier: &str)
+    -> Result<Option<ObservedCluster>, AwsError>;
 
     /// Every cluster of the account and region: DescribeDBClusters through the SDK's paginator,
     /// 100 a page, each page counted.
-    pub async fn cluster_pages(&self) -> Result<Vec<ObservedCluster>, AwsError> {
+    async fn cluster_pages(&self) -> Result<Vec<ObservedCluster>, AwsError>;
+
+    /// CreateDBCluster with every field the spec sets.
+    async fn create_cluster(&self, req: &CreateCluster<'_>) -> Result<ObservedCluster, AwsError>;
+
+    /// ModifyDBCluster carrying exactly the fields set in `m` (and the password when it rotates).
+    async fn modify_cluster(
+        &self,
+        identifier: &str,
+        m: &ClusterModification,
+        password: Option<&SecretString>,
+    ) -> Result<ObservedCluster, AwsError>;
+
+    /// RemoveFromGlobalCluster: the cluster (by ARN, as the API asks) leaves the global database
+    /// as a standalone cluster. One no longer a member is success.
+    async fn remove_from_global_cluster(&self, global: &str, arn: &str) -> Result<(), AwsError>;
+
+    /// DeleteDBCluster, with a final cluster snapshot when one is named. A missing cluster is
+    /// success.
+    async fn delete_cluster(
+        &self,
+        identifier: &str,
+        final_snapshot: Option<&str>,
+    ) -> Result<(), AwsError>;
+}
+
+impl ClusterCalls for Rds {
+    async fn describe_cluster(
+        &self,
+        identifier: &str,
+    ) -> Result<Option<ObservedCluster>, AwsError> {
+        Ok(self
+            .db_cluster(identifier)
+            .await?
+            .as_ref()
+            .map(ObservedCluster::from))
+    }
+
+    async fn cluster_pages(&self) -> Result<Vec<ObservedCluster>, AwsError> {
         let mut pages = (self.client.describe_db_clusters())
             .into_paginator()
             .page_size(100)
@@ -123,11 +148,7 @@ impl Rds {
         Ok(all)
     }
 
-    /// CreateDBCluster with every field the spec sets.
-    pub async fn create_cluster(
-        &self,
-        req: &CreateCluster<'_>,
-    ) -> Result<ObservedCluster, AwsError> {
+    async fn create_cluster(&self, req: &CreateCluster<'_>) -> Result<ObservedCluster, AwsError> {
         let spec = req.spec;
         let request = ClusterFields::create(spec, self.client.create_db_cluster());
         let result = request
@@ -156,8 +177,7 @@ impl Rds {
         )
     }
 
-    /// ModifyDBCluster carrying exactly the fields set in `m` (and the password when it rotates).
-    pub async fn modify_cluster(
+    async fn modify_cluster(
         &self,
         identifier: &str,
         m: &ClusterModification,
@@ -175,13 +195,7 @@ impl Rds {
         Ok((result?.db_cluster().map(ObservedCluster::from)).unwrap_or_default())
     }
 
-    /// RemoveFromGlobalCluster: the cluster (by ARN, as the API asks) leaves the global database
-    /// as a standalone cluster. One no longer a member is success.
-    pub async fn remove_from_global_cluster(
-        &self,
-        global: &str,
-        arn: &str,
-    ) -> Result<(), AwsError> {
+    async fn remove_from_global_cluster(&self, global: &str, arn: &str) -> Result<(), AwsError> {
         let result = (self.client.remove_from_global_cluster())
             .global_cluster_identifier(global)
             .db_cluster_identifier(arn)
@@ -196,9 +210,7 @@ impl Rds {
         }
     }
 
-    /// DeleteDBCluster, with a final cluster snapshot when one is named. A missing cluster is
-    /// success.
-    pub async fn delete_cluster(
+    async fn delete_cluster(
         &self,
         identifier: &str,
         final_snapshot: Option<&str>,

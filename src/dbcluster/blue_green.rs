@@ -5,6 +5,7 @@
 use super::plan::blue_green::{BlueGreenFacts, members_wanted};
 use super::{DBCluster, ObservedCluster};
 use crate::database::blue_green::{Read, aws};
+use crate::dbcluster::aws::ClusterCalls;
 use crate::error::Error;
 use crate::locations::Location;
 
@@ -21,7 +22,7 @@ pub(super) async fn read(
     if members_wanted(cluster, &crate::duration::now()) {
         for c in [&green, &old].into_iter().flatten() {
             for m in &c.members {
-                members.extend(at.rds.describe(&m.identifier).await?);
+                members.extend(at.observer.observe_directly(&m.identifier).await?.instance);
             }
         }
     }

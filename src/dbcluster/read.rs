@@ -12,6 +12,8 @@ use super::{ClusterRestoreFrom, DBCluster};
 use crate::context::Context;
 use crate::database::password::PasswordRead;
 use crate::database::tenancy::RestoreSource;
+use crate::dbcluster::aws::ClusterCalls;
+use crate::dbcluster::restore::ClusterRestoreCalls;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;

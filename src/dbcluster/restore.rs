@@ -49,55 +49,47 @@ fn info(s: &DbClusterSnapshot) -> SnapshotInfo {
     }
 }
 
-impl Rds {
+/// DBCluster's snapshots and restores: the cluster snapshots of an identifier or one by name, and the two restores.
+pub(crate) trait ClusterRestoreCalls {
     /// The cluster snapshots (manual and automated) of a cluster identifier, every page counted.
-    pub async fn cluster_snapshots_of(
+    async fn cluster_snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError>;
+
+    /// One cluster snapshot by identifier or ARN (shared ones too), with the identifier of the
+    /// cluster it was taken of; None when RDS has none.
+    async fn cluster_snapshot(
         &self,
         identifier: &str,
-    ) -> Result<Vec<SnapshotInfo>, AwsError> {
+    ) -> Result<Option<(SnapshotInfo, String)>, AwsError>;
+
+    /// RestoreDBClusterFromSnapshot, or RestoreDBClusterToPointInTime of a source at a time
+    /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
+    async fn restore_cluster(&self, r: &Restore<'_, DBClusterSpec>) -> Result<(), AwsError>;
+}
+
+impl ClusterRestoreCalls for Rds {
+    async fn cluster_snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError> {
         let request =
             (self.client.describe_db_cluster_snapshots()).db_cluster_identifier(identifier);
-        Ok((self.cluster_snapshot_pages(request).await?.into_iter())
+        Ok((cluster_snapshot_pages(self, request).await?.into_iter())
             .map(|(s, _)| s)
             .collect())
     }
 
-    /// One cluster snapshot by identifier or ARN (shared ones too), with the identifier of the
-    /// cluster it was taken of; None when RDS has none.
-    pub async fn cluster_snapshot(
+    async fn cluster_snapshot(
         &self,
         identifier: &str,
     ) -> Result<Option<(SnapshotInfo, String)>, AwsError> {
         let request = (self.client.describe_db_cluster_snapshots())
             .db_cluster_snapshot_identifier(identifier)
             .include_shared(identifier.starts_with("arn:"));
-        match self.cluster_snapshot_pages(request).await {
+        match cluster_snapshot_pages(self, request).await {
             Ok(found) => Ok(found.into_iter().next()),
             Err(e) if e.code.starts_with("DBClusterSnapshotNotFound") => Ok(None),
             Err(e) => Err(e),
         }
     }
 
-    async fn cluster_snapshot_pages(
-        &self,
-        request: DescribeDBClusterSnapshotsFluentBuilder,
-    ) -> Result<Vec<(SnapshotInfo, String)>, AwsError> {
-        let mut all = Vec::new();
-        let mut pages = request.into_paginator().page_size(100).send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeDBClusterSnapshots", e, None));
-            self.count("DescribeDBClusterSnapshots", &page);
-            all.extend((page?.db_cluster_snapshots().iter()).map(|s| {
-                let cluster = s.db_cluster_identifier().unwrap_or_default().to_owned();
-                (info(s), cluster)
-            }));
-        }
-        Ok(all)
-    }
-
-    /// RestoreDBClusterFromSnapshot, or RestoreDBClusterToPointInTime of a source at a time
-    /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
-    pub async fn restore_cluster(&self, r: &Restore<'_, DBClusterSpec>) -> Result<(), AwsError> {
+    async fn restore_cluster(&self, r: &Restore<'_, DBClusterSpec>) -> Result<(), AwsError> {
         let (spec, tags) = (r.spec, Some(rds_tags(r.tags)));
         match r.from {
             RestorePoint::Snapshot(snapshot) => {
@@ -131,4 +123,22 @@ impl Rds {
             }
         }
     }
+}
+
+/// Every page of a DescribeDBClusterSnapshots, each counted, with the cluster of each.
+async fn cluster_snapshot_pages(
+    rds: &Rds,
+    request: DescribeDBClusterSnapshotsFluentBuilder,
+) -> Result<Vec<(SnapshotInfo, String)>, AwsError> {
+    let mut all = Vec::new();
+    let mut pages = request.into_paginator().page_size(100).send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|e| aws_error("DescribeDBClusterSnapshots", e, None));
+        rds.count("DescribeDBClusterSnapshots", &page);
+        all.extend((page?.db_cluster_snapshots().iter()).map(|s| {
+            let cluster = s.db_cluster_identifier().unwrap_or_default().to_owned();
+            (info(s), cluster)
+        }));
+    }
+    Ok(all)
 }

@@ -69,8 +69,8 @@ impl ClusterParameterGroupCalls for Rds {
 }
 
 crate::dbparametergroup::aws::parameter_group_calls!(
+    trait: ClusterParameterGroupChanges,
     name: db_cluster_parameter_group_name,
-    catalog: cluster_parameter_catalog = describe_engine_default_cluster_parameters "DescribeEngineDefaultClusterParameters",
     create: create_cluster_parameter_group = create_db_cluster_parameter_group "CreateDBClusterParameterGroup",
     modify: modify_cluster_parameters = modify_db_cluster_parameter_group "ModifyDBClusterParameterGroup",
     reset: reset_cluster_parameters = reset_db_cluster_parameter_group "ResetDBClusterParameterGroup",

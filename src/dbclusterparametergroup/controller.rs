@@ -13,6 +13,7 @@ use crate::managed::named::{NamedKind, Shared};
 
 use super::{DBClusterParameterGroup, DBClusterParameterGroupStatus};
 use crate::dbclusterparametergroup::aws::ClusterParameterGroupCalls;
+use crate::dbclusterparametergroup::aws::ClusterParameterGroupChanges;
 
 impl NamedKind for DBClusterParameterGroup {
     type Observed = ObservedParameterGroup;

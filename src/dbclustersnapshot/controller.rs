@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references::Resolver;
-use crate::rds::Rds;
+use crate::rds::{Rds, tag_map};
 use crate::snapshot::calls::SnapshotCalls;
 use crate::snapshot::plan::Own;
 use crate::snapshot::{
@@ -106,13 +106,11 @@ impl SnapshotKind for DBClusterSnapshot {
     }
 
     async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {
-        Ok(
-            (rds.describe_cluster(identifier).await?).map(|c| SourceState {
-                status: c.status,
-                tags: c.tags,
-                resource_id: c.resource_id,
-            }),
-        )
+        Ok((rds.db_cluster(identifier).await?).map(|c| SourceState {
+            status: c.status().unwrap_or_default().to_owned(),
+            tags: tag_map(c.tag_list()),
+            resource_id: c.db_cluster_resource_id().map(str::to_owned),
+        }))
     }
 
     async fn resolve_source(

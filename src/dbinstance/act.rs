@@ -8,7 +8,11 @@ use tracing::info;
 use crate::aws_error::AwsError;
 use crate::context::Context;
 use crate::database::step::{DatabaseCalls, Modify, Restore};
+use crate::dbinstance::aws::BackupReplicationCalls;
 use crate::dbinstance::aws::CreateRequest;
+use crate::dbinstance::aws::InstanceCalls;
+use crate::dbinstance::aws::ReplicaCalls;
+use crate::dbinstance::aws::RestoreCalls;
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::plan::{InstanceStep, Response, Step};
 use crate::dbinstance::{DBInstance, DBInstanceSpec};
@@ -89,7 +93,9 @@ async fn execute_own(at: &Location, step: &InstanceStep) -> Result<Option<Respon
             delete_automated_backups,
         } => {
             let (snapshot, backups) = (final_snapshot.as_deref(), *delete_automated_backups);
-            at.rds.delete(identifier, snapshot, backups).await?;
+            at.rds
+                .delete_instance(identifier, snapshot, backups)
+                .await?;
             info!(
                 identifier,
                 final_snapshot, delete_automated_backups, "deleting RDS instance"

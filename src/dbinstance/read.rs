@@ -9,6 +9,9 @@ use kube::api::Api;
 use crate::context::Context;
 pub(crate) use crate::database::password::password;
 use crate::dbcluster::DBCluster;
+use crate::dbinstance::aws::InstanceCalls;
+use crate::dbinstance::aws::ReplicaCalls;
+use crate::dbinstance::aws::RestoreCalls;
 use crate::dbinstance::cache::Instances;
 use crate::dbinstance::plan::tenancy::{ReplicaSource, RestoreSource};
 use crate::dbinstance::plan::{

@@ -117,32 +117,37 @@ impl ParameterGroupCalls for Rds {
 /// and classified under its operation's name.
 macro_rules! parameter_group_calls {
     (
+        trait: $trait:ident,
         name: $name:ident,
-        catalog: $catalog:ident = $catalog_op:ident $catalog_label:literal,
         create: $create:ident = $create_op:ident $create_label:literal,
         modify: $modify:ident = $modify_op:ident $modify_label:literal,
         reset: $reset:ident = $reset_op:ident $reset_label:literal,
         delete: $delete:ident = $delete_op:ident $delete_label:literal $(,)?
     ) => {
-        impl $crate::rds::Rds {
-            pub async fn $catalog(
+        /// The calls of the kind's groups (`parameter_group_calls!`).
+        pub(crate) trait $trait {
+            async fn $create(
                 &self,
+                name: &str,
                 family: &str,
-            ) -> Result<$crate::dbparametergroup::Catalog, $crate::aws_error::AwsError> {
-                $crate::dbparametergroup::aws::catalog_pages(|marker| async move {
-                    let result = (self.client.$catalog_op())
-                        .db_parameter_group_family(family)
-                        .set_marker(marker)
-                        .send()
-                        .await
-                        .map_err(|e| $crate::aws_error::aws_error($catalog_label, e, None));
-                    self.count($catalog_label, &result);
-                    Ok(result?.engine_defaults().cloned())
-                })
-                .await
-            }
+                description: &str,
+                tags: &std::collections::BTreeMap<String, String>,
+            ) -> Result<(), $crate::aws_error::AwsError>;
+            async fn $modify(
+                &self,
+                name: &str,
+                changes: &[$crate::dbparametergroup::aws::Change],
+            ) -> Result<(), $crate::aws_error::AwsError>;
+            async fn $reset(
+                &self,
+                name: &str,
+                changes: &[$crate::dbparametergroup::aws::Change],
+            ) -> Result<(), $crate::aws_error::AwsError>;
+            async fn $delete(&self, name: &str) -> Result<(), $crate::aws_error::AwsError>;
+        }
 
-            pub async fn $create(
+        impl $trait for $crate::rds::Rds {
+            async fn $create(
                 &self,
                 name: &str,
                 family: &str,
@@ -161,7 +166,7 @@ macro_rules! parameter_group_calls {
                 result.map(|_| ())
             }
 
-            pub async fn $modify(
+            async fn $modify(
                 &self,
                 name: &str,
                 changes: &[$crate::dbparametergroup::aws::Change],
@@ -177,7 +182,7 @@ macro_rules! parameter_group_calls {
                 result.map(|_| ())
             }
 
-            pub async fn $reset(
+            async fn $reset(
                 &self,
                 name: &str,
                 changes: &[$crate::dbparametergroup::aws::Change],
@@ -193,7 +198,7 @@ macro_rules! parameter_group_calls {
                 result.map(|_| ())
             }
 
-            pub async fn $delete(&self, name: &str) -> Result<(), $crate::aws_error::AwsError> {
+            async fn $delete(&self, name: &str) -> Result<(), $crate::aws_error::AwsError> {
                 let result = (self.client.$delete_op())
                     .$name(name)
                     .send()
@@ -211,17 +216,48 @@ macro_rules! parameter_group_calls {
 pub(crate) use parameter_group_calls;
 
 parameter_group_calls!(
+    trait: ParameterGroupChanges,
     name: db_parameter_group_name,
-    catalog: parameter_catalog = describe_engine_default_parameters "DescribeEngineDefaultParameters",
     create: create_parameter_group = create_db_parameter_group "CreateDBParameterGroup",
     modify: modify_parameters = modify_db_parameter_group "ModifyDBParameterGroup",
     reset: reset_parameters = reset_db_parameter_group "ResetDBParameterGroup",
     delete: delete_parameter_group = delete_db_parameter_group "DeleteDBParameterGroup",
 );
 
+/// RDS's catalog of a family for DB parameter groups (DescribeEngineDefaultParameters), or
+/// (`cluster`) for DB cluster parameter groups (DescribeEngineDefaultClusterParameters), every page
+/// counted: their answers have the same EngineDefaults shape.
+pub(crate) async fn catalog(rds: &Rds, family: &str, cluster: bool) -> Result<Catalog, AwsError> {
+    catalog_pages(|marker| async move {
+        let (label, result) = match cluster {
+            true => {
+                let request = (rds.client.describe_engine_default_cluster_parameters())
+                    .db_parameter_group_family(family)
+                    .set_marker(marker);
+                let result = request.send().await.map(|o| o.engine_defaults);
+                let result = result
+                    .map_err(|e| aws_error("DescribeEngineDefaultClusterParameters", e, None));
+                ("DescribeEngineDefaultClusterParameters", result)
+            }
+            false => {
+                let request = (rds.client.describe_engine_default_parameters())
+                    .db_parameter_group_family(family)
+                    .set_marker(marker);
+                let result = request.send().await.map(|o| o.engine_defaults);
+                let result =
+                    result.map_err(|e| aws_error("DescribeEngineDefaultParameters", e, None));
+                ("DescribeEngineDefaultParameters", result)
+            }
+        };
+        rds.count(label, &result);
+        result
+    })
+    .await
+}
+
 /// A family's catalog, page after page: `page(marker)` is one DescribeEngineDefaultParameters or
-/// DescribeEngineDefaultClusterParameters (their answers have the same EngineDefaults shape).
-pub(crate) async fn catalog_pages<Fut>(
+/// DescribeEngineDefaultClusterParameters.
+async fn catalog_pages<Fut>(
     mut page: impl FnMut(Option<String>) -> Fut,
 ) -> Result<Catalog, AwsError>
 where

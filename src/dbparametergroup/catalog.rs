@@ -31,11 +31,7 @@ impl Catalogs {
         if let Some(c) = lock(&self.0).get(&key) {
             return Ok(c.clone());
         }
-        let catalog = match cluster {
-            true => rds.cluster_parameter_catalog(family).await?,
-            false => rds.parameter_catalog(family).await?,
-        };
-        let catalog = Arc::new(catalog);
+        let catalog = Arc::new(super::aws::catalog(rds, family, cluster).await?);
         lock(&self.0).insert(key, catalog.clone());
         Ok(catalog)
     }

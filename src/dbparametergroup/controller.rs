@@ -12,6 +12,7 @@ use super::catalog::Catalogs;
 use super::plan::Own;
 use super::{Catalog, DBParameterGroup, DBParameterGroupStatus, ObservedParameterGroup};
 use crate::dbparametergroup::aws::ParameterGroupCalls;
+use crate::dbparametergroup::aws::ParameterGroupChanges;
 
 impl NamedKind for DBParameterGroup {
     type Observed = ObservedParameterGroup;

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references::Resolver;
-use crate::rds::Rds;
+use crate::rds::{Rds, tag_map};
 use crate::snapshot::calls::SnapshotCalls;
 use crate::snapshot::plan::Own;
 use crate::snapshot::{
@@ -102,10 +102,10 @@ impl SnapshotKind for DBSnapshot {
     }
 
     async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {
-        Ok((rds.describe(identifier).await?).map(|o| SourceState {
-            status: o.status,
-            tags: o.tags,
-            resource_id: o.dbi_resource_id,
+        Ok((rds.db_instance(identifier).await?).map(|o| SourceState {
+            status: o.db_instance_status().unwrap_or_default().to_owned(),
+            tags: tag_map(o.tag_list()),
+            resource_id: o.dbi_resource_id().map(str::to_owned),
         }))
     }
 

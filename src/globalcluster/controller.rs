@@ -114,10 +114,10 @@ async fn primary(
         Ok(identifier) => identifier,
         Err(why) => return Ok(Primary::Unresolved(why)),
     };
-    Ok(match at.rds.describe_cluster(&identifier).await? {
+    Ok(match at.rds.db_cluster(&identifier).await? {
         Some(c) => Primary::Found {
-            arn: c.arn.unwrap_or_default(),
-            status: c.status,
+            arn: c.db_cluster_arn().unwrap_or_default().to_owned(),
+            status: c.status().unwrap_or_default().to_owned(),
         },
         None => Primary::Unresolved(format!(
             "RDS has no cluster {identifier} in the GlobalCluster's account and region: the \

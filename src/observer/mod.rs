@@ -26,6 +26,11 @@ use crate::rds_state::{
 };
 use listing::{Listed, Listing, Listings};
 
+/// How an instance as RDS describes it is read into what the plans observe: DBInstance's reading
+/// (`dbinstance::aws::observed`), handed in by whoever makes the observer, since the plumbing does
+/// not know the kind's field table.
+pub type ReadInstance = fn(&aws_sdk_rds::types::DbInstance) -> ObservedInstance;
+
 /// The object an RDS instance belongs to, by its ownership tags (`namespace/name`): what a poll
 /// wakes. The observer names no kind; the kind that owns instances turns it into its own object
 /// reference.
@@ -64,6 +69,8 @@ pub fn wake_channel() -> broadcast::Sender<Owner> {
 pub struct Observer {
     rds: Rds,
     pub intervals: PollIntervals,
+    /// How an instance RDS describes is read into what the plans observe (DBInstance's reading).
+    pub read: ReadInstance,
     state: Mutex<State>,
     loaded: watch::Sender<bool>,
     wake: broadcast::Sender<Owner>,
@@ -101,10 +108,11 @@ struct Entry {
 }
 
 impl Observer {
-    pub fn new(rds: Rds, intervals: PollIntervals) -> Self {
+    pub fn new(rds: Rds, intervals: PollIntervals, read: ReadInstance) -> Self {
         Observer {
             rds,
             intervals,
+            read,
             state: Mutex::default(),
             loaded: watch::channel(false).0,
             wake: broadcast::channel(WAKE_CAPACITY).0,
@@ -221,7 +229,7 @@ impl Observer {
     /// destructive decision is made on.
     pub async fn observe_directly(&self, identifier: &str) -> Result<Observation, AwsError> {
         let read_at = Instant::now();
-        let fresh = self.rds.describe(identifier).await?;
+        let fresh = (self.rds.db_instance(identifier).await?).map(|i| (self.read)(&i));
         let mut state = lock(&self.state);
         match &fresh {
             Some(instance) => {
@@ -290,9 +298,9 @@ impl Observer {
             let started = Instant::now();
             let bound = (self.intervals.settled * POLL_BOUND_INTERVALS).max(POLL_BOUND_FLOOR);
             let mut poll = Poll::new(started);
-            let pages = self
-                .rds
-                .describe_pages(|page| self.absorb_page(&mut poll, page));
+            let pages = (self.rds).db_instance_pages(|page| {
+                self.absorb_page(&mut poll, page.iter().map(self.read).collect())
+            });
             let finished = match tokio::time::timeout(bound, pages).await {
                 Ok(Ok(())) => true,
                 Ok(Err(e)) => {
@@ -372,8 +380,11 @@ impl Observer {
     pub async fn notified(&self, identifiers: Vec<String>) {
         for chunk in identifiers.chunks(100) {
             let started = Instant::now();
-            match self.rds.describe_some(chunk).await {
-                Ok(found) => self.absorb_named(chunk, found, started),
+            match self.rds.db_instances(chunk).await {
+                Ok(found) => {
+                    let found = found.iter().map(self.read).collect();
+                    self.absorb_named(chunk, found, started)
+                }
                 Err(e) => {
                     warn!(error = %e, "reading the instances events named failed; their reconciles read them");
                     let mut state = lock(&self.state);
@@ -571,6 +582,11 @@ mod tests {
         }
     }
 
+    /// The observer's tests take instances as read; none is described.
+    fn unread(_: &aws_sdk_rds::types::DbInstance) -> ObservedInstance {
+        ObservedInstance::default()
+    }
+
     fn observer() -> Observer {
         let config = aws_config::SdkConfig::builder()
             .behavior_version(aws_config::BehaviorVersion::latest())
@@ -578,6 +594,7 @@ mod tests {
         Observer::new(
             Rds::new(&config, Default::default()),
             PollIntervals::default(),
+            unread,
         )
     }
 
@@ -764,10 +781,10 @@ mod tests {
         let config = aws_config::SdkConfig::builder()
             .behavior_version(aws_config::BehaviorVersion::latest())
             .build();
-        let plain = Observer::new(Rds::new(&config, Default::default()), intervals);
+        let plain = Observer::new(Rds::new(&config, Default::default()), intervals, unread);
         plain.feed_alive(true);
         assert_eq!(plain.poll_every(), Duration::from_secs(60), "no feed");
-        let fed = Observer::new(Rds::new(&config, Default::default()), intervals)
+        let fed = Observer::new(Rds::new(&config, Default::default()), intervals, unread)
             .with_event_feed(Duration::from_secs(600));
         assert_eq!(
             fed.poll_every(),

@@ -1,6 +1,6 @@
 //! The RDS adapter every kind shares: the client for an account and region, where its calls are
 //! counted, tags, times, and the calls more than one kind makes. Each kind's own calls are in its
-//! folder (`dbinstance/aws/`, `dbcluster/aws.rs`, ...), as `impl Rds` blocks. AWS errors are
+//! folder (`dbinstance/aws/`, `dbcluster/aws.rs`, ...), behind a trait of its own. AWS errors are
 //! classified in `managed::aws_error`.
 
 use std::collections::BTreeMap;
@@ -16,6 +16,7 @@ use crate::silence::Heard;
 
 pub mod health;
 mod presign;
+mod shared;
 mod tagging;
 
 use health::{Gate, Health, Healths};

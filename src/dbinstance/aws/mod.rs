@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use aws_sdk_rds::types::DbInstance;
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::aws_error::{AwsError, aws_error};
 use crate::dbinstance::DBInstanceSpec;
 use crate::dbinstance::drift::{InstanceFields, Modification};
 use crate::rds::{Rds, rds_tags, rfc3339, tag_map};
@@ -38,48 +38,51 @@ macro_rules! restore_settings {
 mod replicas;
 mod restore;
 
-impl From<&DbInstance> for ObservedInstance {
-    fn from(db: &DbInstance) -> Self {
-        let s = |v: Option<&str>| v.map(str::to_owned);
-        let pending = db
-            .pending_modified_values()
-            .map(pending_map)
-            .unwrap_or_default();
-        let mut observed = ObservedInstance {
-            identifier: db.db_instance_identifier().unwrap_or_default().to_owned(),
-            status: db.db_instance_status().unwrap_or_default().to_owned(),
-            arn: s(db.db_instance_arn()),
-            engine: s(db.engine()),
-            parameter_apply_status: (db.db_parameter_groups().first())
-                .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
-            performance_insights_kms_key_id: s(db.performance_insights_kms_key_id()),
-            dbi_resource_id: s(db.dbi_resource_id()),
-            certificate_valid_till: (db.certificate_details())
-                .and_then(|c| c.valid_till())
-                .and_then(rfc3339),
-            latest_restorable_time: db.latest_restorable_time().and_then(rfc3339),
-            db_subnet_group_name: db
-                .db_subnet_group()
-                .and_then(|g| g.db_subnet_group_name().map(str::to_owned)),
-            master_username: s(db.master_username()),
-            db_name: s(db.db_name()),
-            address: db.endpoint().and_then(|e| e.address().map(str::to_owned)),
-            tags: tag_map(db.tag_list()),
-            pending_modified_values: pending,
-            master_user_secret_arn: db
-                .master_user_secret()
-                .and_then(|s| s.secret_arn().map(str::to_owned)),
-            replica_source: s(db.read_replica_source_db_instance_identifier()),
-            read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
-            status_infos: db.status_infos().iter().map(status_info).collect(),
-            backup_replications: (db.db_instance_automated_backups_replications().iter())
-                .filter_map(|r| r.db_instance_automated_backups_arn().map(str::to_owned))
-                .collect(),
-            ..Default::default()
-        };
-        InstanceFields::read(db, &mut observed);
-        observed
-    }
+pub(crate) use replicas::{BackupReplicationCalls, ReplicaCalls};
+pub(crate) use restore::RestoreCalls;
+
+/// RDS's instance as the plan reads it: the field table's fields read by its rows, the rest here.
+/// The observer reads every instance it polls with this (`observer::ReadInstance`).
+pub fn observed(db: &DbInstance) -> ObservedInstance {
+    let s = |v: Option<&str>| v.map(str::to_owned);
+    let pending = db
+        .pending_modified_values()
+        .map(pending_map)
+        .unwrap_or_default();
+    let mut observed = ObservedInstance {
+        identifier: db.db_instance_identifier().unwrap_or_default().to_owned(),
+        status: db.db_instance_status().unwrap_or_default().to_owned(),
+        arn: s(db.db_instance_arn()),
+        engine: s(db.engine()),
+        parameter_apply_status: (db.db_parameter_groups().first())
+            .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
+        performance_insights_kms_key_id: s(db.performance_insights_kms_key_id()),
+        dbi_resource_id: s(db.dbi_resource_id()),
+        certificate_valid_till: (db.certificate_details())
+            .and_then(|c| c.valid_till())
+            .and_then(rfc3339),
+        latest_restorable_time: db.latest_restorable_time().and_then(rfc3339),
+        db_subnet_group_name: db
+            .db_subnet_group()
+            .and_then(|g| g.db_subnet_group_name().map(str::to_owned)),
+        master_username: s(db.master_username()),
+        db_name: s(db.db_name()),
+        address: db.endpoint().and_then(|e| e.address().map(str::to_owned)),
+        tags: tag_map(db.tag_list()),
+        pending_modified_values: pending,
+        master_user_secret_arn: db
+            .master_user_secret()
+            .and_then(|s| s.secret_arn().map(str::to_owned)),
+        replica_source: s(db.read_replica_source_db_instance_identifier()),
+        read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
+        status_infos: db.status_infos().iter().map(status_info).collect(),
+        backup_replications: (db.db_instance_automated_backups_replications().iter())
+            .filter_map(|r| r.db_instance_automated_backups_arn().map(str::to_owned))
+            .collect(),
+        ..Default::default()
+    };
+    InstanceFields::read(db, &mut observed);
+    observed
 }
 
 fn status_info(i: &aws_sdk_rds::types::DbInstanceStatusInfo) -> StatusInfo {
@@ -126,13 +129,11 @@ fn pending_map(p: &aws_sdk_rds::types::PendingModifiedValues) -> BTreeMap<String
 
 /// The instance a create or restore answered with, or one just being created.
 fn creating(answer: Option<&DbInstance>, identifier: &str) -> ObservedInstance {
-    answer
-        .map(ObservedInstance::from)
-        .unwrap_or_else(|| ObservedInstance {
-            identifier: identifier.to_owned(),
-            status: "creating".to_owned(),
-            ..Default::default()
-        })
+    answer.map(observed).unwrap_or_else(|| ObservedInstance {
+        identifier: identifier.to_owned(),
+        status: "creating".to_owned(),
+        ..Default::default()
+    })
 }
 
 /// What CreateDBInstance is sent.
@@ -144,71 +145,27 @@ pub struct CreateRequest<'a> {
     pub tags: BTreeMap<String, String>,
 }
 
-impl Rds {
-    /// DescribeDBInstances for one identifier; None when RDS has no such instance.
-    pub async fn describe(&self, identifier: &str) -> Result<Option<ObservedInstance>, AwsError> {
-        let result = self
-            .client
-            .describe_db_instances()
-            .db_instance_identifier(identifier)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
-        match result {
-            Ok(out) => Ok(out.db_instances().first().map(ObservedInstance::from)),
-            Err(e) if e.class == ErrorClass::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The instances with these identifiers (at most 100), by one DescribeDBInstances with a
-    /// `db-instance-id` filter; those RDS does not have are simply absent from the answer.
-    pub async fn describe_some(&self, ids: &[String]) -> Result<Vec<ObservedInstance>, AwsError> {
-        let filter = aws_sdk_rds::types::Filter::builder()
-            .name("db-instance-id")
-            .set_values(Some(ids.to_vec()))
-            .build();
-        let result = (self.client.describe_db_instances())
-            .filters(filter)
-            .max_records(100)
-            .send()
-            .await
-            .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
-        Ok(result?
-            .db_instances()
-            .iter()
-            .map(ObservedInstance::from)
-            .collect())
-    }
-
-    /// Every instance of the account and region: DescribeDBInstances through the SDK's paginator,
-    /// 100 a page, each page counted and handed to `each` as it comes (never all N at once).
-    pub async fn describe_pages(
+/// DBInstance's own calls: DescribeDBInstances read into its model, CreateDBInstance,
+/// and ModifyDBInstance (DeleteDBInstance is `Rds::delete_instance`: a DBCluster deletes members).
+pub(crate) trait InstanceCalls {
+    async fn describe(&self, identifier: &str) -> Result<Option<ObservedInstance>, AwsError>;
+    async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError>;
+    async fn modify(
         &self,
-        mut each: impl FnMut(Vec<ObservedInstance>),
-    ) -> Result<(), AwsError> {
-        let mut pages = (self.client.describe_db_instances())
-            .into_paginator()
-            .page_size(100)
-            .send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeDBInstances", e, None));
-            self.count("DescribeDBInstances", &page);
-            each(
-                page?
-                    .db_instances()
-                    .iter()
-                    .map(ObservedInstance::from)
-                    .collect(),
-            );
-        }
-        Ok(())
+        identifier: &str,
+        m: &Modification,
+        password: Option<&SecretString>,
+    ) -> Result<ObservedInstance, AwsError>;
+}
+
+impl InstanceCalls for Rds {
+    /// DescribeDBInstances for one identifier; None when RDS has no such instance.
+    async fn describe(&self, identifier: &str) -> Result<Option<ObservedInstance>, AwsError> {
+        Ok(self.db_instance(identifier).await?.as_ref().map(observed))
     }
 
     /// CreateDBInstance with every field the spec sets.
-    pub async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
+    async fn create(&self, req: &CreateRequest<'_>) -> Result<ObservedInstance, AwsError> {
         let spec = req.spec;
         let tags = rds_tags(&req.tags);
         let request = InstanceFields::create(spec, self.client.create_db_instance());
@@ -238,7 +195,7 @@ impl Rds {
     }
 
     /// ModifyDBInstance carrying exactly the fields set in `m`.
-    pub async fn modify(
+    async fn modify(
         &self,
         identifier: &str,
         m: &Modification,
@@ -255,35 +212,6 @@ impl Rds {
             .await
             .map_err(|e| aws_error("ModifyDBInstance", e, password));
         self.count("ModifyDBInstance", &result);
-        Ok(result?
-            .db_instance()
-            .map(ObservedInstance::from)
-            .unwrap_or_default())
-    }
-
-    /// DeleteDBInstance, with a final snapshot when one is named; automated backups are deleted
-    /// only when asked. A missing instance is success.
-    pub async fn delete(
-        &self,
-        identifier: &str,
-        final_snapshot: Option<&str>,
-        delete_automated_backups: bool,
-    ) -> Result<(), AwsError> {
-        let result = self
-            .client
-            .delete_db_instance()
-            .db_instance_identifier(identifier)
-            .skip_final_snapshot(final_snapshot.is_none())
-            .set_final_db_snapshot_identifier(final_snapshot.map(str::to_owned))
-            .delete_automated_backups(delete_automated_backups)
-            .send()
-            .await
-            .map_err(|e| aws_error("DeleteDBInstance", e, None));
-        self.count("DeleteDBInstance", &result);
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) if e.class == ErrorClass::NotFound => Ok(()),
-            Err(e) => Err(e),
-        }
+        Ok(result?.db_instance().map(observed).unwrap_or_default())
     }
 }

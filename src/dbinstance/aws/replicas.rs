@@ -10,22 +10,42 @@ use crate::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags};
 
 use super::creating;
+use crate::dbinstance::aws::InstanceCalls;
 
-impl Rds {
+/// DBInstance's read replicas: the source described (in its region), CreateDBInstanceReadReplica and PromoteReadReplica.
+pub(crate) trait ReplicaCalls {
     /// A replica's source by identifier or ARN, None when RDS has none: an ARN of another region
     /// of the account is described there, with the same credentials (DescribeDBInstances takes an
     /// ARN only in its own region).
-    pub async fn describe_source(
-        &self,
-        source: &str,
-    ) -> Result<Option<ObservedInstance>, AwsError> {
-        self.for_region_of(source).describe(source).await
-    }
+    async fn describe_source(&self, source: &str) -> Result<Option<ObservedInstance>, AwsError>;
 
     /// CreateDBInstanceReadReplica of `source` (an identifier, or an ARN in another region) with
     /// the spec's settings a replica takes; what it inherits from its source (master user, database
     /// name, engine, encryption, backups) is not sent (API_CreateDBInstanceReadReplica.html).
-    pub async fn create_read_replica(
+    async fn create_read_replica(
+        &self,
+        identifier: &str,
+        source: &str,
+        spec: &DBInstanceSpec,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<ObservedInstance, AwsError>;
+
+    /// PromoteReadReplica: the replica becomes a standalone instance, with the spec's backup
+    /// retention and window when set (API_PromoteReadReplica.html).
+    async fn promote_read_replica(
+        &self,
+        identifier: &str,
+        backup_retention_period: Option<i32>,
+        preferred_backup_window: Option<String>,
+    ) -> Result<(), AwsError>;
+}
+
+impl ReplicaCalls for Rds {
+    async fn describe_source(&self, source: &str) -> Result<Option<ObservedInstance>, AwsError> {
+        self.for_region_of(source).describe(source).await
+    }
+
+    async fn create_read_replica(
         &self,
         identifier: &str,
         source: &str,
@@ -71,9 +91,7 @@ impl Rds {
         Ok(creating(result?.db_instance(), identifier))
     }
 
-    /// PromoteReadReplica: the replica becomes a standalone instance, with the spec's backup
-    /// retention and window when set (API_PromoteReadReplica.html).
-    pub async fn promote_read_replica(
+    async fn promote_read_replica(
         &self,
         identifier: &str,
         backup_retention_period: Option<i32>,
@@ -92,10 +110,24 @@ impl Rds {
     }
 }
 
-impl Rds {
+/// The automated backups replicated into this adapter's region: start and stop.
+pub(crate) trait BackupReplicationCalls {
     /// StartDBInstanceAutomatedBackupsReplication, made in the destination region (this adapter's)
     /// of the instance `source` (its ARN).
-    pub async fn start_backup_replication(
+    async fn start_backup_replication(
+        &self,
+        source: &str,
+        retention_period: Option<i32>,
+        kms_key_id: Option<&str>,
+    ) -> Result<(), AwsError>;
+
+    /// StopDBInstanceAutomatedBackupsReplication, made in the destination region (this
+    /// adapter's); one RDS no longer has is stopped.
+    async fn stop_backup_replication(&self, source: &str) -> Result<(), AwsError>;
+}
+
+impl BackupReplicationCalls for Rds {
+    async fn start_backup_replication(
         &self,
         source: &str,
         retention_period: Option<i32>,
@@ -114,9 +146,7 @@ impl Rds {
         result.map(|_| ())
     }
 
-    /// StopDBInstanceAutomatedBackupsReplication, made in the destination region (this
-    /// adapter's); one RDS no longer has is stopped.
-    pub async fn stop_backup_replication(&self, source: &str) -> Result<(), AwsError> {
+    async fn stop_backup_replication(&self, source: &str) -> Result<(), AwsError> {
         let result = (self.client.stop_db_instance_automated_backups_replication())
             .source_db_instance_arn(source)
             .send()

@@ -13,20 +13,47 @@ use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 
 use super::creating;
 
-impl Rds {
+/// DBInstance's snapshots and restores: the DB snapshots of an identifier or one by name, the instance of a DbiResourceId, tags by ARN, and the two restores.
+pub(crate) trait RestoreCalls {
     /// The DB snapshots (manual and automated) of an instance identifier: DescribeDBSnapshots,
     /// through the SDK's paginator, each page counted.
-    pub async fn snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError> {
-        let request = (self.client.describe_db_snapshots()).db_instance_identifier(identifier);
-        self.snapshot_pages(request).await
-    }
+    async fn snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError>;
 
     /// One DB snapshot by identifier or ARN (shared ones too), None when RDS has none.
-    pub async fn snapshot(&self, identifier: &str) -> Result<Option<SnapshotInfo>, AwsError> {
+    async fn snapshot(&self, identifier: &str) -> Result<Option<SnapshotInfo>, AwsError>;
+
+    /// One DB snapshot (as [`Rds::snapshot`]) with the tags of the instance it was taken of, while
+    /// that instance exists (found by DbiResourceId): what the tenancy rules read of a snapshot.
+    async fn snapshot_with_instance_tags(
+        &self,
+        identifier: &str,
+    ) -> Result<Option<(SnapshotInfo, Option<BTreeMap<String, String>>)>, AwsError>;
+
+    /// The instance with this DbiResourceId (DescribeDBInstances, filter dbi-resource-id), if any.
+    async fn describe_by_resource_id(
+        &self,
+        resource_id: &str,
+    ) -> Result<Option<ObservedInstance>, AwsError>;
+
+    /// The tags of an RDS resource by ARN (ListTagsForResource); None when it does not exist.
+    async fn tags_if_any(&self, arn: &str) -> Result<Option<BTreeMap<String, String>>, AwsError>;
+
+    /// RestoreDBInstanceFromDBSnapshot, or RestoreDBInstanceToPointInTime of a source at a time
+    /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
+    async fn restore(&self, r: &Restore<'_, DBInstanceSpec>) -> Result<ObservedInstance, AwsError>;
+}
+
+impl RestoreCalls for Rds {
+    async fn snapshots_of(&self, identifier: &str) -> Result<Vec<SnapshotInfo>, AwsError> {
+        let request = (self.client.describe_db_snapshots()).db_instance_identifier(identifier);
+        snapshot_pages(self, request).await
+    }
+
+    async fn snapshot(&self, identifier: &str) -> Result<Option<SnapshotInfo>, AwsError> {
         let request = (self.client.describe_db_snapshots())
             .db_snapshot_identifier(identifier)
             .include_shared(identifier.starts_with("arn:"));
-        match self.snapshot_pages(request).await {
+        match snapshot_pages(self, request).await {
             Ok(found) => Ok(found.into_iter().next()),
             Err(e) if e.code == "DBSnapshotNotFound" || e.code == "DBSnapshotNotFoundFault" => {
                 Ok(None)
@@ -35,9 +62,7 @@ impl Rds {
         }
     }
 
-    /// One DB snapshot (as [`Rds::snapshot`]) with the tags of the instance it was taken of, while
-    /// that instance exists (found by DbiResourceId): what the tenancy rules read of a snapshot.
-    pub async fn snapshot_with_instance_tags(
+    async fn snapshot_with_instance_tags(
         &self,
         identifier: &str,
     ) -> Result<Option<(SnapshotInfo, Option<BTreeMap<String, String>>)>, AwsError> {
@@ -51,33 +76,7 @@ impl Rds {
         Ok(Some((snapshot, instance_tags)))
     }
 
-    async fn snapshot_pages(
-        &self,
-        request: aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshotsFluentBuilder,
-    ) -> Result<Vec<SnapshotInfo>, AwsError> {
-        let mut all = Vec::new();
-        let mut pages = request.into_paginator().page_size(100).send();
-        while let Some(page) = pages.next().await {
-            let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
-            self.count("DescribeDBSnapshots", &page);
-            all.extend(page?.db_snapshots().iter().map(|s| {
-                let created = s.snapshot_create_time();
-                SnapshotInfo {
-                    identifier: s.db_snapshot_identifier().unwrap_or_default().to_owned(),
-                    kind: s.snapshot_type().unwrap_or_default().to_owned(),
-                    status: s.status().unwrap_or_default().to_owned(),
-                    created: created.map(ToString::to_string).unwrap_or_default(),
-                    created_epoch: created.map(|t| t.secs()).unwrap_or_default(),
-                    dbi_resource_id: s.dbi_resource_id().map(str::to_owned),
-                    tags: tag_map(s.tag_list()),
-                }
-            }));
-        }
-        Ok(all)
-    }
-
-    /// The instance with this DbiResourceId (DescribeDBInstances, filter dbi-resource-id), if any.
-    pub async fn describe_by_resource_id(
+    async fn describe_by_resource_id(
         &self,
         resource_id: &str,
     ) -> Result<Option<ObservedInstance>, AwsError> {
@@ -91,14 +90,10 @@ impl Rds {
             .await
             .map_err(|e| aws_error("DescribeDBInstances", e, None));
         self.count("DescribeDBInstances", &result);
-        Ok(result?.db_instances().first().map(ObservedInstance::from))
+        Ok(result?.db_instances().first().map(super::observed))
     }
 
-    /// The tags of an RDS resource by ARN (ListTagsForResource); None when it does not exist.
-    pub async fn tags_if_any(
-        &self,
-        arn: &str,
-    ) -> Result<Option<BTreeMap<String, String>>, AwsError> {
+    async fn tags_if_any(&self, arn: &str) -> Result<Option<BTreeMap<String, String>>, AwsError> {
         match self.tags_of(arn).await {
             Ok(tags) => Ok(Some(tags)),
             Err(e) if e.code.contains("NotFound") => Ok(None),
@@ -106,12 +101,7 @@ impl Rds {
         }
     }
 
-    /// RestoreDBInstanceFromDBSnapshot, or RestoreDBInstanceToPointInTime of a source at a time
-    /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
-    pub async fn restore(
-        &self,
-        r: &Restore<'_, DBInstanceSpec>,
-    ) -> Result<ObservedInstance, AwsError> {
+    async fn restore(&self, r: &Restore<'_, DBInstanceSpec>) -> Result<ObservedInstance, AwsError> {
         let (spec, tags) = (r.spec, Some(rds_tags(r.tags)));
         let restored = match r.from {
             RestorePoint::Snapshot(snapshot) => {
@@ -140,4 +130,30 @@ impl Rds {
         };
         Ok(creating(restored.as_ref(), r.identifier))
     }
+}
+
+/// Every page of a DescribeDBSnapshots, each counted.
+async fn snapshot_pages(
+    rds: &Rds,
+    request: aws_sdk_rds::operation::describe_db_snapshots::builders::DescribeDBSnapshotsFluentBuilder,
+) -> Result<Vec<SnapshotInfo>, AwsError> {
+    let mut all = Vec::new();
+    let mut pages = request.into_paginator().page_size(100).send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
+        rds.count("DescribeDBSnapshots", &page);
+        all.extend(page?.db_snapshots().iter().map(|s| {
+            let created = s.snapshot_create_time();
+            SnapshotInfo {
+                identifier: s.db_snapshot_identifier().unwrap_or_default().to_owned(),
+                kind: s.snapshot_type().unwrap_or_default().to_owned(),
+                status: s.status().unwrap_or_default().to_owned(),
+                created: created.map(ToString::to_string).unwrap_or_default(),
+                created_epoch: created.map(|t| t.secs()).unwrap_or_default(),
+                dbi_resource_id: s.dbi_resource_id().map(str::to_owned),
+                tags: tag_map(s.tag_list()),
+            }
+        }));
+    }
+    Ok(all)
 }
