@@ -35,7 +35,7 @@ manifests:
 	cargo run --quiet --locked -- olm-bundle --out bundle
 
 ## model-errors: the error codes the RDS, Secrets Manager, tagging, STS and SQS models list per
-## operation (src/aws_error/model_errors.txt), which src/aws_error/table.rs must each class
+## operation (crates/aws/src/aws_error/model_errors.txt), which crates/aws/src/aws_error/table.rs must each class
 model-errors:
 	localstack/moto.sh install >/dev/null
 	$(HOME)/.cache/rds-operator/moto-venv/bin/python localstack/model_errors.py

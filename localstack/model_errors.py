@@ -1,6 +1,6 @@
 """The error codes AWS's service models (botocore's service-2.json, as the emulator's botocore has
-them) list for every operation of the services the operator calls: `src/aws_error/model_errors.txt`,
-whose codes `src/aws_error/table.rs` must each class (its coverage test). Regenerate with
+them) list for every operation of the services the operator calls: `crates/aws/src/aws_error/model_errors.txt`,
+whose codes `crates/aws/src/aws_error/table.rs` must each class (its coverage test). Regenerate with
 `make model-errors`; localstack/suite/test_error_table.py fails while the file is stale.
 
 One line per operation: service, operation, then its codes as they come on the wire (an error
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 SERVICES = ["rds", "secretsmanager", "resourcegroupstaggingapi", "sts", "sqs"]
-FILE = Path(__file__).resolve().parent.parent / "src" / "aws_error" / "model_errors.txt"
+FILE = Path(__file__).resolve().parent.parent / "crates" / "aws" / "src" / "aws_error" / "model_errors.txt"
 
 
 def lines() -> list[str]:

@@ -13,12 +13,10 @@
 //! [`budget`], the Secrets I/O in [`secrets`], [`context`], [`error`], [`duration`], and
 //! [`metrics`], [`http`], [`leader`] and [`telemetry`].
 
-pub mod accounts;
 pub mod artifacthub;
-pub mod aws_error;
 pub mod awsaccount;
-pub mod context;
-pub mod database;
+#[cfg(test)]
+mod calls;
 pub mod dbcluster;
 pub mod dbclusterendpoint;
 pub mod dbclusterparametergroup;
@@ -28,26 +26,25 @@ pub mod dbparametergroup;
 pub mod dbproxy;
 pub mod dbsnapshot;
 pub mod dbsubnetgroup;
-pub mod error;
-pub mod feed;
 pub mod globalcluster;
-pub mod http;
 pub mod kinds;
-pub mod locations;
-pub mod maintenance;
-pub mod managed;
-pub mod metrics;
-pub mod observer;
 pub mod olm;
 pub mod optiongroup;
-pub mod rds;
-pub mod rds_state;
-pub mod secrets;
-pub mod snapshot;
 
+/// The AWS plumbing, the layer above the foundations (`crates/aws`): re-exported under its old
+/// paths.
+pub use rds_operator_aws::{accounts, aws_error, error, http, metrics, rds, rds_state, secrets};
 pub(crate) use rds_operator_foundation::lock;
 /// The foundations, the layer below every other (their own crate, `crates/foundation`): re-exported
 /// under their old paths.
 pub use rds_operator_foundation::{
     breaker, budget, crd, duration, leader, sensitive, shards, silence, telemetry,
+};
+/// The shared runtime, the layer above the plumbing (`crates/runtime`): re-exported under its old
+/// paths, with the macros the kinds are written with.
+pub use rds_operator_runtime::{
+    context, database, feed, locations, maintenance, managed, observer, snapshot,
+};
+pub use rds_operator_runtime::{
+    field_table, listed_by_name, named_fields, placed, snapshot_calls, with_database_rows,
 };

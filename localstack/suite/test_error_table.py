@@ -1,5 +1,5 @@
-"""src/aws_error/model_errors.txt is what the service models say: the codes the operator's error
-table (src/aws_error/table.rs) must class come from botocore's service-2.json, not from a list
+"""crates/aws/src/aws_error/model_errors.txt is what the service models say: the codes the operator's error
+table (crates/aws/src/aws_error/table.rs) must class come from botocore's service-2.json, not from a list
 kept by hand (issue 52). Regenerate with `make model-errors`."""
 
 from __future__ import annotations

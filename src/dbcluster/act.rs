@@ -29,7 +29,8 @@ pub(super) async fn act(
     step: &Step,
 ) -> Result<(), Error> {
     let observer = &at.location.observer;
-    let _stale = (step.mutates()).map(|id| observer.listing::<ObservedCluster>().changing(id));
+    let _stale =
+        (super::plan::mutates(step)).map(|id| observer.listing::<ObservedCluster>().changing(id));
     match step {
         Step::Own(own) => act_own(&at.location, own).await,
         _ => crate::database::step::act(ctx, &at.location, cluster, step)

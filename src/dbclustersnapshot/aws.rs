@@ -2,13 +2,6 @@
 //! with the DB cluster snapshot operations' names, and the observer's listing of the location's
 //! manual cluster snapshots.
 
-use std::ops::Deref;
-
-use crate::aws_error::AwsError;
-use crate::rds::Rds;
-use crate::snapshot::ObservedSnapshot;
-use crate::snapshot::calls::SnapshotCalls;
-
 use super::DBClusterSnapshot;
 
 crate::snapshot_calls! {
@@ -31,31 +24,4 @@ crate::snapshot_calls! {
         resource: db_cluster_resource_id,
         encrypted: storage_encrypted
     },
-}
-
-/// A cluster snapshot as RDS reports it: the shared observed snapshot, as its own type so the
-/// observer keeps its listing apart from the DB snapshots'.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ObservedClusterSnapshot(pub ObservedSnapshot);
-
-impl Deref for ObservedClusterSnapshot {
-    type Target = ObservedSnapshot;
-    fn deref(&self) -> &ObservedSnapshot {
-        &self.0
-    }
-}
-
-impl crate::observer::listing::Listed for ObservedClusterSnapshot {
-    const WHAT: &'static str = "the manual DB cluster snapshots";
-    fn key(&self) -> String {
-        self.name.to_lowercase()
-    }
-    /// Only a snapshot RDS has finished taking: one in progress is read directly.
-    fn settled(&self) -> bool {
-        self.status == "available"
-    }
-    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
-        let found = DBClusterSnapshot::manual(rds).await?;
-        Ok(found.into_iter().map(ObservedClusterSnapshot).collect())
-    }
 }

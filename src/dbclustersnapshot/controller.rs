@@ -12,10 +12,9 @@ use crate::rds::{Rds, tag_map};
 use crate::snapshot::calls::SnapshotCalls;
 use crate::snapshot::plan::Own;
 use crate::snapshot::{
-    Extra, Fields, ObservedSnapshot, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
+    Extra, Fields, Listed, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
 };
 
-use super::aws::ObservedClusterSnapshot;
 use super::{DBClusterSnapshot, DBClusterSnapshotStatus};
 
 /// The marker under which the DBCluster kind registers how a DBCluster's name resolves to its RDS
@@ -23,7 +22,7 @@ use super::{DBClusterSnapshot, DBClusterSnapshotStatus};
 pub struct SourceCluster;
 
 impl NamedKind for DBClusterSnapshot {
-    type Observed = ObservedClusterSnapshot;
+    type Observed = Listed<Self>;
     type Extra = Extra;
     type Own = Own;
     type Status = DBClusterSnapshotStatus;
@@ -35,9 +34,8 @@ impl NamedKind for DBClusterSnapshot {
         &self,
         shared: &Shared,
         at: &Location,
-    ) -> Result<(Option<ObservedClusterSnapshot>, Extra), Error> {
-        let (observed, extra) = steps::observe(self, shared, at).await?;
-        Ok((observed.map(ObservedClusterSnapshot), extra))
+    ) -> Result<(Option<Listed<Self>>, Extra), Error> {
+        steps::observe(self, shared, at).await
     }
 
     async fn act(&self, _: &Shared, at: &Location, step: &Own) -> Result<(), Error> {
@@ -61,6 +59,7 @@ impl NamedKind for DBClusterSnapshot {
 
 impl SnapshotKind for DBClusterSnapshot {
     const SOURCE: &'static str = "DB cluster";
+    const LISTED: &'static str = "the manual DB cluster snapshots";
 
     fn options(&self) -> &SnapshotOptions {
         &self.spec.options
@@ -74,10 +73,6 @@ impl SnapshotKind for DBClusterSnapshot {
     fn copy_from(&self) -> Option<Reference> {
         let c = self.spec.copy_from.as_ref()?;
         Reference::of(&c.name, &c.db_cluster_snapshot_identifier)
-    }
-
-    fn observed(observed: &ObservedClusterSnapshot) -> &ObservedSnapshot {
-        &observed.0
     }
 
     fn fields(status: &DBClusterSnapshotStatus) -> Fields {
@@ -97,12 +92,6 @@ impl SnapshotKind for DBClusterSnapshot {
             applied_tag_keys: fields.applied_tag_keys,
             ..Default::default()
         }
-    }
-
-    fn listed(at: &Location, name: &str, max_age: std::time::Duration) -> Option<ObservedSnapshot> {
-        (at.observer.listing::<ObservedClusterSnapshot>())
-            .get(name, max_age)
-            .map(|o| o.0)
     }
 
     async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {

@@ -7,10 +7,20 @@ use crate::managed::stores::Stores;
 /// The watches' stores of DBInstances.
 pub type Instances = Stores<DBInstance>;
 
-impl Stores<DBInstance> {
+/// What the DBInstance reconciles ask of the watches' stores of DBInstances.
+pub trait InstanceStores {
     /// The DBInstances of a namespace that use a Secret of this name (as password, generated
     /// password or connection Secret), as the watches know them.
-    pub fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {
+    fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance>;
+
+    /// The namespaces of the DBInstances (other than `uid`) that observe an instance of this
+    /// identifier (managementPolicy ObserveOnly) in the same account and region (or whose place
+    /// is not recorded yet, which may be the same), as the watches know them.
+    fn observers_of(&self, identifier: &str, uid: Option<&str>, here: &Placement) -> Vec<String>;
+}
+
+impl InstanceStores for Stores<DBInstance> {
+    fn peers_using(&self, namespace: &str, secret: &str) -> Vec<DBInstance> {
         (self.all().into_iter())
             .filter(|db| db.metadata.namespace.as_deref() == Some(namespace))
             .filter(|db| {
@@ -22,15 +32,7 @@ impl Stores<DBInstance> {
             .collect()
     }
 
-    /// The namespaces of the DBInstances (other than `uid`) that observe an instance of this
-    /// identifier (managementPolicy ObserveOnly) in the same account and region (or whose place
-    /// is not recorded yet, which may be the same), as the watches know them.
-    pub fn observers_of(
-        &self,
-        identifier: &str,
-        uid: Option<&str>,
-        here: &Placement,
-    ) -> Vec<String> {
+    fn observers_of(&self, identifier: &str, uid: Option<&str>, here: &Placement) -> Vec<String> {
         let same_place = |db: &DBInstance| {
             (db.status.as_ref().and_then(|s| s.common.placement.as_ref()))
                 .is_none_or(|p| p.account_id == here.account_id && p.region == here.region)

@@ -12,6 +12,7 @@ use crate::dbcluster::DBCluster;
 use crate::dbinstance::aws::InstanceCalls;
 use crate::dbinstance::aws::ReplicaCalls;
 use crate::dbinstance::aws::RestoreCalls;
+use crate::dbinstance::cache::InstanceStores;
 use crate::dbinstance::cache::Instances;
 use crate::dbinstance::plan::tenancy::{ReplicaSource, RestoreSource};
 use crate::dbinstance::plan::{

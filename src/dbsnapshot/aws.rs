@@ -2,11 +2,6 @@
 //! DB snapshot operations' names, and the observer's listing of the location's manual DB
 //! snapshots.
 
-use crate::aws_error::AwsError;
-use crate::rds::Rds;
-use crate::snapshot::ObservedSnapshot;
-use crate::snapshot::calls::SnapshotCalls;
-
 use super::DBSnapshot;
 
 crate::snapshot_calls! {
@@ -25,18 +20,4 @@ crate::snapshot_calls! {
     delete: delete_db_snapshot "DeleteDBSnapshot",
     not_found: "DBSnapshotNotFound",
     observed: {arn: db_snapshot_arn, resource: dbi_resource_id, encrypted: encrypted},
-}
-
-impl crate::observer::listing::Listed for ObservedSnapshot {
-    const WHAT: &'static str = "the manual DB snapshots";
-    fn key(&self) -> String {
-        self.name.to_lowercase()
-    }
-    /// Only a snapshot RDS has finished taking: one in progress is read directly.
-    fn settled(&self) -> bool {
-        self.status == "available"
-    }
-    async fn list(rds: &Rds) -> Result<Vec<Self>, AwsError> {
-        DBSnapshot::manual(rds).await
-    }
 }

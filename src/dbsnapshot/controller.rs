@@ -12,7 +12,7 @@ use crate::rds::{Rds, tag_map};
 use crate::snapshot::calls::SnapshotCalls;
 use crate::snapshot::plan::Own;
 use crate::snapshot::{
-    Extra, Fields, ObservedSnapshot, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
+    Extra, Fields, Listed, Reference, SnapshotKind, SnapshotOptions, SourceState, steps,
 };
 
 use super::{DBSnapshot, DBSnapshotStatus};
@@ -22,7 +22,7 @@ use super::{DBSnapshot, DBSnapshotStatus};
 pub struct SourceInstance;
 
 impl NamedKind for DBSnapshot {
-    type Observed = ObservedSnapshot;
+    type Observed = Listed<Self>;
     type Extra = Extra;
     type Own = Own;
     type Status = DBSnapshotStatus;
@@ -34,7 +34,7 @@ impl NamedKind for DBSnapshot {
         &self,
         shared: &Shared,
         at: &Location,
-    ) -> Result<(Option<ObservedSnapshot>, Extra), Error> {
+    ) -> Result<(Option<Listed<Self>>, Extra), Error> {
         steps::observe(self, shared, at).await
     }
 
@@ -59,6 +59,7 @@ impl NamedKind for DBSnapshot {
 
 impl SnapshotKind for DBSnapshot {
     const SOURCE: &'static str = "RDS instance";
+    const LISTED: &'static str = "the manual DB snapshots";
 
     fn options(&self) -> &SnapshotOptions {
         &self.spec.options
@@ -72,10 +73,6 @@ impl SnapshotKind for DBSnapshot {
     fn copy_from(&self) -> Option<Reference> {
         let c = self.spec.copy_from.as_ref()?;
         Reference::of(&c.name, &c.db_snapshot_identifier)
-    }
-
-    fn observed(observed: &ObservedSnapshot) -> &ObservedSnapshot {
-        observed
     }
 
     fn fields(status: &DBSnapshotStatus) -> Fields {
@@ -95,10 +92,6 @@ impl SnapshotKind for DBSnapshot {
             applied_tag_keys: fields.applied_tag_keys,
             ..Default::default()
         }
-    }
-
-    fn listed(at: &Location, name: &str, max_age: std::time::Duration) -> Option<ObservedSnapshot> {
-        (at.observer.listing::<ObservedSnapshot>()).get(name, max_age)
     }
 
     async fn describe_source(rds: &Rds, identifier: &str) -> Result<Option<SourceState>, AwsError> {

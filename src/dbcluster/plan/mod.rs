@@ -158,31 +158,29 @@ impl crate::database::step::OwnStep for ClusterStep {
     }
 }
 
-impl Step {
-    /// The RDS cluster a step changes (the shared listing is stale for it after).
-    pub fn mutates(&self) -> Option<&str> {
-        match self {
-            Step::Own(ClusterStep::Create { identifier, .. })
-            | Step::Restore { identifier, .. }
-            | Step::RestoreToPointInTime { identifier, .. }
-            | Step::Modify { identifier, .. }
-            | Step::AddTags { identifier, .. }
-            | Step::RemoveTags { identifier, .. }
-            | Step::Own(ClusterStep::Delete { identifier, .. })
-            | Step::Own(ClusterStep::Detach { identifier, .. })
-            | Step::BlueGreen { identifier, .. }
-            | Step::Own(ClusterStep::DeleteMember {
-                cluster: identifier,
-                ..
-            })
-            | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
-            // What DBClusterMembers shows of the member changes with it.
-            | Step::Own(ClusterStep::RebootMember {
-                cluster: identifier,
-                ..
-            }) => Some(identifier),
-            _ => None,
-        }
+/// The RDS cluster a step changes (the shared listing is stale for it after).
+pub fn mutates(step: &Step) -> Option<&str> {
+    match step {
+        Step::Own(ClusterStep::Create { identifier, .. })
+        | Step::Restore { identifier, .. }
+        | Step::RestoreToPointInTime { identifier, .. }
+        | Step::Modify { identifier, .. }
+        | Step::AddTags { identifier, .. }
+        | Step::RemoveTags { identifier, .. }
+        | Step::Own(ClusterStep::Delete { identifier, .. })
+        | Step::Own(ClusterStep::Detach { identifier, .. })
+        | Step::BlueGreen { identifier, .. }
+        | Step::Own(ClusterStep::DeleteMember {
+            cluster: identifier,
+            ..
+        })
+        | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
+        // What DBClusterMembers shows of the member changes with it.
+        | Step::Own(ClusterStep::RebootMember {
+            cluster: identifier,
+            ..
+        }) => Some(identifier),
+        _ => None,
     }
 }
 

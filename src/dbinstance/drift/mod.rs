@@ -83,33 +83,6 @@ impl Comparison {
     }
 }
 
-/// A difference as status and the dry run show it.
-impl From<&Diff> for crate::dbinstance::FieldDrift {
-    fn from(d: &Diff) -> Self {
-        crate::dbinstance::FieldDrift {
-            field: d.field.to_owned(),
-            observed: d.observed.clone(),
-            desired: d.desired.clone(),
-        }
-    }
-}
-
-impl Diff {
-    /// Whether RDS is more protective than the spec here: deletion protection on, a longer backup
-    /// retention, or a Multi-AZ standby that the spec does not ask for. Putting such a field back
-    /// would weaken the database's protection.
-    pub fn strengthens_protection(&self) -> bool {
-        match self.field {
-            "deletionProtection" | "multiAZ" => self.observed == "true" && self.desired == "false",
-            "backupRetentionPeriod" => {
-                let (have, want) = (self.observed.parse::<i32>(), self.desired.parse::<i32>());
-                matches!((have, want), (Ok(h), Ok(w)) if h > w)
-            }
-            _ => false,
-        }
-    }
-}
-
 /// Compares the spec with the observed instance. `desired_tags` are the spec's tags plus the
 /// ownership tags; `managed_tag_keys` are the keys the operator applied before (only those are
 /// removed when they leave the spec); `rotate_password` says the Secret's password differs from

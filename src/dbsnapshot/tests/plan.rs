@@ -214,7 +214,7 @@ fn a_snapshot_found_after_a_crash_is_ours_by_its_tags_and_not_taken_twice() {
     // The create was sent, the status never written: the snapshot is found by its name, with
     // this object's ownership tag.
     let f = with(facts(Source::NotRead), |f| {
-        f.observed = Some(snapshot("creating", owner_tags()))
+        f.observed = Some(snapshot("creating", owner_tags()).into())
     });
     let plan = plan(&f);
     assert!(!creates(&plan), "{:?}", plan.steps);
@@ -235,7 +235,7 @@ fn a_snapshot_found_after_a_crash_is_ours_by_its_tags_and_not_taken_twice() {
 #[test]
 fn an_available_snapshot_is_ready_and_its_tags_follow_the_spec() {
     let f = with(facts(Source::NotRead), |f| {
-        f.observed = Some(snapshot("available", owner_tags()))
+        f.observed = Some(snapshot("available", owner_tags()).into())
     });
     let planned = plan(&f);
     assert!(planned.steps.is_empty(), "{:?}", planned.steps);
@@ -271,7 +271,7 @@ fn an_available_snapshot_is_ready_and_its_tags_follow_the_spec() {
 fn a_snapshot_of_the_name_that_is_not_ours_is_left_alone() {
     let foreign = BTreeMap::from([(crate::crd::OWNER_TAG.to_owned(), "uid-9".to_owned())]);
     let f = with(facts(Source::NotRead), |f| {
-        f.observed = Some(snapshot("available", foreign))
+        f.observed = Some(snapshot("available", foreign).into())
     });
     let plan = plan(&f);
     assert!(plan.steps.is_empty(), "{:?}", plan.steps);
@@ -287,7 +287,7 @@ fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_
     let asked = |policy: Option<AdoptionPolicy>, tags: BTreeMap<String, String>| {
         with(facts(Source::NotRead), |f| {
             f.object.spec.options.adoption_policy = policy;
-            f.observed = Some(snapshot("available", tags));
+            f.observed = Some(snapshot("available", tags).into());
         })
     };
     let granted = BTreeMap::from([(crate::crd::ADOPTABLE_BY_TAG.to_owned(), "shop".to_owned())]);
@@ -404,7 +404,7 @@ fn an_existing_snapshot_is_adopted_only_as_the_claim_rule_says_and_then_kept_at_
 #[test]
 fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
     let ours = with(facts(Source::NotRead), |f| {
-        f.observed = Some(snapshot("available", owner_tags()))
+        f.observed = Some(snapshot("available", owner_tags()).into())
     });
     let delete = plan(&deleting(ours.clone()));
     assert_eq!(
@@ -435,7 +435,7 @@ fn deletion_follows_the_deletion_policy_and_never_deletes_what_is_not_ours() {
     assert_eq!(plan(&deleting(again)).steps, vec![Step::RemoveFinalizer]);
     let foreign = BTreeMap::from([(crate::crd::OWNER_TAG.to_owned(), "uid-9".to_owned())]);
     let not_ours = with(facts(Source::NotRead), |f| {
-        f.observed = Some(snapshot("available", foreign))
+        f.observed = Some(snapshot("available", foreign).into())
     });
     assert_eq!(plan(&deleting(not_ours)).steps, vec![Step::RemoveFinalizer]);
 }
@@ -446,7 +446,7 @@ fn sharing(current: &[&str], wanted: &[&str], encrypted: bool, grants: Grants) -
     with(facts(Source::NotRead), |f| {
         let mut o = snapshot("available", owner_tags());
         o.encrypted = Some(encrypted);
-        f.observed = Some(o);
+        f.observed = Some(o.into());
         f.object.spec.options.shared_with = wanted.iter().map(|a| a.to_string()).collect();
         f.extra.shares = Some(Shares {
             current: [(

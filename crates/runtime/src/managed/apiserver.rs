@@ -1,0 +1,156 @@
+//! The API-server writes every kind makes: the cleanup finalizer, the status by server-side apply,
+//! Events, and the lean cache of a kind's controller.
+
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::events::{Event, Recorder};
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde_json::json;
+use tracing::warn;
+
+use super::plan::PlannedEvent;
+use super::writes::Writes;
+use super::{Kind, scoped};
+use crate::context::Context;
+use crate::crd::FINALIZER;
+use crate::error::{Error, kube_err};
+use crate::secrets::MANAGER;
+
+/// Adds or removes the cleanup finalizer, guarded by resourceVersion so a concurrent change is
+/// never overwritten.
+pub async fn set_finalizer<K: Kind>(ctx: &Context, obj: &K, present: bool) -> Result<(), Error> {
+    let mut finalizers: Vec<String> = (obj.finalizers().iter())
+        .filter(|f| *f != FINALIZER)
+        .cloned()
+        .collect();
+    if present {
+        finalizers.push(FINALIZER.to_owned());
+    }
+    let api: Api<K> = scoped(&ctx.client, obj.namespace().as_deref());
+    let patch = json!({
+        "metadata": { "finalizers": finalizers, "resourceVersion": obj.resource_version() }
+    });
+    let written = (api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    ))
+    .await
+    .map_err(kube_err("patch finalizers"))?;
+    let uid = obj.uid().unwrap_or_default();
+    match present {
+        true => (ctx.shared::<Writes>()).wrote(&uid, written.resource_version().as_deref()),
+        // Let go of: no reconcile of it waits on the cache again.
+        false => ctx.shared::<Writes>().forget(&uid),
+    }
+    Ok(())
+}
+
+/// Removes annotation `key` from the object (one that approved something once, such as a
+/// switchover, so that it never approves a later one).
+pub async fn remove_annotation<K: Kind>(ctx: &Context, obj: &K, key: &str) -> Result<(), Error> {
+    let api: Api<K> = scoped(&ctx.client, obj.namespace().as_deref());
+    let patch = json!({"metadata": {"annotations": {key: null}}});
+    (api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    ))
+    .await
+    .map_err(kube_err("remove an annotation"))?;
+    Ok(())
+}
+
+/// A controller of `K` whose cache keeps each object without its managedFields and kubectl's
+/// last-applied annotation, which no reconcile reads: together about as large as the object again,
+/// for every object the watch holds (kube-rs's `WatchStreamExt::modify`, as its docs advise).
+pub fn lean_controller<K: Kind + Send + Sync + 'static>(
+    api: Api<K>,
+) -> kube::runtime::Controller<K> {
+    use kube::runtime::{WatchStreamExt, reflector, watcher};
+    let (reader, writer) = reflector::store();
+    let stream = watcher(api, watcher::Config::default().any_semantic())
+        .modify(lean)
+        .reflect(writer)
+        .applied_objects();
+    kube::runtime::Controller::for_stream(stream, reader)
+}
+
+/// Drops what [`lean_controller`]'s cache does without.
+pub fn lean<K: Resource>(obj: &mut K) {
+    obj.managed_fields_mut().clear();
+    obj.annotations_mut()
+        .remove("kubectl.kubernetes.io/last-applied-configuration");
+}
+
+/// Writes the status by server-side apply.
+pub async fn patch_status<K: Kind>(
+    ctx: &Context,
+    obj: &K,
+    status: &impl Serialize,
+) -> Result<(), Error> {
+    let api: Api<K> = scoped(&ctx.client, obj.namespace().as_deref());
+    let patch = json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    });
+    let params = PatchParams::apply(MANAGER).force();
+    let written = (api.patch_status(&obj.name_any(), &params, &Patch::Apply(&patch)))
+        .await
+        .map_err(kube_err("patch status"))?;
+    let uid = obj.uid().unwrap_or_default();
+    (ctx.shared::<Writes>()).wrote(&uid, written.resource_version().as_deref());
+    Ok(())
+}
+
+/// Publishes a planned Event; a failure is logged, never raised.
+pub async fn publish<K: Kind>(recorder: &Recorder, obj: &K, planned: &PlannedEvent) {
+    let event = Event {
+        type_: planned.type_,
+        reason: planned.reason.clone(),
+        note: Some(planned.note.clone()),
+        action: planned.action.to_owned(),
+        secondary: None,
+    };
+    if let Err(e) = recorder.publish(&event, &obj.object_ref(&())).await {
+        warn!(error = %e, reason = planned.reason, "could not publish event");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_cache_keeps_what_reconciles_read_and_drops_managed_fields_and_last_applied() {
+        use kube::api::ObjectMeta;
+        // Any object: a DBInstance a layer above is kept so (its dry-run annotation stays).
+        use crate::crd::DRY_RUN_ANNOTATION;
+        let mut db = k8s_openapi::api::core::v1::ConfigMap::default();
+        db.metadata = ObjectMeta {
+            annotations: Some(
+                [
+                    (DRY_RUN_ANNOTATION.to_owned(), "true".to_owned()),
+                    (
+                        "kubectl.kubernetes.io/last-applied-configuration".to_owned(),
+                        "{\"spec\":{}}".to_owned(),
+                    ),
+                ]
+                .into(),
+            ),
+            managed_fields: Some(vec![Default::default(), Default::default()]),
+            resource_version: Some("7".into()),
+            ..db.metadata
+        };
+        super::lean(&mut db);
+        assert_eq!(
+            db.metadata.managed_fields.as_deref().unwrap_or_default(),
+            &[]
+        );
+        let annotations = db.metadata.annotations.unwrap();
+        assert_eq!(
+            annotations.keys().collect::<Vec<_>>(),
+            vec![DRY_RUN_ANNOTATION]
+        );
+        assert_eq!(db.metadata.resource_version.as_deref(), Some("7"));
+    }
+}

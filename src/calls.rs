@@ -1,0 +1,258 @@
+//! Every AWS operation the operator calls, read from its source, and what is checked against
+//! that list across the crates: the error table classes every code the models list for each
+//! (`aws_error::table`), and the shipped IAM policy allows each and no more.
+//!
+//! Each call's error is classed under its operation's name (`aws_error("…"`), and each call is
+//! counted under it (`Rds::count`, the feed's and the credentials' `record`, and the names
+//! `parameter_group_calls!` and `snapshot_calls!` are given).
+
+/// The sources that make calls.
+const SOURCES: &[&str] = &[
+    include_str!("../crates/aws/src/rds/mod.rs"),
+    include_str!("../crates/aws/src/rds/tagging.rs"),
+    include_str!("../crates/aws/src/rds/shared.rs"),
+    include_str!("dbinstance/aws/mod.rs"),
+    include_str!("dbinstance/aws/restore.rs"),
+    include_str!("dbinstance/aws/replicas.rs"),
+    include_str!("../crates/runtime/src/database/blue_green/aws.rs"),
+    include_str!("dbsubnetgroup/aws.rs"),
+    include_str!("dbparametergroup/aws.rs"),
+    include_str!("dbcluster/aws.rs"),
+    include_str!("dbcluster/restore.rs"),
+    include_str!("dbclusterparametergroup/aws.rs"),
+    include_str!("dbsnapshot/aws.rs"),
+    include_str!("dbclustersnapshot/aws.rs"),
+    include_str!("globalcluster/aws.rs"),
+    include_str!("dbclusterendpoint/aws.rs"),
+    include_str!("optiongroup/aws.rs"),
+    include_str!("../crates/runtime/src/maintenance/aws.rs"),
+    include_str!("dbproxy/aws.rs"),
+    include_str!("../crates/aws/src/accounts/credentials.rs"),
+];
+
+/// The operations, sorted, each once.
+pub fn operations() -> Vec<&'static str> {
+    let counted = (SOURCES.iter()).flat_map(|s| {
+        (s.split("self.count(\"").skip(1))
+            .chain(s.split("aws_error(\"").skip(1))
+            .chain(s.split(".record(&self.place, \"").skip(1))
+    });
+    let feed = (include_str!("../crates/runtime/src/feed.rs")
+        .split(".record(\n            &self.place,\n            \""))
+    .skip(1);
+    // `parameter_group_calls!`: every quoted name in an invocation is an operation.
+    let invoked = (SOURCES.iter())
+        .flat_map(|s| s.split("parameter_group_calls!(\n").skip(1))
+        .filter_map(|rest| rest.split(");").next())
+        .flat_map(|call| call.split('"').skip(1).step_by(2));
+    // `snapshot_calls!`: each quoted label is an operation, but the request's field names
+    // (…Identifier) and the not-found code.
+    let snapshot_calls = (SOURCES.iter())
+        .flat_map(|s| s.split("snapshot_calls! {\n").skip(1))
+        .filter_map(|rest| rest.split("\n}").next())
+        .flat_map(|call| call.split('"').skip(1).step_by(2))
+        .filter(|q| !q.ends_with("Identifier") && !q.ends_with("NotFound"));
+    let mut operations: Vec<&str> = (counted.chain(feed))
+        .filter_map(|rest| rest.split('"').next())
+        .chain(invoked)
+        .chain(snapshot_calls)
+        .collect();
+    operations.sort();
+    operations.dedup();
+    operations
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_calls_are_found_in_every_way_they_are_made() {
+        let operations = super::operations();
+        for made in [
+            "CreateDBInstance",
+            "CopyDBClusterSnapshot",
+            "ModifyDBSnapshotAttribute",
+            "CreateDBParameterGroup",
+            "ReceiveMessage",
+            "GetResources",
+            "AssumeRole",
+        ] {
+            assert!(operations.contains(&made), "{made}: {operations:?}");
+        }
+    }
+
+    #[test]
+    fn every_code_the_models_list_for_a_call_the_operator_makes_is_classed() {
+        let model = include_str!("../crates/aws/src/aws_error/model_errors.txt");
+        let listed: Vec<(&str, Vec<&str>)> = (model.lines())
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let mut words = l.split_whitespace().skip(1);
+                let operation = words.next().expect("an operation");
+                (operation, words.collect())
+            })
+            .collect();
+        let called = super::operations();
+        let mut unclassed = Vec::new();
+        for operation in &called {
+            let Some((_, codes)) = listed.iter().find(|(o, _)| o == operation) else {
+                panic!("{operation} is not in model_errors.txt: `make model-errors`");
+            };
+            for code in codes {
+                if crate::aws_error::table::meaning(operation, code, "").is_none() {
+                    unclassed.push(format!("{operation}: {code}"));
+                }
+            }
+        }
+        assert!(called.len() >= 80, "{called:?}");
+        assert_eq!(unclassed, Vec::<String>::new(), "codes the table lacks");
+    }
+
+    /// Every AWS operation this adapter calls (each is counted by name) is allowed by the shipped
+    /// least-privilege policy, and every mutating one only under the owner tag.
+    #[test]
+    fn the_iam_policy_allows_every_call_and_no_more() {
+        let policy: serde_json::Value =
+            serde_json::from_str(include_str!("../deploy/iam-policy.json")).expect("policy JSON");
+        let statements = policy["Statement"].as_array().expect("statements");
+        let allows = |action: &str| {
+            statements
+                .iter()
+                .filter(|s| s["Effect"] == "Allow")
+                .find(|s| {
+                    let actions = &s["Action"];
+                    actions == action
+                        || actions
+                            .as_array()
+                            .is_some_and(|a| a.iter().any(|x| x == action))
+                })
+        };
+        let operations = super::operations();
+        assert!(operations.len() >= 10, "{operations:?}");
+        // And no more: every action an Allow names is one the operator calls, or one AWS
+        // authorizes as part of a call it makes.
+        let part_of_a_call = [
+            // CreateDBProxy passes the proxy's role to RDS.
+            "iam:PassRole",
+            // CreateSecret with tags also authorizes TagResource.
+            "secretsmanager:TagResource",
+            // DeleteMessageBatch authorizes as DeleteMessage.
+            "sqs:DeleteMessage",
+        ];
+        for statement in statements.iter().filter(|s| s["Effect"] == "Allow") {
+            let actions = match &statement["Action"] {
+                serde_json::Value::Array(a) => a.iter().filter_map(|a| a.as_str()).collect(),
+                a => vec![a.as_str().expect("an action")],
+            };
+            for action in actions {
+                let called =
+                    (action.split_once(':')).is_some_and(|(_, op)| operations.contains(&op));
+                assert!(
+                    called || part_of_a_call.contains(&action),
+                    "{action} is allowed, and the operator never calls it"
+                );
+            }
+        }
+        let mut sqs = 0;
+        for operation in operations {
+            let action = match operation {
+                // Needs no permission: it says who the caller is.
+                "GetCallerIdentity" => continue,
+                // The accounts' role chains: their own policy, of the member accounts' roles only.
+                "AssumeRole" => {
+                    let roles: serde_json::Value = serde_json::from_str(include_str!(
+                        "../deploy/iam/operator-assume-roles.json"
+                    ))
+                    .expect("policy JSON");
+                    let statement = &roles["Statement"][0];
+                    assert_eq!(statement["Action"], "sts:AssumeRole");
+                    assert_eq!(
+                        statement["Resource"],
+                        "arn:aws:iam::*:role/rds-operator-member"
+                    );
+                    continue;
+                }
+                "GetSecretValue" | "CreateSecret" | "PutSecretValue" | "DeleteSecret" => {
+                    format!("secretsmanager:{operation}")
+                }
+                // The groups' tags, 100 a page (the shared poll of the groups).
+                "GetResources" => format!("tag:{operation}"),
+                // The event feed's queue: no tags to condition on; the statement names the queue.
+                "ReceiveMessage" | "DeleteMessageBatch" => {
+                    let action = operation.replace("Batch", "");
+                    let statement = allows(&format!("sqs:{action}"))
+                        .unwrap_or_else(|| panic!("sqs:{action} is not allowed"));
+                    assert_eq!(statement["Resource"], "arn:aws:sqs:*:*:rds-operator-events");
+                    sqs += 1;
+                    continue;
+                }
+                _ => format!("rds:{operation}"),
+            };
+            let statement = allows(&action).unwrap_or_else(|| panic!("{action} is not allowed"));
+            let read = ["Describe", "Get", "List"]
+                .iter()
+                .any(|p| operation.starts_with(p));
+            if !read {
+                assert!(
+                    statement["Condition"]
+                        .to_string()
+                        .contains("rds.operator.rs/owner-uid"),
+                    "{action} is allowed without the owner tag condition"
+                );
+            }
+        }
+        assert_eq!(sqs, 2, "the feed's two SQS calls are checked");
+    }
+
+    /// The second barrier of the tenancy rules (docs/tenancy.md): AWS itself refuses a restore
+    /// from a snapshot that carries neither ownership nor a grant, and the adopting AddTags on an
+    /// instance that carries neither. Condition keys as the Service Authorization Reference lists
+    /// them for RDS ("Actions, resources, and condition keys for Amazon RDS").
+    #[test]
+    fn the_iam_policy_refuses_what_the_tenancy_rules_refuse() {
+        let policy: serde_json::Value =
+            serde_json::from_str(include_str!("../deploy/iam-policy.json")).expect("policy JSON");
+        let deny = |sid: &str| {
+            (policy["Statement"].as_array().expect("statements").iter())
+                .find(|s| s["Sid"] == sid && s["Effect"] == "Deny")
+                .unwrap_or_else(|| panic!("no Deny statement {sid}"))
+                .clone()
+        };
+        let restore = deny("RestoreOnlyOwnedOrGrantedSnapshots");
+        assert_eq!(restore["Action"], "rds:RestoreDBInstanceFromDBSnapshot");
+        assert_eq!(restore["Resource"], "arn:aws:rds:*:*:snapshot:*");
+        let null = &restore["Condition"]["Null"];
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
+            "true"
+        );
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::RESTORABLE_BY_TAG)],
+            "true"
+        );
+        let adopt = deny("AdoptOnlyGrantedInstancesAndSnapshots");
+        assert_eq!(adopt["Action"], "rds:AddTagsToResource");
+        assert_eq!(
+            adopt["Resource"],
+            serde_json::json!([
+                "arn:aws:rds:*:*:db:*",
+                "arn:aws:rds:*:*:snapshot:*",
+                "arn:aws:rds:*:*:cluster-snapshot:*"
+            ])
+        );
+        let null = &adopt["Condition"]["Null"];
+        // Only the adopting call carries the adopted tag: creates, restores and syncs are not
+        // refused by it.
+        assert_eq!(
+            null[format!("aws:RequestTag/{}", crate::crd::ADOPTED_TAG)],
+            "false"
+        );
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::OWNER_TAG)],
+            "true"
+        );
+        assert_eq!(
+            null[format!("aws:ResourceTag/{}", crate::crd::ADOPTABLE_BY_TAG)],
+            "true"
+        );
+    }
+}
