@@ -300,12 +300,8 @@ pub struct ClusterMember {
 impl DBCluster {
     /// The RDS identifier: spec.dbClusterIdentifier or metadata.name, lower-cased as RDS stores it.
     pub fn identifier(&self) -> String {
-        self.spec
-            .db_cluster_identifier
-            .clone()
-            .or_else(|| self.metadata.name.clone())
-            .unwrap_or_default()
-            .to_lowercase()
+        let spec = self.spec.db_cluster_identifier.as_ref();
+        crate::database::identifier::of(spec, self.metadata.name.as_ref())
     }
 }
 

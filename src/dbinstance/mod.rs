@@ -355,12 +355,8 @@ pub struct DBInstanceSpec {
 impl DBInstance {
     /// The RDS identifier: spec.dbInstanceIdentifier or metadata.name, lower-cased as RDS stores it.
     pub fn identifier(&self) -> String {
-        self.spec
-            .db_instance_identifier
-            .clone()
-            .or_else(|| self.metadata.name.clone())
-            .unwrap_or_default()
-            .to_lowercase()
+        let spec = self.spec.db_instance_identifier.as_ref();
+        crate::database::identifier::of(spec, self.metadata.name.as_ref())
     }
 }
 

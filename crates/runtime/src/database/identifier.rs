@@ -5,6 +5,12 @@
 //! apply (CEL); an identifier that defaults to metadata.name, which Kubernetes lets hold dots and
 //! start with a digit, is held to it here. Pure.
 
+/// The RDS identifier of a database object: the spec's, or metadata.name, lower-cased as RDS
+/// stores it.
+pub fn of(spec: Option<&String>, name: Option<&String>) -> String {
+    (spec.or(name).cloned().unwrap_or_default()).to_lowercase()
+}
+
 /// Why `identifier` breaks RDS's rule (`what`: "dbInstanceIdentifier", "metadata.name"...), or
 /// None.
 pub fn problem(what: &str, identifier: &str) -> Option<String> {
