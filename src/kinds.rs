@@ -19,6 +19,7 @@ use crate::dbparametergroup::DBParameterGroup;
 use crate::dbproxy::DBProxy;
 use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
+use crate::dbuser::DBUser;
 use crate::globalcluster::GlobalCluster;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
@@ -61,6 +62,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBClusterEndpoint>(),
     register::<OptionGroup>(),
     register::<DBProxy>(),
+    register::<DBUser>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

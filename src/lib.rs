@@ -26,6 +26,7 @@ pub mod dbparametergroup;
 pub mod dbproxy;
 pub mod dbsnapshot;
 pub mod dbsubnetgroup;
+pub mod dbuser;
 pub mod globalcluster;
 pub mod kinds;
 pub mod olm;

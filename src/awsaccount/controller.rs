@@ -10,7 +10,6 @@ use kube::runtime::reflector::ObjectRef;
 use super::plan::{self, Facts, Plan, Step};
 use super::{AWSAccount, AWSAccountStatus};
 use crate::context::Context;
-use crate::crd::Reported;
 use crate::error::Error;
 use crate::managed::apiserver::set_finalizer;
 use crate::managed::locate::AccountUsers;
@@ -83,51 +82,35 @@ impl Managed for AWSAccount {
 
     fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<AWSAccountStatus> {
         let planned = plan.status.as_ref()?;
+        let before = self.status.as_ref().map(|s| &s.reported);
         let generation = self.metadata.generation;
-        let before = self
-            .status
-            .as_ref()
-            .map(|s| &s.reported.conditions[..])
-            .unwrap_or_default();
         Some(AWSAccountStatus {
-            reported: Reported {
-                conditions: conditions::conditions(
-                    before,
-                    &planned.ready,
-                    &planned.synced,
-                    false,
-                    generation,
-                    &facts.now,
-                ),
-                observed_generation: generation,
-            },
+            reported: conditions::reported(
+                before,
+                &planned.ready,
+                &planned.synced,
+                generation,
+                &facts.now,
+            ),
             ..planned.fields.clone()
         })
     }
 
     fn failed(&self, failure: &Failure<'_, Plan>) -> (AWSAccountStatus, Option<PlannedEvent>) {
         let previous = self.status.clone().unwrap_or_default();
-        let (ready, synced, event) = conditions::failed(
-            &previous.reported.conditions,
-            failure.reason,
-            failure.message,
+        let (reported, event) = conditions::reported_failure(
+            &previous.reported,
+            (failure.reason, failure.message),
+            self.metadata.generation,
+            failure.now,
         );
-        let generation = self.metadata.generation;
-        let status = AWSAccountStatus {
-            reported: Reported {
-                conditions: conditions::conditions(
-                    &previous.reported.conditions,
-                    &ready,
-                    &synced,
-                    false,
-                    generation,
-                    failure.now,
-                ),
-                observed_generation: generation,
+        (
+            AWSAccountStatus {
+                reported,
+                ..previous
             },
-            ..previous.clone()
-        };
-        (status, event)
+            event,
+        )
     }
 }
 

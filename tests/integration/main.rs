@@ -39,3 +39,4 @@ mod tenancy;
 mod tls;
 mod trust;
 mod updates;
+mod users;

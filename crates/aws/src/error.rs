@@ -32,6 +32,13 @@ pub enum Error {
     /// With `--shards`: another replica leads the object's (account, region) pair.
     #[error("another replica leads this object's shard")]
     Elsewhere,
+    /// A database refused a login or a statement (a DBUser's SQL): the engine's message, which
+    /// never holds a password.
+    #[error("{message}")]
+    Database {
+        reason: &'static str,
+        message: String,
+    },
     /// The namespace spent its budget of direct RDS reads (`--namespace-read-budget`).
     #[error("the namespace's budget of {per_minute} direct RDS reads a minute is spent")]
     ReadBudget {
@@ -48,7 +55,7 @@ impl Error {
             Error::Kube { .. } => "Kubernetes",
             Error::MissingObjectKey(_) => "MissingObjectKey",
             Error::ReadBudget { .. } => "ReadBudget",
-            Error::Placement { reason, .. } => reason,
+            Error::Placement { reason, .. } | Error::Database { reason, .. } => reason,
             Error::Account { .. } => "AccountUnavailable",
             Error::Elsewhere => "Elsewhere",
         }
@@ -103,7 +110,9 @@ impl Error {
                     wait.as_secs().max(1)
                 ),
             )),
-            Error::Placement { reason, message } => Some((reason.to_string(), message.clone())),
+            Error::Placement { reason, message } | Error::Database { reason, message } => {
+                Some((reason.to_string(), message.clone()))
+            }
             Error::Account { account, source } => Some((
                 "AccountUnavailable".into(),
                 format!(

@@ -6,6 +6,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::runtime::events::EventType;
 
 use super::plan::{ConditionPlan, PlannedEvent};
+use crate::crd::Reported;
 
 /// The four conditions every kind writes (Ready, Synced, and kstatus's Reconciling and Stalled),
 /// merged into the previous ones. `rds_busy`: RDS is in the middle of something.
@@ -193,4 +194,43 @@ pub fn merge_conditions(previous: &[Condition], new: Vec<Condition>, now: &str) 
     }
     merged.sort_by(|a, b| a.type_.cmp(&b.type_));
     merged
+}
+
+/// What a kind whose plan says Ready and Synced reports after a pass: the conditions (after
+/// `before`) and the generation they are of.
+pub fn reported(
+    before: Option<&Reported>,
+    ready: &ConditionPlan,
+    synced: &ConditionPlan,
+    generation: Option<i64>,
+    now: &str,
+) -> Reported {
+    let before = before.map_or(&[][..], |r| &r.conditions[..]);
+    Reported {
+        conditions: conditions(before, ready, synced, false, generation, now),
+        observed_generation: generation,
+    }
+}
+
+/// What such a kind reports after a failure (`reason`, `message`), and the Event, if any.
+pub fn reported_failure(
+    previous: &Reported,
+    (reason, message): (&str, &str),
+    generation: Option<i64>,
+    now: &str,
+) -> (Reported, Option<PlannedEvent>) {
+    let (ready, synced, event) = failed(&previous.conditions, reason, message);
+    let conditions = conditions(
+        &previous.conditions,
+        &ready,
+        &synced,
+        false,
+        generation,
+        now,
+    );
+    let reported = Reported {
+        conditions,
+        observed_generation: generation,
+    };
+    (reported, event)
 }

@@ -1,0 +1,401 @@
+//! DBUser on the skeleton: it is located where its database is (the DBInstance's or DBCluster's
+//! account and region, for a master password RDS manages), reads the database and its master
+//! credentials, logs in as the master user to read the user and its privileges, plans (pure,
+//! `plan.rs`) and runs its steps: the Secrets here, the SQL in `sql.rs`.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use kube::api::Api;
+use kube::runtime::Controller;
+
+use super::plan::{
+    self, Database, DatabaseFacts, Facts, Found, Password, Plan, Step, password_secret,
+};
+use super::sql::{self, Login};
+use super::{DBUser, DBUserStatus};
+use crate::context::Context;
+use crate::database::password::{PasswordFacts, PasswordRead, credentials_of};
+use crate::dbcluster::DBCluster;
+use crate::dbinstance::DBInstance;
+use crate::error::{Error, kube_err};
+use crate::locations::Location;
+use crate::managed::apiserver::set_finalizer;
+use crate::managed::plan::PlannedEvent;
+use crate::managed::references;
+use crate::managed::{Failure, Managed, conditions};
+use crate::secrets;
+
+/// The engines a DBUser makes users in so far.
+const ENGINES: [&str; 3] = ["mysql", "mariadb", "aurora-mysql"];
+
+/// The database object the user names, as read from the API server.
+enum Named {
+    Instance(Box<DBInstance>),
+    Cluster(Box<DBCluster>),
+}
+
+impl Managed for DBUser {
+    const KIND: &'static str = "DBUser";
+    type Ctx = Context;
+    type Facts = Facts;
+    type Step = Step;
+    type Plan = Plan;
+    type Answer = ();
+    type Status = DBUserStatus;
+    /// Where its database is; None while the database object is not there.
+    type Where = Option<Arc<Location>>;
+
+    /// Its DBInstance or DBCluster changing (turning Ready, its endpoint or password) wakes it.
+    fn watches(
+        controller: Controller<DBUser>,
+        ctx: &Context,
+        namespace: Option<&str>,
+    ) -> Controller<DBUser> {
+        let controller = references::wakes_by_reference::<_, DBInstance>(
+            controller,
+            ctx,
+            namespace,
+            |u: &DBUser| u.spec.db_instance_ref.as_ref().map(|r| r.name.as_str()),
+        );
+        references::wakes_by_reference::<_, DBCluster>(controller, ctx, namespace, |u: &DBUser| {
+            u.spec.db_cluster_ref.as_ref().map(|r| r.name.as_str())
+        })
+    }
+
+    async fn locate(&self, ctx: &Context) -> Result<Option<Arc<Location>>, Error> {
+        Ok(match named(self, ctx).await? {
+            None => None,
+            Some(Named::Instance(db)) => {
+                Some(crate::managed::locate::locate(&*db, ctx).await?.location)
+            }
+            Some(Named::Cluster(c)) => {
+                Some(crate::managed::locate::locate(&*c, ctx).await?.location)
+            }
+        })
+    }
+
+    async fn read(&self, ctx: &Context, at: &Option<Arc<Location>>) -> Result<Facts, Error> {
+        let namespace = self.namespace().unwrap_or_default();
+        let secrets_api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+        let database = match (named(self, ctx).await?, at) {
+            (None, _) => Database::Gone,
+            (Some(named), Some(at)) => database(named, at, &secrets_api).await?,
+            (Some(_), None) => Database::Unresolved("the database is not placed yet".into()),
+        };
+        let password = password(self, &secrets_api).await?;
+        let found = match (&database, &password) {
+            (Database::Found(db), _) => read_user(self, ctx, db, &password).await,
+            _ => None,
+        };
+        let secret = match &self.spec.connection_secret {
+            Some(c) => secrets::get(&secrets_api, &c.name).await?,
+            None => None,
+        };
+        let intervals = ctx.locations.intervals();
+        Ok(Facts {
+            user: self.clone(),
+            database,
+            found,
+            password,
+            secret,
+            hash_key: ctx.hash_key.clone(),
+            ca_bundle: ctx.ca_bundle.as_deref().map(str::to_owned),
+            now: crate::duration::now(),
+            busy: intervals.busy,
+            settled: intervals.settled,
+        })
+    }
+
+    fn plan(facts: &Facts) -> Plan {
+        plan::plan(facts)
+    }
+
+    async fn act(
+        &self,
+        ctx: &Context,
+        _: &Option<Arc<Location>>,
+        step: &Step,
+    ) -> Result<Option<()>, Error> {
+        match step {
+            Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
+            Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
+            Step::Secret(step) => {
+                let namespace = self.namespace().unwrap_or_default();
+                let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+                crate::database::secret::act(&api, self, step).await?
+            }
+            Step::Sql(step, master) => {
+                let login = Login {
+                    host: &master.host,
+                    port: master.port,
+                    user: &master.username,
+                    password: &master.password,
+                    ca_bundle: ctx.ca_bundle.as_deref(),
+                };
+                let mut conn = sql::connect(&login).await.map_err(unreachable)?;
+                let done = sql::act(&mut conn, step).await;
+                let _ = conn.disconnect().await;
+                done.map_err(refused)?;
+            }
+        }
+        Ok(None)
+    }
+
+    fn status(&self) -> Option<&DBUserStatus> {
+        self.status.as_ref()
+    }
+
+    fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<DBUserStatus> {
+        let planned = plan.status.as_ref()?;
+        let before = self.status.as_ref().map(|s| &s.reported);
+        let generation = self.metadata.generation;
+        Some(DBUserStatus {
+            reported: conditions::reported(
+                before,
+                &planned.ready,
+                &planned.synced,
+                generation,
+                &facts.now,
+            ),
+            ..planned.fields.clone()
+        })
+    }
+
+    fn failed(&self, failure: &Failure<'_, Plan>) -> (DBUserStatus, Option<PlannedEvent>) {
+        let previous = self.status.clone().unwrap_or_default();
+        let (reported, event) = conditions::reported_failure(
+            &previous.reported,
+            (failure.reason, failure.message),
+            self.metadata.generation,
+            failure.now,
+        );
+        (
+            DBUserStatus {
+                reported,
+                ..previous
+            },
+            event,
+        )
+    }
+}
+
+/// The DBInstance or DBCluster of the namespace the user names, None when there is none.
+async fn named(user: &DBUser, ctx: &Context) -> Result<Option<Named>, Error> {
+    let namespace = user.namespace().unwrap_or_default();
+    if let Some(r) = &user.spec.db_instance_ref {
+        let api: Api<DBInstance> = Api::namespaced(ctx.client.clone(), &namespace);
+        let found = api
+            .get_opt(&r.name)
+            .await
+            .map_err(kube_err("get DBInstance"))?;
+        return Ok(found.map(|db| Named::Instance(Box::new(db))));
+    }
+    if let Some(r) = &user.spec.db_cluster_ref {
+        let api: Api<DBCluster> = Api::namespaced(ctx.client.clone(), &namespace);
+        let found = api
+            .get_opt(&r.name)
+            .await
+            .map_err(kube_err("get DBCluster"))?;
+        return Ok(found.map(|c| Named::Cluster(Box::new(c))));
+    }
+    Ok(None)
+}
+
+/// The database as the plan needs it: Ready, its endpoint, its engine and master credentials.
+async fn database(named: Named, at: &Location, api: &Api<Secret>) -> Result<Database, Error> {
+    let (what, ready, endpoint, engine, facts, read) = match &named {
+        Named::Instance(db) => {
+            let status = db.status.as_ref();
+            let ready = status.is_some_and(|s| references::usable(&**db, s));
+            let facts = (
+                status.and_then(|s| s.db_instance_identifier.clone()),
+                db.spec.master_username.clone(),
+                db.spec.db_name.clone(),
+            );
+            let read = credentials_of(&db.spec.password, &db.name_any());
+            let endpoint = status.and_then(|s| s.common.endpoint.clone());
+            (
+                format!("DBInstance {}", db.name_any()),
+                ready,
+                endpoint,
+                db.spec.engine.clone(),
+                facts,
+                read,
+            )
+        }
+        Named::Cluster(c) => {
+            let status = c.status.as_ref();
+            let ready = status.is_some_and(|s| references::usable(&**c, s));
+            let facts = (
+                status.and_then(|s| s.db_cluster_identifier.clone()),
+                c.spec.master_username.clone(),
+                c.spec.database_name.clone(),
+            );
+            let read = crate::dbcluster::plan::credentials(c);
+            let endpoint = status.and_then(|s| s.common.endpoint.clone());
+            (
+                format!("DBCluster {}", c.name_any()),
+                ready,
+                endpoint,
+                c.spec.engine.as_str().to_owned(),
+                facts,
+                read,
+            )
+        }
+    };
+    if !ENGINES.contains(&engine.as_str()) {
+        return Ok(Database::Unresolved(format!(
+            "{what} runs {engine}: a DBUser makes users in MySQL, MariaDB and Aurora MySQL \
+             databases so far"
+        )));
+    }
+    let (Some(endpoint), true) = (endpoint, ready) else {
+        return Ok(Database::Unresolved(format!("{what} is not Ready yet")));
+    };
+    let master_password = master_password(&named, at, api, read).await?;
+    let (identifier, master_username, dbname) = facts;
+    Ok(Database::Found(Box::new(DatabaseFacts {
+        identifier: identifier.unwrap_or_default(),
+        host: endpoint.address,
+        port: endpoint.port,
+        engine,
+        dbname: dbname.unwrap_or_default(),
+        master_username: master_username.unwrap_or_default(),
+        master_password,
+    })))
+}
+
+/// The master user's password (a Secret's, or the one RDS manages in Secrets Manager).
+async fn master_password(
+    named: &Named,
+    at: &Location,
+    api: &Api<Secret>,
+    read: PasswordRead,
+) -> Result<Result<crate::sensitive::Sensitive, String>, Error> {
+    let facts = match named {
+        Named::Instance(db) => crate::database::password::password(&**db, at, api, read).await?,
+        Named::Cluster(c) => crate::database::password::password(&**c, at, api, read).await?,
+    };
+    Ok(match facts {
+        PasswordFacts::Referenced(found) => found,
+        PasswordFacts::Managed(Some(password)) => Ok(password),
+        PasswordFacts::Generated {
+            existing: Some(password),
+            ..
+        } => Ok(password),
+        _ => Err("the database's master password is not there yet".into()),
+    })
+}
+
+/// The user's own password: the referenced Secret's, or the generated one.
+async fn password(user: &DBUser, api: &Api<Secret>) -> Result<Password, Error> {
+    let namespace = user.namespace().unwrap_or_default();
+    if let Some(r) = &user.spec.password_secret_ref {
+        let found = secrets::read_referenced(api, &namespace, &r.name, &r.key).await?;
+        return Ok(Password::Referenced(found));
+    }
+    let secret = secrets::get(api, &password_secret(user)).await?;
+    let ours = (secret.as_ref())
+        .is_some_and(|s| crate::database::secret::controlled_by(&s.metadata, user));
+    Ok(Password::Generated {
+        existing: (secret.as_ref())
+            .filter(|_| ours)
+            .and_then(|s| secrets::value_of(s, secrets::GENERATED_KEY)),
+        exists: secret.is_some(),
+        ours,
+        candidate: crate::sensitive::Sensitive(crate::database::connection::generate_password()),
+    })
+}
+
+/// The user and its privileges, read as the master user; and, for a user status does not say is
+/// the DBUser's, whether the DBUser's password logs in as it.
+async fn read_user(
+    user: &DBUser,
+    ctx: &Context,
+    db: &DatabaseFacts,
+    password: &Password,
+) -> Option<Found> {
+    let master = match &db.master_password {
+        Ok(p) => p,
+        Err(_) => return None,
+    };
+    let ca_bundle = ctx.ca_bundle.as_deref();
+    let login = Login {
+        host: &db.host,
+        port: db.port,
+        user: &db.master_username,
+        password: master,
+        ca_bundle,
+    };
+    let mut conn = match sql::connect(&login).await {
+        Ok(conn) => conn,
+        Err(why) => return Some(Found::Unreachable(why)),
+    };
+    let username = (user.spec.username.clone()).unwrap_or_else(|| user.name_any());
+    let read = sql::user(&mut conn, &username).await;
+    let _ = conn.disconnect().await;
+    let observed = match read {
+        Ok(observed) => observed,
+        Err(why) => return Some(Found::Unreachable(why)),
+    };
+    let ours = (user.status.as_ref()).and_then(|s| s.owner.as_deref()) == user.uid().as_deref();
+    let own = match password {
+        Password::Referenced(Ok(p))
+        | Password::Generated {
+            existing: Some(p), ..
+        } => Some(p),
+        _ => None,
+    };
+    let password_logs_in = match (&observed, ours, own) {
+        (Some(_), false, Some(p)) => Some(
+            sql::logs_in(&Login {
+                host: &db.host,
+                port: db.port,
+                user: &username,
+                password: p,
+                ca_bundle,
+            })
+            .await,
+        ),
+        _ => None,
+    };
+    Some(Found::User {
+        user: observed,
+        password_logs_in,
+    })
+}
+
+/// A login that failed: the database is not reachable (retried).
+fn unreachable(why: String) -> Error {
+    Error::Database {
+        reason: "DatabaseUnreachable",
+        message: why,
+    }
+}
+
+/// A statement the database refused.
+fn refused(why: String) -> Error {
+    Error::Database {
+        reason: "SqlRefused",
+        message: why,
+    }
+}
+
+/// What another object, or a test, reads of a DBUser: its conditions, and the user's name.
+impl references::Referable for DBUser {
+    type Status = DBUserStatus;
+    const LABEL: &'static str = "DBUser";
+    fn status(&self) -> Option<&DBUserStatus> {
+        self.status.as_ref()
+    }
+    fn conditions(
+        status: &DBUserStatus,
+    ) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
+        &status.reported.conditions
+    }
+    fn rds_name(status: &DBUserStatus) -> Option<String> {
+        status.username.clone()
+    }
+}

@@ -1,0 +1,314 @@
+//! The `DBUser` kind: a user inside the database of a DBInstance or DBCluster of the namespace,
+//! with a password of its own and its grants as data, kept as the spec says (a grant added by
+//! hand is reported, and revoked unless `grantPolicy` is Report), with a connection Secret in the
+//! database's keys, and dropped (or kept) with the object. The operator logs in as the database's
+//! master user to make it. MySQL and MariaDB engines (and Aurora MySQL, through the cluster's
+//! writer). Read (`controller.rs`), plan (pure, `plan.rs`), act (`sql.rs`), report.
+
+pub mod controller;
+pub mod plan;
+pub mod sql;
+
+use std::collections::BTreeSet;
+
+use kube::{CustomResource, KubeSchema};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::crd::LocalRef;
+use crate::database::parts::{ConnectionSecretSpec, SecretKeyReference};
+
+/// A user inside a database managed by rds-operator.
+#[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
+#[serde_with::skip_serializing_none]
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[kube(
+    group = "rds.operator.rs",
+    version = "v1alpha1",
+    kind = "DBUser",
+    plural = "dbusers",
+    shortname = "dbu",
+    category = "rds",
+    namespaced,
+    status = "DBUserStatus",
+    doc = "A user inside the database of a DBInstance or DBCluster, managed by rds-operator.",
+    printcolumn(name = "User", type_ = "string", json_path = ".status.username"),
+    printcolumn(name = "Database", type_ = "string", json_path = ".status.database"),
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Synced",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Synced\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[x_kube(
+    validation = kube::core::Rule::new("has(self.dbInstanceRef) != has(self.dbClusterRef)").message("name the user's database: exactly one of dbInstanceRef and dbClusterRef"),
+    validation = kube::core::Rule::new("(has(self.dbInstanceRef) ? self.dbInstanceRef.name : '') == (has(oldSelf.dbInstanceRef) ? oldSelf.dbInstanceRef.name : '') && (has(self.dbClusterRef) ? self.dbClusterRef.name : '') == (has(oldSelf.dbClusterRef) ? oldSelf.dbClusterRef.name : '')").message("the user's database is immutable: make another DBUser"),
+    validation = kube::core::Rule::new("has(self.username) == has(oldSelf.username) && (!has(self.username) || self.username == oldSelf.username)").message("username is immutable").field_path(".username"),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct DBUserSpec {
+    /// The DBInstance of this namespace whose database the user is in (a database of another
+    /// namespace cannot be named). Immutable.
+    pub db_instance_ref: Option<LocalRef>,
+    /// The DBCluster of this namespace whose database the user is in, reached through its writer.
+    /// Immutable.
+    pub db_cluster_ref: Option<LocalRef>,
+    /// The user's name in the database; defaults to metadata.name. Letters, digits and
+    /// underscores, a letter or underscore first, at most 32 characters (MySQL's limit). The
+    /// master user and the users RDS makes (rdsadmin, rdsrepladmin, mysql.*) are refused.
+    /// Immutable.
+    #[schemars(
+        length(min = 1, max = 32),
+        regex(pattern = r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+    )]
+    pub username: Option<String>,
+    /// The user's password, from a key of a Secret of the namespace; by default one is generated
+    /// into the Secret `<name>-password` (key `password`), owned by the DBUser. A new value in the
+    /// Secret is set on the user (ALTER USER).
+    pub password_secret_ref: Option<SecretKeyReference>,
+    /// What the user may do, a grant per database. A privilege the user holds that no grant gives
+    /// (one granted by hand) is reported, and revoked unless grantPolicy is Report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 64))]
+    pub grants: Vec<Grant>,
+    /// Enforce (default): a privilege no grant gives is revoked, and reported; Report: it is only
+    /// reported (condition Synced False, reason GrantDrift, and an Event).
+    pub grant_policy: Option<GrantPolicy>,
+    /// What deleting the DBUser does to the user: Delete (default) drops it; Retain keeps it
+    /// (and its password Secret, without its ownerReference).
+    pub deletion_policy: Option<UserDeletionPolicy>,
+    /// Whether a user of this name that exists and is not this object's is taken over (its
+    /// password is then set to this object's): Never (default) refuses it, Adopt takes it over.
+    pub adoption_policy: Option<UserAdoptionPolicy>,
+    /// The Secret to write the user's connection details to: the database's keys (host, port,
+    /// username, password, dbname, engine, uri, and ca.crt with sslmode when the operator has a
+    /// CA bundle) and extraKeys, so an app switches from the master user by naming this Secret.
+    pub connection_secret: Option<ConnectionSecretSpec>,
+}
+
+/// The privileges of a user on one database.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[x_kube(validation = kube::core::Rule::new("has(self.preset) != (size(self.privileges) > 0)").message("a grant takes a preset or privileges, not both"))]
+#[serde(rename_all = "camelCase")]
+pub struct Grant {
+    /// The database (a MySQL schema) the privileges are on.
+    #[schemars(length(min = 1, max = 64), regex(pattern = r"^[a-zA-Z0-9_$]+$"))]
+    pub database: String,
+    /// ReadOnly (SELECT, SHOW VIEW) or ReadWrite (ReadOnly's, and INSERT, UPDATE, DELETE, CREATE
+    /// TEMPORARY TABLES, LOCK TABLES, EXECUTE).
+    pub preset: Option<Preset>,
+    /// Or these privileges.
+    #[serde(default)]
+    #[schemars(length(max = 20))]
+    pub privileges: Vec<Privilege>,
+}
+
+/// A grant's preset.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum Preset {
+    ReadOnly,
+    ReadWrite,
+}
+
+/// A privilege on a database's objects, as MySQL names it.
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, JsonSchema,
+)]
+pub enum Privilege {
+    #[serde(rename = "SELECT")]
+    Select,
+    #[serde(rename = "INSERT")]
+    Insert,
+    #[serde(rename = "UPDATE")]
+    Update,
+    #[serde(rename = "DELETE")]
+    Delete,
+    #[serde(rename = "CREATE")]
+    Create,
+    #[serde(rename = "DROP")]
+    Drop,
+    #[serde(rename = "INDEX")]
+    Index,
+    #[serde(rename = "ALTER")]
+    Alter,
+    #[serde(rename = "REFERENCES")]
+    References,
+    #[serde(rename = "CREATE TEMPORARY TABLES")]
+    CreateTemporaryTables,
+    #[serde(rename = "LOCK TABLES")]
+    LockTables,
+    #[serde(rename = "EXECUTE")]
+    Execute,
+    #[serde(rename = "CREATE VIEW")]
+    CreateView,
+    #[serde(rename = "SHOW VIEW")]
+    ShowView,
+    #[serde(rename = "CREATE ROUTINE")]
+    CreateRoutine,
+    #[serde(rename = "ALTER ROUTINE")]
+    AlterRoutine,
+    #[serde(rename = "EVENT")]
+    Event,
+    #[serde(rename = "TRIGGER")]
+    Trigger,
+}
+
+impl Privilege {
+    pub const ALL: [Privilege; 18] = [
+        Privilege::Select,
+        Privilege::Insert,
+        Privilege::Update,
+        Privilege::Delete,
+        Privilege::Create,
+        Privilege::Drop,
+        Privilege::Index,
+        Privilege::Alter,
+        Privilege::References,
+        Privilege::CreateTemporaryTables,
+        Privilege::LockTables,
+        Privilege::Execute,
+        Privilege::CreateView,
+        Privilege::ShowView,
+        Privilege::CreateRoutine,
+        Privilege::AlterRoutine,
+        Privilege::Event,
+        Privilege::Trigger,
+    ];
+
+    /// The privilege as MySQL writes it in GRANT and in information_schema.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Privilege::Select => "SELECT",
+            Privilege::Insert => "INSERT",
+            Privilege::Update => "UPDATE",
+            Privilege::Delete => "DELETE",
+            Privilege::Create => "CREATE",
+            Privilege::Drop => "DROP",
+            Privilege::Index => "INDEX",
+            Privilege::Alter => "ALTER",
+            Privilege::References => "REFERENCES",
+            Privilege::CreateTemporaryTables => "CREATE TEMPORARY TABLES",
+            Privilege::LockTables => "LOCK TABLES",
+            Privilege::Execute => "EXECUTE",
+            Privilege::CreateView => "CREATE VIEW",
+            Privilege::ShowView => "SHOW VIEW",
+            Privilege::CreateRoutine => "CREATE ROUTINE",
+            Privilege::AlterRoutine => "ALTER ROUTINE",
+            Privilege::Event => "EVENT",
+            Privilege::Trigger => "TRIGGER",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Privilege> {
+        Privilege::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+}
+
+impl Grant {
+    /// The privileges the grant gives.
+    pub fn privileges(&self) -> BTreeSet<Privilege> {
+        use Privilege::*;
+        match self.preset {
+            Some(Preset::ReadOnly) => [Select, ShowView].into(),
+            Some(Preset::ReadWrite) => [
+                Select,
+                ShowView,
+                Insert,
+                Update,
+                Delete,
+                CreateTemporaryTables,
+                LockTables,
+                Execute,
+            ]
+            .into(),
+            None => self.privileges.iter().copied().collect(),
+        }
+    }
+}
+
+/// What is done with privileges no grant gives.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum GrantPolicy {
+    /// Revoke them, and report them.
+    #[default]
+    Enforce,
+    /// Only report them.
+    Report,
+}
+
+/// What deleting the DBUser does to the user.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum UserDeletionPolicy {
+    /// DROP USER.
+    #[default]
+    Delete,
+    /// Keep the user and its password Secret.
+    Retain,
+}
+
+/// Whether an existing user that is not the object's is taken over.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum UserAdoptionPolicy {
+    /// Refuse it.
+    #[default]
+    Never,
+    /// Take it over: its password becomes this object's, its grants the spec's.
+    Adopt,
+}
+
+/// What the operator observed of the user.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DBUserStatus {
+    /// The conditions and the generation they are of.
+    #[serde(flatten)]
+    pub reported: crate::crd::Reported,
+    /// The user's name in the database.
+    pub username: Option<String>,
+    /// The RDS identifier of the instance or cluster the user is in.
+    pub database: Option<String>,
+    /// The DBUser's uid, once it made or adopted the user: the only user it alters or drops.
+    pub owner: Option<String>,
+    /// A keyed hash of the password last set on the user (HMAC under the operator's key): a new
+    /// one in the Secret is set again.
+    pub password_hash: Option<String>,
+    /// The privileges the user holds, as `PRIVILEGE on database` (the last read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grants: Vec<String>,
+    /// The last privileges found that no grant gives, in words, and when.
+    pub last_drift: Option<String>,
+    /// Name of the connection Secret last written.
+    pub connection_secret: Option<String>,
+}
+
+/// The user as the database shows it: the privileges it holds, as (database, privilege); a
+/// privilege the operator cannot name (global, on a table, USAGE aside) as its words.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedUser {
+    pub privileges: BTreeSet<(String, Privilege)>,
+    /// Privileges beyond what a DBUser grants (global or on one table), in words: always
+    /// unwanted.
+    pub other: Vec<String>,
+}
+
+/// The users the operator never creates, alters or drops: RDS's own and MySQL's system users.
+pub const RESERVED_USERS: [&str; 6] = [
+    "rdsadmin",
+    "rdsrepladmin",
+    "rds_superuser_role",
+    "root",
+    "mysql.sys",
+    "mysql.session",
+];

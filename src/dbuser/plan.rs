@@ -1,0 +1,654 @@
+//! The DBUser plan, pure: from what was read (the database, the master login, the user and its
+//! privileges, the passwords, the connection Secret) to the steps (the finalizer, the password
+//! Secret, CREATE USER, ALTER USER, GRANT, REVOKE, DROP USER, the connection Secret) and the
+//! status. Every safety rule is a row of the table tests (`plan/tests.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use kube::runtime::events::EventType;
+use secrecy::SecretString;
+
+use super::{
+    DBUser, DBUserStatus, GrantPolicy, ObservedUser, Privilege, RESERVED_USERS, UserAdoptionPolicy,
+    UserDeletionPolicy,
+};
+use crate::crd::FINALIZER;
+use crate::database::connection::ConnectionInfo;
+use crate::database::password::password_hash;
+use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
+use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus, Requeue};
+use crate::sensitive::Sensitive;
+
+/// A step of a DBUser, each idempotent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    AddFinalizer,
+    RemoveFinalizer,
+    /// The generated password Secret, or the connection Secret.
+    Secret(SecretStep),
+    /// SQL run in the database, logged in as its master user.
+    Sql(SqlStep, Box<Master>),
+}
+
+/// How the operator logs in to run a step: the database's endpoint and its master user.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Master {
+    pub host: String,
+    pub port: i32,
+    pub username: String,
+    pub password: Sensitive,
+}
+
+/// A change in the database.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlStep {
+    CreateUser {
+        username: String,
+        password: Sensitive,
+    },
+    SetPassword {
+        username: String,
+        password: Sensitive,
+    },
+    Grant {
+        username: String,
+        database: String,
+        privileges: Vec<Privilege>,
+    },
+    Revoke {
+        username: String,
+        database: String,
+        privileges: Vec<Privilege>,
+    },
+    /// Every privilege, for privileges no grant gives beyond one database's (global, or on one
+    /// table): the grants the spec gives follow as Grant steps.
+    RevokeAll {
+        username: String,
+    },
+    DropUser {
+        username: String,
+    },
+}
+
+pub type Plan = KindPlan<Step, KindStatus<DBUserStatus>>;
+
+/// The database the user is in, as the read step found it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Database {
+    /// Not there, not Ready, or not one a user can be made in: why, in words.
+    Unresolved(String),
+    /// The DBInstance or DBCluster is gone (at deletion: so is the user).
+    Gone,
+    Found(Box<DatabaseFacts>),
+}
+
+/// A database the user can be made in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatabaseFacts {
+    /// The RDS identifier.
+    pub identifier: String,
+    /// The instance's endpoint, or the cluster's writer.
+    pub host: String,
+    pub port: i32,
+    pub engine: String,
+    /// The database's own database name (the connection Secret's dbname when no grant names one).
+    pub dbname: String,
+    pub master_username: String,
+    /// The master user's password, or why it cannot be had.
+    pub master_password: Result<Sensitive, String>,
+}
+
+impl DatabaseFacts {
+    fn master(&self, password: &Sensitive) -> Box<Master> {
+        Box::new(Master {
+            host: self.host.clone(),
+            port: self.port,
+            username: self.master_username.clone(),
+            password: password.clone(),
+        })
+    }
+}
+
+/// The user's password, as read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Password {
+    /// spec.passwordSecretRef: its value, or why it cannot be read.
+    Referenced(Result<Sensitive, String>),
+    /// The generated Secret `<name>-password`: its value (None: absent, or without the key),
+    /// whether a Secret of the name exists and is the DBUser's, and a fresh value to write.
+    Generated {
+        existing: Option<Sensitive>,
+        exists: bool,
+        ours: bool,
+        candidate: Sensitive,
+    },
+}
+
+/// What the read step found in the database, logged in as the master user.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Found {
+    /// The master user could not log in or the database did not answer: AWS's or the engine's
+    /// message.
+    Unreachable(String),
+    /// The user, or None when there is none, and (when it exists and status does not say it is
+    /// the DBUser's) whether the DBUser's password logs in as it: a user this DBUser made before
+    /// its status was written.
+    User {
+        user: Option<ObservedUser>,
+        password_logs_in: Option<bool>,
+    },
+}
+
+/// Everything the plan decides on.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    pub user: DBUser,
+    pub database: Database,
+    /// None when the database was not reached (it is not resolved, or the object is deleted and
+    /// keeps the user).
+    pub found: Option<Found>,
+    pub password: Password,
+    /// The connection Secret as it is now.
+    pub secret: Option<Secret>,
+    pub hash_key: Sensitive,
+    pub ca_bundle: Option<String>,
+    pub now: String,
+    /// How soon to look again while something is waited for.
+    pub busy: Duration,
+    /// How often the user's privileges are read again.
+    pub settled: Duration,
+}
+
+impl Facts {
+    /// The user's name in the database.
+    pub fn username(&self) -> String {
+        (self.user.spec.username.clone()).unwrap_or_else(|| self.user.name_any())
+    }
+
+    fn uid(&self) -> String {
+        self.user.metadata.uid.clone().unwrap_or_default()
+    }
+
+    fn status(&self) -> DBUserStatus {
+        self.user.status.clone().unwrap_or_default()
+    }
+
+    fn ours(&self) -> bool {
+        self.status().owner.is_some_and(|o| o == self.uid())
+    }
+}
+
+/// The name of the generated password Secret.
+pub fn password_secret(user: &DBUser) -> String {
+    format!("{}-password", user.name_any())
+}
+
+pub fn plan(f: &Facts) -> Plan {
+    let mut plan = Plan::new(Requeue::After(f.settled));
+    if f.user.metadata.deletion_timestamp.is_some() {
+        return deletion(f, plan);
+    }
+    if !f.user.finalizers().iter().any(|x| x == FINALIZER) {
+        plan.step(Step::AddFinalizer);
+    }
+    let mut status = DBUserStatus {
+        username: Some(f.username()),
+        ..f.status()
+    };
+    let (synced, applied) = match apply(f, &mut plan, &mut status) {
+        Ok(synced) => (synced, true),
+        Err(refused) => (refused, false),
+    };
+    // The user this DBUser made stays Ready while its database is away for a moment.
+    let away = ["DatabaseUnreachable", "DatabaseNotReady"].contains(&synced.reason.as_str());
+    let ready = match status.owner.as_deref() == Some(f.uid().as_str()) && (applied || away) {
+        true => ConditionPlan::new(true, "Available", "the user can log in"),
+        false => ConditionPlan::new(false, synced.reason.as_str(), synced.message.clone()),
+    };
+    plan.status = Some(KindStatus {
+        fields: status,
+        ready,
+        synced,
+        busy: false,
+    });
+    plan
+}
+
+/// The steps towards the spec and the Synced condition; Err: a refusal or a wait, as Synced.
+fn apply(
+    f: &Facts,
+    plan: &mut Plan,
+    status: &mut DBUserStatus,
+) -> Result<ConditionPlan, ConditionPlan> {
+    let username = f.username();
+    let db = match &f.database {
+        Database::Found(db) => db,
+        Database::Unresolved(why) => {
+            return Err(plan.waiting(f.busy, "DatabaseNotReady", why.clone()));
+        }
+        Database::Gone => {
+            let why = "the database the user is in does not exist".to_owned();
+            return Err(plan.waiting(f.busy, "DatabaseNotReady", why));
+        }
+    };
+    status.database = Some(db.identifier.clone());
+    if reserved(&username, &db.master_username) {
+        return Err(refuse(
+            plan,
+            "InvalidSpec",
+            format!(
+                "user {username} is the database's master user or one RDS or MySQL keeps for itself: \
+             a DBUser never makes, alters or drops it"
+            ),
+        ));
+    }
+    let master = match &db.master_password {
+        Ok(p) => db.master(p),
+        Err(why) => return Err(plan.waiting(f.busy, "MasterPassword", why.clone())),
+    };
+    let password = password(f, plan)?;
+    let (user, logs_in) = reached(f, plan, db)?;
+    let hash = password_hash(&f.hash_key, &f.uid(), password.expose());
+    let rotated = status.password_hash.as_deref() != Some(hash.as_str()) && status.owner.is_some();
+    let held = held(
+        f,
+        plan,
+        (db, master.as_ref()),
+        (user, logs_in, rotated),
+        &password,
+    )?;
+    status.owner = Some(f.uid());
+    status.password_hash = Some(hash);
+    let drift = privileges(f, plan, (&username, master.as_ref()), &held);
+    status.grants = held
+        .privileges
+        .iter()
+        .map(|(d, p)| format!("{} on {d}", p.as_str()))
+        .collect();
+    status.grants.extend(held.other.iter().cloned());
+    if let Some(words) = &drift {
+        status.last_drift = Some(format!("{}: {words}", f.now));
+    }
+    secret(f, plan, status, db, &username, password)?;
+    Ok(synced(f, plan, drift))
+}
+
+/// What the master login found: the user and whether this DBUser's password logs in as it; Err:
+/// the database could not be read.
+fn reached<'a>(
+    f: &'a Facts,
+    plan: &mut Plan,
+    db: &DatabaseFacts,
+) -> Result<(Option<&'a ObservedUser>, Option<bool>), ConditionPlan> {
+    match &f.found {
+        Some(Found::Unreachable(why)) => {
+            plan.requeue = Requeue::After(f.busy);
+            plan.refusal = Some("Unreachable");
+            Err(ConditionPlan::new(
+                false,
+                "DatabaseUnreachable",
+                format!(
+                    "the operator cannot log in to {} as its master user: {why}; the operator's Pod \
+                 must reach the database's endpoint (docs/dbuser.md, \"Reaching the database\")",
+                    db.identifier
+                ),
+            ))
+        }
+        Some(Found::User {
+            user,
+            password_logs_in,
+        }) => Ok((user.as_ref(), *password_logs_in)),
+        None => Err(plan.waiting(f.busy, "DatabaseNotReady", "not read yet".into())),
+    }
+}
+
+/// The user as the steps leave it: created, its password set when it changed, or taken over as
+/// adoptionPolicy says; Err: another's user, refused.
+fn held(
+    f: &Facts,
+    plan: &mut Plan,
+    (db, master): (&DatabaseFacts, &Master),
+    (user, logs_in, rotated): (Option<&ObservedUser>, Option<bool>, bool),
+    password: &Sensitive,
+) -> Result<ObservedUser, ConditionPlan> {
+    let username = f.username();
+    Ok(match user {
+        None => {
+            plan.step(Step::Sql(
+                SqlStep::CreateUser {
+                    username: username.clone(),
+                    password: password.clone(),
+                },
+                Box::new(master.clone()),
+            ));
+            let note = format!("created user {username} in {}", db.identifier);
+            plan.event(EventType::Normal, "UserCreated", "Create", note);
+            ObservedUser::default()
+        }
+        Some(user) if f.ours() || logs_in == Some(true) => {
+            if rotated {
+                plan.step(Step::Sql(
+                    SqlStep::SetPassword {
+                        username: username.clone(),
+                        password: password.clone(),
+                    },
+                    Box::new(master.clone()),
+                ));
+            }
+            user.clone()
+        }
+        Some(user) => match f.user.spec.adoption_policy.unwrap_or_default() {
+            UserAdoptionPolicy::Adopt => {
+                plan.step(Step::Sql(
+                    SqlStep::SetPassword {
+                        username: username.clone(),
+                        password: password.clone(),
+                    },
+                    Box::new(master.clone()),
+                ));
+                let note = format!("took over user {username} in {}", db.identifier);
+                plan.event(EventType::Normal, "UserAdopted", "Adopt", note);
+                user.clone()
+            }
+            UserAdoptionPolicy::Never => {
+                return Err(refuse(
+                    plan,
+                    "UserExists",
+                    format!(
+                        "user {username} exists in {} and is not this DBUser's; set adoptionPolicy \
+                     Adopt to take it over (its password becomes this DBUser's)",
+                        db.identifier
+                    ),
+                ));
+            }
+        },
+    })
+}
+
+/// The Synced condition once the steps are planned.
+fn synced(f: &Facts, plan: &mut Plan, drift: Option<String>) -> ConditionPlan {
+    match (drift, f.user.spec.grant_policy.unwrap_or_default()) {
+        (Some(words), GrantPolicy::Report) => ConditionPlan::new(
+            false,
+            "GrantDrift",
+            format!("the user holds privileges no grant gives: {words}; grantPolicy is Report"),
+        ),
+        _ if plan.steps.iter().any(|s| !matches!(s, Step::AddFinalizer)) => {
+            plan.requeue = Requeue::After(Duration::from_secs(1));
+            ConditionPlan::new(false, "Updating", "the user is being brought to the spec")
+        }
+        _ => ConditionPlan::new(true, "Synced", "the user and its privileges match the spec"),
+    }
+}
+
+/// Whether the name is the master user's or one RDS or MySQL keeps.
+fn reserved(username: &str, master: &str) -> bool {
+    username.eq_ignore_ascii_case(master)
+        || RESERVED_USERS
+            .iter()
+            .any(|r| r.eq_ignore_ascii_case(username))
+        || username.to_ascii_lowercase().starts_with("rds")
+}
+
+fn refuse(plan: &mut Plan, reason: &'static str, message: String) -> ConditionPlan {
+    plan.refusal = Some(reason);
+    plan.requeue = Requeue::AwaitChange;
+    ConditionPlan::new(false, reason, message)
+}
+
+/// The user's password, writing the generated Secret first when it is missing.
+fn password(f: &Facts, plan: &mut Plan) -> Result<Sensitive, ConditionPlan> {
+    match &f.password {
+        Password::Referenced(Ok(password)) => Ok(password.clone()),
+        Password::Referenced(Err(why)) => Err(plan.waiting(f.busy, "PasswordSecret", why.clone())),
+        Password::Generated {
+            existing: Some(password),
+            ..
+        } => Ok(password.clone()),
+        Password::Generated {
+            exists: true,
+            ours: false,
+            ..
+        } => Err(refuse(
+            plan,
+            "PasswordSecretConflict",
+            format!(
+                "a Secret named {} exists and is not this DBUser's; name the user's password with \
+             passwordSecretRef, or delete that Secret",
+                password_secret(&f.user)
+            ),
+        )),
+        Password::Generated {
+            existing: None,
+            exists,
+            candidate,
+            ..
+        } => {
+            plan.step(Step::Secret(SecretStep::WritePassword {
+                name: password_secret(&f.user),
+                password: candidate.clone(),
+                replace: *exists,
+                owner_reference: !retained(f),
+            }));
+            Ok(candidate.clone())
+        }
+    }
+}
+
+fn retained(f: &Facts) -> bool {
+    f.user.spec.deletion_policy == Some(UserDeletionPolicy::Retain)
+}
+
+/// The grants and revokes that bring the user's privileges to the spec's; the privileges no grant
+/// gives, in words (None: none).
+fn privileges(
+    f: &Facts,
+    plan: &mut Plan,
+    (username, master): (&str, &Master),
+    held: &ObservedUser,
+) -> Option<String> {
+    let mut wanted: BTreeMap<String, BTreeSet<Privilege>> = BTreeMap::new();
+    for grant in &f.user.spec.grants {
+        wanted
+            .entry(grant.database.clone())
+            .or_default()
+            .extend(grant.privileges());
+    }
+    let mut have: BTreeMap<String, BTreeSet<Privilege>> = BTreeMap::new();
+    for (database, privilege) in &held.privileges {
+        have.entry(database.clone()).or_default().insert(*privilege);
+    }
+    let mut extra: Vec<String> = held.other.clone();
+    let mut revokes = Vec::new();
+    for (database, privileges) in &have {
+        let unwanted: Vec<Privilege> = (privileges.iter())
+            .filter(|p| !wanted.get(database).is_some_and(|w| w.contains(p)))
+            .copied()
+            .collect();
+        if !unwanted.is_empty() {
+            let names: Vec<&str> = unwanted.iter().map(|p| p.as_str()).collect();
+            extra.push(format!("{} on {database}", names.join(", ")));
+            revokes.push(SqlStep::Revoke {
+                username: username.to_owned(),
+                database: database.clone(),
+                privileges: unwanted,
+            });
+        }
+    }
+    let enforce = f.user.spec.grant_policy.unwrap_or_default() == GrantPolicy::Enforce;
+    let revoke_all = enforce && !held.other.is_empty();
+    if enforce {
+        match revoke_all {
+            true => {
+                plan.step(Step::Sql(
+                    SqlStep::RevokeAll {
+                        username: username.to_owned(),
+                    },
+                    Box::new(master.clone()),
+                ));
+            }
+            false => revokes.into_iter().for_each(|r| {
+                plan.step(Step::Sql(r, Box::new(master.clone())));
+            }),
+        }
+    }
+    for (database, privileges) in &wanted {
+        let missing: Vec<Privilege> = (privileges.iter())
+            .filter(|p| revoke_all || !have.get(database).is_some_and(|h| h.contains(p)))
+            .copied()
+            .collect();
+        if !missing.is_empty() {
+            let grant = SqlStep::Grant {
+                username: username.to_owned(),
+                database: database.clone(),
+                privileges: missing,
+            };
+            plan.step(Step::Sql(grant, Box::new(master.clone())));
+        }
+    }
+    if extra.is_empty() {
+        return None;
+    }
+    let words = extra.join("; ");
+    let note = match enforce {
+        true => format!("revoked privileges no grant gives: {words}"),
+        false => format!("the user holds privileges no grant gives: {words}"),
+    };
+    plan.event(EventType::Warning, "GrantDrift", "Update", note);
+    Some(words)
+}
+
+/// The connection Secret's write, once the user is there.
+fn secret(
+    f: &Facts,
+    plan: &mut Plan,
+    status: &mut DBUserStatus,
+    db: &DatabaseFacts,
+    username: &str,
+    password: Sensitive,
+) -> Result<(), ConditionPlan> {
+    let Some(wanted) = &f.user.spec.connection_secret else {
+        return Ok(());
+    };
+    let dbname = (f.user.spec.grants.first()).map_or(db.dbname.clone(), |g| g.database.clone());
+    let password = SecretString::from(password.expose().to_owned());
+    let info = ConnectionInfo {
+        host: &db.host,
+        reader_host: None,
+        port: db.port,
+        username,
+        password: &password,
+        dbname: &dbname,
+        engine: &db.engine,
+        ca_bundle: f.ca_bundle.as_deref(),
+    };
+    let writer = Writer {
+        kind: "DBUser",
+        what: None,
+        owner_reference: !retained(f),
+    };
+    match connection_write(f.secret.as_ref(), &f.user, wanted, &info, writer) {
+        Ok(written) => {
+            plan_write(plan, written, Step::Secret);
+            status.connection_secret = Some(wanted.name.clone());
+            Ok(())
+        }
+        Err(problem) => Err(refuse(plan, "ConnectionSecretConflict", problem.into())),
+    }
+}
+
+/// At deletion: the user dropped (deletionPolicy Delete, and only a user this DBUser made or
+/// adopted), then the finalizer removed. A database that cannot be reached is waited for.
+fn deletion(f: &Facts, mut plan: Plan) -> Plan {
+    if !f.user.finalizers().iter().any(|x| x == FINALIZER) {
+        return plan;
+    }
+    let username = f.username();
+    let keep = retained(f) || !f.ours();
+    let status = |ready: ConditionPlan, synced: ConditionPlan| KindStatus {
+        fields: f.status(),
+        ready,
+        synced,
+        busy: false,
+    };
+    let master = match &f.database {
+        Database::Found(db) => db.master_password.as_ref().ok().map(|p| db.master(p)),
+        _ => None,
+    };
+    if !keep && !matches!(f.database, Database::Gone) {
+        match (&f.found, master) {
+            (Some(Found::User { user: Some(_), .. }), Some(master)) => {
+                plan.step(Step::Sql(
+                    SqlStep::DropUser {
+                        username: username.clone(),
+                    },
+                    master,
+                ));
+                plan.event(
+                    EventType::Normal,
+                    "UserDropped",
+                    "Delete",
+                    format!("dropped user {username}"),
+                );
+            }
+            (Some(Found::User { user: None, .. }), _) => {}
+            (Some(Found::Unreachable(why)), _) => {
+                let message = format!(
+                    "deleting: waiting to drop user {username}: the database cannot be reached: {why}"
+                );
+                plan.requeue = Requeue::After(f.busy);
+                let c = ConditionPlan::new(false, "DatabaseUnreachable", message);
+                plan.status = Some(status(c.clone(), c));
+                return plan;
+            }
+            _ => {
+                let message = format!("deleting: waiting for the database to drop user {username}");
+                plan.requeue = Requeue::After(f.busy);
+                let c = ConditionPlan::new(false, "DatabaseNotReady", message);
+                plan.status = Some(status(c.clone(), c));
+                return plan;
+            }
+        }
+    }
+    if retained(f) {
+        keep_secrets(f, &mut plan);
+    }
+    plan.step(Step::RemoveFinalizer);
+    plan.requeue = Requeue::AwaitChange;
+    plan
+}
+
+/// At deletion under deletionPolicy Retain: the kept user's Secrets stay with it, the garbage
+/// collector must not follow the DBUser to them.
+fn keep_secrets(f: &Facts, plan: &mut Plan) {
+    // The kept user's Secrets stay with it: the garbage collector must not follow the DBUser.
+    if let Password::Generated {
+        exists: true,
+        ours: true,
+        ..
+    } = f.password
+    {
+        let name = password_secret(&f.user);
+        plan.step(Step::Secret(SecretStep::SetOwner {
+            name,
+            owner_reference: false,
+        }));
+    }
+    let controlled = |s: &Secret| crate::database::secret::controlled_by(&s.metadata, &f.user);
+    if let (Some(wanted), Some(true)) = (
+        &f.user.spec.connection_secret,
+        f.secret.as_ref().map(controlled),
+    ) {
+        let name = wanted.name.clone();
+        plan.step(Step::Secret(SecretStep::SetOwner {
+            name,
+            owner_reference: false,
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests;

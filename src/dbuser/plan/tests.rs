@@ -1,0 +1,499 @@
+//! The DBUser plan's rules, a row each.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use super::*;
+use crate::crd::LocalRef;
+use crate::dbuser::{DBUserSpec, Grant, Preset};
+
+const UID: &str = "uid-1";
+
+fn user(spec: DBUserSpec) -> DBUser {
+    let mut u = DBUser::new("reader", spec);
+    u.metadata.namespace = Some("coffee".into());
+    u.metadata.uid = Some(UID.into());
+    u.metadata.finalizers = Some(vec![FINALIZER.into()]);
+    u
+}
+
+fn spec(preset: Preset) -> DBUserSpec {
+    DBUserSpec {
+        db_instance_ref: Some(LocalRef {
+            name: "coffee".into(),
+        }),
+        grants: vec![Grant {
+            database: "COFFEE".into(),
+            preset: Some(preset),
+            privileges: vec![],
+        }],
+        ..Default::default()
+    }
+}
+
+fn db() -> DatabaseFacts {
+    DatabaseFacts {
+        identifier: "coffee".into(),
+        host: "coffee.example".into(),
+        port: 3306,
+        engine: "mysql".into(),
+        dbname: "COFFEE".into(),
+        master_username: "admin".into(),
+        master_password: Ok(Sensitive::new("master-pw")),
+    }
+}
+
+fn held(privileges: &[Privilege]) -> ObservedUser {
+    ObservedUser {
+        privileges: (privileges.iter())
+            .map(|p| ("COFFEE".to_owned(), *p))
+            .collect(),
+        other: vec![],
+    }
+}
+
+/// A read-only user of the Coffee Manage database: its password Secret there, the database
+/// reached, and no user yet.
+fn facts() -> Facts {
+    Facts {
+        user: user(spec(Preset::ReadOnly)),
+        database: Database::Found(Box::new(db())),
+        found: Some(Found::User {
+            user: None,
+            password_logs_in: None,
+        }),
+        password: Password::Generated {
+            existing: Some(Sensitive::new("user-pw")),
+            exists: true,
+            ours: true,
+            candidate: Sensitive::new("fresh"),
+        },
+        secret: None,
+        hash_key: Sensitive::new("key"),
+        ca_bundle: None,
+        now: "2026-12-05T00:00:00Z".into(),
+        busy: Duration::from_secs(5),
+        settled: Duration::from_secs(60),
+    }
+}
+
+/// The user as this DBUser made it: status says so, with the password's hash.
+fn ours(mut f: Facts, privileges: &[Privilege]) -> Facts {
+    let hash = password_hash(&f.hash_key, UID, "user-pw");
+    f.user.status = Some(DBUserStatus {
+        owner: Some(UID.into()),
+        password_hash: Some(hash),
+        ..Default::default()
+    });
+    f.found = Some(Found::User {
+        user: Some(held(privileges)),
+        password_logs_in: None,
+    });
+    f
+}
+
+fn sql(plan: &Plan) -> Vec<SqlStep> {
+    (plan.steps.iter())
+        .filter_map(|s| match s {
+            Step::Sql(step, _) => Some(step.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn synced(plan: &Plan) -> (bool, String) {
+    let s = plan.status.as_ref().expect("a status");
+    (s.synced.ok, s.synced.reason.clone())
+}
+
+fn grant(privileges: &[Privilege]) -> SqlStep {
+    SqlStep::Grant {
+        username: "reader".into(),
+        database: "COFFEE".into(),
+        privileges: privileges.to_vec(),
+    }
+}
+
+use Privilege::*;
+
+#[test]
+fn a_new_user_is_created_with_its_password_and_granted_its_preset_as_the_master_user() {
+    let plan = plan(&facts());
+    assert_eq!(
+        sql(&plan),
+        vec![
+            SqlStep::CreateUser {
+                username: "reader".into(),
+                password: Sensitive::new("user-pw"),
+            },
+            grant(&[Select, ShowView]),
+        ]
+    );
+    let Step::Sql(_, master) = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    assert_eq!(
+        (master.username.as_str(), master.host.as_str()),
+        ("admin", "coffee.example")
+    );
+    let status = &plan.status.as_ref().unwrap().fields;
+    assert_eq!(
+        status.owner.as_deref(),
+        Some(UID),
+        "the user is recorded as this DBUser's"
+    );
+    assert_eq!(status.database.as_deref(), Some("coffee"));
+}
+
+#[test]
+fn a_missing_generated_password_secret_is_written_before_the_user_is_made() {
+    let mut f = facts();
+    f.password = Password::Generated {
+        existing: None,
+        exists: false,
+        ours: false,
+        candidate: Sensitive::new("fresh"),
+    };
+    let plan = plan(&f);
+    assert!(matches!(
+        &plan.steps[0],
+        Step::Secret(SecretStep::WritePassword { name, owner_reference: true, .. }) if name == "reader-password"
+    ));
+    assert_eq!(
+        sql(&plan)[0],
+        SqlStep::CreateUser {
+            username: "reader".into(),
+            password: Sensitive::new("fresh")
+        }
+    );
+}
+
+#[test]
+fn the_rules_of_privileges_a_row_each() {
+    // (what the user holds, the policy, the SQL, Synced's reason)
+    type Row = (
+        &'static str,
+        ObservedUser,
+        Preset,
+        GrantPolicy,
+        Vec<SqlStep>,
+        &'static str,
+    );
+    let revoke = |privileges: &[Privilege]| SqlStep::Revoke {
+        username: "reader".into(),
+        database: "COFFEE".into(),
+        privileges: privileges.to_vec(),
+    };
+    let global = ObservedUser {
+        other: vec!["PROCESS on every database".into()],
+        ..held(&[Select, ShowView])
+    };
+    let rows: Vec<Row> = vec![
+        (
+            "as granted",
+            held(&[Select, ShowView]),
+            Preset::ReadOnly,
+            GrantPolicy::Enforce,
+            vec![],
+            "Synced",
+        ),
+        (
+            "one missing",
+            held(&[Select]),
+            Preset::ReadOnly,
+            GrantPolicy::Enforce,
+            vec![grant(&[ShowView])],
+            "Updating",
+        ),
+        (
+            "INSERT granted by hand: revoked",
+            held(&[Select, ShowView, Insert]),
+            Preset::ReadOnly,
+            GrantPolicy::Enforce,
+            vec![revoke(&[Insert])],
+            "Updating",
+        ),
+        (
+            "INSERT granted by hand, grantPolicy Report: reported, kept",
+            held(&[Select, ShowView, Insert]),
+            Preset::ReadOnly,
+            GrantPolicy::Report,
+            vec![],
+            "GrantDrift",
+        ),
+        (
+            "a global privilege by hand: everything revoked, the spec's granted again",
+            global,
+            Preset::ReadOnly,
+            GrantPolicy::Enforce,
+            vec![
+                SqlStep::RevokeAll {
+                    username: "reader".into(),
+                },
+                grant(&[Select, ShowView]),
+            ],
+            "Updating",
+        ),
+        (
+            "read-only to read-write",
+            held(&[Select, ShowView]),
+            Preset::ReadWrite,
+            GrantPolicy::Enforce,
+            vec![grant(&[
+                Insert,
+                Update,
+                Delete,
+                CreateTemporaryTables,
+                LockTables,
+                Execute,
+            ])],
+            "Updating",
+        ),
+    ];
+    for (what, observed, preset, policy, steps, reason) in rows {
+        let mut f = ours(facts(), &[]);
+        f.user.spec = DBUserSpec {
+            grant_policy: Some(policy),
+            ..spec(preset)
+        };
+        f.found = Some(Found::User {
+            user: Some(observed),
+            password_logs_in: None,
+        });
+        let plan = plan(&f);
+        assert_eq!(sql(&plan), steps, "{what}");
+        assert_eq!(synced(&plan).1, reason, "{what}");
+        let drift = plan.events.iter().any(|e| e.reason == "GrantDrift");
+        assert_eq!(
+            drift,
+            reason == "GrantDrift" || what.contains("by hand"),
+            "{what}: the Event"
+        );
+        let ready = &plan.status.as_ref().unwrap().ready;
+        assert!(ready.ok, "{what}: the user can log in meanwhile");
+    }
+}
+
+#[test]
+fn a_user_that_is_not_this_dbusers_is_refused_or_adopted_as_the_policy_says() {
+    let foreign = |logs_in: bool, policy: UserAdoptionPolicy| {
+        let mut f = facts();
+        f.user.spec.adoption_policy = Some(policy);
+        f.found = Some(Found::User {
+            user: Some(held(&[Select, ShowView])),
+            password_logs_in: Some(logs_in),
+        });
+        plan(&f)
+    };
+    let refused = foreign(false, UserAdoptionPolicy::Never);
+    assert_eq!(sql(&refused), vec![], "nothing is done to another's user");
+    assert_eq!(synced(&refused), (false, "UserExists".into()));
+    assert!(refused.status.as_ref().unwrap().fields.owner.is_none());
+    let adopted = foreign(false, UserAdoptionPolicy::Adopt);
+    assert_eq!(
+        sql(&adopted),
+        vec![SqlStep::SetPassword {
+            username: "reader".into(),
+            password: Sensitive::new("user-pw")
+        }]
+    );
+    assert_eq!(
+        adopted.status.as_ref().unwrap().fields.owner.as_deref(),
+        Some(UID)
+    );
+    // Made by this DBUser before its status was written (a crash): its password logs in.
+    let made = foreign(true, UserAdoptionPolicy::Never);
+    assert_eq!(sql(&made), vec![]);
+    assert_eq!(synced(&made), (true, "Synced".into()));
+    assert_eq!(
+        made.status.as_ref().unwrap().fields.owner.as_deref(),
+        Some(UID)
+    );
+}
+
+#[test]
+fn a_new_password_in_the_secret_is_set_on_the_user() {
+    let mut f = ours(facts(), &[Select, ShowView]);
+    f.password = Password::Generated {
+        existing: Some(Sensitive::new("rotated")),
+        exists: true,
+        ours: true,
+        candidate: Sensitive::new("fresh"),
+    };
+    assert_eq!(
+        sql(&plan(&f)),
+        vec![SqlStep::SetPassword {
+            username: "reader".into(),
+            password: Sensitive::new("rotated")
+        }]
+    );
+}
+
+#[test]
+fn nothing_is_run_on_doubt_or_for_a_name_that_is_not_a_dbusers_to_make() {
+    let mut master = facts();
+    master.user.spec.username = Some("admin".into());
+    let mut rds = facts();
+    rds.user.spec.username = Some("rdsadmin".into());
+    let mut unreachable = facts();
+    unreachable.found = Some(Found::Unreachable("Access denied".into()));
+    let mut unresolved = facts();
+    unresolved.database = Database::Unresolved("DBInstance coffee is not Ready yet".into());
+    let mut no_master = facts();
+    no_master.database = Database::Found(Box::new(DatabaseFacts {
+        master_password: Err("not there yet".into()),
+        ..db()
+    }));
+    let mut conflict = facts();
+    conflict.password = Password::Generated {
+        existing: None,
+        exists: true,
+        ours: false,
+        candidate: Sensitive::new("fresh"),
+    };
+    for (what, f, reason) in [
+        ("the master user", master, "InvalidSpec"),
+        ("an RDS user", rds, "InvalidSpec"),
+        (
+            "the database unreachable",
+            unreachable,
+            "DatabaseUnreachable",
+        ),
+        ("the database not Ready", unresolved, "DatabaseNotReady"),
+        ("no master password", no_master, "MasterPassword"),
+        (
+            "another's password Secret",
+            conflict,
+            "PasswordSecretConflict",
+        ),
+    ] {
+        let plan = plan(&f);
+        assert_eq!(sql(&plan), vec![], "{what}");
+        assert!(
+            !plan.steps.iter().any(|s| matches!(s, Step::Secret(_))),
+            "{what}"
+        );
+        assert_eq!(synced(&plan), (false, reason.into()), "{what}");
+    }
+}
+
+#[test]
+fn the_connection_secret_holds_the_users_login_and_another_objects_secret_is_never_written() {
+    let mut f = ours(facts(), &[Select, ShowView]);
+    f.user.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
+        name: "reader-db".into(),
+        extra_keys: [("APP_DB_USER".to_owned(), "{{ username }}".to_owned())].into(),
+    });
+    let plan = plan(&f);
+    let Some(Step::Secret(SecretStep::WriteConnection { name, data, .. })) = plan.steps.first()
+    else {
+        panic!("{:?}", plan.steps)
+    };
+    assert_eq!(name, "reader-db");
+    let value = |k: &str| data[k].expose().to_owned();
+    assert_eq!(value("username"), "reader");
+    assert_eq!(value("APP_DB_USER"), "reader");
+    assert_eq!(value("password"), "user-pw");
+    assert_eq!(value("dbname"), "COFFEE");
+    let mut foreign = k8s_openapi::api::core::v1::Secret::default();
+    foreign.metadata.name = Some("reader-db".into());
+    f.secret = Some(foreign);
+    let refused = super::plan(&f);
+    assert!(refused.steps.is_empty(), "{:?}", refused.steps);
+    assert_eq!(synced(&refused), (false, "ConnectionSecretConflict".into()));
+}
+
+#[test]
+fn deletion_drops_only_its_own_user_keeps_a_retained_one_and_waits_on_doubt() {
+    let deleting = |mut f: Facts| {
+        f.user.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                "2026-12-05T00:00:00Z".parse().unwrap(),
+            ));
+        f
+    };
+    let drop = SqlStep::DropUser {
+        username: "reader".into(),
+    };
+    let mut retained = ours(facts(), &[Select]);
+    retained.user.spec.deletion_policy = Some(UserDeletionPolicy::Retain);
+    let mut unreachable = ours(facts(), &[Select]);
+    unreachable.found = Some(Found::Unreachable("no answer".into()));
+    let mut gone = ours(facts(), &[Select]);
+    gone.database = Database::Gone;
+    gone.found = None;
+    let mut absent = ours(facts(), &[]);
+    absent.found = Some(Found::User {
+        user: None,
+        password_logs_in: None,
+    });
+    // (what, the SQL, the finalizer removed)
+    let rows: Vec<(&str, Facts, Vec<SqlStep>, bool)> = vec![
+        (
+            "its own user",
+            ours(facts(), &[Select]),
+            vec![drop.clone()],
+            true,
+        ),
+        ("deletionPolicy Retain", retained, vec![], true),
+        ("a user it never made", facts(), vec![], true),
+        ("the database unreachable", unreachable, vec![], false),
+        (
+            "the database gone, and the user with it",
+            gone,
+            vec![],
+            true,
+        ),
+        ("the user already gone", absent, vec![], true),
+    ];
+    for (what, f, steps, removed) in rows {
+        let plan = plan(&deleting(f));
+        assert_eq!(sql(&plan), steps, "{what}");
+        let finalizer = plan.steps.contains(&Step::RemoveFinalizer);
+        assert_eq!(finalizer, removed, "{what}");
+        if let Some(i) = plan.steps.iter().position(|s| s == &Step::RemoveFinalizer) {
+            assert_eq!(i, plan.steps.len() - 1, "{what}: the finalizer goes last");
+        }
+    }
+    let mut retained = ours(facts(), &[Select]);
+    retained.user.spec.deletion_policy = Some(UserDeletionPolicy::Retain);
+    let kept = plan(&deleting(retained));
+    assert!(
+        kept.steps.contains(&Step::Secret(SecretStep::SetOwner {
+            name: "reader-password".into(),
+            owner_reference: false
+        })),
+        "the kept user's password Secret outlives the DBUser: {:?}",
+        kept.steps
+    );
+}
+
+#[test]
+fn presets_give_what_their_docs_say() {
+    let privileges = |preset| {
+        Grant {
+            database: "COFFEE".into(),
+            preset: Some(preset),
+            privileges: vec![],
+        }
+        .privileges()
+    };
+    assert_eq!(
+        privileges(Preset::ReadOnly),
+        BTreeSet::from([Select, ShowView])
+    );
+    assert!(privileges(Preset::ReadWrite).is_superset(&privileges(Preset::ReadOnly)));
+    assert!(
+        !privileges(Preset::ReadWrite).contains(&Drop),
+        "no schema changes in ReadWrite"
+    );
+    for p in Privilege::ALL {
+        assert_eq!(Privilege::parse(p.as_str()), Some(p));
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(
+            json,
+            format!("\"{}\"", p.as_str()),
+            "the CRD names it as MySQL does"
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! The SQL a DBUser runs, logged in to the database as its master user (over TLS, verified against
+//! the operator's CA bundle when it has one): read a user and its privileges
+//! (information_schema), and the steps (CREATE USER, ALTER USER, GRANT, REVOKE, DROP USER). The
+//! names in a statement are the spec's, held by the CRD's patterns to letters, digits, `_` and
+//! `$`. A password can only be a string literal in CREATE USER and ALTER USER (MariaDB takes no
+//! parameter there): it is escaped, and taken out of whatever the server answers.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, SslOpts};
+
+use super::plan::SqlStep;
+use super::{ObservedUser, Privilege};
+use crate::sensitive::Sensitive;
+
+/// How long a login may take before the database counts as unreachable.
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A login to the database.
+pub struct Login<'a> {
+    pub host: &'a str,
+    pub port: i32,
+    pub user: &'a str,
+    pub password: &'a Sensitive,
+    pub ca_bundle: Option<&'a str>,
+}
+
+/// A connection, or the engine's message why not (never with the password).
+pub async fn connect(login: &Login<'_>) -> Result<Conn, String> {
+    let mut opts = OptsBuilder::default()
+        .ip_or_hostname(login.host)
+        .tcp_port(u16::try_from(login.port).unwrap_or(3306))
+        .user(Some(login.user))
+        .pass(Some(login.password.expose()))
+        .prefer_socket(false);
+    if let Some(bundle) = login.ca_bundle {
+        let root = bundle.as_bytes().to_vec().into();
+        opts = opts.ssl_opts(SslOpts::default().with_root_certs(vec![root]));
+    }
+    match tokio::time::timeout(LOGIN_TIMEOUT, Conn::new(Opts::from(opts))).await {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!(
+            "no answer from {}:{} within {}s",
+            login.host,
+            login.port,
+            LOGIN_TIMEOUT.as_secs()
+        )),
+    }
+}
+
+/// Whether this login succeeds (the engine refusing it, or not answering, is false).
+pub async fn logs_in(login: &Login<'_>) -> bool {
+    match connect(login).await {
+        Ok(conn) => {
+            let _ = conn.disconnect().await;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// The user `username`@`%` and its privileges, or None when there is none.
+pub async fn user(conn: &mut Conn, username: &str) -> Result<Option<ObservedUser>, String> {
+    let err = |e: mysql_async::Error| e.to_string();
+    let count: Option<i64> = (conn.exec_first(
+        "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%'",
+        (username,),
+    ))
+    .await
+    .map_err(err)?;
+    if count.unwrap_or(0) == 0 {
+        return Ok(None);
+    }
+    let grantee = format!("'{username}'@'%'");
+    let schema: Vec<(String, String)> = (conn.exec(
+        "SELECT TABLE_SCHEMA, PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES \
+         WHERE GRANTEE = ?",
+        (&grantee,),
+    ))
+    .await
+    .map_err(err)?;
+    let global: Vec<String> = (conn.exec(
+        "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES \
+         WHERE GRANTEE = ? AND PRIVILEGE_TYPE <> 'USAGE'",
+        (&grantee,),
+    ))
+    .await
+    .map_err(err)?;
+    let tables: Vec<(String, String, String)> = (conn.exec(
+        "SELECT TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE FROM information_schema.TABLE_PRIVILEGES \
+         WHERE GRANTEE = ?",
+        (&grantee,),
+    ))
+    .await
+    .map_err(err)?;
+    Ok(Some(observed(schema, global, tables)))
+}
+
+/// The privileges as the plan reads them: a database's privileges it can name, and the rest in
+/// words (global ones, one table's, and those MySQL has and a DBUser does not grant).
+fn observed(
+    schema: Vec<(String, String)>,
+    global: Vec<String>,
+    tables: Vec<(String, String, String)>,
+) -> ObservedUser {
+    let mut privileges = BTreeSet::new();
+    let mut other = Vec::new();
+    for (database, privilege) in schema {
+        match Privilege::parse(&privilege) {
+            Some(p) => {
+                privileges.insert((database, p));
+            }
+            None => other.push(format!("{privilege} on {database}")),
+        }
+    }
+    other.extend(global.into_iter().map(|p| format!("{p} on every database")));
+    other.extend(
+        tables
+            .into_iter()
+            .map(|(d, t, p)| format!("{p} on {d}.{t}")),
+    );
+    ObservedUser { privileges, other }
+}
+
+/// Runs one of the steps that change the database.
+pub async fn act(conn: &mut Conn, step: &SqlStep) -> Result<(), String> {
+    let err = |e: mysql_async::Error| e.to_string();
+    let list = |privileges: &[Privilege]| {
+        (privileges.iter().map(|p| p.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match step {
+        SqlStep::CreateUser { username, password } => {
+            let sql = format!(
+                "CREATE USER `{username}`@'%' IDENTIFIED BY {}",
+                literal(password.expose())
+            );
+            let done = conn.query_drop(sql).await;
+            done.map_err(|e| scrubbed(e, password))
+        }
+        SqlStep::SetPassword { username, password } => {
+            let sql = format!(
+                "ALTER USER `{username}`@'%' IDENTIFIED BY {}",
+                literal(password.expose())
+            );
+            let done = conn.query_drop(sql).await;
+            done.map_err(|e| scrubbed(e, password))
+        }
+        SqlStep::Grant {
+            username,
+            database,
+            privileges,
+        } => {
+            let sql = format!(
+                "GRANT {} ON `{database}`.* TO `{username}`@'%'",
+                list(privileges)
+            );
+            conn.query_drop(sql).await.map_err(err)
+        }
+        SqlStep::Revoke {
+            username,
+            database,
+            privileges,
+        } => {
+            let sql = format!(
+                "REVOKE {} ON `{database}`.* FROM `{username}`@'%'",
+                list(privileges)
+            );
+            conn.query_drop(sql).await.map_err(err)
+        }
+        SqlStep::RevokeAll { username } => {
+            let sql = format!("REVOKE ALL PRIVILEGES, GRANT OPTION FROM `{username}`@'%'");
+            conn.query_drop(sql).await.map_err(err)
+        }
+        SqlStep::DropUser { username } => {
+            let sql = format!("DROP USER IF EXISTS `{username}`@'%'");
+            conn.query_drop(sql).await.map_err(err)
+        }
+    }
+}
+
+/// A string literal of MySQL's (with its default sql_mode: backslash escapes on).
+fn literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\u{1a}' => out.push_str("\\Z"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The server's answer to a statement that held `password`, without it (a syntax error quotes
+/// the statement).
+fn scrubbed(e: mysql_async::Error, password: &Sensitive) -> String {
+    let text = e.to_string();
+    match password.expose().is_empty() {
+        true => text,
+        false => text
+            .replace(password.expose(), "****")
+            .replace(&literal(password.expose()), "****"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_literal_is_escaped_as_mysql_reads_it() {
+        for (password, quoted) in [
+            ("plain", "'plain'"),
+            ("it's", "'it\\'s'"),
+            ("back\\slash", "'back\\\\slash'"),
+            ("a'; DROP USER admin; --", "'a\\'; DROP USER admin; --'"),
+        ] {
+            assert_eq!(literal(password), quoted, "{password}");
+        }
+    }
+
+    #[test]
+    fn privileges_a_dbuser_cannot_name_are_kept_in_words() {
+        let found = observed(
+            vec![
+                ("COFFEE".into(), "SELECT".into()),
+                ("COFFEE".into(), "DELETE HISTORY".into()),
+            ],
+            vec!["PROCESS".into()],
+            vec![("COFFEE".into(), "suppliers".into(), "UPDATE".into())],
+        );
+        assert_eq!(
+            found.privileges,
+            [("COFFEE".to_owned(), Privilege::Select)].into()
+        );
+        assert_eq!(
+            found.other,
+            vec![
+                "DELETE HISTORY on COFFEE",
+                "PROCESS on every database",
+                "UPDATE on COFFEE.suppliers"
+            ]
+        );
+    }
+}

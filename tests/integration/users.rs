@@ -1,0 +1,247 @@
+//! DBUser: users inside the database of a DBInstance, logged in to through their connection
+//! Secrets only, on the emulator's real MariaDB.
+
+use std::collections::BTreeMap;
+
+use kube::api::{Api, PostParams};
+use rds_operator::dbinstance::DBInstance;
+use rds_operator::dbuser::DBUser;
+use serde_json::json;
+
+use crate::common::{self, *};
+
+const MASTER_PASSWORD: &str = "Sup3r-Secret-Passw0rd";
+
+/// The instance runs on one of the emulator's real MariaDB servers.
+fn real() -> serde_json::Value {
+    json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]})
+}
+
+fn dbuser(name: &str, spec: serde_json::Value) -> DBUser {
+    serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBUser",
+        "metadata": {"name": name},
+        "spec": spec,
+    }))
+    .expect("a valid DBUser")
+}
+
+/// A user of the database `db` with a preset on COFFEE and a connection Secret `<name>-db`.
+fn user_of(name: &str, preset: &str, extra: serde_json::Value) -> DBUser {
+    let mut spec = json!({
+        "dbInstanceRef": {"name": "db"},
+        "grants": [{"database": "COFFEE", "preset": preset}],
+        "connectionSecret": {"name": format!("{name}-db")},
+    });
+    if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+        spec.extend(extra.clone());
+    }
+    dbuser(name, spec)
+}
+
+/// Runs SQL as the database's master user.
+fn as_master(db: &DBInstance, sql: &str) -> (bool, String) {
+    let endpoint = (db.status.as_ref())
+        .and_then(|s| s.common.endpoint.clone())
+        .expect("the instance's endpoint");
+    let port = endpoint.port.to_string();
+    mariadb(
+        &endpoint.address,
+        Some(&port),
+        "admin",
+        MASTER_PASSWORD,
+        "COFFEE",
+        sql,
+    )
+}
+
+/// Runs SQL as the user whose connection Secret is `secret`, with the Secret's password.
+fn as_user(secret: &BTreeMap<String, String>, sql: &str) -> (bool, String) {
+    mariadb_keys(secret, &secret["password"], sql)
+}
+
+/// Deletes a DBUser and waits until it is gone.
+async fn delete_user(api: &Api<DBUser>, name: &str) {
+    api.delete(name, &kube::api::DeleteParams::default())
+        .await
+        .expect("delete DBUser");
+    wait_object_gone(api, name).await;
+}
+
+async fn ready_user(api: &Api<DBUser>, name: &str) -> DBUser {
+    wait_object(api, name, &format!("DBUser {name} Ready"), |u| {
+        object_condition(u, "Ready").is_some_and(|(s, _, _)| s == "True")
+            && object_condition(u, "Synced").is_some_and(|(s, _, _)| s == "True")
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_read_only_user_cannot_write_a_read_write_one_can_and_a_grant_added_by_hand_is_revoked() {
+    let (client, ns, api, _rds) = setup("users").await;
+    let id = common::unique("users");
+    let _operator = Operator::start(&ns);
+    api.create(&PostParams::default(), &dbinstance("db", &id, real()))
+        .await
+        .expect("create DBInstance");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let (made, out) = as_master(
+        &db,
+        "CREATE TABLE suppliers (id INT PRIMARY KEY, name VARCHAR(40))",
+    );
+    assert!(made, "{out}");
+    secret(
+        &client,
+        &ns,
+        "writer-password",
+        "password",
+        "Wr1ter's \\ pass",
+    )
+    .await;
+    let users: Api<DBUser> = Api::namespaced(client.clone(), &ns);
+    for user in [
+        user_of("reader", "ReadOnly", json!({})),
+        // A password of the user's own choosing, with a quote and a backslash in it.
+        user_of(
+            "writer",
+            "ReadWrite",
+            json!({"passwordSecretRef": {"name": "writer-password", "key": "password"}}),
+        ),
+    ] {
+        users
+            .create(&PostParams::default(), &user)
+            .await
+            .expect("create DBUser");
+    }
+    ready_user(&users, "reader").await;
+    ready_user(&users, "writer").await;
+    let reader = secret_data(&client, &ns, "reader-db")
+        .await
+        .expect("reader's Secret");
+    let writer = secret_data(&client, &ns, "writer-db")
+        .await
+        .expect("writer's Secret");
+    assert_eq!(reader["username"], "reader");
+    assert_ne!(reader["password"], MASTER_PASSWORD, "a password of its own");
+    assert_eq!(
+        writer["password"], "Wr1ter's \\ pass",
+        "the one its Secret names"
+    );
+    let (wrote, out) = as_user(&writer, "INSERT INTO suppliers VALUES (1, 'Beans')");
+    assert!(wrote, "the read-write user writes: {out}");
+    let (read, out) = as_user(&reader, "SELECT name FROM suppliers");
+    assert!(
+        read && out.contains("Beans"),
+        "the read-only user reads: {out}"
+    );
+    let (wrote, out) = as_user(&reader, "INSERT INTO suppliers VALUES (2, 'Milk')");
+    assert!(
+        !wrote && out.contains("denied"),
+        "the read-only user cannot write: {out}"
+    );
+    // A grant added by hand is reported and revoked.
+    let (granted, out) = as_master(&db, "GRANT INSERT ON COFFEE.* TO reader@'%'");
+    assert!(granted, "{out}");
+    let drifted = wait_object(&users, "reader", "the hand grant reported", |u| {
+        (u.status.as_ref()).is_some_and(|s| {
+            s.last_drift
+                .as_deref()
+                .is_some_and(|d| d.contains("INSERT on COFFEE"))
+        })
+    })
+    .await;
+    assert!(
+        !drifted
+            .status
+            .unwrap()
+            .grants
+            .iter()
+            .any(|g| g.starts_with("INSERT")),
+        "status lists what the user holds once it was revoked"
+    );
+    assert!(
+        event_reasons(&client, &ns, "reader")
+            .await
+            .contains(&"GrantDrift".to_owned())
+    );
+    let (wrote, out) = as_user(&reader, "INSERT INTO suppliers VALUES (3, 'Sugar')");
+    assert!(!wrote && out.contains("denied"), "revoked: {out}");
+    // Deleting a DBUser drops its user; Retain keeps it, and its login.
+    let retain = json!({"spec": {"deletionPolicy": "Retain"}});
+    let patch = kube::api::Patch::Merge(&retain);
+    (users.patch("writer", &kube::api::PatchParams::default(), &patch))
+        .await
+        .expect("patch DBUser");
+    wait_object(&users, "writer", "Retain seen", |u| {
+        u.metadata.generation
+            == u.status
+                .as_ref()
+                .and_then(|s| s.reported.observed_generation)
+    })
+    .await;
+    delete_user(&users, "reader").await;
+    delete_user(&users, "writer").await;
+    let (_, out) = as_master(
+        &db,
+        "SELECT User FROM mysql.user WHERE User IN ('reader', 'writer')",
+    );
+    assert_eq!(out.trim(), "writer", "reader dropped, writer kept");
+    let (read, out) = as_user(&writer, "SELECT COUNT(*) FROM suppliers");
+    assert!(read, "the kept user still logs in: {out}");
+    assert!(
+        secret_data(&client, &ns, "writer-db").await.is_some(),
+        "and its Secret is kept with it"
+    );
+    common::delete_and_wait(&api, "db").await;
+}
+
+#[tokio::test]
+async fn a_dbuser_reaches_only_a_database_of_its_own_namespace() {
+    let (client, ns, api, _rds) = setup("userns").await;
+    let id = common::unique("userns");
+    let other = common::namespace(&client, "userns-other").await;
+    let _operator = Operator::start_with(&ns, &["--namespace", &other]);
+    api.create(&PostParams::default(), &dbinstance("db", &id, real()))
+        .await
+        .expect("create DBInstance");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let users: Api<DBUser> = Api::namespaced(client.clone(), &other);
+    // Naming the other namespace is not in the schema: the API server refuses it at apply.
+    let mut foreign = user_of("intruder", "ReadWrite", json!({}));
+    let mut value = serde_json::to_value(&foreign).unwrap();
+    value["spec"]["dbInstanceRef"]["namespace"] = json!(ns);
+    // As `kubectl apply --server-side` sends it (kubectl validates strictly by default).
+    let strict = kube::api::PatchParams::apply("kubectl").validation_strict();
+    let raw: Api<kube::api::DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        &other,
+        &kube::api::ApiResource::erase::<DBUser>(&()),
+    );
+    let dynamic: kube::api::DynamicObject = serde_json::from_value(value).unwrap();
+    let error = raw
+        .patch("intruder", &strict, &kube::api::Patch::Apply(&dynamic))
+        .await
+        .expect_err("refused at apply");
+    assert!(error.to_string().contains("namespace"), "{error}");
+    // By name only, it finds no database there, and makes no login: the user never appears.
+    foreign.metadata.name = Some("intruder".into());
+    users
+        .create(&PostParams::default(), &foreign)
+        .await
+        .expect("create DBUser");
+    let waiting = wait_object(&users, "intruder", "the database reported missing", |u| {
+        object_condition(u, "Synced").is_some_and(|(_, reason, message)| {
+            reason == "DatabaseNotReady" && message.contains("does not exist")
+        })
+    })
+    .await;
+    assert!(waiting.status.unwrap().owner.is_none());
+    let (_, out) = as_master(
+        &db,
+        "SELECT COUNT(*) FROM mysql.user WHERE User = 'intruder'",
+    );
+    assert_eq!(out.trim(), "0");
+    delete_user(&users, "intruder").await;
+    common::delete_and_wait(&api, "db").await;
+}
