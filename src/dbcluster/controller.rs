@@ -2,16 +2,12 @@
 //! directly; its Secrets; its references; at deletion its members), the pure plan (`plan.rs`), one
 //! step at a time, and the status. Nothing here decides what to call or what to report.
 
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::PartialObjectMeta;
-use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::{Controller, WatchStreamExt, watcher};
-use kube::{Resource, ResourceExt};
+use kube::Resource;
+use kube::runtime::Controller;
 
 use super::plan::{self, Facts, Plan, Step};
 use super::{DBCluster, DBClusterStatus};
 use crate::context::Context;
-use crate::crd::SECRET_OWNER_ANNOTATION;
 use crate::dbclusterparametergroup::DBClusterParameterGroup;
 use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbclustersnapshot::controller::SourceCluster;
@@ -25,32 +21,7 @@ use crate::managed::plan::PlannedEvent;
 use crate::managed::references::Referable;
 use crate::managed::references::Referrers;
 use crate::managed::stores::Stores;
-use crate::managed::{Failure, Managed, conditions, references, scoped};
-
-/// The DBClusters a Secret's change wakes: the Secrets it wrote (by ownerReference or owner
-/// annotation) and the password Secret it refers to.
-fn secret_wakes(
-    store: Store<DBCluster>,
-) -> impl Fn(PartialObjectMeta<Secret>) -> Vec<ObjectRef<DBCluster>> + Send + Sync + 'static {
-    move |secret: PartialObjectMeta<Secret>| {
-        let (ns, name) = (secret.namespace(), secret.name_any());
-        let owner_uid = secret.annotations().get(SECRET_OWNER_ANNOTATION).cloned();
-        let owners: Vec<String> = (secret.owner_references().iter())
-            .filter(|o| o.kind == "DBCluster")
-            .map(|o| o.uid.clone())
-            .chain(owner_uid)
-            .collect();
-        (store.state().into_iter())
-            .filter(|c| {
-                c.namespace() == ns
-                    && ((c.spec.password.master_user_password.as_ref())
-                        .is_some_and(|r| r.name == name)
-                        || c.uid().is_some_and(|u| owners.contains(&u)))
-            })
-            .map(|c| ObjectRef::from_obj(&*c))
-            .collect()
-    }
-}
+use crate::managed::{Failure, Managed, conditions, references};
 
 impl Referable for DBCluster {
     type Status = DBClusterStatus;
@@ -108,11 +79,11 @@ impl Managed for DBCluster {
     ) -> Controller<DBCluster> {
         let store = controller.store();
         ctx.shared::<Stores<DBCluster>>().add(store.clone());
-        let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
-        let controller = controller.watches_stream(
-            watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
-            secret_wakes(store.clone()),
-        );
+        let controller = references::wakes_by_secrets(controller, ctx, namespace, |c| {
+            (c.spec.password.master_user_password.iter())
+                .map(|r| r.name.as_str())
+                .collect()
+        });
         // A member that comes or goes wakes its cluster (a deletion waits on them).
         let referrers = ctx.shared::<Referrers<DBCluster>>();
         let controller = referrers.wake(controller, &ctx.client, namespace);

@@ -3,60 +3,22 @@
 //! gauges below). Nothing here decides what to call or what to report.
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::PartialObjectMeta;
+use kube::ResourceExt;
 use kube::runtime::Controller;
-use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Resource, ResourceExt};
+use kube::runtime::reflector::ObjectRef;
 
 use crate::context::Context;
 use crate::dbcluster::DBCluster;
 use crate::dbinstance::plan::{self, Facts, Gauge, Plan, PlannedEvent, Response, Step, status};
-use crate::dbinstance::{DBInstance, DBInstanceStatus, SECRET_OWNER_ANNOTATION};
+use crate::dbinstance::{DBInstance, DBInstanceStatus};
 use crate::dbinstance::{act, read};
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::error::Error;
 use crate::managed::locate::{AccountUsers, Located};
 use crate::managed::references::{Referrers, RefersTo};
-use crate::managed::{Failure, Managed, references, scoped};
+use crate::managed::{Failure, Managed, references};
 use crate::optiongroup::OptionGroup;
-
-/// The DBInstances a Secret's change wakes: the Secrets the operator wrote (connection, generated
-/// password) wake their owner, by ownerReference or (under deletionPolicy Retain) by the owner
-/// annotation, and a password Secret (rotated, or appearing at last) the DBInstances that refer
-/// to it.
-fn secret_wakes(
-    mapper_store: Store<DBInstance>,
-) -> impl Fn(PartialObjectMeta<Secret>) -> Vec<ObjectRef<DBInstance>> + Send + Sync + 'static {
-    move |secret: PartialObjectMeta<Secret>| {
-        let ns = secret.namespace();
-        let name = secret.name_any();
-        let owners = secret
-            .owner_references()
-            .iter()
-            .filter(|o| o.kind == "DBInstance" && o.api_version == DBInstance::api_version(&()))
-            .filter_map(|o| ns.as_deref().map(|ns| ObjectRef::new(&o.name).within(ns)))
-            .collect::<Vec<_>>();
-        let owner_uid = secret.annotations().get(SECRET_OWNER_ANNOTATION).cloned();
-        let referrers = mapper_store
-            .state()
-            .into_iter()
-            .filter(|db| {
-                db.namespace() == ns
-                    && (db
-                        .spec
-                        .password
-                        .master_user_password
-                        .as_ref()
-                        .is_some_and(|r| r.name == name)
-                        || (owner_uid.is_some() && db.uid() == owner_uid))
-            })
-            .map(|db| ObjectRef::from_obj(&*db));
-        owners.into_iter().chain(referrers).collect::<Vec<_>>()
-    }
-}
 
 /// DBInstance on the skeleton: woken by its Secrets, by the groups it refers to and by the
 /// observer; its status finished from the plan and RDS's answers (`status::finish`).
@@ -93,14 +55,11 @@ impl Managed for DBInstance {
     ) -> Controller<DBInstance> {
         let store = controller.store();
         ctx.shared::<super::cache::Instances>().add(store.clone());
-        let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
-        // Secrets are watched by their metadata only (the name and owners are all a wake needs):
-        // the operator never holds the data of the cluster's Secrets, only of those a reconcile
-        // reads.
-        let controller = controller.watches_stream(
-            watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
-            secret_wakes(store),
-        );
+        let controller = references::wakes_by_secrets(controller, ctx, namespace, |db| {
+            (db.spec.password.master_user_password.iter())
+                .map(|r| r.name.as_str())
+                .collect()
+        });
         // A DBSubnetGroup or DBParameterGroup becoming Ready (or changing) wakes the DBInstances
         // that refer to it.
         let controller = references::wakes_by_reference::<_, DBSubnetGroup>(

@@ -47,12 +47,18 @@ impl Managed for DBUser {
     /// Where its database is; None while the database object is not there.
     type Where = Option<Arc<Location>>;
 
-    /// Its DBInstance or DBCluster changing (turning Ready, its endpoint or password) wakes it.
+    /// Its DBInstance or DBCluster changing (turning Ready, its endpoint or password) wakes it, and
+    /// so do its Secrets (a password rotated is set on the user at once).
     fn watches(
         controller: Controller<DBUser>,
         ctx: &Context,
         namespace: Option<&str>,
     ) -> Controller<DBUser> {
+        let controller = references::wakes_by_secrets(controller, ctx, namespace, |u| {
+            (u.spec.password_secret_ref.iter())
+                .map(|r| r.name.as_str())
+                .collect()
+        });
         let controller = references::wakes_by_reference::<_, DBInstance>(
             controller,
             ctx,

@@ -167,6 +167,23 @@ async fn a_read_only_user_cannot_write_a_read_write_one_can_and_a_grant_added_by
     );
     let (wrote, out) = as_user(&reader, "INSERT INTO suppliers VALUES (3, 'Sugar')");
     assert!(!wrote && out.contains("denied"), "revoked: {out}");
+    // A new password in the user's Secret is set on the user, and its connection Secret follows.
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client.clone(), &ns);
+    let rotated = json!({"stringData": {"password": "N3w-writer-pass"}});
+    (secrets.patch(
+        "writer-password",
+        &Default::default(),
+        &kube::api::Patch::Merge(&rotated),
+    ))
+    .await
+    .expect("rotate the writer's password");
+    let writer = wait_for("the rotated password in writer-db", TIMEOUT, || async {
+        let data = secret_data(&client, &ns, "writer-db").await?;
+        (data["password"] == "N3w-writer-pass").then_some(data)
+    })
+    .await;
+    let (read, out) = as_user(&writer, "SELECT COUNT(*) FROM suppliers");
+    assert!(read, "the new password logs in: {out}");
     // Deleting a DBUser drops its user; Retain keeps it, and its login.
     let retain = json!({"spec": {"deletionPolicy": "Retain"}});
     let patch = kube::api::Patch::Merge(&retain);

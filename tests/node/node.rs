@@ -20,6 +20,7 @@ use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbparametergroup::DBParameterGroup;
 use rds_operator::dbsnapshot::DBSnapshot;
 use rds_operator::dbsubnetgroup::DBSubnetGroup;
+use rds_operator::dbuser::DBUser;
 use rds_operator::globalcluster::GlobalCluster;
 use serde_json::json;
 
@@ -562,7 +563,8 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
     tokio::join!(
         snapshot_lifecycle(&client, &ns),
         cluster_kinds_lifecycle(&client, &ns),
-        crate::options::option_group_and_proxy_lifecycle(&client, &ns)
+        crate::options::option_group_and_proxy_lifecycle(&client, &ns),
+        user_lifecycle(&client, &ns)
     );
     common::delete_and_wait(&api, "coffee-db").await;
     groups
@@ -673,6 +675,27 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
 /// OwnerReferencesPermissionEnforcement admission plugin runs.
 fn admission_only(resource: &str, verb: &str) -> bool {
     resource.ends_with("/finalizers") && verb == "update"
+}
+
+/// The example's reporting user of the Coffee Manage database, made by the operator's Pod logged
+/// in as the master user, Ready with its connection Secret, then dropped with the object, under
+/// the chart's RBAC.
+async fn user_lifecycle(client: &Client, ns: &str) {
+    let users: Api<DBUser> = Api::namespaced(client.clone(), ns);
+    let user: DBUser = read_example("dbuser.yaml");
+    (users.create(&PostParams::default(), &user).await).expect("create the DBUser");
+    let ready =
+        |u: &DBUser| common::object_condition(u, "Ready").is_some_and(|(s, _, _)| s == "True");
+    common::wait_object(&users, "coffee-reporting", "the DBUser Ready", ready).await;
+    let secret = common::secret_data(client, ns, "coffee-reporting-connection")
+        .await
+        .expect("the DBUser's connection Secret");
+    assert_eq!(secret["APP_DB_USER"], "reporting");
+    users
+        .delete("coffee-reporting", &DeleteParams::default())
+        .await
+        .expect("delete the DBUser");
+    common::wait_object_gone(&users, "coffee-reporting").await;
 }
 
 /// A DBSnapshot of the Coffee Manage database and a copy of it (its source read by name), each

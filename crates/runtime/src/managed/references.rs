@@ -9,7 +9,7 @@
 use kube::api::Api;
 use kube::runtime::Controller;
 use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::watcher;
+use kube::runtime::watcher::{self, watcher};
 use kube::{Client, ResourceExt};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -92,6 +92,51 @@ where
                 .map(|r| ObjectRef::from_obj(&*r))
                 .collect::<Vec<_>>()
         },
+    )
+}
+
+/// The controller of kind `R`, woken by its Secrets, watched by their metadata only (the name and
+/// owners are all a wake needs; the operator never holds the data of the cluster's Secrets, only
+/// of those a reconcile reads): a Secret it wrote (connection, generated password) wakes its owner,
+/// by ownerReference or, under deletionPolicy Retain, by the owner annotation; a Secret it names
+/// (`names`: a password rotated, or appearing at last) wakes the objects of its namespace that
+/// name it.
+pub fn wakes_by_secrets<R>(
+    controller: Controller<R>,
+    ctx: &Context,
+    namespace: Option<&str>,
+    names: fn(&R) -> Vec<&str>,
+) -> Controller<R>
+where
+    R: Kind + Send + Sync + 'static,
+{
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::core::PartialObjectMeta;
+    use kube::runtime::WatchStreamExt;
+    let store: Store<R> = controller.store();
+    let secrets = scoped::<PartialObjectMeta<Secret>>(&ctx.client, namespace);
+    let wakes = move |secret: PartialObjectMeta<Secret>| {
+        let (ns, name) = (secret.namespace(), secret.name_any());
+        let owner_uid = (secret.annotations())
+            .get(crate::crd::SECRET_OWNER_ANNOTATION)
+            .cloned();
+        let owners: Vec<String> = (secret.owner_references().iter())
+            .filter(|o| o.kind == R::kind(&()))
+            .map(|o| o.uid.clone())
+            .chain(owner_uid)
+            .collect();
+        (store.state().into_iter())
+            .filter(|r| {
+                r.namespace() == ns
+                    && (names(r).contains(&name.as_str())
+                        || r.uid().is_some_and(|u| owners.contains(&u)))
+            })
+            .map(|r| ObjectRef::from_obj(&*r))
+            .collect::<Vec<_>>()
+    };
+    controller.watches_stream(
+        watcher(secrets, watcher::Config::default().any_semantic()).touched_objects(),
+        wakes,
     )
 }
 
