@@ -12,179 +12,19 @@ use kube::runtime::events::EventType;
 use secrecy::SecretString;
 
 use super::{
-    DBUser, DBUserStatus, GrantPolicy, ObservedUser, Privilege, RESERVED_USERS, UserAdoptionPolicy,
+    DBUserStatus, GrantPolicy, ObservedUser, Privilege, RESERVED_USERS, UserAdoptionPolicy,
     UserDeletionPolicy,
 };
 use crate::crd::FINALIZER;
 use crate::database::connection::ConnectionInfo;
 use crate::database::password::password_hash;
 use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
-use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus, Requeue};
+use crate::managed::plan::{ConditionPlan, KindStatus, Requeue};
 use crate::sensitive::Sensitive;
 
-/// A step of a DBUser, each idempotent.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Step {
-    AddFinalizer,
-    RemoveFinalizer,
-    /// The generated password Secret, or the connection Secret.
-    Secret(SecretStep),
-    /// SQL run in the database, logged in as its master user.
-    Sql(SqlStep, Box<Master>),
-}
+mod types;
 
-/// How the operator logs in to run a step: the database's endpoint and its master user.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Master {
-    pub host: String,
-    pub port: i32,
-    pub username: String,
-    pub password: Sensitive,
-}
-
-/// A change in the database.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SqlStep {
-    CreateUser {
-        username: String,
-        password: Sensitive,
-    },
-    SetPassword {
-        username: String,
-        password: Sensitive,
-    },
-    Grant {
-        username: String,
-        database: String,
-        privileges: Vec<Privilege>,
-    },
-    Revoke {
-        username: String,
-        database: String,
-        privileges: Vec<Privilege>,
-    },
-    /// Every privilege, for privileges no grant gives beyond one database's (global, or on one
-    /// table): the grants the spec gives follow as Grant steps.
-    RevokeAll {
-        username: String,
-    },
-    DropUser {
-        username: String,
-    },
-}
-
-pub type Plan = KindPlan<Step, KindStatus<DBUserStatus>>;
-
-/// The database the user is in, as the read step found it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Database {
-    /// Not there, not Ready, or not one a user can be made in: why, in words.
-    Unresolved(String),
-    /// The DBInstance or DBCluster is gone (at deletion: so is the user).
-    Gone,
-    Found(Box<DatabaseFacts>),
-}
-
-/// A database the user can be made in.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DatabaseFacts {
-    /// The RDS identifier.
-    pub identifier: String,
-    /// The instance's endpoint, or the cluster's writer.
-    pub host: String,
-    pub port: i32,
-    pub engine: String,
-    /// The database's own database name (the connection Secret's dbname when no grant names one).
-    pub dbname: String,
-    pub master_username: String,
-    /// The master user's password, or why it cannot be had.
-    pub master_password: Result<Sensitive, String>,
-}
-
-impl DatabaseFacts {
-    fn master(&self, password: &Sensitive) -> Box<Master> {
-        Box::new(Master {
-            host: self.host.clone(),
-            port: self.port,
-            username: self.master_username.clone(),
-            password: password.clone(),
-        })
-    }
-}
-
-/// The user's password, as read.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Password {
-    /// spec.passwordSecretRef: its value, or why it cannot be read.
-    Referenced(Result<Sensitive, String>),
-    /// The generated Secret `<name>-password`: its value (None: absent, or without the key),
-    /// whether a Secret of the name exists and is the DBUser's, and a fresh value to write.
-    Generated {
-        existing: Option<Sensitive>,
-        exists: bool,
-        ours: bool,
-        candidate: Sensitive,
-    },
-}
-
-/// What the read step found in the database, logged in as the master user.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Found {
-    /// The master user could not log in or the database did not answer: AWS's or the engine's
-    /// message.
-    Unreachable(String),
-    /// The user, or None when there is none, and (when it exists and status does not say it is
-    /// the DBUser's) whether the DBUser's password logs in as it: a user this DBUser made before
-    /// its status was written.
-    User {
-        user: Option<ObservedUser>,
-        password_logs_in: Option<bool>,
-    },
-}
-
-/// Everything the plan decides on.
-#[derive(Clone, Debug)]
-pub struct Facts {
-    pub user: DBUser,
-    pub database: Database,
-    /// None when the database was not reached (it is not resolved, or the object is deleted and
-    /// keeps the user).
-    pub found: Option<Found>,
-    pub password: Password,
-    /// The connection Secret as it is now.
-    pub secret: Option<Secret>,
-    pub hash_key: Sensitive,
-    pub ca_bundle: Option<String>,
-    pub now: String,
-    /// How soon to look again while something is waited for.
-    pub busy: Duration,
-    /// How often the user's privileges are read again.
-    pub settled: Duration,
-}
-
-impl Facts {
-    /// The user's name in the database.
-    pub fn username(&self) -> String {
-        (self.user.spec.username.clone()).unwrap_or_else(|| self.user.name_any())
-    }
-
-    fn uid(&self) -> String {
-        self.user.metadata.uid.clone().unwrap_or_default()
-    }
-
-    fn status(&self) -> DBUserStatus {
-        self.user.status.clone().unwrap_or_default()
-    }
-
-    fn ours(&self) -> bool {
-        self.status().owner.is_some_and(|o| o == self.uid())
-    }
-}
-
-/// The name of the generated password Secret.
-pub fn password_secret(user: &DBUser) -> String {
-    format!("{}-password", user.name_any())
-}
+pub use types::*;
 
 pub fn plan(f: &Facts) -> Plan {
     let mut plan = Plan::new(Requeue::After(f.settled));

@@ -262,3 +262,58 @@ async fn a_dbuser_reaches_only_a_database_of_its_own_namespace() {
     delete_user(&users, "intruder").await;
     common::delete_and_wait(&api, "db").await;
 }
+
+#[tokio::test]
+async fn a_user_of_an_aurora_cluster_is_made_through_its_writer_and_reaches_it() {
+    use crate::clusters::{cluster, member, ready as cluster_ready};
+    use rds_operator::dbcluster::DBCluster;
+    let (client, ns, instances, _rds) = setup("auser").await;
+    let _operator = Operator::start(&ns);
+    let pp = PostParams::default();
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
+    (clusters
+        .create(&pp, &cluster(&common::unique("auser-c"), real()))
+        .await)
+        .expect("the DBCluster");
+    wait_object(&clusters, "coffee", "the cluster Ready", cluster_ready).await;
+    let writer = member("writer", &common::unique("auser-w"), json!({}));
+    (instances.create(&pp, &writer).await).expect("the writer");
+    wait_dbi(&instances, "writer", "Ready", TIMEOUT, is_ready).await;
+    let users: Api<DBUser> = Api::namespaced(client.clone(), &ns);
+    let user = dbuser(
+        "app",
+        json!({
+            "dbClusterRef": {"name": "coffee"},
+            "grants": [{"database": "COFFEE", "privileges": ["SELECT", "INSERT", "CREATE"]}],
+            "connectionSecret": {"name": "app-db"},
+        }),
+    );
+    (users.create(&pp, &user).await).expect("the DBUser");
+    ready_user(&users, "app").await;
+    let app = secret_data(&client, &ns, "app-db")
+        .await
+        .expect("its Secret");
+    let cluster_secret = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the cluster's Secret");
+    assert_eq!(
+        app["host"], cluster_secret["host"],
+        "the cluster's writer endpoint"
+    );
+    let (made, out) = as_user(&app, "CREATE TABLE orders (id INT PRIMARY KEY)");
+    assert!(made, "the user writes through the writer: {out}");
+    let (wrote, out) = as_user(&app, "INSERT INTO orders VALUES (1)");
+    assert!(wrote, "{out}");
+    let (dropped, out) = as_user(&app, "DROP TABLE orders");
+    assert!(
+        !dropped && out.contains("denied"),
+        "no DROP was granted: {out}"
+    );
+    delete_user(&users, "app").await;
+    let (found, out) = mariadb_keys(
+        &cluster_secret,
+        &cluster_secret["password"],
+        "SELECT COUNT(*) FROM mysql.user WHERE User = 'app'",
+    );
+    assert!(found && out.trim() == "0", "dropped: {out}");
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::crd::LocalRef;
-use crate::dbuser::{DBUserSpec, Grant, Preset};
+use crate::dbuser::{DBUser, DBUserSpec, Grant, Preset};
 
 const UID: &str = "uid-1";
 
