@@ -47,5 +47,6 @@ pub use rds_operator_runtime::{
     context, database, feed, locations, maintenance, managed, observer, snapshot,
 };
 pub use rds_operator_runtime::{
-    field_table, listed_by_name, named_fields, placed, snapshot_calls, with_database_rows,
+    field_table, listed_by_name, named_fields, placed, reported_status, snapshot_calls,
+    with_database_rows,
 };

@@ -11,11 +11,10 @@ use super::plan::{self, Facts, Plan, Step};
 use super::{AWSAccount, AWSAccountStatus};
 use crate::context::Context;
 use crate::error::Error;
+use crate::managed::Managed;
 use crate::managed::apiserver::set_finalizer;
 use crate::managed::locate::AccountUsers;
 use crate::managed::placement::{Source, Target};
-use crate::managed::plan::PlannedEvent;
-use crate::managed::{Failure, Managed, conditions};
 
 impl Managed for AWSAccount {
     const KIND: &'static str = "AWSAccount";
@@ -80,38 +79,7 @@ impl Managed for AWSAccount {
         self.status.as_ref()
     }
 
-    fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<AWSAccountStatus> {
-        let planned = plan.status.as_ref()?;
-        let before = self.status.as_ref().map(|s| &s.reported);
-        let generation = self.metadata.generation;
-        Some(AWSAccountStatus {
-            reported: conditions::reported(
-                before,
-                &planned.ready,
-                &planned.synced,
-                generation,
-                &facts.now,
-            ),
-            ..planned.fields.clone()
-        })
-    }
-
-    fn failed(&self, failure: &Failure<'_, Plan>) -> (AWSAccountStatus, Option<PlannedEvent>) {
-        let previous = self.status.clone().unwrap_or_default();
-        let (reported, event) = conditions::reported_failure(
-            &previous.reported,
-            (failure.reason, failure.message),
-            self.metadata.generation,
-            failure.now,
-        );
-        (
-            AWSAccountStatus {
-                reported,
-                ..previous
-            },
-            event,
-        )
-    }
+    crate::reported_status!(AWSAccountStatus);
 }
 
 /// STS's answer through the account's chain in its first region: who the operator is there, or

@@ -21,10 +21,9 @@ use crate::dbcluster::DBCluster;
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
+use crate::managed::Managed;
 use crate::managed::apiserver::set_finalizer;
-use crate::managed::plan::PlannedEvent;
 use crate::managed::references;
-use crate::managed::{Failure, Managed, conditions};
 use crate::secrets;
 
 /// The engines a DBUser makes users in so far.
@@ -153,38 +152,7 @@ impl Managed for DBUser {
         self.status.as_ref()
     }
 
-    fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<DBUserStatus> {
-        let planned = plan.status.as_ref()?;
-        let before = self.status.as_ref().map(|s| &s.reported);
-        let generation = self.metadata.generation;
-        Some(DBUserStatus {
-            reported: conditions::reported(
-                before,
-                &planned.ready,
-                &planned.synced,
-                generation,
-                &facts.now,
-            ),
-            ..planned.fields.clone()
-        })
-    }
-
-    fn failed(&self, failure: &Failure<'_, Plan>) -> (DBUserStatus, Option<PlannedEvent>) {
-        let previous = self.status.clone().unwrap_or_default();
-        let (reported, event) = conditions::reported_failure(
-            &previous.reported,
-            (failure.reason, failure.message),
-            self.metadata.generation,
-            failure.now,
-        );
-        (
-            DBUserStatus {
-                reported,
-                ..previous
-            },
-            event,
-        )
-    }
+    crate::reported_status!(DBUserStatus);
 }
 
 /// The DBInstance or DBCluster of the namespace the user names, None when there is none.

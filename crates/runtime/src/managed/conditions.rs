@@ -234,3 +234,49 @@ pub fn reported_failure(
     };
     (reported, event)
 }
+
+/// `settle` and `failed` of a kind whose plan is a `KindPlan` of a `KindStatus` of `$status` (its
+/// fields besides `reported`), whose facts carry `now`: the conditions of the plan after a pass,
+/// and after a failure the previous status with the failure's ([`reported`], [`reported_failure`]).
+#[macro_export]
+macro_rules! reported_status {
+    ($status:ident) => {
+        fn settle(
+            &self,
+            facts: &Self::Facts,
+            plan: &Self::Plan,
+            _: Option<&()>,
+        ) -> Option<$status> {
+            let planned = plan.status.as_ref()?;
+            let before = self.status.as_ref().map(|s| &s.reported);
+            let (ready, synced) = (&planned.ready, &planned.synced);
+            let generation = self.metadata.generation;
+            Some($status {
+                reported: $crate::managed::conditions::reported(
+                    before, ready, synced, generation, &facts.now,
+                ),
+                ..planned.fields.clone()
+            })
+        }
+
+        fn failed(
+            &self,
+            failure: &$crate::managed::Failure<'_, Self::Plan>,
+        ) -> ($status, Option<$crate::managed::plan::PlannedEvent>) {
+            let previous = self.status.clone().unwrap_or_default();
+            let (reported, event) = $crate::managed::conditions::reported_failure(
+                &previous.reported,
+                (failure.reason, failure.message),
+                self.metadata.generation,
+                failure.now,
+            );
+            (
+                $status {
+                    reported,
+                    ..previous
+                },
+                event,
+            )
+        }
+    };
+}
