@@ -30,7 +30,7 @@ use crate::secrets;
 const ENGINES: [&str; 3] = ["mysql", "mariadb", "aurora-mysql"];
 
 /// The database object the user names, as read from the API server.
-enum Named {
+pub enum Named {
     Instance(Box<DBInstance>),
     Cluster(Box<DBCluster>),
 }
@@ -43,8 +43,8 @@ impl Managed for DBUser {
     type Plan = Plan;
     type Answer = ();
     type Status = DBUserStatus;
-    /// Where its database is; None while the database object is not there.
-    type Where = Option<Arc<Location>>;
+    /// The database object, and where it is; None while the database object is not there.
+    type Where = Option<(Named, Arc<Location>)>;
 
     /// Its DBInstance or DBCluster changing (turning Ready, its endpoint or password) wakes it, and
     /// so do its Secrets (a password rotated is set on the user at once).
@@ -69,25 +69,28 @@ impl Managed for DBUser {
         })
     }
 
-    async fn locate(&self, ctx: &Context) -> Result<Option<Arc<Location>>, Error> {
-        Ok(match named(self, ctx).await? {
-            None => None,
-            Some(Named::Instance(db)) => {
-                Some(crate::managed::locate::locate(&*db, ctx).await?.location)
-            }
-            Some(Named::Cluster(c)) => {
-                Some(crate::managed::locate::locate(&*c, ctx).await?.location)
-            }
-        })
+    /// The database object, read once for the pass, placed where it is.
+    async fn locate(&self, ctx: &Context) -> Result<Option<(Named, Arc<Location>)>, Error> {
+        let Some(named) = named(self, ctx).await? else {
+            return Ok(None);
+        };
+        let location = match &named {
+            Named::Instance(db) => crate::managed::locate::locate(&**db, ctx).await?.location,
+            Named::Cluster(c) => crate::managed::locate::locate(&**c, ctx).await?.location,
+        };
+        Ok(Some((named, location)))
     }
 
-    async fn read(&self, ctx: &Context, at: &Option<Arc<Location>>) -> Result<Facts, Error> {
+    async fn read(
+        &self,
+        ctx: &Context,
+        at: &Option<(Named, Arc<Location>)>,
+    ) -> Result<Facts, Error> {
         let namespace = self.namespace().unwrap_or_default();
         let secrets_api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-        let database = match (named(self, ctx).await?, at) {
-            (None, _) => Database::Gone,
-            (Some(named), Some(at)) => database(named, at, &secrets_api).await?,
-            (Some(_), None) => Database::Unresolved("the database is not placed yet".into()),
+        let database = match at {
+            None => Database::Gone,
+            Some((named, at)) => database(named, at, &secrets_api).await?,
         };
         let password = password(self, &secrets_api).await?;
         let found = match (&database, &password) {
@@ -120,7 +123,7 @@ impl Managed for DBUser {
     async fn act(
         &self,
         ctx: &Context,
-        _: &Option<Arc<Location>>,
+        _: &Option<(Named, Arc<Location>)>,
         step: &Step,
     ) -> Result<Option<()>, Error> {
         match step {
@@ -178,8 +181,8 @@ async fn named(user: &DBUser, ctx: &Context) -> Result<Option<Named>, Error> {
 }
 
 /// The database as the plan needs it: Ready, its endpoint, its engine and master credentials.
-async fn database(named: Named, at: &Location, api: &Api<Secret>) -> Result<Database, Error> {
-    let (what, ready, endpoint, engine, facts, read) = match &named {
+async fn database(named: &Named, at: &Location, api: &Api<Secret>) -> Result<Database, Error> {
+    let (what, ready, endpoint, engine, facts, read) = match named {
         Named::Instance(db) => {
             let status = db.status.as_ref();
             let ready = status.is_some_and(|s| references::usable(&**db, s));
@@ -228,7 +231,7 @@ async fn database(named: Named, at: &Location, api: &Api<Secret>) -> Result<Data
     let (Some(endpoint), true) = (endpoint, ready) else {
         return Ok(Database::Unresolved(format!("{what} is not Ready yet")));
     };
-    let master_password = master_password(&named, at, api, read).await?;
+    let master_password = master_password(named, at, api, read).await?;
     let (identifier, master_username, dbname) = facts;
     Ok(Database::Found(Box::new(DatabaseFacts {
         identifier: identifier.unwrap_or_default(),
