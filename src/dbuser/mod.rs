@@ -302,13 +302,3 @@ pub struct ObservedUser {
     /// unwanted.
     pub other: Vec<String>,
 }
-
-/// The users the operator never creates, alters or drops: RDS's own and MySQL's system users.
-pub const RESERVED_USERS: [&str; 6] = [
-    "rdsadmin",
-    "rdsrepladmin",
-    "rds_superuser_role",
-    "root",
-    "mysql.sys",
-    "mysql.session",
-];

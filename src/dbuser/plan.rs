@@ -12,8 +12,7 @@ use kube::runtime::events::EventType;
 use secrecy::SecretString;
 
 use super::{
-    DBUserStatus, GrantPolicy, ObservedUser, Privilege, RESERVED_USERS, UserAdoptionPolicy,
-    UserDeletionPolicy,
+    DBUserStatus, GrantPolicy, ObservedUser, Privilege, UserAdoptionPolicy, UserDeletionPolicy,
 };
 use crate::crd::FINALIZER;
 use crate::database::connection::ConnectionInfo;
@@ -225,11 +224,11 @@ fn synced(f: &Facts, plan: &mut Plan, drift: Option<String>) -> ConditionPlan {
 }
 
 /// Whether the name is the master user's or one RDS or MySQL keeps.
+/// Every name RDS keeps starts with `rds` (rdsadmin, rdsrepladmin, rds_superuser_role...); MySQL's
+/// system users (mysql.sys, mysql.session) hold a dot, which the CRD's pattern refuses at apply.
 fn reserved(username: &str, master: &str) -> bool {
     username.eq_ignore_ascii_case(master)
-        || RESERVED_USERS
-            .iter()
-            .any(|r| r.eq_ignore_ascii_case(username))
+        || username.eq_ignore_ascii_case("root")
         || username.to_ascii_lowercase().starts_with("rds")
 }
 

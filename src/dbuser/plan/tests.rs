@@ -335,6 +335,8 @@ fn nothing_is_run_on_doubt_or_for_a_name_that_is_not_a_dbusers_to_make() {
     master.user.spec.username = Some("admin".into());
     let mut rds = facts();
     rds.user.spec.username = Some("rdsadmin".into());
+    let mut root = facts();
+    root.user.spec.username = Some("root".into());
     let mut unreachable = facts();
     unreachable.found = Some(Found::Unreachable("Access denied".into()));
     let mut unresolved = facts();
@@ -354,6 +356,7 @@ fn nothing_is_run_on_doubt_or_for_a_name_that_is_not_a_dbusers_to_make() {
     for (what, f, reason) in [
         ("the master user", master, "InvalidSpec"),
         ("an RDS user", rds, "InvalidSpec"),
+        ("MySQL's root", root, "InvalidSpec"),
         (
             "the database unreachable",
             unreachable,
