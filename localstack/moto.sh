@@ -99,6 +99,10 @@ stop() {
   # Real database servers a killed moto could not stop (moto_ext/engines.py).
   engines="${MOTO_RDS_ENGINES_DIR:-/tmp/moto-rds-engines-$port}"
   pkill -f -- "$engines/" 2>/dev/null || true
+  # The PAM services of their PostgreSQL servers' IAM logins (engines.py, _write_hba).
+  for dir in "$engines"/*/; do
+    [ -d "$dir" ] && rm -f "/etc/pam.d/rds-iam-$(basename "$dir")"
+  done
   rm -rf "$engines"
   if [ -f "$run/moto-$port.network" ]; then
     ip route del local "$(cat "$run/moto-$port.network").0/24" dev lo 2>/dev/null || true

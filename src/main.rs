@@ -134,6 +134,12 @@ struct RunArgs {
     /// PostgreSQL `uri` with `sslmode=verify-full`. Default: none, and no such keys.
     #[arg(long, env = "CA_BUNDLE")]
     ca_bundle: Option<std::path::PathBuf>,
+    /// How old a DBUser's IAM authentication token grows before the operator writes a new one
+    /// into its connection Secret: tokens are valid 15 minutes, so a Pod reading the Secret
+    /// through a volume finds a valid one while this is well under 15m (its kubelet can take a
+    /// minute or more to update the volume). Between 10s and 14m.
+    #[arg(long, env = "IAM_TOKEN_REFRESH", default_value = "10m", value_parser = parse_duration)]
+    iam_token_refresh: Duration,
     /// Namespaces whose DBInstances may observe or adopt any RDS instance no DBInstance owns,
     /// without its rds.operator.rs/adoptable-by tag (comma-separated; `*`: every namespace, for a
     /// cluster of one team). Default: none.
@@ -396,6 +402,11 @@ async fn context(
         );
         ctx.ca_bundle = Some(pem.into());
     }
+    anyhow::ensure!(
+        (Duration::from_secs(10)..=Duration::from_secs(14 * 60)).contains(&args.iam_token_refresh),
+        "--iam-token-refresh must be between 10s and 14m: a token is valid 15 minutes"
+    );
+    ctx.iam_token_refresh = args.iam_token_refresh;
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
         restore: args.grant_restore.clone(),

@@ -62,7 +62,9 @@ mariadb and postgres instances are backed by real database servers: see ``engine
 
 Delays come from the environment (MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running server with
-``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}``.
+``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}`` (or the query
+``?create_delay=3``). ``iam_token_life`` (MOTO_RDS_IAM_TOKEN_LIFE, seconds, default 900) is how long
+an IAM authentication token logs in (``iam_auth.py``).
 
 An outage of one account (every RDS call answered as throttled or failing, for a while) is
 ``POST /_rds_ext/outage``: see ``outage.py``. ``/_rds_ext/maintenance``: see ``maintenance.py``.
@@ -81,12 +83,13 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
+from . import access, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
 LOCK = threading.RLock()
-CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0, "snapshot_delay": 0.0}
+CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0, "snapshot_delay": 0.0,
+                            "iam_token_life": 900.0}
 # (action, identifier) -> count
 CALLS: Counter[tuple[str, str]] = Counter()
 # The parameter names (never their values) of each mutating call served, per (action, identifier).
@@ -232,8 +235,9 @@ def install() -> None:
         ("modify_delay", "MOTO_RDS_MODIFY_DELAY"),
         ("delete_delay", "MOTO_RDS_DELETE_DELAY"),
         ("snapshot_delay", "MOTO_RDS_SNAPSHOT_DELAY"),
+        ("iam_token_life", "MOTO_RDS_IAM_TOKEN_LIFE"),
     ):
-        CONFIG[key] = float(os.environ.get(env, "0") or 0)
+        CONFIG[key] = float(os.environ.get(env, "") or CONFIG[key])
 
     DBInstance = models.DBInstance
     DBInstance.status = property(_get_status, _set_status)
@@ -651,6 +655,7 @@ class ControlMiddleware:
             if method == "POST":
                 size = int(environ.get("CONTENT_LENGTH") or 0)
                 update = json.loads(environ["wsgi.input"].read(size) or b"{}")
+                update.update(query)
                 unknown = set(update) - set(CONFIG)
                 if unknown:
                     status, body = "400 Bad Request", {"error": f"unknown keys {sorted(unknown)}"}
@@ -690,6 +695,11 @@ class ControlMiddleware:
             # the connection Secret carries the password the database really has.
             password = master_password(query.get("identifier", "").lower())
             status, body = ("200 OK", {"password": password}) if password is not None else ("404 Not Found", {})
+        elif path == "/_rds_ext/iam-auth" and method == "POST":
+            # A login with an IAM authentication token, from iam/check.py (iam_auth.py).
+            size = int(environ.get("CONTENT_LENGTH") or 0)
+            status, body = "200 OK", iam_auth.answer(json.loads(environ["wsgi.input"].read(size) or b"{}"),
+                                                     CONFIG["iam_token_life"])
         elif path == "/_rds_ext/ca.pem":
             # The test bed's CA bundle, in the role of RDS's (tls.py).
             data = tls.ca_bundle()

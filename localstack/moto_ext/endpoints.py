@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import weakref
 from typing import Any, Callable
 
 from . import scope
@@ -69,6 +70,9 @@ class Endpoint:
     forwarded to the server `target` names when it comes in (an Aurora cluster endpoint to the
     writer, its reader endpoint to a reader). A connection made while there is none is closed."""
 
+    # Every endpoint alive, for the IAM token check (a token names the endpoint it was signed for).
+    LIVE: "weakref.WeakSet[Endpoint]" = weakref.WeakSet()
+
     def __init__(self, name: str, port: int, target: Callable[[], Any],
                  require_tls: Callable[[], bool] | None = None):
         self.name = name
@@ -90,6 +94,7 @@ class Endpoint:
         else:
             raise EngineError(f"no free address for the endpoint {name}")
         self.closed = False
+        Endpoint.LIVE.add(self)
         threading.Thread(target=self._serve, name=f"endpoint-{name}", daemon=True).start()
 
     def _serve(self) -> None:
@@ -149,6 +154,7 @@ class Endpoint:
 
     def close(self) -> None:
         self.closed = True
+        Endpoint.LIVE.discard(self)
         try:
             self.listener.close()
         except OSError:

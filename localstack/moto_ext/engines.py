@@ -36,6 +36,9 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
   8.4, mysql-ssl-connections.require-ssl.html) or ``rds.force_ssl`` (PostgreSQL, "The default
   value of rds.force_ssl is 1 (on) for RDS for PostgreSQL version 15 and later",
   PostgreSQL.Concepts.General.SSL.html), and follows a change of it at once (both are dynamic);
+* IAM database authentication (``iam_auth.py``): every MariaDB server loads ``iam/rds_iam.c`` as
+  its AWSAuthenticationPlugin, and every PostgreSQL server sends members of ``rds_iam`` through
+  PAM to the same object; both ask ``iam/check.py``, which asks the emulator;
 * small servers (16 MiB buffers, no performance schema); at most ``MOTO_RDS_MAX_ENGINES`` (16) run
   at once, past that a create is refused with a clear error before anything is made
   (:func:`reserve`); every server is stopped when moto stops (``moto.sh stop`` also stops any a
@@ -45,6 +48,7 @@ or one instance whose CreateDBInstance carries the tag ``moto-ext:real-engine=tr
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import re
 import secrets
@@ -79,9 +83,18 @@ PG_MASTER_ROLES = (
     "CREATE ROLE rds_password NOLOGIN;",
     "GRANT pg_monitor, pg_signal_backend TO rds_superuser;",
     "GRANT rds_replication, rds_password TO rds_superuser WITH ADMIN OPTION;",
+    # A user granted rds_iam logs in with an IAM authentication token only (iam_auth.py); the
+    # master user grants it by its CREATEROLE, and is no member (pg_hba's +rds_iam would match it).
+    "CREATE ROLE rds_iam NOLOGIN;",
 )
 
 SNAPSHOTS = os.path.join(ROOT, "snapshots")
+# IAM database authentication (iam_auth.py): the MariaDB plugin built here, the checker both
+# engines run, and the emulator they ask.
+IAM_DIR = os.path.join(ROOT, "iam")
+IAM_SOURCE = os.path.join(os.path.dirname(__file__), "iam")
+IAM_URL = f"http://127.0.0.1:{os.environ.get('MOTO_PORT', '4566')}"
+PAM_DIR = "/etc/pam.d"
 
 LOCK = threading.RLock()
 # By identifier within the account and region (scope.py).
@@ -109,6 +122,27 @@ def wanted(engine: str, tags: list[dict[str, str]] | None) -> bool:
         return False
     tagged = any(t.get("Key") == TAG and str(t.get("Value")).lower() == "true" for t in tags or [])
     return ALL or tagged
+
+
+def iam_files() -> tuple[str, str]:
+    """The checker (``iam/check.py``) and the directory of ``rds_iam.so`` (``iam/rds_iam.c``, built
+    with gcc on first use): MariaDB's plugin AWSAuthenticationPlugin and PostgreSQL's PAM module,
+    both where the servers' users (root, postgres) can run them."""
+    checker = os.path.join(IAM_DIR, "check.py")
+    plugin_dir = os.path.join(IAM_DIR, "plugin")
+    plugin = os.path.join(plugin_dir, "rds_iam.so")
+    with LOCK:
+        if not os.path.exists(plugin):
+            os.makedirs(plugin_dir, exist_ok=True)
+            shutil.copyfile(os.path.join(IAM_SOURCE, "check.py"), checker)
+            os.chmod(checker, 0o755)
+            done = subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", plugin + ".tmp",
+                                   os.path.join(IAM_SOURCE, "rds_iam.c")],
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                raise EngineError(f"building the IAM authentication plugin failed: {done.stderr.strip()}")
+            os.replace(plugin + ".tmp", plugin)
+    return checker, plugin_dir
 
 
 def family(engine: str) -> str | None:
@@ -210,11 +244,26 @@ class Server:
             hba.write("host all all 0.0.0.0/0 scram-sha-256\n")
         self._write_hba()
 
+    @property
+    def pam_service(self) -> str:
+        return f"rds-iam-{os.path.basename(self.dir)}"
+
     def _write_hba(self) -> None:
-        """PostgreSQL: with rds.force_ssl, a first line that refuses every plain TCP connection."""
+        """PostgreSQL: members of rds_iam log in through PAM, which runs the IAM token check, and
+        by no password (UsingWithRDS.IAMDBAuth.DBAccounts.html); with rds.force_ssl, a first line
+        that refuses every plain TCP connection."""
         path = os.path.join(self.data, "pg_hba.conf")
         with open(path) as f:
-            lines = [line for line in f if not line.startswith("hostnossl all all all reject")]
+            lines = [line for line in f if not line.startswith(("hostnossl all all all reject", "host all +rds_iam "))]
+        checker, plugin_dir = iam_files()
+        module = os.path.join(plugin_dir, "rds_iam.so")
+        try:
+            with open(os.path.join(PAM_DIR, self.pam_service), "w") as pam:
+                pam.write(f"auth required {module} {checker} {IAM_URL} {os.path.basename(self.dir)}\n"
+                          f"account required {module}\n")
+            lines.insert(0, f"host all +rds_iam all pam pamservice={self.pam_service}\n")
+        except PermissionError:
+            pass  # not root: no PAM service, and members of rds_iam log in by no method at all
         if self.tls_required:
             lines.insert(0, "hostnossl all all all reject\n")
         with open(path, "w") as f:
@@ -275,7 +324,11 @@ class Server:
             if self.read_only:
                 cmd.append("--read-only")
             cmd += self._tls_options()
-            self.process = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True)
+            checker, plugin_dir = iam_files()
+            cmd += [f"--plugin-dir={plugin_dir}", "--plugin-load-add=rds_iam.so"]
+            env = {**os.environ, "RDS_IAM_CHECKER": checker, "RDS_IAM_URL": IAM_URL,
+                   "RDS_IAM_SERVER": os.path.basename(self.dir)}
+            self.process = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True, env=env)
         else:
             cmd = [f"{PG_BIN}/postgres", "-D", self.data, "-c", f"listen_addresses={self.address}",
                    "-c", f"port={self.port}", "-c", f"unix_socket_directories={self.dir}",
@@ -324,6 +377,9 @@ class Server:
         self.process = None
         if remove:
             shutil.rmtree(self.dir, ignore_errors=True)
+            if self.family == "postgres":
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(PAM_DIR, self.pam_service))
 
     # --- replication ---------------------------------------------------------------------------
 

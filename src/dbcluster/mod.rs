@@ -248,6 +248,9 @@ pub struct DBClusterStatus {
     pub common: crate::database::status::DatabaseStatus,
     /// Identifier of the RDS cluster.
     pub db_cluster_identifier: Option<String>,
+    /// RDS's immutable resource id of the cluster (cluster-...), as IAM database authentication
+    /// names it.
+    pub db_cluster_resource_id: Option<String>,
     /// The cluster's state as RDS reports it (creating, available, modifying, deleting...).
     pub status: Option<String>,
     /// The reader endpoint (load-balanced over the readers).

@@ -14,15 +14,16 @@ use super::plan::{
     self, Database, DatabaseFacts, Facts, Found, Password, Plan, Step, password_secret,
 };
 use super::sql::{self, Login};
-use super::{DBUser, DBUserStatus};
+use super::{DBUser, DBUserStatus, UserAuth};
 use crate::context::Context;
+use crate::database::parts::Endpoint;
 use crate::database::password::{PasswordFacts, PasswordRead, credentials_of};
 use crate::dbcluster::DBCluster;
 use crate::dbinstance::DBInstance;
 use crate::error::{Error, kube_err};
 use crate::locations::Location;
 use crate::managed::Managed;
-use crate::managed::apiserver::set_finalizer;
+use crate::managed::apiserver::{patch_status, set_finalizer};
 use crate::managed::references;
 use crate::secrets;
 
@@ -101,6 +102,14 @@ impl Managed for DBUser {
             Some(c) => secrets::get(&secrets_api, &c.name).await?,
             None => None,
         };
+        let token = match (&database, at) {
+            (Database::Found(db), Some((_, at))) if self.spec.auth == Some(UserAuth::Iam) => {
+                let username = (self.spec.username.clone()).unwrap_or_else(|| self.name_any());
+                let made = at.rds.auth_token(&db.host, db.port, &username).await;
+                Some(made.map_err(|e| e.message))
+            }
+            _ => None,
+        };
         let intervals = ctx.locations.intervals();
         Ok(Facts {
             user: self.clone(),
@@ -110,7 +119,10 @@ impl Managed for DBUser {
             secret,
             hash_key: ctx.hash_key.clone(),
             ca_bundle: ctx.ca_bundle.as_deref().map(str::to_owned),
+            token,
+            token_refresh: ctx.iam_token_refresh,
             now: crate::duration::now(),
+            epoch: chrono::Utc::now().timestamp(),
             busy: intervals.busy,
             settled: intervals.settled,
         })
@@ -128,6 +140,7 @@ impl Managed for DBUser {
     ) -> Result<Option<()>, Error> {
         match step {
             Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
+            Step::Claim(status) => patch_status(ctx, self, status).await?,
             Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
             Step::Secret(step) => {
                 let namespace = self.namespace().unwrap_or_default();
@@ -155,7 +168,18 @@ impl Managed for DBUser {
         self.status.as_ref()
     }
 
-    crate::reported_status!(DBUserStatus);
+    // A failure keeps whose the user is: the claim written before CREATE USER, or a user taken
+    // over, stays this DBUser's (never the password's hash: a password not set is set again).
+    crate::reported_status!(
+        DBUserStatus,
+        |previous: &mut DBUserStatus, planned: &DBUserStatus| {
+            if planned.owner.is_some() {
+                previous.owner = planned.owner.clone();
+                previous.username = planned.username.clone();
+                previous.database = planned.database.clone();
+            }
+        }
+    );
 }
 
 /// The DBInstance or DBCluster of the namespace the user names, None when there is none.
@@ -182,46 +206,8 @@ async fn named(user: &DBUser, ctx: &Context) -> Result<Option<Named>, Error> {
 
 /// The database as the plan needs it: Ready, its endpoint, its engine and master credentials.
 async fn database(named: &Named, at: &Location, api: &Api<Secret>) -> Result<Database, Error> {
-    let (what, ready, endpoint, engine, facts, read) = match named {
-        Named::Instance(db) => {
-            let status = db.status.as_ref();
-            let ready = status.is_some_and(|s| references::usable(&**db, s));
-            let facts = (
-                status.and_then(|s| s.db_instance_identifier.clone()),
-                db.spec.master_username.clone(),
-                db.spec.db_name.clone(),
-            );
-            let read = credentials_of(&db.spec.password, &db.name_any());
-            let endpoint = status.and_then(|s| s.common.endpoint.clone());
-            (
-                format!("DBInstance {}", db.name_any()),
-                ready,
-                endpoint,
-                db.spec.engine.clone(),
-                facts,
-                read,
-            )
-        }
-        Named::Cluster(c) => {
-            let status = c.status.as_ref();
-            let ready = status.is_some_and(|s| references::usable(&**c, s));
-            let facts = (
-                status.and_then(|s| s.db_cluster_identifier.clone()),
-                c.spec.master_username.clone(),
-                c.spec.database_name.clone(),
-            );
-            let read = crate::dbcluster::plan::credentials(c);
-            let endpoint = status.and_then(|s| s.common.endpoint.clone());
-            (
-                format!("DBCluster {}", c.name_any()),
-                ready,
-                endpoint,
-                c.spec.engine.as_str().to_owned(),
-                facts,
-                read,
-            )
-        }
-    };
+    let (what, ready, endpoint, read, mut facts) = described(named);
+    let engine = &facts.engine;
     if !ENGINES.contains(&engine.as_str()) {
         return Ok(Database::Unresolved(format!(
             "{what} runs {engine}: a DBUser makes users in MySQL, MariaDB and Aurora MySQL \
@@ -231,17 +217,61 @@ async fn database(named: &Named, at: &Location, api: &Api<Secret>) -> Result<Dat
     let (Some(endpoint), true) = (endpoint, ready) else {
         return Ok(Database::Unresolved(format!("{what} is not Ready yet")));
     };
-    let master_password = master_password(named, at, api, read).await?;
-    let (identifier, master_username, dbname) = facts;
-    Ok(Database::Found(Box::new(DatabaseFacts {
+    facts.host = endpoint.address;
+    facts.port = endpoint.port;
+    facts.master_password = master_password(named, at, api, read).await?;
+    Ok(Database::Found(Box::new(facts)))
+}
+
+/// The database object in words, whether it is Ready, its endpoint, how its master password is
+/// read, and its facts (the endpoint and master password not filled in).
+fn described(named: &Named) -> (String, bool, Option<Endpoint>, PasswordRead, DatabaseFacts) {
+    let (what, ready, common, identifier, resource_id, read, spec) = match named {
+        Named::Instance(db) => {
+            let status = db.status.clone().unwrap_or_default();
+            let spec = (&db.spec.engine, &db.spec.master_username, &db.spec.db_name);
+            (
+                format!("DBInstance {}", db.name_any()),
+                (db.status.as_ref()).is_some_and(|s| references::usable(&**db, s)),
+                status.common,
+                status.db_instance_identifier,
+                status.dbi_resource_id,
+                credentials_of(&db.spec.password, &db.name_any()),
+                (spec.0.clone(), spec.1.clone(), spec.2.clone()),
+            )
+        }
+        Named::Cluster(c) => {
+            let status = c.status.clone().unwrap_or_default();
+            let spec = (
+                &c.spec.engine,
+                &c.spec.master_username,
+                &c.spec.database_name,
+            );
+            (
+                format!("DBCluster {}", c.name_any()),
+                (c.status.as_ref()).is_some_and(|s| references::usable(&**c, s)),
+                status.common,
+                status.db_cluster_identifier,
+                status.db_cluster_resource_id,
+                crate::dbcluster::plan::credentials(c),
+                (spec.0.as_str().to_owned(), spec.1.clone(), spec.2.clone()),
+            )
+        }
+    };
+    let (engine, master_username, dbname) = spec;
+    let facts = DatabaseFacts {
         identifier: identifier.unwrap_or_default(),
-        host: endpoint.address,
-        port: endpoint.port,
+        host: String::new(),
+        port: 0,
         engine,
         dbname: dbname.unwrap_or_default(),
         master_username: master_username.unwrap_or_default(),
-        master_password,
-    })))
+        master_password: Err(String::new()),
+        iam_enabled: common.iam_database_authentication_enabled,
+        arn: common.arn,
+        resource_id,
+    };
+    (what, ready, common.endpoint, read, facts)
 }
 
 /// The master user's password (a Secret's, or the one RDS manages in Secrets Manager).

@@ -54,6 +54,7 @@ use crate::database::parts::{ConnectionSecretSpec, SecretKeyReference};
     validation = kube::core::Rule::new("has(self.dbInstanceRef) != has(self.dbClusterRef)").message("name the user's database: exactly one of dbInstanceRef and dbClusterRef"),
     validation = kube::core::Rule::new("(has(self.dbInstanceRef) ? self.dbInstanceRef.name : '') == (has(oldSelf.dbInstanceRef) ? oldSelf.dbInstanceRef.name : '') && (has(self.dbClusterRef) ? self.dbClusterRef.name : '') == (has(oldSelf.dbClusterRef) ? oldSelf.dbClusterRef.name : '')").message("the user's database is immutable: make another DBUser"),
     validation = kube::core::Rule::new("has(self.username) == has(oldSelf.username) && (!has(self.username) || self.username == oldSelf.username)").message("username is immutable").field_path(".username"),
+    validation = kube::core::Rule::new("!has(self.auth) || self.auth != 'IAM' || !has(self.passwordSecretRef)").message("a user with auth IAM logs in with a token, not a password: leave passwordSecretRef out"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBUserSpec {
@@ -72,6 +73,12 @@ pub struct DBUserSpec {
         regex(pattern = r"^[a-zA-Z_][a-zA-Z0-9_]*$")
     )]
     pub username: Option<String>,
+    /// How the user logs in: Password (default), or IAM: with an IAM authentication token, which
+    /// the connection Secret carries in place of a password, made again every 10 minutes
+    /// (`--iam-token-refresh`) of the 15 it is valid. The database must have
+    /// enableIAMDatabaseAuthentication on; the IAM policy statement an app's role needs is in
+    /// status.iamPolicy.
+    pub auth: Option<UserAuth>,
     /// The user's password, from a key of a Secret of the namespace; by default one is generated
     /// into the Secret `<name>-password` (key `password`), owned by the DBUser. A new value in the
     /// Secret is set on the user (ALTER USER).
@@ -94,6 +101,17 @@ pub struct DBUserSpec {
     /// username, password, dbname, engine, uri, and ca.crt with sslmode when the operator has a
     /// CA bundle) and extraKeys, so an app switches from the master user by naming this Secret.
     pub connection_secret: Option<ConnectionSecretSpec>,
+}
+
+/// How a user logs in.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum UserAuth {
+    /// With a password (MySQL's default plugin).
+    #[default]
+    Password,
+    /// With an IAM authentication token (`IDENTIFIED WITH AWSAuthenticationPlugin AS 'RDS'`).
+    #[serde(rename = "IAM")]
+    Iam,
 }
 
 /// The privileges of a user on one database.
@@ -291,12 +309,20 @@ pub struct DBUserStatus {
     pub last_drift: Option<String>,
     /// Name of the connection Secret last written.
     pub connection_secret: Option<String>,
+    /// With auth IAM: when the token in the connection Secret was signed (RFC 3339); it is valid
+    /// 15 minutes from then.
+    pub token_signed_at: Option<String>,
+    /// With auth IAM: the IAM policy statement a role needs to log in as the user (rds-db:connect
+    /// on the user of the database's resource id), as JSON.
+    pub iam_policy: Option<String>,
 }
 
 /// The user as the database shows it: the privileges it holds, as (database, privilege); a
 /// privilege the operator cannot name (global, on a table, USAGE aside) as its words.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ObservedUser {
+    /// Whether it logs in with IAM tokens (its plugin is AWSAuthenticationPlugin).
+    pub iam: bool,
     pub privileges: BTreeSet<(String, Privilege)>,
     /// Privileges beyond what a DBUser grants (global or on one table), in words: always
     /// unwanted.

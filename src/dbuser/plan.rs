@@ -21,6 +21,7 @@ use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
 use crate::managed::plan::{ConditionPlan, KindStatus, Requeue};
 use crate::sensitive::Sensitive;
 
+pub mod iam;
 mod types;
 
 pub use types::*;
@@ -88,19 +89,25 @@ fn apply(
         Ok(p) => db.master(p),
         Err(why) => return Err(plan.waiting(f.busy, "MasterPassword", why.clone())),
     };
-    let password = password(f, plan)?;
+    if f.iam() {
+        iam::enabled(f, plan, db)?;
+    }
+    let password = match f.iam() {
+        true => None,
+        false => Some(password(f, plan)?),
+    };
     let (user, logs_in) = reached(f, plan, db)?;
-    let hash = password_hash(&f.hash_key, &f.uid(), password.expose());
-    let rotated = status.password_hash.as_deref() != Some(hash.as_str()) && status.owner.is_some();
+    let hash = (password.as_ref()).map(|p| password_hash(&f.hash_key, &f.uid(), p.expose()));
+    let rotated = status.password_hash != hash && status.owner.is_some();
     let held = held(
         f,
         plan,
         (db, master.as_ref()),
         (user, logs_in, rotated),
-        &password,
+        password.as_ref(),
     )?;
     status.owner = Some(f.uid());
-    status.password_hash = Some(hash);
+    status.password_hash = hash;
     let drift = privileges(f, plan, (&username, master.as_ref()), &held);
     status.grants = held
         .privileges
@@ -111,6 +118,14 @@ fn apply(
     if let Some(words) = &drift {
         status.last_drift = Some(format!("{}: {words}", f.now));
     }
+    let password = match password {
+        Some(password) => password,
+        None => iam::token(f, plan, status, db, &username)?,
+    };
+    if !f.iam() {
+        status.token_signed_at = None;
+    }
+    status.iam_policy = (f.iam()).then(|| iam::policy(db, &username)).flatten();
     secret(f, plan, status, db, &username, password)?;
     Ok(synced(f, plan, drift))
 }
@@ -144,50 +159,66 @@ fn reached<'a>(
     }
 }
 
-/// The user as the steps leave it: created, its password set when it changed, or taken over as
-/// adoptionPolicy says; Err: another's user, refused.
+/// The user as the steps leave it: created (after status claims it), its password or IAM login
+/// set when it changed, or taken over as adoptionPolicy says; Err: another's user, refused.
+/// `password` None: the user logs in with IAM tokens.
 fn held(
     f: &Facts,
     plan: &mut Plan,
     (db, master): (&DatabaseFacts, &Master),
     (user, logs_in, rotated): (Option<&ObservedUser>, Option<bool>, bool),
-    password: &Sensitive,
+    password: Option<&Sensitive>,
 ) -> Result<ObservedUser, ConditionPlan> {
     let username = f.username();
+    let login = |plan: &mut Plan| {
+        let step = match password {
+            Some(password) => SqlStep::SetPassword {
+                username: username.clone(),
+                password: password.clone(),
+            },
+            None => SqlStep::SetIam {
+                username: username.clone(),
+            },
+        };
+        plan.step(Step::Sql(step, Box::new(master.clone())));
+    };
     Ok(match user {
         None => {
-            plan.step(Step::Sql(
-                SqlStep::CreateUser {
+            if !f.ours() {
+                plan.step(Step::Claim(Box::new(DBUserStatus {
+                    username: Some(username.clone()),
+                    database: Some(db.identifier.clone()),
+                    owner: Some(f.uid()),
+                    ..f.status()
+                })));
+            }
+            let create = match password {
+                Some(password) => SqlStep::CreateUser {
                     username: username.clone(),
                     password: password.clone(),
                 },
-                Box::new(master.clone()),
-            ));
+                None => SqlStep::CreateIamUser {
+                    username: username.clone(),
+                },
+            };
+            plan.step(Step::Sql(create, Box::new(master.clone())));
             let note = format!("created user {username} in {}", db.identifier);
             plan.event(EventType::Normal, "UserCreated", "Create", note);
-            ObservedUser::default()
+            ObservedUser {
+                iam: password.is_none(),
+                ..ObservedUser::default()
+            }
         }
         Some(user) if f.ours() || logs_in == Some(true) => {
-            if rotated {
-                plan.step(Step::Sql(
-                    SqlStep::SetPassword {
-                        username: username.clone(),
-                        password: password.clone(),
-                    },
-                    Box::new(master.clone()),
-                ));
+            // A new password, or a change between a password and IAM tokens.
+            if (password.is_some() && (rotated || user.iam)) || (password.is_none() && !user.iam) {
+                login(plan);
             }
             user.clone()
         }
         Some(user) => match f.user.spec.adoption_policy.unwrap_or_default() {
             UserAdoptionPolicy::Adopt => {
-                plan.step(Step::Sql(
-                    SqlStep::SetPassword {
-                        username: username.clone(),
-                        password: password.clone(),
-                    },
-                    Box::new(master.clone()),
-                ));
+                login(plan);
                 let note = format!("took over user {username} in {}", db.identifier);
                 plan.event(EventType::Normal, "UserAdopted", "Adopt", note);
                 user.clone()

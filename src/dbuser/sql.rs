@@ -3,7 +3,8 @@
 //! (information_schema), and the steps (CREATE USER, ALTER USER, GRANT, REVOKE, DROP USER). The
 //! names in a statement are the spec's, held by the CRD's patterns to letters, digits, `_` and
 //! `$`. A password can only be a string literal in CREATE USER and ALTER USER (MariaDB takes no
-//! parameter there): it is escaped, and taken out of whatever the server answers.
+//! parameter there): it is escaped, and taken out of whatever the server answers. A user with auth
+//! IAM is made with RDS's plugin, AWSAuthenticationPlugin, and no password.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -65,15 +66,15 @@ pub async fn logs_in(login: &Login<'_>) -> bool {
 /// The user `username`@`%` and its privileges, or None when there is none.
 pub async fn user(conn: &mut Conn, username: &str) -> Result<Option<ObservedUser>, String> {
     let err = |e: mysql_async::Error| e.to_string();
-    let count: Option<i64> = (conn.exec_first(
-        "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%'",
+    let plugin: Option<Option<String>> = (conn.exec_first(
+        "SELECT plugin FROM mysql.user WHERE User = ? AND Host = '%'",
         (username,),
     ))
     .await
     .map_err(err)?;
-    if count.unwrap_or(0) == 0 {
+    let Some(plugin) = plugin else {
         return Ok(None);
-    }
+    };
     let grantee = format!("'{username}'@'%'");
     let schema: Vec<(String, String)> = (conn.exec(
         "SELECT TABLE_SCHEMA, PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES \
@@ -96,8 +97,17 @@ pub async fn user(conn: &mut Conn, username: &str) -> Result<Option<ObservedUser
     ))
     .await
     .map_err(err)?;
-    Ok(Some(observed(schema, global, tables)))
+    let iam = plugin.is_some_and(|p| p.eq_ignore_ascii_case(IAM_PLUGIN));
+    Ok(Some(ObservedUser {
+        iam,
+        ..observed(schema, global, tables)
+    }))
 }
+
+/// The plugin of a user that logs in with IAM tokens, on RDS for MySQL and MariaDB and Aurora
+/// MySQL ("Creating a database account using IAM authentication",
+/// https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/UsingWithRDS.IAMDBAuth.DBAccounts.html).
+const IAM_PLUGIN: &str = "AWSAuthenticationPlugin";
 
 /// The privileges as the plan reads them: a database's privileges it can name, and the rest in
 /// words (global ones, one table's, and those MySQL has and a DBUser does not grant).
@@ -122,7 +132,11 @@ fn observed(
             .into_iter()
             .map(|(d, t, p)| format!("{p} on {d}.{t}")),
     );
-    ObservedUser { privileges, other }
+    ObservedUser {
+        iam: false,
+        privileges,
+        other,
+    }
 }
 
 /// Runs one of the steps that change the database.
@@ -149,6 +163,14 @@ pub async fn act(conn: &mut Conn, step: &SqlStep) -> Result<(), String> {
             );
             let done = conn.query_drop(sql).await;
             done.map_err(|e| scrubbed(e, password))
+        }
+        SqlStep::CreateIamUser { username } => {
+            let sql = format!("CREATE USER `{username}`@'%' IDENTIFIED WITH {IAM_PLUGIN} AS 'RDS'");
+            conn.query_drop(sql).await.map_err(err)
+        }
+        SqlStep::SetIam { username } => {
+            let sql = format!("ALTER USER `{username}`@'%' IDENTIFIED WITH {IAM_PLUGIN} AS 'RDS'");
+            conn.query_drop(sql).await.map_err(err)
         }
         SqlStep::Grant {
             username,

@@ -39,4 +39,5 @@ mod tenancy;
 mod tls;
 mod trust;
 mod updates;
+mod user_tokens;
 mod users;

@@ -43,6 +43,8 @@ pub struct Context {
     pub hash_key: Sensitive,
     /// The CA bundle connection Secrets carry (`--ca-bundle`), if any.
     pub ca_bundle: Option<Arc<str>>,
+    /// How old a DBUser's IAM token grows before another replaces it (`--iam-token-refresh`).
+    pub iam_token_refresh: std::time::Duration,
     /// What the operator's settings grant to namespaces (`--grant-adoption`, `--grant-restore`).
     pub grants: Grants,
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
@@ -94,6 +96,7 @@ impl Context {
             health,
             hash_key,
             ca_bundle: None,
+            iam_token_refresh: std::time::Duration::from_secs(600),
             grants: Grants::default(),
             read_budget: ReadBudget::new(0),
             shared: Mutex::default(),

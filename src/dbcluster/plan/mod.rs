@@ -346,9 +346,11 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
                 port: o.port.unwrap_or_default(),
             }),
             pending_modified_values: o.pending_modified_values.clone(),
+            iam_database_authentication_enabled: o.iam_database_authentication_enabled,
             owned: Some(true),
             ..previous.common
         },
+        db_cluster_resource_id: o.resource_id.clone().or(previous.db_cluster_resource_id),
         status: Some(o.status.clone()),
         reader_endpoint: o.reader_endpoint.clone(),
         members: (o.members.iter())

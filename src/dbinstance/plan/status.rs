@@ -136,6 +136,7 @@ pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInsta
             arn: observed.arn.clone(),
             pending_modified_values: observed.pending_modified_values.clone(),
             engine_version: observed.engine_version.clone(),
+            iam_database_authentication_enabled: observed.iam_database_authentication_enabled,
             ..Default::default()
         },
         parameter_apply_status: observed.parameter_apply_status.clone(),

@@ -1,13 +1,16 @@
 //! The DBUser plan's rules, a row each.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use super::*;
 use crate::crd::LocalRef;
-use crate::dbuser::{DBUser, DBUserSpec, Grant, Preset};
+use crate::dbuser::{DBUser, DBUserSpec, Grant, Preset, UserAuth};
+use crate::managed::plan::Requeue;
 
 const UID: &str = "uid-1";
+/// 2026-12-05T00:00:00Z.
+const EPOCH: i64 = 1_796_428_800;
 
 fn user(spec: DBUserSpec) -> DBUser {
     let mut u = DBUser::new("reader", spec);
@@ -40,11 +43,15 @@ fn db() -> DatabaseFacts {
         dbname: "COFFEE".into(),
         master_username: "admin".into(),
         master_password: Ok(Sensitive::new("master-pw")),
+        iam_enabled: Some(false),
+        arn: Some("arn:aws:rds:eu-west-1:123456789012:db:coffee".into()),
+        resource_id: Some("db-ABCDEFGHIJ".into()),
     }
 }
 
 fn held(privileges: &[Privilege]) -> ObservedUser {
     ObservedUser {
+        iam: false,
         privileges: (privileges.iter())
             .map(|p| ("COFFEE".to_owned(), *p))
             .collect(),
@@ -71,7 +78,10 @@ fn facts() -> Facts {
         secret: None,
         hash_key: Sensitive::new("key"),
         ca_bundle: None,
+        token: None,
+        token_refresh: Duration::from_secs(600),
         now: "2026-12-05T00:00:00Z".into(),
+        epoch: EPOCH,
         busy: Duration::from_secs(5),
         settled: Duration::from_secs(60),
     }
@@ -129,7 +139,12 @@ fn a_new_user_is_created_with_its_password_and_granted_its_preset_as_the_master_
             grant(&[Select, ShowView]),
         ]
     );
-    let Step::Sql(_, master) = &plan.steps[0] else {
+    // Claimed in status first: a crash after CREATE USER leaves a user the next pass knows.
+    let Step::Claim(claimed) = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    assert_eq!(claimed.owner.as_deref(), Some(UID));
+    let Step::Sql(_, master) = &plan.steps[1] else {
         panic!("{:?}", plan.steps)
     };
     assert_eq!(
@@ -499,4 +514,287 @@ fn presets_give_what_their_docs_say() {
             "the CRD names it as MySQL does"
         );
     }
+}
+
+/// An IAM token for `host` and the user `reader`, signed at `at` (seconds since the epoch).
+fn token(host: &str, at: i64) -> String {
+    let date = chrono::DateTime::from_timestamp(at, 0).unwrap();
+    format!(
+        "{host}:3306/?Action=connect&DBUser=reader&X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date={}&X-Amz-Expires=900&X-Amz-Signature=ab",
+        date.format("%Y%m%dT%H%M%SZ")
+    )
+}
+
+/// A read-only user of this DBUser's with auth IAM, on a database with IAM authentication on,
+/// with a connection Secret `reader-db` and a token made for this pass.
+fn iam(user_iam: bool) -> Facts {
+    let mut f = ours(facts(), &[Select, ShowView]);
+    f.user.spec.auth = Some(UserAuth::Iam);
+    f.user.spec.connection_secret = Some(crate::database::parts::ConnectionSecretSpec {
+        name: "reader-db".into(),
+        extra_keys: Default::default(),
+    });
+    if let Some(s) = f.user.status.as_mut() {
+        s.password_hash = None;
+    }
+    f.password = Password::Generated {
+        existing: None,
+        exists: false,
+        ours: false,
+        candidate: Sensitive::new("fresh"),
+    };
+    if let Database::Found(db) = &mut f.database {
+        db.iam_enabled = Some(true);
+    }
+    f.found = Some(Found::User {
+        user: Some(ObservedUser {
+            iam: user_iam,
+            ..held(&[Select, ShowView])
+        }),
+        password_logs_in: None,
+    });
+    f.token = Some(Ok(Sensitive::new(token("coffee.example", EPOCH))));
+    f
+}
+
+/// The connection Secret's data the plan writes, if it writes it.
+fn written(plan: &Plan) -> Option<BTreeMap<String, String>> {
+    plan.steps.iter().find_map(|s| match s {
+        Step::Secret(SecretStep::WriteConnection { data, .. }) => Some(
+            (data.iter())
+                .map(|(k, v)| (k.clone(), v.expose().to_owned()))
+                .collect(),
+        ),
+        _ => None,
+    })
+}
+
+/// The Secret as this DBUser wrote it, with `password`.
+fn secret_holding(f: &Facts, password: &str) -> k8s_openapi::api::core::v1::Secret {
+    let mut fresh = f.clone();
+    fresh.secret = None;
+    let at = token_epoch(password);
+    let made = at.map_or(token("coffee.example", EPOCH), |_| password.to_owned());
+    fresh.token = Some(Ok(Sensitive::new(made)));
+    fresh.epoch = at.unwrap_or(EPOCH);
+    let mut data = written(&plan(&fresh)).expect("a Secret written");
+    data.insert("password".into(), password.into());
+    let mut s = k8s_openapi::api::core::v1::Secret::default();
+    s.metadata.name = Some("reader-db".into());
+    s.metadata.annotations = Some(
+        [(
+            crate::crd::SECRET_OWNER_ANNOTATION.to_owned(),
+            UID.to_owned(),
+        )]
+        .into(),
+    );
+    s.metadata.owner_references = Some(vec![
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+            api_version: "rds.operator.rs/v1alpha1".into(),
+            kind: "DBUser".into(),
+            name: "reader".into(),
+            uid: UID.into(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        },
+    ]);
+    s.data = Some(
+        (data.into_iter())
+            .map(|(k, v)| (k, k8s_openapi::ByteString(v.into_bytes())))
+            .collect(),
+    );
+    s
+}
+
+fn token_epoch(token: &str) -> Option<i64> {
+    iam::signed_at(token, "coffee.example:3306/?Action=connect&DBUser=reader&")
+}
+
+#[test]
+fn an_iam_user_waits_for_iam_authentication_on_its_database() {
+    for (enabled, words) in [
+        (Some(false), "has IAM database authentication off"),
+        (None, "has not reported IAM database authentication yet"),
+    ] {
+        let mut f = iam(false);
+        f.found = Some(Found::User {
+            user: None,
+            password_logs_in: None,
+        });
+        if let Database::Found(db) = &mut f.database {
+            db.iam_enabled = enabled;
+        }
+        let plan = plan(&f);
+        assert!(plan.steps.is_empty(), "{words}: {:?}", plan.steps);
+        assert_eq!(synced(&plan), (false, "IAMAuthenticationOff".into()));
+        let message = &plan.status.as_ref().unwrap().synced.message;
+        assert!(message.contains(words), "{message}");
+        assert!(message.contains("enableIAMDatabaseAuthentication: true"));
+        assert_eq!(plan.requeue, Requeue::After(Duration::from_secs(60)));
+    }
+}
+
+#[test]
+fn an_iam_user_is_made_with_rds_plugin_and_no_password_and_its_secret_carries_the_token() {
+    let mut f = iam(false);
+    f.user.status = None;
+    f.found = Some(Found::User {
+        user: None,
+        password_logs_in: None,
+    });
+    let plan = plan(&f);
+    assert!(
+        !(plan.steps.iter()).any(|s| matches!(s, Step::Secret(SecretStep::WritePassword { .. }))),
+        "no password Secret for an IAM user: {:?}",
+        plan.steps
+    );
+    let claim = (plan.steps.iter())
+        .position(|s| matches!(s, Step::Claim(c) if c.owner.as_deref() == Some(UID)));
+    let create =
+        (plan.steps.iter()).position(|s| matches!(s, Step::Sql(SqlStep::CreateIamUser { .. }, _)));
+    assert!(claim < create && claim.is_some(), "{:?}", plan.steps);
+    assert_eq!(
+        sql(&plan),
+        vec![
+            SqlStep::CreateIamUser {
+                username: "reader".into()
+            },
+            grant(&[Select, ShowView]),
+        ]
+    );
+    let data = written(&plan).expect("the connection Secret");
+    assert_eq!(data["password"], token("coffee.example", EPOCH));
+    assert_eq!(data["username"], "reader");
+    let status = &plan.status.as_ref().unwrap().fields;
+    assert_eq!(status.password_hash, None);
+    assert_eq!(
+        status.token_signed_at.as_deref(),
+        Some("2026-12-05T00:00:00+00:00")
+    );
+    assert_eq!(
+        status.iam_policy.as_deref(),
+        Some(
+            r#"{"Action":"rds-db:connect","Effect":"Allow","Resource":"arn:aws:rds-db:eu-west-1:123456789012:dbuser:db-ABCDEFGHIJ/reader"}"#
+        )
+    );
+}
+
+#[test]
+fn the_token_in_the_secret_is_kept_until_it_is_due_and_then_replaced() {
+    // (what, the token in the Secret, the time it was signed when kept)
+    let rows = [
+        (
+            "a token of 5 minutes is kept",
+            Some(token("coffee.example", EPOCH - 300)),
+            Some(EPOCH - 300),
+        ),
+        (
+            "a token of 10 minutes is replaced",
+            Some(token("coffee.example", EPOCH - 600)),
+            None,
+        ),
+        (
+            "a token of another endpoint is replaced",
+            Some(token("old.example", EPOCH - 10)),
+            None,
+        ),
+        (
+            "a token signed ahead of the clock is replaced",
+            Some(token("coffee.example", EPOCH + 3600)),
+            None,
+        ),
+        ("a password is replaced", Some("user-pw".to_owned()), None),
+        ("no Secret yet", None, None),
+    ];
+    for (what, current, kept) in rows {
+        let mut f = iam(true);
+        f.settled = Duration::from_secs(3600);
+        f.secret = current.map(|t| secret_holding(&f, &t));
+        let plan = plan(&f);
+        let signed = plan.status.as_ref().unwrap().fields.token_signed_at.clone();
+        match kept {
+            Some(at) => {
+                assert_eq!(written(&plan), None, "{what}: {:?}", plan.steps);
+                // Looked at again when it is due: 10 minutes after it was signed.
+                let due = Duration::from_secs(u64::try_from(at + 600 - EPOCH).unwrap());
+                assert_eq!(plan.requeue, Requeue::After(due), "{what}");
+                let date = chrono::DateTime::from_timestamp(at, 0)
+                    .unwrap()
+                    .to_rfc3339();
+                assert_eq!(signed, Some(date), "{what}");
+                assert_eq!(synced(&plan), (true, "Synced".into()), "{what}");
+            }
+            None => {
+                let data = written(&plan).unwrap_or_else(|| panic!("{what}: rewritten"));
+                assert_eq!(data["password"], token("coffee.example", EPOCH), "{what}");
+                assert_eq!(
+                    signed.as_deref(),
+                    Some("2026-12-05T00:00:00+00:00"),
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_token_is_no_secret_written_and_a_wait() {
+    let mut f = iam(true);
+    f.token = Some(Err("no credentials to sign the token with".into()));
+    let plan = plan(&f);
+    assert_eq!(written(&plan), None);
+    assert_eq!(synced(&plan), (false, "AuthToken".into()));
+    let message = &plan.status.as_ref().unwrap().synced.message;
+    assert!(message.contains("no credentials"), "{message}");
+}
+
+#[test]
+fn a_change_between_a_password_and_iam_is_made_with_alter_user() {
+    let to_iam = plan(&iam(false));
+    assert_eq!(
+        sql(&to_iam),
+        vec![SqlStep::SetIam {
+            username: "reader".into()
+        }]
+    );
+    let mut to_password = ours(facts(), &[Select, ShowView]);
+    if let Some(s) = to_password.user.status.as_mut() {
+        s.password_hash = None;
+    }
+    to_password.found = Some(Found::User {
+        user: Some(ObservedUser {
+            iam: true,
+            ..held(&[Select, ShowView])
+        }),
+        password_logs_in: None,
+    });
+    assert_eq!(
+        sql(&plan(&to_password)),
+        vec![SqlStep::SetPassword {
+            username: "reader".into(),
+            password: Sensitive::new("user-pw")
+        }]
+    );
+    // An IAM user that is already one: nothing to run.
+    assert_eq!(sql(&plan(&iam(true))), vec![]);
+}
+
+#[test]
+fn a_failure_after_the_claim_keeps_the_user_this_dbusers() {
+    use crate::managed::{Failure, Managed};
+    let mut f = facts();
+    f.user.status = None;
+    let planned = plan(&f);
+    let failure = Failure {
+        reason: "SqlRefused",
+        message: "GRANT refused",
+        planned: Some(&planned),
+        now: "2026-12-05T00:00:00Z",
+    };
+    let (status, _) = f.user.failed(&failure);
+    assert_eq!(status.owner.as_deref(), Some(UID));
+    assert_eq!(
+        status.password_hash, None,
+        "a password not set is set again"
+    );
 }

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 
 use crate::database::secret::SecretStep;
-use crate::dbuser::{DBUser, DBUserStatus, ObservedUser, Privilege};
+use crate::dbuser::{DBUser, DBUserStatus, ObservedUser, Privilege, UserAuth};
 use crate::managed::plan::{KindPlan, KindStatus};
 use crate::sensitive::Sensitive;
 
@@ -18,6 +18,9 @@ pub enum Step {
     RemoveFinalizer,
     /// The generated password Secret, or the connection Secret.
     Secret(SecretStep),
+    /// The status written before the user is made, saying it is this DBUser's: a crash after
+    /// CREATE USER leaves a user the next pass knows as its own.
+    Claim(Box<DBUserStatus>),
     /// SQL run in the database, logged in as its master user.
     Sql(SqlStep, Box<Master>),
 }
@@ -46,6 +49,14 @@ pub enum SqlStep {
         username: String,
         database: String,
         privileges: Vec<Privilege>,
+    },
+    /// A user that logs in with IAM tokens.
+    CreateIamUser {
+        username: String,
+    },
+    /// A user made to log in with IAM tokens from now on.
+    SetIam {
+        username: String,
     },
     Revoke {
         username: String,
@@ -88,6 +99,11 @@ pub struct DatabaseFacts {
     pub master_username: String,
     /// The master user's password, or why it cannot be had.
     pub master_password: Result<Sensitive, String>,
+    /// Whether RDS has IAM database authentication on for it (None: not known yet).
+    pub iam_enabled: Option<bool>,
+    /// Its ARN, and its resource id (db-... or cluster-...): what an IAM policy names.
+    pub arn: Option<String>,
+    pub resource_id: Option<String>,
 }
 
 impl DatabaseFacts {
@@ -144,7 +160,13 @@ pub struct Facts {
     pub secret: Option<Secret>,
     pub hash_key: Sensitive,
     pub ca_bundle: Option<String>,
+    /// With auth IAM and the database found: a token made now for the user, or why none could be.
+    pub token: Option<Result<Sensitive, String>>,
+    /// How old the token in the connection Secret may grow before another replaces it.
+    pub token_refresh: Duration,
     pub now: String,
+    /// Now, in seconds since the epoch.
+    pub epoch: i64,
     /// How soon to look again while something is waited for.
     pub busy: Duration,
     /// How often the user's privileges are read again.
@@ -167,6 +189,11 @@ impl Facts {
 
     pub(super) fn ours(&self) -> bool {
         self.status().owner.is_some_and(|o| o == self.uid())
+    }
+
+    /// Whether the user logs in with IAM tokens.
+    pub fn iam(&self) -> bool {
+        self.user.spec.auth == Some(UserAuth::Iam)
     }
 }
 

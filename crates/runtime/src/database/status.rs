@@ -21,6 +21,9 @@ pub struct DatabaseStatus {
     pub endpoint: Option<Endpoint>,
     /// The engine version RDS runs (the spec may name only its prefix, such as 8.0).
     pub engine_version: Option<String>,
+    /// Whether RDS has IAM database authentication on (what a DBUser with auth IAM waits for).
+    #[serde(rename = "iamDatabaseAuthenticationEnabled")]
+    pub iam_database_authentication_enabled: Option<bool>,
     /// Changes RDS has accepted but not applied yet.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pending_modified_values: BTreeMap<String, String>,

@@ -238,9 +238,14 @@ pub fn reported_failure(
 /// `settle` and `failed` of a kind whose plan is a `KindPlan` of a `KindStatus` of `$status` (its
 /// fields besides `reported`), whose facts carry `now`: the conditions of the plan after a pass,
 /// and after a failure the previous status with the failure's ([`reported`], [`reported_failure`]).
+/// With a second argument, `fn(&mut previous, &planned)`: what of the planned fields a failure
+/// keeps (a step that went through before the one that failed).
 #[macro_export]
 macro_rules! reported_status {
     ($status:ident) => {
+        $crate::reported_status!($status, |_: &mut $status, _: &$status| {});
+    };
+    ($status:ident, $keep:expr) => {
         fn settle(
             &self,
             facts: &Self::Facts,
@@ -263,7 +268,10 @@ macro_rules! reported_status {
             &self,
             failure: &$crate::managed::Failure<'_, Self::Plan>,
         ) -> ($status, Option<$crate::managed::plan::PlannedEvent>) {
-            let previous = self.status.clone().unwrap_or_default();
+            let mut previous = self.status.clone().unwrap_or_default();
+            if let Some(planned) = failure.planned.and_then(|p| p.status.as_ref()) {
+                ($keep)(&mut previous, &planned.fields);
+            }
             let (reported, event) = $crate::managed::conditions::reported_failure(
                 &previous.reported,
                 (failure.reason, failure.message),

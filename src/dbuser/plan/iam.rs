@@ -1,0 +1,109 @@
+//! The IAM side of a DBUser's plan (auth IAM): the database must have IAM database
+//! authentication on; the connection Secret carries a token in place of a password, replaced
+//! once it is `token_refresh` old (10 of its 15 minutes by default), so a Pod reading the Secret
+//! through a volume always finds a valid one; and status names the IAM policy statement an app's
+//! role needs ("Creating and using an IAM policy for IAM database access",
+//! https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/UsingWithRDS.IAMDBAuth.IAMPolicy.html).
+
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDateTime};
+
+use super::{DatabaseFacts, Facts, Plan};
+use crate::dbuser::DBUserStatus;
+use crate::managed::plan::{ConditionPlan, Requeue};
+use crate::sensitive::Sensitive;
+
+/// How far ahead of now a token's signing time may be and still count (clocks apart).
+const SKEW_SECONDS: i64 = 300;
+
+/// Err: the database does not have IAM database authentication on, or RDS has not said yet:
+/// waited for (the DBInstance or DBCluster changing wakes the DBUser).
+pub(super) fn enabled(f: &Facts, plan: &mut Plan, db: &DatabaseFacts) -> Result<(), ConditionPlan> {
+    let what = match db.iam_enabled {
+        Some(true) => return Ok(()),
+        Some(false) => "has IAM database authentication off",
+        None => "has not reported IAM database authentication yet",
+    };
+    let why = format!(
+        "{} {what}: the user logs in with IAM tokens only once it is on (set \
+         enableIAMDatabaseAuthentication: true on the database)",
+        db.identifier
+    );
+    Err(plan.waiting(f.settled, "IAMAuthenticationOff", why))
+}
+
+/// The token the connection Secret carries: the one it has while younger than `token_refresh`
+/// and made for this endpoint and user, else the one made for this pass; the pass after is
+/// planned for when it is due.
+pub(super) fn token(
+    f: &Facts,
+    plan: &mut Plan,
+    status: &mut DBUserStatus,
+    db: &DatabaseFacts,
+    username: &str,
+) -> Result<Sensitive, ConditionPlan> {
+    let prefix = format!("{}:{}/?Action=connect&DBUser={username}&", db.host, db.port);
+    let refresh = i64::try_from(f.token_refresh.as_secs()).unwrap_or(i64::MAX);
+    let fresh = |at: &i64| *at <= f.epoch + SKEW_SECONDS && f.epoch - *at < refresh;
+    let current = (f.secret.as_ref())
+        .and_then(|s| crate::secrets::value_of(s, "password"))
+        .and_then(|t| signed_at(t.expose(), &prefix).map(|at| (t, at)))
+        .filter(|(_, at)| fresh(at));
+    let (token, at) = match (current, &f.token) {
+        (Some(current), _) => current,
+        (None, Some(Ok(made))) => match signed_at(made.expose(), &prefix) {
+            Some(at) => (made.clone(), at),
+            None => {
+                let why = "the token made does not name the user's endpoint".to_owned();
+                return Err(plan.waiting(f.busy, "AuthToken", why));
+            }
+        },
+        (None, Some(Err(why))) => {
+            let why = format!("no IAM authentication token could be made: {why}");
+            return Err(plan.waiting(f.busy, "AuthToken", why));
+        }
+        (None, None) => {
+            let why = "no IAM authentication token made yet".to_owned();
+            return Err(plan.waiting(f.busy, "AuthToken", why));
+        }
+    };
+    status.token_signed_at = DateTime::from_timestamp(at, 0).map(|t| t.to_rfc3339());
+    let due = u64::try_from(at.saturating_add(refresh) - f.epoch).unwrap_or(0);
+    sooner(plan, Duration::from_secs(due.max(1)));
+    Ok(token)
+}
+
+/// When a token for `prefix` (its endpoint and user) was signed, in seconds since the epoch;
+/// None for any other text.
+pub fn signed_at(token: &str, prefix: &str) -> Option<i64> {
+    let head = token.get(..prefix.len())?;
+    if !head.eq_ignore_ascii_case(prefix) {
+        return None;
+    }
+    let date = (token[prefix.len()..].split('&')).find_map(|p| p.strip_prefix("X-Amz-Date="))?;
+    let at = NaiveDateTime::parse_from_str(date, "%Y%m%dT%H%M%SZ").ok()?;
+    Some(at.and_utc().timestamp())
+}
+
+/// The pass after this one no later than `due`.
+fn sooner(plan: &mut Plan, due: Duration) {
+    plan.requeue = match plan.requeue {
+        Requeue::After(after) => Requeue::After(after.min(due)),
+        _ => Requeue::After(due),
+    };
+}
+
+/// The IAM policy statement that lets a role log in as `username` to the database, as JSON:
+/// `rds-db:connect` on `arn:<partition>:rds-db:<region>:<account>:dbuser:<resource-id>/<user>`.
+pub fn policy(db: &DatabaseFacts, username: &str) -> Option<String> {
+    let arn: Vec<&str> = db.arn.as_deref()?.split(':').collect();
+    let (partition, region, account) = (arn.get(1)?, arn.get(3)?, arn.get(4)?);
+    let resource = db.resource_id.as_deref()?;
+    let statement = serde_json::json!({
+        "Effect": "Allow",
+        "Action": "rds-db:connect",
+        "Resource": format!("arn:{partition}:rds-db:{region}:{account}:dbuser:{resource}/{username}"),
+    });
+    Some(statement.to_string())
+}
