@@ -141,8 +141,22 @@ def iam_files() -> tuple[str, str]:
                                   capture_output=True, text=True)
             if done.returncode != 0:
                 raise EngineError(f"building the IAM authentication plugin failed: {done.stderr.strip()}")
+            # MariaDB loads plugins from one directory: this one holds the server's own too (the
+            # audit plugin an option group installs, say), as links.
+            own = _mariadb_plugin_dir()
+            for name in os.listdir(own):
+                link = os.path.join(plugin_dir, name)
+                if not os.path.lexists(link):
+                    os.symlink(os.path.join(own, name), link)
             os.replace(plugin + ".tmp", plugin)
     return checker, plugin_dir
+
+
+def _mariadb_plugin_dir() -> str:
+    """The MariaDB server's own plugin directory (Debian's /usr/lib/mysql/plugin)."""
+    done = subprocess.run(["mariadbd", "--no-defaults", "--verbose", "--help"], capture_output=True, text=True)
+    found = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("plugin-dir ")]
+    return found[0] if found else "/usr/lib/mysql/plugin"
 
 
 def family(engine: str) -> str | None:

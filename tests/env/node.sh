@@ -185,6 +185,9 @@ evictionHard: {memory.available: "1Mi", nodefs.available: "1%", imagefs.availabl
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
+# Pods' mounted Secrets follow their Secret within about this long (an IAM DBUser's token is
+# replaced every 10 s in the node tests; tests/node/tokens.rs).
+syncFrequency: 10s
 YAML
   "$assets/kubelet" --config "$dir/kubelet.yaml" --kubeconfig "$kubeconfig" --root-dir "$dir/kubelet" \
     --hostname-override "$node" --node-ip "$gateway" --v 1 >"$dir/kubelet.log" 2>&1 &

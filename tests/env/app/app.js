@@ -4,27 +4,50 @@
 // then stays up as the app does (APP_ONCE set: exits). With APP_DB_CA (the Secret's CA bundle,
 // `{{ caBundle }}`) it connects with TLS and verifies the server's certificate and name against
 // it, and says which TLS version it got.
+//
+// A user with IAM authentication (docs/dbuser.md): APP_DB_PASSWORD_FILE names the Secret's key
+// mounted as a file, read again at each connection (the kubelet updates a mounted Secret, never an
+// environment variable), and the token goes as the server asks for it, in clear (mysql2's
+// mysql_clear_password, as RDS's examples pass --enable-cleartext-plugin). With APP_EVERY (seconds)
+// the app connects again every so often, inserting a supplier each time; any failure ends it.
+const fs = require("fs");
 const mysql = require("mysql2/promise");
 
-async function main() {
+function password() {
+  const file = process.env.APP_DB_PASSWORD_FILE;
+  return file ? fs.readFileSync(file, "utf8") : process.env.APP_DB_PASSWORD;
+}
+
+async function once(cycle) {
+  const secret = password();
   const connection = await mysql.createConnection({
     host: process.env.APP_DB_HOST,
     user: process.env.APP_DB_USER,
-    password: process.env.APP_DB_PASSWORD,
+    password: secret,
     database: process.env.APP_DB_NAME,
+    authPlugins: { mysql_clear_password: () => () => Buffer.from(`${secret}\0`) },
     ...(process.env.APP_DB_CA ? { ssl: { ca: process.env.APP_DB_CA, rejectUnauthorized: true } } : {}),
   });
   try {
     await connection.query(
       "CREATE TABLE IF NOT EXISTS suppliers (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(255) NOT NULL)"
     );
-    const name = process.env.HOSTNAME || "coffee";
+    const name = (process.env.HOSTNAME || "coffee") + (cycle > 0 ? `-${cycle}` : "");
     await connection.query("INSERT INTO suppliers (name) VALUES (?)", [name]);
     const [rows] = await connection.query("SELECT name FROM suppliers ORDER BY id");
     const [tls] = await connection.query("SHOW SESSION STATUS LIKE 'Ssl_version'");
     console.log(JSON.stringify({ suppliers: rows.map((r) => r.name), tls: tls[0] ? tls[0].Value : "" }));
   } finally {
     await connection.end();
+  }
+}
+
+async function main() {
+  const every = Number(process.env.APP_EVERY || 0);
+  await once(0);
+  for (let cycle = 1; every > 0; cycle++) {
+    await new Promise((resolve) => setTimeout(resolve, every * 1000));
+    await once(cycle);
   }
 }
 
