@@ -20,7 +20,7 @@ use crate::managed::references;
 
 /// What a secondary's globalClusterRef resolves to, and which password its Secret carries (the
 /// primary DBCluster's); None when the DBCluster is no secondary or is being deleted.
-pub(super) async fn secondary(
+pub(crate) async fn secondary(
     ctx: &Context,
     cluster: &DBCluster,
 ) -> Result<Option<(Result<Global, String>, PasswordRead)>, Error> {

@@ -15,7 +15,7 @@ pub mod aws;
 mod blue_green;
 pub mod controller;
 pub mod drift;
-mod global;
+pub(crate) mod global;
 pub mod observed;
 pub mod plan;
 mod read;

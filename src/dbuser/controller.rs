@@ -1,6 +1,6 @@
 //! DBUser on the skeleton: it is located where its database is (the DBInstance's or DBCluster's
 //! account and region, for a master password RDS manages), reads the database and its master
-//! credentials, logs in as the master user to read the user and its privileges, plans (pure,
+//! credentials (a global database's secondary: the primary's, through the global writer endpoint), logs in as the master user to read the user and its privileges, plans (pure,
 //! `plan.rs`) and runs its steps: the Secrets here, the SQL in `sql.rs`.
 
 use std::sync::Arc;
@@ -91,7 +91,7 @@ impl Managed for DBUser {
         let secrets_api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
         let database = match at {
             None => Database::Gone,
-            Some((named, at)) => database(named, at, &secrets_api).await?,
+            Some((named, at)) => database(ctx, named, at, &secrets_api).await?,
         };
         let password = password(self, &secrets_api).await?;
         let found = match (&database, &password) {
@@ -204,9 +204,40 @@ async fn named(user: &DBUser, ctx: &Context) -> Result<Option<Named>, Error> {
     Ok(None)
 }
 
-/// The database as the plan needs it: Ready, its endpoint, its engine and master credentials.
-async fn database(named: &Named, at: &Location, api: &Api<Secret>) -> Result<Database, Error> {
-    let (what, ready, endpoint, read, mut facts) = described(named);
+/// The database as the plan needs it: Ready, its endpoint, its engine and master credentials; for
+/// a secondary cluster of a global database, the primary's master user through the global writer
+/// endpoint.
+async fn database(
+    ctx: &Context,
+    named: &Named,
+    at: &Location,
+    api: &Api<Secret>,
+) -> Result<Database, Error> {
+    let (what, ready, mut endpoint, mut read, mut facts) = described(named);
+    if let Named::Cluster(c) = named {
+        match crate::dbcluster::global::secondary(ctx, c).await? {
+            None => {}
+            Some((Err(why), _)) => return Ok(Database::Unresolved(why)),
+            Some((Ok(global), primary)) => {
+                let Some(writer) = global.endpoint else {
+                    let why = format!(
+                        "GlobalCluster {} has no writer endpoint yet",
+                        global.identifier
+                    );
+                    return Ok(Database::Unresolved(why));
+                };
+                let status = c.status.as_ref();
+                facts.reader_host = status.and_then(|s| s.reader_endpoint.clone());
+                endpoint = endpoint.map(|e| Endpoint {
+                    address: writer,
+                    port: e.port,
+                });
+                facts.master_username = global.master_username.unwrap_or_default();
+                facts.dbname = global.database_name.unwrap_or_default();
+                read = primary;
+            }
+        }
+    }
     let engine = &facts.engine;
     if !ENGINES.contains(&engine.as_str()) {
         return Ok(Database::Unresolved(format!(
@@ -263,6 +294,7 @@ fn described(named: &Named) -> (String, bool, Option<Endpoint>, PasswordRead, Da
         identifier: identifier.unwrap_or_default(),
         host: String::new(),
         port: 0,
+        reader_host: None,
         engine,
         dbname: dbname.unwrap_or_default(),
         master_username: master_username.unwrap_or_default(),

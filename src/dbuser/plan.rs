@@ -407,7 +407,7 @@ fn secret(
     let password = SecretString::from(password.expose().to_owned());
     let info = ConnectionInfo {
         host: &db.host,
-        reader_host: None,
+        reader_host: db.reader_host.as_deref(),
         port: db.port,
         username,
         password: &password,

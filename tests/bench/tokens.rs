@@ -98,7 +98,14 @@ async fn main() {
     );
     let (client, ns, api, _rds) = common::setup("bench-tokens").await;
     let refresh_arg = format!("{refresh}s");
-    let operator = Operator::start_with(&ns, &["--iam-token-refresh", &refresh_arg]);
+    // The default drift interval: each DBUser reads its privileges once a minute.
+    let args = [
+        "--iam-token-refresh",
+        &refresh_arg,
+        "--drift-interval",
+        "60s",
+    ];
+    let operator = Operator::start_with(&ns, &args);
     let spec = json!({"enableIAMDatabaseAuthentication": true,
                       "tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
     let id = common::unique("bench-tokens");

@@ -2,9 +2,10 @@
 //! tagged as its own, its deletion protection kept, its members reported, and a deletion that
 //! waits while a member cluster is left, with no DeleteGlobalCluster sent. A secondary DBCluster
 //! in another region, sent no password, serves the primary's rows read-only through its reader
-//! endpoint, takes writes through the global writer endpoint, and is detached before it is
-//! deleted.
+//! endpoint, takes writes through the global writer endpoint, has a DBUser made through it, and
+//! is detached before it is deleted.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
@@ -12,6 +13,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::crd::Tag;
 use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbinstance::{DBInstance, DeletionPolicy};
+use rds_operator::dbuser::DBUser;
 use rds_operator::globalcluster::GlobalCluster;
 use serde_json::json;
 
@@ -279,6 +281,48 @@ async fn delete_all(g: &Global) {
     assert_eq!(common::calls(&g.gid, "DeleteGlobalCluster"), 1);
 }
 
+/// A DBUser of the secondary: made through the global writer endpoint as the primary's master
+/// user, it reaches the secondary by replication and reads there through its own Secret (the
+/// global writer and the secondary's reader endpoint, as the secondary's Secret has them); dropped
+/// with the object.
+async fn secondary_user(g: &Global, cluster_secret: &BTreeMap<String, String>) {
+    let users: Api<DBUser> = Api::namespaced(g.client.clone(), &g.ns);
+    let user: DBUser = serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1",
+        "kind": "DBUser",
+        "metadata": {"name": "eu-reader"},
+        "spec": {"dbClusterRef": {"name": "coffee-aurora-eu"},
+                 "grants": [{"database": "COFFEE", "preset": "ReadOnly"}],
+                 "connectionSecret": {"name": "eu-reader-db"}},
+    }))
+    .expect("a DBUser");
+    (users.create(&PostParams::default(), &user).await).expect("create the DBUser");
+    let made = wait_object(&users, "eu-reader", "the secondary's user Ready", |u| {
+        object_condition(u, "Ready").is_some_and(|(s, _, _)| s == "True")
+    })
+    .await;
+    let database = made.status.and_then(|s| s.database);
+    assert_eq!(database.as_deref(), Some(g.eu.as_str()));
+    let s = secret_data(&g.client, &g.ns, "eu-reader-db")
+        .await
+        .expect("the user's Secret");
+    assert_eq!(s["host"], cluster_secret["host"], "the global writer");
+    assert_eq!(
+        s["readerHost"], cluster_secret["readerHost"],
+        "the secondary's reader"
+    );
+    let select = "SELECT name FROM suppliers";
+    let (ok, out) = wait_sql(&s, &s["readerHost"], select, "Beans", TEN).await;
+    assert!(ok, "the user reads in eu-west-1: {out}");
+    let insert = "INSERT INTO suppliers VALUES ('eu-reader')";
+    let (ok, out) = mariadb_keys(&s, &s["password"], insert);
+    assert!(!ok && out.contains("denied"), "ReadOnly: {out}");
+    (users.delete("eu-reader", &DeleteParams::default()).await).expect("delete the DBUser");
+    wait_object_gone(&users, "eu-reader").await;
+    let (ok, out) = mariadb_keys(&s, &s["password"], "SELECT 1");
+    assert!(!ok && out.contains("denied"), "dropped: {out}");
+}
+
 #[tokio::test]
 async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_was_sent_no_password()
 {
@@ -388,6 +432,7 @@ async fn a_secondary_in_another_region_serves_the_primarys_rows_read_only_and_wa
     )
     .await;
     assert!(ok, "replicated to the secondary: {out}");
+    secondary_user(&g, &s).await;
 
     // Removing globalClusterRef detaches it (one RemoveFromGlobalCluster): a standalone cluster
     // that takes writes, with a password of its own (generated, sent once) in its Secret, which

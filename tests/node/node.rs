@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{Pod, Secret};
+use k8s_openapi::api::core::v1::{EnvVar, Pod, Secret};
 use kube::Client;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::awsaccount::AWSAccount;
@@ -81,22 +81,28 @@ pub(crate) async fn coffee_manage(client: &Client, ns: &str) -> String {
 
 /// The example's app Deployment, running the stand-in Coffee Manage image built here.
 async fn app(client: &Client, ns: &str) {
-    let mut deployment: Deployment = read_example("deployment.yaml");
-    let container = &mut deployment
-        .spec
-        .as_mut()
-        .unwrap()
-        .template
-        .spec
-        .as_mut()
-        .unwrap()
-        .containers[0];
-    container.image = Some("rds-operator.test/coffee-manage:dev".into());
-    container.image_pull_policy = Some("Never".into());
+    let deployment = example_app("deployment.yaml", &[]);
     Api::<Deployment>::namespaced(client.clone(), ns)
         .create(&PostParams::default(), &deployment)
         .await
         .expect("app Deployment");
+}
+
+/// An example's app Deployment with the stand-in Coffee Manage image built here, and these
+/// environment variables besides the example's.
+pub(crate) fn example_app(file: &str, env: &[(&str, &str)]) -> Deployment {
+    let mut deployment: Deployment = read_example(file);
+    let pod = deployment.spec.as_mut().unwrap().template.spec.as_mut();
+    let container = &mut pod.unwrap().containers[0];
+    container.image = Some("rds-operator.test/coffee-manage:dev".into());
+    container.image_pull_policy = Some("Never".into());
+    let vars = container.env.get_or_insert_default();
+    vars.extend(env.iter().map(|(name, value)| EnvVar {
+        name: (*name).to_owned(),
+        value: Some((*value).to_owned()),
+        ..Default::default()
+    }));
+    deployment
 }
 
 /// The suppliers a running app Pod printed (its first JSON line), and the Pod.

@@ -7,14 +7,13 @@
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::EnvVar;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbuser::DBUser;
 use serde_json::json;
 
 use crate::common::{self, is_ready, wait_dbi, wait_for};
-use crate::node::{coffee_manage, install, read_example};
+use crate::node::{coffee_manage, example_app, install, read_example};
 
 const TIMEOUT: Duration = Duration::from_secs(180);
 /// How long the emulator lets a token log in, in seconds.
@@ -71,23 +70,8 @@ async fn the_app_logs_in_through_an_iam_dbusers_secret_past_two_token_lives() {
     );
 
     // The app, reading the token from the mounted Secret at each connection.
-    let mut deployment: Deployment = read_example("deployment-iam.yaml");
-    let pod = &mut deployment
-        .spec
-        .as_mut()
-        .unwrap()
-        .template
-        .spec
-        .as_mut()
-        .unwrap();
-    let container = &mut pod.containers[0];
-    container.image = Some("rds-operator.test/coffee-manage:dev".into());
-    container.image_pull_policy = Some("Never".into());
-    container.env.get_or_insert_default().push(EnvVar {
-        name: "APP_EVERY".into(),
-        value: Some(EVERY.to_string()),
-        ..Default::default()
-    });
+    let every = EVERY.to_string();
+    let deployment = example_app("deployment-iam.yaml", &[("APP_EVERY", &every)]);
     Api::<Deployment>::namespaced(client.clone(), &ns)
         .create(&PostParams::default(), &deployment)
         .await

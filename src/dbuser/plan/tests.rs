@@ -39,6 +39,7 @@ fn db() -> DatabaseFacts {
         identifier: "coffee".into(),
         host: "coffee.example".into(),
         port: 3306,
+        reader_host: None,
         engine: "mysql".into(),
         dbname: "COFFEE".into(),
         master_username: "admin".into(),

@@ -90,9 +90,12 @@ pub enum Database {
 pub struct DatabaseFacts {
     /// The RDS identifier.
     pub identifier: String,
-    /// The instance's endpoint, or the cluster's writer.
+    /// The instance's endpoint, or the cluster's writer (a global database's writer endpoint, for
+    /// a secondary cluster: the user is made on the primary, and replicated).
     pub host: String,
     pub port: i32,
+    /// A secondary cluster's own reader endpoint (the connection Secret's readerHost).
+    pub reader_host: Option<String>,
     pub engine: String,
     /// The database's own database name (the connection Secret's dbname when no grant names one).
     pub dbname: String,
