@@ -67,7 +67,7 @@ cat "$suite_log"
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
 # release build of the crate.
 OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output \
-  --test-threads "${NODE_TEST_THREADS:-4}"
+  --test-threads "${NODE_TEST_THREADS:-5}"
 
 # Every reply the emulator gave kept RDS's service model (kept only where it runs strict).
 if violations=$(curl -sf "$AWS_ENDPOINT_URL/_rds_ext/model-violations") && [ "$violations" != "[]" ]; then

@@ -28,8 +28,12 @@ UsingWithRDS.IAMDBAuth.Connecting.html). The servers hand the token to ``iam/che
 
 The signing keys the emulator knows: the access keys of moto's IAM users, the credentials moto's
 STS handed out (AssumeRole), and the test bed's own (MOTO_EXT_IAM_CREDENTIALS, ``id:secret`` pairs
-separated by commas; ``test:test`` by default). Whether the caller's IAM policy allows
-``rds-db:connect`` is not checked: moto evaluates no policy for this action.
+separated by commas; ``test:test`` by default). A token signed by an IAM user's key, or by an
+assumed role's session, logs in only when that principal's identity-based policies allow
+``rds-db:connect`` on ``arn:aws:rds-db:REGION:ACCOUNT:dbuser:RESOURCE-ID/USER`` (the instance's
+DbiResourceId, or its cluster's DbClusterResourceId; "Creating and using an IAM policy for IAM
+database access", UsingWithRDS.IAMDBAuth.IAMPolicy.html), read as ``trust.identity_allows``
+reads them; the test bed's own keys have no policies to read and are not held to one.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ import os
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from . import engines, scope
+from . import engines, scope, trust
 
 SERVICE = "rds-db"
 MAX_EXPIRES = 900
@@ -70,6 +74,39 @@ def signing_key(access_key: str) -> tuple[str, str | None] | None:
                 return key.secret_access_key, None
     secret = _credentials().get(access_key)
     return (secret, None) if secret is not None else None
+
+
+def signer(access_key: str) -> str | None:
+    """The IAM principal an access key is of: an IAM user's ARN, or an assumed role session's;
+    None for the test bed's own keys."""
+    from moto.iam.models import iam_backends
+    from moto.sts.models import sts_backends
+
+    for _, partitions in list(sts_backends.items()):
+        for _, backend in list(partitions.items()):
+            for role in list(backend.assumed_roles):
+                if role.access_key_id == access_key:
+                    return role.arn
+    for account, partitions in list(iam_backends.items()):
+        for partition, backend in list(partitions.items()):
+            key = backend.access_keys.get(access_key)
+            if key is not None and getattr(key, "role_arn", None) is None and key.user_name:
+                return f"arn:{partition}:iam::{account}:user/{key.user_name}"
+    return None
+
+
+def allowed(token: str, user: str, region: str, account: str, resource_id: str) -> str | None:
+    """Why the token's signer may not connect as `user` (its policies allow no rds-db:connect on
+    the user of `resource_id`); None when it may, or has no policies here to read."""
+    credential = dict(parse_qsl(token.partition("/?")[2])).get("X-Amz-Credential", "").split("/")
+    principal = signer(credential[0])
+    if principal is None:
+        return None
+    partition = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
+    arn = f"arn:{partition}:rds-db:{region}:{account}:dbuser:{resource_id}/{user}"
+    if trust.identity_allows(principal, "rds-db:connect", arn) is False:
+        return f"{principal} is not allowed rds-db:connect on {arn}"
+    return None
 
 
 def _encode(value: str) -> str:
@@ -163,7 +200,10 @@ def check(server_key: str, user: str, token: str, life: float) -> str | None:
         for endpoint in list(Endpoint.LIVE):
             if endpoint.target() is server:
                 hosts.add(f"{endpoint.address}:{endpoint.port}")
-    return verify(token, user, hosts, region, life, datetime.datetime.now(datetime.timezone.utc))
+    why = verify(token, user, hosts, region, life, datetime.datetime.now(datetime.timezone.utc))
+    resource_id = (getattr(cluster, "db_cluster_resource_id", None) if cluster is not None
+                   else getattr(instance, "dbi_resource_id", None))
+    return why or allowed(token, user, region, account, str(resource_id))
 
 
 def answer(body: dict[str, Any], life: float) -> dict[str, Any]:

@@ -5,6 +5,7 @@ checks, changed alone, refuses it (UsingWithRDS.IAMDBAuth.Connecting.html)."""
 from __future__ import annotations
 
 import datetime
+import json
 
 import boto3
 import pytest
@@ -51,3 +52,37 @@ def test_a_token_expires_after_its_life_and_is_refused_from_the_future():
     assert check(t, now + datetime.timedelta(seconds=901)) == "expired"
     assert check(t, now + datetime.timedelta(seconds=21), life=20) == "expired"
     assert check(t, now - datetime.timedelta(seconds=301)) == "signed in the future"
+
+
+def test_a_token_of_an_iam_users_key_needs_rds_db_connect_on_the_user():
+    """A signer with policies is held to them; the test bed's own key has none to read."""
+    from moto import mock_aws
+
+    with mock_aws():
+        iam = boto3.client("iam", region_name="us-east-1")
+        account = boto3.client("sts", region_name="us-east-1").get_caller_identity()["Account"]
+        resource = f"arn:aws:rds-db:eu-west-1:{account}:dbuser:db-ABC/app"
+        keys = {}
+        for name, statement in (
+            ("allowed", {"Effect": "Allow", "Action": "rds-db:connect", "Resource": resource}),
+            ("other-user", {"Effect": "Allow", "Action": "rds-db:connect",
+                            "Resource": resource.replace("/app", "/admin")}),
+            ("none", None),
+        ):
+            iam.create_user(UserName=name)
+            if statement:
+                iam.put_user_policy(UserName=name, PolicyName="connect",
+                                    PolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [statement]}))
+            keys[name] = iam.create_access_key(UserName=name)["AccessKey"]
+
+        def signed_by(name: str | None) -> str:
+            key = keys.get(name, {"AccessKeyId": "test", "SecretAccessKey": "test"})
+            client = boto3.client("rds", region_name="eu-west-1", aws_access_key_id=key["AccessKeyId"],
+                                  aws_secret_access_key=key["SecretAccessKey"])
+            return client.generate_db_auth_token(DBHostname=HOST, Port=3306, DBUsername="app")
+
+        assert iam_auth.allowed(signed_by("allowed"), "app", "eu-west-1", account, "db-ABC") is None
+        for name in ("other-user", "none"):
+            why = iam_auth.allowed(signed_by(name), "app", "eu-west-1", account, "db-ABC")
+            assert why == f"arn:aws:iam::{account}:user/{name} is not allowed rds-db:connect on {resource}"
+        assert iam_auth.allowed(signed_by(None), "app", "eu-west-1", account, "db-ABC") is None
