@@ -13,7 +13,7 @@ use kube::runtime::Controller;
 use super::plan::{
     self, Database, DatabaseFacts, Facts, Found, Password, Plan, Step, password_secret,
 };
-use super::sql::{self, Login};
+use super::sql::{self, Engine, Failure, Login};
 use super::{DBUser, DBUserStatus, UserAuth};
 use crate::context::Context;
 use crate::database::parts::Endpoint;
@@ -26,9 +26,6 @@ use crate::managed::Managed;
 use crate::managed::apiserver::{patch_status, set_finalizer};
 use crate::managed::references;
 use crate::secrets;
-
-/// The engines a DBUser makes users in so far.
-const ENGINES: [&str; 3] = ["mysql", "mariadb", "aurora-mysql"];
 
 /// The database object the user names, as read from the API server.
 pub enum Named {
@@ -149,16 +146,18 @@ impl Managed for DBUser {
             }
             Step::Sql(step, master) => {
                 let login = Login {
+                    engine: Engine::of(&master.engine).unwrap_or(Engine::MySql),
                     host: &master.host,
                     port: master.port,
                     user: &master.username,
                     password: &master.password,
+                    database: &master.dbname,
                     ca_bundle: ctx.ca_bundle.as_deref(),
                 };
-                let mut conn = sql::connect(&login).await.map_err(unreachable)?;
-                let done = sql::act(&mut conn, step).await;
-                let _ = conn.disconnect().await;
-                done.map_err(refused)?;
+                sql::run(&login, step).await.map_err(|f| match f {
+                    Failure::Unreachable(why) => unreachable(why),
+                    Failure::Refused(why) => refused(why),
+                })?;
             }
         }
         Ok(None)
@@ -239,10 +238,10 @@ async fn database(
         }
     }
     let engine = &facts.engine;
-    if !ENGINES.contains(&engine.as_str()) {
+    if Engine::of(engine).is_none() {
         return Ok(Database::Unresolved(format!(
-            "{what} runs {engine}: a DBUser makes users in MySQL, MariaDB and Aurora MySQL \
-             databases so far"
+            "{what} runs {engine}: a DBUser makes users in MySQL, MariaDB, PostgreSQL and \
+             Aurora MySQL and PostgreSQL databases"
         )));
     }
     let (Some(endpoint), true) = (endpoint, ready) else {
@@ -362,20 +361,17 @@ async fn read_user(
     };
     let ca_bundle = ctx.ca_bundle.as_deref();
     let login = Login {
+        engine: Engine::of(&db.engine).unwrap_or(Engine::MySql),
         host: &db.host,
         port: db.port,
         user: &db.master_username,
         password: master,
+        database: db.login_database(),
         ca_bundle,
     };
-    let mut conn = match sql::connect(&login).await {
-        Ok(conn) => conn,
-        Err(why) => return Some(Found::Unreachable(why)),
-    };
     let username = (user.spec.username.clone()).unwrap_or_else(|| user.name_any());
-    let read = sql::user(&mut conn, &username).await;
-    let _ = conn.disconnect().await;
-    let observed = match read {
+    let databases = super::plan::databases(user, db);
+    let observed = match sql::read(&login, &username, &databases).await {
         Ok(observed) => observed,
         Err(why) => return Some(Found::Unreachable(why)),
     };
@@ -390,11 +386,9 @@ async fn read_user(
     let password_logs_in = match (&observed, ours, own) {
         (Some(_), false, Some(p)) => Some(
             sql::logs_in(&Login {
-                host: &db.host,
-                port: db.port,
                 user: &username,
                 password: p,
-                ca_bundle,
+                ..login
             })
             .await,
         ),

@@ -2,8 +2,8 @@
 //! with a password of its own and its grants as data, kept as the spec says (a grant added by
 //! hand is reported, and revoked unless `grantPolicy` is Report), with a connection Secret in the
 //! database's keys, and dropped (or kept) with the object. The operator logs in as the database's
-//! master user to make it. MySQL and MariaDB engines (and Aurora MySQL, through the cluster's
-//! writer). Read (`controller.rs`), plan (pure, `plan.rs`), act (`sql.rs`), report.
+//! master user to make it. MySQL, MariaDB and PostgreSQL engines (and Aurora, through the cluster's
+//! writer). Read (`controller.rs`), plan (pure, `plan.rs`), act (`sql/`), report.
 
 pub mod controller;
 pub mod plan;
@@ -120,13 +120,16 @@ pub enum UserAuth {
 #[x_kube(validation = kube::core::Rule::new("has(self.preset) != (size(self.privileges) > 0)").message("a grant takes a preset or privileges, not both"))]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
-    /// The database (a MySQL schema) the privileges are on.
+    /// The database (a MySQL schema; in PostgreSQL, a database, whose schema public the
+    /// privileges are on) the privileges are on.
     #[schemars(length(min = 1, max = 64), regex(pattern = r"^[a-zA-Z0-9_$]+$"))]
     pub database: String,
     /// ReadOnly (SELECT, SHOW VIEW) or ReadWrite (ReadOnly's, and INSERT, UPDATE, DELETE, CREATE
-    /// TEMPORARY TABLES, LOCK TABLES, EXECUTE).
+    /// TEMPORARY TABLES, LOCK TABLES, EXECUTE). In PostgreSQL, on every table of schema public:
+    /// ReadOnly is SELECT, ReadWrite adds INSERT, UPDATE, DELETE and TEMPORARY on the database.
     pub preset: Option<Preset>,
-    /// Or these privileges.
+    /// Or these privileges. PostgreSQL has SELECT, INSERT, UPDATE, DELETE, REFERENCES and TRIGGER
+    /// (on every table of schema public), CREATE (on schema public) and CREATE TEMPORARY TABLES.
     #[serde(default)]
     #[schemars(length(max = 20))]
     pub privileges: Vec<Privilege>,
@@ -231,11 +234,47 @@ impl Privilege {
     pub fn parse(text: &str) -> Option<Privilege> {
         Privilege::ALL.into_iter().find(|p| p.as_str() == text)
     }
+
+    /// The privileges a DBUser grants in PostgreSQL on every table of schema public, as
+    /// PostgreSQL names them.
+    pub const POSTGRES_TABLE: [Privilege; 6] = [
+        Privilege::Select,
+        Privilege::Insert,
+        Privilege::Update,
+        Privilege::Delete,
+        Privilege::References,
+        Privilege::Trigger,
+    ];
+
+    /// Whether PostgreSQL has the privilege as a DBUser grants it: a table privilege, CREATE on
+    /// schema public, or CREATE TEMPORARY TABLES (TEMPORARY on the database).
+    pub fn in_postgres(self) -> bool {
+        Privilege::POSTGRES_TABLE.contains(&self)
+            || matches!(self, Privilege::Create | Privilege::CreateTemporaryTables)
+    }
 }
 
 impl Grant {
-    /// The privileges the grant gives.
+    /// The privileges the grant gives in MySQL.
     pub fn privileges(&self) -> BTreeSet<Privilege> {
+        self.privileges_in(false)
+    }
+
+    /// The privileges the grant gives, in PostgreSQL (`postgres`) or MySQL: a preset is what the
+    /// engine has of it (PostgreSQL: ReadOnly is SELECT; ReadWrite adds INSERT, UPDATE, DELETE
+    /// and CREATE TEMPORARY TABLES, as TEMPORARY on the database).
+    pub fn privileges_in(&self, postgres: bool) -> BTreeSet<Privilege> {
+        use Privilege::*;
+        match (self.preset, postgres) {
+            (Some(Preset::ReadOnly), true) => [Select].into(),
+            (Some(Preset::ReadWrite), true) => {
+                [Select, Insert, Update, Delete, CreateTemporaryTables].into()
+            }
+            _ => self.mysql_privileges(),
+        }
+    }
+
+    fn mysql_privileges(&self) -> BTreeSet<Privilege> {
         use Privilege::*;
         match self.preset {
             Some(Preset::ReadOnly) => [Select, ShowView].into(),
@@ -324,6 +363,9 @@ pub struct ObservedUser {
     /// Whether it logs in with IAM tokens (its plugin is AWSAuthenticationPlugin).
     pub iam: bool,
     pub privileges: BTreeSet<(String, Privilege)>,
+    /// Of those, the ones held only in part (PostgreSQL: on some tables of schema public, or not
+    /// by default on the tables made later): granted again when wanted.
+    pub incomplete: BTreeSet<(String, Privilege)>,
     /// Privileges beyond what a DBUser grants (global or on one table), in words: always
     /// unwanted.
     pub other: Vec<String>,

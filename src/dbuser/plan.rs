@@ -85,6 +85,9 @@ fn apply(
             ),
         ));
     }
+    if let Some(why) = not_in_postgres(f, db) {
+        return Err(refuse(plan, "InvalidSpec", why));
+    }
     let master = match &db.master_password {
         Ok(p) => db.master(p),
         Err(why) => return Err(plan.waiting(f.busy, "MasterPassword", why.clone())),
@@ -108,7 +111,7 @@ fn apply(
     )?;
     status.owner = Some(f.uid());
     status.password_hash = hash;
-    let drift = privileges(f, plan, (&username, master.as_ref()), &held);
+    let drift = privileges(f, plan, (&username, master.as_ref(), db), &held);
     status.grants = held
         .privileges
         .iter()
@@ -254,13 +257,50 @@ fn synced(f: &Facts, plan: &mut Plan, drift: Option<String>) -> ConditionPlan {
     }
 }
 
-/// Whether the name is the master user's or one RDS or MySQL keeps.
-/// Every name RDS keeps starts with `rds` (rdsadmin, rdsrepladmin, rds_superuser_role...); MySQL's
-/// system users (mysql.sys, mysql.session) hold a dot, which the CRD's pattern refuses at apply.
+/// Whether the name is the master user's or one RDS, MySQL or PostgreSQL keeps.
+/// Every name RDS keeps starts with `rds` (rdsadmin, rdsrepladmin, rds_superuser, rds_iam...);
+/// MySQL's system users (mysql.sys, mysql.session) hold a dot, which the CRD's pattern refuses at
+/// apply; PostgreSQL's roles start with `pg_`, and `public` stands for every role.
 fn reserved(username: &str, master: &str) -> bool {
+    let lower = username.to_ascii_lowercase();
     username.eq_ignore_ascii_case(master)
-        || username.eq_ignore_ascii_case("root")
-        || username.to_ascii_lowercase().starts_with("rds")
+        || ["root", "public"].contains(&lower.as_str())
+        || lower.starts_with("rds")
+        || lower.starts_with("pg_")
+}
+
+/// For a PostgreSQL database, the grants' privileges it has no such thing as, in words.
+fn not_in_postgres(f: &Facts, db: &DatabaseFacts) -> Option<String> {
+    if !db.postgres() {
+        return None;
+    }
+    let missing: BTreeSet<&str> = (f.user.spec.grants.iter())
+        .flat_map(|g| g.privileges.iter())
+        .filter(|p| !p.in_postgres())
+        .map(|p| p.as_str())
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{} runs PostgreSQL, which has no {} as a DBUser grants them: it grants SELECT, \
+             INSERT, UPDATE, DELETE, REFERENCES and TRIGGER on every table of schema public, \
+             CREATE on schema public and CREATE TEMPORARY TABLES",
+            db.identifier,
+            missing.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// The databases a PostgreSQL user's privileges are in (its grants' and the database object's);
+/// none for MySQL, whose privileges are the server's.
+pub fn databases(user: &super::DBUser, db: &DatabaseFacts) -> Vec<String> {
+    if !db.postgres() {
+        return Vec::new();
+    }
+    let mut all: BTreeSet<String> = (user.spec.grants.iter())
+        .map(|g| g.database.clone())
+        .collect();
+    all.insert(db.login_database().to_owned());
+    all.into_iter().collect()
 }
 
 fn refuse(plan: &mut Plan, reason: &'static str, message: String) -> ConditionPlan {
@@ -317,16 +357,10 @@ fn retained(f: &Facts) -> bool {
 fn privileges(
     f: &Facts,
     plan: &mut Plan,
-    (username, master): (&str, &Master),
+    (username, master, db): (&str, &Master, &DatabaseFacts),
     held: &ObservedUser,
 ) -> Option<String> {
-    let mut wanted: BTreeMap<String, BTreeSet<Privilege>> = BTreeMap::new();
-    for grant in &f.user.spec.grants {
-        wanted
-            .entry(grant.database.clone())
-            .or_default()
-            .extend(grant.privileges());
-    }
+    let wanted = wanted(f, db);
     let mut have: BTreeMap<String, BTreeSet<Privilege>> = BTreeMap::new();
     for (database, privilege) in &held.privileges {
         have.entry(database.clone()).or_default().insert(*privilege);
@@ -356,6 +390,7 @@ fn privileges(
                 plan.step(Step::Sql(
                     SqlStep::RevokeAll {
                         username: username.to_owned(),
+                        databases: databases(&f.user, db),
                     },
                     Box::new(master.clone()),
                 ));
@@ -366,8 +401,12 @@ fn privileges(
         }
     }
     for (database, privileges) in &wanted {
+        // Held only in part (a PostgreSQL table without it): granted again.
+        let incomplete = |p: &Privilege| held.incomplete.contains(&(database.clone(), *p));
         let missing: Vec<Privilege> = (privileges.iter())
-            .filter(|p| revoke_all || !have.get(database).is_some_and(|h| h.contains(p)))
+            .filter(|p| {
+                revoke_all || incomplete(p) || !have.get(database).is_some_and(|h| h.contains(p))
+            })
             .copied()
             .collect();
         if !missing.is_empty() {
@@ -389,6 +428,18 @@ fn privileges(
     };
     plan.event(EventType::Warning, "GrantDrift", "Update", note);
     Some(words)
+}
+
+/// The privileges the grants give, per database, in the database's engine.
+fn wanted(f: &Facts, db: &DatabaseFacts) -> BTreeMap<String, BTreeSet<Privilege>> {
+    let mut wanted: BTreeMap<String, BTreeSet<Privilege>> = BTreeMap::new();
+    for grant in &f.user.spec.grants {
+        wanted
+            .entry(grant.database.clone())
+            .or_default()
+            .extend(grant.privileges_in(db.postgres()));
+    }
+    wanted
 }
 
 /// The connection Secret's write, once the user is there.
@@ -444,9 +495,12 @@ fn deletion(f: &Facts, mut plan: Plan) -> Plan {
         synced,
         busy: false,
     };
-    let master = match &f.database {
-        Database::Found(db) => db.master_password.as_ref().ok().map(|p| db.master(p)),
-        _ => None,
+    let (master, databases) = match &f.database {
+        Database::Found(db) => (
+            db.master_password.as_ref().ok().map(|p| db.master(p)),
+            databases(&f.user, db),
+        ),
+        _ => (None, Vec::new()),
     };
     if !keep && !matches!(f.database, Database::Gone) {
         match (&f.found, master) {
@@ -454,6 +508,7 @@ fn deletion(f: &Facts, mut plan: Plan) -> Plan {
                 plan.step(Step::Sql(
                     SqlStep::DropUser {
                         username: username.clone(),
+                        databases,
                     },
                     master,
                 ));

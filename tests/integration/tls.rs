@@ -16,7 +16,7 @@ use crate::common::{self, REPO, dbinstance, moto_ext_get, run_client, unique};
 use crate::engines::{Real, psql, ready_real_with};
 
 /// The test bed's CA bundle, in a file of the test's own.
-fn ca_file(name: &str) -> (String, PathBuf) {
+pub(crate) fn ca_file(name: &str) -> (String, PathBuf) {
     let pem = moto_ext_get("/_rds_ext/ca.pem").expect("the emulator's CA bundle");
     assert!(pem.contains("BEGIN CERTIFICATE"), "{pem}");
     let path = std::env::temp_dir().join(format!("{}.pem", unique(name)));

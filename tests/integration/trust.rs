@@ -225,6 +225,62 @@ async fn no_password_in_logs_even_at_trace() {
     }
 }
 
+/// A DBUser's password, set in PostgreSQL with CREATE ROLE ... PASSWORD, is nowhere in a trace
+/// log (the database client's statement logging is cut off, as the AWS SDK's is).
+#[tokio::test]
+async fn no_database_users_password_in_logs_even_at_trace() {
+    let (client, ns, api, _rds) = setup("trace-users").await;
+    let args: Vec<String> = ["--namespace", &ns, "--busy-poll-interval", "1s"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    let operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "trace")]);
+    common::secret(
+        &client,
+        &ns,
+        "user-password",
+        "password",
+        "Us3r-S3cret-in-PG",
+    )
+    .await;
+    let spec = json!({"engine": "postgres", "engineVersion": "16.3",
+                      "tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    api.create(
+        &PostParams::default(),
+        &dbinstance("db", &unique("trace-users"), spec),
+    )
+    .await
+    .expect("create");
+    wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
+    let users: Api<rds_operator::dbuser::DBUser> = Api::namespaced(client.clone(), &ns);
+    let user = serde_json::from_value(json!({
+        "metadata": {"name": "app"},
+        "spec": {"dbInstanceRef": {"name": "db"},
+                 "passwordSecretRef": {"name": "user-password", "key": "password"},
+                 "grants": [{"database": "COFFEE", "preset": "ReadOnly"}]},
+    }))
+    .expect("a DBUser");
+    users
+        .create(&PostParams::default(), &user)
+        .await
+        .expect("create DBUser");
+    common::wait_object(&users, "app", "Ready", |u| {
+        common::object_condition(u, "Ready").is_some_and(|(s, _, _)| s == "True")
+    })
+    .await;
+    users
+        .delete("app", &Default::default())
+        .await
+        .expect("delete DBUser");
+    common::wait_object_gone(&users, "app").await;
+    common::delete_and_wait(&api, "db").await;
+    let logs = operator.logs();
+    assert!(logs.contains("TRACE"), "the operator did log at trace");
+    for needle in ["Us3r-S3cret-in-PG", "Sup3r-Secret-Passw0rd"] {
+        assert!(!logs.contains(needle), "{needle} in the trace log");
+    }
+}
+
 #[tokio::test]
 async fn identifier_in_use_does_not_say_whose() {
     let (client, ns, api, rds) = setup("whose").await;

@@ -1,5 +1,5 @@
 //! DBUser: users inside the database of a DBInstance, logged in to through their connection
-//! Secrets only, on the emulator's real MariaDB.
+//! Secrets only, on the emulator's real MariaDB and PostgreSQL.
 
 use std::collections::BTreeMap;
 
@@ -9,6 +9,7 @@ use rds_operator::dbuser::DBUser;
 use serde_json::json;
 
 use crate::common::{self, *};
+use crate::engines::psql;
 
 const MASTER_PASSWORD: &str = "Sup3r-Secret-Passw0rd";
 
@@ -316,4 +317,126 @@ async fn a_user_of_an_aurora_cluster_is_made_through_its_writer_and_reaches_it()
         "SELECT COUNT(*) FROM mysql.user WHERE User = 'app'",
     );
     assert!(found && out.trim() == "0", "dropped: {out}");
+}
+
+/// A psql connection string for the Secret's keys (and `password`).
+fn pg_keys(s: &BTreeMap<String, String>, password: &str) -> String {
+    format!(
+        "host={} port={} user={} password={password} dbname={} sslmode=require",
+        s["host"], s["port"], s["username"], s["dbname"]
+    )
+}
+
+#[tokio::test]
+async fn a_postgresql_user_has_its_grants_an_iam_one_logs_in_with_its_token_and_both_are_dropped() {
+    assert!(moto_ext_post("/_rds_ext/config?iam_token_life=20"));
+    let (client, ns, api, _rds) = setup("pgusers").await;
+    let id = common::unique("pgusers");
+    // The operator verifies the server against the test bed's CA bundle.
+    let (_, ca) = crate::tls::ca_file("ca-pgusers");
+    let args = [
+        "--iam-token-refresh",
+        "10s",
+        "--ca-bundle",
+        ca.to_str().unwrap(),
+    ];
+    let _operator = Operator::start_with(&ns, &args);
+    let spec = json!({"engine": "postgres", "engineVersion": "16.3",
+                      "enableIAMDatabaseAuthentication": true,
+                      "tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await
+        .expect("create DBInstance");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let endpoint = (db.status.as_ref())
+        .and_then(|s| s.common.endpoint.clone())
+        .expect("the endpoint");
+    let master = format!(
+        "host={} port={} user=admin password={MASTER_PASSWORD} dbname=COFFEE sslmode=require",
+        endpoint.address, endpoint.port
+    );
+    let (made, out) = psql(
+        &master,
+        "CREATE TABLE suppliers (id INT PRIMARY KEY, name TEXT); INSERT INTO suppliers VALUES (1, 'Beans')",
+    );
+    assert!(made, "{out}");
+    let users: Api<DBUser> = Api::namespaced(client.clone(), &ns);
+    for user in [
+        user_of("reader", "ReadOnly", json!({})),
+        user_of("writer", "ReadWrite", json!({"auth": "IAM"})),
+    ] {
+        (users.create(&PostParams::default(), &user).await).expect("create DBUser");
+    }
+    ready_user(&users, "reader").await;
+    ready_user(&users, "writer").await;
+    let reader = secret_data(&client, &ns, "reader-db")
+        .await
+        .expect("reader-db");
+    let writer = secret_data(&client, &ns, "writer-db")
+        .await
+        .expect("writer-db");
+    let (read, out) = psql(
+        &pg_keys(&reader, &reader["password"]),
+        "SELECT name FROM suppliers",
+    );
+    assert!(read && out.contains("Beans"), "the reader reads: {out}");
+    let (wrote, out) = psql(
+        &pg_keys(&reader, &reader["password"]),
+        "INSERT INTO suppliers VALUES (2, 'Milk')",
+    );
+    assert!(
+        !wrote && out.contains("permission denied"),
+        "the reader cannot write: {out}"
+    );
+    assert!(
+        writer["password"].contains("Action=connect&DBUser=writer&"),
+        "a token"
+    );
+    let (wrote, out) = psql(
+        &pg_keys(&writer, &writer["password"]),
+        "INSERT INTO suppliers VALUES (3, 'Sugar')",
+    );
+    assert!(
+        wrote,
+        "the IAM writer writes with its Secret's token: {out}"
+    );
+    // A table the master user makes later is the reader's to read (default privileges).
+    let (made, out) = psql(
+        &master,
+        "CREATE TABLE beans (name TEXT); INSERT INTO beans VALUES ('arabica')",
+    );
+    assert!(made, "{out}");
+    let (read, out) = psql(
+        &pg_keys(&reader, &reader["password"]),
+        "SELECT name FROM beans",
+    );
+    assert!(read && out.contains("arabica"), "a later table: {out}");
+    // A grant added by hand is reported and revoked.
+    let (granted, out) = psql(&master, "GRANT DELETE ON suppliers TO reader");
+    assert!(granted, "{out}");
+    wait_object(&users, "reader", "the hand grant reported", |u| {
+        (u.status.as_ref())
+            .and_then(|s| s.last_drift.as_deref())
+            .is_some_and(|d| d.contains("DELETE on COFFEE"))
+    })
+    .await;
+    let reverted = common::wait_for("the hand grant revoked", TIMEOUT, || async {
+        let (deleted, out) = psql(
+            &pg_keys(&reader, &reader["password"]),
+            "DELETE FROM suppliers WHERE id = 3",
+        );
+        (!deleted && out.contains("permission denied")).then_some(out)
+    })
+    .await;
+    assert!(reverted.contains("permission denied"));
+    // Deleted: both roles are dropped, and the rows stay.
+    delete_user(&users, "reader").await;
+    delete_user(&users, "writer").await;
+    let (_, out) = psql(
+        &master,
+        "SELECT count(*) FROM pg_roles WHERE rolname IN ('reader', 'writer')",
+    );
+    assert_eq!(out.trim(), "0", "dropped: {out}");
+    let (_, out) = psql(&master, "SELECT count(*) FROM suppliers");
+    assert_eq!(out.trim(), "2", "{out}");
 }

@@ -438,6 +438,9 @@ async fn aurora_lifecycle(client: &Client, ns: &str) {
 
 #[tokio::test]
 async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
+    // The other tests, which only read the cluster, start at the same time and take the lock
+    // first: taken first, this test would hold them all back until it is done.
+    tokio::time::sleep(Duration::from_secs(3)).await;
     let _alone = crate::CLUSTER.write().await;
     common::node();
     let client = common::client_with_crd().await;

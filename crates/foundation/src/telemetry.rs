@@ -27,6 +27,12 @@ const WIRE_CRATES: &[&str] = &[
     "rustls",
     "tower",
     "kube_client",
+    // The database clients of DBUser: at debug they print the statements they send, and a
+    // statement that sets a password holds it (CREATE ROLE ... PASSWORD).
+    "tokio_postgres",
+    "postgres_protocol",
+    "mysql_async",
+    "mysql_common",
 ];
 
 /// Whether a log line may be written: the wire crates say nothing below info.

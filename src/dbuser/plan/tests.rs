@@ -52,11 +52,10 @@ fn db() -> DatabaseFacts {
 
 fn held(privileges: &[Privilege]) -> ObservedUser {
     ObservedUser {
-        iam: false,
         privileges: (privileges.iter())
             .map(|p| ("COFFEE".to_owned(), *p))
             .collect(),
-        other: vec![],
+        ..ObservedUser::default()
     }
 }
 
@@ -245,6 +244,7 @@ fn the_rules_of_privileges_a_row_each() {
             vec![
                 SqlStep::RevokeAll {
                     username: "reader".into(),
+                    databases: vec![],
                 },
                 grant(&[Select, ShowView]),
             ],
@@ -353,6 +353,10 @@ fn nothing_is_run_on_doubt_or_for_a_name_that_is_not_a_dbusers_to_make() {
     rds.user.spec.username = Some("rdsadmin".into());
     let mut root = facts();
     root.user.spec.username = Some("root".into());
+    let mut pg_role = facts();
+    pg_role.user.spec.username = Some("pg_monitor".into());
+    let mut public = facts();
+    public.user.spec.username = Some("PUBLIC".into());
     let mut unreachable = facts();
     unreachable.found = Some(Found::Unreachable("Access denied".into()));
     let mut unresolved = facts();
@@ -373,6 +377,8 @@ fn nothing_is_run_on_doubt_or_for_a_name_that_is_not_a_dbusers_to_make() {
         ("the master user", master, "InvalidSpec"),
         ("an RDS user", rds, "InvalidSpec"),
         ("MySQL's root", root, "InvalidSpec"),
+        ("a PostgreSQL role", pg_role, "InvalidSpec"),
+        ("PostgreSQL's public", public, "InvalidSpec"),
         (
             "the database unreachable",
             unreachable,
@@ -433,6 +439,7 @@ fn deletion_drops_only_its_own_user_keeps_a_retained_one_and_waits_on_doubt() {
     };
     let drop = SqlStep::DropUser {
         username: "reader".into(),
+        databases: vec![],
     };
     let mut retained = ours(facts(), &[Select]);
     retained.user.spec.deletion_policy = Some(UserDeletionPolicy::Retain);
@@ -798,4 +805,88 @@ fn a_failure_after_the_claim_keeps_the_user_this_dbusers() {
         status.password_hash, None,
         "a password not set is set again"
     );
+}
+
+/// The read-only user of a PostgreSQL database, made by this DBUser.
+fn postgres(held: ObservedUser) -> Facts {
+    let mut f = ours(facts(), &[]);
+    if let Database::Found(db) = &mut f.database {
+        db.engine = "postgres".into();
+        db.port = 5432;
+    }
+    f.found = Some(Found::User {
+        user: Some(held),
+        password_logs_in: None,
+    });
+    f
+}
+
+#[test]
+fn in_postgresql_presets_are_its_table_privileges_and_a_privilege_it_lacks_is_refused() {
+    use crate::dbuser::Grant;
+    let mut f = postgres(ObservedUser::default());
+    f.user.spec.grants[0].preset = Some(Preset::ReadWrite);
+    let plan = plan(&f);
+    let privileges = vec![Select, Insert, Update, Delete, CreateTemporaryTables];
+    assert_eq!(sql(&plan), vec![grant(&privileges)]);
+    let Step::Sql(_, master) = &plan.steps[0] else {
+        panic!("{:?}", plan.steps)
+    };
+    assert_eq!(
+        (master.engine.as_str(), master.dbname.as_str()),
+        ("postgres", "COFFEE")
+    );
+    f.user.spec.grants = vec![Grant {
+        database: "COFFEE".into(),
+        preset: None,
+        privileges: vec![Select, Index, ShowView],
+    }];
+    let refused = super::plan(&f);
+    assert!(sql(&refused).is_empty());
+    assert_eq!(synced(&refused), (false, "InvalidSpec".into()));
+    let message = &refused.status.as_ref().unwrap().synced.message;
+    assert!(message.contains("no INDEX, SHOW VIEW"), "{message}");
+}
+
+#[test]
+fn in_postgresql_a_privilege_held_in_part_is_granted_again_or_revoked() {
+    let d = |p| ("COFFEE".to_owned(), p);
+    // SELECT wanted, missing on a table made since; INSERT not wanted, on one table.
+    let held = ObservedUser {
+        privileges: [d(Select), d(Insert)].into(),
+        incomplete: [d(Select), d(Insert)].into(),
+        ..ObservedUser::default()
+    };
+    let plan = plan(&postgres(held));
+    assert_eq!(
+        sql(&plan),
+        vec![
+            SqlStep::Revoke {
+                username: "reader".into(),
+                database: "COFFEE".into(),
+                privileges: vec![Insert],
+            },
+            grant(&[Select]),
+        ]
+    );
+    // Deletion drops the role after its objects in its databases go to the master user.
+    let mut f = postgres(held_in_postgres());
+    f.user.metadata.deletion_timestamp =
+        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            "2026-12-05T00:00:00Z".parse().unwrap(),
+        ));
+    assert_eq!(
+        sql(&super::plan(&f)),
+        vec![SqlStep::DropUser {
+            username: "reader".into(),
+            databases: vec!["COFFEE".into()],
+        }]
+    );
+}
+
+fn held_in_postgres() -> ObservedUser {
+    ObservedUser {
+        privileges: [("COFFEE".to_owned(), Select)].into(),
+        ..ObservedUser::default()
+    }
 }

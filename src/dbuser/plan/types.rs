@@ -28,10 +28,13 @@ pub enum Step {
 /// How the operator logs in to run a step: the database's endpoint and its master user.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Master {
+    pub engine: String,
     pub host: String,
     pub port: i32,
     pub username: String,
     pub password: Sensitive,
+    /// The database to log in to (PostgreSQL): the database object's own.
+    pub dbname: String,
 }
 
 /// A change in the database.
@@ -51,13 +54,9 @@ pub enum SqlStep {
         privileges: Vec<Privilege>,
     },
     /// A user that logs in with IAM tokens.
-    CreateIamUser {
-        username: String,
-    },
+    CreateIamUser { username: String },
     /// A user made to log in with IAM tokens from now on.
-    SetIam {
-        username: String,
-    },
+    SetIam { username: String },
     Revoke {
         username: String,
         database: String,
@@ -67,9 +66,13 @@ pub enum SqlStep {
     /// table): the grants the spec gives follow as Grant steps.
     RevokeAll {
         username: String,
+        /// PostgreSQL: the databases to revoke in (the grants' and the database object's).
+        databases: Vec<String>,
     },
     DropUser {
         username: String,
+        /// PostgreSQL: the databases whose objects of the user's go to the master user first.
+        databases: Vec<String>,
     },
 }
 
@@ -112,11 +115,26 @@ pub struct DatabaseFacts {
 impl DatabaseFacts {
     pub(super) fn master(&self, password: &Sensitive) -> Box<Master> {
         Box::new(Master {
+            engine: self.engine.clone(),
             host: self.host.clone(),
             port: self.port,
             username: self.master_username.clone(),
             password: password.clone(),
+            dbname: self.login_database().to_owned(),
         })
+    }
+
+    /// Whether it is a PostgreSQL database (RDS for PostgreSQL or Aurora PostgreSQL).
+    pub fn postgres(&self) -> bool {
+        self.engine.contains("postgres")
+    }
+
+    /// The database the master user logs in to: its own, or PostgreSQL's `postgres`.
+    pub fn login_database(&self) -> &str {
+        match (self.dbname.is_empty(), self.postgres()) {
+            (true, true) => "postgres",
+            _ => &self.dbname,
+        }
     }
 }
 

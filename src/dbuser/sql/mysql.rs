@@ -1,5 +1,5 @@
-//! The SQL a DBUser runs, logged in to the database as its master user (over TLS, verified against
-//! the operator's CA bundle when it has one): read a user and its privileges
+//! The SQL a DBUser runs in MySQL, MariaDB and Aurora MySQL, logged in as the master user (over
+//! TLS, verified against the operator's CA bundle when it has one): read a user and its privileges
 //! (information_schema), and the steps (CREATE USER, ALTER USER, GRANT, REVOKE, DROP USER). The
 //! names in a statement are the spec's, held by the CRD's patterns to letters, digits, `_` and
 //! `$`. A password can only be a string literal in CREATE USER and ALTER USER (MariaDB takes no
@@ -7,29 +7,17 @@
 //! IAM is made with RDS's plugin, AWSAuthenticationPlugin, and no password.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, SslOpts};
 
-use super::plan::SqlStep;
-use super::{ObservedUser, Privilege};
+use super::{Failure, LOGIN_TIMEOUT, Login};
+use crate::dbuser::plan::SqlStep;
+use crate::dbuser::{ObservedUser, Privilege};
 use crate::sensitive::Sensitive;
 
-/// How long a login may take before the database counts as unreachable.
-const LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// A login to the database.
-pub struct Login<'a> {
-    pub host: &'a str,
-    pub port: i32,
-    pub user: &'a str,
-    pub password: &'a Sensitive,
-    pub ca_bundle: Option<&'a str>,
-}
-
 /// A connection, or the engine's message why not (never with the password).
-pub async fn connect(login: &Login<'_>) -> Result<Conn, String> {
+async fn connect(login: &Login<'_>) -> Result<Conn, String> {
     let mut opts = OptsBuilder::default()
         .ip_or_hostname(login.host)
         .tcp_port(u16::try_from(login.port).unwrap_or(3306))
@@ -63,8 +51,24 @@ pub async fn logs_in(login: &Login<'_>) -> bool {
     }
 }
 
+/// The user and its privileges, read over one login.
+pub async fn read(login: &Login<'_>, username: &str) -> Result<Option<ObservedUser>, String> {
+    let mut conn = connect(login).await?;
+    let read = user(&mut conn, username).await;
+    let _ = conn.disconnect().await;
+    read
+}
+
+/// One step, over a login of its own.
+pub async fn run(login: &Login<'_>, step: &SqlStep) -> Result<(), Failure> {
+    let mut conn = connect(login).await.map_err(Failure::Unreachable)?;
+    let done = act(&mut conn, step).await;
+    let _ = conn.disconnect().await;
+    done.map_err(Failure::Refused)
+}
+
 /// The user `username`@`%` and its privileges, or None when there is none.
-pub async fn user(conn: &mut Conn, username: &str) -> Result<Option<ObservedUser>, String> {
+async fn user(conn: &mut Conn, username: &str) -> Result<Option<ObservedUser>, String> {
     let err = |e: mysql_async::Error| e.to_string();
     let plugin: Option<Option<String>> = (conn.exec_first(
         "SELECT plugin FROM mysql.user WHERE User = ? AND Host = '%'",
@@ -133,14 +137,14 @@ fn observed(
             .map(|(d, t, p)| format!("{p} on {d}.{t}")),
     );
     ObservedUser {
-        iam: false,
         privileges,
         other,
+        ..ObservedUser::default()
     }
 }
 
 /// Runs one of the steps that change the database.
-pub async fn act(conn: &mut Conn, step: &SqlStep) -> Result<(), String> {
+async fn act(conn: &mut Conn, step: &SqlStep) -> Result<(), String> {
     let err = |e: mysql_async::Error| e.to_string();
     let list = |privileges: &[Privilege]| {
         (privileges.iter().map(|p| p.as_str()))
@@ -194,11 +198,11 @@ pub async fn act(conn: &mut Conn, step: &SqlStep) -> Result<(), String> {
             );
             conn.query_drop(sql).await.map_err(err)
         }
-        SqlStep::RevokeAll { username } => {
+        SqlStep::RevokeAll { username, .. } => {
             let sql = format!("REVOKE ALL PRIVILEGES, GRANT OPTION FROM `{username}`@'%'");
             conn.query_drop(sql).await.map_err(err)
         }
-        SqlStep::DropUser { username } => {
+        SqlStep::DropUser { username, .. } => {
             let sql = format!("DROP USER IF EXISTS `{username}`@'%'");
             conn.query_drop(sql).await.map_err(err)
         }
