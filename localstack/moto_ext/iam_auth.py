@@ -19,16 +19,10 @@ UsingWithRDS.IAMDBAuth.Connecting.html). The servers hand the token to ``iam/che
   900; shorter in tests to show a refresh) is still ahead, and X-Amz-Date is not ahead of now by
   more than five minutes;
 * its signature is the one the secret key of its access key gives (and its session token is that
-  key's), computed as "Create a signed AWS API request" and "Authenticating Requests: Using Query
-  Parameters" say (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html,
-  https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html): the canonical
-  request ``GET``, ``/``, the query without X-Amz-Signature sorted and RFC 3986-encoded, the
-  ``host`` header, and the hash of the empty payload, as the SDKs' signers make it
-  (aws-sdk-rds ``auth_token``, botocore ``generate_db_auth_token``).
+  key's): SigV4 in the query string (``sigv4.py``), as the SDKs' signers make it (aws-sdk-rds
+  ``auth_token``, botocore ``generate_db_auth_token``), with a key the emulator issued.
 
-The signing keys the emulator knows: the access keys of moto's IAM users, the credentials moto's
-STS handed out (AssumeRole), and the test bed's own (MOTO_EXT_IAM_CREDENTIALS, ``id:secret`` pairs
-separated by commas; ``test:test`` by default). A token signed by an IAM user's key, or by an
+A token signed by an IAM user's key, or by an
 assumed role's session, logs in only when that principal's identity-based policies allow
 ``rds-db:connect`` on ``arn:aws:rds-db:REGION:ACCOUNT:dbuser:RESOURCE-ID/USER`` (the instance's
 DbiResourceId, or its cluster's DbClusterResourceId; "Creating and using an IAM policy for IAM
@@ -39,67 +33,24 @@ reads them; the test bed's own keys have no policies to read and are not held to
 from __future__ import annotations
 
 import datetime
-import hashlib
 import hmac
 import os
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import parse_qsl
 
-from . import engines, scope, trust
+from . import engines, scope, sigv4, trust
 
 SERVICE = "rds-db"
 MAX_EXPIRES = 900
 SKEW = 300
 
 
-def _credentials() -> dict[str, str]:
-    pairs = os.environ.get("MOTO_EXT_IAM_CREDENTIALS", "test:test")
-    return dict(p.split(":", 1) for p in pairs.split(",") if ":" in p)
-
-
-def signing_key(access_key: str) -> tuple[str, str | None] | None:
-    """The secret key of an access key the emulator handed out or knows, and its session token."""
-    from moto.iam.models import iam_backends
-    from moto.sts.models import sts_backends
-
-    for _, partitions in list(sts_backends.items()):
-        for _, backend in list(partitions.items()):
-            for role in list(backend.assumed_roles):
-                if role.access_key_id == access_key:
-                    return role.secret_access_key, role.session_token
-    for _, partitions in list(iam_backends.items()):
-        for _, backend in list(partitions.items()):
-            key = backend.access_keys.get(access_key)
-            if key is not None and getattr(key, "role_arn", None) is None:
-                return key.secret_access_key, None
-    secret = _credentials().get(access_key)
-    return (secret, None) if secret is not None else None
-
-
-def signer(access_key: str) -> str | None:
-    """The IAM principal an access key is of: an IAM user's ARN, or an assumed role session's;
-    None for the test bed's own keys."""
-    from moto.iam.models import iam_backends
-    from moto.sts.models import sts_backends
-
-    for _, partitions in list(sts_backends.items()):
-        for _, backend in list(partitions.items()):
-            for role in list(backend.assumed_roles):
-                if role.access_key_id == access_key:
-                    return role.arn
-    for account, partitions in list(iam_backends.items()):
-        for partition, backend in list(partitions.items()):
-            key = backend.access_keys.get(access_key)
-            if key is not None and getattr(key, "role_arn", None) is None and key.user_name:
-                return f"arn:{partition}:iam::{account}:user/{key.user_name}"
-    return None
-
-
 def allowed(token: str, user: str, region: str, account: str, resource_id: str) -> str | None:
     """Why the token's signer may not connect as `user` (its policies allow no rds-db:connect on
     the user of `resource_id`); None when it may, or has no policies here to read."""
     credential = dict(parse_qsl(token.partition("/?")[2])).get("X-Amz-Credential", "").split("/")
-    principal = signer(credential[0])
+    found = sigv4.issued(credential[0])
+    principal = found[2] if found is not None else None
     if principal is None:
         return None
     partition = "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
@@ -107,24 +58,6 @@ def allowed(token: str, user: str, region: str, account: str, resource_id: str) 
     if trust.identity_allows(principal, "rds-db:connect", arn) is False:
         return f"{principal} is not allowed rds-db:connect on {arn}"
     return None
-
-
-def _encode(value: str) -> str:
-    return quote(value, safe="-_.~")
-
-
-def signature(secret: str, host: str, params: list[tuple[str, str]], amz_date: str, credential_scope: str) -> str:
-    """The SigV4 query signature of GET https://host/?params (X-Amz-Signature left out)."""
-    query = "&".join(f"{_encode(k)}={_encode(v)}" for k, v in sorted((k, v) for k, v in params
-                                                                         if k != "X-Amz-Signature"))
-    canonical = "\n".join(["GET", "/", query, f"host:{host}", "", "host", hashlib.sha256(b"").hexdigest()])
-    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, credential_scope,
-                         hashlib.sha256(canonical.encode()).hexdigest()])
-    date, region, service, terminator = credential_scope.split("/")
-    key = ("AWS4" + secret).encode()
-    for part in (date, region, service, terminator):
-        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
-    return hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
 
 
 def verify(token: str, user: str, hosts: set[str], region: str, life: float,
@@ -163,13 +96,13 @@ def verify(token: str, user: str, hosts: set[str], region: str, life: float,
         return "signed in the future"
     if now >= signed + datetime.timedelta(seconds=min(expires, life)):
         return "expired"
-    found = signing_key(credential[0])
+    found = sigv4.issued(credential[0])
     if found is None:
         return "the access key is not known"
-    secret, session = found
+    secret, session, _ = found
     if fields.get("X-Amz-Security-Token") != session:
         return "the session token is not the access key's"
-    wanted = signature(secret, host, params, amz_date, "/".join(credential[1:]))
+    wanted = sigv4.signature(secret, host, params, amz_date, "/".join(credential[1:]))
     if not hmac.compare_digest(wanted, fields.get("X-Amz-Signature", "")):
         return "the signature does not match"
     return None

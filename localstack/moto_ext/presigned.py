@@ -13,17 +13,18 @@ Here, in those partitions, a call whose source (an ARN) is in another region and
   endpoint with the same Action, the same source identifier and ``DestinationRegion`` the caller's
   region, signed (SigV4 in the query string, credential scope ``<date>/<source region>/rds/
   aws4_request``), and signed by credentials AWS issued, else InvalidParameterValue ("PreSignedUrl
-  could not be authenticated"). The signature is recomputed with the secret of its access key:
-  the test bed's own (``test``), or any key IAM or STS issued here (an IAM user's access key, an
-  assumed role's temporary one). A key no one issued cannot sign.
+  could not be authenticated"). The signature is recomputed with the secret of its access key
+  (``sigv4.py``): the test bed's own (``test``), or any key IAM or STS issued here (an IAM user's
+  access key, an assumed role's temporary one). A key no one issued cannot sign.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlsplit
+from urllib.parse import parse_qsl, urlsplit
+
+from . import sigv4
 
 # The source parameter of each call that reads a PreSignedUrl.
 SOURCES = {
@@ -31,7 +32,6 @@ SOURCES = {
     "CopyDBClusterSnapshot": "SourceDBClusterSnapshotIdentifier",
     "CreateDBInstanceReadReplica": "SourceDBInstanceIdentifier",
 }
-KNOWN_SECRETS = {"test": "test"}
 
 
 def _applies(action: str, source_region: str, region: str) -> bool:
@@ -40,40 +40,15 @@ def _applies(action: str, source_region: str, region: str) -> bool:
     return source_region != region and (both("us-gov-") or china)
 
 
-def _secret_of(key_id: str) -> str | None:
-    """The secret of an access key: the test bed's, or one IAM or STS issued (moto keeps both,
-    the temporary keys of assumed roles too, in each account's IAM access keys)."""
-    if key_id in KNOWN_SECRETS:
-        return KNOWN_SECRETS[key_id]
-    from moto.iam.models import iam_backends
-
-    for account in list(iam_backends.values()):
-        for backend in list(account.values()):
-            key = backend.access_keys.get(key_id)
-            if key is not None:
-                return str(key.secret_access_key)
-    return None
-
-
 def _signature_ok(url: str, pairs: list[tuple[str, str]]) -> bool:
     """SigV4 query authentication: the signature recomputed with its access key's secret."""
     params = dict(pairs)
     key_id, date, region, service, _ = params["X-Amz-Credential"].split("/")
-    secret = _secret_of(key_id)
-    if secret is None:
+    found = sigv4.issued(key_id)
+    if found is None:
         return False
-    enc = lambda v: quote(v, safe="-_.~")  # noqa: E731
-    query = "&".join(f"{enc(k)}={enc(v)}" for k, v in sorted(pairs) if k != "X-Amz-Signature")
-    host = urlsplit(url).netloc
-    empty = hashlib.sha256(b"").hexdigest()
-    canonical = "\n".join(["GET", "/", query, f"host:{host}", "", "host", empty])
-    scope = f"{date}/{region}/{service}/aws4_request"
-    to_sign = "\n".join(["AWS4-HMAC-SHA256", params["X-Amz-Date"], scope,
-                         hashlib.sha256(canonical.encode()).hexdigest()])
-    key = f"AWS4{secret}".encode()
-    for part in (date, region, service, "aws4_request"):
-        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
-    expected = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    expected = sigv4.signature(found[0], urlsplit(url).netloc, pairs, params["X-Amz-Date"],
+                               f"{date}/{region}/{service}/aws4_request")
     return hmac.compare_digest(expected, params.get("X-Amz-Signature", ""))
 
 

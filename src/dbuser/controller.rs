@@ -1,7 +1,8 @@
 //! DBUser on the skeleton: it is located where its database is (the DBInstance's or DBCluster's
 //! account and region, for a master password RDS manages), reads the database and its master
-//! credentials (a global database's secondary: the primary's, through the global writer endpoint), logs in as the master user to read the user and its privileges, plans (pure,
-//! `plan.rs`) and runs its steps: the Secrets here, the SQL in `sql.rs`.
+//! credentials (a global database's secondary: the primary's, through the global writer
+//! endpoint), logs in as the master user to read the user and its privileges, plans (pure,
+//! `plan.rs`) and runs its steps: the Secrets here, the SQL in `sql/`.
 
 use std::sync::Arc;
 
@@ -13,8 +14,8 @@ use kube::runtime::Controller;
 use super::plan::{
     self, Database, DatabaseFacts, Facts, Found, Password, Plan, Step, password_secret,
 };
-use super::sql::{self, Engine, Failure, Login};
-use super::{DBUser, DBUserStatus, UserAuth};
+use super::sql::{self, Failure, Login};
+use super::{DBUser, DBUserStatus, Engine, UserAuth};
 use crate::context::Context;
 use crate::database::parts::Endpoint;
 use crate::database::password::{PasswordFacts, PasswordRead, credentials_of};
@@ -101,8 +102,7 @@ impl Managed for DBUser {
         };
         let token = match (&database, at) {
             (Database::Found(db), Some((_, at))) if self.spec.auth == Some(UserAuth::Iam) => {
-                let username = (self.spec.username.clone()).unwrap_or_else(|| self.name_any());
-                let made = at.rds.auth_token(&db.host, db.port, &username).await;
+                let made = at.rds.auth_token(&db.host, db.port, &self.username()).await;
                 Some(made.map_err(|e| e.message))
             }
             _ => None,
@@ -146,7 +146,7 @@ impl Managed for DBUser {
             }
             Step::Sql(step, master) => {
                 let login = Login {
-                    engine: Engine::of(&master.engine).unwrap_or(Engine::MySql),
+                    engine: master.engine,
                     host: &master.host,
                     port: master.port,
                     user: &master.username,
@@ -361,7 +361,7 @@ async fn read_user(
     };
     let ca_bundle = ctx.ca_bundle.as_deref();
     let login = Login {
-        engine: Engine::of(&db.engine).unwrap_or(Engine::MySql),
+        engine: db.family(),
         host: &db.host,
         port: db.port,
         user: &db.master_username,
@@ -369,7 +369,7 @@ async fn read_user(
         database: db.login_database(),
         ca_bundle,
     };
-    let username = (user.spec.username.clone()).unwrap_or_else(|| user.name_any());
+    let username = user.username();
     let databases = super::plan::databases(user, db);
     let observed = match sql::read(&login, &username, &databases).await {
         Ok(observed) => observed,

@@ -103,6 +103,31 @@ pub struct DBUserSpec {
     pub connection_secret: Option<ConnectionSecretSpec>,
 }
 
+/// The engine families a DBUser makes users in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    MySql,
+    Postgres,
+}
+
+impl Engine {
+    /// The family of an RDS engine name; None for one a DBUser does not make users in.
+    pub fn of(engine: &str) -> Option<Engine> {
+        match engine {
+            "mysql" | "mariadb" | "aurora-mysql" => Some(Engine::MySql),
+            "postgres" | "aurora-postgresql" => Some(Engine::Postgres),
+            _ => None,
+        }
+    }
+}
+
+impl DBUser {
+    /// The user's name in the database: spec.username, or metadata.name.
+    pub fn username(&self) -> String {
+        (self.spec.username.clone()).unwrap_or_else(|| kube::ResourceExt::name_any(self))
+    }
+}
+
 /// How a user logs in.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub enum UserAuth {

@@ -833,8 +833,8 @@ fn in_postgresql_presets_are_its_table_privileges_and_a_privilege_it_lacks_is_re
         panic!("{:?}", plan.steps)
     };
     assert_eq!(
-        (master.engine.as_str(), master.dbname.as_str()),
-        ("postgres", "COFFEE")
+        (master.engine, master.dbname.as_str()),
+        (crate::dbuser::Engine::Postgres, "COFFEE")
     );
     f.user.spec.grants = vec![Grant {
         database: "COFFEE".into(),

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 
 use crate::database::secret::SecretStep;
-use crate::dbuser::{DBUser, DBUserStatus, ObservedUser, Privilege, UserAuth};
+use crate::dbuser::{DBUser, DBUserStatus, Engine, ObservedUser, Privilege, UserAuth};
 use crate::managed::plan::{KindPlan, KindStatus};
 use crate::sensitive::Sensitive;
 
@@ -28,7 +28,7 @@ pub enum Step {
 /// How the operator logs in to run a step: the database's endpoint and its master user.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Master {
-    pub engine: String,
+    pub engine: Engine,
     pub host: String,
     pub port: i32,
     pub username: String,
@@ -115,7 +115,7 @@ pub struct DatabaseFacts {
 impl DatabaseFacts {
     pub(super) fn master(&self, password: &Sensitive) -> Box<Master> {
         Box::new(Master {
-            engine: self.engine.clone(),
+            engine: self.family(),
             host: self.host.clone(),
             port: self.port,
             username: self.master_username.clone(),
@@ -124,9 +124,14 @@ impl DatabaseFacts {
         })
     }
 
+    /// Its engine family (the read step finds only a database of a family it knows).
+    pub fn family(&self) -> Engine {
+        Engine::of(&self.engine).unwrap_or(Engine::MySql)
+    }
+
     /// Whether it is a PostgreSQL database (RDS for PostgreSQL or Aurora PostgreSQL).
     pub fn postgres(&self) -> bool {
-        self.engine.contains("postgres")
+        self.family() == Engine::Postgres
     }
 
     /// The database the master user logs in to: its own, or PostgreSQL's `postgres`.
@@ -197,7 +202,7 @@ pub struct Facts {
 impl Facts {
     /// The user's name in the database.
     pub fn username(&self) -> String {
-        (self.user.spec.username.clone()).unwrap_or_else(|| self.user.name_any())
+        self.user.username()
     }
 
     pub(super) fn uid(&self) -> String {

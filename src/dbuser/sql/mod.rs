@@ -7,30 +7,12 @@ mod postgres;
 
 use std::time::Duration;
 
-use super::ObservedUser;
 use super::plan::SqlStep;
+use super::{Engine, ObservedUser};
 use crate::sensitive::Sensitive;
 
 /// How long a login may take before the database counts as unreachable.
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The engine families a DBUser makes users in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    MySql,
-    Postgres,
-}
-
-impl Engine {
-    /// The family of an RDS engine name; None for one a DBUser does not make users in.
-    pub fn of(engine: &str) -> Option<Engine> {
-        match engine {
-            "mysql" | "mariadb" | "aurora-mysql" => Some(Engine::MySql),
-            "postgres" | "aurora-postgresql" => Some(Engine::Postgres),
-            _ => None,
-        }
-    }
-}
 
 /// A login to the database.
 pub struct Login<'a> {

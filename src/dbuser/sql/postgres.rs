@@ -18,7 +18,6 @@
 //! master user (REASSIGN OWNED: no data goes) and revokes what it was granted (DROP OWNED), then
 //! DROP ROLE.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -50,7 +49,7 @@ async fn connect(login: &Login<'_>) -> Result<Client, String> {
     let connected = tokio::time::timeout(LOGIN_TIMEOUT, config.connect(tls)).await;
     let (client, connection) = match connected {
         Ok(Ok(made)) => made,
-        Ok(Err(e)) => return Err(message(&e, login.password)),
+        Ok(Err(e)) => return Err(message(&e, Some(login.password))),
         Err(_) => {
             let (host, port, s) = (login.host, login.port, LOGIN_TIMEOUT.as_secs());
             return Err(format!("no answer from {host}:{port} within {s}s"));
@@ -131,14 +130,14 @@ impl ServerCertVerifier for Unverified {
 
 /// The server's message (its SQLSTATE and words; tokio-postgres's own text says only "db
 /// error"), without the password.
-fn message(e: &tokio_postgres::Error, password: &Sensitive) -> String {
+fn message(e: &tokio_postgres::Error, password: Option<&Sensitive>) -> String {
     let text = match e.as_db_error() {
         Some(db) => format!("{}: {}", db.code().code(), db.message()),
         None => e.to_string(),
     };
-    match password.expose().is_empty() {
-        true => text,
-        false => text.replace(password.expose(), "****"),
+    match password.map(Sensitive::expose).filter(|p| !p.is_empty()) {
+        Some(password) => text.replace(password, "****"),
+        None => text,
     }
 }
 
@@ -147,14 +146,15 @@ pub async fn logs_in(login: &Login<'_>) -> bool {
     connect(login).await.is_ok()
 }
 
-/// The user, whether it is a member of rds_iam, and its privileges on each of `databases`.
+/// The user, whether it is a member of rds_iam, and its privileges on each of `databases` (each
+/// once: the plan's list).
 pub async fn read(
     login: &Login<'_>,
     username: &str,
     databases: &[String],
 ) -> Result<Option<ObservedUser>, String> {
     let client = connect(login).await?;
-    let err = |e: tokio_postgres::Error| message(&e, login.password);
+    let err = |e: tokio_postgres::Error| message(&e, Some(login.password));
     let row = (client.query_opt(
         "SELECT EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid \
          WHERE m.member = r.oid AND g.rolname = 'rds_iam') FROM pg_roles r WHERE r.rolname = $1",
@@ -169,12 +169,15 @@ pub async fn read(
         iam: row.get(0),
         ..ObservedUser::default()
     };
-    let wanted: BTreeSet<&String> = databases.iter().collect();
-    for database in wanted {
-        let here = Login { database, ..*login };
-        let client = connect(&here).await?;
-        let rows = privileges(&client, username).await.map_err(err)?;
-        observed(&mut user, database, &rows);
+    for database in databases {
+        let rows = match database == login.database {
+            true => privileges(&client, username).await,
+            false => {
+                let elsewhere = connect(&Login { database, ..*login }).await?;
+                privileges(&elsewhere, username).await
+            }
+        };
+        observed(&mut user, database, &rows.map_err(err)?);
     }
     Ok(Some(user))
 }
@@ -262,11 +265,13 @@ pub async fn run(login: &Login<'_>, step: &SqlStep) -> Result<(), Failure> {
     Ok(())
 }
 
-fn secret_of(step: &SqlStep) -> &Sensitive {
-    static NONE: std::sync::LazyLock<Sensitive> = std::sync::LazyLock::new(|| Sensitive::new(""));
+/// The password a step's statements hold, if any.
+fn secret_of(step: &SqlStep) -> Option<&Sensitive> {
     match step {
-        SqlStep::CreateUser { password, .. } | SqlStep::SetPassword { password, .. } => password,
-        _ => &NONE,
+        SqlStep::CreateUser { password, .. } | SqlStep::SetPassword { password, .. } => {
+            Some(password)
+        }
+        _ => None,
     }
 }
 
