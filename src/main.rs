@@ -140,6 +140,12 @@ struct RunArgs {
     /// minute or more to update the volume). Between 10s and 14m.
     #[arg(long, env = "IAM_TOKEN_REFRESH", default_value = "10m", value_parser = parse_duration)]
     iam_token_refresh: Duration,
+    /// Roll the readers of a connection Secret when its data changes: the Deployments,
+    /// StatefulSets and DaemonSets of its namespace that read it get a pod template annotation
+    /// with its version, so Kubernetes rolls them. Needs list and patch on them (the chart's
+    /// rollSecretReaders). Default: off.
+    #[arg(long, env = "ROLL_SECRET_READERS", default_value_t = false)]
+    roll_secret_readers: bool,
     /// Namespaces whose DBInstances may observe or adopt any RDS instance no DBInstance owns,
     /// without its rds.operator.rs/adoptable-by tag (comma-separated; `*`: every namespace, for a
     /// cluster of one team). Default: none.
@@ -407,6 +413,7 @@ async fn context(
         "--iam-token-refresh must be between 10s and 14m: a token is valid 15 minutes"
     );
     ctx.iam_token_refresh = args.iam_token_refresh;
+    ctx.roll_secret_readers = args.roll_secret_readers;
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
         restore: args.grant_restore.clone(),

@@ -11,6 +11,7 @@ use super::plan::{self, Facts};
 use super::{ClusterRestoreFrom, DBCluster};
 use crate::context::Context;
 use crate::database::password::PasswordRead;
+use crate::database::readers::kube::secret_and_readers;
 use crate::database::tenancy::RestoreSource;
 use crate::dbcluster::aws::ClusterCalls;
 use crate::dbcluster::restore::ClusterRestoreCalls;
@@ -25,16 +26,13 @@ use crate::managed::references;
 use crate::managed::references::Referrers;
 use crate::managed::stores::Stores;
 use crate::rds_state::{AwsIdentity, SnapshotInfo};
-use crate::secrets::{self};
 
 pub(super) async fn read(
     cluster: &DBCluster,
     ctx: &Context,
     located: &Located,
 ) -> Result<Facts, Error> {
-    let namespace = cluster
-        .namespace()
-        .ok_or(Error::MissingObjectKey("namespace"))?;
+    let namespace = (cluster.namespace()).ok_or(Error::MissingObjectKey("namespace"))?;
     let at = &*located.location;
     let intervals = at.observer.intervals;
     let identifier = cluster.identifier();
@@ -44,9 +42,7 @@ pub(super) async fn read(
         true => (None, false),
         false => observe(ctx, cluster, at).await?,
     };
-    let tagged = observed
-        .as_ref()
-        .and_then(|o| plan::tagged_owner(cluster, o));
+    let tagged = (observed.as_ref()).and_then(|o| plan::tagged_owner(cluster, o));
     let owner_alive = match tagged {
         Some(owner) => Some(owner_alive(ctx, &namespace, owner).await?),
         None => None,
@@ -61,10 +57,13 @@ pub(super) async fn read(
     let secondary = super::global::secondary(ctx, cluster).await?;
     let read = password_read(cluster, observed.as_ref(), secondary.as_ref());
     let password = crate::database::password::password(cluster, at, &api, read).await?;
-    let connection_secret = match (&cluster.spec.connection.connection_secret, &observed) {
-        (Some(c), Some(_)) if !deleting => secrets::get(&api, &c.name).await?,
-        _ => None,
-    };
+    let wanted = cluster.spec.connection.connection_secret.as_ref();
+    let exists = observed.is_some();
+    let name = wanted
+        .map(|c| c.name.as_str())
+        .filter(|_| exists && !deleting);
+    let previous = (cluster.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
+    let (connection_secret, readers) = secret_and_readers(ctx, &namespace, name, previous).await?;
     let (subnet_group, parameter_group) = references(ctx, cluster, &namespace).await?;
     let referrers = match observed_directly && deleting {
         true => members(ctx, cluster).await?,
@@ -73,7 +72,6 @@ pub(super) async fn read(
     let member_states = member_states(at, observed.as_ref());
     let (global_members, global_endpoint) =
         super::global::member_reads(at, cluster, observed.as_ref(), observed_directly).await?;
-    let exists = observed.is_some();
     let maintenance =
         crate::maintenance::aws::listed(at, "cluster", &identifier, exists, intervals.settled);
     let blue_green = super::blue_green::read(at, cluster, reads.blue_green.as_ref()).await?;
@@ -83,6 +81,7 @@ pub(super) async fn read(
         observed_directly,
         password,
         connection_secret,
+        readers,
         subnet_group,
         parameter_group,
         referrers,

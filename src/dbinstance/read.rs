@@ -2,6 +2,7 @@
 //! beyond the DBInstance is itself decided by the plan ([`plan::look`], [`plan::reads`]); a
 //! failure here is a failure to learn, never a decision.
 
+use crate::database::readers::kube::secret_and_readers;
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::Api;
@@ -47,10 +48,9 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let read = source_password(ctx, &namespace, reads.password.clone()).await?;
     let password = password(db, at, &api, read).await?;
-    let connection_secret = match &reads.connection_secret {
-        Some(name) => secrets::get(&api, name).await?,
-        None => None,
-    };
+    let previous = (db.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
+    let name = reads.connection_secret.as_deref();
+    let (connection_secret, readers) = secret_and_readers(ctx, &namespace, name, previous).await?;
     let identity = match reads.identity {
         true => Some(at.identity().await?),
         false => None,
@@ -84,6 +84,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         snapshots,
         password,
         connection_secret,
+        readers,
         release_candidates,
         peers: (db.spec.connection.connection_secret.as_ref())
             .map(|c| instances.peers_using(&namespace, &c.name))

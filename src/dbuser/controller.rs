@@ -91,14 +91,29 @@ impl Managed for DBUser {
             None => Database::Gone,
             Some((named, at)) => database(ctx, named, at, &secrets_api).await?,
         };
-        let password = password(self, &secrets_api).await?;
+        let (password, clone_password) = password(self, &secrets_api).await?;
         let found = match (&database, &password) {
             (Database::Found(db), _) => read_user(self, ctx, db, &password).await,
             _ => None,
         };
+        let (clone, pending_login) = match &database {
+            Database::Found(db) => {
+                let stored = (&password, clone_password.as_ref());
+                super::rotation::read(self, ctx, db, stored).await
+            }
+            _ => (None, None),
+        };
         let secret = match &self.spec.connection_secret {
             Some(c) => secrets::get(&secrets_api, &c.name).await?,
             None => None,
+        };
+        let previous = self.status.as_ref().and_then(|s| s.secret_readers.as_ref());
+        let readers = match self.spec.auth {
+            Some(UserAuth::Iam) => None,
+            _ => {
+                crate::database::readers::kube::read(ctx, &namespace, secret.as_ref(), previous)
+                    .await?
+            }
         };
         let token = match (&database, at) {
             (Database::Found(db), Some((_, at))) if self.spec.auth == Some(UserAuth::Iam) => {
@@ -114,6 +129,11 @@ impl Managed for DBUser {
             found,
             password,
             secret,
+            readers,
+            clone,
+            clone_password,
+            pending_login,
+            roll_readers: ctx.roll_secret_readers,
             hash_key: ctx.hash_key.clone(),
             ca_bundle: ctx.ca_bundle.as_deref().map(str::to_owned),
             token,
@@ -138,6 +158,11 @@ impl Managed for DBUser {
         match step {
             Step::AddFinalizer => set_finalizer(ctx, self, true).await?,
             Step::Claim(status) => patch_status(ctx, self, status).await?,
+            Step::WritePasswords { base, clone } => {
+                let namespace = self.namespace().unwrap_or_default();
+                let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
+                super::rotation::write_passwords(&api, self, (base, clone)).await?
+            }
             Step::RemoveFinalizer => set_finalizer(ctx, self, false).await?,
             Step::Secret(step) => {
                 let namespace = self.namespace().unwrap_or_default();
@@ -327,24 +352,32 @@ async fn master_password(
     })
 }
 
-/// The user's own password: the referenced Secret's, or the generated one.
-async fn password(user: &DBUser, api: &Api<Secret>) -> Result<Password, Error> {
+/// The user's own password: the referenced Secret's, or the generated one; and with
+/// passwordRotation, the clone's, from the generated one.
+async fn password(
+    user: &DBUser,
+    api: &Api<Secret>,
+) -> Result<(Password, Option<crate::sensitive::Sensitive>), Error> {
     let namespace = user.namespace().unwrap_or_default();
     if let Some(r) = &user.spec.password_secret_ref {
         let found = secrets::read_referenced(api, &namespace, &r.name, &r.key).await?;
-        return Ok(Password::Referenced(found));
+        return Ok((Password::Referenced(found), None));
     }
     let secret = secrets::get(api, &password_secret(user)).await?;
     let ours = (secret.as_ref())
         .is_some_and(|s| crate::database::secret::controlled_by(&s.metadata, user));
-    Ok(Password::Generated {
-        existing: (secret.as_ref())
+    let value = |key| {
+        (secret.as_ref())
             .filter(|_| ours)
-            .and_then(|s| secrets::value_of(s, secrets::GENERATED_KEY)),
+            .and_then(|s| secrets::value_of(s, key))
+    };
+    let generated = Password::Generated {
+        existing: value(secrets::GENERATED_KEY),
         exists: secret.is_some(),
         ours,
         candidate: crate::sensitive::Sensitive(crate::database::connection::generate_password()),
-    })
+    };
+    Ok((generated, value(super::plan::rotation::CLONE_KEY)))
 }
 
 /// The user and its privileges, read as the master user; and, for a user status does not say is
@@ -355,20 +388,7 @@ async fn read_user(
     db: &DatabaseFacts,
     password: &Password,
 ) -> Option<Found> {
-    let master = match &db.master_password {
-        Ok(p) => p,
-        Err(_) => return None,
-    };
-    let ca_bundle = ctx.ca_bundle.as_deref();
-    let login = Login {
-        engine: db.family(),
-        host: &db.host,
-        port: db.port,
-        user: &db.master_username,
-        password: master,
-        database: db.login_database(),
-        ca_bundle,
-    };
+    let login = Login::master(db, ctx.ca_bundle.as_deref())?;
     let username = user.username();
     let databases = super::plan::databases(user, db);
     let observed = match sql::read(&login, &username, &databases).await {

@@ -7,6 +7,7 @@
 
 pub mod controller;
 pub mod plan;
+pub mod rotation;
 pub mod sql;
 
 use std::collections::BTreeSet;
@@ -55,6 +56,9 @@ use crate::database::parts::{ConnectionSecretSpec, SecretKeyReference};
     validation = kube::core::Rule::new("(has(self.dbInstanceRef) ? self.dbInstanceRef.name : '') == (has(oldSelf.dbInstanceRef) ? oldSelf.dbInstanceRef.name : '') && (has(self.dbClusterRef) ? self.dbClusterRef.name : '') == (has(oldSelf.dbClusterRef) ? oldSelf.dbClusterRef.name : '')").message("the user's database is immutable: make another DBUser"),
     validation = kube::core::Rule::new("has(self.username) == has(oldSelf.username) && (!has(self.username) || self.username == oldSelf.username)").message("username is immutable").field_path(".username"),
     validation = kube::core::Rule::new("!has(self.auth) || self.auth != 'IAM' || !has(self.passwordSecretRef)").message("a user with auth IAM logs in with a token, not a password: leave passwordSecretRef out"),
+    validation = kube::core::Rule::new("!has(self.passwordRotation) || !has(self.auth) || self.auth != 'IAM'").message("a user with auth IAM has no password to rotate: leave passwordRotation out").field_path(".passwordRotation"),
+    validation = kube::core::Rule::new("!has(self.passwordRotation) || !has(self.passwordSecretRef)").message("a rotated user's passwords are made by the operator: leave passwordSecretRef out").field_path(".passwordRotation"),
+    validation = kube::core::Rule::new("!has(self.passwordRotation) || !has(self.username) || size(self.username) <= 26").message("with passwordRotation the username is at most 26 characters: its second login is <username>_clone").field_path(".username"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBUserSpec {
@@ -83,6 +87,10 @@ pub struct DBUserSpec {
     /// into the Secret `<name>-password` (key `password`), owned by the DBUser. A new value in the
     /// Secret is set on the user (ALTER USER).
     pub password_secret_ref: Option<SecretKeyReference>,
+    /// Rotate the user's password on a schedule, or at once when the annotation
+    /// rds.operator.rs/rotate-now takes a new value, so that running apps survive it
+    /// (docs/rotation.md). The passwords are then generated into `<name>-password`.
+    pub password_rotation: Option<PasswordRotation>,
     /// What the user may do, a grant per database. A privilege the user holds that no grant gives
     /// (one granted by hand) is reported, and revoked unless grantPolicy is Report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -101,6 +109,60 @@ pub struct DBUserSpec {
     /// username, password, dbname, engine, uri, and ca.crt with sslmode when the operator has a
     /// CA bundle) and extraKeys, so an app switches from the master user by naming this Secret.
     pub connection_secret: Option<ConnectionSecretSpec>,
+}
+
+/// How a user's password is rotated.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordRotation {
+    /// AlternatingUsers: two logins with the same grants, `<username>` and `<username>_clone`.
+    /// A rotation sets a new password on the one the connection Secret does not hold, checks that
+    /// it logs in, then switches the Secret to it (and rolls its readers, with the operator's
+    /// --roll-secret-readers); the other keeps logging in until retireAfter has passed and every
+    /// reader has the new Secret, then it is locked.
+    pub strategy: RotationStrategy,
+    /// When to rotate: a cron expression in UTC (five fields, or six with seconds first), such as
+    /// "0 3 * * 0" for Sundays at 03:00. Unset: only when asked (rds.operator.rs/rotate-now).
+    #[schemars(length(min = 1, max = 128))]
+    pub schedule: Option<String>,
+    /// How long the login the Secret left keeps logging in after a rotation, at least (it is
+    /// locked then, once every reader has rolled out the new Secret). Default 1h.
+    #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('0s')").message("retireAfter must be a duration, such as 30m or 1h"))]
+    pub retire_after: Option<kube::core::Duration>,
+}
+
+/// The rotation strategies.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum RotationStrategy {
+    /// Two logins, the Secret switched between them.
+    #[default]
+    AlternatingUsers,
+}
+
+/// Where the rotations of a user's password stand.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RotationStatus {
+    /// The login the connection Secret holds.
+    pub active: String,
+    /// A rotation under way: the login given a new password, not yet checked to log in with it.
+    pub pending: Option<String>,
+    /// The keyed hash (HMAC under the operator's key) of the pending login's new password: a
+    /// stored password without it was not stored by this rotation.
+    pub pending_hash: Option<String>,
+    /// When the last rotation switched the connection Secret (RFC 3339).
+    pub last_rotated: Option<String>,
+    /// The rds.operator.rs/rotate-now value last acted on.
+    pub last_request: Option<String>,
+    /// The login the last rotation left, still able to log in until it is retired (locked).
+    pub retiring: Option<String>,
+    /// When the retiring login may be locked, once every reader has the new Secret (RFC 3339).
+    pub retire_at: Option<String>,
+    /// Whether this DBUser made (or took over) the `<username>_clone` login: the only one it
+    /// alters, locks or drops.
+    pub clone_made: Option<bool>,
 }
 
 /// The engine families a DBUser makes users in.
@@ -125,6 +187,11 @@ impl DBUser {
     /// The user's name in the database: spec.username, or metadata.name.
     pub fn username(&self) -> String {
         (self.spec.username.clone()).unwrap_or_else(|| kube::ResourceExt::name_any(self))
+    }
+
+    /// With passwordRotation: the second login, `<username>_clone`.
+    pub fn clone_username(&self) -> Option<String> {
+        (self.spec.password_rotation.as_ref()).map(|_| format!("{}_clone", self.username()))
     }
 }
 
@@ -373,6 +440,13 @@ pub struct DBUserStatus {
     pub last_drift: Option<String>,
     /// Name of the connection Secret last written.
     pub connection_secret: Option<String>,
+    /// The workloads of the namespace that read the connection Secret, rolled to its version when
+    /// its data changes (with the operator's --roll-secret-readers; not for auth IAM, whose
+    /// tokens a volume brings), and their rollouts.
+    pub secret_readers: Option<crate::database::readers::SecretReaders>,
+    /// With passwordRotation: the logins, which one the connection Secret holds, and the last
+    /// rotation.
+    pub rotation: Option<RotationStatus>,
     /// With auth IAM: when the token in the connection Secret was signed (RFC 3339); it is valid
     /// 15 minutes from then.
     pub token_signed_at: Option<String>,

@@ -17,11 +17,13 @@ use super::{
 use crate::crd::FINALIZER;
 use crate::database::connection::ConnectionInfo;
 use crate::database::password::password_hash;
+use crate::database::readers;
 use crate::database::secret::{SecretStep, Writer, connection_write, plan_write};
 use crate::managed::plan::{ConditionPlan, KindStatus, Requeue};
 use crate::sensitive::Sensitive;
 
 pub mod iam;
+pub mod rotation;
 mod types;
 
 pub use types::*;
@@ -42,8 +44,15 @@ pub fn plan(f: &Facts) -> Plan {
         Ok(synced) => (synced, true),
         Err(refused) => (refused, false),
     };
-    // The user this DBUser made stays Ready while its database is away for a moment.
-    let away = ["DatabaseUnreachable", "DatabaseNotReady"].contains(&synced.reason.as_str());
+    // The user this DBUser made stays Ready while its database is away for a moment, and while a
+    // rotation waits or fails (the connection Secret's login still logs in).
+    let away = [
+        "DatabaseUnreachable",
+        "DatabaseNotReady",
+        "RotationFailed",
+        "RotationWaiting",
+    ]
+    .contains(&synced.reason.as_str());
     let ready = match status.owner.as_deref() == Some(f.uid().as_str()) && (applied || away) {
         true => ConditionPlan::new(true, "Available", "the user can log in"),
         false => ConditionPlan::new(false, synced.reason.as_str(), synced.message.clone()),
@@ -129,7 +138,11 @@ fn apply(
         status.token_signed_at = None;
     }
     status.iam_policy = (f.iam()).then(|| iam::policy(db, &username)).flatten();
-    secret(f, plan, status, db, &username, password)?;
+    let (login, password) = match &f.user.spec.password_rotation {
+        Some(r) if !f.iam() => rotation::plan(f, plan, status, (db, &master), (r, &password))?,
+        _ => (username.clone(), password),
+    };
+    secret(f, plan, status, db, &login, password)?;
     Ok(synced(f, plan, drift))
 }
 
@@ -475,6 +488,15 @@ fn secret(
         Ok(written) => {
             plan_write(plan, written, Step::Secret);
             status.connection_secret = Some(wanted.name.clone());
+            // An IAM token a volume brings: its readers are not rolled for each one.
+            let previous = f.status().secret_readers.filter(|_| !f.iam());
+            status.secret_readers = readers::plan(
+                plan,
+                |roll| Step::Secret(SecretStep::RollReader(roll)),
+                (&wanted.name, f.secret.as_ref()),
+                (f.readers.as_deref().filter(|_| !f.iam()), previous.as_ref()),
+                (&f.now, f.busy),
+            );
             Ok(())
         }
         Err(problem) => Err(refuse(plan, "ConnectionSecretConflict", problem.into())),
@@ -518,6 +540,7 @@ fn deletion(f: &Facts, mut plan: Plan) -> Plan {
                     "Delete",
                     format!("dropped user {username}"),
                 );
+                drop_clone(f, &mut plan);
             }
             (Some(Found::User { user: None, .. }), _) => {}
             (Some(Found::Unreachable(why)), _) => {
@@ -544,6 +567,29 @@ fn deletion(f: &Facts, mut plan: Plan) -> Plan {
     plan.step(Step::RemoveFinalizer);
     plan.requeue = Requeue::AwaitChange;
     plan
+}
+
+/// At deletion: the `<username>_clone` login this DBUser made, dropped with the user.
+fn drop_clone(f: &Facts, plan: &mut Plan) {
+    let made = (f.status().rotation).is_some_and(|r| r.clone_made == Some(true));
+    let (Some(clone), Some(Found::User { user: Some(_), .. }), Database::Found(db)) =
+        (f.user.clone_username(), &f.clone, &f.database)
+    else {
+        return;
+    };
+    let Some(master) = db.master_password.as_ref().ok().map(|p| db.master(p)) else {
+        return;
+    };
+    if made {
+        let databases = databases(&f.user, db);
+        let drop = SqlStep::DropUser {
+            username: clone.clone(),
+            databases,
+        };
+        plan.step(Step::Sql(drop, master));
+        let note = format!("dropped user {clone}");
+        plan.event(EventType::Normal, "UserDropped", "Delete", note);
+    }
 }
 
 /// At deletion under deletionPolicy Retain: the kept user's Secrets stay with it, the garbage

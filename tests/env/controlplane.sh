@@ -123,7 +123,7 @@ KUBECONFIG
   for _ in $(seq 600); do
     if "$assets/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /readyz >/dev/null 2>&1; then
       "$assets/kube-controller-manager" --kubeconfig "$dir/kubeconfig" \
-        --controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,endpoints-controller,endpointslice-controller,pod-garbage-collector-controller,node-lifecycle-controller,statefulset-controller \
+        --controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,deployment-controller,replicaset-controller,endpoints-controller,endpointslice-controller,pod-garbage-collector-controller,node-lifecycle-controller,statefulset-controller,daemonset-controller \
         --root-ca-file "$dir/certs/ca.crt" --leader-elect=false \
         --bind-address 127.0.0.1 --secure-port 0 \
         >"$dir/kube-controller-manager.log" 2>&1 &

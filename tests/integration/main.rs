@@ -27,6 +27,8 @@ mod parametergroups;
 mod presigned;
 mod proxies;
 mod replicas;
+mod rotation;
+mod rotation_users;
 mod safety;
 mod shards;
 mod ship;

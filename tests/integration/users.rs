@@ -11,14 +11,14 @@ use serde_json::json;
 use crate::common::{self, *};
 use crate::engines::psql;
 
-const MASTER_PASSWORD: &str = "Sup3r-Secret-Passw0rd";
+pub(crate) const MASTER_PASSWORD: &str = "Sup3r-Secret-Passw0rd";
 
 /// The instance runs on one of the emulator's real MariaDB servers.
-fn real() -> serde_json::Value {
+pub(crate) fn real() -> serde_json::Value {
     json!({"tags": [{"key": "moto-ext:real-engine", "value": "true"}]})
 }
 
-fn dbuser(name: &str, spec: serde_json::Value) -> DBUser {
+pub(crate) fn dbuser(name: &str, spec: serde_json::Value) -> DBUser {
     serde_json::from_value(json!({
         "apiVersion": "rds.operator.rs/v1alpha1",
         "kind": "DBUser",
@@ -29,7 +29,7 @@ fn dbuser(name: &str, spec: serde_json::Value) -> DBUser {
 }
 
 /// A user of the database `db` with a preset on COFFEE and a connection Secret `<name>-db`.
-fn user_of(name: &str, preset: &str, extra: serde_json::Value) -> DBUser {
+pub(crate) fn user_of(name: &str, preset: &str, extra: serde_json::Value) -> DBUser {
     let mut spec = json!({
         "dbInstanceRef": {"name": "db"},
         "grants": [{"database": "COFFEE", "preset": preset}],
@@ -42,7 +42,7 @@ fn user_of(name: &str, preset: &str, extra: serde_json::Value) -> DBUser {
 }
 
 /// Runs SQL as the database's master user.
-fn as_master(db: &DBInstance, sql: &str) -> (bool, String) {
+pub(crate) fn as_master(db: &DBInstance, sql: &str) -> (bool, String) {
     let endpoint = (db.status.as_ref())
         .and_then(|s| s.common.endpoint.clone())
         .expect("the instance's endpoint");
@@ -58,19 +58,19 @@ fn as_master(db: &DBInstance, sql: &str) -> (bool, String) {
 }
 
 /// Runs SQL as the user whose connection Secret is `secret`, with the Secret's password.
-fn as_user(secret: &BTreeMap<String, String>, sql: &str) -> (bool, String) {
+pub(crate) fn as_user(secret: &BTreeMap<String, String>, sql: &str) -> (bool, String) {
     mariadb_keys(secret, &secret["password"], sql)
 }
 
 /// Deletes a DBUser and waits until it is gone.
-async fn delete_user(api: &Api<DBUser>, name: &str) {
+pub(crate) async fn delete_user(api: &Api<DBUser>, name: &str) {
     api.delete(name, &kube::api::DeleteParams::default())
         .await
         .expect("delete DBUser");
     wait_object_gone(api, name).await;
 }
 
-async fn ready_user(api: &Api<DBUser>, name: &str) -> DBUser {
+pub(crate) async fn ready_user(api: &Api<DBUser>, name: &str) -> DBUser {
     wait_object(api, name, &format!("DBUser {name} Ready"), |u| {
         object_condition(u, "Ready").is_some_and(|(s, _, _)| s == "True")
             && object_condition(u, "Synced").is_some_and(|(s, _, _)| s == "True")

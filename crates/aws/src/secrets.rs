@@ -92,17 +92,22 @@ fn owner_label<K: Resource<DynamicType = ()>>() -> String {
     format!("rds.operator.rs/{}", K::kind(&()).to_lowercase())
 }
 
-/// Writes a Secret of `owner`'s with exactly `data`: creates it (`create`; fails if one exists),
-/// or applies it over the one the owner controls.
+/// Writes a Secret of `owner`'s with exactly `data` and these `annotations` besides the owner's:
+/// creates it (`create`; fails if one exists), or applies it over the one the owner controls.
 pub async fn write_owned<K: Resource<DynamicType = ()>>(
     api: &Api<Secret>,
     owner: &K,
-    name: &str,
-    data: &BTreeMap<String, Sensitive>,
+    (name, data): (&str, &BTreeMap<String, Sensitive>),
+    annotations: BTreeMap<String, String>,
     owner_reference: bool,
     create: bool,
 ) -> Result<(), Error> {
-    let secret = owned_secret(owner, name, data, owner_reference);
+    let mut secret = owned_secret(owner, name, data, owner_reference);
+    secret
+        .metadata
+        .annotations
+        .get_or_insert_default()
+        .extend(annotations);
     match create {
         true => self::create(api, &secret).await,
         false => apply(api, &secret).await,

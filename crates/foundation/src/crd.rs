@@ -21,6 +21,10 @@ pub const PAUSED_ANNOTATION: &str = "rds.operator.rs/paused";
 /// Annotation that makes the operator show what it would do (status.dryRun) and do none of it: no
 /// AWS call that changes anything, no Secret written.
 pub const DRY_RUN_ANNOTATION: &str = "rds.operator.rs/dry-run";
+
+/// Annotation asking for a password rotation now: one rotation per value (a time, a counter),
+/// the value last acted on kept in status.
+pub const ROTATE_NOW_ANNOTATION: &str = "rds.operator.rs/rotate-now";
 /// RDS tag written when a DBInstance with deletionPolicy Retain lets its instance go: a later
 /// DBInstance of the same namespace and name adopts the instance on its own.
 pub const RETAINED_TAG: &str = "rds.operator.rs/retained";

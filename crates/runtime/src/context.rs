@@ -45,6 +45,9 @@ pub struct Context {
     pub ca_bundle: Option<Arc<str>>,
     /// How old a DBUser's IAM token grows before another replaces it (`--iam-token-refresh`).
     pub iam_token_refresh: std::time::Duration,
+    /// Whether the readers of connection Secrets are rolled when their data changes
+    /// (`--roll-secret-readers`).
+    pub roll_secret_readers: bool,
     /// What the operator's settings grant to namespaces (`--grant-adoption`, `--grant-restore`).
     pub grants: Grants,
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
@@ -97,6 +100,7 @@ impl Context {
             hash_key,
             ca_bundle: None,
             iam_token_refresh: std::time::Duration::from_secs(600),
+            roll_secret_readers: false,
             grants: Grants::default(),
             read_budget: ReadBudget::new(0),
             shared: Mutex::default(),

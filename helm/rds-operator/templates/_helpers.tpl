@@ -65,4 +65,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
+{{- if .Values.rollSecretReaders }}
+# The readers of a connection Secret (rollSecretReaders): listed when its data changes, and their
+# pod template annotated with its version.
+- apiGroups: ["apps"]
+  resources: ["deployments", "statefulsets", "daemonsets"]
+  verbs: ["list", "patch"]
+{{- end }}
 {{- end -}}

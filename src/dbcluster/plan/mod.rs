@@ -55,6 +55,9 @@ pub struct Facts {
     pub password: PasswordFacts,
     /// The connection Secret as it is now (None: absent, or none asked for).
     pub connection_secret: Option<Secret>,
+    /// The workloads of the namespace, when the connection Secret's readers are to be rolled or
+    /// their rollout followed (`readers::to_list`); None otherwise.
+    pub readers: Option<Vec<crate::database::readers::Workload>>,
     /// What dbSubnetGroupRef resolves to (None: no reference).
     pub subnet_group: Option<Result<String, String>>,
     /// What dbClusterParameterGroupRef resolves to (None: no reference).

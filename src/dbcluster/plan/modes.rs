@@ -340,6 +340,11 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("WriteSecret", "None", name.clone())
         }
         Step::Secret(SecretStep::SetOwner { name, .. }) => ("SetSecretOwner", "None", name.clone()),
+        Step::Secret(SecretStep::RollReader(r)) => (
+            "RollSecretReader",
+            "Rollout",
+            format!("{:?} {}", r.kind, r.name),
+        ),
         Step::OrphanSecret { name } => ("OrphanSecret", "None", name.clone()),
         Step::DeleteSecret { name } => ("DeleteSecret", "None", name.clone()),
         Step::AddFinalizer | Step::RemoveFinalizer => ("Finalizer", "None", String::new()),

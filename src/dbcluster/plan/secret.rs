@@ -1,8 +1,9 @@
 //! The connection Secret of a DBCluster: the writer (for a member of a global database, the global
 //! writer endpoint) and reader endpoints, rendered from what RDS holds and written only when it differs, and only to a Secret this DBCluster controls.
 
-use super::{Facts, Plan, Step, secrets_owner_referenced};
+use super::{Facts, Plan, SecretStep, Step, secrets_owner_referenced};
 use crate::database::connection::ConnectionInfo;
+use crate::database::readers;
 use crate::database::secret::{Writer, connection_write, plan_write};
 use crate::dbcluster::DBClusterStatus;
 use crate::dbcluster::observed::ObservedCluster;
@@ -61,6 +62,14 @@ pub(super) fn connection_secret(
     let written = connection_write(current, cluster, wanted, &info, writer)?;
     plan_write(plan, written, Step::Secret);
     fields.common.connection_secret = Some(wanted.name.clone());
+    let previous = (cluster.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
+    fields.common.secret_readers = readers::plan(
+        plan,
+        |roll| Step::Secret(SecretStep::RollReader(roll)),
+        (&wanted.name, f.connection_secret.as_ref()),
+        (f.readers.as_deref(), previous),
+        (&f.now, f.intervals.busy),
+    );
     Ok(None)
 }
 

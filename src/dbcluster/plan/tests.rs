@@ -50,6 +50,7 @@ fn facts() -> Facts {
             candidate: Sensitive::new("candidate-password-1"),
         },
         connection_secret: None,
+        readers: None,
         subnet_group: None,
         parameter_group: None,
         referrers: vec![],
@@ -702,6 +703,41 @@ fn the_connection_secret_has_the_writer_and_reader_and_is_written_only_when_it_d
     let secret = crate::secrets::owned_secret(&f.cluster, "coffee-db", data, true);
     let settled = with(f.clone(), |f| f.connection_secret = Some(secret.clone()));
     assert_eq!(names(&plan(&settled)), Vec::<&str>::new());
+
+    // Its version raised (the password changed), with a reader listed: the reader is rolled.
+    let mut changed = secret.clone();
+    let version = (
+        crate::database::readers::SECRET_VERSION.to_owned(),
+        "2".to_owned(),
+    );
+    changed
+        .metadata
+        .annotations
+        .get_or_insert_default()
+        .extend([version]);
+    let reader = crate::database::readers::Workload {
+        kind: crate::database::readers::WorkloadKind::DaemonSet,
+        name: "agent".into(),
+        reads: ["coffee-db".to_owned()].into(),
+        opted_out: false,
+        template: Default::default(),
+        rolled_out: true,
+    };
+    let rolling = with(f.clone(), |f| {
+        f.connection_secret = Some(changed);
+        f.readers = Some(vec![reader]);
+    });
+    let p = plan(&rolling);
+    match p.steps.as_slice() {
+        [Step::Secret(SecretStep::RollReader(r))] => {
+            assert_eq!((r.name.as_str(), r.version), ("agent", 2))
+        }
+        other => panic!("expected the roll, got {other:?}"),
+    }
+    let busy = crate::managed::plan::Requeue::After(f.intervals.busy);
+    assert_eq!(p.requeue, busy, "the rollout is followed");
+    let readers = p.status.unwrap().fields.common.secret_readers;
+    assert_eq!(readers.map(|r| r.version), Some(2));
 
     // Someone else's Secret of that name: never written.
     let mut foreign = secret.clone();

@@ -3,6 +3,7 @@
 //! the generated password Secret, which follows the deletion policy.
 
 use crate::database::connection::ConnectionInfo;
+use crate::database::readers::{self, SecretReaders};
 use crate::rds_state::ObservedInstance;
 
 use super::spec;
@@ -51,6 +52,20 @@ pub(super) fn connection_secret(
     let written = connection_write(current, db, wanted, &info, writer)?;
     plan_write(plan, written, Step::Secret);
     Ok(())
+}
+
+/// The readers of the connection Secret, rolled to its version when its data changed
+/// (`readers::plan`); None when the spec asks for no Secret.
+pub(super) fn secret_readers(f: &Facts, plan: &mut Plan) -> Option<SecretReaders> {
+    let wanted = f.db.spec.connection.connection_secret.as_ref()?;
+    let previous = (f.db.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
+    readers::plan(
+        plan,
+        |roll| Step::Secret(SecretStep::RollReader(roll)),
+        (&wanted.name, f.connection_secret.as_ref()),
+        (f.readers.as_deref(), previous),
+        (&f.now, f.intervals.busy),
+    )
 }
 
 /// The generated password Secret follows the deletion policy: with the DBInstance's

@@ -285,6 +285,13 @@ fn kubernetes_step(step: &Step) -> (&'static str, String) {
             "SetSecretOwner",
             format!("keep Secret {name} without an ownerReference (deletionPolicy Retain)"),
         ),
+        Step::Secret(SecretStep::RollReader(r)) => (
+            "RollSecretReader",
+            format!(
+                "roll {:?} {} to the connection Secret's version {}",
+                r.kind, r.name, r.version
+            ),
+        ),
         Step::AddFinalizer => ("AddFinalizer", String::new()),
         Step::RemoveFinalizer => ("RemoveFinalizer", "the DBInstance goes".into()),
         rds => (rds.name(), String::new()),

@@ -11,7 +11,9 @@ use crate::dbinstance::{
 use crate::managed::fights;
 use crate::rds_state::{ObservedInstance, is_transitional};
 
-use super::connection_secret::{SecretProblem, connection_secret, password_secret_owner};
+use super::connection_secret::{
+    SecretProblem, connection_secret, password_secret_owner, secret_readers,
+};
 use super::create::restore_source;
 use super::maintenance::day_two;
 use super::password::{RESTORED_PASSWORD, hash_of, password, password_refused};
@@ -71,21 +73,12 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     // The connection Secret follows what RDS holds: while a new password is still to be sent, it
     // keeps the one RDS has.
     if let Some(password) = password.as_ref().filter(|_| !rotate) {
-        match connection_secret(f, &mut plan, observed, password) {
-            Ok(()) => {}
-            Err(SecretProblem::Template(message)) => {
-                plan.requeue = Requeue::AwaitChange;
-                return refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
-            }
-            Err(SecretProblem::NotOurs(message)) => {
-                let drift = spec::drift_interval(&db.spec, &f.intervals);
-                plan.requeue = Requeue::After(drift);
-                let label = Some("SecretConflict");
-                return refuse(plan, f, "ConnectionSecretConflict", &message, label);
-            }
+        if let Err(problem) = connection_secret(f, &mut plan, observed, password) {
+            return secret_refused(f, plan, problem);
         }
         let secret = db.spec.connection.connection_secret.as_ref();
         fields.common.connection_secret = secret.map(|c| c.name.clone());
+        fields.common.secret_readers = secret_readers(f, &mut plan);
     }
     password_secret_owner(f, &mut plan);
     let in_sync = comparison.in_sync();
@@ -101,7 +94,30 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
         spec_changed,
         fighting,
     };
-    sync.decide(plan, fields, hold, password, hash)
+    // A rollout of the connection Secret's readers is followed.
+    let following = (fields.common.secret_readers.as_ref()).is_some_and(|r| !r.rolled_out());
+    let mut plan = sync.decide(plan, fields, hold, password, hash);
+    if following {
+        plan.look_again_within(f.intervals.busy);
+    }
+    plan
+}
+
+/// The connection Secret cannot be written: a template that does not render (waits for a spec
+/// change), or someone else's Secret of its name (looked at again each drift interval).
+fn secret_refused(f: &Facts, mut plan: Plan, problem: SecretProblem) -> Plan {
+    match problem {
+        SecretProblem::Template(message) => {
+            plan.requeue = Requeue::AwaitChange;
+            refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"))
+        }
+        SecretProblem::NotOurs(message) => {
+            let drift = spec::drift_interval(&f.db.spec, &f.intervals);
+            plan.requeue = Requeue::After(drift);
+            let label = Some("SecretConflict");
+            refuse(plan, f, "ConnectionSecretConflict", &message, label)
+        }
+    }
 }
 
 /// Whether status holds the hash from before the keyed one, of the same password: no rotation, it
@@ -132,6 +148,7 @@ fn sync_fields(
     };
     fields.last_drift = previous.last_drift.clone();
     fields.common.connection_secret = previous.common.connection_secret.clone();
+    fields.common.secret_readers = previous.common.secret_readers.clone();
     // The spec's tag keys become the managed ones once they are on the instance (in sync, or
     // written by this plan); until then the previous ones stay.
     fields.common.applied_tag_keys = previous.common.applied_tag_keys.clone();

@@ -38,6 +38,9 @@ pub struct Facts {
     pub password: PasswordFacts,
     /// The connection Secret as it is now (None: absent, or the spec asks for none).
     pub connection_secret: Option<Secret>,
+    /// The workloads of the namespace, when the connection Secret's readers are to be rolled or
+    /// their rollout followed (`readers::to_list`); None otherwise.
+    pub readers: Option<Vec<crate::database::readers::Workload>>,
     /// At deletion: the Secrets the operator may have written for this DBInstance (generated
     /// password, connection Secret) that exist, metadata only; the plan keeps those it owns.
     pub release_candidates: Vec<Secret>,

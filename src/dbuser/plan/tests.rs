@@ -76,6 +76,11 @@ fn facts() -> Facts {
             candidate: Sensitive::new("fresh"),
         },
         secret: None,
+        readers: None,
+        clone: None,
+        clone_password: None,
+        pending_login: None,
+        roll_readers: false,
         hash_key: Sensitive::new("key"),
         ca_bundle: None,
         token: None,
@@ -890,3 +895,51 @@ fn held_in_postgres() -> ObservedUser {
         ..ObservedUser::default()
     }
 }
+
+/// The readers of a password user's changed connection Secret are rolled; an IAM user's never
+/// are, though its Secret changes with every token (a volume brings each to its Pods).
+#[test]
+fn the_readers_of_a_password_users_secret_are_rolled_and_an_iam_users_are_not() {
+    use crate::database::readers::{SECRET_VERSION, Workload, WorkloadKind};
+    let reading = |mut f: Facts| {
+        let mut secret = k8s_openapi::api::core::v1::Secret::default();
+        secret.metadata.name = Some("reader-db".into());
+        secret.metadata.annotations = Some([(SECRET_VERSION.into(), "4".into())].into());
+        secret.metadata.owner_references = Some(vec![
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+                uid: UID.into(),
+                controller: Some(true),
+                ..Default::default()
+            },
+        ]);
+        f.secret = Some(secret);
+        f.readers = Some(vec![Workload {
+            kind: WorkloadKind::StatefulSet,
+            name: "reports".into(),
+            reads: ["reader-db".to_owned()].into(),
+            opted_out: false,
+            template: Default::default(),
+            rolled_out: true,
+        }]);
+        f
+    };
+    let mut password = ours(facts(), &[Select, ShowView]);
+    password.user.spec.connection_secret = iam(true).user.spec.connection_secret;
+    let p = plan(&reading(password));
+    let rolled = |p: &Plan| {
+        (p.steps.iter())
+            .filter_map(|s| match s {
+                Step::Secret(SecretStep::RollReader(r)) => Some((r.name.clone(), r.version)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rolled(&p), [("reports".to_owned(), 4)]);
+    let status = p.status.unwrap().fields.secret_readers.unwrap();
+    assert_eq!(status.version, 4);
+    let p = plan(&reading(iam(true)));
+    assert_eq!(rolled(&p), []);
+    assert_eq!(p.status.unwrap().fields.secret_readers, None);
+}
+
+mod rotation;

@@ -18,6 +18,11 @@ pub enum Step {
     RemoveFinalizer,
     /// The generated password Secret, or the connection Secret.
     Secret(SecretStep),
+    /// The generated password Secret with both logins' passwords (passwordRotation).
+    WritePasswords {
+        base: Sensitive,
+        clone: Sensitive,
+    },
     /// The status written before the user is made, saying it is this DBUser's: a crash after
     /// CREATE USER leaves a user the next pass knows as its own.
     Claim(Box<DBUserStatus>),
@@ -69,6 +74,10 @@ pub enum SqlStep {
         /// PostgreSQL: the databases to revoke in (the grants' and the database object's).
         databases: Vec<String>,
     },
+    /// The user may log in no more (MySQL's ACCOUNT LOCK, PostgreSQL's NOLOGIN).
+    Lock { username: String },
+    /// The user may log in again.
+    Unlock { username: String },
     DropUser {
         username: String,
         /// PostgreSQL: the databases whose objects of the user's go to the master user first.
@@ -184,8 +193,21 @@ pub struct Facts {
     pub password: Password,
     /// The connection Secret as it is now.
     pub secret: Option<Secret>,
+    /// The workloads of the namespace, when the connection Secret's readers are to be rolled or
+    /// their rollout followed (`readers::to_list`); None otherwise.
+    pub readers: Option<Vec<crate::database::readers::Workload>>,
     pub hash_key: Sensitive,
     pub ca_bundle: Option<String>,
+    /// With passwordRotation, the database found: the `<username>_clone` login as the master
+    /// login found it.
+    pub clone: Option<Found>,
+    /// Its password, under `clone-password` in the generated password Secret.
+    pub clone_password: Option<Sensitive>,
+    /// With a rotation pending: whether its login logs in with its stored password, or the
+    /// engine's message why not (None: not tried).
+    pub pending_login: Option<Result<(), String>>,
+    /// Whether the operator rolls the readers of connection Secrets (`--roll-secret-readers`).
+    pub roll_readers: bool,
     /// With auth IAM and the database found: a token made now for the user, or why none could be.
     pub token: Option<Result<Sensitive, String>>,
     /// How old the token in the connection Secret may grow before another replaces it.

@@ -26,6 +26,24 @@ pub struct Login<'a> {
     pub ca_bundle: Option<&'a str>,
 }
 
+impl<'a> Login<'a> {
+    /// The database's master login (None: its password is not known).
+    pub fn master(
+        db: &'a crate::dbuser::plan::DatabaseFacts,
+        ca_bundle: Option<&'a str>,
+    ) -> Option<Login<'a>> {
+        Some(Login {
+            engine: db.family(),
+            host: &db.host,
+            port: db.port,
+            user: &db.master_username,
+            password: db.master_password.as_ref().ok()?,
+            database: db.login_database(),
+            ca_bundle,
+        })
+    }
+}
+
 /// Why a step did not run: no login (retried), or the database refused a statement.
 #[derive(Debug, PartialEq)]
 pub enum Failure {
@@ -59,5 +77,13 @@ pub async fn logs_in(login: &Login<'_>) -> bool {
     match login.engine {
         Engine::MySql => mysql::logs_in(login).await,
         Engine::Postgres => postgres::logs_in(login).await,
+    }
+}
+
+/// This login, or the engine's message why not (never with the password).
+pub async fn try_login(login: &Login<'_>) -> Result<(), String> {
+    match login.engine {
+        Engine::MySql => mysql::try_login(login).await,
+        Engine::Postgres => postgres::try_login(login).await,
     }
 }

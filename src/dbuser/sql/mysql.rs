@@ -42,13 +42,14 @@ async fn connect(login: &Login<'_>) -> Result<Conn, String> {
 
 /// Whether this login succeeds (the engine refusing it, or not answering, is false).
 pub async fn logs_in(login: &Login<'_>) -> bool {
-    match connect(login).await {
-        Ok(conn) => {
-            let _ = conn.disconnect().await;
-            true
-        }
-        Err(_) => false,
-    }
+    try_login(login).await.is_ok()
+}
+
+/// This login, or the engine's message why not (never with the password).
+pub async fn try_login(login: &Login<'_>) -> Result<(), String> {
+    let conn = connect(login).await?;
+    let _ = conn.disconnect().await;
+    Ok(())
 }
 
 /// The user and its privileges, read over one login.
@@ -200,6 +201,14 @@ async fn act(conn: &mut Conn, step: &SqlStep) -> Result<(), String> {
         }
         SqlStep::RevokeAll { username, .. } => {
             let sql = format!("REVOKE ALL PRIVILEGES, GRANT OPTION FROM `{username}`@'%'");
+            conn.query_drop(sql).await.map_err(err)
+        }
+        SqlStep::Lock { username } => {
+            let sql = format!("ALTER USER `{username}`@'%' ACCOUNT LOCK");
+            conn.query_drop(sql).await.map_err(err)
+        }
+        SqlStep::Unlock { username } => {
+            let sql = format!("ALTER USER `{username}`@'%' ACCOUNT UNLOCK");
             conn.query_drop(sql).await.map_err(err)
         }
         SqlStep::DropUser { username, .. } => {

@@ -143,7 +143,12 @@ fn message(e: &tokio_postgres::Error, password: Option<&Sensitive>) -> String {
 
 /// Whether this login succeeds (the engine refusing it, or not answering, is false).
 pub async fn logs_in(login: &Login<'_>) -> bool {
-    connect(login).await.is_ok()
+    try_login(login).await.is_ok()
+}
+
+/// This login, or the engine's message why not (never with the password).
+pub async fn try_login(login: &Login<'_>) -> Result<(), String> {
+    connect(login).await.map(|_| ())
 }
 
 /// The user, whether it is a member of rds_iam, and its privileges on each of `databases` (each
@@ -352,6 +357,8 @@ fn role_statements(step: &SqlStep) -> String {
             "GRANT rds_iam TO {u}; ALTER ROLE {u} WITH PASSWORD NULL",
             u = ident(username)
         ),
+        SqlStep::Lock { username } => format!("ALTER ROLE {} WITH NOLOGIN", ident(username)),
+        SqlStep::Unlock { username } => format!("ALTER ROLE {} WITH LOGIN", ident(username)),
         _ => String::new(),
     }
 }

@@ -11,6 +11,7 @@ use kube::api::Api;
 
 use kube::runtime::events::EventType;
 
+use super::readers::{Roll, SECRET_VERSION, next_version};
 use crate::error::Error;
 use crate::managed::plan::Steps;
 use crate::secrets::{self, GENERATED_KEY};
@@ -32,12 +33,16 @@ pub enum SecretStep {
     WriteConnection {
         name: String,
         data: BTreeMap<String, Sensitive>,
+        /// Its version, one more than it had (its readers are rolled to it).
+        version: u64,
         create: bool,
         owner_reference: bool,
     },
     /// Mark a Secret of the owner's as its own by annotation, and give it the owner's
     /// ownerReference (`owner_reference`) or take that away (deletionPolicy Retain).
     SetOwner { name: String, owner_reference: bool },
+    /// Roll a reader of the connection Secret to its version (`readers`).
+    RollReader(Roll),
 }
 
 impl SecretStep {
@@ -47,6 +52,7 @@ impl SecretStep {
             SecretStep::WritePassword { .. } => "WritePasswordSecret",
             SecretStep::WriteConnection { .. } => "WriteConnectionSecret",
             SecretStep::SetOwner { .. } => "SetSecretOwner",
+            SecretStep::RollReader(_) => "RollSecretReader",
         }
     }
 }
@@ -65,18 +71,28 @@ pub async fn act(
             owner_reference,
         } => {
             let data = [(GENERATED_KEY.to_owned(), password.clone())].into();
-            secrets::write_owned(api, owner, name, &data, *owner_reference, !*replace).await
+            let written = (name.as_str(), &data);
+            secrets::write_owned(api, owner, written, [].into(), *owner_reference, !*replace).await
         }
         SecretStep::WriteConnection {
             name,
             data,
+            version,
             create,
             owner_reference,
-        } => secrets::write_owned(api, owner, name, data, *owner_reference, *create).await,
+        } => {
+            let annotations = [(SECRET_VERSION.to_owned(), version.to_string())].into();
+            let written = (name.as_str(), data);
+            secrets::write_owned(api, owner, written, annotations, *owner_reference, *create).await
+        }
         SecretStep::SetOwner {
             name,
             owner_reference,
         } => secrets::set_owner(api, owner, name, *owner_reference).await,
+        SecretStep::RollReader(roll) => {
+            let namespace = owner.meta().namespace.clone().unwrap_or_default();
+            super::readers::kube::roll(&api.clone().into_client(), &namespace, roll).await
+        }
     }
 }
 
@@ -190,6 +206,7 @@ pub fn connection_write(
     let rendered = crate::database::connection::render(info, &wanted.extra_keys);
     let data = rendered.map_err(|e| SecretProblem::Template(e.to_string()))?;
     let (name, owner_reference) = (wanted.name.clone(), writer.owner_reference);
+    let version = next_version(current);
     Ok(match write_of(current, owner, data, owner_reference) {
         SecretWrite::NotOurs => return Err(SecretProblem::NotOurs(not_ours(&name, writer.kind))),
         SecretWrite::Write { data, create } => {
@@ -200,6 +217,7 @@ pub fn connection_write(
             let step = SecretStep::WriteConnection {
                 name,
                 data,
+                version,
                 create,
                 owner_reference,
             };

@@ -32,6 +32,9 @@ pub struct DatabaseStatus {
     pub master_user_password_hash: Option<String>,
     /// Name of the connection Secret last written.
     pub connection_secret: Option<String>,
+    /// The workloads of the namespace that read the connection Secret, rolled to its version when
+    /// its data changes (with the operator's --roll-secret-readers), and their rollouts.
+    pub secret_readers: Option<crate::database::readers::SecretReaders>,
     /// The tag keys the operator applied from spec.tags: the only ones it removes when they leave
     /// the spec. Tags others set (AWS Backup plans, cost allocation) are left alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

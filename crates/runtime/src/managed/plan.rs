@@ -118,6 +118,15 @@ impl<S, St, X> KindPlan<S, St, X> {
         });
     }
 
+    /// Looks again within `interval` (sooner if it was to look sooner, or to back off).
+    pub fn look_again_within(&mut self, interval: Duration) {
+        self.requeue = match self.requeue {
+            Requeue::After(d) => Requeue::After(d.min(interval)),
+            Requeue::AwaitChange => Requeue::After(interval),
+            Requeue::Backoff => Requeue::Backoff,
+        };
+    }
+
     /// Waits for something the object refers to, or RDS: nothing sent, counted as unresolved,
     /// looked at again after `interval`; the Synced condition to report.
     pub fn waiting(&mut self, interval: Duration, reason: &str, message: String) -> ConditionPlan {

@@ -98,6 +98,7 @@ pub(super) fn facts() -> Facts {
         snapshots: Vec::new(),
         password: PasswordFacts::Referenced(Ok(pw("Sup3r-Secret"))),
         connection_secret: None,
+        readers: None,
         release_candidates: Vec::new(),
         peers: Vec::new(),
         owner_alive: None,
@@ -252,6 +253,7 @@ fn synced_fields(f: &Facts) -> DBInstanceStatus {
     fields.common.master_user_password_hash = previous.common.master_user_password_hash;
     fields.last_drift = previous.last_drift;
     fields.common.connection_secret = previous.common.connection_secret;
+    fields.common.secret_readers = previous.common.secret_readers;
     let observed = f.observed.as_ref().unwrap();
     fields.common.applied_tag_keys = (crate::managed::tags::applied)(
         &f.db.spec.tags,

@@ -342,6 +342,8 @@ fn connection_secret_follows_rds() {
         Step::Secret(SecretStep::WriteConnection {
             name: "coffee-db".into(),
             data: expected_data.clone(),
+            // A new Secret's first version; an edited one from before the counter: 2.
+            version: if create { 1 } else { 2 },
             create,
             owner_reference: true,
         })
@@ -398,6 +400,65 @@ fn connection_secret_follows_rds() {
             rotation(rotating_fields),
         ),
     ]);
+}
+
+/// A connection Secret whose data changed (version 2) has its readers rolled, each once; a
+/// rollout is followed until done; a reader of another Secret is left alone.
+#[test]
+fn the_readers_of_a_changed_connection_secret_are_rolled_and_followed() {
+    use crate::database::readers::{ReaderState, Roll, SECRET_VERSION, Workload, WorkloadKind};
+    let reader = |name: &str, secret: &str, at: Option<&str>| Workload {
+        kind: WorkloadKind::Deployment,
+        name: name.into(),
+        reads: [secret.to_owned()].into(),
+        opted_out: false,
+        template: (at.iter())
+            .map(|v| ("secret.rds.operator.rs/coffee-db".to_owned(), v.to_string()))
+            .collect(),
+        rolled_out: at.is_some(),
+    };
+    let changed = |listed: Vec<Workload>| {
+        with(synced(), |f| {
+            f.db.spec.connection.connection_secret = Some(ConnectionSecretSpec {
+                name: "coffee-db".into(),
+                extra_keys: BTreeMap::new(),
+            });
+            let mut secret = connection_secret(UID, "Sup3r-Secret");
+            secret.metadata.annotations = Some([(SECRET_VERSION.into(), "2".into())].into());
+            f.connection_secret = Some(secret);
+            f.readers = Some(listed);
+        })
+    };
+    let f = changed(vec![
+        reader("coffee-app", "coffee-db", None),
+        reader("other", "x", None),
+    ]);
+    let p = plan(&f);
+    let roll = Roll {
+        kind: WorkloadKind::Deployment,
+        name: "coffee-app".into(),
+        annotation: "secret.rds.operator.rs/coffee-db".into(),
+        version: 2,
+    };
+    assert_eq!(p.steps, vec![Step::Secret(SecretStep::RollReader(roll))]);
+    assert_eq!(p.events[0].reason, "ReadersRolled");
+    assert_eq!(p.requeue, BUSY, "the rollout is followed");
+    let readers = p.status.unwrap().fields.common.secret_readers.unwrap();
+    assert_eq!(readers.version, 2);
+    assert_eq!(readers.rolled_at.as_deref(), Some(NOW));
+    let states: Vec<_> = readers
+        .readers
+        .iter()
+        .map(|r| (r.name.as_str(), r.state))
+        .collect();
+    assert_eq!(states, [("coffee-app", ReaderState::Rolling)]);
+
+    let f = changed(vec![reader("coffee-app", "coffee-db", Some("2"))]);
+    let p = plan(&f);
+    assert!(p.steps.is_empty(), "rolled already: {:?}", p.steps);
+    assert_eq!(p.requeue, SAFETY_NET, "rolled out: nothing to follow");
+    let readers = p.status.unwrap().fields.common.secret_readers.unwrap();
+    assert_eq!(readers.readers[0].state, ReaderState::RolledOut);
 }
 
 #[test]
