@@ -83,7 +83,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, maintenance, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
+from . import access, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, maintenance, managed_secrets, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -518,6 +518,7 @@ def install() -> None:
     option_groups.install(LOCK)
     maintenance.install(LOCK, CONFIG, _start_phase)
     proxies.install(LOCK, CONFIG)
+    managed_secrets.install(LOCK)
     # Last: what RDS does not offer is refused before any other extension acts on the call.
     catalog.install(LOCK)
     # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).

@@ -65,6 +65,10 @@ impl From<&DbCluster> for ObservedCluster {
                 .collect(),
             master_user_secret_arn: (c.master_user_secret())
                 .and_then(|s| s.secret_arn().map(str::to_owned)),
+            master_user_secret_kms_key_id: (c.master_user_secret())
+                .and_then(|s| s.kms_key_id().map(str::to_owned)),
+            master_user_secret_status: (c.master_user_secret())
+                .and_then(|s| s.secret_status().map(str::to_owned)),
             global_cluster: s(c.global_cluster_identifier()).filter(|g| !g.is_empty()),
             ..Default::default()
         };
@@ -158,6 +162,7 @@ impl ClusterCalls for Rds {
             .set_global_cluster_identifier(req.global.map(str::to_owned))
             .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
             .set_manage_master_user_password(spec.password.manage_master_user_password)
+            .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
             .set_database_name(spec.database_name.clone())
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
             .set_storage_encrypted(spec.security.storage_encrypted)

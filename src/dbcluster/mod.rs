@@ -75,6 +75,7 @@ use observed::ObservedCluster;
 )]
 #[x_kube(
     validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
+    validation = kube::core::Rule::new("!has(self.masterUserSecretKmsKeyId) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretKmsKeyId is the key of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretKmsKeyId"),
     validation = kube::core::Rule::new("has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("dbClusterIdentifier is immutable").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
     validation = kube::core::Rule::new("!has(self.dbClusterIdentifier) || (!self.dbClusterIdentifier.endsWith('-') && !self.dbClusterIdentifier.contains('--'))").message("dbClusterIdentifier: RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no two hyphens in a row and none at the end").field_path(".dbClusterIdentifier"),

@@ -35,6 +35,8 @@ pub struct ObservedCluster {
     /// The cluster's instances as DBClusterMembers lists them.
     pub members: Vec<ObservedMember>,
     pub master_user_secret_arn: Option<String>,
+    pub master_user_secret_kms_key_id: Option<String>,
+    pub master_user_secret_status: Option<String>,
     /// The global database the cluster is a member of (GlobalClusterIdentifier).
     pub global_cluster: Option<String>,
 }

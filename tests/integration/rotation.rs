@@ -11,7 +11,7 @@ use rds_operator::database::readers::{ReaderState, SECRET_VERSION, SecretReaders
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
-use crate::common::{self, Operator, TIMEOUT, dbinstance, is_ready, setup, wait_dbi};
+use crate::common::{self, Operator, TIMEOUT, dbinstance, is_ready, setup, wait_dbi, wait_for};
 
 /// A pod template whose one container reads the Secret as `how` says.
 fn template(how: &str, secret: &str) -> serde_json::Value {
@@ -227,5 +227,96 @@ async fn a_rotated_password_rolls_the_workloads_of_the_namespace_that_read_the_s
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
     let after = template_annotations(&client, &ns, (WorkloadKind::Deployment, "by-env")).await;
     assert_eq!(before, after);
+    common::delete_and_wait(&api, "db").await;
+}
+
+/// A DBInstance whose master password RDS manages, with its secret's KMS key: the key reaches RDS
+/// and Secrets Manager; rds.operator.rs/rotate-now has RDS rotate the password once per value (a
+/// new password in Secrets Manager, set on the real server); the connection Secret follows, and
+/// its reader is rolled; the new password logs in and the old one no longer does.
+#[tokio::test]
+async fn rotate_now_rotates_a_managed_password_with_its_kms_key_and_the_secret_follows() {
+    let (client, ns, api, rds) = setup("managed-rotation").await;
+    let id = common::unique("managed-rotation");
+    let _operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
+    let (key_id, key_arn) = common::create_kms_key("coffee master secret");
+    let t = template("envFrom", "db-connection");
+    workload(
+        &client,
+        &ns,
+        (WorkloadKind::Deployment, "coffee-app"),
+        json!({}),
+        t,
+    )
+    .await;
+    let spec = json!({
+        "masterUserPassword": null,
+        "manageMasterUserPassword": true,
+        "masterUserSecretKmsKeyId": key_id,
+        "connectionSecret": {"name": "db-connection"},
+        "tags": [{"key": "moto-ext:real-engine", "value": "true"}],
+    });
+    (api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await)
+        .expect("create");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let described = common::describe(&rds, &id).await.expect("the instance");
+    let secret = described.master_user_secret().expect("a managed secret");
+    assert_eq!(
+        secret.kms_key_id(),
+        Some(key_arn.as_str()),
+        "the key reached RDS"
+    );
+    let status_secret = db
+        .status
+        .as_ref()
+        .unwrap()
+        .common
+        .master_user_secret
+        .clone()
+        .unwrap();
+    assert_eq!(status_secret.kms_key_id.as_deref(), Some(key_arn.as_str()));
+    let first = common::secret_data(&client, &ns, "db-connection")
+        .await
+        .unwrap();
+    let login = |s: &BTreeMap<String, String>, password: &str| {
+        common::mariadb_keys(s, password, "SELECT 1").0
+    };
+    assert!(
+        login(&first, &first["password"]),
+        "the managed password logs in"
+    );
+
+    let patch = json!({"metadata": {"annotations": {"rds.operator.rs/rotate-now": "1"}}});
+    (api.patch("db", &PatchParams::default(), &Patch::Merge(&patch))
+        .await)
+        .unwrap();
+    let second = wait_for("the rotated password in the Secret", TIMEOUT, || async {
+        let data = common::secret_data(&client, &ns, "db-connection").await?;
+        (data["password"] != first["password"]).then_some(data)
+    })
+    .await;
+    assert!(
+        login(&second, &second["password"]),
+        "the new password logs in"
+    );
+    assert!(
+        !login(&second, &first["password"]),
+        "the old one no longer does"
+    );
+    let db = wait_dbi(&api, "db", "the reader rolled", TIMEOUT, |db| {
+        readers(db).is_some_and(|r| r.version >= 2 && r.rolled_out() && r.readers.len() == 1)
+    })
+    .await;
+    let status = db.status.unwrap();
+    assert_eq!(status.common.last_rotate_request.as_deref(), Some("1"));
+    let rotations = common::calls_of(&id, &["ModifyDBInstance"]);
+    // Looked at again and again: the value acted on is not acted on twice.
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    assert_eq!(
+        common::calls_of(&id, &["ModifyDBInstance"]),
+        rotations,
+        "one rotation per value"
+    );
     common::delete_and_wait(&api, "db").await;
 }

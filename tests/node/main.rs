@@ -10,6 +10,7 @@ mod node;
 mod olm;
 mod options;
 mod picture;
+mod rotation;
 mod tokens;
 
 /// The tests that install a cluster-wide release take it for writing, the others for reading: a

@@ -58,6 +58,9 @@ pub struct ObservedInstance {
     pub pending_modified_values: BTreeMap<String, String>,
     /// The Secrets Manager secret of an RDS-managed master password.
     pub master_user_secret_arn: Option<String>,
+    /// Its KMS key and status (MasterUserSecret.KmsKeyId, SecretStatus).
+    pub master_user_secret_kms_key_id: Option<String>,
+    pub master_user_secret_status: Option<String>,
     /// Of a read replica: its source instance, as RDS names it (an identifier, or an ARN for a
     /// source in another region).
     pub replica_source: Option<String>,

@@ -219,6 +219,19 @@ fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &Obs
         plan.step(Step::ApplyMaintenance(step));
         plan.event(EventType::Normal, "Maintenance", "Update", note);
     }
+    let managed = cluster.spec.password.manage_master_user_password == Some(true);
+    let has_secret = o.master_user_secret_arn.is_some();
+    let last = &mut fields.common.last_rotate_request;
+    let (annotations, available) = (
+        cluster.metadata.annotations.as_ref(),
+        o.status == "available",
+    );
+    let asked = crate::database::password::rotate_now(
+        annotations,
+        (managed, has_secret, available),
+        last.as_deref(),
+    );
+    crate::database::password::plan_rotate_now(plan, &o.identifier, asked, last);
 }
 
 /// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef, and while

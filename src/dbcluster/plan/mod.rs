@@ -350,6 +350,11 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
             }),
             pending_modified_values: o.pending_modified_values.clone(),
             iam_database_authentication_enabled: o.iam_database_authentication_enabled,
+            master_user_secret: crate::database::parts::MasterUserSecret::of(
+                o.master_user_secret_arn.as_ref(),
+                o.master_user_secret_kms_key_id.as_ref(),
+                o.master_user_secret_status.as_ref(),
+            ),
             owned: Some(true),
             ..previous.common
         },

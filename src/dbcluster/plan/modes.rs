@@ -277,6 +277,21 @@ impl DBClusterStatus {
     }
 }
 
+/// A Secret step in the dry run: what it writes, or which reader it rolls.
+fn dry_run_secret(step: &SecretStep) -> (&'static str, &'static str, String) {
+    match step {
+        SecretStep::WritePassword { name, .. } | SecretStep::WriteConnection { name, .. } => {
+            ("WriteSecret", "None", name.clone())
+        }
+        SecretStep::SetOwner { name, .. } => ("SetSecretOwner", "None", name.clone()),
+        SecretStep::RollReader(r) => (
+            "RollSecretReader",
+            "Rollout",
+            format!("{:?} {}", r.kind, r.name),
+        ),
+    }
+}
+
 fn dry_run_step(step: &Step) -> DryRunStep {
     let (action, disruption, note) = match step {
         Step::Own(ClusterStep::Create { identifier, .. }) => {
@@ -321,6 +336,9 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("DeleteDBInstance", "Deletion", identifier.clone())
         }
         Step::ClearSwitchoverAnnotation => ("ClearAnnotation", "None", String::new()),
+        Step::RotateManagedPassword { identifier } => {
+            ("ModifyDBCluster", "PasswordRotation", identifier.clone())
+        }
         Step::Own(ClusterStep::Delete { final_snapshot, .. }) => (
             "DeleteDBCluster",
             "Deletion",
@@ -335,16 +353,7 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             ("AddTagsToResource", "None", keys)
         }
         Step::RemoveTags { keys, .. } => ("RemoveTagsFromResource", "None", keys.join(", ")),
-        Step::Secret(SecretStep::WritePassword { name, .. })
-        | Step::Secret(SecretStep::WriteConnection { name, .. }) => {
-            ("WriteSecret", "None", name.clone())
-        }
-        Step::Secret(SecretStep::SetOwner { name, .. }) => ("SetSecretOwner", "None", name.clone()),
-        Step::Secret(SecretStep::RollReader(r)) => (
-            "RollSecretReader",
-            "Rollout",
-            format!("{:?} {}", r.kind, r.name),
-        ),
+        Step::Secret(secret) => dry_run_secret(secret),
         Step::OrphanSecret { name } => ("OrphanSecret", "None", name.clone()),
         Step::DeleteSecret { name } => ("DeleteSecret", "None", name.clone()),
         Step::AddFinalizer | Step::RemoveFinalizer => ("Finalizer", "None", String::new()),

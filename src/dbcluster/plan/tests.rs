@@ -1178,3 +1178,38 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
 
 mod blue_green;
 mod global;
+
+/// rds.operator.rs/rotate-now on a cluster whose password RDS manages: RDS rotates it once per
+/// value, and status records the value.
+#[test]
+fn rotate_now_has_rds_rotate_the_clusters_managed_password_once_per_value() {
+    let managed = |last: Option<&str>| {
+        with(synced(), |f| {
+            f.cluster.spec.password.master_user_password = None;
+            f.cluster.spec.password.manage_master_user_password = Some(true);
+            f.password = PasswordFacts::Managed(Some(Sensitive::new("managed-1")));
+            let mut o = ours();
+            o.master_user_secret_arn =
+                Some("arn:aws:secretsmanager:us-east-1:1:secret:rds!cluster-1".into());
+            f.observed = Some(o);
+            let annotation = (crate::crd::ROTATE_NOW_ANNOTATION.to_owned(), "1".to_owned());
+            f.cluster.metadata.annotations = Some([annotation].into());
+            let status = f.cluster.status.get_or_insert_default();
+            status.common.last_rotate_request = last.map(str::to_owned);
+        })
+    };
+    let p = plan(&managed(None));
+    assert!(
+        names(&p).contains(&"RotateManagedPassword"),
+        "{:?}",
+        names(&p)
+    );
+    let fields = p.status.unwrap().fields;
+    assert_eq!(fields.common.last_rotate_request.as_deref(), Some("1"));
+    assert!(fields.common.master_user_secret.is_some());
+    let p = plan(&managed(Some("1")));
+    assert!(
+        !names(&p).contains(&"RotateManagedPassword"),
+        "once per value"
+    );
+}

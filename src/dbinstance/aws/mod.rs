@@ -73,6 +73,10 @@ pub fn observed(db: &DbInstance) -> ObservedInstance {
         master_user_secret_arn: db
             .master_user_secret()
             .and_then(|s| s.secret_arn().map(str::to_owned)),
+        master_user_secret_kms_key_id: (db.master_user_secret())
+            .and_then(|s| s.kms_key_id().map(str::to_owned)),
+        master_user_secret_status: (db.master_user_secret())
+            .and_then(|s| s.secret_status().map(str::to_owned)),
         replica_source: s(db.read_replica_source_db_instance_identifier()),
         read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
         status_infos: db.status_infos().iter().map(status_info).collect(),
@@ -177,6 +181,7 @@ impl InstanceCalls for Rds {
             .set_master_username(spec.master_username.clone())
             .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
             .set_manage_master_user_password(spec.password.manage_master_user_password)
+            .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
             .set_db_name(spec.db_name.clone())
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
             .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())

@@ -3,6 +3,7 @@
 //! spec.maintenancePolicy and the approval annotation say (`maintenance::plan`, the rules shared
 //! with DBCluster).
 
+use crate::database::password::{plan_rotate_now, rotate_now};
 use kube::runtime::events::EventType;
 
 use crate::dbinstance::status::DBInstanceStatus;
@@ -23,6 +24,16 @@ pub fn day_two(
         super::backups::plan(f, plan, observed, fields);
     }
     self::plan(f, plan, observed, fields, may_act);
+    let managed = f.db.spec.password.manage_master_user_password == Some(true);
+    let has_secret = observed.master_user_secret_arn.is_some();
+    let available = may_act && observed.status == "available";
+    let last = &mut fields.common.last_rotate_request;
+    let asked = rotate_now(
+        f.db.metadata.annotations.as_ref(),
+        (managed, has_secret, available),
+        last.as_deref(),
+    );
+    plan_rotate_now(plan, &f.db.identifier(), asked, last);
 }
 
 /// Status lists RDS's actions; an instance the operator may act on (`may_act`: not observe-only,

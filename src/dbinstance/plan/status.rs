@@ -137,6 +137,11 @@ pub fn observed_status(identifier: &str, observed: &ObservedInstance) -> DBInsta
             pending_modified_values: observed.pending_modified_values.clone(),
             engine_version: observed.engine_version.clone(),
             iam_database_authentication_enabled: observed.iam_database_authentication_enabled,
+            master_user_secret: crate::database::parts::MasterUserSecret::of(
+                observed.master_user_secret_arn.as_ref(),
+                observed.master_user_secret_kms_key_id.as_ref(),
+                observed.master_user_secret_status.as_ref(),
+            ),
             ..Default::default()
         },
         parameter_apply_status: observed.parameter_apply_status.clone(),

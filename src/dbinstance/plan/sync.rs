@@ -149,6 +149,7 @@ fn sync_fields(
     fields.last_drift = previous.last_drift.clone();
     fields.common.connection_secret = previous.common.connection_secret.clone();
     fields.common.secret_readers = previous.common.secret_readers.clone();
+    fields.common.last_rotate_request = previous.common.last_rotate_request.clone();
     // The spec's tag keys become the managed ones once they are on the instance (in sync, or
     // written by this plan); until then the previous ones stay.
     fields.common.applied_tag_keys = previous.common.applied_tag_keys.clone();

@@ -430,3 +430,30 @@ pub fn call_parameters(identifier: &str, action: &str) -> Vec<Vec<String>> {
     let body = moto_ext_get(&path).expect("the emulator logs call parameters (moto_ext)");
     serde_json::from_str(&body).expect("call parameters JSON")
 }
+
+/// A customer-managed KMS key in moto's default account and the test bed's region (KMS's JSON
+/// protocol, TrentService.CreateKey): (key id, key ARN).
+pub fn create_kms_key(description: &str) -> (String, String) {
+    let host = emulator_host();
+    let body = serde_json::json!({"Description": description}).to_string();
+    let region = region();
+    let mut stream = TcpStream::connect(&host).expect("reach the emulator");
+    write!(
+        stream,
+        "POST / HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/x-amz-json-1.1\r\n\
+         X-Amz-Target: TrentService.CreateKey\r\n\
+         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/{region}/kms/aws4_request, SignedHeaders=host, Signature=0\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send the KMS call");
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .expect("the KMS answer");
+    let json = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let key: serde_json::Value = serde_json::from_str(json).expect("CreateKey's answer");
+    let meta = &key["KeyMetadata"];
+    let field = |k: &str| meta[k].as_str().expect("KeyMetadata").to_owned();
+    (field("KeyId"), field("Arn"))
+}

@@ -276,6 +276,36 @@ impl Rds {
         result.map(|_| ())
     }
 
+    /// RDS rotates the master password it manages in Secrets Manager, at once: ModifyDBInstance
+    /// (`resource` db) or ModifyDBCluster (cluster) with RotateMasterUserPassword, which requires
+    /// ApplyImmediately (API_ModifyDBInstance.html, RotateMasterUserPassword).
+    pub async fn rotate_master_password(
+        &self,
+        resource: &str,
+        identifier: &str,
+    ) -> Result<(), AwsError> {
+        if resource == "cluster" {
+            let result = (self.client.modify_db_cluster())
+                .db_cluster_identifier(identifier)
+                .rotate_master_user_password(true)
+                .apply_immediately(true)
+                .send()
+                .await
+                .map_err(|e| aws_error("ModifyDBCluster", e, None));
+            self.count("ModifyDBCluster", &result);
+            return result.map(|_| ());
+        }
+        let result = (self.client.modify_db_instance())
+            .db_instance_identifier(identifier)
+            .rotate_master_user_password(true)
+            .apply_immediately(true)
+            .send()
+            .await
+            .map_err(|e| aws_error("ModifyDBInstance", e, None));
+        self.count("ModifyDBInstance", &result);
+        result.map(|_| ())
+    }
+
     /// The current password of an RDS-managed master user secret (Secrets Manager
     /// GetSecretValue; RDS stores `{"username": ..., "password": ...}`).
     pub async fn managed_password(&self, secret_arn: &str) -> Result<SecretString, AwsError> {

@@ -5,7 +5,32 @@
 use std::collections::BTreeMap;
 
 use kube::KubeSchema;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// The secret RDS keeps an RDS-managed master password in (MasterUserSecret).
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MasterUserSecret {
+    /// Its ARN in Secrets Manager.
+    pub secret_arn: Option<String>,
+    /// The KMS key it is encrypted with (an ARN, as RDS reports it).
+    pub kms_key_id: Option<String>,
+    /// creating, active, rotating or impaired.
+    pub secret_status: Option<String>,
+}
+
+impl MasterUserSecret {
+    /// The secret as RDS describes it (None: RDS manages no password of the database).
+    pub fn of(arn: Option<&String>, kms: Option<&String>, status: Option<&String>) -> Option<Self> {
+        arn.map(|a| MasterUserSecret {
+            secret_arn: Some(a.clone()),
+            kms_key_id: kms.cloned(),
+            secret_status: status.cloned(),
+        })
+    }
+}
 
 /// What the operator would do, were it not in dry run.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]

@@ -253,3 +253,91 @@ pub fn password_owner(
         _ => None,
     }
 }
+
+/// A database's RDS-managed password to rotate now: the rds.operator.rs/rotate-now value not yet
+/// acted on (`last`), when RDS manages the password (`managed`, and it has a secret) and the
+/// database is available (RDS refuses a modification otherwise). One rotation per value: the
+/// value is recorded with the status the step's pass writes.
+pub fn rotate_now(
+    annotations: Option<&std::collections::BTreeMap<String, String>>,
+    (managed, has_secret, available): (bool, bool, bool),
+    last: Option<&str>,
+) -> Option<String> {
+    let asked = annotations?.get(crate::crd::ROTATE_NOW_ANNOTATION)?;
+    (managed && has_secret && available && Some(asked.as_str()) != last).then(|| asked.clone())
+}
+
+/// Plans the rotation of an RDS-managed password when rotate-now asks for one (see
+/// [`rotate_now`]), and records the value in `last`.
+pub fn plan_rotate_now<Spec, M, O>(
+    plan: &mut impl crate::managed::plan::Steps<crate::database::step::Step<Spec, M, O>>,
+    identifier: &str,
+    asked: Option<String>,
+    last: &mut Option<String>,
+) {
+    let Some(value) = asked else { return };
+    plan.push(crate::database::step::Step::RotateManagedPassword {
+        identifier: identifier.to_owned(),
+    });
+    let note = format!(
+        "RDS rotates the master password it manages in Secrets Manager ({} {value:?})",
+        crate::crd::ROTATE_NOW_ANNOTATION
+    );
+    plan.event(
+        kube::runtime::events::EventType::Normal,
+        "PasswordRotation",
+        "Update",
+        note,
+    );
+    *last = Some(value);
+}
+
+#[cfg(test)]
+mod rotate_now_tests {
+    use super::rotate_now;
+
+    #[test]
+    fn a_managed_password_is_rotated_once_per_new_value_and_only_when_rds_can() {
+        let asked =
+            |v: &str| Some([(crate::crd::ROTATE_NOW_ANNOTATION.to_owned(), v.to_owned())].into());
+        let none: Option<std::collections::BTreeMap<String, String>> = None;
+        let ready = (true, true, true);
+        let cases = [
+            (
+                "asked, managed, a secret, available",
+                asked("1"),
+                ready,
+                None,
+                Some("1"),
+            ),
+            ("no annotation", none.clone(), ready, None, None),
+            (
+                "the value acted on already",
+                asked("1"),
+                ready,
+                Some("1"),
+                None,
+            ),
+            ("a new value", asked("2"), ready, Some("1"), Some("2")),
+            (
+                "the operator's password, not RDS's",
+                asked("1"),
+                (false, true, true),
+                None,
+                None,
+            ),
+            ("no secret yet", asked("1"), (true, false, true), None, None),
+            (
+                "RDS busy with it",
+                asked("1"),
+                (true, true, false),
+                None,
+                None,
+            ),
+        ];
+        for (why, annotations, state, last, want) in cases {
+            let got = rotate_now(annotations.as_ref(), state, last);
+            assert_eq!(got.as_deref(), want, "{why}");
+        }
+    }
+}

@@ -113,8 +113,15 @@ pub struct PasswordSource {
     /// the Secret `<name>-master-password`, which it owns.
     pub master_user_password: Option<SecretKeyReference>,
     /// Let RDS generate the master password and keep it in AWS Secrets Manager; the operator copies
-    /// the current value (rotations included) into the connection Secret.
+    /// the current value (rotations included) into the connection Secret. The annotation
+    /// rds.operator.rs/rotate-now, set to a new value, has RDS rotate it at once (once per value).
     pub manage_master_user_password: Option<bool>,
+    /// With manageMasterUserPassword: the KMS key RDS encrypts the secret with (key ARN, key ID,
+    /// alias ARN or alias name), sent when the database is made; default aws/secretsmanager. RDS
+    /// cannot change the key of a secret it manages: a different one here is reported
+    /// (status.masterUserSecret, Synced's message) and never sent.
+    #[schemars(length(min = 1, max = 2048))]
+    pub master_user_secret_kms_key_id: Option<String>,
 }
 
 /// What deleting the object, or a deletion outside the operator, does to the database.

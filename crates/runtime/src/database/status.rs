@@ -32,6 +32,10 @@ pub struct DatabaseStatus {
     pub master_user_password_hash: Option<String>,
     /// Name of the connection Secret last written.
     pub connection_secret: Option<String>,
+    /// With manageMasterUserPassword: the secret RDS keeps the master password in.
+    pub master_user_secret: Option<crate::database::parts::MasterUserSecret>,
+    /// The rds.operator.rs/rotate-now value last acted on (an RDS-managed password rotated).
+    pub last_rotate_request: Option<String>,
     /// The workloads of the namespace that read the connection Secret, rolled to its version when
     /// its data changes (with the operator's --roll-secret-readers), and their rollouts.
     pub secret_readers: Option<crate::database::readers::SecretReaders>,

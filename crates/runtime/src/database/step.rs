@@ -73,6 +73,8 @@ pub enum Step<Spec, Modification, Own> {
     BlueGreen { identifier: String, call: Call },
     /// Remove the annotation that approved a switchover, so it approves no later one.
     ClearSwitchoverAnnotation,
+    /// Have RDS rotate the master password it manages (RotateMasterUserPassword), at once.
+    RotateManagedPassword { identifier: String },
     /// Keep an owned Secret, without its owner reference (the database is retained).
     OrphanSecret { name: String },
     /// Delete an owned Secret.
@@ -105,6 +107,7 @@ impl<Spec, Modification, Own: OwnStep> Step<Spec, Modification, Own> {
             Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::BlueGreen { call, .. } => call.name(),
             Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
+            Step::RotateManagedPassword { .. } => "RotateManagedPassword",
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
             Step::RemoveFinalizer => "RemoveFinalizer",
@@ -192,6 +195,11 @@ where
         Step::ApplyMaintenance(m) => crate::maintenance::aws::apply(at, K::RESOURCE, m).await?,
         Step::BlueGreen { identifier, call } => {
             crate::database::blue_green::aws::act(&at.rds, identifier, call).await?
+        }
+        Step::RotateManagedPassword { identifier } => {
+            at.rds
+                .rotate_master_password(K::RESOURCE, identifier)
+                .await?
         }
         Step::Own(_) => {}
         Step::Modify { .. } | Step::Restore { .. } | Step::RestoreToPointInTime { .. } => {

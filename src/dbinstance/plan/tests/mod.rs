@@ -254,6 +254,7 @@ fn synced_fields(f: &Facts) -> DBInstanceStatus {
     fields.last_drift = previous.last_drift;
     fields.common.connection_secret = previous.common.connection_secret;
     fields.common.secret_readers = previous.common.secret_readers;
+    fields.common.last_rotate_request = previous.common.last_rotate_request;
     let observed = f.observed.as_ref().unwrap();
     fields.common.applied_tag_keys = (crate::managed::tags::applied)(
         &f.db.spec.tags,

@@ -825,3 +825,59 @@ fn ready_waits_for_the_connection_secret_it_asks_for() {
         assert_eq!((status.as_str(), reason.as_str()), expected, "{name}");
     }
 }
+
+/// rds.operator.rs/rotate-now on an instance whose password RDS manages: RDS rotates it once per
+/// value (RotateMasterUserPassword), and status records the value; status shows the secret.
+#[test]
+fn rotate_now_has_rds_rotate_its_managed_password_once_per_value() {
+    let managed = |value: Option<&str>, last: Option<&str>| {
+        with(synced(), |f| {
+            f.db.spec.password.master_user_password = None;
+            f.db.spec.password.manage_master_user_password = Some(true);
+            f.password = PasswordFacts::Managed(Some(pw("Sup3r-Secret")));
+            let mut o = ours();
+            o.master_user_secret_arn =
+                Some("arn:aws:secretsmanager:us-east-1:1:secret:rds!db-1".into());
+            o.master_user_secret_kms_key_id = Some("arn:aws:kms:us-east-1:1:key/k".into());
+            f.observed = Some(o);
+            if let Some(v) = value {
+                let annotation = (crate::crd::ROTATE_NOW_ANNOTATION.to_owned(), v.to_owned());
+                f.db.metadata.annotations = Some([annotation].into());
+            }
+            let status = f.db.status.get_or_insert_default();
+            status.common.last_rotate_request = last.map(str::to_owned);
+        })
+    };
+    let rotates = |p: &Plan| {
+        p.steps.iter().any(
+            |s| matches!(s, Step::RotateManagedPassword { identifier } if identifier == "coffee"),
+        )
+    };
+    let p = plan(&managed(Some("1"), None));
+    assert!(rotates(&p), "{:?}", p.steps);
+    assert!(p.events.iter().any(|e| e.reason == "PasswordRotation"));
+    let fields = p.status.unwrap().fields;
+    assert_eq!(fields.common.last_rotate_request.as_deref(), Some("1"));
+    let secret = fields.common.master_user_secret.unwrap();
+    assert_eq!(
+        secret.kms_key_id.as_deref(),
+        Some("arn:aws:kms:us-east-1:1:key/k")
+    );
+    let p = plan(&managed(Some("1"), Some("1")));
+    assert!(!rotates(&p), "the value acted on: {:?}", p.steps);
+    assert_eq!(
+        p.status
+            .unwrap()
+            .fields
+            .common
+            .last_rotate_request
+            .as_deref(),
+        Some("1"),
+        "kept"
+    );
+    assert!(!rotates(&plan(&managed(None, None))), "nothing asked");
+    let busy = with(managed(Some("2"), Some("1")), |f| {
+        f.observed.as_mut().unwrap().status = "modifying".into();
+    });
+    assert!(!rotates(&plan(&busy)), "RDS busy: later");
+}
