@@ -171,8 +171,18 @@ mod tests {
                     );
                     continue;
                 }
-                "GetSecretValue" | "CreateSecret" | "PutSecretValue" | "DeleteSecret" => {
-                    format!("secretsmanager:{operation}")
+                "GetSecretValue" | "CreateSecret" | "PutSecretValue" | "DeleteSecret"
+                | "DescribeSecret" => format!("secretsmanager:{operation}"),
+                // The rotation rules of the secret RDS manages for a database: RDS's own secrets
+                // only (rds!db-..., rds!cluster-...), which carry RDS's tags, never the operator's.
+                "RotateSecret" => {
+                    let statement = allows("secretsmanager:RotateSecret")
+                        .expect("secretsmanager:RotateSecret is allowed");
+                    assert_eq!(
+                        statement["Resource"],
+                        "arn:aws:secretsmanager:*:*:secret:rds!*"
+                    );
+                    continue;
                 }
                 // The groups' tags, 100 a page (the shared poll of the groups).
                 "GetResources" => format!("tag:{operation}"),

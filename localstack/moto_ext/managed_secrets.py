@@ -14,7 +14,9 @@ them rather than as moto 5.2.5 does.
   password is set on the real server (the instance's, or the cluster's writer) before the version
   is made current, so the secret never holds a password the server does not take.
 - **A rotation schedule.** RotateSecret's RotationRules on a managed secret are kept and described
-  (RotationEnabled, RotationRules), as for any secret; RotateImmediately=false only sets them.
+  whole (RotationEnabled, RotationRules with ScheduleExpression and Duration, which moto drops:
+  API_DescribeSecret.html, RotationRules); RotateImmediately=false only sets them. Days out of
+  1..1000 are refused as Secrets Manager refuses them (InvalidParameterException).
 - **The secret's KMS key.** A DB instance or cluster that already has a managed secret keeps its
   key: ModifyDB* with MasterUserSecretKmsKeyId alone changes nothing ("If the DB instance already
   manages the master user password in AWS Secrets Manager, you can't change the KMS key that is
@@ -79,7 +81,8 @@ def rotate(master_secret: Any) -> None:
 
 def install(lock: Any) -> None:
     from moto.rds import models
-    from moto.secretsmanager.models import SecretsManagerBackend
+    from moto.secretsmanager.exceptions import InvalidParameterException
+    from moto.secretsmanager.models import FakeSecret, SecretsManagerBackend
 
     MasterUserSecret = models.MasterUserSecret
     orig_init = MasterUserSecret.__init__
@@ -126,7 +129,11 @@ def install(lock: Any) -> None:
         # A managed secret: its rules kept, as any secret's (API_RotateSecret.html, RotationRules).
         if rotation_rules:
             if "AutomaticallyAfterDays" in rotation_rules:
-                secret.auto_rotate_after_days = int(rotation_rules["AutomaticallyAfterDays"])
+                days = int(rotation_rules["AutomaticallyAfterDays"])
+                if not 1 <= days <= 1000:
+                    raise InvalidParameterException(
+                        "RotationRules.AutomaticallyAfterDays must be within 1-1000.")
+                secret.auto_rotate_after_days = days
             secret.rotation_rules = dict(rotation_rules)
             secret.rotation_enabled = True
         secret.rotation_requested = True
@@ -136,3 +143,14 @@ def install(lock: Any) -> None:
         return secret.to_short_dict()
 
     SecretsManagerBackend.rotate_secret = sm_rotate
+
+    orig_to_dict = FakeSecret.to_dict
+
+    def to_dict(self: Any) -> dict[str, Any]:
+        out = orig_to_dict(self)
+        rules = getattr(self, "rotation_rules", None)
+        if rules and "RotationRules" in out:
+            out["RotationRules"] = {k: v for k, v in rules.items() if v is not None}
+        return out
+
+    FakeSecret.to_dict = to_dict

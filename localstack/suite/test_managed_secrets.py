@@ -87,3 +87,14 @@ def test_the_kms_key_is_the_one_sent_at_create(clients):
     secret = instance(rds, "db", MasterUserSecretKmsKeyId=key["KeyId"])
     assert secret["KmsKeyId"] == key["Arn"]
     assert sm.describe_secret(SecretId=secret["SecretArn"])["KmsKeyId"] == key["KeyId"]
+
+
+def test_a_schedule_expression_and_its_window_are_described_as_set(clients):
+    rds, sm, _ = clients
+    arn = instance(rds, "db")["SecretArn"]
+    before = value(sm, arn)
+    sm.rotate_secret(SecretId=arn, RotateImmediately=False,
+                     RotationRules={"ScheduleExpression": "rate(4 days)", "Duration": "3h"})
+    rules = sm.describe_secret(SecretId=arn)["RotationRules"]
+    assert rules == {"ScheduleExpression": "rate(4 days)", "Duration": "3h"}
+    assert value(sm, arn) == before

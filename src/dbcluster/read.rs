@@ -10,7 +10,7 @@ use super::observed::ObservedCluster;
 use super::plan::{self, Facts};
 use super::{ClusterRestoreFrom, DBCluster};
 use crate::context::Context;
-use crate::database::password::PasswordRead;
+use crate::database::password::{PasswordRead, password_and_rotation};
 use crate::database::readers::kube::secret_and_readers;
 use crate::database::tenancy::RestoreSource;
 use crate::dbcluster::aws::ClusterCalls;
@@ -42,11 +42,7 @@ pub(super) async fn read(
         true => (None, false),
         false => observe(ctx, cluster, at).await?,
     };
-    let tagged = (observed.as_ref()).and_then(|o| plan::tagged_owner(cluster, o));
-    let owner_alive = match tagged {
-        Some(owner) => Some(owner_alive(ctx, &namespace, owner).await?),
-        None => None,
-    };
+    let owner_alive = tagged_owner_alive(ctx, &namespace, cluster, observed.as_ref()).await?;
     let absent_for = (observed_directly && observed.is_none())
         .then(|| (at.observer.listing::<ObservedCluster>()).absent_for(&identifier))
         .flatten();
@@ -56,7 +52,9 @@ pub(super) async fn read(
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
     let secondary = super::global::secondary(ctx, cluster).await?;
     let read = password_read(cluster, observed.as_ref(), secondary.as_ref());
-    let password = crate::database::password::password(cluster, at, &api, read).await?;
+    let source = (&cluster.spec.password, secret_arn(observed.as_ref()));
+    let (password, secret_rotation) =
+        password_and_rotation(cluster, (at, &api), read, source).await?;
     let wanted = cluster.spec.connection.connection_secret.as_ref();
     let exists = observed.is_some();
     let name = wanted
@@ -82,6 +80,7 @@ pub(super) async fn read(
         password,
         connection_secret,
         readers,
+        secret_rotation,
         subnet_group,
         parameter_group,
         referrers,
@@ -124,6 +123,25 @@ async fn gone_reads(
 }
 
 /// Which master password to read: none while paused; a secondary's is its primary DBCluster's.
+/// Whether the DBCluster the observed cluster's ownership tags name (another one of the
+/// namespace) still exists; None when they name none.
+async fn tagged_owner_alive(
+    ctx: &Context,
+    namespace: &str,
+    cluster: &DBCluster,
+    observed: Option<&ObservedCluster>,
+) -> Result<Option<bool>, Error> {
+    match observed.and_then(|o| plan::tagged_owner(cluster, o)) {
+        Some(owner) => Ok(Some(owner_alive(ctx, namespace, owner).await?)),
+        None => Ok(None),
+    }
+}
+
+/// The secret RDS manages the cluster's master password in.
+fn secret_arn(observed: Option<&ObservedCluster>) -> Option<&str> {
+    observed.and_then(|o| o.master_user_secret_arn.as_deref())
+}
+
 fn password_read(
     cluster: &DBCluster,
     observed: Option<&ObservedCluster>,

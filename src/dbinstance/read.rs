@@ -2,13 +2,14 @@
 //! beyond the DBInstance is itself decided by the plan ([`plan::look`], [`plan::reads`]); a
 //! failure here is a failure to learn, never a decision.
 
+use crate::database::parts::SecretRotation;
+use crate::database::password::{PasswordFacts, password_and_rotation};
 use crate::database::readers::kube::secret_and_readers;
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use kube::api::Api;
 
 use crate::context::Context;
-pub(crate) use crate::database::password::password;
 use crate::dbcluster::DBCluster;
 use crate::dbinstance::aws::InstanceCalls;
 use crate::dbinstance::aws::ReplicaCalls;
@@ -46,8 +47,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         .then(|| at.observer.absent_for(&identifier))
         .flatten();
     let api: Api<Secret> = Api::namespaced(ctx.client.clone(), &namespace);
-    let read = source_password(ctx, &namespace, reads.password.clone()).await?;
-    let password = password(db, at, &api, read).await?;
+    let (password, secret_rotation) = passwords(db, ctx, (at, &api), &reads, &observed).await?;
     let previous = (db.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
     let name = reads.connection_secret.as_deref();
     let (connection_secret, readers) = secret_and_readers(ctx, &namespace, name, previous).await?;
@@ -85,6 +85,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         password,
         connection_secret,
         readers,
+        secret_rotation,
         release_candidates,
         peers: (db.spec.connection.connection_secret.as_ref())
             .map(|c| instances.peers_using(&namespace, &c.name))
@@ -215,6 +216,21 @@ async fn sources(
 
 /// A replica's password is its source DBInstance's: where that one keeps it (a source that does
 /// not exist has none to read).
+/// The master password (a replica's source's too), and the rotation rules of the secret RDS
+/// manages.
+async fn passwords(
+    db: &DBInstance,
+    ctx: &Context,
+    (at, api): (&Location, &Api<Secret>),
+    reads: &plan::Reads,
+    observed: &Option<crate::rds_state::ObservedInstance>,
+) -> Result<(PasswordFacts, Option<Option<SecretRotation>>), Error> {
+    let namespace = db.namespace().unwrap_or_default();
+    let read = source_password(ctx, &namespace, reads.password.clone()).await?;
+    let arn = (observed.as_ref()).and_then(|o| o.master_user_secret_arn.as_deref());
+    password_and_rotation(db, (at, api), read, (&db.spec.password, arn)).await
+}
+
 async fn source_password(
     ctx: &Context,
     namespace: &str,

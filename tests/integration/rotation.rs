@@ -230,12 +230,13 @@ async fn a_rotated_password_rolls_the_workloads_of_the_namespace_that_read_the_s
     common::delete_and_wait(&api, "db").await;
 }
 
-/// A DBInstance whose master password RDS manages, with its secret's KMS key: the key reaches RDS
-/// and Secrets Manager; rds.operator.rs/rotate-now has RDS rotate the password once per value (a
+/// A DBInstance whose master password RDS manages, with its secret's KMS key and rotation rules:
+/// the key reaches RDS, the rules Secrets Manager (and a change of them); rds.operator.rs/rotate-now has RDS rotate the password once per value (a
 /// new password in Secrets Manager, set on the real server); the connection Secret follows, and
 /// its reader is rolled; the new password logs in and the old one no longer does.
 #[tokio::test]
-async fn rotate_now_rotates_a_managed_password_with_its_kms_key_and_the_secret_follows() {
+async fn a_managed_password_has_its_kms_key_and_rotation_rules_rotates_now_and_the_secret_follows()
+{
     let (client, ns, api, rds) = setup("managed-rotation").await;
     let id = common::unique("managed-rotation");
     let _operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
@@ -253,6 +254,7 @@ async fn rotate_now_rotates_a_managed_password_with_its_kms_key_and_the_secret_f
         "masterUserPassword": null,
         "manageMasterUserPassword": true,
         "masterUserSecretKmsKeyId": key_id,
+        "masterUserSecretRotation": {"scheduleExpression": "rate(4 days)", "duration": "3h"},
         "connectionSecret": {"name": "db-connection"},
         "tags": [{"key": "moto-ext:real-engine", "value": "true"}],
     });
@@ -276,6 +278,33 @@ async fn rotate_now_rotates_a_managed_password_with_its_kms_key_and_the_secret_f
         .clone()
         .unwrap();
     assert_eq!(status_secret.kms_key_id.as_deref(), Some(key_arn.as_str()));
+    // Secrets Manager rotates it as the spec says, and follows the spec's changes.
+    let sm = aws_sdk_secretsmanager::Client::new(&common::emulator_sdk_config().await);
+    let arn = secret.secret_arn().unwrap().to_owned();
+    let rules = |sm: aws_sdk_secretsmanager::Client, arn: String| async move {
+        let d = sm.describe_secret().secret_id(arn).send().await.ok()?;
+        let r = d.rotation_rules()?;
+        let rules = (
+            r.schedule_expression()?.to_owned(),
+            r.duration().map(str::to_owned),
+        );
+        (d.rotation_enabled() == Some(true)).then_some(rules)
+    };
+    wait_for("the secret's rotation rules", TIMEOUT, || async {
+        let r = rules(sm.clone(), arn.clone()).await?;
+        (r == ("rate(4 days)".to_owned(), Some("3h".to_owned()))).then_some(())
+    })
+    .await;
+    let every =
+        json!({"spec": {"masterUserSecretRotation": {"scheduleExpression": "rate(10 days)"}}});
+    (api.patch("db", &PatchParams::default(), &Patch::Merge(&every))
+        .await)
+        .unwrap();
+    wait_for("the new rotation schedule", TIMEOUT, || async {
+        let r = rules(sm.clone(), arn.clone()).await?;
+        (r.0 == "rate(10 days)").then_some(())
+    })
+    .await;
     let first = common::secret_data(&client, &ns, "db-connection")
         .await
         .unwrap();

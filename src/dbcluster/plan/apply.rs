@@ -232,6 +232,13 @@ fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &Obs
         last.as_deref(),
     );
     crate::database::password::plan_rotate_now(plan, &o.identifier, asked, last);
+    let wanted = cluster.spec.password.master_user_secret_rotation.as_ref();
+    let read = f.secret_rotation.as_ref().map(Option::as_ref);
+    let secret = (
+        wanted.filter(|_| managed),
+        o.master_user_secret_arn.as_deref(),
+    );
+    crate::database::password::plan_secret_rotation(plan, secret, read);
 }
 
 /// The spec with its references (dbSubnetGroupRef, dbClusterParameterGroupRef, and while

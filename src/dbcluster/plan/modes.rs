@@ -339,6 +339,7 @@ fn dry_run_step(step: &Step) -> DryRunStep {
         Step::RotateManagedPassword { identifier } => {
             ("ModifyDBCluster", "PasswordRotation", identifier.clone())
         }
+        Step::SetSecretRotation { secret_arn, .. } => ("RotateSecret", "None", secret_arn.clone()),
         Step::Own(ClusterStep::Delete { final_snapshot, .. }) => (
             "DeleteDBCluster",
             "Deletion",

@@ -51,6 +51,7 @@ fn facts() -> Facts {
         },
         connection_secret: None,
         readers: None,
+        secret_rotation: None,
         subnet_group: None,
         parameter_group: None,
         referrers: vec![],

@@ -3,7 +3,7 @@
 //! spec.maintenancePolicy and the approval annotation say (`maintenance::plan`, the rules shared
 //! with DBCluster).
 
-use crate::database::password::{plan_rotate_now, rotate_now};
+use crate::database::password::{plan_rotate_now, plan_secret_rotation, rotate_now};
 use kube::runtime::events::EventType;
 
 use crate::dbinstance::status::DBInstanceStatus;
@@ -34,6 +34,12 @@ pub fn day_two(
         last.as_deref(),
     );
     plan_rotate_now(plan, &f.db.identifier(), asked, last);
+    if may_act {
+        let wanted = f.db.spec.password.master_user_secret_rotation.as_ref();
+        let arn = observed.master_user_secret_arn.as_deref();
+        let read = f.secret_rotation.as_ref().map(Option::as_ref);
+        plan_secret_rotation(plan, (wanted.filter(|_| managed), arn), read);
+    }
 }
 
 /// Status lists RDS's actions; an instance the operator may act on (`may_act`: not observe-only,

@@ -41,6 +41,9 @@ pub struct Facts {
     /// The workloads of the namespace, when the connection Secret's readers are to be rolled or
     /// their rollout followed (`readers::to_list`); None otherwise.
     pub readers: Option<Vec<crate::database::readers::Workload>>,
+    /// The rotation rules of the secret RDS manages, when the spec gives some and RDS has the
+    /// secret (None: not read; Some(None): rotation off).
+    pub secret_rotation: Option<Option<crate::database::parts::SecretRotation>>,
     /// At deletion: the Secrets the operator may have written for this DBInstance (generated
     /// password, connection Secret) that exist, metadata only; the plan keeps those it owns.
     pub release_candidates: Vec<Secret>,

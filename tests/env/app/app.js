@@ -10,6 +10,8 @@
 // environment variable), and the token goes as the server asks for it, in clear (mysql2's
 // mysql_clear_password, as RDS's examples pass --enable-cleartext-plugin). With APP_EVERY (seconds)
 // the app connects again every so often, inserting a supplier each time; any failure ends it.
+// Asked to stop (SIGTERM, as Kubernetes asks a Pod it rolls away), it finishes the connection it
+// is making first, as a production app drains its work, and never leaves a login half made.
 const fs = require("fs");
 const mysql = require("mysql2/promise");
 
@@ -42,12 +44,26 @@ async function once(cycle) {
   }
 }
 
+let busy = false;
+let stopping = false;
+process.on("SIGTERM", () => {
+  stopping = true;
+  if (!busy) process.exit(0);
+});
+
+async function cycle(n) {
+  busy = true;
+  await once(n);
+  busy = false;
+  if (stopping) process.exit(0);
+}
+
 async function main() {
   const every = Number(process.env.APP_EVERY || 0);
-  await once(0);
-  for (let cycle = 1; every > 0; cycle++) {
+  await cycle(0);
+  for (let n = 1; every > 0; n++) {
     await new Promise((resolve) => setTimeout(resolve, every * 1000));
-    await once(cycle);
+    await cycle(n);
   }
 }
 

@@ -306,6 +306,56 @@ impl Rds {
         result.map(|_| ())
     }
 
+    /// The rotation rules of an RDS-managed master user secret (Secrets Manager DescribeSecret):
+    /// (schedule expression, automatically after days, duration); None when rotation is off.
+    pub async fn secret_rotation(
+        &self,
+        secret_arn: &str,
+    ) -> Result<Option<(Option<String>, Option<i64>, Option<String>)>, AwsError> {
+        let result = (self.secrets.describe_secret())
+            .secret_id(secret_arn)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeSecret", e, None));
+        self.count("DescribeSecret", &result);
+        let out = result?;
+        let Some(rules) = out
+            .rotation_rules()
+            .filter(|_| out.rotation_enabled() == Some(true))
+        else {
+            return Ok(None);
+        };
+        Ok(Some((
+            rules.schedule_expression().map(str::to_owned),
+            rules.automatically_after_days(),
+            rules.duration().map(str::to_owned),
+        )))
+    }
+
+    /// Sets the rotation rules of an RDS-managed master user secret, without rotating it now
+    /// (Secrets Manager RotateSecret, RotateImmediately false: "Rotating the master user password
+    /// secret", rds-secrets-manager.html).
+    pub async fn set_secret_rotation(
+        &self,
+        secret_arn: &str,
+        (schedule, days, duration): (Option<&str>, Option<i64>, Option<&str>),
+    ) -> Result<(), AwsError> {
+        let rules = aws_sdk_secretsmanager::types::RotationRulesType::builder()
+            .set_schedule_expression(schedule.map(str::to_owned))
+            .set_automatically_after_days(days)
+            .set_duration(duration.map(str::to_owned))
+            .build();
+        let result = (self.secrets.rotate_secret())
+            .secret_id(secret_arn)
+            .rotation_rules(rules)
+            .rotate_immediately(false)
+            .send()
+            .await
+            .map_err(|e| aws_error("RotateSecret", e, None));
+        self.count("RotateSecret", &result);
+        result.map(|_| ())
+    }
+
     /// The current password of an RDS-managed master user secret (Secrets Manager
     /// GetSecretValue; RDS stores `{"username": ..., "password": ...}`).
     pub async fn managed_password(&self, secret_arn: &str) -> Result<SecretString, AwsError> {

@@ -8,6 +8,35 @@ use kube::KubeSchema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// How often Secrets Manager rotates a secret (RotateSecret's RotationRules).
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[x_kube(validation = kube::core::Rule::new("has(self.scheduleExpression) != has(self.automaticallyAfterDays)").message("give scheduleExpression or automaticallyAfterDays, not both"))]
+#[serde(rename_all = "camelCase")]
+pub struct SecretRotation {
+    /// A schedule in Secrets Manager's syntax: rate(4 days), rate(12 hours) or cron(0 3 ? * SUN *).
+    #[schemars(length(min = 1, max = 256), regex(pattern = r"^(rate|cron)\(.+\)$"))]
+    pub schedule_expression: Option<String>,
+    /// Or every this many days (1 to 1000).
+    #[schemars(range(min = 1, max = 1000))]
+    pub automatically_after_days: Option<i64>,
+    /// How long a rotation may take within its schedule, such as 3h (1h to 24h).
+    #[schemars(length(min = 2, max = 3), regex(pattern = r"^[0-9]{1,2}h$"))]
+    pub duration: Option<String>,
+}
+
+impl SecretRotation {
+    /// Whether Secrets Manager's rules (`observed`) are what this asks for: each field given here
+    /// is the same there (Secrets Manager may add what was not asked, such as a duration).
+    pub fn kept_by(&self, observed: &SecretRotation) -> bool {
+        let same = |want: &Option<String>, have: &Option<String>| want.is_none() || want == have;
+        same(&self.schedule_expression, &observed.schedule_expression)
+            && same(&self.duration, &observed.duration)
+            && (self.automatically_after_days.is_none()
+                || self.automatically_after_days == observed.automatically_after_days)
+    }
+}
+
 /// The secret RDS keeps an RDS-managed master password in (MasterUserSecret).
 #[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]

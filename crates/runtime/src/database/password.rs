@@ -292,6 +292,81 @@ pub fn plan_rotate_now<Spec, M, O>(
     *last = Some(value);
 }
 
+/// The master password as `read` says, and the rotation rules of the secret RDS manages (see
+/// [`secret_rotation`]; `secret_arn`: the one RDS reports).
+pub async fn password_and_rotation(
+    db: &impl kube::Resource,
+    (at, api): (&Location, &Api<Secret>),
+    read: PasswordRead,
+    (source, secret_arn): (&crate::database::spec::PasswordSource, Option<&str>),
+) -> Result<
+    (
+        PasswordFacts,
+        Option<Option<crate::database::parts::SecretRotation>>,
+    ),
+    Error,
+> {
+    let password = password(db, at, api, read).await?;
+    Ok((password, secret_rotation(at, source, secret_arn).await?))
+}
+
+/// The rotation rules of the secret RDS manages, when the spec gives some and RDS has the secret
+/// (None otherwise: not read); Some(None): rotation is off.
+pub async fn secret_rotation(
+    at: &Location,
+    source: &crate::database::spec::PasswordSource,
+    secret_arn: Option<&str>,
+) -> Result<Option<Option<crate::database::parts::SecretRotation>>, Error> {
+    let (Some(_), Some(arn)) = (&source.master_user_secret_rotation, secret_arn) else {
+        return Ok(None);
+    };
+    let rules = at.rds.secret_rotation(arn).await?;
+    Ok(Some(rules.map(
+        |(schedule_expression, automatically_after_days, duration)| {
+            crate::database::parts::SecretRotation {
+                schedule_expression,
+                automatically_after_days,
+                duration,
+            }
+        },
+    )))
+}
+
+/// The secret's rotation rules set as the spec says, when Secrets Manager's (as read this pass,
+/// `observed`: None not read, Some(None) rotation off) are not those: one RotateSecret that only
+/// sets them, and an Event.
+pub fn plan_secret_rotation<Spec, M, O>(
+    plan: &mut impl crate::managed::plan::Steps<crate::database::step::Step<Spec, M, O>>,
+    (wanted, secret_arn): (
+        Option<&crate::database::parts::SecretRotation>,
+        Option<&str>,
+    ),
+    observed: Option<Option<&crate::database::parts::SecretRotation>>,
+) {
+    let (Some(wanted), Some(arn), Some(observed)) = (wanted, secret_arn, observed) else {
+        return;
+    };
+    if observed.is_some_and(|o| wanted.kept_by(o)) {
+        return;
+    }
+    plan.push(crate::database::step::Step::SetSecretRotation {
+        secret_arn: arn.to_owned(),
+        rotation: wanted.clone(),
+    });
+    let every = (wanted.schedule_expression.clone())
+        .or(wanted
+            .automatically_after_days
+            .map(|d| format!("every {d} days")))
+        .unwrap_or_default();
+    let note = format!("set the rotation of the master password secret RDS manages: {every}");
+    plan.event(
+        kube::runtime::events::EventType::Normal,
+        "SecretRotation",
+        "Update",
+        note,
+    );
+}
+
 #[cfg(test)]
 mod rotate_now_tests {
     use super::rotate_now;
@@ -338,6 +413,93 @@ mod rotate_now_tests {
         for (why, annotations, state, last, want) in cases {
             let got = rotate_now(annotations.as_ref(), state, last);
             assert_eq!(got.as_deref(), want, "{why}");
+        }
+    }
+
+    #[test]
+    fn the_secrets_rotation_rules_are_set_only_when_they_differ_from_the_spec() {
+        use crate::database::parts::SecretRotation;
+        use crate::database::step::Step;
+        use crate::managed::plan::{KindPlan, Requeue};
+        type Plan = KindPlan<Step<(), (), ()>, ()>;
+        let rules =
+            |schedule: Option<&str>, days: Option<i64>, duration: Option<&str>| SecretRotation {
+                schedule_expression: schedule.map(str::to_owned),
+                automatically_after_days: days,
+                duration: duration.map(str::to_owned),
+            };
+        let weekly = rules(Some("rate(7 days)"), None, None);
+        let windowed = |w: &str| rules(Some("rate(7 days)"), None, Some(w));
+        let arn = "arn:aws:secretsmanager:us-east-1:1:secret:rds!db-1";
+        let four = rules(Some("rate(4 days)"), None, None);
+        let cases = [
+            (
+                "rotation off",
+                Some(weekly.clone()),
+                Some(arn),
+                Some(None),
+                true,
+            ),
+            (
+                "another schedule",
+                Some(weekly.clone()),
+                Some(arn),
+                Some(Some(four)),
+                true,
+            ),
+            (
+                "the same",
+                Some(weekly.clone()),
+                Some(arn),
+                Some(Some(weekly.clone())),
+                false,
+            ),
+            (
+                "a window it added",
+                Some(weekly.clone()),
+                Some(arn),
+                Some(Some(windowed("3h"))),
+                false,
+            ),
+            (
+                "another window",
+                Some(windowed("2h")),
+                Some(arn),
+                Some(Some(windowed("3h"))),
+                true,
+            ),
+            (
+                "days",
+                Some(rules(None, Some(3), None)),
+                Some(arn),
+                Some(Some(rules(None, Some(30), None))),
+                true,
+            ),
+            (
+                "not read this pass",
+                Some(weekly.clone()),
+                Some(arn),
+                None,
+                false,
+            ),
+            (
+                "no secret yet",
+                Some(weekly.clone()),
+                None,
+                Some(None),
+                false,
+            ),
+            ("none asked for", None, Some(arn), Some(None), false),
+        ];
+        for (why, wanted, secret, observed, sets) in cases {
+            let mut plan = Plan::new(Requeue::AwaitChange);
+            let observed = observed.as_ref().map(|o| o.as_ref());
+            super::plan_secret_rotation(&mut plan, (wanted.as_ref(), secret), observed);
+            let want = sets.then(|| Step::SetSecretRotation {
+                secret_arn: arn.to_owned(),
+                rotation: wanted.clone().unwrap(),
+            });
+            assert_eq!(plan.steps.first(), want.as_ref(), "{why}");
         }
     }
 }

@@ -118,10 +118,13 @@ pub struct PasswordSource {
     pub manage_master_user_password: Option<bool>,
     /// With manageMasterUserPassword: the KMS key RDS encrypts the secret with (key ARN, key ID,
     /// alias ARN or alias name), sent when the database is made; default aws/secretsmanager. RDS
-    /// cannot change the key of a secret it manages: a different one here is reported
-    /// (status.masterUserSecret, Synced's message) and never sent.
+    /// cannot change the key of a secret it manages, so a later change is never sent;
+    /// status.masterUserSecret shows the key RDS uses.
     #[schemars(length(min = 1, max = 2048))]
     pub master_user_secret_kms_key_id: Option<String>,
+    /// With manageMasterUserPassword: how often Secrets Manager rotates the secret RDS manages
+    /// (its rotation rules; RDS's default is every 7 days), kept as the spec says.
+    pub master_user_secret_rotation: Option<crate::database::parts::SecretRotation>,
 }
 
 /// What deleting the object, or a deletion outside the operator, does to the database.

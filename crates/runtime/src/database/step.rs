@@ -75,6 +75,12 @@ pub enum Step<Spec, Modification, Own> {
     ClearSwitchoverAnnotation,
     /// Have RDS rotate the master password it manages (RotateMasterUserPassword), at once.
     RotateManagedPassword { identifier: String },
+    /// Set the rotation rules of the secret RDS manages (Secrets Manager RotateSecret, without a
+    /// rotation now).
+    SetSecretRotation {
+        secret_arn: String,
+        rotation: crate::database::parts::SecretRotation,
+    },
     /// Keep an owned Secret, without its owner reference (the database is retained).
     OrphanSecret { name: String },
     /// Delete an owned Secret.
@@ -108,6 +114,7 @@ impl<Spec, Modification, Own: OwnStep> Step<Spec, Modification, Own> {
             Step::BlueGreen { call, .. } => call.name(),
             Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
             Step::RotateManagedPassword { .. } => "RotateManagedPassword",
+            Step::SetSecretRotation { .. } => "SetSecretRotation",
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
             Step::RemoveFinalizer => "RemoveFinalizer",
@@ -200,6 +207,17 @@ where
             at.rds
                 .rotate_master_password(K::RESOURCE, identifier)
                 .await?
+        }
+        Step::SetSecretRotation {
+            secret_arn,
+            rotation: r,
+        } => {
+            let rules = (
+                r.schedule_expression.as_deref(),
+                r.automatically_after_days,
+                r.duration.as_deref(),
+            );
+            at.rds.set_secret_rotation(secret_arn, rules).await?
         }
         Step::Own(_) => {}
         Step::Modify { .. } | Step::Restore { .. } | Step::RestoreToPointInTime { .. } => {

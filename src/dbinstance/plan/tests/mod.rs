@@ -99,6 +99,7 @@ pub(super) fn facts() -> Facts {
         password: PasswordFacts::Referenced(Ok(pw("Sup3r-Secret"))),
         connection_secret: None,
         readers: None,
+        secret_rotation: None,
         release_candidates: Vec::new(),
         peers: Vec::new(),
         owner_alive: None,

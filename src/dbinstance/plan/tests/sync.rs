@@ -881,3 +881,38 @@ fn rotate_now_has_rds_rotate_its_managed_password_once_per_value() {
     });
     assert!(!rotates(&plan(&busy)), "RDS busy: later");
 }
+
+/// masterUserSecretRotation: the rules Secrets Manager has (read this pass) set as the spec says.
+#[test]
+fn the_managed_secrets_rotation_rules_follow_the_spec() {
+    let rules = crate::database::parts::SecretRotation {
+        schedule_expression: Some("rate(4 days)".into()),
+        ..Default::default()
+    };
+    let managed = |read: Option<Option<crate::database::parts::SecretRotation>>| {
+        with(synced(), |f| {
+            f.db.spec.password.master_user_password = None;
+            f.db.spec.password.manage_master_user_password = Some(true);
+            f.db.spec.password.master_user_secret_rotation = Some(rules.clone());
+            f.password = PasswordFacts::Managed(Some(pw("Sup3r-Secret")));
+            let mut o = ours();
+            o.master_user_secret_arn =
+                Some("arn:aws:secretsmanager:us-east-1:1:secret:rds!db-1".into());
+            f.observed = Some(o);
+            f.secret_rotation = read;
+        })
+    };
+    let sets = |p: &Plan| {
+        (p.steps.iter())
+            .any(|s| matches!(s, Step::SetSecretRotation { rotation, .. } if *rotation == rules))
+    };
+    assert!(sets(&plan(&managed(Some(None)))), "rotation off: set");
+    assert!(
+        !sets(&plan(&managed(Some(Some(rules.clone()))))),
+        "as the spec says"
+    );
+    assert!(
+        !sets(&plan(&managed(None))),
+        "not read: nothing sent on doubt"
+    );
+}
