@@ -64,7 +64,9 @@ Delays come from the environment (MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running server with
 ``POST /_rds_ext/config`` and a JSON body such as ``{"create_delay": 3}`` (or the query
 ``?create_delay=3``). ``iam_token_life`` (MOTO_RDS_IAM_TOKEN_LIFE, seconds, default 900) is how long
-an IAM authentication token logs in (``iam_auth.py``).
+an IAM authentication token logs in (``iam_auth.py``). ``auto_start_after``
+(MOTO_RDS_AUTO_START_AFTER, seconds, default 7 days) is how long a stopped instance stays stopped
+before it starts by itself (``activation.py``).
 
 An outage of one account (every RDS call answered as throttled or failing, for a while) is
 ``POST /_rds_ext/outage``: see ``outage.py``. ``/_rds_ext/maintenance``: see ``maintenance.py``.
@@ -83,13 +85,13 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, maintenance, managed_secrets, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, maintenance, managed_secrets, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
 LOCK = threading.RLock()
 CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0, "snapshot_delay": 0.0,
-                            "iam_token_life": 900.0}
+                            "iam_token_life": 900.0, "auto_start_after": 7 * 24 * 3600.0}
 # (action, identifier) -> count
 CALLS: Counter[tuple[str, str]] = Counter()
 # The parameter names (never their values) of each mutating call served, per (action, identifier).
@@ -236,6 +238,7 @@ def install() -> None:
         ("delete_delay", "MOTO_RDS_DELETE_DELAY"),
         ("snapshot_delay", "MOTO_RDS_SNAPSHOT_DELAY"),
         ("iam_token_life", "MOTO_RDS_IAM_TOKEN_LIFE"),
+        ("auto_start_after", "MOTO_RDS_AUTO_START_AFTER"),
     ):
         CONFIG[key] = float(os.environ.get(env, "") or CONFIG[key])
 
@@ -519,6 +522,7 @@ def install() -> None:
     maintenance.install(LOCK, CONFIG, _start_phase)
     proxies.install(LOCK, CONFIG)
     managed_secrets.install(LOCK)
+    activation.install(LOCK, CONFIG, _start_phase)
     # Last: what RDS does not offer is refused before any other extension acts on the call.
     catalog.install(LOCK)
     # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).
