@@ -80,6 +80,14 @@ async fn execute_own(at: &Location, step: &InstanceStep) -> Result<Option<Respon
         }
         InstanceStep::StartBackupReplication { .. }
         | InstanceStep::StopBackupReplication { .. } => backup_replication(at, step).await?,
+        InstanceStep::Stop { identifier } => {
+            at.rds.stop_instance(identifier).await?;
+            info!(identifier, "stopping RDS instance as spec.activation says");
+        }
+        InstanceStep::Start { identifier } => {
+            at.rds.start_instance(identifier).await?;
+            info!(identifier, "starting RDS instance as spec.activation says");
+        }
         InstanceStep::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;
             info!(
@@ -184,6 +192,8 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::Restore { identifier, .. }
         | Step::RestoreToPointInTime { identifier, .. }
         | Step::Own(InstanceStep::Reboot { identifier })
+        | Step::Own(InstanceStep::Stop { identifier })
+        | Step::Own(InstanceStep::Start { identifier })
         | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
         | Step::Own(InstanceStep::CreateReplica { identifier, .. })
         | Step::Own(InstanceStep::PromoteReplica { identifier, .. })

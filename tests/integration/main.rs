@@ -3,6 +3,7 @@
 //! the harness in common/.
 
 mod accounts;
+mod activation;
 mod bluegreen;
 mod cluster_bluegreen;
 mod cluster_endpoints;

@@ -12,6 +12,7 @@
 //! - `crate::dbinstance::drift`: which fields differ and the ModifyDBInstance that puts them right.
 
 pub mod absence;
+pub mod activation;
 pub mod apply;
 pub mod backups;
 pub mod blue_green;

@@ -30,7 +30,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     let db = &f.db;
     let mut previous = db.status.clone().unwrap_or_default();
     let uid = db.metadata.uid.as_deref().unwrap_or_default();
-    state_events(&mut plan, &previous, observed);
+    state_events(f, &mut plan, &previous, observed);
     let password = match password(f, &mut plan) {
         Ok(p) => p,
         Err(problem) => return password_refused(plan, f, problem),
@@ -100,6 +100,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     if following {
         plan.look_again_within(f.intervals.busy);
     }
+    super::activation::plan(f, &mut plan, observed, acts.0);
     plan
 }
 
@@ -170,12 +171,18 @@ fn sync_fields(
     fields
 }
 
-/// An Event when RDS's state changed to available, or to one that is neither available nor busy.
-fn state_events(plan: &mut Plan, previous: &DBInstanceStatus, observed: &ObservedInstance) {
+/// An Event when RDS's state changed to available, or to one that is neither available nor busy
+/// (stopped as spec.activation says: Normal).
+fn state_events(f: &Facts, plan: &mut Plan, previous: &DBInstanceStatus, o: &ObservedInstance) {
+    let observed = o;
     if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
         let (_, _, message) = readiness(&observed.status);
+        let stopping = f.db.spec.activation == Some(crate::database::choices::Activation::Stopped);
         if observed.status == "available" {
             plan.event(EventType::Normal, "Available", "Observe", message);
+        } else if observed.status == "stopped" && stopping {
+            let note = "RDS stopped the instance, as spec.activation says".to_owned();
+            plan.event(EventType::Normal, "Stopped", "Observe", note);
         } else if !is_transitional(&observed.status) {
             plan.event(EventType::Warning, "Failed", "Observe", message);
         }

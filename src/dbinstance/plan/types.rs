@@ -125,6 +125,10 @@ pub enum InstanceStep {
     },
     /// RebootDBInstance: static parameter changes wait for it.
     Reboot { identifier: String },
+    /// StopDBInstance (spec.activation Stopped).
+    Stop { identifier: String },
+    /// StartDBInstance (spec.activation Running).
+    Start { identifier: String },
     /// CreateDBInstanceReadReplica of `source` (identifier or ARN), with the spec's settings a
     /// replica takes and our tags.
     CreateReplica {
@@ -162,6 +166,8 @@ impl crate::database::step::OwnStep for InstanceStep {
             InstanceStep::CreateInstance { .. } => "CreateInstance",
             InstanceStep::DeleteInstance { .. } => "DeleteInstance",
             InstanceStep::Reboot { .. } => "Reboot",
+            InstanceStep::Stop { .. } => "Stop",
+            InstanceStep::Start { .. } => "Start",
             InstanceStep::CreateReplica { .. } => "CreateReplica",
             InstanceStep::PromoteReplica { .. } => "PromoteReplica",
             InstanceStep::StartBackupReplication { .. } => "StartBackupReplication",

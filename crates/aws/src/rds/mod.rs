@@ -276,6 +276,29 @@ impl Rds {
         result.map(|_| ())
     }
 
+    /// StopDBInstance: RDS keeps the instance's storage, endpoint and groups, and starts it by
+    /// itself after 7 days (API_StopDBInstance.html).
+    pub async fn stop_instance(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.stop_db_instance())
+            .db_instance_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("StopDBInstance", e, None));
+        self.count("StopDBInstance", &result);
+        result.map(|_| ())
+    }
+
+    /// StartDBInstance of a stopped instance (API_StartDBInstance.html).
+    pub async fn start_instance(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.start_db_instance())
+            .db_instance_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("StartDBInstance", e, None));
+        self.count("StartDBInstance", &result);
+        result.map(|_| ())
+    }
+
     /// RDS rotates the master password it manages in Secrets Manager, at once: ModifyDBInstance
     /// (`resource` db) or ModifyDBCluster (cluster) with RotateMasterUserPassword, which requires
     /// ApplyImmediately (API_ModifyDBInstance.html, RotateMasterUserPassword).

@@ -51,6 +51,16 @@ pub enum OutOfBandDeletionPolicy {
     RestoreOrCreateEmpty,
 }
 
+/// Whether the database runs.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+pub enum Activation {
+    /// Started when it is stopped.
+    #[default]
+    Running,
+    /// Stopped, and stopped again when RDS starts it by itself after 7 days.
+    Stopped,
+}
+
 /// What to do about changes made outside the operator.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 pub enum DriftPolicy {

@@ -36,6 +36,9 @@ pub struct DatabaseStatus {
     pub master_user_secret: Option<crate::database::parts::MasterUserSecret>,
     /// The rds.operator.rs/rotate-now value last acted on (an RDS-managed password rotated).
     pub last_rotate_request: Option<String>,
+    /// When the operator stopped the database as spec.activation says (RFC 3339); kept while it
+    /// is to stay stopped, so a start RDS makes by itself is told from one asked for.
+    pub stopped_at: Option<String>,
     /// The workloads of the namespace that read the connection Secret, rolled to its version when
     /// its data changes (with the operator's --roll-secret-readers), and their rollouts.
     pub secret_readers: Option<crate::database::readers::SecretReaders>,

@@ -21,6 +21,7 @@ use crate::dbinstance::{
 use crate::error::Error;
 use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
 
+mod activation;
 mod blue_green;
 mod cleanup;
 mod create;
