@@ -54,6 +54,10 @@ async fn a_stopped_instance_stays_stopped_through_rdss_own_start_and_runs_again_
     assert!(!served, "a stopped instance serves no one");
     assert_eq!(common::calls(&id, "StopDBInstance"), 1);
 
+    // The first stop's own start is 15 s away; later stops wait the 7 days again.
+    assert!(common::moto_ext_post(
+        "/_rds_ext/config?auto_start_after=604800"
+    ));
     // RDS starts it by itself: the operator stops it again, and says so.
     wait_for("RDS's own start, stopped again", TIMEOUT, || async {
         let reasons = common::event_reasons(&client, &ns, "db").await;
@@ -65,15 +69,18 @@ async fn a_stopped_instance_stays_stopped_through_rdss_own_start_and_runs_again_
     })
     .await;
     assert!(common::calls(&id, "StopDBInstance") >= 2);
-    assert!(common::moto_ext_post(
-        "/_rds_ext/config?auto_start_after=604800"
-    ));
 
     let run = json!({"spec": {"activation": "Running"}});
     (api.patch("db", &PatchParams::default(), &Patch::Merge(&run))
         .await)
         .unwrap();
-    let running = wait_dbi(&api, "db", "Ready again", TIMEOUT, is_ready).await;
+    // Ready once the operator has acted on Running (an instance RDS started by itself meanwhile
+    // is Ready for a moment too, and stopped again while the spec still said Stopped).
+    let running = wait_dbi(&api, "db", "Ready again, as Running says", TIMEOUT, |db| {
+        let seen = (db.status.as_ref()).and_then(|s| s.reported.observed_generation);
+        is_ready(db) && seen == db.metadata.generation
+    })
+    .await;
     assert_eq!(
         running
             .status
