@@ -322,8 +322,9 @@ pub struct DBInstanceSpec {
     /// as a record. One-way.
     pub promote: Option<bool>,
 
-    /// Running (default) or Stopped: the instance is stopped (StopDBInstance) while this says
-    /// Stopped, and started (StartDBInstance) when it says Running. RDS starts a stopped instance
+    /// Running or Stopped: the instance is stopped (StopDBInstance) while this says Stopped, and
+    /// started (StartDBInstance) when it says Running. Left out, it is never stopped or started
+    /// by the operator (one stopped by hand is reported as stopped). RDS starts a stopped instance
     /// by itself after 7 days: the operator stops it again, and says so (Event StoppedAgain). RDS
     /// cannot stop a read replica, an instance with read replicas, a Multi-AZ SQL Server instance
     /// or an Aurora member: refused with its reason. Changes to the spec wait while it is stopped.

@@ -1,6 +1,7 @@
 //! spec.activation, pure: an instance that is to be stopped is stopped (StopDBInstance) once it
-//! is available and nothing else is sent in the pass; one that is to run is started
-//! (StartDBInstance) when it is stopped. RDS starts a stopped instance by itself after 7 days
+//! is available and nothing else is sent in the pass; one the spec says is to run is started
+//! (StartDBInstance) when it is stopped. Left out, the operator never stops or starts it: an
+//! instance someone stopped is reported as RDS shows it, never started behind their back. RDS starts a stopped instance by itself after 7 days
 //! (API_StopDBInstance.html): the operator stops it again and says so. What RDS cannot stop
 //! ("Stopping an Amazon RDS DB instance temporarily", USER_StopInstance.html, Limitations) is
 //! refused with its reason, and nothing is sent. A stopped instance is not Ready (it serves no
@@ -34,7 +35,9 @@ pub fn not_stoppable(f: &Facts, o: &ObservedInstance) -> Option<&'static str> {
 /// The activation steps and conditions of a pass of our instance, once its other steps are
 /// planned (`may_act`: not observe-only, not held).
 pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedInstance, may_act: bool) {
-    let wanted = f.db.spec.activation.unwrap_or_default();
+    let Some(wanted) = f.db.spec.activation else {
+        return set_conditions(plan, None, None, None);
+    };
     let stopped_before = (f.db.status.as_ref()).and_then(|s| s.common.stopped_at.clone());
     let identifier = f.db.identifier();
     let others = plan.steps.iter().any(|s| !matches!(s, Step::Secret(_)));

@@ -93,6 +93,19 @@ fn a_stopped_instance_to_run_is_started() {
 }
 
 #[test]
+fn with_activation_left_out_an_instance_stopped_by_hand_is_reported_and_never_started() {
+    let f = with(synced(), |f| {
+        f.db.spec.activation = None;
+        let mut o = ours();
+        o.status = "stopped".into();
+        f.observed = Some(o);
+    });
+    let p = plan(&f);
+    assert_eq!(own(&p), Vec::<&str>::new());
+    assert_eq!(stopped_at(&p), None);
+}
+
+#[test]
 fn what_rds_cannot_stop_is_refused_with_its_reason_and_nothing_sent() {
     let replica = with(wants(Activation::Stopped, "available"), |f| {
         f.observed.as_mut().unwrap().replica_source = Some("source".into());
