@@ -65,9 +65,10 @@ suite=
 cat "$suite_log"
 [ "$suite_ok" = 0 ] || { echo "moto's suite failed (above)" >&2; exit 1; }
 # The node's operator image is the debug binary this build made (tests/env/images.sh), not a second,
-# release build of the crate.
+# release build of the crate. A thread per node test: they mostly wait (two token lives, a
+# rotation under load), and with one waiting for a free thread the run took two minutes longer.
 OPERATOR_BUILD=${OPERATOR_BUILD:-debug} cargo test --locked --test node -- --show-output \
-  --test-threads "${NODE_TEST_THREADS:-5}"
+  --test-threads "${NODE_TEST_THREADS:-6}"
 
 # Every reply the emulator gave kept RDS's service model (kept only where it runs strict).
 if violations=$(curl -sf "$AWS_ENDPOINT_URL/_rds_ext/model-violations") && [ "$violations" != "[]" ]; then
