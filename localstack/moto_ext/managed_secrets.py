@@ -51,11 +51,6 @@ def _server(resource: Any) -> Any:
     return clusters.server_of(getattr(resource, "db_cluster_identifier", None))
 
 
-def _owner(secret_arn: str) -> Any:
-    """The MasterUserSecret of the instance or cluster whose managed secret this is."""
-    return OWNERS.get(secret_arn)
-
-
 # Managed secret ARN -> its MasterUserSecret (a registry: moto keeps no way back from a secret).
 OWNERS: dict[str, Any] = {}
 
@@ -122,7 +117,7 @@ def install(lock: Any) -> None:
             return orig_rotate(self, secret_id, client_request_token, rotation_lambda_arn,
                                rotation_rules, rotate_immediately)
         secret = self.secrets[secret_id]
-        owner = _owner(getattr(secret, "arn", ""))
+        owner = OWNERS.get(getattr(secret, "arn", ""))
         if owner is None:
             return orig_rotate(self, secret_id, client_request_token, rotation_lambda_arn,
                                rotation_rules, rotate_immediately)

@@ -48,14 +48,6 @@ pub enum WorkloadKind {
     DaemonSet,
 }
 
-impl WorkloadKind {
-    pub const ALL: [WorkloadKind; 3] = [
-        WorkloadKind::Deployment,
-        WorkloadKind::StatefulSet,
-        WorkloadKind::DaemonSet,
-    ];
-}
-
 /// A workload of the namespace, as the plan needs it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Workload {
