@@ -523,6 +523,7 @@ def install() -> None:
     proxies.install(LOCK, CONFIG)
     managed_secrets.install(LOCK)
     activation.install(LOCK, CONFIG, _start_phase)
+    activation.install_clusters(LOCK, CONFIG, _start_phase, _purge_deleted)
     # Last: what RDS does not offer is refused before any other extension acts on the call.
     catalog.install(LOCK)
     # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).

@@ -1,7 +1,7 @@
-"""Stopping and starting DB instances as RDS does (moto_ext/activation.py, USER_StopInstance.html):
-the states on the way, what cannot be stopped, a stopped instance that cannot be modified, and the
-start RDS makes by itself after 7 days (here auto_start_after). Each test failed on plain moto
-5.2.5."""
+"""Stopping and starting DB instances and clusters as RDS does (moto_ext/activation.py,
+USER_StopInstance.html, aurora-cluster-stop-start.html): the states on the way, what cannot be
+stopped, a stopped database that cannot be modified, and the start RDS makes by itself after 7 days
+(here auto_start_after). Each test failed on plain moto 5.2.5."""
 
 from __future__ import annotations
 
@@ -88,3 +88,60 @@ def test_a_stopped_instance_starts_by_itself_after_auto_start_after(rds, monkeyp
     # The start RDS makes, seen by the next look.
     assert status(rds, db) in ("starting", "available")
     assert status(rds, db) == "available"
+
+
+def cluster(rds, name, **extra):
+    rds.create_db_cluster(DBClusterIdentifier=name, Engine="aurora-mysql", MasterUsername="admin",
+                          MasterUserPassword="hunter2hunter2", **extra)
+    rds.create_db_instance(DBInstanceIdentifier=f"{name}-1", DBClusterIdentifier=name,
+                           Engine="aurora-mysql", DBInstanceClass="db.r6g.large")
+    return name
+
+
+def cluster_status(rds, name):
+    return rds.describe_db_clusters(DBClusterIdentifier=name)["DBClusters"][0]["Status"]
+
+
+def test_a_cluster_stops_through_stopping_with_its_members(rds, monkeypatch):
+    c = cluster(rds, "c")
+    monkeypatch.setitem(moto_ext.CONFIG, "modify_delay", 30.0)
+    rds.stop_db_cluster(DBClusterIdentifier=c)
+    assert (cluster_status(rds, c), status(rds, "c-1")) == ("stopping", "stopping")
+
+
+def test_a_cluster_stops_with_its_members_and_starts_through_starting(rds, monkeypatch):
+    c = cluster(rds, "c")
+    monkeypatch.setitem(moto_ext.CONFIG, "modify_delay", 0.0)
+    # The reply still shows it available (moto's test_stop_db_cluster, checked against AWS).
+    assert rds.stop_db_cluster(DBClusterIdentifier=c)["DBCluster"]["Status"] == "available"
+    assert (cluster_status(rds, c), status(rds, "c-1")) == ("stopped", "stopped")
+    assert rds.start_db_cluster(DBClusterIdentifier=c)["DBCluster"]["Status"] == "starting"
+    assert (cluster_status(rds, c), status(rds, "c-1")) == ("available", "available")
+
+
+def test_a_stopped_cluster_cannot_be_modified_and_only_a_stopped_one_started(rds):
+    c = cluster(rds, "c")
+    assert refused(rds.start_db_cluster, DBClusterIdentifier=c)["Code"] == "InvalidDBClusterStateFault"
+    rds.stop_db_cluster(DBClusterIdentifier=c)
+    error = refused(rds.modify_db_cluster, DBClusterIdentifier=c, BackupRetentionPeriod=3,
+                    ApplyImmediately=True)
+    assert (error["Code"], "stop" in error["Message"]) == ("InvalidDBClusterStateFault", True)
+    assert refused(rds.stop_db_cluster, DBClusterIdentifier=c)["Code"] == "InvalidDBClusterStateFault"
+
+
+def test_a_member_of_a_global_database_cannot_be_stopped(rds):
+    rds.create_global_cluster(GlobalClusterIdentifier="g", Engine="aurora-mysql")
+    c = cluster(rds, "c", GlobalClusterIdentifier="g")
+    error = refused(rds.stop_db_cluster, DBClusterIdentifier=c)
+    assert (error["Code"], "global database" in error["Message"]) == ("InvalidDBClusterStateFault", True)
+
+
+def test_a_stopped_cluster_starts_by_itself_after_auto_start_after(rds, monkeypatch):
+    c = cluster(rds, "c")
+    monkeypatch.setitem(moto_ext.CONFIG, "auto_start_after", 0.5)
+    rds.stop_db_cluster(DBClusterIdentifier=c)
+    assert cluster_status(rds, c) == "stopped"
+    time.sleep(0.6)
+    # The start Aurora makes, seen by the next look.
+    assert cluster_status(rds, c) in ("starting", "available")
+    assert (cluster_status(rds, c), status(rds, "c-1")) == ("available", "available")

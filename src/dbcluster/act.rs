@@ -111,6 +111,14 @@ async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
                 identifier, "deleting a member of a cluster a deployment left"
             );
         }
+        ClusterStep::Stop { identifier } => {
+            rds.stop_cluster(identifier).await?;
+            info!(identifier, "stopping RDS cluster as its spec says");
+        }
+        ClusterStep::Start { identifier } => {
+            rds.start_cluster(identifier).await?;
+            info!(identifier, "starting RDS cluster as its spec says");
+        }
         ClusterStep::Delete {
             identifier,
             final_snapshot,

@@ -92,6 +92,8 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!(has(self.dbClusterParameterGroupName) && has(self.dbClusterParameterGroupRef))").message("set either dbClusterParameterGroupName or dbClusterParameterGroupRef, not both"),
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted cluster already exists"),
     validation = kube::core::Rule::new("((!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never') && self.managementPolicy != 'ObserveOnly') || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted or observed cluster keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
+    validation = kube::core::Rule::new("!has(self.activation) || !has(self.activationSchedule)").message("set either activation or activationSchedule, not both").field_path(".activationSchedule"),
+    validation = kube::core::Rule::new("!has(self.globalClusterRef) || (!has(self.activationSchedule) && (!has(self.activation) || self.activation == 'Running'))").message("RDS can't stop a cluster that is part of a global database (aurora-cluster-stop-start.html): leave activation and activationSchedule out").field_path(".activation"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
 )]
 #[serde(rename_all = "camelCase")]
@@ -164,6 +166,11 @@ pub struct DBClusterSpec {
     /// cluster starts with the source's master password; the spec's is sent once it is
     /// available.
     pub restore_from: Option<ClusterRestoreFrom>,
+
+    /// Whether the cluster runs: spec.activation, or spec.activationSchedule. A stopped cluster's
+    /// members stop with it.
+    #[serde(flatten)]
+    pub run: crate::database::activation::ActivationSpec,
 
     /// Where the resource lives: its AWSAccount and region.
     #[serde(flatten)]

@@ -82,11 +82,11 @@ async fn execute_own(at: &Location, step: &InstanceStep) -> Result<Option<Respon
         | InstanceStep::StopBackupReplication { .. } => backup_replication(at, step).await?,
         InstanceStep::Stop { identifier } => {
             at.rds.stop_instance(identifier).await?;
-            info!(identifier, "stopping RDS instance as spec.activation says");
+            info!(identifier, "stopping RDS instance as its spec says");
         }
         InstanceStep::Start { identifier } => {
             at.rds.start_instance(identifier).await?;
-            info!(identifier, "starting RDS instance as spec.activation says");
+            info!(identifier, "starting RDS instance as its spec says");
         }
         InstanceStep::Reboot { identifier } => {
             at.rds.reboot(identifier).await?;

@@ -91,6 +91,8 @@ pub use crate::crd::{
     validation = kube::core::Rule::new("!(has(self.manageMasterUserPassword) && self.manageMasterUserPassword && has(self.masterUserPassword))").message("set either masterUserPassword or manageMasterUserPassword, not both"),
     validation = kube::core::Rule::new("!has(self.masterUserSecretKmsKeyId) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretKmsKeyId is the key of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretKmsKeyId"),
     validation = kube::core::Rule::new("!has(self.activation) || self.activation == 'Running' || (!has(self.replicaOf) && !has(self.dbClusterRef) && !has(self.dbClusterIdentifier))").message("RDS can't stop a read replica, and an Aurora member stops with its cluster (USER_StopInstance.html): leave activation out").field_path(".activation"),
+    validation = kube::core::Rule::new("!has(self.activationSchedule) || (!has(self.replicaOf) && !has(self.dbClusterRef) && !has(self.dbClusterIdentifier))").message("RDS can't stop a read replica, and an Aurora member stops with its cluster (USER_StopInstance.html): leave activationSchedule out").field_path(".activationSchedule"),
+    validation = kube::core::Rule::new("!has(self.activation) || !has(self.activationSchedule)").message("set either activation or activationSchedule, not both").field_path(".activationSchedule"),
     validation = kube::core::Rule::new("!has(self.masterUserSecretRotation) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretRotation is the rotation of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretRotation"),
     validation = kube::core::Rule::new("has(self.dbInstanceIdentifier) == has(oldSelf.dbInstanceIdentifier) && (!has(self.dbInstanceIdentifier) || self.dbInstanceIdentifier == oldSelf.dbInstanceIdentifier)").message("dbInstanceIdentifier is immutable").field_path(".dbInstanceIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
@@ -322,13 +324,9 @@ pub struct DBInstanceSpec {
     /// as a record. One-way.
     pub promote: Option<bool>,
 
-    /// Running or Stopped: the instance is stopped (StopDBInstance) while this says Stopped, and
-    /// started (StartDBInstance) when it says Running. Left out, it is never stopped or started
-    /// by the operator (one stopped by hand is reported as stopped). RDS starts a stopped instance
-    /// by itself after 7 days: the operator stops it again, and says so (Event StoppedAgain). RDS
-    /// cannot stop a read replica, an instance with read replicas, a Multi-AZ SQL Server instance
-    /// or an Aurora member: refused with its reason. Changes to the spec wait while it is stopped.
-    pub activation: Option<crate::database::choices::Activation>,
+    /// Whether the instance runs: spec.activation, or spec.activationSchedule.
+    #[serde(flatten)]
+    pub run: crate::database::activation::ActivationSpec,
 
     /// How long to keep the old instance (`<identifier>-old1`) after a switchover, such as 24h.
     /// Unset, it is kept and reported in status.blueGreen, never deleted by the operator. Once due,

@@ -318,7 +318,8 @@ async fn references(
 
 /// What a member's cluster resolves to: the DBCluster of dbClusterRef, or the DBCluster of this
 /// namespace whose RDS identifier dbClusterIdentifier names (a cluster no DBCluster of the
-/// namespace manages is not this namespace's to join), once it is Ready.
+/// namespace manages is not this namespace's to join), once it is Ready or stopped as its spec
+/// says.
 async fn cluster(
     db: &DBInstance,
     ctx: &Context,
@@ -344,7 +345,9 @@ async fn cluster(
         }
         (None, None) => return Ok(Err("the DBInstance is not a cluster member".into())),
     };
-    managed::references::resolve::<DBCluster>(&ctx.client, namespace, &name).await
+    // A stopped cluster's members are stopped with it: they report it.
+    managed::references::resolve_running_or_stopped::<DBCluster>(&ctx.client, namespace, &name)
+        .await
 }
 
 /// Whether the DBInstance (namespace, name, uid) an instance's tags name still exists.

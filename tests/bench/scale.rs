@@ -13,7 +13,8 @@
 //! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`),
 //! BENCH_REPLICAS (R: instead of the sizes, R DBInstances under upgradePolicy BlueGreen, each with
 //! a read replica; `replicas.rs`), BENCH_SNAPSHOTS (S: instead of the sizes, S DBSnapshots of ten
-//! DBInstances; `snapshots.rs`).
+//! DBInstances; `snapshots.rs`), BENCH_SCHEDULES (N: instead of the sizes, N DBInstances on a
+//! stop/start schedule of BENCH_WINDOW-minute windows, a divisor of 30; `schedules.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -28,6 +29,7 @@ mod clusters;
 #[path = "../integration/common/mod.rs"]
 mod common;
 mod replicas;
+mod schedules;
 mod snapshots;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};
@@ -497,6 +499,14 @@ async fn main() {
     {
         ensure_no_event_feed();
         snapshots::run(&client, &settings, s).await;
+        return;
+    }
+    if let Some(n) = std::env::var("BENCH_SCHEDULES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        ensure_no_event_feed();
+        schedules::run(&client, &settings, n).await;
         return;
     }
     if let Some(r) = std::env::var("BENCH_REPLICAS")

@@ -112,9 +112,22 @@ if [ "${1:-}" = olm ]; then
   build opm olm github.com/operator-framework/operator-registry/cmd/opm "$olm_out" ""
   olm_src=$(cd "$here/olm" && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)
   # OLM's release manifests are its chart rendered with these values (scripts/package_release.sh).
-  [ -d "$olm_out/chart" ] || cp -R "$olm_src/deploy/chart" "$olm_out/chart"
-  [ -s "$olm_out/values.yaml" ] || cp "$olm_src/deploy/upstream/values.yaml" "$olm_out/values.yaml"
-  chmod -R u+w "$olm_out/chart" "$olm_out/values.yaml"
+  # One copy at a time, whole or not at all: .ci/run's background build and the OLM test may both
+  # get here (a fresh CI run failed on "cp: cannot create directory .../chart: File exists").
+  exec {copy_lock}>"$olm_out/chart.lock"
+  flock "$copy_lock"
+  if [ ! -d "$olm_out/chart" ]; then
+    rm -rf "$olm_out/chart.tmp"
+    cp -R "$olm_src/deploy/chart" "$olm_out/chart.tmp"
+    chmod -R u+w "$olm_out/chart.tmp"
+    mv "$olm_out/chart.tmp" "$olm_out/chart"
+  fi
+  if [ ! -s "$olm_out/values.yaml" ]; then
+    cp "$olm_src/deploy/upstream/values.yaml" "$olm_out/values.yaml.tmp"
+    chmod u+w "$olm_out/values.yaml.tmp"
+    mv "$olm_out/values.yaml.tmp" "$olm_out/values.yaml"
+  fi
+  exec {copy_lock}>&-
   echo "$olm_out"
   exit 0
 fi

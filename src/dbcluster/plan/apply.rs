@@ -114,7 +114,10 @@ pub(super) fn plan(f: &Facts) -> Plan {
                 refuse(plan, f, reason, &message, reason)
             }
         },
-        Some(o) => sync(f, plan, &spec, o),
+        Some(o) => match sync(f, plan, &spec, o) {
+            refused if refused.refusal.is_some() => refused,
+            plan => super::activation::plan(f, plan, o),
+        },
     }
 }
 

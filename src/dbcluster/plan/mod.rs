@@ -25,6 +25,7 @@ use crate::managed::tags;
 use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 use crate::sensitive::Sensitive;
 
+pub mod activation;
 mod apply;
 pub mod blue_green;
 mod create;
@@ -147,6 +148,10 @@ pub enum ClusterStep {
         identifier: String,
         final_snapshot: Option<String>,
     },
+    /// StopDBCluster (spec.activation or its schedule).
+    Stop { identifier: String },
+    /// StartDBCluster (spec.activation or its schedule).
+    Start { identifier: String },
 }
 
 impl crate::database::step::OwnStep for ClusterStep {
@@ -160,6 +165,8 @@ impl crate::database::step::OwnStep for ClusterStep {
             ClusterStep::RebootMember { .. } => "RebootMember",
             ClusterStep::DeleteMember { .. } => "DeleteMember",
             ClusterStep::Delete { .. } => "Delete",
+            ClusterStep::Stop { .. } => "Stop",
+            ClusterStep::Start { .. } => "Start",
         }
     }
 }
@@ -175,6 +182,8 @@ pub fn mutates(step: &Step) -> Option<&str> {
         | Step::RemoveTags { identifier, .. }
         | Step::Own(ClusterStep::Delete { identifier, .. })
         | Step::Own(ClusterStep::Detach { identifier, .. })
+        | Step::Own(ClusterStep::Stop { identifier })
+        | Step::Own(ClusterStep::Start { identifier })
         | Step::BlueGreen { identifier, .. }
         | Step::Own(ClusterStep::DeleteMember {
             cluster: identifier,

@@ -335,7 +335,13 @@ fn dry_run_step(step: &Step) -> DryRunStep {
         Step::Own(ClusterStep::DeleteMember { identifier, .. }) => {
             ("DeleteDBInstance", "Deletion", identifier.clone())
         }
-        Step::ClearSwitchoverAnnotation => ("ClearAnnotation", "None", String::new()),
+        Step::Own(ClusterStep::Stop { identifier }) => {
+            ("StopDBCluster", "Outage", identifier.clone())
+        }
+        Step::Own(ClusterStep::Start { identifier }) => {
+            ("StartDBCluster", "None", identifier.clone())
+        }
+        Step::ClearAnnotation(key) => ("ClearAnnotation", "None", (*key).to_owned()),
         Step::RotateManagedPassword { identifier } => {
             ("ModifyDBCluster", "PasswordRotation", identifier.clone())
         }

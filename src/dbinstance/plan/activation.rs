@@ -1,19 +1,21 @@
-//! spec.activation, pure: an instance that is to be stopped is stopped (StopDBInstance) once it
-//! is available and nothing else is sent in the pass; one the spec says is to run is started
-//! (StartDBInstance) when it is stopped. Left out, the operator never stops or starts it: an
-//! instance someone stopped is reported as RDS shows it, never started behind their back. RDS starts a stopped instance by itself after 7 days
+//! spec.activation and spec.activationSchedule, pure: an instance that is to be stopped is
+//! stopped (StopDBInstance) once it is available and nothing else is sent in the pass; one that
+//! is to run is started (StartDBInstance) when it is stopped. Whether it is to run is the shared
+//! decision (`database::activation::decide`: the spec, or the schedule's windows and the override
+//! annotation, whose end removes it); a pass is looked at again at the schedule's next boundary.
+//! Left out, the operator never stops or starts it: an instance someone stopped is reported as RDS
+//! shows it, never started behind their back. RDS starts a stopped instance by itself after 7 days
 //! (API_StopDBInstance.html): the operator stops it again and says so. What RDS cannot stop
 //! ("Stopping an Amazon RDS DB instance temporarily", USER_StopInstance.html, Limitations) is
 //! refused with its reason, and nothing is sent. A stopped instance is not Ready (it serves no
 //! one), and Synced while it is stopped as the spec says; changes to the spec wait
 //! (`Sync::decide`: RDS refuses ModifyDBInstance of a stopped instance).
 
-use kube::runtime::events::EventType;
-
 use super::spec;
 use super::types::{Facts, InstanceStep, Plan, Step};
-use crate::database::choices::Activation;
-use crate::managed::plan::{ConditionPlan, Requeue};
+use crate::database::activation::{self, Decision, Inputs};
+use crate::database::rules::INSTANCE;
+use crate::database::rules::activation::{self as rules, Call, Subject};
 use crate::rds_state::ObservedInstance;
 
 /// Why RDS cannot stop the instance, in its words (None: it can).
@@ -32,75 +34,49 @@ pub fn not_stoppable(f: &Facts, o: &ObservedInstance) -> Option<&'static str> {
     }
 }
 
-/// The activation steps and conditions of a pass of our instance, once its other steps are
-/// planned (`may_act`: not observe-only, not held).
-pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedInstance, may_act: bool) {
-    let Some(wanted) = f.db.spec.activation else {
-        return set_conditions(plan, None, None, None);
-    };
-    let stopped_before = (f.db.status.as_ref()).and_then(|s| s.common.stopped_at.clone());
-    let identifier = f.db.identifier();
-    let others = plan.steps.iter().any(|s| !matches!(s, Step::Secret(_)));
-    let status = o.status.as_str();
-    let mut stopped_at = stopped_before.clone();
-    match (wanted, status) {
-        (Activation::Stopped, "available") if may_act && !others => {
-            if let Some(why) = not_stoppable(f, o) {
-                plan.refusal = Some("CannotStop");
-                plan.requeue = Requeue::AwaitChange;
-                let c = ConditionPlan::new(false, "CannotStop", why);
-                return set_conditions(plan, None, Some(c), stopped_before);
-            }
-            plan.step(Step::Own(InstanceStep::Stop { identifier }));
-            let (reason, note) = match &stopped_before {
-                Some(at) => (
-                    "StoppedAgain",
-                    format!(
-                        "RDS started the instance by itself (it stops for 7 days at most; stopped \
-                         since {at}): stopped again as spec.activation says"
-                    ),
-                ),
-                None => (
-                    "Stopping",
-                    "stopping the instance as spec.activation says".into(),
-                ),
-            };
-            plan.event(EventType::Normal, reason, "Update", note);
-            plan.requeue = Requeue::After(f.intervals.busy);
-            stopped_at = Some(f.now.clone());
-        }
-        (Activation::Running, "stopped") if may_act => {
-            plan.step(Step::Own(InstanceStep::Start { identifier }));
-            let note = "starting the instance as spec.activation says".to_owned();
-            plan.event(EventType::Normal, "Starting", "Update", note);
-            plan.requeue = Requeue::After(f.intervals.busy);
-            stopped_at = None;
-        }
-        (Activation::Stopped, "stopped") => {
-            let ready = ConditionPlan::new(false, "Stopped", "stopped as spec.activation says");
-            return set_conditions(plan, Some(ready), None, stopped_at.or(Some(f.now.clone())));
-        }
-        (Activation::Running, _) => stopped_at = None,
-        _ => {}
-    }
-    set_conditions(plan, None, None, stopped_at);
+/// Whether the instance is to run, as the spec, its schedule and the override say at `f.now`.
+pub fn decision(f: &Facts) -> Decision {
+    let status = f.db.status.as_ref().map(|s| &s.common);
+    let annotations = f.db.metadata.annotations.as_ref();
+    activation::decide(&Inputs::of(&f.db.spec.run, annotations, status, &f.now))
 }
 
-/// The planned status with the activation's conditions (None: as planned) and `stopped_at`.
-fn set_conditions(
-    plan: &mut Plan,
-    ready: Option<ConditionPlan>,
-    synced: Option<ConditionPlan>,
-    stopped_at: Option<String>,
-) {
+/// The activation steps and conditions of a pass of our instance, once its other steps are
+/// planned (`may_act`: not observe-only, not held): the shared rules (`rules::activation`), their
+/// call one of the instance's own steps.
+pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedInstance, may_act: bool) {
+    let d = decision(f);
+    let status = f.db.status.as_ref();
+    let previous_synced = (status.iter().flat_map(|s| s.reported.conditions.iter()))
+        .find(|c| c.type_ == "Synced")
+        .map(|c| (c.reason.as_str(), c.message.as_str()));
+    let out = rules::plan(&Subject {
+        noun: INSTANCE,
+        decision: &d,
+        scheduled: f.db.spec.run.activation_schedule.is_some(),
+        state: &o.status,
+        stopped_before: status.and_then(|s| s.common.stopped_at.as_deref()),
+        may_act,
+        others: plan.steps.iter().any(|s| !matches!(s, Step::Secret(_))),
+        not_stoppable: not_stoppable(f, o),
+        previous_synced,
+        now: &f.now,
+    });
+    let identifier = f.db.identifier();
+    let own = |call| match call {
+        Call::Stop => InstanceStep::Stop { identifier },
+        Call::Start => InstanceStep::Start { identifier },
+    };
+    out.write(plan, own, f.intervals.busy);
     let Some(status) = plan.status.as_mut() else {
         return;
     };
-    status.fields.common.stopped_at = stopped_at;
-    if let Some(ready) = ready {
+    status.fields.common.stopped_at = out.stopped_at;
+    status.fields.common.activation_override = d.recorded;
+    if let Some(ready) = out.ready {
         status.ready = Some(ready);
     }
-    if let Some(synced) = synced {
+    if let Some(synced) = out.synced {
         status.synced = synced;
     }
 }

@@ -172,16 +172,21 @@ fn sync_fields(
 }
 
 /// An Event when RDS's state changed to available, or to one that is neither available nor busy
-/// (stopped as spec.activation says: Normal).
+/// (stopped as spec.activation or its schedule says: Normal).
 fn state_events(f: &Facts, plan: &mut Plan, previous: &DBInstanceStatus, o: &ObservedInstance) {
     let observed = o;
     if previous.db_instance_status.as_deref() != Some(observed.status.as_str()) {
         let (_, _, message) = readiness(&observed.status);
-        let stopping = f.db.spec.activation == Some(crate::database::choices::Activation::Stopped);
+        let d = super::activation::decision(f);
+        let stopping = d.wanted == Some(crate::database::choices::Activation::Stopped);
         if observed.status == "available" {
             plan.event(EventType::Normal, "Available", "Observe", message);
         } else if observed.status == "stopped" && stopping {
-            let note = "RDS stopped the instance, as spec.activation says".to_owned();
+            let by = d.said_by(f.db.spec.run.activation_schedule.is_some());
+            let note = format!("RDS stopped the instance, as {by} says");
+            plan.event(EventType::Normal, "Stopped", "Observe", note);
+        } else if observed.status == "stopped" && spec::is_member(&f.db) {
+            let note = "RDS stopped the instance with its cluster".to_owned();
             plan.event(EventType::Normal, "Stopped", "Observe", note);
         } else if !is_transitional(&observed.status) {
             plan.event(EventType::Warning, "Failed", "Observe", message);

@@ -299,6 +299,29 @@ impl Rds {
         result.map(|_| ())
     }
 
+    /// StopDBCluster: RDS stops the cluster and its instances, keeps its storage and endpoints,
+    /// and starts it by itself after 7 days (API_StopDBCluster.html).
+    pub async fn stop_cluster(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.stop_db_cluster())
+            .db_cluster_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("StopDBCluster", e, None));
+        self.count("StopDBCluster", &result);
+        result.map(|_| ())
+    }
+
+    /// StartDBCluster of a stopped cluster (API_StartDBCluster.html).
+    pub async fn start_cluster(&self, identifier: &str) -> Result<(), AwsError> {
+        let result = (self.client.start_db_cluster())
+            .db_cluster_identifier(identifier)
+            .send()
+            .await
+            .map_err(|e| aws_error("StartDBCluster", e, None));
+        self.count("StartDBCluster", &result);
+        result.map(|_| ())
+    }
+
     /// RDS rotates the master password it manages in Secrets Manager, at once: ModifyDBInstance
     /// (`resource` db) or ModifyDBCluster (cluster) with RotateMasterUserPassword, which requires
     /// ApplyImmediately (API_ModifyDBInstance.html, RotateMasterUserPassword).

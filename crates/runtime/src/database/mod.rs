@@ -4,9 +4,10 @@
 //! Secret's keys and templates ([`connection`]) and the writes of their Secrets ([`secret`]) and the rolls of the Secrets' readers ([`readers`]), the
 //! tenancy rules ([`tenancy`]), the rules about snapshots, maintenance windows and engine versions
 //! ([`snapshots`], [`window`], [`version`]), and blue/green deployments: their states and calls
-//! ([`blue_green`]), and the planning rules both kinds follow over the steps ([`rules`]). Both kinds import it;
-//! it imports neither.
+//! ([`blue_green`]), when a database runs ([`activation`]), and the planning rules both kinds
+//! follow over the steps ([`rules`]). Both kinds import it; it imports neither.
 
+pub mod activation;
 pub mod blue_green;
 pub mod choices;
 pub mod connection;

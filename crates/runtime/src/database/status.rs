@@ -39,6 +39,9 @@ pub struct DatabaseStatus {
     /// When the operator stopped the database as spec.activation says (RFC 3339); kept while it
     /// is to stay stopped, so a start RDS makes by itself is told from one asked for.
     pub stopped_at: Option<String>,
+    /// The rds.operator.rs/activation override of spec.activationSchedule the operator has seen,
+    /// and when it ends.
+    pub activation_override: Option<crate::database::activation::OverrideStatus>,
     /// The workloads of the namespace that read the connection Secret, rolled to its version when
     /// its data changes (with the operator's --roll-secret-readers), and their rollouts.
     pub secret_readers: Option<crate::database::readers::SecretReaders>,

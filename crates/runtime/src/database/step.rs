@@ -15,7 +15,7 @@ use tracing::info;
 
 use crate::aws_error::AwsError;
 use crate::context::Context;
-use crate::database::blue_green::{Call, SWITCHOVER_ANNOTATION};
+use crate::database::blue_green::Call;
 use crate::database::secret::SecretStep;
 use crate::error::Error;
 use crate::locations::Location;
@@ -71,8 +71,9 @@ pub enum Step<Spec, Modification, Own> {
     ApplyMaintenance(ApplyStep),
     /// A call of our resource's blue/green deployment (its creation, switchover or deletion).
     BlueGreen { identifier: String, call: Call },
-    /// Remove the annotation that approved a switchover, so it approves no later one.
-    ClearSwitchoverAnnotation,
+    /// Remove an annotation that has done its work: the one that approved a switchover (so it
+    /// approves no later one), or an activation override that has ended.
+    ClearAnnotation(&'static str),
     /// Have RDS rotate the master password it manages (RotateMasterUserPassword), at once.
     RotateManagedPassword { identifier: String },
     /// Set the rotation rules of the secret RDS manages (Secrets Manager RotateSecret, without a
@@ -112,7 +113,7 @@ impl<Spec, Modification, Own: OwnStep> Step<Spec, Modification, Own> {
             Step::RestoreToPointInTime { .. } => "RestoreToPointInTime",
             Step::ApplyMaintenance(_) => "ApplyMaintenance",
             Step::BlueGreen { call, .. } => call.name(),
-            Step::ClearSwitchoverAnnotation => "ClearSwitchoverAnnotation",
+            Step::ClearAnnotation(_) => "ClearAnnotation",
             Step::RotateManagedPassword { .. } => "RotateManagedPassword",
             Step::SetSecretRotation { .. } => "SetSecretRotation",
             Step::OrphanSecret { .. } => "OrphanSecret",
@@ -194,9 +195,7 @@ where
         Step::Secret(secret) => crate::database::secret::act(&secrets()?, object, secret).await?,
         Step::OrphanSecret { name } => crate::secrets::orphan(&secrets()?, name).await?,
         Step::DeleteSecret { name } => crate::secrets::delete(&secrets()?, name).await?,
-        Step::ClearSwitchoverAnnotation => {
-            apiserver::remove_annotation(ctx, object, SWITCHOVER_ANNOTATION).await?
-        }
+        Step::ClearAnnotation(key) => apiserver::remove_annotation(ctx, object, key).await?,
         Step::AddTags { arn, tags, .. } => at.rds.add_tags(arn, tags).await?,
         Step::RemoveTags { arn, keys, .. } => at.rds.remove_tags(arn, keys).await?,
         Step::ApplyMaintenance(m) => crate::maintenance::aws::apply(at, K::RESOURCE, m).await?,

@@ -45,6 +45,25 @@ pub async fn resolve<K: Referable>(
     namespace: &str,
     name: &str,
 ) -> Result<Result<String, String>, Error> {
+    resolve_if::<K>(client, namespace, name, false).await
+}
+
+/// [`resolve`], taking also an object stopped as its spec says (Ready False, reason Stopped, at
+/// its current generation): a cluster member's cluster, which stops with its members.
+pub async fn resolve_running_or_stopped<K: Referable>(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+) -> Result<Result<String, String>, Error> {
+    resolve_if::<K>(client, namespace, name, true).await
+}
+
+async fn resolve_if<K: Referable>(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    stopped: bool,
+) -> Result<Result<String, String>, Error> {
     let api: Api<K> = Api::namespaced(client.clone(), namespace);
     let what = K::LABEL;
     let Some(obj) = api
@@ -55,7 +74,8 @@ pub async fn resolve<K: Referable>(
         return Ok(Err(format!("{what} {name} does not exist")));
     };
     let status = Referable::status(&obj).cloned().unwrap_or_default();
-    Ok(match (usable(&obj, &status), K::rds_name(&status)) {
+    let usable = usable(&obj, &status) || (stopped && stopped_as_wanted(&obj, &status));
+    Ok(match (usable, K::rds_name(&status)) {
         (true, Some(rds_name)) => Ok(rds_name),
         _ => Err(format!("{what} {name} is not Ready yet")),
     })
@@ -67,6 +87,19 @@ pub fn usable<K: Referable>(obj: &K, status: &K::Status) -> bool {
     let ready = (K::conditions(status).iter())
         .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);
     ready && obj.meta().deletion_timestamp.is_none()
+}
+
+/// Whether an object is stopped as its spec says: Ready False, reason Stopped, at its current
+/// generation, and not being deleted.
+fn stopped_as_wanted<K: Referable>(obj: &K, status: &K::Status) -> bool {
+    let generation = obj.meta().generation;
+    let stopped = (K::conditions(status).iter()).any(|c| {
+        c.type_ == "Ready"
+            && c.status == "False"
+            && c.reason == "Stopped"
+            && c.observed_generation == generation
+    });
+    stopped && obj.meta().deletion_timestamp.is_none()
 }
 
 /// The controller of kind `R`, woken by a change of an object of kind `K` (it turning Ready): the

@@ -251,7 +251,7 @@ fn a_deployment_is_reported_and_switched_over_only_once_approved() {
         (
             "approved by the annotation, which is then removed",
             with(running("AVAILABLE"), |f| annotated(f, "true")),
-            vec!["Switchover", "ClearSwitchoverAnnotation"],
+            vec!["Switchover", "ClearAnnotation"],
             "SwitchingOver",
         ),
         (

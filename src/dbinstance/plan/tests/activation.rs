@@ -1,11 +1,15 @@
 //! spec.activation (plan/activation.rs), a rule a row.
 
 use super::*;
+use crate::database::activation::{
+    ActivationSchedule, OVERRIDE_ANNOTATION, OverrideStatus, RunningWindow,
+};
 use crate::database::choices::{Activation, ManagementPolicy};
+use std::time::Duration;
 
 fn wants(activation: Activation, status: &str) -> Facts {
     with(synced(), |f| {
-        f.db.spec.activation = Some(activation);
+        f.db.spec.run.activation = Some(activation);
         let mut o = ours();
         o.status = status.into();
         f.observed = Some(o);
@@ -24,6 +28,7 @@ fn own(p: &Plan) -> Vec<&'static str> {
             Step::Own(InstanceStep::Stop { .. }) => Some("Stop"),
             Step::Own(InstanceStep::Start { .. }) => Some("Start"),
             Step::Modify { .. } => Some("Modify"),
+            Step::ClearAnnotation(_) => Some("ClearAnnotation"),
             _ => None,
         })
         .collect()
@@ -95,7 +100,7 @@ fn a_stopped_instance_to_run_is_started() {
 #[test]
 fn with_activation_left_out_an_instance_stopped_by_hand_is_reported_and_never_started() {
     let f = with(synced(), |f| {
-        f.db.spec.activation = None;
+        f.db.spec.run.activation = None;
         let mut o = ours();
         o.status = "stopped".into();
         f.observed = Some(o);
@@ -159,4 +164,132 @@ fn nothing_is_stopped_while_rds_is_busy_observing_only_or_a_change_goes_first() 
         ["Modify"],
         "the change first, the stop next pass"
     );
+}
+
+/// A schedule in UTC that stopped the instance at 09:00 and starts it at 10:00:05 (NOW is
+/// 10:00:00 on a Monday); `status` is what RDS shows.
+fn scheduled(status: &str) -> Facts {
+    with(synced(), |f| {
+        f.db.spec.run.activation_schedule = Some(ActivationSchedule {
+            time_zone: None,
+            running: vec![RunningWindow {
+                start: "5 0 10 * * *".into(),
+                stop: "0 0 9 * * *".into(),
+            }],
+        });
+        let mut o = ours();
+        o.status = status.into();
+        f.observed = Some(o);
+    })
+}
+
+fn annotated(mut f: Facts, value: &str, recorded: Option<OverrideStatus>) -> Facts {
+    (f.db.metadata.annotations.get_or_insert_default())
+        .insert(OVERRIDE_ANNOTATION.into(), value.into());
+    f.db.status
+        .get_or_insert_default()
+        .common
+        .activation_override = recorded;
+    f
+}
+
+fn recorded(p: &Plan) -> Option<OverrideStatus> {
+    (p.status.as_ref()).and_then(|s| s.fields.common.activation_override.clone())
+}
+
+#[test]
+fn outside_its_window_a_schedule_stops_the_instance_and_says_so() {
+    let p = plan(&scheduled("available"));
+    assert_eq!(own(&p), ["Stop"]);
+    let event = p.events.last().unwrap();
+    assert_eq!(event.reason, "Stopping");
+    assert!(
+        event.note.contains("spec.activationSchedule"),
+        "{}",
+        event.note
+    );
+}
+
+#[test]
+fn a_stopped_instance_is_looked_at_again_just_after_the_window_opens() {
+    let p = plan(&scheduled("stopped"));
+    assert_eq!(own(&p), Vec::<&str>::new());
+    let s = p.status.as_ref().unwrap();
+    assert_eq!(s.ready.as_ref().map(|r| r.reason.as_str()), Some("Stopped"));
+    assert_eq!(
+        p.requeue,
+        Requeue::After(Duration::from_secs(6)),
+        "5 s, and a second past"
+    );
+}
+
+#[test]
+fn an_override_runs_the_instance_until_the_next_boundary_and_is_recorded() {
+    let f = annotated(scheduled("stopped"), "Running", None);
+    let p = plan(&f);
+    assert_eq!(own(&p), ["Start"]);
+    let note = &p.events.last().unwrap().note;
+    assert!(
+        note.contains("rds.operator.rs/activation annotation"),
+        "{note}"
+    );
+    let until = Some("2026-11-30T10:00:05Z".to_owned());
+    let want = OverrideStatus {
+        activation: Activation::Running,
+        until,
+    };
+    assert_eq!(recorded(&p), Some(want));
+}
+
+#[test]
+fn an_override_past_its_end_is_removed_and_the_schedule_says_again() {
+    let ended = OverrideStatus {
+        activation: Activation::Running,
+        until: Some("2026-11-30T09:00:00Z".into()),
+    };
+    let f = annotated(scheduled("available"), "Running", Some(ended.clone()));
+    let p = plan(&f);
+    assert_eq!(own(&p), ["Stop", "ClearAnnotation"]);
+    let reasons: Vec<_> = p.events.iter().map(|e| e.reason.as_str()).collect();
+    assert!(reasons.contains(&"OverrideEnded"), "{reasons:?}");
+    assert_eq!(
+        recorded(&p),
+        Some(ended),
+        "kept until the annotation is gone"
+    );
+    let gone = with(scheduled("stopped"), |f| {
+        f.db.status
+            .get_or_insert_default()
+            .common
+            .activation_override = recorded(&p);
+    });
+    assert_eq!(recorded(&plan(&gone)), None, "then forgotten");
+}
+
+#[test]
+fn a_schedule_that_cannot_be_read_changes_nothing_and_is_reported_once() {
+    let f = with(scheduled("available"), |f| {
+        let schedule = f.db.spec.run.activation_schedule.as_mut().unwrap();
+        schedule.time_zone = Some("Mars/Olympus".into());
+    });
+    let p = plan(&f);
+    assert_eq!(own(&p), Vec::<&str>::new());
+    let s = p.status.as_ref().unwrap();
+    assert_eq!(
+        (s.synced.ok, s.synced.reason.as_str()),
+        (false, "InvalidActivation")
+    );
+    assert!(
+        s.synced.message.contains("Mars/Olympus"),
+        "{}",
+        s.synced.message
+    );
+    let warned = |p: &Plan| p.events.iter().any(|e| e.reason == "InvalidActivation");
+    assert!(warned(&p));
+    let again = with(f, |f| {
+        let status = f.db.status.get_or_insert_default();
+        let synced = crate::managed::conditions::condition("Synced", &s.synced, None);
+        status.reported.conditions = vec![synced];
+    });
+    assert!(!warned(&plan(&again)), "once");
 }

@@ -165,7 +165,7 @@ fn a_switchover_waits_for_approval_and_for_available() {
     });
     assert_eq!(
         plan(&by_annotation).steps,
-        vec![switchover(), Step::ClearSwitchoverAnnotation],
+        vec![switchover(), Step::ClearAnnotation(SWITCHOVER_ANNOTATION)],
         "the annotation approves once"
     );
     let auto = |status: &str| {

@@ -124,7 +124,7 @@ pub fn deployment<S, M, O>(
                 },
             });
             if shared::annotation(who.annotations).is_some() {
-                plan.push(Step::ClearSwitchoverAnnotation);
+                plan.push(Step::ClearAnnotation(SWITCHOVER_ANNOTATION));
             }
             let note = format!(
                 "switching over blue/green deployment {id}: {}",

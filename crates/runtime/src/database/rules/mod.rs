@@ -3,6 +3,7 @@
 //! what it read, and keeps only what differs.
 
 pub mod absence;
+pub mod activation;
 pub mod blue_green;
 
 /// What a database kind is called in its messages and reasons.
