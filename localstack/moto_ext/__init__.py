@@ -66,7 +66,9 @@ MOTO_RDS_DELETE_DELAY, seconds, default 0) and can be changed on a running serve
 ``?create_delay=3``). ``iam_token_life`` (MOTO_RDS_IAM_TOKEN_LIFE, seconds, default 900) is how long
 an IAM authentication token logs in (``iam_auth.py``). ``auto_start_after``
 (MOTO_RDS_AUTO_START_AFTER, seconds, default 7 days) is how long a stopped instance stays stopped
-before it starts by itself (``activation.py``).
+before it starts by itself (``activation.py``). ``iopt_switch_after`` (MOTO_RDS_IOPT_SWITCH_AFTER,
+seconds, default 30 days) is how long an Aurora cluster waits between switches to I/O-Optimized
+(``storage.py``).
 
 An outage of one account (every RDS call answered as throttled or failing, for a while) is
 ``POST /_rds_ext/outage``: see ``outage.py``. ``/_rds_ext/maintenance``: see ``maintenance.py``.
@@ -85,13 +87,14 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, maintenance, managed_secrets, model_check, option_groups, outage, parameters, presigned, proxies, replicas, scope, snapshots, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, endpoints, engines, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
 LOCK = threading.RLock()
 CONFIG: dict[str, float] = {"create_delay": 0.0, "modify_delay": 0.0, "delete_delay": 0.0, "snapshot_delay": 0.0,
-                            "iam_token_life": 900.0, "auto_start_after": 7 * 24 * 3600.0}
+                            "iam_token_life": 900.0, "auto_start_after": 7 * 24 * 3600.0,
+                            "iopt_switch_after": 30 * 24 * 3600.0}
 # (action, identifier) -> count
 CALLS: Counter[tuple[str, str]] = Counter()
 # The parameter names (never their values) of each mutating call served, per (action, identifier).
@@ -239,6 +242,7 @@ def install() -> None:
         ("snapshot_delay", "MOTO_RDS_SNAPSHOT_DELAY"),
         ("iam_token_life", "MOTO_RDS_IAM_TOKEN_LIFE"),
         ("auto_start_after", "MOTO_RDS_AUTO_START_AFTER"),
+        ("iopt_switch_after", "MOTO_RDS_IOPT_SWITCH_AFTER"),
     ):
         CONFIG[key] = float(os.environ.get(env, "") or CONFIG[key])
 
@@ -524,6 +528,10 @@ def install() -> None:
     managed_secrets.install(LOCK)
     activation.install(LOCK, CONFIG, _start_phase)
     activation.install_clusters(LOCK, CONFIG, _start_phase, _purge_deleted)
+    insights.install(LOCK)
+    storage.install(LOCK, CONFIG)
+    roles.install(LOCK)
+    clones.install(LOCK)
     # Last: what RDS does not offer is refused before any other extension acts on the call.
     catalog.install(LOCK)
     # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).

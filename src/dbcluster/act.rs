@@ -32,6 +32,7 @@ pub(super) async fn act(
     let _stale =
         (super::plan::mutates(step)).map(|id| observer.listing::<ObservedCluster>().changing(id));
     match step {
+        Step::Own(ClusterStep::Expire { members }) => expire(ctx, cluster, members).await,
         Step::Own(own) => act_own(&at.location, own).await,
         _ => crate::database::step::act(ctx, &at.location, cluster, step)
             .await
@@ -54,6 +55,43 @@ impl DatabaseCalls for DBCluster {
     async fn restore(rds: &Rds, r: Restore<'_, DBClusterSpec>) -> Result<Option<()>, AwsError> {
         rds.restore_cluster(&r).await?;
         Ok(None)
+    }
+}
+
+/// An expired clone: its member DBInstances deleted, then the DBCluster (the objects; one already
+/// gone is done).
+async fn expire(ctx: &Context, cluster: &DBCluster, members: &[String]) -> Result<(), Error> {
+    use crate::error::kube_err;
+    use kube::ResourceExt;
+    use kube::api::{Api, DeleteParams};
+    let namespace = cluster
+        .namespace()
+        .ok_or(Error::MissingObjectKey("namespace"))?;
+    // The DBInstance kind by its API name: this kind's code does not import that kind's.
+    let gvk = kube::core::GroupVersionKind::gvk("rds.operator.rs", "v1alpha1", "DBInstance");
+    let resource = kube::core::ApiResource::from_gvk(&gvk);
+    let instances: Api<kube::core::DynamicObject> =
+        Api::namespaced_with(ctx.client.clone(), &namespace, &resource);
+    let gone = |e: &kube::Error| matches!(e, kube::Error::Api(s) if s.code == 404);
+    for name in members {
+        match instances.delete(name, &DeleteParams::default()).await {
+            Err(e) if !gone(&e) => return Err(kube_err("delete an expired clone's member")(e)),
+            _ => info!(name, "deleted an expired clone's member DBInstance"),
+        }
+    }
+    let clusters: Api<DBCluster> = Api::namespaced(ctx.client.clone(), &namespace);
+    match clusters
+        .delete(&cluster.name_any(), &DeleteParams::default())
+        .await
+    {
+        Err(e) if !gone(&e) => Err(kube_err("delete an expired clone")(e)),
+        _ => {
+            info!(
+                name = cluster.name_any(),
+                "deleted an expired clone DBCluster"
+            );
+            Ok(())
+        }
     }
 }
 
@@ -111,6 +149,7 @@ async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
                 identifier, "deleting a member of a cluster a deployment left"
             );
         }
+        ClusterStep::Expire { .. } => {}
         ClusterStep::Stop { identifier } => {
             rds.stop_cluster(identifier).await?;
             info!(identifier, "stopping RDS cluster as its spec says");

@@ -70,6 +70,14 @@ impl From<&DbCluster> for ObservedCluster {
             master_user_secret_status: (c.master_user_secret())
                 .and_then(|s| s.secret_status().map(str::to_owned)),
             global_cluster: s(c.global_cluster_identifier()).filter(|g| !g.is_empty()),
+            performance_insights_kms_key_id: s(c.performance_insights_kms_key_id()),
+            associated_roles: (c.associated_roles().iter())
+                .map(|r| crate::rds_state::ObservedRole {
+                    role_arn: r.role_arn().unwrap_or_default().to_owned(),
+                    feature_name: s(r.feature_name()),
+                    status: s(r.status()),
+                })
+                .collect(),
             ..Default::default()
         };
         ClusterFields::read(c, &mut observed);
@@ -164,6 +172,9 @@ impl ClusterCalls for Rds {
             .set_manage_master_user_password(spec.password.manage_master_user_password)
             .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
             .set_database_name(spec.database_name.clone())
+            .set_performance_insights_kms_key_id(
+                spec.insights.performance_insights_kms_key_id.clone(),
+            )
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
             .set_storage_encrypted(spec.security.storage_encrypted)
             .set_kms_key_id(spec.security.kms_key_id.clone())

@@ -10,7 +10,7 @@ use aws_sdk_rds::types::{DbCluster, ServerlessV2ScalingConfiguration};
 
 use super::DBClusterSpec;
 use super::observed::ObservedCluster;
-use crate::database::fields::{Fields, with_database_rows};
+use crate::database::fields::{Fields, InsightsModeText as _, with_database_rows};
 
 with_database_rows! { spec;
     field_table! {
@@ -33,6 +33,9 @@ with_database_rows! { spec;
         have serverless_v2 <- (capacity_of), drift (capacity),
         create set_serverless_v2_scaling_configuration,
         modify set_serverless_v2_scaling_configuration(scaling_configuration);
+    "storageType" storage_type: String = spec.storage_type.map(|t| t.as_str().to_owned()),
+        have storage_type <- storage_type, drift text,
+        create set_storage_type, modify set_storage_type;
     "port" port: i32 = spec.network.port,
         have port <- port, drift same,
         create set_port, modify set_port;
@@ -48,6 +51,11 @@ with_database_rows! { spec;
     shared "enableCloudwatchLogsExports";
     shared "deletionProtection";
     shared "copyTagsToSnapshot";
+    shared "databaseInsightsMode";
+    shared "enablePerformanceInsights";
+    shared "performanceInsightsRetentionPeriod";
+    shared "monitoringInterval";
+    shared "monitoringRoleARN";
 }
 
 impl ClusterModification {

@@ -92,6 +92,9 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!(has(self.dbClusterParameterGroupName) && has(self.dbClusterParameterGroupRef))").message("set either dbClusterParameterGroupName or dbClusterParameterGroupRef, not both"),
     validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("set either restoreFrom or adoptionPolicy: an adopted cluster already exists"),
     validation = kube::core::Rule::new("((!has(self.adoptionPolicy) || self.adoptionPolicy == 'Never') && self.managementPolicy != 'ObserveOnly') || has(self.masterUserPassword) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("an adopted or observed cluster keeps its master password: reference it with masterUserPassword, or set manageMasterUserPassword"),
+    validation = kube::core::Rule::new("!has(self.databaseInsightsMode) || self.databaseInsightsMode != 'advanced' || (has(self.enablePerformanceInsights) && self.enablePerformanceInsights && has(self.performanceInsightsRetentionPeriod) && self.performanceInsightsRetentionPeriod >= 465)").message("databaseInsightsMode advanced needs enablePerformanceInsights: true and performanceInsightsRetentionPeriod: 465 (API_CreateDBCluster.html, DatabaseInsightsMode)").field_path(".databaseInsightsMode"),
+    validation = kube::core::Rule::new("!has(self.monitoringInterval) || self.monitoringInterval == 0 || has(self.monitoringRoleARN)").message("a monitoringInterval above 0 needs monitoringRoleARN (API_CreateDBCluster.html, MonitoringRoleArn)").field_path(".monitoringRoleARN"),
+    validation = kube::core::Rule::new("!has(self.expireAfter) || (has(self.restoreFrom) && has(self.restoreFrom.cloneOf))").message("expireAfter deletes the cluster and its members: it is for clones (restoreFrom.cloneOf) only").field_path(".expireAfter"),
     validation = kube::core::Rule::new("!has(self.activation) || !has(self.activationSchedule)").message("set either activation or activationSchedule, not both").field_path(".activationSchedule"),
     validation = kube::core::Rule::new("!has(self.globalClusterRef) || (!has(self.activationSchedule) && (!has(self.activation) || self.activation == 'Running'))").message("RDS can't stop a cluster that is part of a global database (aurora-cluster-stop-start.html): leave activation and activationSchedule out").field_path(".activation"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
@@ -110,6 +113,12 @@ pub struct DBClusterSpec {
     /// Engine version, e.g. 8.0.mysql_aurora.3.08.0 or 16.4. A shorter version matches any newer
     /// one RDS picks or upgrades to. A change is one ModifyDBCluster; members are never sent it.
     pub engine_version: Option<String>,
+
+    /// aurora (Aurora Standard, RDS's default) or aurora-iopt1 (Aurora I/O-Optimized, no charge
+    /// per I/O). RDS switches an existing cluster to I/O-Optimized once every 30 days, and back to
+    /// Standard at any time: a second switch within the 30 days is refused with RDS's reason.
+    /// Modifiable.
+    pub storage_type: Option<crate::database::choices::ClusterStorageType>,
 
     /// Aurora Serverless v2 capacity, in Aurora capacity units; members then use the class
     /// db.serverless.
@@ -172,6 +181,21 @@ pub struct DBClusterSpec {
     #[serde(flatten)]
     pub run: crate::database::activation::ActivationSpec,
 
+    /// Database Insights, Performance Insights and Enhanced Monitoring of the cluster (Aurora
+    /// and Multi-AZ DB clusters); an Aurora member takes the cluster's Database Insights mode.
+    #[serde(flatten)]
+    pub insights: crate::database::spec::Insights,
+
+    /// IAM roles associated with the cluster (S3 import and export, Lambda...).
+    #[serde(flatten)]
+    pub roles: crate::database::spec::Roles,
+
+    /// How long a clone (restoreFrom.cloneOf) lives, such as 72h, from the DBCluster's creation:
+    /// then the operator deletes the DBCluster and its member DBInstances (as their
+    /// deletionPolicy says: set Delete for a preview database that leaves nothing behind).
+    /// status.expiresAt says when.
+    pub expire_after: Option<kube::core::Duration>,
+
     /// Where the resource lives: its AWSAccount and region.
     #[serde(flatten)]
     pub placement: crate::managed::placement::Where,
@@ -200,7 +224,7 @@ pub struct DBClusterSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
-    validation = kube::core::Rule::new("[has(self.dbClusterSnapshotIdentifier), has(self.dbClusterSnapshotRef), has(self.sourceDBClusterIdentifier)].filter(x, x).size() == 1").message("set one of dbClusterSnapshotIdentifier, dbClusterSnapshotRef and sourceDBClusterIdentifier"),
+    validation = kube::core::Rule::new("[has(self.dbClusterSnapshotIdentifier), has(self.dbClusterSnapshotRef), has(self.sourceDBClusterIdentifier), has(self.cloneOf)].filter(x, x).size() == 1").message("set one of dbClusterSnapshotIdentifier, dbClusterSnapshotRef, sourceDBClusterIdentifier and cloneOf"),
     validation = kube::core::Rule::new("!has(self.sourceDBClusterIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBClusterIdentifier, set either restoreTime or useLatestRestorableTime: true"),
     validation = kube::core::Rule::new("has(self.sourceDBClusterIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBClusterIdentifier"),
 )]
@@ -229,6 +253,10 @@ pub struct ClusterRestoreFrom {
     pub restore_time: Option<String>,
     /// Restore to the latest restorable time instead of restoreTime.
     pub use_latest_restorable_time: Option<bool>,
+    /// A copy-on-write clone of a DBCluster of this namespace (RestoreDBClusterToPointInTime
+    /// with RestoreType copy-on-write, at its latest restorable time), waited for until it is
+    /// Ready: made in minutes whatever the data's size, sharing its pages until either writes.
+    pub clone_of: Option<crate::crd::LocalRef>,
 }
 
 /// Aurora Serverless v2 capacity range.
@@ -282,6 +310,11 @@ pub struct DBClusterStatus {
     /// The blue/green deployment (upgradePolicy BlueGreen): its state, the green cluster, the
     /// changes it carries, and the old cluster after the switchover.
     pub blue_green: Option<ClusterBlueGreen>,
+    /// When the operator last switched the cluster to Aurora I/O-Optimized (RFC 3339): RDS takes
+    /// the next switch 30 days after.
+    pub io_optimized_since: Option<String>,
+    /// When a clone with expireAfter is deleted (RFC 3339).
+    pub expires_at: Option<String>,
 }
 
 /// A blue/green deployment of the cluster, as DescribeBlueGreenDeployments reports it, and what

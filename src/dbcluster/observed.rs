@@ -39,6 +39,17 @@ pub struct ObservedCluster {
     pub master_user_secret_status: Option<String>,
     /// The global database the cluster is a member of (GlobalClusterIdentifier).
     pub global_cluster: Option<String>,
+    /// aurora or aurora-iopt1.
+    pub storage_type: Option<String>,
+    /// The IAM roles associated with the cluster.
+    pub associated_roles: Vec<crate::rds_state::ObservedRole>,
+    /// standard or advanced.
+    pub database_insights_mode: Option<String>,
+    pub performance_insights_enabled: Option<bool>,
+    pub performance_insights_retention_period: Option<i32>,
+    pub performance_insights_kms_key_id: Option<String>,
+    pub monitoring_interval: Option<i32>,
+    pub monitoring_role_arn: Option<String>,
 }
 
 /// An instance of the cluster, as DBClusterMembers lists it.

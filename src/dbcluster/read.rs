@@ -63,7 +63,9 @@ pub(super) async fn read(
     let previous = (cluster.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
     let (connection_secret, readers) = secret_and_readers(ctx, &namespace, name, previous).await?;
     let (subnet_group, parameter_group) = references(ctx, cluster, &namespace).await?;
-    let referrers = match observed_directly && deleting {
+    // An expiring clone deletes its members with it: they are read each pass.
+    let expiring = cluster.spec.expire_after.is_some() && !deleting;
+    let referrers = match (observed_directly && deleting) || expiring {
         true => members(ctx, cluster).await?,
         false => Vec::new(),
     };
@@ -266,10 +268,26 @@ async fn restore_reads(
     let Some(r) = &reads.restore_source else {
         return Ok((None, None));
     };
+    let client = &ctx.client;
+    if let Some(clone) = &r.clone_of {
+        // A clone's source: a DBCluster of the namespace, once Ready; then the cluster as RDS
+        // has it.
+        let resolved = references::resolve::<DBCluster>(client, namespace, &clone.name).await?;
+        let source = match &resolved {
+            Ok(identifier) => {
+                let r = ClusterRestoreFrom {
+                    source_db_cluster_identifier: Some(identifier.clone()),
+                    ..r.clone()
+                };
+                Some(restore_source(at, &r).await?)
+            }
+            Err(_) => None,
+        };
+        return Ok((Some(resolved), source));
+    }
     let Some(by_ref) = &r.db_cluster_snapshot_ref else {
         return Ok((None, Some(restore_source(at, r).await?)));
     };
-    let client = &ctx.client;
     let resolved =
         references::resolve::<DBClusterSnapshot>(client, namespace, &by_ref.name).await?;
     let source = match &resolved {

@@ -112,7 +112,8 @@ impl ClusterRestoreCalls for Rds {
                     .db_cluster_identifier(r.identifier)
                     .source_db_cluster_identifier(source)
                     .set_restore_to_time(time_of)
-                    .set_use_latest_restorable_time(time.is_none().then_some(true));
+                    .set_use_latest_restorable_time(time.is_none().then_some(true))
+                    .set_restore_type(clone_of(spec).map(|_| "copy-on-write".to_owned()));
                 let sent = cluster_restore_settings!(request, spec)
                     .set_tags(tags)
                     .send();
@@ -141,4 +142,9 @@ async fn cluster_snapshot_pages(
         }));
     }
     Ok(all)
+}
+
+/// The DBCluster a clone is of (spec.restoreFrom.cloneOf).
+fn clone_of(spec: &DBClusterSpec) -> Option<&crate::crd::LocalRef> {
+    spec.restore_from.as_ref()?.clone_of.as_ref()
 }

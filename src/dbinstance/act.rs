@@ -195,6 +195,7 @@ fn mutated_instance(step: &Step) -> Option<&str> {
         | Step::Own(InstanceStep::Stop { identifier })
         | Step::Own(InstanceStep::Start { identifier })
         | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
+        | Step::Role { identifier, .. }
         | Step::Own(InstanceStep::CreateReplica { identifier, .. })
         | Step::Own(InstanceStep::PromoteReplica { identifier, .. })
         | Step::Own(InstanceStep::StartBackupReplication { identifier, .. })

@@ -92,6 +92,10 @@ pub use crate::crd::{
     validation = kube::core::Rule::new("!has(self.masterUserSecretKmsKeyId) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretKmsKeyId is the key of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretKmsKeyId"),
     validation = kube::core::Rule::new("!has(self.activation) || self.activation == 'Running' || (!has(self.replicaOf) && !has(self.dbClusterRef) && !has(self.dbClusterIdentifier))").message("RDS can't stop a read replica, and an Aurora member stops with its cluster (USER_StopInstance.html): leave activation out").field_path(".activation"),
     validation = kube::core::Rule::new("!has(self.activationSchedule) || (!has(self.replicaOf) && !has(self.dbClusterRef) && !has(self.dbClusterIdentifier))").message("RDS can't stop a read replica, and an Aurora member stops with its cluster (USER_StopInstance.html): leave activationSchedule out").field_path(".activationSchedule"),
+    validation = kube::core::Rule::new("!has(self.databaseInsightsMode) || self.databaseInsightsMode != 'advanced' || (has(self.enablePerformanceInsights) && self.enablePerformanceInsights && has(self.performanceInsightsRetentionPeriod) && self.performanceInsightsRetentionPeriod >= 465)").message("databaseInsightsMode advanced needs enablePerformanceInsights: true and performanceInsightsRetentionPeriod: 465 (API_CreateDBInstance.html, DatabaseInsightsMode)").field_path(".databaseInsightsMode"),
+    validation = kube::core::Rule::new("!has(self.monitoringInterval) || self.monitoringInterval == 0 || has(self.monitoringRoleARN)").message("a monitoringInterval above 0 needs monitoringRoleARN (API_CreateDBInstance.html, MonitoringRoleArn)").field_path(".monitoringRoleARN"),
+    validation = kube::core::Rule::new("!has(self.associatedRoles) || self.associatedRoles.all(r, has(r.featureName))").message("a DBInstance's role needs featureName (API_AddRoleToDBInstance.html: FeatureName is required)").field_path(".associatedRoles"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.associatedRoles)").message("associatedRoles of an Aurora cluster are the DBCluster's: set them on the DBCluster, not on a member").field_path(".associatedRoles"),
     validation = kube::core::Rule::new("!has(self.activation) || !has(self.activationSchedule)").message("set either activation or activationSchedule, not both").field_path(".activationSchedule"),
     validation = kube::core::Rule::new("!has(self.masterUserSecretRotation) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretRotation is the rotation of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretRotation"),
     validation = kube::core::Rule::new("has(self.dbInstanceIdentifier) == has(oldSelf.dbInstanceIdentifier) && (!has(self.dbInstanceIdentifier) || self.dbInstanceIdentifier == oldSelf.dbInstanceIdentifier)").message("dbInstanceIdentifier is immutable").field_path(".dbInstanceIdentifier"),
@@ -141,6 +145,7 @@ pub use crate::crd::{
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.enableIAMDatabaseAuthentication)").message("enableIAMDatabaseAuthentication is the DBCluster's (IAM authentication): set it on the DBCluster, not on a member").field_path(".enableIAMDatabaseAuthentication"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.enableCloudwatchLogsExports)").message("enableCloudwatchLogsExports is the DBCluster's (log exports): set it on the DBCluster, not on a member").field_path(".enableCloudwatchLogsExports"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.characterSetName)").message("characterSetName is the DBCluster's (character set): set it on the DBCluster, not on a member").field_path(".characterSetName"),
+    validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.databaseInsightsMode)").message("databaseInsightsMode is the DBCluster's (Aurora members inherit it, API_CreateDBInstance.html): set it on the DBCluster, not on a member").field_path(".databaseInsightsMode"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.restoreFrom)").message("restoreFrom is the DBCluster's (data: restore the DBCluster instead): set it on the DBCluster, not on a member").field_path(".restoreFrom"),
     validation = kube::core::Rule::new("!has(self.replicaOf) || has(oldSelf.replicaOf)").message("replicaOf cannot be added: an instance becomes a replica only when it is created, and promotion is one-way").field_path(".replicaOf"),
     validation = kube::core::Rule::new("!has(self.replicaOf) || !has(oldSelf.replicaOf) || self.replicaOf == oldSelf.replicaOf").message("replicaOf is immutable: remove it to promote the replica").field_path(".replicaOf"),
@@ -220,27 +225,13 @@ pub struct DBInstanceSpec {
     /// Modifiable; RDS applies it with a restart.
     pub ca_certificate_identifier: Option<String>,
 
-    /// Performance Insights, its retention in days (7, 31 x months, or 731) and KMS key. Modifiable
-    /// (the key only until it is first set).
-    pub enable_performance_insights: Option<bool>,
-    pub performance_insights_retention_period: Option<i32>,
-    #[serde(
-        default,
-        rename = "performanceInsightsKMSKeyID",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub performance_insights_kms_key_id: Option<String>,
+    /// Database Insights, Performance Insights and Enhanced Monitoring.
+    #[serde(flatten)]
+    pub insights: crate::database::spec::Insights,
 
-    /// Enhanced Monitoring: the interval in seconds (0, 1, 5, 10, 15, 30, 60) and the role it
-    /// publishes with. Modifiable.
-    #[schemars(range(min = 0, max = 60))]
-    pub monitoring_interval: Option<i32>,
-    #[serde(
-        default,
-        rename = "monitoringRoleARN",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub monitoring_role_arn: Option<String>,
+    /// IAM roles associated with the instance, each for a feature (s3Import, s3Export...).
+    #[serde(flatten)]
+    pub roles: crate::database::spec::Roles,
 
     /// The option group. Modifiable.
     pub option_group_name: Option<String>,

@@ -5,6 +5,16 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+/// An IAM role associated with an instance or a cluster, as RDS lists it (DBInstanceRole,
+/// DBClusterRole).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObservedRole {
+    pub role_arn: String,
+    pub feature_name: Option<String>,
+    /// ACTIVE, PENDING or INVALID.
+    pub status: Option<String>,
+}
+
 /// What the operator sees of an RDS instance.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObservedInstance {
@@ -33,6 +43,8 @@ pub struct ObservedInstance {
     pub storage_throughput: Option<i32>,
     pub enabled_cloudwatch_logs_exports: Vec<String>,
     pub iam_database_authentication_enabled: Option<bool>,
+    /// standard or advanced.
+    pub database_insights_mode: Option<String>,
     pub performance_insights_enabled: Option<bool>,
     pub performance_insights_retention_period: Option<i32>,
     pub performance_insights_kms_key_id: Option<String>,
@@ -41,6 +53,8 @@ pub struct ObservedInstance {
     pub option_group_name: Option<String>,
     pub network_type: Option<String>,
     pub license_model: Option<String>,
+    /// The IAM roles associated with the instance (AssociatedRoles).
+    pub associated_roles: Vec<ObservedRole>,
     /// RDS's immutable resource id (db-...).
     pub dbi_resource_id: Option<String>,
     /// The CA certificate the instance's server certificate is signed by, and when that expires

@@ -47,6 +47,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbinstances", "dbsubnetgroups", "dbparametergroups", "dbclusters", "dbclusterparametergroups", "dbsnapshots", "dbclustersnapshots", "globalclusters", "optiongroups"]
   verbs: ["get", "list", "watch", "patch"]
+# An expired clone (DBCluster expireAfter) and its member DBInstances: deleted, nothing else.
+- apiGroups: ["rds.operator.rs"]
+  resources: ["dbclusters", "dbinstances"]
+  verbs: ["delete"]
 # No kind reads a DBClusterEndpoint, a DBProxy or a DBUser by name: no get.
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbclusterendpoints", "dbproxies", "dbusers"]

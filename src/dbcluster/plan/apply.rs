@@ -6,6 +6,7 @@ use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
 use super::super::observed::ObservedCluster;
+use super::expiry::Expiry;
 use super::password::{hash_of, managed_password, password, password_refused};
 use super::{
     ClusterModification, Comparison, Facts, Plan, Step, compare, create, desired_tags,
@@ -51,6 +52,19 @@ fn invalid_spec(cluster: &DBCluster) -> Option<String> {
 }
 
 pub(super) fn plan(f: &Facts) -> Plan {
+    // An expiring clone is looked at again by its expiry, whatever else the pass decided.
+    match super::expiry::expiry(f) {
+        Expiry::Expired(plan) => *plan,
+        Expiry::In(left) => {
+            let mut plan = unexpired(f);
+            plan.look_again_within(left);
+            plan
+        }
+        Expiry::Never => unexpired(f),
+    }
+}
+
+fn unexpired(f: &Facts) -> Plan {
     let cluster = &f.cluster;
     let mut plan = KindPlan::new(Requeue::After(f.intervals.busy));
     if let Some(message) = invalid_spec(cluster) {
@@ -116,7 +130,7 @@ pub(super) fn plan(f: &Facts) -> Plan {
         },
         Some(o) => match sync(f, plan, &spec, o) {
             refused if refused.refusal.is_some() => refused,
-            plan => super::activation::plan(f, plan, o),
+            plan => super::activation::plan(f, super::roles::plan(f, plan, o), o),
         },
     }
 }
@@ -143,10 +157,10 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
     } = compare(spec, o, edited);
     modification.rotate_password = rotate;
     let carried = super::blue_green::carried(f, o, &mut modification);
-    if let Some(why) = refused {
-        plan.requeue = Requeue::AwaitChange;
-        return refuse(plan, f, "UnsupportedChange", &why, "UnsupportedChange");
-    }
+    let mut plan = match refusals(f, plan, refused, &modification) {
+        Ok(plan) => plan,
+        Err(refused) => return *refused,
+    };
     if global::detach_removed(f, &mut plan, &fields, o) {
         let message = "detaching the cluster from its global database (globalClusterRef removed)";
         let synced = ConditionPlan::new(true, "Synced", message);
@@ -191,6 +205,28 @@ fn sync(f: &Facts, mut plan: Plan, spec: &DBClusterSpec, o: &ObservedCluster) ->
         fields, true, synced, pending,
     ));
     plan
+}
+
+/// What the spec asks that is refused before any call: a change RDS cannot make (until the spec
+/// changes), or a second switch to I/O-Optimized within RDS's 30 days (looked at each drift
+/// interval, and at once when the spec changes).
+fn refusals(
+    f: &Facts,
+    mut plan: Plan,
+    refused: Option<String>,
+    modification: &ClusterModification,
+) -> Result<Plan, Box<Plan>> {
+    if let Some(why) = refused {
+        plan.requeue = Requeue::AwaitChange;
+        let refused = refuse(plan, f, "UnsupportedChange", &why, "UnsupportedChange");
+        return Err(Box::new(refused));
+    }
+    if let Some((why, wait)) = super::storage::too_soon(f, modification) {
+        plan.requeue = Requeue::After(wait.min(drift_interval(f)));
+        let reason = "StorageSwitchTooSoon";
+        return Err(Box::new(refuse(plan, f, reason, &why, reason)));
+    }
+    Ok(plan)
 }
 
 /// RDS is busy with the cluster: nothing more is sent until it is available.
@@ -251,9 +287,19 @@ fn resolve(f: &Facts, spec: &mut DBClusterSpec) -> Result<(), String> {
     if let Some(global) = &f.global {
         global.clone()?;
     }
-    if let (Some(snapshot), Some(r)) = (&f.snapshot_ref, &mut spec.restore_from) {
-        r.db_cluster_snapshot_identifier = Some(snapshot.clone()?);
-        r.db_cluster_snapshot_ref = None;
+    if let (Some(resolved), Some(r)) = (&f.snapshot_ref, &mut spec.restore_from) {
+        let identifier = resolved.clone()?;
+        match r.clone_of.is_some() {
+            // A clone is a restore of the source at its latest restorable time.
+            true => {
+                r.source_db_cluster_identifier = Some(identifier);
+                r.use_latest_restorable_time = Some(true);
+            }
+            false => {
+                r.db_cluster_snapshot_identifier = Some(identifier);
+                r.db_cluster_snapshot_ref = None;
+            }
+        }
     }
     if let Some(group) = &f.subnet_group {
         spec.network.db_subnet_group_name = Some(group.clone()?);
@@ -318,6 +364,9 @@ fn changes(
     }
     let changed = modification.field_list();
     fields.last_drift = Some(format!("{}: {changed}", f.now));
+    if super::storage::switches_to_io_optimized(&modification) {
+        fields.io_optimized_since = Some(f.now.clone());
+    }
     let rotate = modification.rotate_password;
     plan.step(Step::Modify {
         identifier: identifier.clone(),

@@ -39,6 +39,9 @@ pub enum Creation {
 
 /// The source of spec.restoreFrom, in words.
 pub fn restore_source(r: &ClusterRestoreFrom) -> String {
+    if let Some(clone) = &r.clone_of {
+        return format!("a copy-on-write clone of DBCluster {}", clone.name);
+    }
     match (
         &r.db_cluster_snapshot_identifier,
         &r.source_db_cluster_identifier,

@@ -30,11 +30,14 @@ mod apply;
 pub mod blue_green;
 mod create;
 mod deletion;
+pub mod expiry;
 mod global;
 mod modes;
 mod password;
 mod reboot;
+mod roles;
 mod secret;
+pub mod storage;
 
 pub use modes::{Claim, claim, dry_run, observe_only, paused, tagged_owner};
 
@@ -75,9 +78,9 @@ pub struct Facts {
     pub identity: Option<AwsIdentity>,
     /// The cluster snapshots of the identifier, when the decision needs them.
     pub snapshots: Vec<SnapshotInfo>,
-    /// spec.restoreFrom.dbClusterSnapshotRef, while restoring: the RDS identifier of the
-    /// DBClusterSnapshot once it is available (Ready), or why it cannot be used yet. None when not
-    /// asked.
+    /// spec.restoreFrom.dbClusterSnapshotRef or cloneOf, while restoring: the RDS identifier of
+    /// the DBClusterSnapshot or the DBCluster once it is Ready, or why it cannot be used yet.
+    /// None when not asked.
     pub snapshot_ref: Option<Result<String, String>>,
     /// What spec.restoreFrom's source is, read in this reconcile; None when not asked.
     pub restore_source: Option<RestoreSource>,
@@ -148,6 +151,9 @@ pub enum ClusterStep {
         identifier: String,
         final_snapshot: Option<String>,
     },
+    /// Deletes the member DBInstances (by name) of an expired clone, then its DBCluster: the
+    /// Kubernetes objects; their deletion follows as for a person's.
+    Expire { members: Vec<String> },
     /// StopDBCluster (spec.activation or its schedule).
     Stop { identifier: String },
     /// StartDBCluster (spec.activation or its schedule).
@@ -165,6 +171,7 @@ impl crate::database::step::OwnStep for ClusterStep {
             ClusterStep::RebootMember { .. } => "RebootMember",
             ClusterStep::DeleteMember { .. } => "DeleteMember",
             ClusterStep::Delete { .. } => "Delete",
+            ClusterStep::Expire { .. } => "Expire",
             ClusterStep::Stop { .. } => "Stop",
             ClusterStep::Start { .. } => "Start",
         }
@@ -190,6 +197,7 @@ pub fn mutates(step: &Step) -> Option<&str> {
             ..
         })
         | Step::ApplyMaintenance(crate::maintenance::ApplyStep { identifier, .. })
+        | Step::Role { identifier, .. }
         // What DBClusterMembers shows of the member changes with it.
         | Step::Own(ClusterStep::RebootMember {
             cluster: identifier,
@@ -328,7 +336,8 @@ pub(super) fn status_plan(
     }
 }
 
-/// Reports `reason` without doing anything: Synced False, Ready as RDS shows the cluster.
+/// Reports `reason` without doing anything: Synced False, Ready as RDS shows the cluster, and a
+/// Warning Event once.
 pub(super) fn refuse(
     mut plan: Plan,
     f: &Facts,
@@ -339,6 +348,19 @@ pub(super) fn refuse(
     let fields = (f.cluster.status.clone()).unwrap_or_default();
     let available = f.observed.as_ref().is_some_and(|o| o.status == "available");
     let synced = ConditionPlan::new(false, reason, message);
+    // A Warning Event when Synced did not already say so, as every kind reports its failures
+    // (`conditions::failed`).
+    let said = (fields.reported.conditions.iter())
+        .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
+    if !said {
+        let note = message.to_owned();
+        plan.event(
+            kube::runtime::events::EventType::Warning,
+            reason,
+            "Reconcile",
+            note,
+        );
+    }
     plan.status = Some(status_plan(fields, available, synced, false));
     plan.refusal = Some(label);
     plan
@@ -381,6 +403,7 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
             .collect(),
         global_cluster_identifier: o.global_cluster.clone(),
         secondary_of: global::secondary_of(f, o),
+        expires_at: expiry::status_value(f),
         ..previous
     }
 }

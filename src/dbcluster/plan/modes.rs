@@ -9,6 +9,7 @@
 //! - paused (annotation rds.operator.rs/paused): no AWS call at all;
 //! - dry run (annotation rds.operator.rs/dry-run): the plan shown in status.dryRun, not done.
 
+use crate::database::rules::roles::RoleCall;
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
 
@@ -294,9 +295,7 @@ fn dry_run_secret(step: &SecretStep) -> (&'static str, &'static str, String) {
 
 fn dry_run_step(step: &Step) -> DryRunStep {
     let (action, disruption, note) = match step {
-        Step::Own(ClusterStep::Create { identifier, .. }) => {
-            ("CreateDBCluster", "NewInstance", identifier.clone())
-        }
+        Step::Own(own) => own_preview(own),
         Step::Restore { snapshot, .. } => (
             "RestoreDBClusterFromSnapshot",
             "NewInstance",
@@ -316,45 +315,27 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             };
             ("ModifyDBCluster", disruption, fields.join(", "))
         }
-        Step::Own(ClusterStep::RebootMember { identifier, .. }) => {
-            ("RebootDBInstance", "Reboot", identifier.clone())
-        }
         Step::ApplyMaintenance(m) => (
             "ApplyPendingMaintenanceAction",
             "Outage",
             format!("{} ({})", m.apply.action, m.apply.opt_in),
         ),
-        Step::Own(ClusterStep::Detach { global, .. }) => {
-            ("RemoveFromGlobalCluster", "None", global.clone())
-        }
         Step::BlueGreen { call, .. } => {
             let (action, switchover, note) = call.preview();
             let disruption = if switchover { "Switchover" } else { "None" };
             (action, disruption, note)
         }
-        Step::Own(ClusterStep::DeleteMember { identifier, .. }) => {
-            ("DeleteDBInstance", "Deletion", identifier.clone())
-        }
-        Step::Own(ClusterStep::Stop { identifier }) => {
-            ("StopDBCluster", "Outage", identifier.clone())
-        }
-        Step::Own(ClusterStep::Start { identifier }) => {
-            ("StartDBCluster", "None", identifier.clone())
-        }
         Step::ClearAnnotation(key) => ("ClearAnnotation", "None", (*key).to_owned()),
+        Step::Role { call, .. } => match call {
+            RoleCall::Add { role_arn, .. } => ("AddRoleToDBCluster", "None", role_arn.clone()),
+            RoleCall::Remove { role_arn, .. } => {
+                ("RemoveRoleFromDBCluster", "None", role_arn.clone())
+            }
+        },
         Step::RotateManagedPassword { identifier } => {
             ("ModifyDBCluster", "PasswordRotation", identifier.clone())
         }
         Step::SetSecretRotation { secret_arn, .. } => ("RotateSecret", "None", secret_arn.clone()),
-        Step::Own(ClusterStep::Delete { final_snapshot, .. }) => (
-            "DeleteDBCluster",
-            "Deletion",
-            final_snapshot
-                .clone()
-                .map_or("no final snapshot".into(), |s| {
-                    format!("final snapshot {s}")
-                }),
-        ),
         Step::AddTags { tags, .. } => {
             let keys = tags.keys().cloned().collect::<Vec<_>>().join(", ");
             ("AddTagsToResource", "None", keys)
@@ -370,5 +351,37 @@ fn dry_run_step(step: &Step) -> DryRunStep {
         fields: Vec::new(),
         disruption: disruption.into(),
         note,
+    }
+}
+
+/// What a DBCluster's own step would do, for the dry run.
+fn own_preview(own: &ClusterStep) -> (&'static str, &'static str, String) {
+    match own {
+        ClusterStep::Create { identifier, .. } => {
+            ("CreateDBCluster", "NewInstance", identifier.clone())
+        }
+        ClusterStep::RebootMember { identifier, .. } => {
+            ("RebootDBInstance", "Reboot", identifier.clone())
+        }
+        ClusterStep::Detach { global, .. } => ("RemoveFromGlobalCluster", "None", global.clone()),
+        ClusterStep::DeleteMember { identifier, .. } => {
+            ("DeleteDBInstance", "Deletion", identifier.clone())
+        }
+        ClusterStep::Expire { members } => (
+            "Delete",
+            "Deletion",
+            format!("the expired clone and its members ({})", members.join(", ")),
+        ),
+        ClusterStep::Stop { identifier } => ("StopDBCluster", "Outage", identifier.clone()),
+        ClusterStep::Start { identifier } => ("StartDBCluster", "None", identifier.clone()),
+        ClusterStep::Delete { final_snapshot, .. } => (
+            "DeleteDBCluster",
+            "Deletion",
+            final_snapshot
+                .clone()
+                .map_or("no final snapshot".into(), |s| {
+                    format!("final snapshot {s}")
+                }),
+        ),
     }
 }

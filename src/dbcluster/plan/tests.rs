@@ -1179,7 +1179,9 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
 
 mod activation;
 mod blue_green;
+mod clones;
 mod global;
+mod storage;
 
 /// rds.operator.rs/rotate-now on a cluster whose password RDS manages: RDS rotates it once per
 /// value, and status records the value.

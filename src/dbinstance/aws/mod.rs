@@ -57,6 +57,13 @@ pub fn observed(db: &DbInstance) -> ObservedInstance {
         parameter_apply_status: (db.db_parameter_groups().first())
             .and_then(|g| g.parameter_apply_status().map(str::to_owned)),
         performance_insights_kms_key_id: s(db.performance_insights_kms_key_id()),
+        associated_roles: (db.associated_roles().iter())
+            .map(|r| crate::rds_state::ObservedRole {
+                role_arn: r.role_arn().unwrap_or_default().to_owned(),
+                feature_name: s(r.feature_name()),
+                status: s(r.status()),
+            })
+            .collect(),
         dbi_resource_id: s(db.dbi_resource_id()),
         certificate_valid_till: (db.certificate_details())
             .and_then(|c| c.valid_till())
@@ -184,7 +191,9 @@ impl InstanceCalls for Rds {
             .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
             .set_db_name(spec.db_name.clone())
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
-            .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
+            .set_performance_insights_kms_key_id(
+                spec.insights.performance_insights_kms_key_id.clone(),
+            )
             .set_availability_zone(spec.availability_zone.clone())
             .set_character_set_name(spec.character_set_name.clone())
             .set_engine_lifecycle_support(spec.engine_lifecycle_support.clone())

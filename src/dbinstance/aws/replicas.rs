@@ -67,15 +67,19 @@ impl ReplicaCalls for Rds {
             .set_availability_zone(spec.availability_zone.clone())
             .set_storage_throughput(spec.storage_throughput)
             .set_option_group_name(spec.option_group_name.clone())
-            .set_monitoring_interval(spec.monitoring_interval)
-            .set_monitoring_role_arn(spec.monitoring_role_arn.clone())
+            .set_monitoring_interval(spec.insights.monitoring_interval)
+            .set_monitoring_role_arn(spec.insights.monitoring_role_arn.clone())
             .set_kms_key_id(spec.security.kms_key_id.clone())
             .set_enable_iam_database_authentication(
                 spec.security.enable_iam_database_authentication,
             )
-            .set_enable_performance_insights(spec.enable_performance_insights)
-            .set_performance_insights_kms_key_id(spec.performance_insights_kms_key_id.clone())
-            .set_performance_insights_retention_period(spec.performance_insights_retention_period)
+            .set_enable_performance_insights(spec.insights.enable_performance_insights)
+            .set_performance_insights_kms_key_id(
+                spec.insights.performance_insights_kms_key_id.clone(),
+            )
+            .set_performance_insights_retention_period(
+                spec.insights.performance_insights_retention_period,
+            )
             .set_enable_cloudwatch_logs_exports(
                 spec.security.enable_cloudwatch_logs_exports.clone(),
             )

@@ -9,7 +9,7 @@ use aws_sdk_rds::operation::modify_db_instance::builders::ModifyDBInstanceFluent
 use aws_sdk_rds::types::DbInstance;
 use std::cmp::Ordering;
 
-use crate::database::fields::{Fields, with_database_rows};
+use crate::database::fields::{Fields, InsightsModeText as _, with_database_rows};
 use crate::dbinstance::DBInstanceSpec;
 use crate::rds_state::ObservedInstance;
 
@@ -71,21 +71,11 @@ with_database_rows! { spec;
         have ca_certificate_identifier <- ca_certificate_identifier, drift text,
         create set_ca_certificate_identifier, modify set_ca_certificate_identifier;
     shared "enableIAMDatabaseAuthentication";
-    "enablePerformanceInsights" performance_insights: bool = spec.enable_performance_insights,
-        have performance_insights_enabled <- performance_insights_enabled, drift same,
-        create set_enable_performance_insights, modify set_enable_performance_insights;
-    "performanceInsightsRetentionPeriod" performance_insights_retention_period: i32 =
-        spec.performance_insights_retention_period,
-        have performance_insights_retention_period <- performance_insights_retention_period,
-        drift (insights_retention),
-        create set_performance_insights_retention_period,
-        modify set_performance_insights_retention_period;
-    "monitoringInterval" monitoring_interval: i32 = spec.monitoring_interval,
-        have monitoring_interval <- monitoring_interval, drift same,
-        create set_monitoring_interval, modify set_monitoring_interval;
-    "monitoringRoleARN" monitoring_role_arn: String = spec.monitoring_role_arn.clone(),
-        have monitoring_role_arn <- monitoring_role_arn, drift (monitoring_role),
-        create set_monitoring_role_arn, modify set_monitoring_role_arn;
+    shared "databaseInsightsMode";
+    shared "enablePerformanceInsights";
+    shared "performanceInsightsRetentionPeriod";
+    shared "monitoringInterval";
+    shared "monitoringRoleARN";
     "optionGroupName" option_group_name: String = spec.option_group_name.clone(),
         have option_group_name <- (option_group), drift text,
         create set_option_group_name, modify set_option_group_name;
@@ -126,36 +116,6 @@ fn version(f: &mut Fields, spec: &DBInstanceSpec, o: &ObservedInstance) -> Optio
     let allow_major = spec.maintenance.allow_major_version_upgrade == Some(true);
     let (want, have) = (spec.engine_version.as_ref(), o.engine_version.as_ref());
     f.version(&spec.engine, want, have, allow_major)
-}
-
-/// The retention means something only while Performance Insights is on.
-fn insights_retention(f: &mut Fields, spec: &DBInstanceSpec, o: &ObservedInstance) -> Option<i32> {
-    let retention = (spec.performance_insights_retention_period)
-        .filter(|_| spec.enable_performance_insights != Some(false));
-    let (mut slot, have) = (None, o.performance_insights_retention_period);
-    let name = "performanceInsightsRetentionPeriod";
-    f.opt(
-        name,
-        retention.as_ref(),
-        have.as_ref(),
-        |a, b| a == b,
-        &mut slot,
-    );
-    slot
-}
-
-/// The monitoring role means something only while Enhanced Monitoring is on.
-fn monitoring_role(f: &mut Fields, spec: &DBInstanceSpec, o: &ObservedInstance) -> Option<String> {
-    let role = (spec.monitoring_role_arn.clone()).filter(|_| spec.monitoring_interval != Some(0));
-    let (mut slot, have) = (None, o.monitoring_role_arn.as_ref());
-    f.opt(
-        "monitoringRoleARN",
-        role.as_ref(),
-        have,
-        |a, b| a == b,
-        &mut slot,
-    );
-    slot
 }
 
 fn parameter_group(db: &DbInstance) -> Option<String> {

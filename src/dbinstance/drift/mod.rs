@@ -223,10 +223,11 @@ mod tests {
         s.storage_throughput = Some(250);
         s.ca_certificate_identifier = Some("rds-ca-rsa2048-g1".into());
         s.security.enable_iam_database_authentication = Some(true);
-        s.enable_performance_insights = Some(true);
-        s.performance_insights_retention_period = Some(7);
-        s.monitoring_interval = Some(60);
-        s.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/rds-monitoring".into());
+        s.insights.enable_performance_insights = Some(true);
+        s.insights.performance_insights_retention_period = Some(7);
+        s.insights.monitoring_interval = Some(60);
+        s.insights.monitoring_role_arn =
+            Some("arn:aws:iam::123456789012:role/rds-monitoring".into());
         s.option_group_name = Some("coffee-options".into());
         s.network_type = Some(crate::dbinstance::NetworkType::Dual);
         s.security.enable_cloudwatch_logs_exports = Some(vec!["error".into(), "slowquery".into()]);
@@ -266,7 +267,7 @@ mod tests {
         same.performance_insights_enabled = Some(true);
         same.performance_insights_retention_period = Some(7);
         same.monitoring_interval = Some(60);
-        same.monitoring_role_arn = s.monitoring_role_arn.clone();
+        same.monitoring_role_arn = s.insights.monitoring_role_arn.clone();
         same.option_group_name = Some("coffee-options".into());
         same.network_type = Some("DUAL".into());
         same.enabled_cloudwatch_logs_exports = vec!["slowquery".into(), "error".into()];
@@ -274,10 +275,10 @@ mod tests {
 
         // Retention and role mean nothing while their feature is off.
         let mut off = spec();
-        off.enable_performance_insights = Some(false);
-        off.performance_insights_retention_period = Some(731);
-        off.monitoring_interval = Some(0);
-        off.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/x".into());
+        off.insights.enable_performance_insights = Some(false);
+        off.insights.performance_insights_retention_period = Some(731);
+        off.insights.monitoring_interval = Some(0);
+        off.insights.monitoring_role_arn = Some("arn:aws:iam::123456789012:role/x".into());
         let mut o = observed();
         o.performance_insights_enabled = Some(false);
         o.monitoring_interval = Some(0);

@@ -24,6 +24,7 @@ pub mod maintenance;
 pub mod observe;
 pub mod password;
 pub mod replica;
+pub mod roles;
 pub mod spec;
 pub mod status;
 pub mod sync;

@@ -188,6 +188,7 @@ pub const CLUSTER_OWNED: &[&str] = &[
     "enableIAMDatabaseAuthentication",
     "enableCloudwatchLogsExports",
     "characterSetName",
+    "databaseInsightsMode",
 ];
 
 /// A member's spec as the plan reads it: every field its cluster owns ([`CLUSTER_OWNED`]) left
@@ -212,6 +213,10 @@ pub fn member_view(spec: &DBInstanceSpec) -> DBInstanceSpec {
         character_set_name: None,
         restore_from: None,
         connection: Connection::default(),
+        insights: crate::database::spec::Insights {
+            database_insights_mode: None,
+            ..spec.insights.clone()
+        },
         ..spec.clone()
     };
     DBInstanceSpec {

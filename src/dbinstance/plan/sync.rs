@@ -100,6 +100,7 @@ pub fn plan(f: &Facts, mut plan: Plan, observed: &ObservedInstance) -> Plan {
     if following {
         plan.look_again_within(f.intervals.busy);
     }
+    super::roles::plan(f, &mut plan, observed, acts.0);
     super::activation::plan(f, &mut plan, observed, acts.0);
     plan
 }

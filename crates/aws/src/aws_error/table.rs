@@ -176,6 +176,9 @@ const CODES: &[(&str, Entry)] = &[
     ),
     ("DBSecurityGroupNotFound", Missing("DBSecurityGroup")),
     ("ResourceNotFoundFault", Is(Gone)),
+    // A role removal finds the role gone: what it asked for (rds::remove_role takes it as done).
+    ("DBInstanceRoleNotFound", Is(Gone)),
+    ("DBClusterRoleNotFound", Is(Gone)),
     ("ResourceNotFoundException", Is(Gone)),
     // Named by the spec, made by nothing the operator manages: the spec must change.
     (
@@ -219,11 +222,22 @@ const CODES: &[(&str, Entry)] = &[
     ("OptionGroupAlreadyExistsFault", Is(Exists)),
     ("BlueGreenDeploymentAlreadyExistsFault", Is(Exists)),
     ("ResourceExistsException", Is(Exists)),
+    // A role or a feature the database already has under another pairing: the spec's to change
+    // (API_AddRoleToDBInstance.html, API_AddRoleToDBCluster.html).
+    (
+        "DBInstanceRoleAlreadyExists",
+        Is(Spec(Some("associatedRoles"))),
+    ),
+    (
+        "DBClusterRoleAlreadyExists",
+        Is(Spec(Some("associatedRoles"))),
+    ),
     // Quotas of the account: raised by AWS, or freed by deleting.
     ("DBClusterAutomatedBackupQuotaExceededFault", Is(Refused)),
     ("DBClusterEndpointQuotaExceededFault", Is(Refused)),
     ("DBClusterQuotaExceededFault", Is(Refused)),
     ("DBClusterRoleQuotaExceeded", Is(Refused)),
+    ("DBInstanceRoleQuotaExceeded", Is(Refused)),
     ("DBInstanceAutomatedBackupQuotaExceeded", Is(Refused)),
     ("DBParameterGroupQuotaExceeded", Is(Refused)),
     ("DBProxyEndpointQuotaExceededFault", Is(Refused)),

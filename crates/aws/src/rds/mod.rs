@@ -16,6 +16,7 @@ use crate::silence::Heard;
 
 pub mod health;
 mod presign;
+mod roles;
 mod shared;
 mod tagging;
 

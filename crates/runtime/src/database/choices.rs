@@ -163,3 +163,40 @@ impl ClusterEngine {
         }
     }
 }
+
+/// The mode of Database Insights (API_CreateDBInstance.html, DatabaseInsightsMode).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DatabaseInsightsMode {
+    Standard,
+    Advanced,
+}
+
+impl DatabaseInsightsMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DatabaseInsightsMode::Standard => "standard",
+            DatabaseInsightsMode::Advanced => "advanced",
+        }
+    }
+}
+
+/// An Aurora cluster's storage configuration (API_CreateDBCluster.html, StorageType).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum ClusterStorageType {
+    /// Aurora Standard: I/O billed per request.
+    #[serde(rename = "aurora")]
+    Aurora,
+    /// Aurora I/O-Optimized: no charge per I/O.
+    #[serde(rename = "aurora-iopt1")]
+    AuroraIopt1,
+}
+
+impl ClusterStorageType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterStorageType::Aurora => "aurora",
+            ClusterStorageType::AuroraIopt1 => "aurora-iopt1",
+        }
+    }
+}

@@ -177,6 +177,41 @@ pub fn eq_ignore_case(a: &String, b: &String) -> bool {
 }
 
 /// How an SDK getter's value becomes the observed value: `Option<&str>` is owned, the rest copied.
+impl ReadBack for Option<&aws_sdk_rds::types::DatabaseInsightsMode> {
+    type Owned = Option<String>;
+    fn read_back(self) -> Option<String> {
+        self.map(|m| m.as_str().to_owned())
+    }
+}
+
+/// The Database Insights mode RDS takes, from the spec's text (a field table's conversion, which
+/// maps an `Option<String>` by reference).
+#[allow(clippy::ptr_arg)]
+pub fn insights_mode(mode: &String) -> aws_sdk_rds::types::DatabaseInsightsMode {
+    aws_sdk_rds::types::DatabaseInsightsMode::from(mode.as_str())
+}
+
+/// The create requests' setter of the Database Insights mode, from the spec's text (the field
+/// table sends a row's value as it compares it).
+pub trait InsightsModeText {
+    fn set_database_insights_mode_text(self, mode: Option<String>) -> Self;
+}
+
+macro_rules! insights_mode_text {
+    ($($builder:ty),*) => {$(
+        impl InsightsModeText for $builder {
+            fn set_database_insights_mode_text(self, mode: Option<String>) -> Self {
+                self.set_database_insights_mode(mode.as_ref().map(insights_mode))
+            }
+        }
+    )*};
+}
+
+insights_mode_text!(
+    aws_sdk_rds::operation::create_db_instance::builders::CreateDBInstanceFluentBuilder,
+    aws_sdk_rds::operation::create_db_cluster::builders::CreateDBClusterFluentBuilder
+);
+
 pub trait ReadBack {
     type Owned;
     fn read_back(self) -> Self::Owned;
@@ -422,6 +457,57 @@ macro_rules! with_database_rows {
             "deletionProtection" deletion_protection: bool = $spec.deletion.deletion_protection,
                 have deletion_protection <- deletion_protection, drift same,
                 create set_deletion_protection, modify set_deletion_protection;
+        } $($rest)*);
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "databaseInsightsMode"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            "databaseInsightsMode" database_insights_mode: String =
+                $spec.insights.database_insights_mode.map(|m| m.as_str().to_owned()),
+                have database_insights_mode <- database_insights_mode, drift text,
+                create set_database_insights_mode_text,
+                modify set_database_insights_mode($crate::database::fields::insights_mode);
+        } $($rest)*);
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "enablePerformanceInsights"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            "enablePerformanceInsights" performance_insights: bool =
+                $spec.insights.enable_performance_insights,
+                have performance_insights_enabled <- performance_insights_enabled, drift same,
+                create set_enable_performance_insights, modify set_enable_performance_insights;
+        } $($rest)*);
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "performanceInsightsRetentionPeriod"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            #[doc = "The retention means something only while Performance Insights is on."]
+            "performanceInsightsRetentionPeriod" performance_insights_retention_period: i32 =
+                ($spec.insights.performance_insights_retention_period)
+                    .filter(|_| $spec.insights.enable_performance_insights != Some(false)),
+                have performance_insights_retention_period <- performance_insights_retention_period,
+                drift same,
+                create set_performance_insights_retention_period,
+                modify set_performance_insights_retention_period;
+        } $($rest)*);
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "monitoringInterval"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            "monitoringInterval" monitoring_interval: i32 = $spec.insights.monitoring_interval,
+                have monitoring_interval <- monitoring_interval, drift same,
+                create set_monitoring_interval, modify set_monitoring_interval;
+        } $($rest)*);
+    };
+    (@rows $spec:ident; $head:tt { $($done:tt)* } shared "monitoringRoleARN"; $($rest:tt)*) => {
+        $crate::database::fields::with_database_rows!(@rows $spec; $head {
+            $($done)*
+            #[doc = "The monitoring role means something only while Enhanced Monitoring is on."]
+            "monitoringRoleARN" monitoring_role_arn: String =
+                ($spec.insights.monitoring_role_arn.clone())
+                    .filter(|_| $spec.insights.monitoring_interval != Some(0)),
+                have monitoring_role_arn <- monitoring_role_arn, drift same,
+                create set_monitoring_role_arn, modify set_monitoring_role_arn;
         } $($rest)*);
     };
     (@rows $spec:ident; $head:tt { $($done:tt)* } shared "copyTagsToSnapshot"; $($rest:tt)*) => {

@@ -180,3 +180,17 @@ pub struct SecretKeyReference {
     /// written for ACK, which carry it.
     pub namespace: Option<String>,
 }
+
+/// An IAM role of the database as RDS lists it, and whether the operator associated it.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RoleStatus {
+    #[serde(rename = "roleARN")]
+    pub role_arn: String,
+    pub feature_name: Option<String>,
+    /// ACTIVE, PENDING or INVALID.
+    pub status: Option<String>,
+    /// The operator associated it for the spec, and removes it when the spec no longer lists it.
+    pub managed: Option<bool>,
+}

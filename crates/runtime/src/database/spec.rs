@@ -62,6 +62,67 @@ pub struct Security {
     pub enable_cloudwatch_logs_exports: Option<Vec<String>>,
 }
 
+/// Database Insights, Performance Insights and Enhanced Monitoring. Left out, each is what RDS
+/// makes it (Database Insights standard, Performance Insights off, monitoring interval 0) and
+/// never compared: a spec without them costs no call.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Insights {
+    /// standard or advanced (RDS's default: standard). Advanced needs Performance Insights on with
+    /// 465 days of retention. An Aurora member takes its cluster's. Modifiable.
+    pub database_insights_mode: Option<crate::database::choices::DatabaseInsightsMode>,
+    /// Performance Insights, its retention in days (7, 31 x months, or 731) and KMS key. Modifiable
+    /// (the key only until it is first set).
+    pub enable_performance_insights: Option<bool>,
+    #[schemars(range(min = 7, max = 731))]
+    pub performance_insights_retention_period: Option<i32>,
+    #[serde(
+        default,
+        rename = "performanceInsightsKMSKeyID",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub performance_insights_kms_key_id: Option<String>,
+    /// Enhanced Monitoring: the interval in seconds (0, 1, 5, 10, 15, 30, 60) and the role it
+    /// publishes with. Modifiable.
+    #[schemars(range(min = 0, max = 60))]
+    pub monitoring_interval: Option<i32>,
+    #[serde(
+        default,
+        rename = "monitoringRoleARN",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub monitoring_role_arn: Option<String>,
+}
+
+/// An IAM role to associate with the database, for a feature (s3Import, s3Export, Lambda...).
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssociatedRole {
+    /// The role's ARN.
+    #[serde(rename = "roleARN")]
+    #[schemars(length(min = 20, max = 2048))]
+    pub role_arn: String,
+    /// The feature the role is for, as DescribeDBEngineVersions' SupportedFeatureNames names it.
+    /// Required on a DBInstance.
+    #[schemars(length(min = 1, max = 64))]
+    pub feature_name: Option<String>,
+}
+
+/// The IAM roles the database is associated with (AddRoleToDBInstance, AddRoleToDBCluster).
+/// A role the spec listed is removed when the spec drops it; one only ever associated outside
+/// the operator is reported in status and kept.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Roles {
+    /// The roles, each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 10))]
+    #[x_kube(validation = kube::core::Rule::new("self.all(r, self.filter(s, s.roleARN == r.roleARN).size() == 1)").message("associatedRoles: each roleARN once"))]
+    pub associated_roles: Vec<AssociatedRole>,
+}
+
 /// When automated backups are taken, and what snapshots carry.
 #[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]

@@ -42,6 +42,10 @@ pub struct DatabaseStatus {
     /// The rds.operator.rs/activation override of spec.activationSchedule the operator has seen,
     /// and when it ends.
     pub activation_override: Option<crate::database::activation::OverrideStatus>,
+    /// The IAM roles RDS lists for the database, and whether the operator associated each for
+    /// the spec (it removes only those).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub associated_roles: Vec<crate::database::parts::RoleStatus>,
     /// The workloads of the namespace that read the connection Secret, rolled to its version when
     /// its data changes (with the operator's --roll-secret-readers), and their rollouts.
     pub secret_readers: Option<crate::database::readers::SecretReaders>,

@@ -82,6 +82,11 @@ pub enum Step<Spec, Modification, Own> {
         secret_arn: String,
         rotation: crate::database::parts::SecretRotation,
     },
+    /// AddRoleToDBInstance or AddRoleToDBCluster, or the removal (`rules::roles`).
+    Role {
+        identifier: String,
+        call: crate::database::rules::roles::RoleCall,
+    },
     /// Keep an owned Secret, without its owner reference (the database is retained).
     OrphanSecret { name: String },
     /// Delete an owned Secret.
@@ -116,6 +121,10 @@ impl<Spec, Modification, Own: OwnStep> Step<Spec, Modification, Own> {
             Step::ClearAnnotation(_) => "ClearAnnotation",
             Step::RotateManagedPassword { .. } => "RotateManagedPassword",
             Step::SetSecretRotation { .. } => "SetSecretRotation",
+            Step::Role { call, .. } => match call {
+                crate::database::rules::roles::RoleCall::Add { .. } => "AddRole",
+                crate::database::rules::roles::RoleCall::Remove { .. } => "RemoveRole",
+            },
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
             Step::RemoveFinalizer => "RemoveFinalizer",
@@ -218,12 +227,44 @@ where
             );
             at.rds.set_secret_rotation(secret_arn, rules).await?
         }
+        Step::Role { identifier, call } => role(at, K::RESOURCE, identifier, call).await?,
         Step::Own(_) => {}
         Step::Modify { .. } | Step::Restore { .. } | Step::RestoreToPointInTime { .. } => {
             return Ok(database_call::<K, O>(&at.rds, step).await?);
         }
     }
     Ok(None)
+}
+
+/// A role's association or removal.
+async fn role(
+    at: &Location,
+    resource: &str,
+    identifier: &str,
+    call: &crate::database::rules::roles::RoleCall,
+) -> Result<(), AwsError> {
+    use crate::database::rules::roles::RoleCall;
+    match call {
+        RoleCall::Add {
+            role_arn,
+            feature_name,
+        } => {
+            let feature = feature_name.as_deref();
+            at.rds
+                .add_role(resource, identifier, role_arn, feature)
+                .await?;
+            info!(identifier, role_arn, feature, "associated IAM role");
+        }
+        RoleCall::Remove {
+            role_arn,
+            feature_name,
+        } => {
+            let feature = feature_name.as_deref();
+            (at.rds.remove_role(resource, identifier, role_arn, feature)).await?;
+            info!(identifier, role_arn, feature, "removed IAM role");
+        }
+    }
+    Ok(())
 }
 
 /// The kind's modify and restores.

@@ -38,6 +38,8 @@ fn member_with_every_cluster_field() -> Facts {
         s.security.enable_iam_database_authentication = Some(true);
         s.security.enable_cloudwatch_logs_exports = Some(vec!["audit".into()]);
         s.character_set_name = Some("utf8".into());
+        s.insights.database_insights_mode =
+            Some(crate::database::choices::DatabaseInsightsMode::Advanced);
         f.password = PasswordFacts::NotRead;
         f.cluster = Some(Ok("coffee-aurora".into()));
     })
@@ -128,6 +130,10 @@ fn a_member_sends_none_of_the_fields_its_cluster_owns() {
             sent.security.enable_cloudwatch_logs_exports.is_none(),
         ),
         ("characterSetName", sent.character_set_name.is_none()),
+        (
+            "databaseInsightsMode",
+            sent.insights.database_insights_mode.is_none(),
+        ),
     ];
     let names: Vec<&str> = named.iter().map(|(n, _)| *n).collect();
     assert_eq!(

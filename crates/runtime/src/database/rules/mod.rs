@@ -5,6 +5,7 @@
 pub mod absence;
 pub mod activation;
 pub mod blue_green;
+pub mod roles;
 
 /// What a database kind is called in its messages and reasons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
