@@ -150,6 +150,10 @@ async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
             );
         }
         ClusterStep::Expire { .. } => {}
+        ClusterStep::HttpEndpoint { arn, enable, .. } => {
+            rds.set_http_endpoint(arn, *enable).await?;
+            info!(arn, enable, "set the Data API's HTTP endpoint");
+        }
         ClusterStep::Stop { identifier } => {
             rds.stop_cluster(identifier).await?;
             info!(identifier, "stopping RDS cluster as its spec says");

@@ -71,6 +71,7 @@ impl From<&DbCluster> for ObservedCluster {
                 .and_then(|s| s.secret_status().map(str::to_owned)),
             global_cluster: s(c.global_cluster_identifier()).filter(|g| !g.is_empty()),
             performance_insights_kms_key_id: s(c.performance_insights_kms_key_id()),
+            http_endpoint_enabled: c.http_endpoint_enabled(),
             associated_roles: (c.associated_roles().iter())
                 .map(|r| crate::rds_state::ObservedRole {
                     role_arn: r.role_arn().unwrap_or_default().to_owned(),
@@ -172,6 +173,7 @@ impl ClusterCalls for Rds {
             .set_manage_master_user_password(spec.password.manage_master_user_password)
             .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
             .set_database_name(spec.database_name.clone())
+            .set_enable_http_endpoint(spec.enable_http_endpoint)
             .set_performance_insights_kms_key_id(
                 spec.insights.performance_insights_kms_key_id.clone(),
             )

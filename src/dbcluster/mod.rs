@@ -190,6 +190,12 @@ pub struct DBClusterSpec {
     #[serde(flatten)]
     pub roles: crate::database::spec::Roles,
 
+    /// The RDS Data API (an HTTP endpoint that runs SQL without a connection), through
+    /// EnableHttpEndpoint and DisableHttpEndpoint; status.dataAPI names the cluster ARN and the
+    /// secret an app passes to ExecuteStatement (the secret RDS manages, with
+    /// manageMasterUserPassword).
+    pub enable_http_endpoint: Option<bool>,
+
     /// How long a clone (restoreFrom.cloneOf) lives, such as 72h, from the DBCluster's creation:
     /// then the operator deletes the DBCluster and its member DBInstances (as their
     /// deletionPolicy says: set Delete for a preview database that leaves nothing behind).
@@ -315,6 +321,9 @@ pub struct DBClusterStatus {
     pub io_optimized_since: Option<String>,
     /// When a clone with expireAfter is deleted (RFC 3339).
     pub expires_at: Option<String>,
+    /// What an app passes to the Data API's ExecuteStatement, while the HTTP endpoint is on.
+    #[serde(rename = "dataAPI")]
+    pub data_api: Option<DataApi>,
 }
 
 /// A blue/green deployment of the cluster, as DescribeBlueGreenDeployments reports it, and what
@@ -373,4 +382,16 @@ mod tests {
             assert!(yaml.contains(needle), "CRD lacks {needle:?}");
         }
     }
+}
+
+/// The Data API's parameters for the cluster (ExecuteStatement's resourceArn and secretArn).
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DataApi {
+    /// The cluster's ARN.
+    pub resource_arn: String,
+    /// The Secrets Manager secret of the master user (the one RDS manages); None without
+    /// manageMasterUserPassword, when the app names a secret of its own.
+    pub secret_arn: Option<String>,
 }

@@ -39,6 +39,8 @@ pub struct ObservedCluster {
     pub master_user_secret_status: Option<String>,
     /// The global database the cluster is a member of (GlobalClusterIdentifier).
     pub global_cluster: Option<String>,
+    /// The Data API's HTTP endpoint is on.
+    pub http_endpoint_enabled: Option<bool>,
     /// aurora or aurora-iopt1.
     pub storage_type: Option<String>,
     /// The IAM roles associated with the cluster.

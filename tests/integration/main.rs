@@ -12,6 +12,7 @@ mod cluster_snapshots;
 mod clusters;
 mod common;
 mod connection;
+mod data_api;
 mod emulation;
 mod engines;
 mod feed;

@@ -860,9 +860,16 @@ async fn cluster_kinds_lifecycle(client: &Client, ns: &str) {
 
 /// A grant used on a path this lifecycle does not take: `get` of a DBInstance, to learn whether
 /// the DBInstance that an RDS instance's ownership tags name still exists before another takes
-/// the instance over (`read::owner_alive`; the take-over tests cover it).
+/// the instance over (`read::owner_alive`; the take-over tests cover it); `delete` of a DBCluster
+/// and of its member DBInstances, when a clone expires (expireAfter; integration `clones.rs`
+/// covers it).
 fn elsewhere(group: &str, resource: &str, verb: &str) -> bool {
-    (group, resource, verb) == ("rds.operator.rs", "dbinstances", "get")
+    matches!(
+        (group, resource, verb),
+        ("rds.operator.rs", "dbinstances", "get")
+            | ("rds.operator.rs", "dbinstances", "delete")
+            | ("rds.operator.rs", "dbclusters", "delete")
+    )
 }
 
 /// The rules the release's ClusterRole and Roles grant (API group, resources, verbs), as

@@ -130,7 +130,10 @@ fn unexpired(f: &Facts) -> Plan {
         },
         Some(o) => match sync(f, plan, &spec, o) {
             refused if refused.refusal.is_some() => refused,
-            plan => super::activation::plan(f, super::roles::plan(f, plan, o), o),
+            plan => {
+                let plan = super::data_api::plan(f, super::roles::plan(f, plan, o), o);
+                super::activation::plan(f, plan, o)
+            }
         },
     }
 }

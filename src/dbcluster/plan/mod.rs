@@ -29,6 +29,7 @@ pub mod activation;
 mod apply;
 pub mod blue_green;
 mod create;
+mod data_api;
 mod deletion;
 pub mod expiry;
 mod global;
@@ -154,6 +155,12 @@ pub enum ClusterStep {
     /// Deletes the member DBInstances (by name) of an expired clone, then its DBCluster: the
     /// Kubernetes objects; their deletion follows as for a person's.
     Expire { members: Vec<String> },
+    /// EnableHttpEndpoint (true) or DisableHttpEndpoint of the cluster (`arn`).
+    HttpEndpoint {
+        identifier: String,
+        arn: String,
+        enable: bool,
+    },
     /// StopDBCluster (spec.activation or its schedule).
     Stop { identifier: String },
     /// StartDBCluster (spec.activation or its schedule).
@@ -172,6 +179,7 @@ impl crate::database::step::OwnStep for ClusterStep {
             ClusterStep::DeleteMember { .. } => "DeleteMember",
             ClusterStep::Delete { .. } => "Delete",
             ClusterStep::Expire { .. } => "Expire",
+            ClusterStep::HttpEndpoint { .. } => "HttpEndpoint",
             ClusterStep::Stop { .. } => "Stop",
             ClusterStep::Start { .. } => "Start",
         }
@@ -190,6 +198,7 @@ pub fn mutates(step: &Step) -> Option<&str> {
         | Step::Own(ClusterStep::Delete { identifier, .. })
         | Step::Own(ClusterStep::Detach { identifier, .. })
         | Step::Own(ClusterStep::Stop { identifier })
+        | Step::Own(ClusterStep::HttpEndpoint { identifier, .. })
         | Step::Own(ClusterStep::Start { identifier })
         | Step::BlueGreen { identifier, .. }
         | Step::Own(ClusterStep::DeleteMember {

@@ -372,6 +372,10 @@ fn own_preview(own: &ClusterStep) -> (&'static str, &'static str, String) {
             "Deletion",
             format!("the expired clone and its members ({})", members.join(", ")),
         ),
+        ClusterStep::HttpEndpoint { arn, enable, .. } => match enable {
+            true => ("EnableHttpEndpoint", "None", arn.clone()),
+            false => ("DisableHttpEndpoint", "None", arn.clone()),
+        },
         ClusterStep::Stop { identifier } => ("StopDBCluster", "Outage", identifier.clone()),
         ClusterStep::Start { identifier } => ("StartDBCluster", "None", identifier.clone()),
         ClusterStep::Delete { final_snapshot, .. } => (

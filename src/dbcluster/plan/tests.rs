@@ -1180,6 +1180,7 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
 mod activation;
 mod blue_green;
 mod clones;
+mod data_api;
 mod global;
 mod storage;
 

@@ -112,6 +112,8 @@ const CODES: &[(&str, Entry)] = &[
     ("InvalidDBClusterEndpointStateFault", Is(Busy)),
     ("InvalidDBClusterSnapshotStateFault", Is(Busy)),
     ("InvalidDBClusterStateFault", Is(Busy)),
+    // EnableHttpEndpoint of a cluster that is not available (API_EnableHttpEndpoint.html).
+    ("InvalidResourceStateFault", Is(Busy)),
     ("InvalidDBClusterGroupState", Is(Busy)),
     ("InvalidDBInstanceState", Is(Busy)),
     ("InvalidDBInstanceStateFault", Is(Busy)),

@@ -14,6 +14,7 @@ use crate::lock;
 use crate::rds_state::AwsIdentity;
 use crate::silence::Heard;
 
+mod data_api;
 pub mod health;
 mod presign;
 mod roles;
