@@ -51,8 +51,9 @@ pub async fn run(client: &kube::Client, settings: &Settings, n: usize) {
     let pid = operator.pid();
     let prefix = common::unique("w");
     let period = 2 * window;
-    let schedule = json!({"running": [{"start": format!("0 0/{period} * * * *"),
-                                       "stop": format!("0 {window}/{period} * * * *")}]});
+    // croner takes a step from a range or a wildcard, not from a single number ("0/4").
+    let schedule = json!({"running": [{"start": format!("0 */{period} * * * *"),
+                                       "stop": format!("0 {window}-59/{period} * * * *")}]});
     println!("N = {n} DBInstances on a schedule of {window}-minute windows");
     let started = Instant::now();
     futures::stream::iter(0..n)

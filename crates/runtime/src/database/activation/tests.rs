@@ -246,6 +246,25 @@ fn a_cron_that_cannot_be_read_decides_nothing() {
 }
 
 #[test]
+fn a_step_from_a_single_number_is_not_read_and_one_from_a_range_is() {
+    let windows = |start: &str, stop: &str| ActivationSchedule {
+        time_zone: None,
+        running: vec![RunningWindow {
+            start: start.into(),
+            stop: stop.into(),
+        }],
+    };
+    assert!(parse(&windows("0 0/4 * * * *", "0 2/4 * * * *")).is_err());
+    let read = parse(&windows("0 */4 * * * *", "0 2-59/4 * * * *")).unwrap();
+    let (state, next) = read.state(at("2026-12-06T08:13:00Z").unwrap());
+    assert_eq!(
+        (state, next),
+        (Some(Activation::Running), at("2026-12-06T08:14:00Z")),
+        "08:12 opened a window (12 is a multiple of 4); 08:14 closes it"
+    );
+}
+
+#[test]
 fn a_week_has_ten_boundaries() {
     let windows = parse(&weekdays()).unwrap();
     let from = at("2026-12-06T00:00:00Z").unwrap();
