@@ -19,8 +19,9 @@ use crate::database::parts::Endpoint;
 use crate::database::password::{PasswordFacts, PasswordRead};
 use crate::database::status::DatabaseStatus;
 use crate::database::tenancy::RestoreSource;
+use crate::managed::conditions;
 use crate::managed::placement::Placement;
-use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus};
+use crate::managed::plan::{ConditionPlan, KindPlan, KindStatus, PlannedEvent};
 use crate::managed::tags;
 use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 use crate::sensitive::Sensitive;
@@ -357,19 +358,11 @@ pub(super) fn refuse(
     let fields = (f.cluster.status.clone()).unwrap_or_default();
     let available = f.observed.as_ref().is_some_and(|o| o.status == "available");
     let synced = ConditionPlan::new(false, reason, message);
-    // A Warning Event when Synced did not already say so, as every kind reports its failures
-    // (`conditions::failed`).
-    let said = (fields.reported.conditions.iter())
-        .any(|c| c.type_ == "Synced" && c.reason == reason && c.message == message);
-    if !said {
-        let note = message.to_owned();
-        plan.event(
-            kube::runtime::events::EventType::Warning,
-            reason,
-            "Reconcile",
-            note,
-        );
-    }
+    // A Warning Event when Synced did not already say so, as every kind reports its failures.
+    let (_, _, event) = conditions::failed(&fields.reported.conditions, reason, message);
+    let after = plan.steps.len();
+    plan.events
+        .extend(event.map(|e| PlannedEvent { after, ..e }));
     plan.status = Some(status_plan(fields, available, synced, false));
     plan.refusal = Some(label);
     plan

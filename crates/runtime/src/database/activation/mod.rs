@@ -254,20 +254,6 @@ impl Windows {
         }
         (latest.map(|(_, a)| a), next)
     }
-
-    /// The boundaries in (from, to]: for the bench and the tests.
-    pub fn boundaries(&self, from: DateTime<Utc>, to: DateTime<Utc>) -> Vec<DateTime<Utc>> {
-        let mut out = Vec::new();
-        let mut at = from;
-        while let (_, Some(n)) = self.state(at) {
-            if n > to {
-                break;
-            }
-            out.push(n);
-            at = n;
-        }
-        out
-    }
 }
 
 #[cfg(test)]
