@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -533,6 +533,8 @@ def install() -> None:
     roles.install(LOCK)
     clones.install(LOCK)
     data_api.install(LOCK)
+    # Around the clusters' and instances' calls: a Multi-AZ DB cluster makes its own instances.
+    multi_az.install(LOCK)
     # Last: what RDS does not offer is refused before any other extension acts on the call.
     catalog.install(LOCK)
     # Every reply held to RDS's service model (MOTO_EXT_STRICT=1, as the test bed runs).

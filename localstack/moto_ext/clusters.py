@@ -269,7 +269,9 @@ def install(lock: Any, config: dict[str, float], start_phase: Any, advance_all: 
             password = cluster.__dict__.get("_master_user_password")
             tags = [{"Key": t.get("Key"), "Value": t.get("Value")} for t in cluster.tags or []
                     if hasattr(t, "get")]
-            family = {"aurora-mysql": "mysql", "aurora-postgresql": "postgres"}.get(cluster.engine)
+            # A Multi-AZ DB cluster (mysql, postgres: multi_az.py) is served as an Aurora one is.
+            family = {"aurora-mysql": "mysql", "aurora-postgresql": "postgres",
+                      "mysql": "mysql", "postgres": "postgres"}.get(cluster.engine)
             # A restore of a cluster whose server kept a dump is served by a server loaded with it.
             restoring = cluster.db_cluster_identifier in RESTORING
             source = SECONDARIES.get(cluster.db_cluster_identifier)

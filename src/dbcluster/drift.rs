@@ -36,6 +36,17 @@ with_database_rows! { spec;
     "storageType" storage_type: String = spec.storage_type.map(|t| t.as_str().to_owned()),
         have storage_type <- storage_type, drift text,
         create set_storage_type, modify set_storage_type;
+    /// A Multi-AZ DB cluster's class, storage and IOPS.
+    "dbClusterInstanceClass" db_cluster_instance_class: String =
+        spec.db_cluster_instance_class.clone(),
+        have db_cluster_instance_class <- db_cluster_instance_class, drift text,
+        create set_db_cluster_instance_class, modify set_db_cluster_instance_class;
+    "allocatedStorage" allocated_storage: i32 = spec.allocated_storage,
+        have allocated_storage <- allocated_storage, drift (grows),
+        create set_allocated_storage, modify set_allocated_storage;
+    "iops" iops: i32 = spec.iops,
+        have iops <- iops, drift same,
+        create set_iops, modify set_iops;
     "port" port: i32 = spec.network.port,
         have port <- port, drift same,
         create set_port, modify set_port;
@@ -109,6 +120,11 @@ fn capacity(_: &mut Fields, spec: &DBClusterSpec, o: &ObservedCluster) -> Option
     let want = (spec.serverless_v2_scaling_configuration.as_ref())
         .map(|s| (s.min_capacity, s.max_capacity));
     want.filter(|w| Some(*w) != o.serverless_v2)
+}
+
+/// A Multi-AZ DB cluster's storage grows, never shrinks.
+fn grows(f: &mut Fields, spec: &DBClusterSpec, o: &ObservedCluster) -> Option<i32> {
+    f.storage(spec.allocated_storage, o.allocated_storage, false)
 }
 
 /// An engine version upgrade within what the spec allows (a downgrade, or a major upgrade not

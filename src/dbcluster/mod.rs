@@ -1,7 +1,8 @@
 //! The `DBCluster` kind: an Aurora DB cluster (aurora-mysql or aurora-postgresql, provisioned or
-//! Serverless v2). The cluster owns its storage, master user, database, backups, engine version
-//! and encryption; its instances are `DBInstance`s with `dbClusterRef`, which never send those
-//! fields. [`plan`] (pure) decides, [`aws`] holds the SDK calls, [`controller`] reads, acts and
+//! Serverless v2), or a Multi-AZ DB cluster (mysql or postgres, whose writer and two readers RDS
+//! makes itself). The cluster owns its storage, master user, database, backups, engine version
+//! and encryption; an Aurora cluster's instances are `DBInstance`s with `dbClusterRef`, which
+//! never send those fields. [`plan`] (pure) decides, [`aws`] holds the SDK calls, [`controller`] reads, acts and
 //! reports on the skeleton (`managed::skeleton`).
 //!
 //! Field names follow the RDS API (CreateDBCluster) in lowerCamelCase, as ACK's `DBCluster` does.
@@ -25,7 +26,7 @@ use crate::crd::{LocalRef, Tag};
 pub use crate::database::choices::ClusterEngine;
 use observed::ObservedCluster;
 
-/// Desired state of an Aurora DB cluster.
+/// Desired state of an Aurora DB cluster or a Multi-AZ DB cluster.
 #[allow(clippy::duplicated_attributes)] // one printcolumn(...) per column
 #[serde_with::skip_serializing_none]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -38,7 +39,7 @@ use observed::ObservedCluster;
     category = "rds",
     namespaced,
     status = "DBClusterStatus",
-    doc = "An Amazon Aurora DB cluster managed by rds-operator.",
+    doc = "An Amazon Aurora DB cluster, or a Multi-AZ DB cluster, managed by rds-operator.",
     printcolumn(
         name = "Identifier",
         type_ = "string",
@@ -97,6 +98,14 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!has(self.expireAfter) || (has(self.restoreFrom) && has(self.restoreFrom.cloneOf))").message("expireAfter deletes the cluster and its members: it is for clones (restoreFrom.cloneOf) only").field_path(".expireAfter"),
     validation = kube::core::Rule::new("!has(self.activation) || !has(self.activationSchedule)").message("set either activation or activationSchedule, not both").field_path(".activationSchedule"),
     validation = kube::core::Rule::new("!has(self.globalClusterRef) || (!has(self.activationSchedule) && (!has(self.activation) || self.activation == 'Running'))").message("RDS can't stop a cluster that is part of a global database (aurora-cluster-stop-start.html): leave activation and activationSchedule out").field_path(".activation"),
+    validation = kube::core::Rule::new("(self.engine in ['mysql', 'postgres']) == has(self.dbClusterInstanceClass)").message("dbClusterInstanceClass is required for a Multi-AZ DB cluster (engine mysql or postgres), and only for one: an Aurora cluster's members have classes of their own (API_CreateDBCluster.html, DBClusterInstanceClass)").field_path(".dbClusterInstanceClass"),
+    validation = kube::core::Rule::new("(self.engine in ['mysql', 'postgres']) == has(self.allocatedStorage)").message("allocatedStorage is required for a Multi-AZ DB cluster (engine mysql or postgres), and only for one: Aurora's storage grows by itself (API_CreateDBCluster.html, AllocatedStorage)").field_path(".allocatedStorage"),
+    validation = kube::core::Rule::new("!has(self.storageType) || ((self.engine in ['mysql', 'postgres']) == (self.storageType in ['io1', 'io2', 'gp3']))").message("storageType is aurora or aurora-iopt1 for an Aurora cluster, io1, io2 or gp3 for a Multi-AZ DB cluster (API_CreateDBCluster.html, StorageType)").field_path(".storageType"),
+    validation = kube::core::Rule::new("!has(self.iops) || self.engine in ['mysql', 'postgres']").message("iops is for a Multi-AZ DB cluster (engine mysql or postgres) only (API_CreateDBCluster.html, Iops)").field_path(".iops"),
+    validation = kube::core::Rule::new("!(self.engine in ['mysql', 'postgres']) || has(self.iops) || (has(self.storageType) && self.storageType == 'gp3')").message("a Multi-AZ DB cluster with storageType io1 (the default) or io2 needs iops (API_CreateDBCluster.html, Iops)").field_path(".iops"),
+    validation = kube::core::Rule::new("!has(self.iops) || !has(self.allocatedStorage) || (self.iops * 2 >= self.allocatedStorage && self.iops <= self.allocatedStorage * 50)").message("iops must be 0.5 to 50 times allocatedStorage (API_CreateDBCluster.html, Iops)").field_path(".iops"),
+    validation = kube::core::Rule::new("!(self.engine in ['mysql', 'postgres']) || !has(self.dbClusterIdentifier) || size(self.dbClusterIdentifier) <= 52").message("a Multi-AZ DB cluster's identifier has at most 52 characters (API_CreateDBCluster.html, DBClusterIdentifier)").field_path(".dbClusterIdentifier"),
+    validation = kube::core::Rule::new("!(self.engine in ['mysql', 'postgres']) || (!has(self.serverlessV2ScalingConfiguration) && !has(self.globalClusterRef) && !(has(self.enableHttpEndpoint) && self.enableHttpEndpoint) && !(has(self.restoreFrom) && has(self.restoreFrom.cloneOf)) && !(has(self.enableIAMDatabaseAuthentication) && self.enableIAMDatabaseAuthentication) && (!has(self.upgradePolicy) || self.upgradePolicy == 'InPlace'))").message("a Multi-AZ DB cluster (engine mysql or postgres) has no Serverless v2, global database, Data API, copy-on-write clone, IAM database authentication or blue/green deployment: those are Aurora's (multi-az-db-clusters-concepts.html, Limitations)"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
 )]
 #[serde(rename_all = "camelCase")]
@@ -107,7 +116,9 @@ pub struct DBClusterSpec {
     #[schemars(length(min = 1, max = 63), regex(pattern = r"^[a-zA-Z][a-zA-Z0-9-]*$"))]
     pub db_cluster_identifier: Option<String>,
 
-    /// aurora-mysql or aurora-postgresql. Immutable.
+    /// aurora-mysql or aurora-postgresql (an Aurora DB cluster, whose instances are DBInstances
+    /// with dbClusterRef), or mysql or postgres (a Multi-AZ DB cluster: RDS makes its writer and
+    /// two readable standbys, in three Availability Zones, of dbClusterInstanceClass). Immutable.
     pub engine: ClusterEngine,
 
     /// Engine version, e.g. 8.0.mysql_aurora.3.08.0 or 16.4. A shorter version matches any newer
@@ -115,10 +126,26 @@ pub struct DBClusterSpec {
     pub engine_version: Option<String>,
 
     /// aurora (Aurora Standard, RDS's default) or aurora-iopt1 (Aurora I/O-Optimized, no charge
-    /// per I/O). RDS switches an existing cluster to I/O-Optimized once every 30 days, and back to
+    /// per I/O); for a Multi-AZ DB cluster io1 (RDS's default), io2 or gp3. RDS switches an existing cluster to I/O-Optimized once every 30 days, and back to
     /// Standard at any time: a second switch within the 30 days is refused with RDS's reason.
     /// Modifiable.
     pub storage_type: Option<crate::database::choices::ClusterStorageType>,
+
+    /// The class of a Multi-AZ DB cluster's writer and two readers (engine mysql or postgres),
+    /// such as db.m6gd.large; required for one. An Aurora cluster's members have classes of their
+    /// own (dbInstanceClass on each DBInstance). Modifiable.
+    #[schemars(length(min = 1, max = 64))]
+    pub db_cluster_instance_class: Option<String>,
+
+    /// A Multi-AZ DB cluster's storage for each of its instances, in GiB; required for one, and
+    /// it grows only. Aurora's storage grows by itself: leave it out. Modifiable.
+    #[schemars(range(min = 20, max = 65536))]
+    pub allocated_storage: Option<i32>,
+
+    /// A Multi-AZ DB cluster's provisioned IOPS: required with storageType io1 (the default) or
+    /// io2, and optional with gp3; 0.5 to 50 for each GiB of allocatedStorage. Modifiable.
+    #[schemars(range(min = 1000, max = 256000))]
+    pub iops: Option<i32>,
 
     /// Aurora Serverless v2 capacity, in Aurora capacity units; members then use the class
     /// db.serverless.

@@ -41,8 +41,12 @@ pub struct ObservedCluster {
     pub global_cluster: Option<String>,
     /// The Data API's HTTP endpoint is on.
     pub http_endpoint_enabled: Option<bool>,
-    /// aurora or aurora-iopt1.
+    /// aurora or aurora-iopt1; io1, io2 or gp3 for a Multi-AZ DB cluster.
     pub storage_type: Option<String>,
+    /// A Multi-AZ DB cluster's class, storage (GiB) and IOPS.
+    pub db_cluster_instance_class: Option<String>,
+    pub allocated_storage: Option<i32>,
+    pub iops: Option<i32>,
     /// The IAM roles associated with the cluster.
     pub associated_roles: Vec<crate::rds_state::ObservedRole>,
     /// standard or advanced.

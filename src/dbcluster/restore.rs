@@ -30,6 +30,10 @@ macro_rules! cluster_restore_settings {
             .set_deletion_protection($spec.deletion.deletion_protection)
             .set_copy_tags_to_snapshot($spec.backups.copy_tags_to_snapshot)
             .set_serverless_v2_scaling_configuration(scaling($spec))
+            // A Multi-AZ DB cluster's class, storage and IOPS (API_RestoreDBClusterFromSnapshot.html).
+            .set_db_cluster_instance_class($spec.db_cluster_instance_class.clone())
+            .set_storage_type($spec.storage_type.map(|t| t.as_str().to_owned()))
+            .set_iops($spec.iops)
     };
 }
 

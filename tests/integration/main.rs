@@ -24,6 +24,7 @@ mod insights;
 mod lifecycle;
 mod maintenance;
 mod migration;
+mod multi_az;
 mod observability;
 mod optiongroups;
 mod outage;

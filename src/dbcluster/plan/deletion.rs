@@ -62,10 +62,11 @@ pub(super) fn plan(f: &Facts) -> Plan {
             format!("RDS is deleting cluster {identifier}"),
         );
     }
+    // A Multi-AZ DB cluster's instances are RDS's own, deleted with it (DeleteDBCluster).
+    let own_members = !f.cluster.spec.engine.multi_az();
     let members: Vec<String> = (f.referrers.iter().cloned())
         .chain(
-            o.members
-                .iter()
+            (o.members.iter().filter(|_| own_members))
                 .map(|m| format!("instance {}", m.identifier)),
         )
         .collect();

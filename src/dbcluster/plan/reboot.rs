@@ -35,6 +35,15 @@ pub(super) fn plan(f: &Facts, plan: &mut Plan, o: &ObservedCluster) -> Option<Co
         PendingRebootPolicy::MaintenanceWindow => now.is_some_and(|t| in_window(window, &t)),
     };
     let waiting = |why: String| Some(ConditionPlan::new(true, "PendingReboot", why));
+    // RDS reboots a Multi-AZ DB cluster as a whole (RebootDBCluster), not its instances one by
+    // one: reported, for whoever reboots it.
+    if f.cluster.spec.engine.multi_az() {
+        return waiting(format!(
+            "instances {ids} wait for a reboot to take static parameter changes; a Multi-AZ DB \
+             cluster reboots as a whole (RebootDBCluster), which the operator does not send: \
+             reboot it when it suits you"
+        ));
+    }
     if !now_allowed {
         return waiting(format!(
             "members {ids} wait for a reboot to take static parameter changes; \

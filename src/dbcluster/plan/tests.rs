@@ -1182,6 +1182,7 @@ mod blue_green;
 mod clones;
 mod data_api;
 mod global;
+mod multi_az;
 mod storage;
 
 /// rds.operator.rs/rotate-now on a cluster whose password RDS manages: RDS rotates it once per

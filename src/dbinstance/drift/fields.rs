@@ -7,7 +7,6 @@
 use aws_sdk_rds::operation::create_db_instance::builders::CreateDBInstanceFluentBuilder;
 use aws_sdk_rds::operation::modify_db_instance::builders::ModifyDBInstanceFluentBuilder;
 use aws_sdk_rds::types::DbInstance;
-use std::cmp::Ordering;
 
 use crate::database::fields::{Fields, InsightsModeText as _, with_database_rows};
 use crate::dbinstance::DBInstanceSpec;
@@ -90,24 +89,9 @@ with_database_rows! { spec;
 
 /// Storage grows, never shrinks; storage autoscaling grew beyond the spec is not drift.
 fn grows(f: &mut Fields, spec: &DBInstanceSpec, o: &ObservedInstance) -> Option<i32> {
-    let want = spec.allocated_storage?;
     let have = o.allocated_storage.unwrap_or_default();
     let autoscaled = spec.max_allocated_storage.is_some_and(|max| have <= max);
-    let mut slot = None;
-    match want.cmp(&have) {
-        Ordering::Greater => f.field(
-            "allocatedStorage",
-            &want,
-            o.allocated_storage.as_ref(),
-            |a, b| a == b,
-            &mut slot,
-        ),
-        Ordering::Less if !autoscaled => f.refused.push(format!(
-            "allocatedStorage cannot shrink from {have} to {want} GiB: RDS storage only grows"
-        )),
-        _ => {}
-    }
-    slot
+    f.storage(spec.allocated_storage, o.allocated_storage, autoscaled)
 }
 
 /// Engine version: upgrades within what the spec allows; downgrades and unallowed major upgrades

@@ -143,7 +143,7 @@ pub enum SwitchoverPolicy {
     Auto,
 }
 
-/// The Aurora engines.
+/// A DB cluster's engines: Aurora's, and RDS for MySQL and PostgreSQL's Multi-AZ DB clusters.
 #[derive(
     Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema,
 )]
@@ -153,6 +153,12 @@ pub enum ClusterEngine {
     AuroraMysql,
     #[serde(rename = "aurora-postgresql")]
     AuroraPostgresql,
+    /// RDS for MySQL: a Multi-AZ DB cluster.
+    #[serde(rename = "mysql")]
+    Mysql,
+    /// RDS for PostgreSQL: a Multi-AZ DB cluster.
+    #[serde(rename = "postgres")]
+    Postgres,
 }
 
 impl ClusterEngine {
@@ -160,7 +166,15 @@ impl ClusterEngine {
         match self {
             ClusterEngine::AuroraMysql => "aurora-mysql",
             ClusterEngine::AuroraPostgresql => "aurora-postgresql",
+            ClusterEngine::Mysql => "mysql",
+            ClusterEngine::Postgres => "postgres",
         }
+    }
+
+    /// A Multi-AZ DB cluster's engine (mysql, postgres): RDS makes the cluster's writer and two
+    /// readers itself (multi-az-db-clusters-concepts.html).
+    pub fn multi_az(self) -> bool {
+        matches!(self, ClusterEngine::Mysql | ClusterEngine::Postgres)
     }
 }
 
@@ -181,7 +195,8 @@ impl DatabaseInsightsMode {
     }
 }
 
-/// An Aurora cluster's storage configuration (API_CreateDBCluster.html, StorageType).
+/// A cluster's storage (API_CreateDBCluster.html, StorageType): aurora or aurora-iopt1 for Aurora,
+/// io1, io2 or gp3 for a Multi-AZ DB cluster.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 pub enum ClusterStorageType {
     /// Aurora Standard: I/O billed per request.
@@ -190,6 +205,15 @@ pub enum ClusterStorageType {
     /// Aurora I/O-Optimized: no charge per I/O.
     #[serde(rename = "aurora-iopt1")]
     AuroraIopt1,
+    /// Provisioned IOPS SSD (a Multi-AZ DB cluster's default).
+    #[serde(rename = "io1")]
+    Io1,
+    /// Provisioned IOPS SSD, Block Express (Multi-AZ DB clusters).
+    #[serde(rename = "io2")]
+    Io2,
+    /// General Purpose SSD gp3 (Multi-AZ DB clusters).
+    #[serde(rename = "gp3")]
+    Gp3,
 }
 
 impl ClusterStorageType {
@@ -197,6 +221,9 @@ impl ClusterStorageType {
         match self {
             ClusterStorageType::Aurora => "aurora",
             ClusterStorageType::AuroraIopt1 => "aurora-iopt1",
+            ClusterStorageType::Io1 => "io1",
+            ClusterStorageType::Io2 => "io2",
+            ClusterStorageType::Gp3 => "gp3",
         }
     }
 }

@@ -148,6 +148,29 @@ impl Fields<'_> {
         Some((enable, disable))
     }
 
+    /// Allocated storage, which grows and never shrinks: a larger `want` is sent; a smaller one is
+    /// refused, unless `autoscaled` (storage autoscaling grew it within its limit: not drift).
+    pub fn storage(
+        &mut self,
+        want: Option<i32>,
+        have: Option<i32>,
+        autoscaled: bool,
+    ) -> Option<i32> {
+        let want = want?;
+        let current = have.unwrap_or_default();
+        let mut slot = None;
+        match want.cmp(&current) {
+            std::cmp::Ordering::Greater => {
+                self.field("allocatedStorage", &want, have.as_ref(), |a, b| a == b, &mut slot)
+            }
+            std::cmp::Ordering::Less if !autoscaled => self.refused.push(format!(
+                "allocatedStorage cannot shrink from {current} to {want} GiB: RDS storage only grows"
+            )),
+            _ => {}
+        }
+        slot
+    }
+
     /// An engine version upgrade within what the spec allows; a downgrade or a major upgrade not
     /// allowed is refused.
     pub fn version(
