@@ -12,7 +12,8 @@
 #
 # Delays (seconds) of the RDS state machine: MOTO_RDS_CREATE_DELAY, MOTO_RDS_MODIFY_DELAY,
 # MOTO_RDS_DELETE_DELAY (default 0: instances are available at once), and of a manual DB snapshot,
-# MOTO_RDS_SNAPSHOT_DELAY (default 0).
+# MOTO_RDS_SNAPSHOT_DELAY (default 0), and of a snapshot export, MOTO_RDS_EXPORT_DELAY (default: the
+# snapshot delay).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

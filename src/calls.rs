@@ -13,6 +13,7 @@ const SOURCES: &[&str] = &[
     include_str!("../crates/aws/src/rds/shared.rs"),
     include_str!("../crates/aws/src/rds/roles.rs"),
     include_str!("../crates/aws/src/rds/data_api.rs"),
+    include_str!("../crates/aws/src/rds/export.rs"),
     include_str!("dbinstance/aws/mod.rs"),
     include_str!("dbinstance/aws/restore.rs"),
     include_str!("dbinstance/aws/replicas.rs"),

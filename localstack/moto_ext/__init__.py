@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, export_tasks, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -517,6 +517,7 @@ def install() -> None:
     blue_green.install(LOCK, CONFIG, RESTORING, _purge_deleted)
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
     snapshots.install(LOCK, CONFIG)
+    export_tasks.install(LOCK, CONFIG)
     backup_replication.install(LOCK)
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
@@ -582,7 +583,8 @@ def install() -> None:
             # under its identifier.
             if ":cluster:" in identifier:
                 identifier = identifier.split(":cluster:", 1)[1]
-            arn = params.get("ResourceName") or params.get("ResourceArn") or ""
+            # An export task under the snapshot its SourceArn names.
+            arn = params.get("ResourceName") or params.get("ResourceArn") or params.get("SourceArn") or ""
             for kind in (":db:", ":subgrp:", ":pg:", ":cluster:", ":cluster-pg:", ":snapshot:",
                          ":cluster-snapshot:"):
                 if not identifier and kind in arn:

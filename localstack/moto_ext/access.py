@@ -47,6 +47,8 @@ RESOURCE_PARAMETERS = {
     "TargetDBClusterSnapshotIdentifier": "cluster-snapshot",
     "OptionGroupName": "og",
     "GlobalClusterIdentifier": "global-cluster",
+    # StartExportTask's snapshot or cluster snapshot, always an ARN.
+    "SourceArn": "snapshot",
 }
 OPERATORS = {"Null", "StringEquals", "StringNotEquals", "StringLike"}
 

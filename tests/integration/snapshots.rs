@@ -99,7 +99,7 @@ async fn restore_and_query(
 
 /// Creates the DBInstance `db` (identifier `id`, deletionPolicy Delete) and waits until it is
 /// Ready.
-async fn ready_db(api: &Api<rds_operator::dbinstance::DBInstance>, id: &str) {
+pub(crate) async fn ready_db(api: &Api<rds_operator::dbinstance::DBInstance>, id: &str) {
     let db = dbinstance("db", id, json!({"deletionPolicy": "Delete"}));
     (api.create(&PostParams::default(), &db))
         .await

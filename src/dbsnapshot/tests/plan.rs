@@ -13,17 +13,17 @@ use crate::snapshot::{
     Extra, ObservedSnapshot, Shares, SnapshotDeletionPolicy, SnapshotReport, Source,
 };
 
-type Facts = crate::snapshot::plan::Facts<DBSnapshot>;
-type Plan = crate::snapshot::plan::Plan<DBSnapshot>;
+pub(super) type Facts = crate::snapshot::plan::Facts<DBSnapshot>;
+pub(super) type Plan = crate::snapshot::plan::Plan<DBSnapshot>;
 
-fn plan(f: &Facts) -> Plan {
+pub(super) fn plan(f: &Facts) -> Plan {
     crate::snapshot::plan::plan(f)
 }
 
-const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
+pub(super) const ARN: &str = "arn:aws:rds:us-east-1:123456789012:snapshot:coffee";
 
 /// The DBSnapshot shop/coffee of the DBInstance coffee, never taken.
-fn facts(source: Source) -> Facts {
+pub(super) fn facts(source: Source) -> Facts {
     let spec = DBSnapshotSpec {
         source: Some(SnapshotSource {
             name: Some("coffee".into()),
@@ -65,7 +65,7 @@ fn shop_instance() -> BTreeMap<String, String> {
     .into()
 }
 
-fn snapshot(status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
+pub(super) fn snapshot(status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
     ObservedSnapshot {
         name: "coffee".into(),
         arn: Some(ARN.into()),
@@ -78,7 +78,7 @@ fn snapshot(status: &str, tags: BTreeMap<String, String>) -> ObservedSnapshot {
     }
 }
 
-fn taken(f: Facts) -> Facts {
+pub(super) fn taken(f: Facts) -> Facts {
     with(f, |f| {
         f.object.status = Some(DBSnapshotStatus {
             report: SnapshotReport {
@@ -90,7 +90,7 @@ fn taken(f: Facts) -> Facts {
     })
 }
 
-fn reason(plan: &Plan) -> (bool, String, bool, String) {
+pub(super) fn reason(plan: &Plan) -> (bool, String, bool, String) {
     let s = plan.status.as_ref().expect("a status");
     (
         s.ready.ok,

@@ -127,7 +127,7 @@ pub fn moto_ext_post(path: &str) -> bool {
     matches!(http(&emulator_host(), "POST", path), Some((200, _)))
 }
 
-fn emulator_host() -> String {
+pub(crate) fn emulator_host() -> String {
     aws_endpoint()
         .trim_start_matches("http://")
         .trim_end_matches('/')

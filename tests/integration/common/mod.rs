@@ -23,6 +23,7 @@ mod emulator;
 mod node;
 mod operator;
 mod proxy;
+mod s3;
 mod sql;
 mod waits;
 
@@ -31,6 +32,7 @@ pub use emulator::*;
 pub use node::*;
 pub use operator::*;
 pub use proxy::*;
+pub use s3::*;
 pub use sql::*;
 pub use waits::*;
 

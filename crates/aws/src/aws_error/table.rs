@@ -287,6 +287,16 @@ const CODES: &[(&str, Entry)] = &[
     ("InvalidDBSubnetGroupFault", Is(Refused)),
     ("InvalidVPCNetworkStateFault", Is(Refused)),
     ("VpcEncryptionControlViolationException", Is(Refused)),
+    // Snapshot exports (API_StartExportTask.html): a task of the identifier exists (sent before);
+    // the bucket, the role, its permissions and the snapshot's state can change without the spec;
+    // ExportOnly names what the snapshot lacks.
+    ("ExportTaskAlreadyExists", Is(Exists)),
+    ("ExportTaskNotFound", Is(Gone)),
+    ("InvalidS3BucketFault", Is(Refused)),
+    ("IamRoleNotFound", Is(Refused)),
+    ("IamRoleMissingPermissions", Is(Refused)),
+    ("InvalidExportSourceState", Is(Busy)),
+    ("InvalidExportOnly", Is(Spec(Some("exportTo.exportOnly")))),
     // Keys: their state and grants can change.
     ("KMSKeyNotAccessibleFault", Is(Refused)),
     ("KmsAccessDenied", Is(Refused)),

@@ -15,6 +15,7 @@ use crate::rds_state::AwsIdentity;
 use crate::silence::Heard;
 
 mod data_api;
+pub mod export;
 pub mod health;
 mod presign;
 mod roles;

@@ -7,6 +7,7 @@
 //! its source is read). The table tests go through the DBSnapshot kind (`dbsnapshot/tests`).
 
 pub mod calls;
+pub mod export;
 pub mod plan;
 pub mod schedule;
 pub mod steps;
@@ -38,6 +39,7 @@ use crate::rds::Rds;
     validation = kube::core::Rule::new("!has(self.schedule) || has(self.source)").message("a schedule takes snapshots of a source").field_path(".schedule"),
     validation = kube::core::Rule::new("!has(self.schedule) || !has(self.adoptionPolicy) || self.adoptionPolicy == 'Never'").message("a schedule adopts nothing: its snapshots are its own").field_path(".adoptionPolicy"),
     validation = kube::core::Rule::new("has(self.copyFrom) || (!has(self.kmsKeyID) && !has(self.copyTags))").message("kmsKeyID and copyTags go with copyFrom"),
+    validation = kube::core::Rule::new("!has(self.exportTo) || !has(self.schedule)").message("exportTo exports one snapshot: a schedule's are not exported").field_path(".exportTo"),
 )]
 pub struct SnapshotOptions {
     /// With copyFrom: the KMS key the copy is encrypted with (its ARN, ID or alias; a key of this
@@ -71,6 +73,11 @@ pub struct SnapshotOptions {
     /// is taken back without asking. An adopted snapshot is retained when the object is deleted
     /// unless deletionPolicy says Delete.
     pub adoption_policy: Option<AdoptionPolicy>,
+    /// Export the snapshot's data to S3, as Apache Parquet, once it is available
+    /// (StartExportTask): one export task per destination, sent once and never again, even after
+    /// a crash; status.export reports its state, progress and failure. A failed export is not
+    /// retried; a changed exportTo is a new export.
+    pub export_to: Option<export::ExportTo>,
 }
 
 /// A snapshot per tick, the newest `keep` of them kept.
@@ -122,6 +129,8 @@ pub struct SnapshotReport {
     pub shared_with: Vec<String>,
     /// With a schedule: the snapshots kept and the ticks.
     pub schedule: Option<ScheduleStatus>,
+    /// The export to S3 (spec.exportTo).
+    pub export: Option<export::ExportStatus>,
 }
 
 /// A schedule as last reconciled.
@@ -165,6 +174,8 @@ pub struct Extra {
     /// snapshot carries ownership tags that are not this object's (RDS copies a source's tags to
     /// its snapshots).
     pub instance_tags: Option<BTreeMap<String, String>>,
+    /// The export task of spec.exportTo, read now (None: not read; Some(None): RDS has none).
+    pub export: Option<Option<export::ObservedExport>>,
 }
 
 /// What deciding a share needs: who may restore the snapshot now, and who may be given it.

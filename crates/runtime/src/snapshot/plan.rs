@@ -43,6 +43,8 @@ pub enum Own {
         add: Vec<String>,
         remove: Vec<String>,
     },
+    /// StartExportTask (spec.exportTo).
+    Export(super::export::StartExport),
 }
 
 /// One call or write.
@@ -186,14 +188,24 @@ fn apply<K: SnapshotKind>(
             return plan;
         }
     }
-    let synced = match changed.is_empty() {
-        true if o.status == "failed" => ConditionPlan::new(
+    let recorded_export = recorded(s).report.export;
+    let (export, exporting) = match o.status.as_str() {
+        "available" => {
+            let arn = o.arn.as_deref().unwrap_or_default();
+            super::export::plan(f, &mut plan, arn, recorded_export.as_ref())
+        }
+        _ => (recorded_export, None),
+    };
+    fields.report.export = export;
+    let synced = match (changed.is_empty(), exporting) {
+        (true, Some(export)) => export,
+        (true, None) if o.status == "failed" => ConditionPlan::new(
             false,
             "Failed",
             "RDS reports that taking the snapshot failed",
         ),
-        true => ConditionPlan::new(true, "Synced", "the snapshot matches the spec"),
-        false => {
+        (true, None) => ConditionPlan::new(true, "Synced", "the snapshot matches the spec"),
+        (false, _) => {
             let note = format!("sent to RDS: {}", changed.join("; "));
             plan.event(EventType::Normal, "Updating", "Update", note.clone());
             plan.requeue = Requeue::After(std::time::Duration::from_secs(1));

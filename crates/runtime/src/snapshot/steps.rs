@@ -60,12 +60,27 @@ pub async fn observe<K: SnapshotKind>(
         }
         _ => None,
     };
+    // The export task while one is asked and not known to be done: read before any is sent.
+    let recorded = snapshot
+        .status()
+        .map(K::fields)
+        .and_then(|f| f.report.export);
+    let export = match (
+        &observed,
+        super::export::to_read(snapshot, recorded.as_ref()),
+    ) {
+        (Some(o), Some(task)) if o.status == "available" && !deleting => {
+            Some(at.rds.export_task(&task).await?)
+        }
+        _ => None,
+    };
     let extra = Extra {
         source,
         series: None,
         shares,
         adoption: ctx.grants.adoption.clone(),
         instance_tags,
+        export,
     };
     Ok((observed.map(Listed::from), extra))
 }
@@ -98,6 +113,7 @@ pub async fn act<K: SnapshotKind>(at: &Location, step: &Own) -> Result<(), Error
             Ok(K::copy(rds, name, source, kms, *copy_tags, tags).await?)
         }
         Own::Share { name, add, remove } => Ok(K::share(rds, name, add, remove).await?),
+        Own::Export(export) => Ok(rds.start_export_task(export).await?),
     }
 }
 
