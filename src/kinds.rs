@@ -20,6 +20,7 @@ use crate::dbproxy::DBProxy;
 use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::dbuser::DBUser;
+use crate::eventsubscription::EventSubscription;
 use crate::globalcluster::GlobalCluster;
 use crate::http::Health;
 use crate::managed::skeleton::{self, Running};
@@ -63,6 +64,7 @@ pub const KINDS: &[Registration] = &[
     register::<OptionGroup>(),
     register::<DBProxy>(),
     register::<DBUser>(),
+    register::<EventSubscription>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

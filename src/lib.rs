@@ -27,6 +27,7 @@ pub mod dbproxy;
 pub mod dbsnapshot;
 pub mod dbsubnetgroup;
 pub mod dbuser;
+pub mod eventsubscription;
 pub mod globalcluster;
 pub mod kinds;
 pub mod olm;

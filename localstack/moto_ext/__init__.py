@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, export_tasks, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -518,6 +518,7 @@ def install() -> None:
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
     snapshots.install(LOCK, CONFIG)
     export_tasks.install(LOCK, CONFIG)
+    event_subscriptions.install(LOCK)
     backup_replication.install(LOCK)
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
@@ -566,7 +567,8 @@ def install() -> None:
                           or params.get("GlobalClusterIdentifier")
                           or params.get("OptionGroupName")
                           or params.get("DBProxyName")
-                          or params.get("DBProxyEndpointName") or "")
+                          or params.get("DBProxyEndpointName")
+                          or params.get("SubscriptionName") or "")
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]

@@ -1,7 +1,7 @@
 """The Resource Groups Tagging API's view of RDS, as AWS gives it.
 
 AWS's GetResources lists RDS DB subnet groups (``rds:subgrp``), DB parameter groups (``rds:pg``), option
-groups (``rds:og``) and
+groups (``rds:og``), event subscriptions (``rds:es``) and
 custom cluster endpoints (``rds:cluster-endpoint``, ``cluster_endpoints.py``)
 with their tags, beside instances, clusters and snapshots ("Services that support the Resource
 Groups Tagging API", Resource Groups Tagging API User Guide; the resource types as in
@@ -25,7 +25,7 @@ def install() -> None:
     def iter_tagged_resources(self: Any) -> Iterator[Any]:
         yield from original(self)
         for resource_type, groups in (("rds:subgrp", self.subnet_groups), ("rds:pg", self.db_parameter_groups),
-                                      ("rds:og", self.option_groups)):
+                                      ("rds:og", self.option_groups), ("rds:es", self.event_subscriptions)):
             for group in list(groups.values()):
                 yield TaggedResource(
                     arn=group.arn,

@@ -15,6 +15,7 @@ mod connection;
 mod data_api;
 mod emulation;
 mod engines;
+mod event_subscriptions;
 mod exports;
 mod feed;
 mod global_clusters;

@@ -24,6 +24,7 @@ mod node;
 mod operator;
 mod proxy;
 mod s3;
+mod sns;
 mod sql;
 mod waits;
 
@@ -33,6 +34,7 @@ pub use node::*;
 pub use operator::*;
 pub use proxy::*;
 pub use s3::*;
+pub use sns::*;
 pub use sql::*;
 pub use waits::*;
 

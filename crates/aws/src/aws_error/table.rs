@@ -297,6 +297,21 @@ const CODES: &[(&str, Entry)] = &[
     ("IamRoleMissingPermissions", Is(Refused)),
     ("InvalidExportSourceState", Is(Busy)),
     ("InvalidExportOnly", Is(Spec(Some("exportTo.exportOnly")))),
+    // Event subscriptions (API_CreateEventSubscription.html): the topic, RDS's permission on it
+    // and the sources can change without the spec; a category the source type lacks is the
+    // spec's.
+    ("SNSTopicArnNotFound", Is(Refused)),
+    ("SNSInvalidTopic", Is(Refused)),
+    ("SNSNoAuthorization", Is(Refused)),
+    ("SourceNotFound", Is(Refused)),
+    ("EventSubscriptionQuotaExceeded", Is(Refused)),
+    (
+        "SubscriptionCategoryNotFound",
+        Is(Spec(Some("eventCategories"))),
+    ),
+    ("SubscriptionAlreadyExist", Is(Exists)),
+    ("SubscriptionNotFound", Is(Gone)),
+    ("InvalidEventSubscriptionState", Is(Busy)),
     // Keys: their state and grants can change.
     ("KMSKeyNotAccessibleFault", Is(Refused)),
     ("KmsAccessDenied", Is(Refused)),
