@@ -9,6 +9,8 @@ API_CreateEventSubscription.html, API_ModifyEventSubscription.html, API_EventSub
   API_CreateEventSubscription.html's list is InvalidParameterValue; a source identifier that is not
   an instance, cluster, parameter group, snapshot or cluster snapshot of the account and region is
   SourceNotFound; an unknown subscription is SubscriptionNotFound.
+- **Pages.** DescribeEventSubscriptions pages with MaxRecords (20 to 100, default 100) and Marker
+  (API_DescribeEventSubscriptions.html); moto answers every subscription at once.
 - **Changes.** ModifyEventSubscription changes the topic, source type, categories and Enabled;
   AddSourceIdentifierToSubscription and RemoveSourceIdentifierFromSubscription the source IDs.
 - **Notifications.** Every RDS event moto records (``add_event``: an instance created, backed up,
@@ -25,6 +27,8 @@ from __future__ import annotations
 
 import json
 from typing import Any
+
+from . import paging
 
 # API_CreateEventSubscription.html, SourceType.
 SOURCE_TYPES = ("db-instance", "db-cluster", "db-parameter-group", "db-security-group", "db-snapshot",
@@ -158,6 +162,17 @@ def install(lock: Any) -> None:
     Backend.reboot_db_instance = reboot_db_instance
     Backend.create_event_subscription = create_event_subscription
     Backend.add_event = add_event
+    def describe(self: Any) -> Any:
+        # MaxRecords (20 to 100, default 100) and Marker (API_DescribeEventSubscriptions.html);
+        # moto answers every subscription in one page.
+        paging.size(self.params)
+        name = self.params.get("SubscriptionName")
+        with lock:
+            subs = [found(self.backend, name)] if name else list(self.backend.event_subscriptions.values())
+            subs = sorted(subs, key=lambda s: s.subscription_name)
+        return ActionResult(paging.page(self.params, "EventSubscriptionsList", subs))
+
+    RDSResponse.describe_event_subscriptions = describe
     RDSResponse.modify_event_subscription = modify
     RDSResponse.add_source_identifier_to_subscription = lambda self: source_ids(self, True)
     RDSResponse.remove_source_identifier_from_subscription = lambda self: source_ids(self, False)

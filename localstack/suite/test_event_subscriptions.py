@@ -71,3 +71,13 @@ def test_refusals_changes_and_source_ids(aws):
     with pytest.raises(ClientError) as e:
         rds.modify_event_subscription(SubscriptionName="missing", Enabled=True)
     assert e.value.response["Error"]["Code"] == "SubscriptionNotFound"
+
+
+def test_subscriptions_are_listed_in_pages(aws):
+    rds, _, topic, _ = aws
+    for i in range(25):
+        rds.create_event_subscription(SubscriptionName=f"s{i:02}", SnsTopicArn=topic, SourceType="db-instance")
+    first = rds.describe_event_subscriptions(MaxRecords=20)
+    assert len(first["EventSubscriptionsList"]) == 20 and first["Marker"]
+    rest = rds.describe_event_subscriptions(MaxRecords=20, Marker=first["Marker"])
+    assert len(rest["EventSubscriptionsList"]) == 5 and "Marker" not in rest

@@ -14,7 +14,9 @@
 //! BENCH_REPLICAS (R: instead of the sizes, R DBInstances under upgradePolicy BlueGreen, each with
 //! a read replica; `replicas.rs`), BENCH_SNAPSHOTS (S: instead of the sizes, S DBSnapshots of ten
 //! DBInstances; `snapshots.rs`), BENCH_SCHEDULES (N: instead of the sizes, N DBInstances on a
-//! stop/start schedule of BENCH_WINDOW-minute windows, a divisor of 30; `schedules.rs`).
+//! stop/start schedule of BENCH_WINDOW-minute windows, a divisor of 30; `schedules.rs`),
+//! BENCH_SUBSCRIPTIONS (N: instead of the sizes, N EventSubscriptions of ten DBInstances;
+//! `subscriptions.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -31,6 +33,8 @@ mod common;
 mod replicas;
 mod schedules;
 mod snapshots;
+mod sourced;
+mod subscriptions;
 
 use common::{Operator, dbinstance, epoch, is_ready, operator_metric};
 
@@ -179,7 +183,9 @@ async fn row(client: &kube::Client, settings: &Settings, name: &str) -> (String,
     )
     .await;
     let args = settings.operator_args(&ns);
-    let operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
+    // BENCH_RUST_LOG: the operator's log filter (warn by default: a row measures, it does not log).
+    let log = env_or("BENCH_RUST_LOG", "warn");
+    let operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", log.as_str())]);
     (ns, operator)
 }
 
@@ -499,6 +505,14 @@ async fn main() {
     {
         ensure_no_event_feed();
         snapshots::run(&client, &settings, s).await;
+        return;
+    }
+    if let Some(n) = std::env::var("BENCH_SUBSCRIPTIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        ensure_no_event_feed();
+        subscriptions::run(&client, &settings, n).await;
         return;
     }
     if let Some(n) = std::env::var("BENCH_SCHEDULES")

@@ -1,5 +1,6 @@
 //! An OptionGroup and a DBProxy under the chart's RBAC: the group made Ready and referred to by a
-//! DBInstance (its `get` by name), a proxy over that instance made Ready, then all deleted.
+//! DBInstance (its `get` by name), a proxy over that instance made Ready, then all deleted; and an
+//! EventSubscription of the Coffee Manage DBInstance, made, changed and deleted.
 
 use kube::Client;
 use kube::api::{Api, DeleteParams, PostParams};
@@ -82,4 +83,42 @@ async fn proxy_lifecycle(client: &Client, ns: &str) {
         .await
         .unwrap();
     common::wait_object_gone(&proxies, "coffee-proxy").await;
+}
+
+/// An EventSubscription of the Coffee Manage DBInstance under the chart's RBAC: made Ready with the
+/// instance as its source, disabled (one change), then deleted.
+pub(crate) async fn event_subscription_lifecycle(client: &Client, ns: &str) {
+    use rds_operator::eventsubscription::EventSubscription;
+    let (topic, _) = common::topic_with_queue(&unique("node-events")).await;
+    let subs: Api<EventSubscription> = Api::namespaced(client.clone(), ns);
+    let sub: EventSubscription = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-availability"},
+        "spec": {"subscriptionName": unique("node-events"), "snsTopicARN": topic,
+                 "sourceType": "db-instance", "sourceRefs": [{"name": "coffee-db"}]},
+    }))
+    .unwrap();
+    subs.create(&PostParams::default(), &sub).await.unwrap();
+    let synced = |s: &EventSubscription| {
+        common::object_condition(s, "Ready").is_some_and(|c| c.0 == "True")
+            && common::object_condition(s, "Synced").is_some_and(|c| c.1 == "Synced")
+            && (s.status.as_ref()).and_then(|s| s.reported.observed_generation)
+                == s.metadata.generation
+    };
+    common::wait_object(&subs, "coffee-availability", "Ready", synced).await;
+    let patch = json!({"spec": {"enabled": false}});
+    let params = kube::api::PatchParams::default();
+    (subs
+        .patch(
+            "coffee-availability",
+            &params,
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await)
+        .unwrap();
+    common::wait_object(&subs, "coffee-availability", "disabled", synced).await;
+    (subs
+        .delete("coffee-availability", &DeleteParams::default())
+        .await)
+        .unwrap();
+    common::wait_object_gone(&subs, "coffee-availability").await;
 }
