@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, scope, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -515,6 +515,7 @@ def install() -> None:
     # After the instances' patches, which its own wrap.
     replicas.install(LOCK, CONFIG, _start_phase, _purge_deleted)
     blue_green.install(LOCK, CONFIG, RESTORING, _purge_deleted)
+    s3_import.install(LOCK, RESTORING)
     clusters.install(LOCK, CONFIG, _start_phase, _purge_deleted, _apply, _get_status, _set_status)
     snapshots.install(LOCK, CONFIG)
     export_tasks.install(LOCK, CONFIG)

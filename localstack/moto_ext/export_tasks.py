@@ -60,8 +60,10 @@ def install(lock: Any, config: dict[str, float]) -> None:
     orig_cancel = Backend.cancel_export_task
 
     def source_exists(backend: Any, arn: str) -> bool:
-        name = arn.rsplit(":", 1)[-1]
-        return name in (backend.cluster_snapshots if ":cluster-snapshot:" in arn else backend.database_snapshots)
+        # An automated snapshot's identifier has a colon of its own (rds:<instance>-<time>).
+        cluster = ":cluster-snapshot:" in arn
+        name = arn.split(":cluster-snapshot:" if cluster else ":snapshot:", 1)[-1]
+        return name in (backend.cluster_snapshots if cluster else backend.database_snapshots)
 
     def start_export_task(self: Any, kwargs: dict[str, Any]) -> Any:
         name = kwargs.get("s3_bucket_name") or ""
