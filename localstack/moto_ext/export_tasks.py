@@ -28,6 +28,8 @@ import os
 import time
 from typing import Any
 
+from . import trust
+
 DONE = ("COMPLETE", "FAILED", "CANCELED")
 
 
@@ -41,7 +43,6 @@ def state(created: float, delay: float, now: float) -> tuple[str, int]:
 
 
 def install(lock: Any, config: dict[str, float]) -> None:
-    from moto.iam.models import iam_backends
     from moto.rds.exceptions import RDSClientError
     from moto.rds.models import ExportTask, RDSBackend as Backend
     from moto.s3.models import s3_backends
@@ -50,11 +51,6 @@ def install(lock: Any, config: dict[str, float]) -> None:
 
     def bucket(account: str, name: str) -> Any:
         return s3_backends[account]["aws"].buckets.get(name)
-
-    def role_exists(account: str, arn: str) -> bool:
-        name = str(arn or "").rsplit("/", 1)[-1]
-        return any(r.arn == arn or (arn.startswith("arn:") is False and r.name == name)
-                   for r in iam_backends[account]["aws"].get_roles())
 
     orig_start = Backend.start_export_task
     orig_cancel = Backend.cancel_export_task
@@ -71,7 +67,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
             return orig_start(self, kwargs)  # moto's DBSnapshotNotFound or DBClusterSnapshotNotFoundFault
         if bucket(self.account_id, name) is None:
             raise RDSClientError("InvalidS3BucketFault", f"The S3 bucket {name} doesn't exist.")
-        if not role_exists(self.account_id, kwargs.get("iam_role_arn") or ""):
+        if trust.role(kwargs.get("iam_role_arn") or "") is None:
             raise RDSClientError("IamRoleNotFound", f"IAM role {kwargs.get('iam_role_arn')} not found.")
         with lock:
             task = orig_start(self, kwargs)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import engines
+from . import engines, trust
 
 REQUIRED = ("DBInstanceIdentifier", "DBInstanceClass", "Engine", "SourceEngine", "SourceEngineVersion",
             "S3BucketName", "S3IngestionRoleArn")
@@ -35,7 +35,6 @@ def backup_keys(keys: list[str], prefix: str | None) -> list[str]:
 
 def install(lock: Any, restoring: dict[str, str]) -> None:
     from moto.core.responses import ActionResult
-    from moto.iam.models import iam_backends
     from moto.rds.exceptions import RDSClientError
     from moto.rds.responses import RDSResponse
     from moto.s3.models import s3_backends
@@ -53,9 +52,8 @@ def install(lock: Any, restoring: dict[str, str]) -> None:
         bucket = s3_backends[account]["aws"].buckets.get(p["S3BucketName"])
         if bucket is None:
             raise RDSClientError("InvalidS3BucketFault", f"The S3 bucket {p['S3BucketName']} doesn't exist.")
-        role = str(p["S3IngestionRoleArn"])
-        if not any(r.arn == role for r in iam_backends[account]["aws"].get_roles()):
-            raise RDSClientError("InvalidParameterValue", f"IAM role {role} not found.")
+        if trust.role(p["S3IngestionRoleArn"]) is None:
+            raise RDSClientError("InvalidParameterValue", f"IAM role {p['S3IngestionRoleArn']} not found.")
         keys = backup_keys(list(bucket.keys.keys()), p.get("S3Prefix"))
         if not keys:
             raise RDSClientError("InvalidS3BucketFault",

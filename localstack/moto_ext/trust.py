@@ -74,19 +74,23 @@ def install() -> None:
     Response.assume_role = assume_role
 
 
-def trust_policy(role_arn: str) -> dict[str, Any] | None:
-    """The trust policy of the role, or None when there is no such role."""
+def role(role_arn: str) -> Any:
+    """The IAM role the ARN names, in the account it names; None when there is no such role."""
     from moto.iam.models import iam_backends
 
-    match = ROLE_ARN.match(role_arn)
+    match = ROLE_ARN.match(str(role_arn or ""))
     if not match:
         return None
     account, name = match.groups()
-    backend = iam_backends[account]["aws"]
-    role = next((r for r in backend.get_roles() if r.name == name), None)
-    if role is None:
+    return next((r for r in iam_backends[account]["aws"].get_roles() if r.name == name), None)
+
+
+def trust_policy(role_arn: str) -> dict[str, Any] | None:
+    """The trust policy of the role, or None when there is no such role."""
+    found = role(role_arn)
+    if found is None:
         return None
-    document = role.assume_role_policy_document
+    document = found.assume_role_policy_document
     if isinstance(document, str):
         document = json.loads(unquote(document))
     return document

@@ -66,8 +66,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         ..Default::default()
     };
     if let Some(why) = &f.extra.unresolved {
-        plan.requeue = Requeue::After(f.drift_interval);
-        let waiting = ConditionPlan::new(false, "ReferencesUnresolved", why.clone());
+        let waiting = plan.waiting(f.drift_interval, "ReferencesUnresolved", why.clone());
         return with_status(plan, previous, waiting);
     }
     let Some(o) = f.observed.as_ref() else {

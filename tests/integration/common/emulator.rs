@@ -334,26 +334,40 @@ pub fn denied(caller: &str) -> Vec<(String, String)> {
 
 /// One IAM Query call (`body`) in `account`, asserted to succeed; its answer.
 fn iam_call(account: &str, body: &str) -> String {
+    let headers = format!(
+        "Content-Type: application/x-www-form-urlencoded\r\nx-moto-account-id: {account}\r\n"
+    );
+    let (code, answer) = aws_request(("POST", "/"), ("us-east-1", "iam"), &headers, body);
+    assert_eq!(code, 200, "{body}: {answer}");
+    answer
+}
+
+/// One request to another AWS service of the emulator (IAM, KMS, SNS, S3: the SDKs the tests
+/// do not link), unsigned but for the credential scope (`region`, `service`) moto routes by,
+/// with `headers` (each ending in CRLF): (status code, body).
+pub(crate) fn aws_request(
+    (method, path): (&str, &str),
+    (region, service): (&str, &str),
+    headers: &str,
+    body: &str,
+) -> (u16, String) {
     let host = emulator_host();
     let mut stream = TcpStream::connect(&host).expect("reach the emulator");
     write!(
         stream,
-        "POST / HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
-         x-moto-account-id: {account}\r\n\
-         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0\r\n\
+        "{method} {path} HTTP/1.0\r\nHost: {host}\r\n{headers}\
+         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/{region}/{service}/aws4_request, SignedHeaders=host, Signature=0\r\n\
          Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
-    .expect("send the IAM call");
+    .unwrap_or_else(|e| panic!("send the {service} call: {e}"));
     let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .expect("the IAM answer");
-    assert!(
-        response.starts_with("HTTP/1.0 200") || response.starts_with("HTTP/1.1 200"),
-        "{body}: {response}"
-    );
-    response
+    (stream.read_to_string(&mut response)).unwrap_or_else(|e| panic!("the {service} answer: {e}"));
+    let code = (response.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = response.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (code, body.to_owned())
 }
 
 /// Credentials of `role` (AssumeRole with the emulator's default ones): (key id, secret, token).
@@ -434,25 +448,11 @@ pub fn call_parameters(identifier: &str, action: &str) -> Vec<Vec<String>> {
 /// A customer-managed KMS key in moto's default account and the test bed's region (KMS's JSON
 /// protocol, TrentService.CreateKey): (key id, key ARN).
 pub fn create_kms_key(description: &str) -> (String, String) {
-    let host = emulator_host();
     let body = serde_json::json!({"Description": description}).to_string();
-    let region = region();
-    let mut stream = TcpStream::connect(&host).expect("reach the emulator");
-    write!(
-        stream,
-        "POST / HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/x-amz-json-1.1\r\n\
-         X-Amz-Target: TrentService.CreateKey\r\n\
-         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/{region}/kms/aws4_request, SignedHeaders=host, Signature=0\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("send the KMS call");
-    let mut response = String::new();
-    stream
-        .read_to_string(&mut response)
-        .expect("the KMS answer");
-    let json = response.split("\r\n\r\n").nth(1).unwrap_or_default();
-    let key: serde_json::Value = serde_json::from_str(json).expect("CreateKey's answer");
+    let headers =
+        "Content-Type: application/x-amz-json-1.1\r\nX-Amz-Target: TrentService.CreateKey\r\n";
+    let (_, json) = aws_request(("POST", "/"), (&region(), "kms"), headers, &body);
+    let key: serde_json::Value = serde_json::from_str(&json).expect("CreateKey's answer");
     let meta = &key["KeyMetadata"];
     let field = |k: &str| meta[k].as_str().expect("KeyMetadata").to_owned();
     (field("KeyId"), field("Arn"))

@@ -1,30 +1,12 @@
 //! moto's S3, as a snapshot export writes to it: a bucket made and removed, an object read (S3's
 //! REST API, path style, on the emulator's endpoint).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-
-use super::emulator::{emulator_host, region};
+use super::emulator::{aws_request, region};
 
 /// One S3 request: (status code, body).
 fn s3_call(method: &str, path: &str) -> (u16, String) {
-    let host = emulator_host();
-    let region = region();
-    let mut stream = TcpStream::connect(&host).expect("reach the emulator");
-    write!(
-        stream,
-        "{method} {path} HTTP/1.0\r\nHost: {host}\r\n\
-         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/{region}/s3/aws4_request, SignedHeaders=host, Signature=0\r\n\
-         x-amz-content-sha256: UNSIGNED-PAYLOAD\r\nContent-Length: 0\r\n\r\n"
-    )
-    .expect("send the S3 call");
-    let mut response = String::new();
-    (stream.read_to_string(&mut response)).expect("the S3 answer");
-    let code = (response.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
-    (code, body.to_owned())
+    let headers = "x-amz-content-sha256: UNSIGNED-PAYLOAD\r\n";
+    aws_request((method, path), (&region(), "s3"), headers, "")
 }
 
 /// Makes the bucket.

@@ -1,27 +1,14 @@
 //! moto's SNS, as an event subscription publishes to it: a topic made, with an SQS queue
 //! subscribed to it (SNS's query API on the emulator's endpoint).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use super::emulator::{aws_request, region, sqs};
 
-use super::emulator::{emulator_host, region, sqs};
-
+/// One SNS Query call, asserted to succeed; its answer.
 fn sns_call(body: &str) -> String {
-    let host = emulator_host();
-    let region = region();
-    let mut stream = TcpStream::connect(&host).expect("reach the emulator");
-    write!(
-        stream,
-        "POST / HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\n\
-         Authorization: AWS4-HMAC-SHA256 Credential=test/20261201/{region}/sns/aws4_request, SignedHeaders=host, Signature=0\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("send the SNS call");
-    let mut response = String::new();
-    (stream.read_to_string(&mut response)).expect("the SNS answer");
-    assert!(response.contains(" 200 "), "{body}: {response}");
-    response
+    let headers = "Content-Type: application/x-www-form-urlencoded\r\n";
+    let (code, answer) = aws_request(("POST", "/"), (&region(), "sns"), headers, body);
+    assert_eq!(code, 200, "{body}: {answer}");
+    answer
 }
 
 /// A topic and an SQS queue subscribed to it, raw (the message is RDS's JSON): (topic ARN, queue
