@@ -121,12 +121,7 @@ fn apply(
     status.owner = Some(f.uid());
     status.password_hash = hash;
     let drift = privileges(f, plan, (&username, master.as_ref(), db), &held);
-    status.grants = held
-        .privileges
-        .iter()
-        .map(|(d, p)| format!("{} on {d}", p.as_str()))
-        .collect();
-    status.grants.extend(held.other.iter().cloned());
+    status.grants = holds(f, db, &held);
     if let Some(words) = &drift {
         status.last_drift = Some(format!("{}: {words}", f.now));
     }
@@ -363,6 +358,23 @@ fn password(f: &Facts, plan: &mut Plan) -> Result<Sensitive, ConditionPlan> {
 
 fn retained(f: &Facts) -> bool {
     f.user.spec.deletion_policy == Some(UserDeletionPolicy::Retain)
+}
+
+/// What the user holds as the steps leave it, in words: under `grantPolicy: Enforce` what its
+/// grants give (what was added by hand is revoked in this pass), otherwise what it was found with.
+/// Written from the read before the revoke, status would list a revoked privilege until the next
+/// drift interval.
+fn holds(f: &Facts, db: &DatabaseFacts, held: &ObservedUser) -> Vec<String> {
+    let words = |(d, p): (&String, &Privilege)| format!("{} on {d}", p.as_str());
+    if f.user.spec.grant_policy.unwrap_or_default() == GrantPolicy::Enforce {
+        let wanted = wanted(f, db);
+        return (wanted.iter())
+            .flat_map(|(d, ps)| ps.iter().map(move |p| words((d, p))))
+            .collect();
+    }
+    let mut holds: Vec<String> = held.privileges.iter().map(|(d, p)| words((d, p))).collect();
+    holds.extend(held.other.iter().cloned());
+    holds
 }
 
 /// The grants and revokes that bring the user's privileges to the spec's; the privileges no grant

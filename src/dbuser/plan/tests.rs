@@ -292,6 +292,17 @@ fn the_rules_of_privileges_a_row_each() {
         );
         let ready = &plan.status.as_ref().unwrap().ready;
         assert!(ready.ok, "{what}: the user can log in meanwhile");
+        let grants = &plan.status.as_ref().unwrap().fields.grants;
+        let extra = grants
+            .iter()
+            .any(|g| g.starts_with("INSERT") || g.starts_with("PROCESS"));
+        assert_eq!(
+            extra,
+            policy == GrantPolicy::Report || preset == Preset::ReadWrite,
+            "{what}: status lists what the user holds once the steps are done: {grants:?}"
+        );
+        let select = grants.iter().any(|g| g == "SELECT on COFFEE");
+        assert!(select, "{what}: {grants:?}");
     }
 }
 
