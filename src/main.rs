@@ -165,6 +165,11 @@ struct RunArgs {
     /// (comma-separated; `*`: every namespace). Default: none: a public snapshot is anyone's data.
     #[arg(long, env = "GRANT_PUBLIC_SNAPSHOTS", value_delimiter = ',')]
     grant_public_snapshots: Vec<String>,
+    /// Namespaces that may name any IAM role for RDS to act as (a restore from S3, a snapshot
+    /// export), not only those under the IAM path /rds-operator/<namespace>/ (comma-separated;
+    /// `*`: every namespace). Default: none: a role reaches whatever its policy allows.
+    #[arg(long, env = "GRANT_ROLES", value_delimiter = ',')]
+    grant_roles: Vec<String>,
     /// Direct RDS reads (DescribeDBInstances of one instance) the DBInstances of one namespace
     /// may make each minute; past it they use the shared poll's view, or wait. 0: no bound.
     #[arg(long, env = "NAMESPACE_READ_BUDGET", default_value_t = 600)]
@@ -419,6 +424,7 @@ async fn context(
         restore: args.grant_restore.clone(),
         share_to: args.grant_share_to.clone(),
         public_snapshots: args.grant_public_snapshots.clone(),
+        roles: args.grant_roles.clone(),
     };
     Ok(ctx)
 }

@@ -64,6 +64,13 @@ async fn execute_own(at: &Location, step: &InstanceStep) -> Result<Option<Respon
             spec,
             password,
             tags,
+        }
+        | InstanceStep::RestoreFromS3 {
+            identifier,
+            spec,
+            password,
+            tags,
+            ..
         } => {
             let request = CreateRequest {
                 identifier,
@@ -71,9 +78,23 @@ async fn execute_own(at: &Location, step: &InstanceStep) -> Result<Option<Respon
                 password: password.as_ref().map(|p| &p.0),
                 tags: tags.clone(),
             };
-            let created = at.rds.create(&request).await?;
-            info!(identifier, "created RDS instance");
-            return Ok(Some(Response::Created(created)));
+            let made = match step {
+                InstanceStep::RestoreFromS3 { s3, .. } => {
+                    let made = at.rds.restore_from_s3(&request, s3).await?;
+                    info!(
+                        identifier,
+                        bucket = s3.bucket,
+                        "restoring RDS instance from S3"
+                    );
+                    made
+                }
+                _ => {
+                    let made = at.rds.create(&request).await?;
+                    info!(identifier, "created RDS instance");
+                    made
+                }
+            };
+            return Ok(Some(Response::Created(made)));
         }
         InstanceStep::CreateReplica { .. } | InstanceStep::PromoteReplica { .. } => {
             return replicas(at, step).await;
@@ -186,6 +207,7 @@ async fn replicas(at: &Location, step: &InstanceStep) -> Result<Option<Response>
 fn mutated_instance(step: &Step) -> Option<&str> {
     match step {
         Step::Own(InstanceStep::CreateInstance { identifier, .. })
+        | Step::Own(InstanceStep::RestoreFromS3 { identifier, .. })
         | Step::Modify { identifier, .. }
         | Step::AddTags { identifier, .. }
         | Step::RemoveTags { identifier, .. }

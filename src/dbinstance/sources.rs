@@ -6,12 +6,13 @@
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
 
-/// Where a new instance's data comes from: a DB snapshot, or a point in time of another instance.
+/// Where a new instance's data comes from: a DB snapshot, a point in time of another instance, or
+/// a backup in S3.
 #[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
-    validation = kube::core::Rule::new("[has(self.dbSnapshotIdentifier), has(self.dbSnapshotRef), has(self.sourceDBInstanceIdentifier)].filter(x, x).size() == 1").message("set one of dbSnapshotIdentifier, dbSnapshotRef and sourceDBInstanceIdentifier"),
+    validation = kube::core::Rule::new("[has(self.dbSnapshotIdentifier), has(self.dbSnapshotRef), has(self.sourceDBInstanceIdentifier), has(self.s3)].filter(x, x).size() == 1").message("set one of dbSnapshotIdentifier, dbSnapshotRef, sourceDBInstanceIdentifier and s3"),
     validation = kube::core::Rule::new("!has(self.sourceDBInstanceIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBInstanceIdentifier, set either restoreTime or useLatestRestorableTime: true"),
     validation = kube::core::Rule::new("has(self.sourceDBInstanceIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBInstanceIdentifier"),
 )]
@@ -45,6 +46,9 @@ pub struct RestoreFrom {
     pub restore_time: Option<String>,
     /// Restore to the latest restorable time instead of restoreTime.
     pub use_latest_restorable_time: Option<bool>,
+    /// A backup in S3 (RestoreDBInstanceFromS3): the instance is made with the spec's settings,
+    /// master user and password, as CreateDBInstance would, and RDS loads the backup into it.
+    pub s3: Option<crate::database::spec::S3Source>,
 }
 
 /// The source instance of a read replica: a DBInstance of this namespace (name), or an RDS

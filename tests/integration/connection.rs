@@ -24,7 +24,7 @@ const COFFEE_KEYS: [&str; 4] = [
     "APP_DB_NAME",
 ];
 
-fn coffee_connection() -> serde_json::Value {
+pub(crate) fn coffee_connection() -> serde_json::Value {
     json!({
         "name": "db-connection",
         "extraKeys": {

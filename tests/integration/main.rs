@@ -37,6 +37,7 @@ mod replicas;
 mod roles;
 mod rotation;
 mod rotation_users;
+mod s3_restore;
 mod safety;
 mod shards;
 mod ship;

@@ -201,4 +201,7 @@ pub struct Grants {
     pub share_to: Vec<String>,
     /// `--grant-public-snapshots`: namespaces whose unencrypted DBSnapshots may be made public.
     pub public_snapshots: Vec<String>,
+    /// `--grant-roles`: may name any IAM role for RDS to act as, not only those under the IAM
+    /// path `/rds-operator/<namespace>/` (`managed::roles`).
+    pub roles: Vec<String>,
 }

@@ -35,6 +35,27 @@ macro_rules! restore_settings {
     };
 }
 
+/// What makes a new instance's data its own, on each call that makes one empty or from a backup
+/// (CreateDBInstance, RestoreDBInstanceFromS3): the engine, the encryption, the master user and
+/// password, the database name.
+macro_rules! new_instance_settings {
+    ($request:expr, $req:expr) => {
+        $request
+            .db_instance_identifier($req.identifier)
+            .engine(&$req.spec.engine)
+            .set_storage_encrypted($req.spec.security.storage_encrypted)
+            .set_kms_key_id($req.spec.security.kms_key_id.clone())
+            .set_master_username($req.spec.master_username.clone())
+            .set_master_user_password($req.password.map(|p| p.expose_secret().to_owned()))
+            .set_manage_master_user_password($req.spec.password.manage_master_user_password)
+            .set_master_user_secret_kms_key_id(
+                $req.spec.password.master_user_secret_kms_key_id.clone(),
+            )
+            .set_db_name($req.spec.db_name.clone())
+            .set_availability_zone($req.spec.availability_zone.clone())
+    };
+}
+
 mod replicas;
 mod restore;
 
@@ -180,21 +201,11 @@ impl InstanceCalls for Rds {
         let spec = req.spec;
         let tags = rds_tags(&req.tags);
         let request = InstanceFields::create(spec, self.client.create_db_instance());
-        let result = request
-            .db_instance_identifier(req.identifier)
-            .engine(&spec.engine)
-            .set_storage_encrypted(spec.security.storage_encrypted)
-            .set_kms_key_id(spec.security.kms_key_id.clone())
-            .set_master_username(spec.master_username.clone())
-            .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
-            .set_manage_master_user_password(spec.password.manage_master_user_password)
-            .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
-            .set_db_name(spec.db_name.clone())
+        let result = new_instance_settings!(request, req)
             .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
             .set_performance_insights_kms_key_id(
                 spec.insights.performance_insights_kms_key_id.clone(),
             )
-            .set_availability_zone(spec.availability_zone.clone())
             .set_character_set_name(spec.character_set_name.clone())
             .set_engine_lifecycle_support(spec.engine_lifecycle_support.clone())
             .set_db_cluster_identifier(spec.db_cluster_identifier.clone())

@@ -1,6 +1,6 @@
 //! The snapshots and restores of the RDS adapter: DescribeDBSnapshots (of an identifier, or one
 //! snapshot), the instance with a DbiResourceId, tags by ARN, and the two restores with the spec's
-//! settings RDS takes at restore time.
+//! settings RDS takes at restore time, and the restore from a backup in S3.
 
 use std::collections::BTreeMap;
 
@@ -11,7 +11,11 @@ use crate::rds_state::{ObservedInstance, SnapshotInfo};
 use crate::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags, restore_time, tag_map};
 
-use super::creating;
+use secrecy::ExposeSecret;
+
+use crate::database::spec::S3Source;
+
+use super::{CreateRequest, creating};
 
 /// DBInstance's snapshots and restores: the DB snapshots of an identifier or one by name, the instance of a DbiResourceId, tags by ARN, and the two restores.
 pub(crate) trait RestoreCalls {
@@ -41,6 +45,14 @@ pub(crate) trait RestoreCalls {
     /// RestoreDBInstanceFromDBSnapshot, or RestoreDBInstanceToPointInTime of a source at a time
     /// (None: its latest restorable time), with the spec's settings RDS takes at restore time.
     async fn restore(&self, r: &Restore<'_, DBInstanceSpec>) -> Result<ObservedInstance, AwsError>;
+
+    /// RestoreDBInstanceFromS3: the instance CreateDBInstance would make, with the backup under
+    /// the bucket's prefix loaded into it, read as the ingestion role.
+    async fn restore_from_s3(
+        &self,
+        req: &CreateRequest<'_>,
+        s3: &S3Source,
+    ) -> Result<ObservedInstance, AwsError>;
 }
 
 impl RestoreCalls for Rds {
@@ -130,6 +142,41 @@ impl RestoreCalls for Rds {
         };
         Ok(creating(restored.as_ref(), r.identifier))
     }
+
+    async fn restore_from_s3(
+        &self,
+        req: &CreateRequest<'_>,
+        s3: &S3Source,
+    ) -> Result<ObservedInstance, AwsError> {
+        restore_from_s3(self, req, s3).await
+    }
+}
+
+/// RestoreDBInstanceFromS3 with CreateDBInstance's settings: those a restore takes
+/// (`restore_settings!`) and the engine, storage, master user and encryption; the rest of the
+/// field table is sent by the ModifyDBInstance that follows a restore.
+async fn restore_from_s3(
+    rds: &Rds,
+    req: &CreateRequest<'_>,
+    s3: &S3Source,
+) -> Result<ObservedInstance, AwsError> {
+    let spec = req.spec;
+    let request = new_instance_settings!(rds.client.restore_db_instance_from_s3(), req)
+        .set_engine_version(spec.engine_version.clone())
+        .set_allocated_storage(spec.allocated_storage)
+        .set_max_allocated_storage(spec.max_allocated_storage)
+        .set_backup_retention_period(spec.backup_retention_period)
+        .source_engine(&s3.source_engine)
+        .source_engine_version(&s3.source_engine_version)
+        .s3_bucket_name(&s3.bucket)
+        .set_s3_prefix(s3.prefix.clone())
+        .s3_ingestion_role_arn(&s3.ingestion_role);
+    let sent = restore_settings!(request, spec)
+        .set_tags(Some(rds_tags(&req.tags)))
+        .send();
+    let result = (sent.await).map_err(|e| aws_error("RestoreDBInstanceFromS3", e, req.password));
+    rds.count("RestoreDBInstanceFromS3", &result);
+    Ok(creating(result?.db_instance(), req.identifier))
 }
 
 /// Every page of a DescribeDBSnapshots, each counted.

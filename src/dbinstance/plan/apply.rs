@@ -143,15 +143,10 @@ pub fn plan(f: &Facts) -> Plan {
     }
     let identifier = db.identifier();
     match ownership(f) {
-        Ownership::Create if !may_restore(f) => {
+        Ownership::Create if restore_refused(f).is_some() => {
             plan.requeue = Requeue::After(spec::drift_interval(&db.spec, &f.intervals));
-            let source = (db.spec.restore_from.as_ref()).map_or_else(String::new, restore_source);
-            let message = format!(
-                "restoreFrom names {source}, which is not found, or is neither this namespace's own nor \
-                 granted to it (tag {} on it, or the operator's --grant-restore); nothing is restored",
-                crate::dbinstance::RESTORABLE_BY_TAG
-            );
-            refuse(plan, f, "RestoreSourceNotOwned", &message, Some("NotOwned"))
+            let (reason, message) = restore_refused(f).unwrap_or_default();
+            refuse(plan, f, reason, &message, Some("NotOwned"))
         }
         Ownership::Create if replica::wanted(db) => create_replica(f, plan),
         Ownership::Create => create(f, plan, Creation::from_spec(db)),
@@ -180,12 +175,29 @@ pub fn plan(f: &Facts) -> Plan {
     }
 }
 
-/// Whether spec.restoreFrom (if any) may be acted on: its source is this namespace's own or
-/// granted to it, as read in this reconcile.
-fn may_restore(f: &Facts) -> bool {
+/// Why spec.restoreFrom may not be acted on (reason, message); None: there is none, or it may.
+/// A snapshot or an instance must be this namespace's own or granted to it, as read in this
+/// reconcile; a backup in S3 is reached through its ingestion role, which must be the
+/// namespace's (`managed::roles`).
+fn restore_refused(f: &Facts) -> Option<(&'static str, String)> {
+    let r = f.db.spec.restore_from.as_ref()?;
     let namespace = f.db.metadata.namespace.as_deref().unwrap_or_default();
-    f.db.spec.restore_from.is_none()
-        || tenancy::may_restore(f.restore_source.as_ref(), namespace, &f.grants)
+    if let Some(s3) = &r.s3 {
+        let field = "restoreFrom.s3.ingestionRole";
+        let why =
+            crate::managed::roles::refused_role(&f.grants, namespace, field, &s3.ingestion_role);
+        return why.map(|why| ("RoleNotGranted", why));
+    }
+    if tenancy::may_restore(f.restore_source.as_ref(), namespace, &f.grants) {
+        return None;
+    }
+    let message = format!(
+        "restoreFrom names {}, which is not found, or is neither this namespace's own nor \
+         granted to it (tag {} on it, or the operator's --grant-restore); nothing is restored",
+        restore_source(r),
+        crate::dbinstance::RESTORABLE_BY_TAG
+    );
+    Some(("RestoreSourceNotOwned", message))
 }
 
 /// The facts with the spec's references replaced by the names they resolve to (and a member's

@@ -54,6 +54,10 @@ pub(super) fn create_replica(f: &Facts, plan: Plan) -> Plan {
 
 /// The source of spec.restoreFrom, in words.
 pub fn restore_source(r: &RestoreFrom) -> String {
+    if let Some(s3) = &r.s3 {
+        let prefix = s3.prefix.as_deref().unwrap_or_default();
+        return format!("s3://{}/{prefix}", s3.bucket);
+    }
     match (&r.db_snapshot_identifier, &r.source_db_instance_identifier) {
         (Some(snapshot), _) => format!("snapshot {snapshot}"),
         (None, Some(source)) => match &r.restore_time {
@@ -137,6 +141,9 @@ pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
             });
             plan.event(EventType::Warning, "Restoring", "Create", note);
         }
+        Creation::FromSpec(r) if r.s3.is_some() => {
+            from_s3(f, &mut plan, &mut fields, (r, password), tags)
+        }
         Creation::FromSpec(r) => from_spec(f, &mut plan, &mut fields, r, tags),
         Creation::EmptyInPlaceOfDeleted => {
             fields.last_drift = Some(deleted_record(f, "Recreated", identifier.clone()));
@@ -209,6 +216,17 @@ fn replica_creation(
     plan.event(type_, "Creating", "Create", note);
 }
 
+/// Status says what the instance is restored from, settings not yet applied; the source, in
+/// words.
+fn restoring(fields: &mut DBInstanceStatus, r: &RestoreFrom) -> String {
+    let source = restore_source(r);
+    fields.restore = Some(RestoreStatus {
+        source: source.clone(),
+        settings_applied: false,
+    });
+    source
+}
+
 /// spec.restoreFrom: RDS takes the source's master password, settings and tags; the spec's are
 /// sent by one ModifyDBInstance once the instance is available.
 fn from_spec(
@@ -219,11 +237,7 @@ fn from_spec(
     tags: std::collections::BTreeMap<String, String>,
 ) {
     let identifier = f.db.identifier();
-    let source = restore_source(&r);
-    fields.restore = Some(RestoreStatus {
-        source: source.clone(),
-        settings_applied: false,
-    });
+    let source = restoring(fields, &r);
     // RDS has the source's password: a hash that matches no password makes the first sync send
     // the spec's, once.
     if fields.common.master_user_password_hash.is_some() {
@@ -248,6 +262,29 @@ fn from_spec(
         },
     );
     let note = format!("restoring RDS instance {identifier} from {source}");
+    plan.event(EventType::Normal, "Restoring", "Create", note);
+}
+
+/// spec.restoreFrom.s3: RestoreDBInstanceFromS3 makes the instance as CreateDBInstance would,
+/// with the spec's master user and password, and loads the backup into it; what the call does not
+/// carry is sent by one ModifyDBInstance once it is available.
+fn from_s3(
+    f: &Facts,
+    plan: &mut Plan,
+    fields: &mut DBInstanceStatus,
+    (r, password): (RestoreFrom, Option<Sensitive>),
+    tags: std::collections::BTreeMap<String, String>,
+) {
+    let identifier = f.db.identifier();
+    let source = restoring(fields, &r);
+    plan.step(Step::Own(InstanceStep::RestoreFromS3 {
+        identifier: identifier.clone(),
+        s3: r.s3.unwrap_or_default(),
+        spec: creation_spec(&f.db),
+        password,
+        tags,
+    }));
+    let note = format!("restoring RDS instance {identifier} from the backup in {source}");
     plan.event(EventType::Normal, "Restoring", "Create", note);
 }
 

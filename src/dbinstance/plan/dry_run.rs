@@ -87,28 +87,11 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
         ..Default::default()
     };
     let (action, note): (&str, String) = match step {
-        Step::Own(InstanceStep::CreateInstance { spec, .. }) => {
+        Step::Own(InstanceStep::CreateInstance { .. } | InstanceStep::RestoreFromS3 { .. })
+        | Step::Restore { .. }
+        | Step::RestoreToPointInTime { .. } => {
             preview.disruption = Disruption::NewInstance.as_str().into();
-            let note = format!(
-                "a new, empty {} instance, {}",
-                spec.engine, spec.db_instance_class
-            );
-            ("CreateDBInstance", note)
-        }
-        Step::Restore { snapshot, .. } => {
-            preview.disruption = Disruption::NewInstance.as_str().into();
-            (
-                "RestoreDBInstanceFromDBSnapshot",
-                format!("from snapshot {snapshot}"),
-            )
-        }
-        Step::RestoreToPointInTime { source, time, .. } => {
-            preview.disruption = Disruption::NewInstance.as_str().into();
-            let at = time.as_deref().unwrap_or("its latest restorable time");
-            (
-                "RestoreDBInstanceToPointInTime",
-                format!("from instance {source} at {at}"),
-            )
+            new_instance(step)
         }
         Step::Modify { modification, .. } => {
             preview_modify(f, modification, multi_az, &mut preview)
@@ -153,6 +136,38 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
     preview.action = action.into();
     preview.note = note;
     preview
+}
+
+/// The steps that make a new instance: empty, or from a snapshot, a point in time or S3.
+fn new_instance(step: &Step) -> (&'static str, String) {
+    match step {
+        Step::Restore { snapshot, .. } => (
+            "RestoreDBInstanceFromDBSnapshot",
+            format!("from snapshot {snapshot}"),
+        ),
+        Step::Own(InstanceStep::RestoreFromS3 { s3, .. }) => {
+            let (bucket, prefix) = (&s3.bucket, s3.prefix.as_deref().unwrap_or_default());
+            (
+                "RestoreDBInstanceFromS3",
+                format!("from the backup in s3://{bucket}/{prefix}"),
+            )
+        }
+        Step::RestoreToPointInTime { source, time, .. } => {
+            let at = time.as_deref().unwrap_or("its latest restorable time");
+            (
+                "RestoreDBInstanceToPointInTime",
+                format!("from instance {source} at {at}"),
+            )
+        }
+        Step::Own(InstanceStep::CreateInstance { spec, .. }) => {
+            let note = format!(
+                "a new, empty {} instance, {}",
+                spec.engine, spec.db_instance_class
+            );
+            ("CreateDBInstance", note)
+        }
+        _ => ("", String::new()),
+    }
 }
 
 /// The steps RDS takes the instance offline for: a reboot, pending maintenance.

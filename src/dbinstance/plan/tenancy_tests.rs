@@ -189,6 +189,84 @@ fn a_restore_source_must_be_this_namespaces_own_or_granted() {
 }
 
 #[test]
+fn a_restore_from_s3_is_made_only_with_an_ingestion_role_of_this_namespace() {
+    let from_s3 = |role: &str, grants: &[&str]| {
+        with(facts(), |f| {
+            f.db.spec.restore_from = Some(RestoreFrom {
+                s3: Some(crate::database::spec::S3Source {
+                    bucket: "backups".into(),
+                    prefix: Some("coffee/".into()),
+                    ingestion_role: role.into(),
+                    source_engine: "mysql".into(),
+                    source_engine_version: "8.0.42".into(),
+                }),
+                ..Default::default()
+            });
+            f.grants.roles = grants.iter().map(|n| n.to_string()).collect();
+            // Nothing is read of a backup in S3: the role is the reach.
+            f.restore_source = Some(RestoreSource::NotFound);
+        })
+    };
+    let own = "arn:aws:iam::123456789012:role/rds-operator/shop/s3-import";
+    let theirs = "arn:aws:iam::123456789012:role/rds-operator/team-b/s3-import";
+    let root = "arn:aws:iam::123456789012:role/s3-import";
+    check_outlines(vec![
+        (
+            "a role under /rds-operator/shop/ is restored from",
+            from_s3(own, &[]),
+            vec!["RestoreFromS3"],
+            "Synced",
+        ),
+        (
+            "another namespace's role is not",
+            from_s3(theirs, &[]),
+            vec![],
+            "RoleNotGranted",
+        ),
+        (
+            "a role outside the path is not",
+            from_s3(root, &[]),
+            vec![],
+            "RoleNotGranted",
+        ),
+        (
+            "unless --grant-roles lists the namespace",
+            from_s3(root, &["shop"]),
+            vec!["RestoreFromS3"],
+            "Synced",
+        ),
+        (
+            "--grant-roles for another namespace does not",
+            from_s3(root, &["team-b"]),
+            vec![],
+            "RoleNotGranted",
+        ),
+    ]);
+    let refused = plan(&from_s3(theirs, &[]));
+    assert_eq!(
+        refused.requeue, SETTLED,
+        "looked at again at the drift interval"
+    );
+    let message = refused.status.expect("status").synced.message;
+    assert!(message.contains("/rds-operator/shop/"), "{message}");
+    assert!(crate::managed::conditions::STALLED.contains(&"RoleNotGranted"));
+    // Made, the password is sent in the call (unlike a snapshot's restore): its hash is the
+    // spec's, and status names the backup.
+    let made = plan(&from_s3(own, &[]));
+    let Step::Own(InstanceStep::RestoreFromS3 { s3, password, .. }) = &made.steps[0] else {
+        panic!("{:?}", made.steps)
+    };
+    assert_eq!((s3.bucket.as_str(), password.is_some()), ("backups", true));
+    let fields = made.status.expect("status").fields;
+    assert_ne!(
+        fields.common.master_user_password_hash.as_deref(),
+        Some(super::password::RESTORED_PASSWORD)
+    );
+    let restore = fields.restore.expect("restore in status");
+    assert_eq!(restore.source, "s3://backups/coffee/");
+}
+
+#[test]
 fn an_instance_no_dbinstance_owns_is_claimed_only_where_granted() {
     let untagged = |policy| {
         with(adopting(policy), |f| {

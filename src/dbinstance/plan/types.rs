@@ -116,6 +116,15 @@ pub enum InstanceStep {
         password: Option<Sensitive>,
         tags: BTreeMap<String, String>,
     },
+    /// RestoreDBInstanceFromS3: CreateDBInstance's settings, and the backup under a prefix of a
+    /// bucket, read as the ingestion role.
+    RestoreFromS3 {
+        identifier: String,
+        s3: crate::database::spec::S3Source,
+        spec: Box<DBInstanceSpec>,
+        password: Option<Sensitive>,
+        tags: BTreeMap<String, String>,
+    },
     /// DeleteDBInstance, with a final snapshot when named; automated backups are kept unless
     /// `delete_automated_backups`.
     DeleteInstance {
@@ -164,6 +173,7 @@ impl crate::database::step::OwnStep for InstanceStep {
     fn name(&self) -> &'static str {
         match self {
             InstanceStep::CreateInstance { .. } => "CreateInstance",
+            InstanceStep::RestoreFromS3 { .. } => "RestoreFromS3",
             InstanceStep::DeleteInstance { .. } => "DeleteInstance",
             InstanceStep::Reboot { .. } => "Reboot",
             InstanceStep::Stop { .. } => "Stop",

@@ -239,6 +239,11 @@ pub async fn coffee_subnets(rds: &aws_sdk_rds::Client) -> Vec<String> {
 /// `external_id` when given, as a member account's trust policy does (deploy/iam/); returns its
 /// ARN.
 pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> String {
+    create_role_at(account, "/", name, external_id)
+}
+
+/// [`create_role`] under an IAM path (`/rds-operator/<namespace>/`: a namespace's own role).
+pub fn create_role_at(account: &str, path: &str, name: &str, external_id: Option<&str>) -> String {
     let mut statement = serde_json::json!({
         "Effect": "Allow",
         "Principal": {"AWS": "arn:aws:iam::123456789012:root"},
@@ -251,11 +256,12 @@ pub fn create_role(account: &str, name: &str, external_id: Option<&str>) -> Stri
     iam_call(
         account,
         &format!(
-            "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
+            "Action=CreateRole&Version=2010-05-08&RoleName={name}&Path={}&AssumeRolePolicyDocument={}",
+            rds_operator::dbinstance::connection::encode(path),
             rds_operator::dbinstance::connection::encode(&policy.to_string())
         ),
     );
-    format!("arn:aws:iam::{account}:role/{name}")
+    format!("arn:aws:iam::{account}:role{path}{name}")
 }
 
 /// The IAM role an RDS Proxy reads its Secrets Manager secrets with, in moto's default account:

@@ -15,6 +15,14 @@ pub fn create_bucket(name: &str) {
     assert_eq!(code, 200, "CreateBucket {name}: {body}");
 }
 
+/// Puts an object in the bucket.
+pub fn put_object(bucket: &str, key: &str, body: &str) {
+    let headers = "x-amz-content-sha256: UNSIGNED-PAYLOAD\r\n";
+    let path = format!("/{bucket}/{key}");
+    let (code, answer) = aws_request(("PUT", &path), (&region(), "s3"), headers, body);
+    assert_eq!(code, 200, "PutObject {bucket}/{key}: {answer}");
+}
+
 /// Removes the bucket and every object in it.
 pub fn delete_bucket(name: &str) {
     let (_, listing) = s3_call("GET", &format!("/{name}"));

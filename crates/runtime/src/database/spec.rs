@@ -293,3 +293,28 @@ pub struct Connection {
     /// username, password, dbname, engine and uri, plus extraKeys templates over all of them.
     pub connection_secret: Option<ConnectionSecretSpec>,
 }
+
+/// A backup in Amazon S3 to make the database of (RestoreDBInstanceFromS3): the files a backup
+/// tool wrote under a prefix of a bucket, read by RDS as an IAM role.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct S3Source {
+    /// The bucket the backup is in (S3BucketName).
+    #[schemars(length(min = 3, max = 63))]
+    pub bucket: String,
+    /// The prefix of the backup's files in the bucket (S3Prefix); default: the whole bucket.
+    #[schemars(length(max = 1024))]
+    pub prefix: Option<String>,
+    /// The ARN of the IAM role RDS reads the bucket as (S3IngestionRoleArn). It must be this
+    /// namespace's: under the IAM path /rds-operator/<namespace>/, or any role when the operator's
+    /// --grant-roles lists the namespace (docs/tenancy.md).
+    #[x_kube(validation = kube::core::Rule::new("self.matches('^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$')").message("ingestionRole must be an IAM role ARN"))]
+    pub ingestion_role: String,
+    /// The engine the backup was made of (SourceEngine): mysql.
+    #[x_kube(validation = kube::core::Rule::new("self == 'mysql'").message("sourceEngine must be mysql: RDS restores only MySQL backups from S3"))]
+    pub source_engine: String,
+    /// The version of the engine the backup was made of (SourceEngineVersion), e.g. 8.0.42.
+    #[schemars(length(min = 1, max = 32))]
+    pub source_engine_version: String,
+}

@@ -40,6 +40,7 @@ pub const STALLED: &[&str] = &[
     "PasswordUnknown",
     "NothingToAdopt",
     "RestoreSourceNotOwned",
+    "RoleNotGranted",
     "NotGranted",
     "GroupNotOwned",
     "AccountNotGranted",

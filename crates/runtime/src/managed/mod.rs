@@ -31,6 +31,7 @@ pub mod placement;
 pub mod plan;
 pub mod recovery;
 pub mod references;
+pub mod roles;
 pub mod skeleton;
 pub mod stores;
 pub mod tags;
