@@ -23,6 +23,7 @@ use crate::dbuser::DBUser;
 use crate::eventsubscription::EventSubscription;
 use crate::globalcluster::GlobalCluster;
 use crate::http::Health;
+use crate::integration::Integration;
 use crate::managed::skeleton::{self, Running};
 use crate::managed::{ApiScope, Managed};
 use crate::optiongroup::OptionGroup;
@@ -65,6 +66,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBProxy>(),
     register::<DBUser>(),
     register::<EventSubscription>(),
+    register::<Integration>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

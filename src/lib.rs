@@ -29,6 +29,7 @@ pub mod dbsubnetgroup;
 pub mod dbuser;
 pub mod eventsubscription;
 pub mod globalcluster;
+pub mod integration;
 pub mod kinds;
 pub mod olm;
 pub mod optiongroup;

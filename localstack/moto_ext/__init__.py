@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -520,6 +520,7 @@ def install() -> None:
     snapshots.install(LOCK, CONFIG)
     export_tasks.install(LOCK, CONFIG)
     event_subscriptions.install(LOCK)
+    integrations.install(LOCK, CONFIG)
     backup_replication.install(LOCK)
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
@@ -569,7 +570,11 @@ def install() -> None:
                           or params.get("OptionGroupName")
                           or params.get("DBProxyName")
                           or params.get("DBProxyEndpointName")
-                          or params.get("SubscriptionName") or "")
+                          or params.get("SubscriptionName") or params.get("IntegrationName") or "")
+            # An integration named by its ARN is counted under its name.
+            if not identifier and params.get("IntegrationIdentifier"):
+                given = str(params["IntegrationIdentifier"])
+                identifier = integrations.NAMES.get(given, given)
             # A new deployment is counted under its source instance.
             if not identifier and ":db:" in (params.get("Source") or ""):
                 identifier = params["Source"].split(":db:", 1)[1]

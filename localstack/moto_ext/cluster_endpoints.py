@@ -107,7 +107,7 @@ def tagged(backend: Any) -> list[tuple[str, str, dict[str, str]]]:
 def install(lock: Any, config: dict[str, float]) -> None:
     from moto.core.responses import ActionResult
     from moto.rds.exceptions import RDSClientError
-    from moto.rds.models import RDSBackend as Backend
+    from . import tagging  # here: tagging imports this module
     from moto.rds.responses import RDSResponse as Response
 
     def members_of(cluster: Any) -> set[str]:
@@ -232,29 +232,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
             rows.sort(key=lambda r: (r["DBClusterEndpointIdentifier"], r["EndpointType"]))
             return ActionResult(paging.page(params, "DBClusterEndpoints", rows))
 
-    def tags_of(orig: Any) -> Any:
-        def handler(backend: Any, arn: str, *args: Any) -> Any:
-            if ":cluster-endpoint:" not in arn:
-                return orig(backend, arn, *args)
-            with lock:
-                endpoint = found(backend, arn.split(":cluster-endpoint:")[-1])
-                if orig is orig_list:
-                    return list(endpoint.tags)
-                if orig is orig_add:
-                    keys = {t["Key"] for t in args[0]}
-                    endpoint.tags = [t for t in endpoint.tags if t["Key"] not in keys] + \
-                        [{"Key": t["Key"], "Value": t["Value"]} for t in args[0]]
-                    return list(endpoint.tags)
-                endpoint.tags = [t for t in endpoint.tags if t["Key"] not in set(args[0])]
-                return None
-        return handler
-
-    orig_list = Backend.list_tags_for_resource
-    orig_add = Backend.add_tags_to_resource
-    orig_remove = Backend.remove_tags_from_resource
-    Backend.list_tags_for_resource = tags_of(orig_list)
-    Backend.add_tags_to_resource = tags_of(orig_add)
-    Backend.remove_tags_from_resource = tags_of(orig_remove)
+    tagging.route(lock, ":cluster-endpoint:", lambda backend, arn: found(backend, arn.split(":cluster-endpoint:")[-1]))
     Response.create_db_cluster_endpoint = create
     Response.modify_db_cluster_endpoint = modify
     Response.delete_db_cluster_endpoint = delete

@@ -23,6 +23,7 @@ mod global_failover;
 mod health;
 mod iam;
 mod insights;
+mod integrations;
 mod lifecycle;
 mod maintenance;
 mod migration;

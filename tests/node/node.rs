@@ -375,8 +375,9 @@ fn freeze_operator(pod: &Pod) {
 }
 
 /// An Aurora cluster's lifecycle under the chart's RBAC: a DBClusterParameterGroup, a DBCluster
-/// that refers to it and a member DBInstance that refers to the cluster, each Ready, then deleted
-/// (the member first; the cluster without a final snapshot; the group).
+/// that refers to it and a member DBInstance that refers to the cluster, each Ready, an Integration
+/// of the cluster made, changed and deleted, then the rest deleted (the member first; the cluster
+/// without a final snapshot; the group).
 async fn aurora_lifecycle(client: &Client, ns: &str) {
     let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), ns);
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), ns);
@@ -423,6 +424,7 @@ async fn aurora_lifecycle(client: &Client, ns: &str) {
         is_ready,
     )
     .await;
+    crate::options::integration_lifecycle(client, ns).await;
     common::delete_and_wait(&instances, "coffee-aurora-writer").await;
     clusters
         .delete("coffee-aurora", &DeleteParams::default())

@@ -1,6 +1,7 @@
 //! An OptionGroup and a DBProxy under the chart's RBAC: the group made Ready and referred to by a
 //! DBInstance (its `get` by name), a proxy over that instance made Ready, then all deleted; and an
-//! EventSubscription of the Coffee Manage DBInstance, made, changed and deleted.
+//! EventSubscription of the Coffee Manage DBInstance, and an Integration of the Aurora DBCluster,
+//! each made, changed and deleted.
 
 use kube::Client;
 use kube::api::{Api, DeleteParams, PostParams};
@@ -121,4 +122,50 @@ pub(crate) async fn event_subscription_lifecycle(client: &Client, ns: &str) {
         .await)
         .unwrap();
     common::wait_object_gone(&subs, "coffee-availability").await;
+}
+
+/// An Integration of the Aurora DBCluster `coffee-aurora` under the chart's RBAC: made Ready with
+/// the cluster as its source, its data filter changed (one change), then deleted.
+pub(crate) async fn integration_lifecycle(client: &Client, ns: &str) {
+    use rds_operator::integration::Integration;
+    let integrations: Api<Integration> = Api::namespaced(client.clone(), ns);
+    let target = "arn:aws:redshift-serverless:us-east-1:123456789012:namespace/6f1b2c3d-4e5f-6789";
+    let object: Integration = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-to-redshift"},
+        "spec": {"integrationName": unique("node-etl"), "dbClusterRef": {"name": "coffee-aurora"},
+                 "targetARN": target},
+    }))
+    .unwrap();
+    integrations
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    let synced = |i: &Integration| {
+        common::object_condition(i, "Ready").is_some_and(|c| c.0 == "True")
+            && common::object_condition(i, "Synced").is_some_and(|c| c.1 == "Synced")
+            && (i.status.as_ref()).and_then(|s| s.reported.observed_generation)
+                == i.metadata.generation
+    };
+    common::wait_object(&integrations, "coffee-to-redshift", "Ready", synced).await;
+    let patch = json!({"spec": {"dataFilter": "include: COFFEE.*"}});
+    let params = kube::api::PatchParams::default();
+    (integrations
+        .patch(
+            "coffee-to-redshift",
+            &params,
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await)
+        .unwrap();
+    let filtered = |i: &Integration| {
+        synced(i)
+            && (i.status.as_ref()).and_then(|s| s.data_filter.as_deref())
+                == Some("include: COFFEE.*")
+    };
+    common::wait_object(&integrations, "coffee-to-redshift", "filtered", filtered).await;
+    (integrations
+        .delete("coffee-to-redshift", &DeleteParams::default())
+        .await)
+        .unwrap();
+    common::wait_object_gone(&integrations, "coffee-to-redshift").await;
 }

@@ -373,6 +373,21 @@ pub struct Directory {
     pub ack: bool,
 }
 
+impl Directory {
+    /// The AWS account IDs of the AWSAccounts granted to the namespace (of the last role of each
+    /// chain): where its data may be handed (a snapshot's share, an integration's target).
+    pub fn granted_accounts(&self, namespace: &str) -> Vec<String> {
+        let ns = self
+            .namespaces
+            .get(&kube::runtime::reflector::ObjectRef::new(namespace));
+        let labels = (ns.and_then(|n| n.metadata.labels.clone())).unwrap_or_default();
+        (self.accounts.all().into_iter())
+            .filter(|a| a.namespace_selector.selects(namespace, &labels))
+            .filter_map(|a| a.account_id().map(str::to_owned))
+            .collect()
+    }
+}
+
 /// The cluster-wide watch of the namespaces (their metadata only) [`Directory`] reads, with the
 /// accounts a watch of them serves, until `shutdown`.
 pub fn watch_directory(

@@ -123,6 +123,10 @@ const CODES: &[(&str, Entry)] = &[
     ("InvalidDBProxyStateFault", Is(Busy)),
     ("InvalidDBSecurityGroupState", Is(Busy)),
     ("InvalidDBShardGroupState", Is(Busy)),
+    // An integration being created, changed or deleted (API_ModifyIntegration.html), or a
+    // conflicting request on it in progress (IntegrationConflictOperationFault).
+    ("InvalidIntegrationStateFault", Is(Busy)),
+    ("IntegrationConflictOperationFault", Is(Busy)),
     ("InvalidDBSnapshotState", Is(Busy)),
     ("InvalidDBSubnetGroupStateFault", Is(Busy)),
     ("InvalidDBSubnetStateFault", Is(Busy)),
@@ -204,7 +208,8 @@ const CODES: &[(&str, Entry)] = &[
     ("DBClusterGroupAutomatedBackupNotFound", Is(Refused)),
     ("DataGroupNotFoundFault", Is(Refused)),
     ("DBShardGroupNotFound", Is(Refused)),
-    ("IntegrationNotFoundFault", Is(Refused)),
+    // An integration the operator deletes that is gone: gone (integration/aws.rs treats it so).
+    ("IntegrationNotFoundFault", Is(Gone)),
     ("TenantDatabaseNotFound", Is(Refused)),
     ("DBSnapshotTenantDatabaseNotFoundFault", Is(Refused)),
     ("QueueDoesNotExist", Is(Refused)),
@@ -213,6 +218,7 @@ const CODES: &[(&str, Entry)] = &[
     ("DBInstanceAlreadyExistsFault", Is(Exists)),
     ("DBClusterAlreadyExistsFault", Is(Exists)),
     ("DBClusterEndpointAlreadyExistsFault", Is(Exists)),
+    ("IntegrationAlreadyExistsFault", Is(Exists)),
     ("DBClusterSnapshotAlreadyExistsFault", Is(Exists)),
     ("DBParameterGroupAlreadyExists", Is(Exists)),
     ("DBProxyAlreadyExistsFault", Is(Exists)),
@@ -237,6 +243,7 @@ const CODES: &[(&str, Entry)] = &[
     // Quotas of the account: raised by AWS, or freed by deleting.
     ("DBClusterAutomatedBackupQuotaExceededFault", Is(Refused)),
     ("DBClusterEndpointQuotaExceededFault", Is(Refused)),
+    ("IntegrationQuotaExceededFault", Is(Refused)),
     ("DBClusterQuotaExceededFault", Is(Refused)),
     ("DBClusterRoleQuotaExceeded", Is(Refused)),
     ("DBInstanceRoleQuotaExceeded", Is(Refused)),

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use kube::Api;
-use kube::runtime::reflector::ObjectRef;
 
 use crate::context::Context;
 use crate::error::{Error, kube_err};
@@ -141,13 +140,7 @@ async fn shares<K: SnapshotKind>(
     names: &[String],
 ) -> Result<Shares, Error> {
     let namespace = snapshot.meta().namespace.clone().unwrap_or_default();
-    let directory = &ctx.directory;
-    let ns = directory.namespaces.get(&ObjectRef::new(&namespace));
-    let labels = (ns.and_then(|n| n.metadata.labels.clone())).unwrap_or_default();
-    let accounts = (directory.accounts.all().into_iter())
-        .filter(|a| a.namespace_selector.selects(&namespace, &labels))
-        .filter_map(|a| a.account_id().map(str::to_owned))
-        .collect();
+    let accounts = ctx.directory.granted_accounts(&namespace);
     let mut current = BTreeMap::new();
     for name in names {
         current.insert(name.clone(), K::shares(&at.rds, name).await?);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::{Facts, NamedKind};
+use super::{Facts, NamedKind, NamedPlan, Step};
 use crate::crd::{FINALIZER, OWNER_NAME_TAG, OWNER_TAG};
 
 pub const UID: &str = "uid-1";
@@ -48,4 +48,29 @@ pub fn deleting<K: NamedKind>(f: Facts<K>) -> Facts<K> {
         let time = k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(epoch);
         f.object.meta_mut().deletion_timestamp = Some(time);
     })
+}
+
+/// The plan's steps by name: a kind's own by its variant (`Create`, `Modify`), the others by
+/// theirs (`AddTags`, `Delete`, `RemoveFinalizer`).
+pub fn step_names<K: NamedKind>(plan: &NamedPlan<K>) -> Vec<String>
+where
+    K::Own: std::fmt::Debug,
+{
+    let first = |text: String| {
+        let name = text.split([' ', '{', '(']).next().unwrap_or_default();
+        name.to_owned()
+    };
+    (plan.steps.iter())
+        .map(|s| match s {
+            Step::Own(own) => first(format!("{own:?}")),
+            other => first(format!("{other:?}")),
+        })
+        .collect()
+}
+
+/// Synced's reason in the plan's status ("" without one).
+pub fn synced_reason<K: NamedKind>(plan: &NamedPlan<K>) -> String {
+    (plan.status.as_ref())
+        .map(|s| s.synced.reason.clone())
+        .unwrap_or_default()
 }
