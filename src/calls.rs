@@ -30,6 +30,7 @@ const SOURCES: &[&str] = &[
     include_str!("optiongroup/aws.rs"),
     include_str!("eventsubscription/aws.rs"),
     include_str!("integration/aws.rs"),
+    include_str!("dbshardgroup/aws.rs"),
     include_str!("../crates/runtime/src/maintenance/aws.rs"),
     include_str!("dbproxy/aws.rs"),
     include_str!("../crates/aws/src/accounts/credentials.rs"),

@@ -17,6 +17,7 @@ use crate::dbclustersnapshot::DBClusterSnapshot;
 use crate::dbinstance::DBInstance;
 use crate::dbparametergroup::DBParameterGroup;
 use crate::dbproxy::DBProxy;
+use crate::dbshardgroup::DBShardGroup;
 use crate::dbsnapshot::DBSnapshot;
 use crate::dbsubnetgroup::DBSubnetGroup;
 use crate::dbuser::DBUser;
@@ -67,6 +68,7 @@ pub const KINDS: &[Registration] = &[
     register::<DBUser>(),
     register::<EventSubscription>(),
     register::<Integration>(),
+    register::<DBShardGroup>(),
 ];
 
 /// The CRD of the kind with this name (lower case), as YAML.

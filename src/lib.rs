@@ -24,6 +24,7 @@ pub mod dbclustersnapshot;
 pub mod dbinstance;
 pub mod dbparametergroup;
 pub mod dbproxy;
+pub mod dbshardgroup;
 pub mod dbsnapshot;
 pub mod dbsubnetgroup;
 pub mod dbuser;

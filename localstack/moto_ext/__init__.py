@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, shard_groups, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -521,6 +521,7 @@ def install() -> None:
     export_tasks.install(LOCK, CONFIG)
     event_subscriptions.install(LOCK)
     integrations.install(LOCK, CONFIG)
+    shard_groups.install(LOCK, CONFIG)
     backup_replication.install(LOCK)
     # Around the snapshots' and replicas' own handlers.
     presigned.install(LOCK)
@@ -559,6 +560,7 @@ def install() -> None:
                           or params.get("DBParameterGroupName")
                           or params.get("TargetDBInstanceIdentifier")
                           or params.get("DBClusterEndpointIdentifier")
+                          or params.get("DBShardGroupIdentifier")
                           or params.get("DBClusterIdentifier")
                           or params.get("DBClusterParameterGroupName")
                           or params.get("BlueGreenDeploymentIdentifier")

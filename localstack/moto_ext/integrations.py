@@ -21,8 +21,8 @@ is about managed master passwords, not these), as the API reference describes th
   ``Description``, only while ``active`` (else InvalidIntegrationStateFault), ``modifying`` for the
   modify delay; DeleteIntegration (API_DeleteIntegration.html) of one not being created, changed or
   deleted, ``deleting`` for the delete delay, then gone.
-* The tag calls reach it by its ARN, and the Resource Groups Tagging API lists it
-  (``rds:integration``).
+* The tag calls reach it by its ARN; its tags are in DescribeIntegrations' answer
+  (API_Integration.html, Tags).
 
 What is not modelled: no data moves (moto has no Redshift namespaces; the target is checked by its
 ARN's form only), so ``syncing`` and ``needs_attention`` are never reported; the source cluster's
@@ -95,12 +95,6 @@ class Integration:
 def store(backend: Any) -> dict[str, Integration]:
     """The backend's integrations by ARN."""
     return backend.__dict__.setdefault("_ext_integrations", {})
-
-
-def tagged(backend: Any) -> list[tuple[str, str, dict[str, str]]]:
-    """(type, ARN, tags) of the integrations, for the Resource Groups Tagging API."""
-    return [("rds:integration", i.arn, {t["Key"]: t["Value"] for t in i.tags})
-            for i in list(store(backend).values()) if i.status != "deleted"]
 
 
 def install(lock: Any, config: dict[str, float]) -> None:

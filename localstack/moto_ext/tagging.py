@@ -2,8 +2,7 @@
 
 AWS's GetResources lists RDS DB subnet groups (``rds:subgrp``), DB parameter groups (``rds:pg``), option
 groups (``rds:og``), event subscriptions (``rds:es``) and
-custom cluster endpoints (``rds:cluster-endpoint``, ``cluster_endpoints.py``), zero-ETL integrations
-(``rds:integration``, ``integrations.py``)
+custom cluster endpoints (``rds:cluster-endpoint``, ``cluster_endpoints.py``)
 with their tags, beside instances, clusters and snapshots ("Services that support the Resource
 Groups Tagging API", Resource Groups Tagging API User Guide; the resource types as in
 ``ResourceTypeFilters``). moto 5.2.5's ``RDSBackend.iter_tagged_resources`` yields only clusters,
@@ -14,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from . import cluster_endpoints, integrations
+from . import cluster_endpoints
 
 
 def install() -> None:
@@ -33,7 +32,7 @@ def install() -> None:
                     tags={tag["Key"]: tag["Value"] for tag in group.get_tags()},
                     resource_type=resource_type,
                 )
-        for resource_type, arn, tags in [*cluster_endpoints.tagged(self), *integrations.tagged(self)]:
+        for resource_type, arn, tags in cluster_endpoints.tagged(self):
             yield TaggedResource(arn=arn, tags=tags, resource_type=resource_type)
 
     RDSBackend.iter_tagged_resources = iter_tagged_resources

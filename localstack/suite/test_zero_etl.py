@@ -1,7 +1,7 @@
 """Zero-ETL integrations (moto_ext/integrations.py; API_CreateIntegration.html,
 API_DescribeIntegrations.html, API_ModifyIntegration.html, API_DeleteIntegration.html,
 API_Integration.html): made of an Aurora cluster to a Redshift namespace, reported, changed,
-tagged, listed by the tagging API and deleted; refused for a bad name, a missing or unsupported
+tagged and deleted; refused for a bad name, a missing or unsupported
 source, a target that is not a namespace, a taken name or pair, and a change while one runs. moto
 5.2.5 has no integrations at all (its test_integrations.py is about managed master passwords)."""
 
@@ -55,9 +55,8 @@ def test_an_integration_is_made_reported_changed_tagged_and_deleted(rds):
     tags = rds.list_tags_for_resource(ResourceName=made["IntegrationArn"])["TagList"]
     assert tags == [{"Key": "team", "Value": "coffee"}]
     rds.add_tags_to_resource(ResourceName=made["IntegrationArn"], Tags=[{"Key": "env", "Value": "dev"}])
-    listed = boto3.client("resourcegroupstaggingapi", region_name="us-east-1").get_resources(
-        ResourceTypeFilters=["rds:integration"])["ResourceTagMappingList"]
-    assert [m["ResourceARN"] for m in listed] == [made["IntegrationArn"]]
+    listed = rds.describe_integrations(IntegrationIdentifier=made["IntegrationArn"])["Integrations"]
+    assert listed[0]["Tags"] == [{"Key": "team", "Value": "coffee"}, {"Key": "env", "Value": "dev"}]
     rds.delete_integration(IntegrationIdentifier=made["IntegrationArn"])
     assert code(rds.describe_integrations, IntegrationIdentifier=made["IntegrationArn"]) == \
         "IntegrationNotFoundFault"

@@ -133,6 +133,10 @@ pub(crate) trait ClusterCalls {
         identifier: &str,
         final_snapshot: Option<&str>,
     ) -> Result<(), AwsError>;
+
+    /// The endpoint of the cluster's DB shard group (DescribeDBShardGroups, filter
+    /// db-cluster-id), None while it has none or RDS reports none yet.
+    async fn shard_group_endpoint(&self, identifier: &str) -> Result<Option<String>, AwsError>;
 }
 
 impl ClusterCalls for Rds {
@@ -174,6 +178,10 @@ impl ClusterCalls for Rds {
             .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
             .set_database_name(spec.database_name.clone())
             .set_enable_http_endpoint(spec.enable_http_endpoint)
+            .set_cluster_scalability_type(
+                (spec.cluster_scalability_type)
+                    .map(|t| aws_sdk_rds::types::ClusterScalabilityType::from(t.as_str())),
+            )
             .set_performance_insights_kms_key_id(
                 spec.insights.performance_insights_kms_key_id.clone(),
             )
@@ -226,6 +234,23 @@ impl ClusterCalls for Rds {
             Err(e) if e.class == ErrorClass::NotFound => Ok(()),
             Err(e) => Err(e),
         }
+    }
+
+    async fn shard_group_endpoint(&self, identifier: &str) -> Result<Option<String>, AwsError> {
+        let filter = aws_sdk_rds::types::Filter::builder()
+            .name("db-cluster-id")
+            .values(identifier)
+            .build();
+        let result = (self.client.describe_db_shard_groups())
+            .filters(filter)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeDBShardGroups", e, None));
+        self.count("DescribeDBShardGroups", &result);
+        let groups = result?;
+        let available = (groups.db_shard_groups().iter())
+            .find(|g| g.status() != Some("creating") && g.status() != Some("deleting"));
+        Ok(available.and_then(|g| g.endpoint().map(str::to_owned)))
     }
 
     async fn delete_cluster(

@@ -80,6 +80,8 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!has(self.masterUserSecretRotation) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretRotation is the rotation of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretRotation"),
     validation = kube::core::Rule::new("has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("dbClusterIdentifier is immutable").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
+    validation = kube::core::Rule::new("has(self.clusterScalabilityType) == has(oldSelf.clusterScalabilityType) && (!has(self.clusterScalabilityType) || self.clusterScalabilityType == oldSelf.clusterScalabilityType)").message("clusterScalabilityType is immutable").field_path(".clusterScalabilityType"),
+    validation = kube::core::Rule::new("!has(self.clusterScalabilityType) || self.clusterScalabilityType != 'limitless' || self.engine == 'aurora-postgresql'").message("clusterScalabilityType limitless is Aurora PostgreSQL Limitless Database: engine must be aurora-postgresql (limitless.html)").field_path(".clusterScalabilityType"),
     validation = kube::core::Rule::new("!has(self.dbClusterIdentifier) || (!self.dbClusterIdentifier.endsWith('-') && !self.dbClusterIdentifier.contains('--'))").message("dbClusterIdentifier: RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no two hyphens in a row and none at the end").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("has(self.masterUsername) == has(oldSelf.masterUsername) && (!has(self.masterUsername) || self.masterUsername == oldSelf.masterUsername)").message("masterUsername is immutable").field_path(".masterUsername"),
     validation = kube::core::Rule::new("oldSelf.hasValue() || has(self.masterUsername) || has(self.globalClusterRef)").optional_old_self(true).message("masterUsername is required, except on a secondary cluster (globalClusterRef), which has its global database's").field_path(".masterUsername"),
@@ -130,6 +132,11 @@ pub struct DBClusterSpec {
     /// Standard at any time: a second switch within the 30 days is refused with RDS's reason.
     /// Modifiable.
     pub storage_type: Option<crate::database::choices::ClusterStorageType>,
+
+    /// standard (RDS's default) or limitless: an Aurora PostgreSQL Limitless Database, whose
+    /// capacity is its DB shard group (a DBShardGroup of this namespace that names the cluster;
+    /// its endpoint is the connection Secret's `shardGroupHost`). Immutable.
+    pub cluster_scalability_type: Option<crate::database::choices::ClusterScalabilityType>,
 
     /// The class of a Multi-AZ DB cluster's writer and two readers (engine mysql or postgres),
     /// such as db.m6gd.large; required for one. An Aurora cluster's members have classes of their

@@ -72,8 +72,7 @@ pub(super) async fn read(
     let member_states = member_states(at, observed.as_ref());
     let (global_members, global_endpoint) =
         super::global::member_reads(at, cluster, observed.as_ref(), observed_directly).await?;
-    let maintenance =
-        crate::maintenance::aws::listed(at, "cluster", &identifier, exists, intervals.settled);
+    let settled = intervals.settled;
     let blue_green = super::blue_green::read(at, cluster, reads.blue_green.as_ref()).await?;
     Ok(Facts {
         cluster: cluster.clone(),
@@ -94,7 +93,8 @@ pub(super) async fn read(
         global: secondary.map(|(global, _)| global),
         global_members,
         global_endpoint,
-        maintenance,
+        shard_group_endpoint: shard_group(at, cluster, name.is_some()).await?,
+        maintenance: crate::maintenance::aws::listed(at, "cluster", &identifier, exists, settled),
         blue_green,
         grants: ctx.grants.clone(),
         owner_alive,
@@ -105,6 +105,21 @@ pub(super) async fn read(
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
+    })
+}
+
+/// The endpoint of a limitless cluster's DB shard group, while its connection Secret is written:
+/// one DescribeDBShardGroups, for limitless clusters only.
+async fn shard_group(
+    at: &Location,
+    cluster: &DBCluster,
+    writing: bool,
+) -> Result<Option<String>, Error> {
+    use crate::database::choices::ClusterScalabilityType::Limitless;
+    let limitless = cluster.spec.cluster_scalability_type == Some(Limitless);
+    Ok(match writing && limitless {
+        true => at.rds.shard_group_endpoint(&cluster.identifier()).await?,
+        false => None,
     })
 }
 

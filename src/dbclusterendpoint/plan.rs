@@ -257,6 +257,7 @@ fn secret(
     let info = ConnectionInfo {
         host,
         reader_host: Some(host),
+        shard_group_host: None,
         port: cluster.port,
         username: &cluster.username,
         password: &password.0,

@@ -557,6 +557,7 @@ fn write_secret(
     let info = ConnectionInfo {
         host,
         reader_host: None,
+        shard_group_host: None,
         port: c.port,
         username: &c.username,
         password: &password.0,

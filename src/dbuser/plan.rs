@@ -484,6 +484,7 @@ fn secret(
     let info = ConnectionInfo {
         host: &db.host,
         reader_host: db.reader_host.as_deref(),
+        shard_group_host: None,
         port: db.port,
         username,
         password: &password,

@@ -12,12 +12,11 @@ use super::plan::{Create, Own};
 /// RDS's code for an integration that does not exist.
 const NOT_FOUND: &str = "IntegrationNotFoundFault";
 
-// The integrations as the observer lists them (`observer::listing`), their tags from
-// GetResources.
+// The integrations as the observer lists them (`observer::listing`), with the tags their pages
+// carry.
 crate::listed_by_name!(
     ObservedIntegration,
     "the zero-ETL integrations",
-    "rds:integration",
     integration_pages
 );
 

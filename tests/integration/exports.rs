@@ -48,7 +48,9 @@ async fn an_export_task_is_sent_once_across_an_operator_kill_and_its_failure_is_
     let (bucket, brief) = (unique("exports"), unique("brief"));
     common::create_bucket(&bucket);
     common::create_bucket(&brief);
-    let role = common::create_role("123456789012", &unique("export-role"), None);
+    // A role of the namespace's own (managed::roles: /rds-operator/<namespace>/).
+    let path = format!("/rds-operator/{ns}/");
+    let role = common::create_role_at("123456789012", &path, &unique("export-role"), None);
     let snapshots: Api<DBSnapshot> = Api::namespaced(client.clone(), &ns);
     let name = unique("exported");
     let pp = PostParams::default();

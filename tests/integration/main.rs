@@ -40,6 +40,7 @@ mod rotation;
 mod rotation_users;
 mod s3_restore;
 mod safety;
+mod shard_groups;
 mod shards;
 mod ship;
 mod smoke;

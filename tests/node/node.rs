@@ -569,13 +569,14 @@ async fn two_replicas_cluster_wide_and_the_standby_takes_over() {
     )
     .await;
     aurora_lifecycle(&client, &ns).await;
-    // The snapshot kinds', the cluster kinds', the option group's and proxy's and the event
-    // subscription's lifecycles, at once: they share nothing.
+    // The snapshot kinds', the cluster kinds', the option group's and proxy's, the event
+    // subscription's and the shard group's lifecycles, at once: they share nothing.
     tokio::join!(
         snapshot_lifecycle(&client, &ns),
         cluster_kinds_lifecycle(&client, &ns),
         crate::options::option_group_and_proxy_lifecycle(&client, &ns),
         crate::options::event_subscription_lifecycle(&client, &ns),
+        crate::options::shard_group_lifecycle(&client, &ns),
         user_lifecycle(&client, &ns)
     );
     common::delete_and_wait(&api, "coffee-db").await;

@@ -1,7 +1,7 @@
 //! An OptionGroup and a DBProxy under the chart's RBAC: the group made Ready and referred to by a
 //! DBInstance (its `get` by name), a proxy over that instance made Ready, then all deleted; and an
-//! EventSubscription of the Coffee Manage DBInstance, and an Integration of the Aurora DBCluster,
-//! each made, changed and deleted.
+//! EventSubscription of the Coffee Manage DBInstance, an Integration of the Aurora DBCluster, and a
+//! DBShardGroup of a limitless DBCluster, each made, changed and deleted.
 
 use kube::Client;
 use kube::api::{Api, DeleteParams, PostParams};
@@ -168,4 +168,58 @@ pub(crate) async fn integration_lifecycle(client: &Client, ns: &str) {
         .await)
         .unwrap();
     common::wait_object_gone(&integrations, "coffee-to-redshift").await;
+}
+
+/// A DBShardGroup of a limitless Aurora PostgreSQL DBCluster under the chart's RBAC: the cluster
+/// and the group made Ready, the group's capacity changed (one change), then both deleted.
+pub(crate) async fn shard_group_lifecycle(client: &Client, ns: &str) {
+    use rds_operator::dbcluster::DBCluster;
+    use rds_operator::dbshardgroup::DBShardGroup;
+    let clusters: Api<DBCluster> = Api::namespaced(client.clone(), ns);
+    let cluster: DBCluster = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-limitless"},
+        "spec": {"dbClusterIdentifier": unique("node-limitless"), "engine": "aurora-postgresql",
+                 "clusterScalabilityType": "limitless", "masterUsername": "admin",
+                 "deletionPolicy": "Delete",
+                 "masterUserPassword": {"name": "coffee-db-password", "key": "password"}},
+    }))
+    .unwrap();
+    clusters
+        .create(&PostParams::default(), &cluster)
+        .await
+        .unwrap();
+    let groups: Api<DBShardGroup> = Api::namespaced(client.clone(), ns);
+    let group: DBShardGroup = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-shards"},
+        "spec": {"dbShardGroupIdentifier": unique("node-shards"),
+                 "dbClusterRef": {"name": "coffee-limitless"}, "maxACU": 768},
+    }))
+    .unwrap();
+    groups.create(&PostParams::default(), &group).await.unwrap();
+    let synced = |g: &DBShardGroup| {
+        common::object_condition(g, "Ready").is_some_and(|c| c.0 == "True")
+            && common::object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
+            && (g.status.as_ref()).and_then(|s| s.reported.observed_generation)
+                == g.metadata.generation
+    };
+    common::wait_object(&groups, "coffee-shards", "Ready", synced).await;
+    let patch = json!({"spec": {"maxACU": 1024}});
+    let params = kube::api::PatchParams::default();
+    (groups
+        .patch("coffee-shards", &params, &kube::api::Patch::Merge(&patch))
+        .await)
+        .unwrap();
+    let grown =
+        |g: &DBShardGroup| synced(g) && (g.status.as_ref()).and_then(|s| s.max_acu) == Some(1024.0);
+    common::wait_object(&groups, "coffee-shards", "grown", grown).await;
+    (groups
+        .delete("coffee-shards", &DeleteParams::default())
+        .await)
+        .unwrap();
+    common::wait_object_gone(&groups, "coffee-shards").await;
+    (clusters
+        .delete("coffee-limitless", &DeleteParams::default())
+        .await)
+        .unwrap();
+    common::wait_object_gone(&clusters, "coffee-limitless").await;
 }

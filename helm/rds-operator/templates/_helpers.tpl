@@ -53,14 +53,14 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
   verbs: ["delete"]
 # No kind reads a DBClusterEndpoint, a DBProxy or a DBUser by name: no get.
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbclusterendpoints", "dbproxies", "dbusers", "eventsubscriptions", "integrations"]
+  resources: ["dbclusterendpoints", "dbproxies", "dbusers", "eventsubscriptions", "integrations", "dbshardgroups"]
   verbs: ["list", "watch", "patch"]
 # Status is written by server-side apply; it is read with the object, never on its own.
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status", "dbclustersnapshots/status", "globalclusters/status", "dbclusterendpoints/status", "optiongroups/status", "dbproxies/status", "dbusers/status", "eventsubscriptions/status", "integrations/status"]
+  resources: ["dbinstances/status", "dbsubnetgroups/status", "dbparametergroups/status", "dbclusters/status", "dbclusterparametergroups/status", "dbsnapshots/status", "dbclustersnapshots/status", "globalclusters/status", "dbclusterendpoints/status", "optiongroups/status", "dbproxies/status", "dbusers/status", "eventsubscriptions/status", "integrations/status", "dbshardgroups/status"]
   verbs: ["patch"]
 - apiGroups: ["rds.operator.rs"]
-  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers", "dbclustersnapshots/finalizers", "globalclusters/finalizers", "dbclusterendpoints/finalizers", "optiongroups/finalizers", "dbproxies/finalizers", "dbusers/finalizers", "eventsubscriptions/finalizers", "integrations/finalizers"]
+  resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers", "dbclustersnapshots/finalizers", "globalclusters/finalizers", "dbclusterendpoints/finalizers", "optiongroups/finalizers", "dbproxies/finalizers", "dbusers/finalizers", "eventsubscriptions/finalizers", "integrations/finalizers", "dbshardgroups/finalizers"]
   verbs: ["update"]
 # Password Secrets (read), generated password and connection Secrets (written, owned).
 - apiGroups: [""]

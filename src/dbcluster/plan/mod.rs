@@ -95,6 +95,9 @@ pub struct Facts {
     /// The global writer endpoint of the global database the cluster is a member of, as RDS
     /// reports it (None: no member, or not read).
     pub global_endpoint: Option<String>,
+    /// The endpoint of a limitless cluster's DB shard group, read in this reconcile (None: no
+    /// limitless cluster, or no shard group yet).
+    pub shard_group_endpoint: Option<String>,
     /// RDS's pending maintenance actions of the cluster, as the location's listing has them
     /// (fresh); None when the listing is not fresh: nothing is decided on them then.
     pub maintenance: Option<Vec<crate::maintenance::PendingAction>>,

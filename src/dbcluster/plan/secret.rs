@@ -40,6 +40,7 @@ pub(super) fn connection_secret(
     let info = ConnectionInfo {
         host,
         reader_host: Some(o.reader_endpoint.as_deref().unwrap_or(own)),
+        shard_group_host: f.shard_group_endpoint.as_deref(),
         port,
         username: (o.master_username.as_deref())
             .or(cluster.spec.master_username.as_deref())

@@ -63,6 +63,7 @@ fn facts() -> Facts {
         global: None,
         global_members: None,
         global_endpoint: None,
+        shard_group_endpoint: None,
         maintenance: None,
         blue_green: None,
         grants: Default::default(),

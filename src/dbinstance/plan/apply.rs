@@ -184,8 +184,12 @@ fn restore_refused(f: &Facts) -> Option<(&'static str, String)> {
     let namespace = f.db.metadata.namespace.as_deref().unwrap_or_default();
     if let Some(s3) = &r.s3 {
         let field = "restoreFrom.s3.ingestionRole";
-        let why =
-            crate::managed::roles::refused_role(&f.grants, namespace, field, &s3.ingestion_role);
+        let why = crate::managed::roles::refused_role(
+            &f.grants.roles,
+            namespace,
+            field,
+            &s3.ingestion_role,
+        );
         return why.map(|why| ("RoleNotGranted", why));
     }
     if tenancy::may_restore(f.restore_source.as_ref(), namespace, &f.grants) {

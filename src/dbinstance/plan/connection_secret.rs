@@ -31,6 +31,7 @@ pub(super) fn connection_secret(
     };
     let info = ConnectionInfo {
         reader_host: None,
+        shard_group_host: None,
         host,
         port,
         username: (observed.master_username.as_deref())

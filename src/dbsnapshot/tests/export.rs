@@ -1,6 +1,6 @@
 //! spec.exportTo (`snapshot/export.rs`), a rule a row: sent once the snapshot is available, never
 //! twice (a task RDS lists is reported, one recorded as sent is not sent again), its progress and
-//! its failure reported, a new destination a new export.
+//! its failure reported, a new destination a new export; written as a role of the namespace only.
 
 use super::plan::{ARN, Facts, facts, plan, reason, snapshot, taken};
 use crate::managed::named::fixtures::{UID, owner_tags, with};
@@ -13,7 +13,8 @@ fn to(bucket: &str) -> ExportTo {
         bucket: bucket.into(),
         prefix: Some("coffee".into()),
         kms_key_id: "arn:aws:kms:us-east-1:123456789012:key/k".into(),
-        iam_role: "arn:aws:iam::123456789012:role/export".into(),
+        // The namespace's own role (managed::roles): the fixture's namespace is shop.
+        iam_role: "arn:aws:iam::123456789012:role/rds-operator/shop/export".into(),
         export_only: vec![],
     }
 }
@@ -150,6 +151,27 @@ fn an_export_is_sent_once_and_reported() {
                     ..sent("ex-old-destination")
                 }),
             ),
+            1,
+            "Synced",
+            Some("STARTING"),
+        ),
+        (
+            "a role that is not the namespace's: refused, nothing sent",
+            with(exporting("available", Some(None), None), |f| {
+                let to = f.object.spec.options.export_to.as_mut().unwrap();
+                to.iam_role = "arn:aws:iam::123456789012:role/export".into();
+            }),
+            0,
+            "RoleNotGranted",
+            None,
+        ),
+        (
+            "that role, where the operator's --grant-roles lists the namespace: sent",
+            with(exporting("available", Some(None), None), |f| {
+                let to = f.object.spec.options.export_to.as_mut().unwrap();
+                to.iam_role = "arn:aws:iam::123456789012:role/export".into();
+                f.extra.role_grants = vec!["shop".into()];
+            }),
             1,
             "Synced",
             Some("STARTING"),

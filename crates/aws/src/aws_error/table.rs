@@ -207,7 +207,8 @@ const CODES: &[(&str, Entry)] = &[
     ("DBClusterGroupSnapshotNotFound", Is(Refused)),
     ("DBClusterGroupAutomatedBackupNotFound", Is(Refused)),
     ("DataGroupNotFoundFault", Is(Refused)),
-    ("DBShardGroupNotFound", Is(Refused)),
+    // A shard group the operator deletes that is gone: gone (dbshardgroup/aws.rs treats it so).
+    ("DBShardGroupNotFound", Is(Gone)),
     // An integration the operator deletes that is gone: gone (integration/aws.rs treats it so).
     ("IntegrationNotFoundFault", Is(Gone)),
     ("TenantDatabaseNotFound", Is(Refused)),
@@ -219,6 +220,7 @@ const CODES: &[(&str, Entry)] = &[
     ("DBClusterAlreadyExistsFault", Is(Exists)),
     ("DBClusterEndpointAlreadyExistsFault", Is(Exists)),
     ("IntegrationAlreadyExistsFault", Is(Exists)),
+    ("DBShardGroupAlreadyExists", Is(Exists)),
     ("DBClusterSnapshotAlreadyExistsFault", Is(Exists)),
     ("DBParameterGroupAlreadyExists", Is(Exists)),
     ("DBProxyAlreadyExistsFault", Is(Exists)),
@@ -244,6 +246,10 @@ const CODES: &[(&str, Entry)] = &[
     ("DBClusterAutomatedBackupQuotaExceededFault", Is(Refused)),
     ("DBClusterEndpointQuotaExceededFault", Is(Refused)),
     ("IntegrationQuotaExceededFault", Is(Refused)),
+    // The cluster has a shard group already (one per cluster), or its engine version has no
+    // Limitless Database: both can change without this object's spec changing.
+    ("MaxDBShardGroupLimitReached", Is(Refused)),
+    ("UnsupportedDBEngineVersion", Is(Refused)),
     ("DBClusterQuotaExceededFault", Is(Refused)),
     ("DBClusterRoleQuotaExceeded", Is(Refused)),
     ("DBInstanceRoleQuotaExceeded", Is(Refused)),

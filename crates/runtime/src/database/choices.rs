@@ -227,3 +227,22 @@ impl ClusterStorageType {
         }
     }
 }
+
+/// How an Aurora cluster scales (API_CreateDBCluster.html, ClusterScalabilityType): standard (RDS's
+/// default: it grows by its instances) or limitless (Aurora PostgreSQL Limitless Database: its DB
+/// shard group's routers and shards, a DBShardGroup of the namespace).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusterScalabilityType {
+    Standard,
+    Limitless,
+}
+
+impl ClusterScalabilityType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterScalabilityType::Standard => "standard",
+            ClusterScalabilityType::Limitless => "limitless",
+        }
+    }
+}

@@ -15,6 +15,11 @@ pub const KEYS: [&str; 7] = [
 /// A cluster's Secret has one more key, and placeholder: its reader endpoint.
 pub const READER_HOST: &str = "readerHost";
 
+/// A limitless cluster's Secret has one more: its DB shard group's endpoint, where an
+/// application's queries go (limitless-shard.html). The placeholder is a cluster's always (empty
+/// until the shard group reports an endpoint); the key is written once it does.
+pub const SHARD_GROUP_HOST: &str = "shardGroupHost";
+
 /// The placeholder of the CA bundle that verifies the server (empty without `--ca-bundle`).
 pub const CA_BUNDLE: &str = "caBundle";
 
@@ -28,6 +33,8 @@ pub struct ConnectionInfo<'a> {
     pub host: &'a str,
     /// A cluster's reader endpoint (None for an instance, whose Secret has no `readerHost`).
     pub reader_host: Option<&'a str>,
+    /// A limitless cluster's DB shard group endpoint, once RDS reports it.
+    pub shard_group_host: Option<&'a str>,
     pub port: i32,
     pub username: &'a str,
     pub password: &'a SecretString,
@@ -45,15 +52,22 @@ pub struct TemplateError {
     pub problem: String,
 }
 
-/// The standard keys of an instance's Secret (`cluster` false) or a cluster's.
-fn keys(cluster: bool) -> Vec<&'static str> {
+/// The standard keys of an instance's Secret (`cluster` false) or a cluster's (with its shard
+/// group's endpoint when it has one).
+fn keys(cluster: bool, shard_group: bool) -> Vec<&'static str> {
     let reader = cluster.then_some(READER_HOST);
-    KEYS.into_iter().chain(reader).collect()
+    let shards = shard_group.then_some(SHARD_GROUP_HOST);
+    KEYS.into_iter().chain(reader).chain(shards).collect()
 }
 
-/// What templates may use: the standard keys and the CA bundle.
+/// What templates may use: the standard keys, a cluster's shard group endpoint, the CA bundle.
 fn placeholders(cluster: bool) -> Vec<&'static str> {
-    keys(cluster).into_iter().chain([CA_BUNDLE]).collect()
+    let shards = cluster.then_some(SHARD_GROUP_HOST);
+    keys(cluster, false)
+        .into_iter()
+        .chain(shards)
+        .chain([CA_BUNDLE])
+        .collect()
 }
 
 /// Checks every template of an instance's Secret before anything is rendered, so a bad one is
@@ -130,7 +144,7 @@ pub fn render(
     info: &ConnectionInfo<'_>,
     templates: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, SecretString>, TemplateError> {
-    let keys = keys(info.reader_host.is_some());
+    let keys = keys(info.reader_host.is_some(), info.shard_group_host.is_some());
     let placeholders = placeholders(info.reader_host.is_some());
     validate_with(templates, &placeholders)?;
     let port = info.port.to_string();
@@ -144,6 +158,7 @@ pub fn render(
             "dbname" => info.dbname.to_owned(),
             "engine" => info.engine.to_owned(),
             READER_HOST => info.reader_host.unwrap_or_default().to_owned(),
+            SHARD_GROUP_HOST => info.shard_group_host.unwrap_or_default().to_owned(),
             CA_BUNDLE => info.ca_bundle.unwrap_or_default().to_owned(),
             _ => uri.expose_secret().to_owned(),
         }
@@ -302,6 +317,7 @@ mod tests {
     fn info(password: &SecretString) -> ConnectionInfo<'_> {
         ConnectionInfo {
             reader_host: None,
+            shard_group_host: None,
             host: "coffee.abc.us-east-1.rds.amazonaws.com",
             port: 3306,
             username: "admin",
@@ -383,6 +399,36 @@ mod tests {
         );
         let taken: BTreeMap<String, String> = [("sslmode".to_owned(), "x".to_owned())].into();
         assert!(validate_templates(&taken).is_err(), "a TLS key is reserved");
+    }
+
+    #[test]
+    fn a_limitless_clusters_secret_has_its_shard_group_endpoint_once_rds_reports_it() {
+        let password = SecretString::from("p".to_owned());
+        let templates: BTreeMap<String, String> = [(
+            "APP_DB_SHARDS".to_owned(),
+            "{{ shardGroupHost }}".to_owned(),
+        )]
+        .into();
+        let cluster = |shards: Option<&'static str>| ConnectionInfo {
+            reader_host: Some("coffee.cluster-ro-abc.us-east-1.rds.amazonaws.com"),
+            shard_group_host: shards,
+            engine: "aurora-postgresql",
+            ..info(&password)
+        };
+        let shards = "coffee.limitless-abc.us-east-1.rds.amazonaws.com";
+        let data = render(&cluster(Some(shards)), &templates).unwrap();
+        let data = expose(&data);
+        assert_eq!(data.get(SHARD_GROUP_HOST), Some(&shards));
+        assert_eq!(data.get("APP_DB_SHARDS"), Some(&shards));
+        // None yet: no key, and the template renders empty.
+        let data = render(&cluster(None), &templates).unwrap();
+        let data = expose(&data);
+        assert!(!data.contains_key(SHARD_GROUP_HOST), "{data:?}");
+        assert_eq!(data.get("APP_DB_SHARDS"), Some(&""));
+        // An instance's Secret has no such placeholder, and a cluster's template may not write the key.
+        assert!(validate_templates(&templates).is_err());
+        let reserved = [(SHARD_GROUP_HOST.to_owned(), "x".to_owned())].into();
+        assert!(validate_cluster_templates(&reserved).is_err());
     }
 
     #[test]

@@ -289,7 +289,8 @@ pub struct Upgrade {
 #[serde(rename_all = "camelCase")]
 pub struct Connection {
     /// Secret to write the connection details to, for applications to consume with envFrom:
-    /// host (a cluster's writer endpoint), readerHost (a cluster's reader endpoint), port,
+    /// host (a cluster's writer endpoint), readerHost (a cluster's reader endpoint),
+    /// shardGroupHost (a limitless cluster's DB shard group endpoint, once it has one), port,
     /// username, password, dbname, engine and uri, plus extraKeys templates over all of them.
     pub connection_secret: Option<ConnectionSecretSpec>,
 }

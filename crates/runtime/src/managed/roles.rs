@@ -9,16 +9,16 @@
 //!
 //! Pure: the ARN is read, nothing is called.
 
-use crate::context::Grants;
 use crate::managed::tags::listed;
 
 /// The first segment of the IAM path under which a role is a namespace's own:
 /// `arn:aws:iam::<account>:role/rds-operator/<namespace>/<name>`.
 pub const ROLE_PATH: &str = "rds-operator";
 
-/// Whether the namespace may name this role (its ARN) for RDS to act as.
-pub fn may_pass_role(grants: &Grants, namespace: &str, arn: &str) -> bool {
-    if listed(&grants.roles, namespace) {
+/// Whether the namespace may name this role (its ARN) for RDS to act as; `granted`: the
+/// namespaces the operator's --grant-roles lists.
+pub fn may_pass_role(granted: &[String], namespace: &str, arn: &str) -> bool {
+    if listed(granted, namespace) {
         return true;
     }
     let Some((head, resource)) = arn.split_once(":role/") else {
@@ -33,8 +33,8 @@ pub fn may_pass_role(grants: &Grants, namespace: &str, arn: &str) -> bool {
 }
 
 /// Why the namespace may not name this role, for a condition and an Event; None: it may.
-pub fn refused_role(grants: &Grants, namespace: &str, field: &str, arn: &str) -> Option<String> {
-    (!may_pass_role(grants, namespace, arn)).then(|| {
+pub fn refused_role(granted: &[String], namespace: &str, field: &str, arn: &str) -> Option<String> {
+    (!may_pass_role(granted, namespace, arn)).then(|| {
         format!(
             "{field} names IAM role {arn}, which is not this namespace's: a role it may name is under \
              the IAM path /{ROLE_PATH}/{namespace}/ (made by the account's admin), or any role when \
@@ -47,6 +47,7 @@ pub fn refused_role(grants: &Grants, namespace: &str, field: &str, arn: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::context::Grants;
 
     #[test]
     fn a_namespace_names_only_a_role_under_its_own_path_or_one_granted() {
@@ -119,8 +120,9 @@ mod tests {
             ),
         ];
         for (what, grants, arn, may) in rows {
-            assert_eq!(may_pass_role(grants, "shop", arn), may, "{what}");
-            let refused = refused_role(grants, "shop", "restoreFrom.s3.ingestionRole", arn);
+            assert_eq!(may_pass_role(&grants.roles, "shop", arn), may, "{what}");
+            let field = "restoreFrom.s3.ingestionRole";
+            let refused = refused_role(&grants.roles, "shop", field, arn);
             assert_eq!(refused.is_none(), may, "{what}");
         }
     }

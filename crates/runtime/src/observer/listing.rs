@@ -54,9 +54,27 @@ pub trait Listed: Clone + PartialEq + Send + Sync + 'static {
 
 /// [`Listed`] for an observed type found by its name (lower case, as RDS stores it), with an
 /// `arn` and `tags` GetResources fills: `listed_by_name!(Type, "the DB subnet groups",
-/// "rds:subgrp", pages)`, where `Rds::pages` lists every one of the account and region.
+/// "rds:subgrp", pages)`, where `Rds::pages` lists every one of the account and region; without
+/// the resource type, its pages carry its tags.
 #[macro_export]
 macro_rules! listed_by_name {
+    // Its pages carry its tags (DescribeIntegrations, DescribeDBShardGroups): no GetResources.
+    ($type:ty, $what:literal, $pages:ident) => {
+        impl $crate::observer::listing::Listed for $type {
+            const WHAT: &'static str = $what;
+            fn key(&self) -> String {
+                self.name.to_lowercase()
+            }
+            fn arn(&self) -> Option<&str> {
+                self.arn.as_deref()
+            }
+            async fn list(
+                rds: &$crate::rds::Rds,
+            ) -> Result<Vec<Self>, $crate::aws_error::AwsError> {
+                rds.$pages().await
+            }
+        }
+    };
     ($type:ty, $what:literal, $tagged_as:literal, $pages:ident) => {
         impl $crate::observer::listing::Listed for $type {
             const WHAT: &'static str = $what;

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::managed::plan::{ConditionPlan, Requeue};
+use crate::managed::roles::refused_role;
 pub use crate::rds::export::{ObservedExport, StartExport};
 
 use super::SnapshotKind;
@@ -31,7 +32,9 @@ pub struct ExportTo {
     #[serde(rename = "kmsKeyID")]
     #[schemars(length(min = 1, max = 2048))]
     pub kms_key_id: String,
-    /// The ARN of the IAM role RDS writes to the bucket as (IamRoleArn).
+    /// The ARN of the IAM role RDS writes to the bucket as (IamRoleArn). It must be this
+    /// namespace's: under the IAM path /rds-operator/<namespace>/, or any role when the operator's
+    /// --grant-roles lists the namespace (docs/tenancy.md, "IAM roles"); otherwise nothing is sent.
     #[schemars(length(min = 1, max = 2048))]
     pub iam_role: String,
     /// Only these databases, schemas or tables (ExportOnly); all when left out.
@@ -128,6 +131,14 @@ pub fn plan<K: SnapshotKind>(
             )
         }
         Some(None) => {
+            let namespace = f.object.meta().namespace.as_deref().unwrap_or_default();
+            let (granted, role) = (&f.extra.role_grants, &to.iam_role);
+            if let Some(why) = refused_role(granted, namespace, "exportTo.iamRole", role) {
+                plan.event(EventType::Warning, "RoleNotGranted", "Export", why.clone());
+                plan.requeue = Requeue::After(f.drift_interval);
+                let refused = ConditionPlan::new(false, "RoleNotGranted", why);
+                return (recorded.cloned(), Some(refused));
+            }
             plan.step(super::plan::Step::Own(Own::Export(StartExport {
                 identifier: identifier.clone(),
                 source_arn: arn.to_owned(),

@@ -176,6 +176,8 @@ pub struct Extra {
     pub instance_tags: Option<BTreeMap<String, String>>,
     /// The export task of spec.exportTo, read now (None: not read; Some(None): RDS has none).
     pub export: Option<Option<export::ObservedExport>>,
+    /// The namespaces the operator's --grant-roles lists (`managed::roles`: exportTo.iamRole).
+    pub role_grants: Vec<String>,
 }
 
 /// What deciding a share needs: who may restore the snapshot now, and who may be given it.

@@ -80,6 +80,7 @@ pub async fn observe<K: SnapshotKind>(
         adoption: ctx.grants.adoption.clone(),
         instance_tags,
         export,
+        role_grants: ctx.grants.roles.clone(),
     };
     Ok((observed.map(Listed::from), extra))
 }
