@@ -31,6 +31,7 @@ const SOURCES: &[&str] = &[
     include_str!("eventsubscription/aws.rs"),
     include_str!("integration/aws.rs"),
     include_str!("dbshardgroup/aws.rs"),
+    include_str!("../crates/runtime/src/database/shard_group.rs"),
     include_str!("../crates/runtime/src/maintenance/aws.rs"),
     include_str!("dbproxy/aws.rs"),
     include_str!("../crates/aws/src/accounts/credentials.rs"),

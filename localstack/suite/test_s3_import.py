@@ -12,7 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 import moto_ext  # noqa: F401  (loads the extension)
-from moto_ext import engines
+from moto_ext import clusters, engines
 from test_engines import PASSWORD, REAL, at, available, rds  # noqa: F401  (rds: the fixture)
 
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
@@ -65,3 +65,22 @@ def test_what_rds_refuses_is_refused_and_nothing_is_made(backup, change, code):
         restore(rds, role, **change)
     assert e.value.response["Error"]["Code"] == code
     assert rds.describe_db_instances()["DBInstances"] == []
+
+
+def test_an_aurora_mysql_cluster_restored_from_s3_serves_the_backups_rows(backup):
+    rds, role = backup
+    made = rds.restore_db_cluster_from_s3(
+        DBClusterIdentifier="imported-aurora", Engine="aurora-mysql", MasterUsername="admin",
+        MasterUserPassword=PASSWORD, SourceEngine="mysql", SourceEngineVersion="8.0.36",
+        S3BucketName="onprem", S3Prefix="coffee/2026-12-06", S3IngestionRoleArn=role, Tags=REAL)
+    assert made["DBCluster"]["DBClusterIdentifier"] == "imported-aurora"
+    available(rds, [])
+    with at():
+        server = clusters.server_of("imported-aurora")
+    assert server.query("SELECT name FROM COFFEE.suppliers").strip() == "Beans & Co"
+    with pytest.raises(ClientError) as e:
+        rds.restore_db_cluster_from_s3(
+            DBClusterIdentifier="not-aurora", Engine="mysql", MasterUsername="admin",
+            MasterUserPassword=PASSWORD, SourceEngine="mysql", SourceEngineVersion="8.0.36",
+            S3BucketName="onprem", S3IngestionRoleArn=role)
+    assert e.value.response["Error"]["Code"] == "InvalidParameterValue"

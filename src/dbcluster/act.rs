@@ -95,29 +95,55 @@ async fn expire(ctx: &Context, cluster: &DBCluster, members: &[String]) -> Resul
     }
 }
 
-/// A DBCluster's own steps, all RDS calls.
-async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
-    let (rds, observer) = (&at.rds, &at.observer);
-    match step {
+/// CreateDBCluster, or RestoreDBClusterFromS3 with the same settings.
+async fn create(rds: &crate::rds::Rds, step: &ClusterStep) -> Result<(), Error> {
+    let (identifier, spec, password, tags, global, s3) = match step {
         ClusterStep::Create {
             identifier,
             spec,
             password,
             tags,
             global,
-        } => {
-            let password = password.as_ref().map(|p| &p.0);
-            let global = global.as_deref();
-            let request = CreateCluster {
+        } => (identifier, spec, password, tags, global.as_deref(), None),
+        ClusterStep::RestoreFromS3 {
+            identifier,
+            s3,
+            spec,
+            password,
+            tags,
+        } => (identifier, spec, password, tags, None, Some(s3)),
+        _ => return Ok(()),
+    };
+    let password = password.as_ref().map(|p| &p.0);
+    let request = CreateCluster {
+        identifier,
+        spec,
+        password,
+        tags,
+        global,
+    };
+    match s3 {
+        Some(s3) => {
+            rds.restore_cluster_from_s3(&request, s3).await?;
+            info!(
                 identifier,
-                spec,
-                password,
-                tags,
-                global,
-            };
+                bucket = s3.bucket,
+                "restoring RDS cluster from S3"
+            );
+        }
+        None => {
             rds.create_cluster(&request).await?;
             info!(identifier, global, "created RDS cluster");
         }
+    }
+    Ok(())
+}
+
+/// A DBCluster's own steps, all RDS calls.
+async fn act_own(at: &Location, step: &ClusterStep) -> Result<(), Error> {
+    let (rds, observer) = (&at.rds, &at.observer);
+    match step {
+        ClusterStep::Create { .. } | ClusterStep::RestoreFromS3 { .. } => create(rds, step).await?,
         ClusterStep::Detach {
             identifier,
             global,

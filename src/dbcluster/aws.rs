@@ -10,6 +10,7 @@ use super::DBClusterSpec;
 use super::drift::{ClusterFields, ClusterModification, scaling_configuration};
 use super::observed::{ObservedCluster, ObservedMember};
 use crate::aws_error::{AwsError, ErrorClass, aws_error};
+use crate::database::spec::S3Source;
 use crate::observer::listing::Listed;
 use crate::rds::{Rds, rds_tags, tag_map};
 use crate::rds_state::is_transitional;
@@ -113,6 +114,15 @@ pub(crate) trait ClusterCalls {
 
     /// CreateDBCluster with every field the spec sets.
     async fn create_cluster(&self, req: &CreateCluster<'_>) -> Result<ObservedCluster, AwsError>;
+
+    /// RestoreDBClusterFromS3: the cluster CreateDBCluster would make (the settings the call
+    /// takes; the rest follows in a ModifyDBCluster), with the backup under the bucket's prefix
+    /// loaded into it, read as the ingestion role.
+    async fn restore_cluster_from_s3(
+        &self,
+        req: &CreateCluster<'_>,
+        s3: &S3Source,
+    ) -> Result<(), AwsError>;
 
     /// ModifyDBCluster carrying exactly the fields set in `m` (and the password when it rotates).
     async fn modify_cluster(
@@ -236,6 +246,42 @@ impl ClusterCalls for Rds {
         }
     }
 
+    async fn restore_cluster_from_s3(
+        &self,
+        req: &CreateCluster<'_>,
+        s3: &S3Source,
+    ) -> Result<(), AwsError> {
+        let spec = req.spec;
+        let result = (self.client.restore_db_cluster_from_s3())
+            .db_cluster_identifier(req.identifier)
+            .engine(spec.engine.as_str())
+            .set_engine_version(spec.engine_version.clone())
+            .set_master_username(spec.master_username.clone())
+            .set_master_user_password(req.password.map(|p| p.expose_secret().to_owned()))
+            .set_manage_master_user_password(spec.password.manage_master_user_password)
+            .set_master_user_secret_kms_key_id(spec.password.master_user_secret_kms_key_id.clone())
+            .set_database_name(spec.database_name.clone())
+            .set_db_subnet_group_name(spec.network.db_subnet_group_name.clone())
+            .set_vpc_security_group_ids(spec.network.vpc_security_group_ids.clone())
+            .set_port(spec.network.port)
+            .set_db_cluster_parameter_group_name(spec.db_cluster_parameter_group_name.clone())
+            .set_storage_encrypted(spec.security.storage_encrypted)
+            .set_kms_key_id(spec.security.kms_key_id.clone())
+            .set_copy_tags_to_snapshot(spec.backups.copy_tags_to_snapshot)
+            .set_deletion_protection(spec.deletion.deletion_protection)
+            .source_engine(&s3.source_engine)
+            .source_engine_version(&s3.source_engine_version)
+            .s3_bucket_name(&s3.bucket)
+            .set_s3_prefix(s3.prefix.clone())
+            .s3_ingestion_role_arn(&s3.ingestion_role)
+            .set_tags(Some(rds_tags(req.tags)))
+            .send()
+            .await
+            .map_err(|e| aws_error("RestoreDBClusterFromS3", e, req.password));
+        self.count("RestoreDBClusterFromS3", &result);
+        result.map(|_| ())
+    }
+
     async fn shard_group_endpoint(&self, identifier: &str) -> Result<Option<String>, AwsError> {
         let filter = aws_sdk_rds::types::Filter::builder()
             .name("db-cluster-id")
@@ -247,10 +293,12 @@ impl ClusterCalls for Rds {
             .await
             .map_err(|e| aws_error("DescribeDBShardGroups", e, None));
         self.count("DescribeDBShardGroups", &result);
-        let groups = result?;
-        let available = (groups.db_shard_groups().iter())
-            .find(|g| g.status() != Some("creating") && g.status() != Some("deleting"));
-        Ok(available.and_then(|g| g.endpoint().map(str::to_owned)))
+        let groups: Vec<_> = (result?.db_shard_groups().iter())
+            .map(crate::database::shard_group::observed)
+            .collect();
+        Ok(crate::database::shard_group::endpoint_of(
+            &groups, identifier,
+        ))
     }
 
     async fn delete_cluster(

@@ -80,6 +80,7 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!has(self.masterUserSecretRotation) || (has(self.manageMasterUserPassword) && self.manageMasterUserPassword)").message("masterUserSecretRotation is the rotation of the secret RDS manages: set manageMasterUserPassword").field_path(".masterUserSecretRotation"),
     validation = kube::core::Rule::new("has(self.dbClusterIdentifier) == has(oldSelf.dbClusterIdentifier) && (!has(self.dbClusterIdentifier) || self.dbClusterIdentifier == oldSelf.dbClusterIdentifier)").message("dbClusterIdentifier is immutable").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("self.engine == oldSelf.engine").message("engine is immutable").field_path(".engine"),
+    validation = kube::core::Rule::new("!has(self.restoreFrom) || !has(self.restoreFrom.s3) || self.engine == 'aurora-mysql'").message("restoreFrom.s3 makes an Aurora MySQL cluster: engine must be aurora-mysql (API_RestoreDBClusterFromS3.html)").field_path(".restoreFrom.s3"),
     validation = kube::core::Rule::new("has(self.clusterScalabilityType) == has(oldSelf.clusterScalabilityType) && (!has(self.clusterScalabilityType) || self.clusterScalabilityType == oldSelf.clusterScalabilityType)").message("clusterScalabilityType is immutable").field_path(".clusterScalabilityType"),
     validation = kube::core::Rule::new("!has(self.clusterScalabilityType) || self.clusterScalabilityType != 'limitless' || self.engine == 'aurora-postgresql'").message("clusterScalabilityType limitless is Aurora PostgreSQL Limitless Database: engine must be aurora-postgresql (limitless.html)").field_path(".clusterScalabilityType"),
     validation = kube::core::Rule::new("!has(self.dbClusterIdentifier) || (!self.dbClusterIdentifier.endsWith('-') && !self.dbClusterIdentifier.contains('--'))").message("dbClusterIdentifier: RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no two hyphens in a row and none at the end").field_path(".dbClusterIdentifier"),
@@ -264,7 +265,7 @@ pub struct DBClusterSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(
-    validation = kube::core::Rule::new("[has(self.dbClusterSnapshotIdentifier), has(self.dbClusterSnapshotRef), has(self.sourceDBClusterIdentifier), has(self.cloneOf)].filter(x, x).size() == 1").message("set one of dbClusterSnapshotIdentifier, dbClusterSnapshotRef, sourceDBClusterIdentifier and cloneOf"),
+    validation = kube::core::Rule::new("[has(self.dbClusterSnapshotIdentifier), has(self.dbClusterSnapshotRef), has(self.sourceDBClusterIdentifier), has(self.cloneOf), has(self.s3)].filter(x, x).size() == 1").message("set one of dbClusterSnapshotIdentifier, dbClusterSnapshotRef, sourceDBClusterIdentifier, cloneOf and s3"),
     validation = kube::core::Rule::new("!has(self.sourceDBClusterIdentifier) || (has(self.restoreTime) != (has(self.useLatestRestorableTime) && self.useLatestRestorableTime))").message("with sourceDBClusterIdentifier, set either restoreTime or useLatestRestorableTime: true"),
     validation = kube::core::Rule::new("has(self.sourceDBClusterIdentifier) || (!has(self.restoreTime) && !has(self.useLatestRestorableTime))").message("restoreTime and useLatestRestorableTime go with sourceDBClusterIdentifier"),
 )]
@@ -297,6 +298,10 @@ pub struct ClusterRestoreFrom {
     /// with RestoreType copy-on-write, at its latest restorable time), waited for until it is
     /// Ready: made in minutes whatever the data's size, sharing its pages until either writes.
     pub clone_of: Option<crate::crd::LocalRef>,
+    /// A backup in S3 (RestoreDBClusterFromS3, Aurora MySQL only): the cluster is made with the
+    /// spec's settings, master user and password, as CreateDBCluster would, and RDS loads the
+    /// backup into it.
+    pub s3: Option<crate::database::spec::S3Source>,
 }
 
 /// Aurora Serverless v2 capacity range.

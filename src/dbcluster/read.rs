@@ -109,17 +109,23 @@ pub(super) async fn read(
 }
 
 /// The endpoint of a limitless cluster's DB shard group, while its connection Secret is written:
-/// one DescribeDBShardGroups, for limitless clusters only.
+/// from the shared listing of shard groups while it is fresh (no call of its own), else one
+/// DescribeDBShardGroups of the cluster; nothing for a standard cluster.
 async fn shard_group(
     at: &Location,
     cluster: &DBCluster,
     writing: bool,
 ) -> Result<Option<String>, Error> {
     use crate::database::choices::ClusterScalabilityType::Limitless;
-    let limitless = cluster.spec.cluster_scalability_type == Some(Limitless);
-    Ok(match writing && limitless {
-        true => at.rds.shard_group_endpoint(&cluster.identifier()).await?,
-        false => None,
+    use crate::database::shard_group::{ObservedShardGroup, endpoint_of};
+    if !writing || cluster.spec.cluster_scalability_type != Some(Limitless) {
+        return Ok(None);
+    }
+    let identifier = cluster.identifier();
+    let listing = at.observer.listing::<ObservedShardGroup>();
+    Ok(match listing.all(at.observer.intervals.settled) {
+        Some(groups) => endpoint_of(&groups, &identifier),
+        None => at.rds.shard_group_endpoint(&identifier).await?,
     })
 }
 

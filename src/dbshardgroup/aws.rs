@@ -1,19 +1,16 @@
-//! The RDS calls of the DBShardGroup kind: DescribeDBShardGroups (one, or every shard group 100 a
-//! page, with their tags), CreateDBShardGroup, ModifyDBShardGroup and DeleteDBShardGroup (counted
-//! and classified as every call).
+//! The RDS calls of the DBShardGroup kind: DescribeDBShardGroups of one, CreateDBShardGroup,
+//! ModifyDBShardGroup and DeleteDBShardGroup (counted and classified as every call). The listing of
+//! them all is shared with the DBCluster (`database::shard_group`).
 
 use crate::aws_error::{AwsError, aws_error};
-use crate::rds::{Rds, rds_tags, tag_map};
+use crate::database::shard_group::observed;
+use crate::rds::{Rds, rds_tags};
 
 use super::ObservedShardGroup;
 use super::plan::{Create, Own};
 
 /// RDS's code for a shard group that does not exist.
 const NOT_FOUND: &str = "DBShardGroupNotFound";
-
-// The shard groups as the observer lists them (`observer::listing`), with the tags their pages
-// carry.
-crate::listed_by_name!(ObservedShardGroup, "the DB shard groups", shard_group_pages);
 
 /// The RDS calls of the DBShardGroup kind.
 pub(super) trait ShardGroupCalls {
@@ -22,11 +19,6 @@ pub(super) trait ShardGroupCalls {
         &self,
         identifier: &str,
     ) -> impl Future<Output = Result<Option<ObservedShardGroup>, AwsError>> + Send;
-
-    /// Every shard group of the account and region, 100 a page, with their tags.
-    fn shard_group_pages(
-        &self,
-    ) -> impl Future<Output = Result<Vec<ObservedShardGroup>, AwsError>> + Send;
 
     /// The step's call.
     fn shard_group_call(&self, step: &Own) -> impl Future<Output = Result<(), AwsError>> + Send;
@@ -50,27 +42,6 @@ impl ShardGroupCalls for Rds {
             Ok(out) => Ok(out.db_shard_groups().first().map(observed)),
             Err(e) if e.code == NOT_FOUND => Ok(None),
             Err(e) => Err(e),
-        }
-    }
-
-    async fn shard_group_pages(&self) -> Result<Vec<ObservedShardGroup>, AwsError> {
-        let mut all = Vec::new();
-        let mut marker = None;
-        // The SDK has no paginator for DescribeDBShardGroups: Marker by hand.
-        loop {
-            let result = (self.client.describe_db_shard_groups())
-                .max_records(100)
-                .set_marker(marker)
-                .send()
-                .await
-                .map_err(|e| aws_error("DescribeDBShardGroups", e, None));
-            self.count("DescribeDBShardGroups", &result);
-            let page = result?;
-            all.extend(page.db_shard_groups().iter().map(observed));
-            marker = page.marker().map(str::to_owned);
-            if marker.is_none() {
-                return Ok(all);
-            }
         }
     }
 
@@ -126,20 +97,4 @@ async fn create(rds: &Rds, c: &Create) -> Result<(), AwsError> {
         .map_err(|e| aws_error("CreateDBShardGroup", e, None));
     rds.count("CreateDBShardGroup", &result);
     result.map(|_| ())
-}
-
-fn observed(g: &aws_sdk_rds::types::DbShardGroup) -> ObservedShardGroup {
-    let text = |v: Option<&str>| v.unwrap_or_default().to_owned();
-    ObservedShardGroup {
-        name: text(g.db_shard_group_identifier()),
-        arn: g.db_shard_group_arn().map(str::to_owned),
-        cluster: text(g.db_cluster_identifier()),
-        max_acu: g.max_acu(),
-        min_acu: g.min_acu(),
-        compute_redundancy: g.compute_redundancy(),
-        publicly_accessible: g.publicly_accessible(),
-        status: text(g.status()),
-        endpoint: g.endpoint().map(str::to_owned),
-        tags: tag_map(g.tag_list()),
-    }
 }

@@ -10,8 +10,6 @@ pub mod aws;
 pub mod controller;
 pub mod plan;
 
-use std::collections::BTreeMap;
-
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
@@ -122,20 +120,7 @@ pub struct DBShardGroupStatus {
     pub placement: Option<crate::managed::placement::Placement>,
 }
 
-/// The shard group as RDS reports it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ObservedShardGroup {
-    pub name: String,
-    pub arn: Option<String>,
-    pub cluster: String,
-    pub max_acu: Option<f64>,
-    pub min_acu: Option<f64>,
-    pub compute_redundancy: Option<i32>,
-    pub publicly_accessible: Option<bool>,
-    pub status: String,
-    pub endpoint: Option<String>,
-    pub tags: BTreeMap<String, String>,
-}
+pub use crate::database::shard_group::ObservedShardGroup;
 
 /// What the read step found of the cluster: its RDS identifier once its DBCluster is Ready, or
 /// why not yet (both None at deletion: not read).

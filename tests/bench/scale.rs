@@ -16,7 +16,8 @@
 //! DBInstances; `snapshots.rs`), BENCH_SCHEDULES (N: instead of the sizes, N DBInstances on a
 //! stop/start schedule of BENCH_WINDOW-minute windows, a divisor of 30; `schedules.rs`),
 //! BENCH_SUBSCRIPTIONS (N: instead of the sizes, N EventSubscriptions of ten DBInstances;
-//! `subscriptions.rs`).
+//! `subscriptions.rs`), BENCH_INTEGRATIONS (N Integrations of ten DBClusters) and
+//! BENCH_SHARD_GROUPS (N limitless DBClusters with a DBShardGroup each; `integrations.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -30,6 +31,7 @@ use serde_json::json;
 mod clusters;
 #[path = "../integration/common/mod.rs"]
 mod common;
+mod integrations;
 mod replicas;
 mod schedules;
 mod snapshots;
@@ -505,6 +507,22 @@ async fn main() {
     {
         ensure_no_event_feed();
         snapshots::run(&client, &settings, s).await;
+        return;
+    }
+    if let Some(n) = std::env::var("BENCH_INTEGRATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        ensure_no_event_feed();
+        integrations::integrations(&client, &settings, n).await;
+        return;
+    }
+    if let Some(n) = std::env::var("BENCH_SHARD_GROUPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        ensure_no_event_feed();
+        integrations::shard_groups(&client, &settings, n).await;
         return;
     }
     if let Some(n) = std::env::var("BENCH_SUBSCRIPTIONS")

@@ -13,7 +13,9 @@
 # upgradePolicy BlueGreen with a read replica each, instead of the sizes), BENCH_SNAPSHOTS (S: S
 # DBSnapshots of ten DBInstances, instead of the sizes), BENCH_SCHEDULES (N: N DBInstances on a
 # stop/start schedule of BENCH_WINDOW-minute windows, instead of the sizes), BENCH_SUBSCRIPTIONS (N:
-# N EventSubscriptions of ten DBInstances, instead of the sizes).
+# N EventSubscriptions of ten DBInstances, instead of the sizes), BENCH_INTEGRATIONS (N: N
+# Integrations of ten DBClusters), BENCH_SHARD_GROUPS (N: N limitless DBClusters with a DBShardGroup
+# each).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rds-operator/target}

@@ -25,6 +25,7 @@ fn snapshot(i: usize, prefix: &str) -> DBSnapshot {
 
 pub async fn run(client: &kube::Client, settings: &Settings, s: usize) {
     let objects = Objects {
+        sources: sourced::Sources::Instances,
         name: "benchs",
         what: "DBSnapshots",
         listing: "DescribeDBSnapshots",

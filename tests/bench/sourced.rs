@@ -1,5 +1,5 @@
-//! A row of N objects of one kind over ten DBInstances of the namespace (the snapshots row, the
-//! event subscriptions row), against moto at zero delays: the time from applying them all to all
+//! A row of N objects of one kind over DBInstances or DBClusters of the namespace (the snapshots,
+//! event subscriptions, integrations and shard groups rows), against moto at zero delays: the time from applying them all to all
 //! Ready, the steady state's calls per shared poll against their floor (one page of the kind's
 //! listing per 100, one of the instances'), every other RDS call, and the operator's peak RSS.
 
@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use kube::api::{Api, PostParams};
+use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbinstance::DBInstance;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -19,8 +20,18 @@ use super::{Settings, peak_rss_mib, row, steady_state};
 /// The DBInstances the objects are of.
 pub const SOURCES: usize = 10;
 
+/// What the objects are of: ten DBInstances `db-{i}`, or DBClusters `c-{i}` (aurora-postgresql,
+/// limitless when asked), as many as given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sources {
+    Instances,
+    Clusters { count: usize, limitless: bool },
+}
+
 /// What a row makes and waits for.
 pub struct Objects<K> {
+    /// What the objects are of.
+    pub sources: Sources,
     /// The row's name (its namespace's prefix).
     pub name: &'static str,
     /// The kind, plural, in the row's lines.
@@ -39,24 +50,14 @@ where
     K: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static,
 {
     let (ns, operator) = row(client, settings, &format!("{}{n}", objects.name)).await;
-    let instances: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
     let api: Api<K> = Api::namespaced(client.clone(), &ns);
     let pid = operator.pid();
     let prefix = common::unique("o");
-    println!("N = {n} {} of {SOURCES} DBInstances", objects.what);
-    for i in 0..SOURCES {
-        let db = common::dbinstance(&format!("db-{i}"), &format!("{prefix}-db-{i}"), json!({}));
-        (instances.create(&PostParams::default(), &db).await).expect("create DBInstance");
-    }
-    loop {
-        let ready_instances = (instances.list(&Default::default()).await)
-            .map(|l| l.items.iter().filter(|d| common::is_ready(d)).count())
-            .unwrap_or(0);
-        if ready_instances == SOURCES {
-            break;
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    let source_floor = make_sources(client, &ns, &prefix, objects.sources).await;
+    println!(
+        "N = {n} {} of {} {}",
+        objects.what, source_floor.1, source_floor.2
+    );
     let started = Instant::now();
     futures::stream::iter(0..n)
         .map(|i| {
@@ -91,10 +92,68 @@ where
     );
     let floors = [
         (objects.listing, n.div_ceil(100)),
-        ("DescribeDBInstances", SOURCES.div_ceil(100)),
+        (source_floor.0, source_floor.1.div_ceil(100)),
     ];
     steady_state(settings, &floors).await;
     println!("  operator peak RSS: {:.1} MiB", peak_rss_mib(pid));
     drop(operator);
     assert!(common::moto_ext_post("/moto-api/reset"), "reset moto");
+}
+
+/// Makes the sources and waits until all are Ready: their listing call, how many, and what.
+async fn make_sources(
+    client: &kube::Client,
+    ns: &str,
+    prefix: &str,
+    sources: Sources,
+) -> (&'static str, usize, &'static str) {
+    let pp = PostParams::default();
+    match sources {
+        Sources::Instances => {
+            let instances: Api<DBInstance> = Api::namespaced(client.clone(), ns);
+            for i in 0..SOURCES {
+                let id = format!("{prefix}-db-{i}");
+                let db = common::dbinstance(&format!("db-{i}"), &id, json!({}));
+                (instances.create(&pp, &db).await).expect("create DBInstance");
+            }
+            all_ready(&instances, SOURCES, common::is_ready).await;
+            ("DescribeDBInstances", SOURCES, "DBInstances")
+        }
+        Sources::Clusters { count, limitless } => {
+            let clusters: Api<DBCluster> = Api::namespaced(client.clone(), ns);
+            let scalability = if limitless { "limitless" } else { "standard" };
+            for i in 0..count {
+                let cluster: DBCluster = serde_json::from_value(json!({
+                    "metadata": {"name": format!("c-{i}")},
+                    "spec": {"dbClusterIdentifier": format!("{prefix}-c-{i}"),
+                             "engine": "aurora-postgresql", "masterUsername": "admin",
+                             "clusterScalabilityType": scalability, "deletionPolicy": "Delete",
+                             "masterUserPassword": {"name": "db-password", "key": "password"}},
+                }))
+                .unwrap();
+                (clusters.create(&pp, &cluster).await).expect("create DBCluster");
+            }
+            let ready = |c: &DBCluster| {
+                (c.status.iter().flat_map(|s| &s.reported.conditions))
+                    .any(|c| c.type_ == "Ready" && c.status == "True")
+            };
+            all_ready(&clusters, count, ready).await;
+            ("DescribeDBClusters", count, "DBClusters")
+        }
+    }
+}
+
+async fn all_ready<S>(api: &Api<S>, count: usize, ready: impl Fn(&S) -> bool)
+where
+    S: kube::Resource + Clone + Debug + DeserializeOwned,
+{
+    loop {
+        let found = (api.list(&Default::default()).await)
+            .map(|l| l.items.iter().filter(|s| ready(s)).count())
+            .unwrap_or(0);
+        if found == count {
+            return;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
 }

@@ -32,6 +32,7 @@ pub async fn run(client: &kube::Client, settings: &Settings, n: usize) {
     let (topic, _) = super::common::topic_with_queue(&super::common::unique("bench-events")).await;
     TOPIC.set(topic).expect("one row a run");
     let objects = Objects {
+        sources: sourced::Sources::Instances,
         name: "benche",
         what: "EventSubscriptions",
         listing: "DescribeEventSubscriptions",

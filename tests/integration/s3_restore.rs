@@ -108,3 +108,50 @@ async fn a_restore_from_s3_has_the_backups_rows_and_a_role_of_another_namespace_
     wait_object_gone(&api, "db").await;
     common::delete_bucket(&bucket);
 }
+
+#[tokio::test]
+async fn an_aurora_mysql_cluster_restored_from_s3_serves_the_backups_rows() {
+    let (client, ns, _api, _rds) = setup("s3aurora").await;
+    let _operator = Operator::start(&ns);
+    let bucket = unique("aurora-backups");
+    common::create_bucket(&bucket);
+    common::put_object(&bucket, "coffee/2026-12-06/backup.sql", BACKUP);
+    let path = format!("/rds-operator/{ns}/");
+    let role = common::create_role_at("123456789012", &path, &unique("import"), None);
+    let id = unique("s3aur");
+    let from = json!({"s3": {"bucket": bucket, "prefix": "coffee/", "ingestionRole": role,
+                             "sourceEngine": "mysql", "sourceEngineVersion": "8.0.42"}});
+    let extra = json!({"restoreFrom": from, "deletionPolicy": "Delete",
+                       "tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    let clusters: kube::Api<rds_operator::dbcluster::DBCluster> =
+        kube::Api::namespaced(client.clone(), &ns);
+    (clusters
+        .create(
+            &PostParams::default(),
+            &crate::clusters::cluster(&id, extra),
+        )
+        .await)
+        .expect("create the DBCluster");
+    let made = wait_object(
+        &clusters,
+        "coffee",
+        "restored from S3 and Ready",
+        crate::clusters::ready,
+    )
+    .await;
+    let restored = made.status.as_ref().and_then(|s| s.restored_from.clone());
+    assert_eq!(restored, Some(format!("s3://{bucket}/coffee/")));
+    assert_eq!(common::calls(&id, "RestoreDBClusterFromS3"), 1);
+    let s = secret_data(&client, &ns, "coffee-db")
+        .await
+        .expect("the cluster's Secret");
+    let (read, out) = mariadb_keys(
+        &s,
+        &s["password"],
+        "SELECT name FROM suppliers WHERE id = 1",
+    );
+    assert!(read && out.contains("Beans from the backup"), "{out}");
+    (clusters.delete("coffee", &Default::default()).await).expect("delete");
+    wait_object_gone(&clusters, "coffee").await;
+    common::delete_bucket(&bucket);
+}

@@ -15,6 +15,7 @@ use crate::database::status::DatabaseStatus;
 use crate::database::tenancy;
 use crate::dbcluster::{ClusterRestoreFrom, DBClusterSpec, DBClusterStatus};
 use crate::managed::plan::{ConditionPlan, Requeue};
+use crate::managed::roles::refused_role;
 use crate::managed::tags;
 use crate::sensitive::Sensitive;
 
@@ -39,6 +40,13 @@ pub enum Creation {
 
 /// The source of spec.restoreFrom, in words.
 pub fn restore_source(r: &ClusterRestoreFrom) -> String {
+    if let Some(s3) = &r.s3 {
+        return format!(
+            "s3://{}/{}",
+            s3.bucket,
+            s3.prefix.as_deref().unwrap_or_default()
+        );
+    }
     if let Some(clone) = &r.clone_of {
         return format!("a copy-on-write clone of DBCluster {}", clone.name);
     }
@@ -65,6 +73,16 @@ pub(super) fn first(f: &Facts, plan: Plan, spec: DBClusterSpec) -> Plan {
         return create(f, plan, spec, Creation::New);
     };
     let namespace = f.cluster.namespace().unwrap_or_default();
+    if let Some(s3) = &r.s3 {
+        // A backup in S3 is reached through its ingestion role, which must be the namespace's.
+        let (field, role) = ("restoreFrom.s3.ingestionRole", &s3.ingestion_role);
+        if let Some(why) = refused_role(&f.grants.roles, &namespace, field, role) {
+            let mut plan = plan;
+            plan.requeue = Requeue::After(drift_interval(f));
+            return refuse(plan, f, "RoleNotGranted", &why, "NotOwned");
+        }
+        return create(f, plan, spec, Creation::FromSpec(r));
+    }
     if !tenancy::may_restore(f.restore_source.as_ref(), &namespace, &f.grants) {
         let mut plan = plan;
         plan.requeue = Requeue::After(drift_interval(f));
@@ -189,13 +207,17 @@ fn planned(
             ("Restoring", note)
         }
         Creation::FromSpec(r) => {
-            let source = restore_source(&r);
-            fields.restored_from = Some(source.clone());
+            let note = format!(
+                "restoring RDS cluster {identifier} from {}",
+                restore_source(&r)
+            );
+            fields.restored_from = Some(restore_source(&r));
             // RDS has the source's password: a hash that matches none makes the first sync send
-            // the spec's.
-            fields.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
-            let note = format!("restoring RDS cluster {identifier} from {source}");
-            plan.step(from_spec(identifier, r, spec, tags));
+            // the spec's. A backup in S3 is restored with the spec's password: its hash stands.
+            if r.s3.is_none() {
+                fields.common.master_user_password_hash = Some(RESTORED_PASSWORD.to_owned());
+            }
+            plan.step(from_spec(identifier, r, (spec, password), tags));
             ("Restoring", note)
         }
     };
@@ -263,13 +285,23 @@ fn creating_note(f: &Facts, why: &Creation) -> String {
     }
 }
 
-/// The restore spec.restoreFrom asks for.
+/// The restore spec.restoreFrom asks for (a backup in S3 with the spec's password).
 fn from_spec(
     identifier: String,
     r: ClusterRestoreFrom,
-    spec: Box<DBClusterSpec>,
+    (spec, password): (Box<DBClusterSpec>, Option<Sensitive>),
     tags: std::collections::BTreeMap<String, String>,
 ) -> Step {
+    if let Some(s3) = r.s3 {
+        let step = ClusterStep::RestoreFromS3 {
+            identifier,
+            s3,
+            spec,
+            password,
+            tags,
+        };
+        return Step::Own(step);
+    }
     match (
         r.db_cluster_snapshot_identifier,
         r.source_db_cluster_identifier,

@@ -140,6 +140,15 @@ pub enum ClusterStep {
         tags: BTreeMap<String, String>,
         global: Option<String>,
     },
+    /// RestoreDBClusterFromS3: CreateDBCluster's settings, and the backup under a prefix of a
+    /// bucket, read as the ingestion role.
+    RestoreFromS3 {
+        identifier: String,
+        s3: crate::database::spec::S3Source,
+        spec: Box<DBClusterSpec>,
+        password: Option<Sensitive>,
+        tags: BTreeMap<String, String>,
+    },
     /// RemoveFromGlobalCluster: the cluster (`arn`) leaves global database `global` as a
     /// standalone cluster.
     Detach {
@@ -178,6 +187,7 @@ impl crate::database::step::OwnStep for ClusterStep {
     fn name(&self) -> &'static str {
         match self {
             ClusterStep::Create { .. } => "Create",
+            ClusterStep::RestoreFromS3 { .. } => "RestoreFromS3",
             ClusterStep::Detach { .. } => "Detach",
             ClusterStep::RebootMember { .. } => "RebootMember",
             ClusterStep::DeleteMember { .. } => "DeleteMember",
@@ -194,6 +204,7 @@ impl crate::database::step::OwnStep for ClusterStep {
 pub fn mutates(step: &Step) -> Option<&str> {
     match step {
         Step::Own(ClusterStep::Create { identifier, .. })
+        | Step::Own(ClusterStep::RestoreFromS3 { identifier, .. })
         | Step::Restore { identifier, .. }
         | Step::RestoreToPointInTime { identifier, .. }
         | Step::Modify { identifier, .. }

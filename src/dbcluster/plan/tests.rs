@@ -1184,6 +1184,7 @@ mod clones;
 mod data_api;
 mod global;
 mod multi_az;
+mod s3;
 mod storage;
 
 /// rds.operator.rs/rotate-now on a cluster whose password RDS manages: RDS rotates it once per

@@ -18,6 +18,7 @@ pub mod password;
 pub mod readers;
 pub mod rules;
 pub mod secret;
+pub mod shard_group;
 pub mod snapshots;
 pub mod spec;
 pub mod status;

@@ -183,6 +183,18 @@ impl<T: Listed> Listing<T> {
         (fresh && unchanged).then(|| state.found.get(key).cloned())
     }
 
+    /// Every resource of the listing, when fresh (as [`Listing::get`]); None: read directly.
+    /// For a reader that finds what it needs by another field than the key (a cluster's shard
+    /// group, by cluster).
+    pub fn all(&self, max_age: Duration) -> Option<Vec<T>> {
+        self.wanted.store(true, Ordering::Relaxed);
+        let state = lock(&self.state);
+        let read_at = state.read_at?;
+        let fresh = read_at.elapsed() <= max_age * 2 && state.changing.is_empty();
+        let stale = (state.mutated.values()).any(|at| *at >= read_at);
+        (fresh && !stale).then(|| state.found.values().cloned().collect())
+    }
+
     /// The operator changed this resource: read it directly until a listing started after.
     pub fn mutated(&self, key: &str) {
         lock(&self.state)
