@@ -204,7 +204,10 @@ def install(lock: Any, config: dict[str, float]) -> None:
                 ids = filters["integration-identifier"]
                 rows = [i for i in rows if i.arn in ids or i.name in ids]
             rows = sorted(rows, key=lambda i: i.name)
-            return ActionResult(paging.page(p, "Integrations", [i.describe() for i in rows]))
+            # The page first, then only its integrations described.
+            page = paging.page(p, "Integrations", rows)
+            page["Integrations"] = [i.describe() for i in page["Integrations"]]
+            return ActionResult(page)
 
     tagging.route(lock, ":integration:", lambda backend, arn: found(backend, arn))
     Response.create_integration = create

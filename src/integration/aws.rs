@@ -1,7 +1,7 @@
 //! The RDS calls of the Integration kind: DescribeIntegrations (every integration 100 a page, with
 //! its tags), CreateIntegration, ModifyIntegration and DeleteIntegration (counted and
 //! classified as every call). RDS names an integration by its ARN in every call but the create:
-//! one is found by its name in the pages.
+//! one whose ARN status has not recorded yet is found by its name in the pages.
 
 use crate::aws_error::{AwsError, aws_error};
 use crate::rds::{Rds, rds_tags, tag_map};
@@ -29,6 +29,13 @@ pub(super) trait IntegrationCalls {
         name: &str,
     ) -> impl Future<Output = Result<Option<ObservedIntegration>, AwsError>> + Send;
 
+    /// The integration of this ARN (DescribeIntegrations of one), with its tags; None when RDS
+    /// has none.
+    fn integration_by_arn(
+        &self,
+        arn: &str,
+    ) -> impl Future<Output = Result<Option<ObservedIntegration>, AwsError>> + Send;
+
     /// Every integration of the account and region, 100 a page, with their tags.
     fn integration_pages(
         &self,
@@ -45,6 +52,20 @@ impl IntegrationCalls for Rds {
     async fn integration(&self, name: &str) -> Result<Option<ObservedIntegration>, AwsError> {
         let all = self.integration_pages().await?;
         Ok(all.into_iter().find(|i| i.name.eq_ignore_ascii_case(name)))
+    }
+
+    async fn integration_by_arn(&self, arn: &str) -> Result<Option<ObservedIntegration>, AwsError> {
+        let result = (self.client.describe_integrations())
+            .integration_identifier(arn)
+            .send()
+            .await
+            .map_err(|e| aws_error("DescribeIntegrations", e, None));
+        self.count("DescribeIntegrations", &result);
+        match result {
+            Ok(out) => Ok(out.integrations().first().map(observed)),
+            Err(e) if e.code == NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     async fn integration_pages(&self) -> Result<Vec<ObservedIntegration>, AwsError> {

@@ -36,9 +36,16 @@ impl NamedKind for Integration {
         let listed = (at.observer.listing::<ObservedIntegration>())
             .get(&name, shared.drift_interval)
             .filter(|_| !deleting);
-        let observed = match listed {
-            Some(found) => Some(found),
-            None => at.rds.integration(&name).await?,
+        // Read directly: by the ARN status recorded (one DescribeIntegrations), else by name
+        // (every page: RDS finds an integration by its ARN only).
+        let arn = NamedKind::status(self).and_then(|s| s.arn.clone());
+        let by_arn = match (&listed, arn) {
+            (None, Some(arn)) => at.rds.integration_by_arn(&arn).await?,
+            _ => None,
+        };
+        let observed = match (listed, by_arn) {
+            (Some(found), _) | (None, Some(found)) => Some(found),
+            (None, None) => at.rds.integration(&name).await?,
         };
         let source = match deleting {
             true => Source::default(),

@@ -128,7 +128,10 @@ async fn make_sources(
                     "spec": {"dbClusterIdentifier": format!("{prefix}-c-{i}"),
                              "engine": "aurora-postgresql", "masterUsername": "admin",
                              "clusterScalabilityType": scalability, "deletionPolicy": "Delete",
-                             "masterUserPassword": {"name": "db-password", "key": "password"}},
+                             "masterUserPassword": {"name": "db-password", "key": "password"},
+                             // A limitless cluster's Secret carries its shard group's endpoint,
+                             // read from the shard groups' listing.
+                             "connectionSecret": {"name": format!("c-{i}-db")}},
                 }))
                 .unwrap();
                 (clusters.create(&pp, &cluster).await).expect("create DBCluster");
