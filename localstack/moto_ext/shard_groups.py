@@ -39,15 +39,14 @@ from typing import Any
 
 from . import paging
 
-STATES = {}  # id(group) -> (phase, until)
-
-
 def status(group: Any) -> str:
-    """The group's state now, its phase over once its time has come."""
-    phase = STATES.get(id(group))
+    """The group's state now (its phase, kept on the group), the phase over once its time has come."""
+    phase = group.__dict__.get("_ext_phase")
     if phase is not None and time.time() >= phase[1]:
-        STATES.pop(id(group), None)
-        return "deleted" if phase[0] == "deleting" else "available"
+        if phase[0] == "deleting":
+            return "deleted"
+        group.__dict__["_ext_phase"] = None
+        return "available"
     return phase[0] if phase is not None else "available"
 
 
@@ -60,7 +59,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
 
     def begin(group: Any, phase: str, delay: float) -> None:
         if delay > 0:
-            STATES[id(group)] = (phase, time.time() + delay)
+            group.__dict__["_ext_phase"] = (phase, time.time() + delay)
 
     def live(backend: Any) -> dict[str, Any]:
         for name, group in list(backend.shard_groups.items()):
@@ -151,7 +150,7 @@ def install(lock: Any, config: dict[str, float]) -> None:
         with lock:
             group = found(self.backend, self.params.get("DBShardGroupIdentifier"))
             available(group)
-            STATES[id(group)] = ("deleting", time.time() + max(config["delete_delay"], 0.01))
+            begin(group, "deleting", max(config["delete_delay"], 0.01))
             return ActionResult(group)
 
     def describe_db_shard_groups(self: Any) -> Any:

@@ -41,11 +41,7 @@ pub enum Creation {
 /// The source of spec.restoreFrom, in words.
 pub fn restore_source(r: &ClusterRestoreFrom) -> String {
     if let Some(s3) = &r.s3 {
-        return format!(
-            "s3://{}/{}",
-            s3.bucket,
-            s3.prefix.as_deref().unwrap_or_default()
-        );
+        return s3.location();
     }
     if let Some(clone) = &r.clone_of {
         return format!("a copy-on-write clone of DBCluster {}", clone.name);

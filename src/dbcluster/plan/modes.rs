@@ -361,8 +361,7 @@ fn own_preview(own: &ClusterStep) -> (&'static str, &'static str, String) {
             ("CreateDBCluster", "NewInstance", identifier.clone())
         }
         ClusterStep::RestoreFromS3 { s3, .. } => {
-            let prefix = s3.prefix.as_deref().unwrap_or_default();
-            let note = format!("from the backup in s3://{}/{prefix}", s3.bucket);
+            let note = format!("from the backup in {}", s3.location());
             ("RestoreDBClusterFromS3", "NewInstance", note)
         }
         ClusterStep::RebootMember { identifier, .. } => {

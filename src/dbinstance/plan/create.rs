@@ -55,8 +55,7 @@ pub(super) fn create_replica(f: &Facts, plan: Plan) -> Plan {
 /// The source of spec.restoreFrom, in words.
 pub fn restore_source(r: &RestoreFrom) -> String {
     if let Some(s3) = &r.s3 {
-        let prefix = s3.prefix.as_deref().unwrap_or_default();
-        return format!("s3://{}/{prefix}", s3.bucket);
+        return s3.location();
     }
     match (&r.db_snapshot_identifier, &r.source_db_instance_identifier) {
         (Some(snapshot), _) => format!("snapshot {snapshot}"),

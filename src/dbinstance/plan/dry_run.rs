@@ -145,13 +145,10 @@ fn new_instance(step: &Step) -> (&'static str, String) {
             "RestoreDBInstanceFromDBSnapshot",
             format!("from snapshot {snapshot}"),
         ),
-        Step::Own(InstanceStep::RestoreFromS3 { s3, .. }) => {
-            let (bucket, prefix) = (&s3.bucket, s3.prefix.as_deref().unwrap_or_default());
-            (
-                "RestoreDBInstanceFromS3",
-                format!("from the backup in s3://{bucket}/{prefix}"),
-            )
-        }
+        Step::Own(InstanceStep::RestoreFromS3 { s3, .. }) => (
+            "RestoreDBInstanceFromS3",
+            format!("from the backup in {}", s3.location()),
+        ),
         Step::RestoreToPointInTime { source, time, .. } => {
             let at = time.as_deref().unwrap_or("its latest restorable time");
             (

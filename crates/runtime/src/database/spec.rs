@@ -319,3 +319,11 @@ pub struct S3Source {
     #[schemars(length(min = 1, max = 32))]
     pub source_engine_version: String,
 }
+
+impl S3Source {
+    /// Where the backup is, as `s3://bucket/prefix`: what status and the dry run name.
+    pub fn location(&self) -> String {
+        let prefix = self.prefix.as_deref().unwrap_or_default();
+        format!("s3://{}/{prefix}", self.bucket)
+    }
+}
