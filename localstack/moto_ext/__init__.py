@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, shard_groups, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, metrics, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, shard_groups, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -534,6 +534,21 @@ def install() -> None:
     activation.install(LOCK, CONFIG, _start_phase)
     activation.install_clusters(LOCK, CONFIG, _start_phase, _purge_deleted)
     insights.install(LOCK)
+    metrics.install()
+    # CloudWatch's calls are counted too (the health poll's cost, tests/bench/health.rs).
+    from moto.cloudwatch.responses import CloudWatchResponse
+
+    orig_cloudwatch_action = CloudWatchResponse.call_action
+
+    def cloudwatch_action(self: Any) -> Any:
+        try:
+            with LOCK:
+                CALLS[(self._get_action(), "")] += 1
+        except Exception:  # counting must never break serving
+            pass
+        return orig_cloudwatch_action(self)
+
+    CloudWatchResponse.call_action = cloudwatch_action
     storage.install(LOCK, CONFIG)
     roles.install(LOCK)
     clones.install(LOCK)

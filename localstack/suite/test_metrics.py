@@ -1,0 +1,163 @@
+"""RDS's CloudWatch metrics from the real engines, and alarms evaluated on them (moto_ext/metrics.py,
+rds-metrics.html, API_PutMetricAlarm.html), through boto3 against moto with moto_ext loaded, in
+process. Each test failed on plain moto 5.2.5, which publishes no RDS metric and never evaluates
+an alarm."""
+
+from __future__ import annotations
+
+import datetime
+import subprocess
+import time
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from moto_ext import clusters, engines, metrics, scope
+
+REAL = [{"Key": engines.TAG, "Value": "true"}]
+ACCOUNT = "123456789012"
+PASSWORD = "hunter2hunter2"
+
+
+@pytest.fixture
+def aws():
+    metrics.PAUSED.set()  # the tests take the readings; no background tick between their steps
+    with mock_aws():
+        try:
+            yield boto3.client("rds", region_name="us-east-1"), boto3.client("cloudwatch", region_name="us-east-1")
+        finally:
+            for identifier in list(clusters.TOPOLOGY):
+                clusters.forget(identifier)
+            engines.stop_all()
+            metrics.SERIES.clear()
+            metrics.ALARMED.clear()
+            metrics.PAUSED.clear()
+
+
+def available(rds, identifier, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = rds.describe_db_instances(DBInstanceIdentifier=identifier)["DBInstances"][0]["DBInstanceStatus"]
+        if status == "available":
+            return
+        assert status != "failed"
+        time.sleep(0.5)
+    raise AssertionError(f"{identifier} not available within {timeout} s")
+
+
+def latest(cloudwatch, identifier, metric, stat="Maximum"):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    answer = cloudwatch.get_metric_data(
+        MetricDataQueries=[{"Id": "m", "MetricStat": {
+            "Metric": {"Namespace": "AWS/RDS", "MetricName": metric,
+                       "Dimensions": [{"Name": "DBInstanceIdentifier", "Value": identifier}]},
+            "Period": 60, "Stat": stat}}],
+        StartTime=now - datetime.timedelta(minutes=5), EndTime=now + datetime.timedelta(minutes=1),
+        ScanBy="TimestampDescending")
+    values = answer["MetricDataResults"][0]["Values"]
+    return values[0] if values else None
+
+
+def mariadb(identifier, sql):
+    """`sql` as the master user, through the instance's endpoint."""
+    with scope.within(ACCOUNT, "us-east-1"):
+        server = engines.get(identifier)
+    done = subprocess.run(["mariadb", "--no-defaults", "-h", server.address, "-P", str(server.port), "-uadmin",
+                           f"-p{PASSWORD}", "--batch", "--skip-column-names", "-e", sql],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def primary(rds, name, storage=20):
+    rds.create_db_instance(DBInstanceIdentifier=name, Engine="mysql", DBInstanceClass="db.t3.micro",
+                           AllocatedStorage=storage, MasterUsername="admin", MasterUserPassword=PASSWORD,
+                           DBName="app", BackupRetentionPeriod=1, Tags=REAL)
+    available(rds, name)
+
+
+def test_an_instance_publishes_free_storage_connections_and_cpu_and_writes_take_storage(aws):
+    rds, cloudwatch = aws
+    primary(rds, "m")
+    metrics.publish_once()
+    time.sleep(0.2)
+    metrics.publish_once()
+    free = latest(cloudwatch, "m", "FreeStorageSpace", "Minimum")
+    assert 19 * 2**30 < free < 20 * 2**30, free
+    assert latest(cloudwatch, "m", "DatabaseConnections") == 0, "the reading's own session is not counted"
+    assert latest(cloudwatch, "m", "CPUUtilization") is not None
+    assert latest(cloudwatch, "m", "ReplicaLag") is None, "a source has no replica lag"
+    mariadb("m", "USE app; CREATE TABLE fill (b LONGBLOB); "
+                 "INSERT INTO fill SELECT REPEAT('x', 8388608) FROM seq_1_to_4;")
+    metrics.publish_once()
+    assert metrics.SERIES[(ACCOUNT, "us-east-1", "FreeStorageSpace", "m")][-1][1] < free - 30 * 2**20
+
+
+def test_a_replica_kept_from_applying_reports_a_growing_lag_then_zero_once_it_catches_up(aws):
+    rds, cloudwatch = aws
+    primary(rds, "p")
+    rds.create_db_instance_read_replica(DBInstanceIdentifier="r", SourceDBInstanceIdentifier="p")
+    available(rds, "r")
+    mariadb("p", "CREATE TABLE app.t (n INT PRIMARY KEY)")
+    time.sleep(1)
+    metrics.publish_once()
+    assert latest(cloudwatch, "r", "ReplicaLag") == 0
+    with scope.within(ACCOUNT, "us-east-1"):
+        replica = engines.get("r")
+    # A session on the replica holds a global read lock (the master user has RELOAD): the
+    # replication's SQL thread waits behind it, as behind any long query on a replica.
+    holder = subprocess.Popen(["mariadb", "--no-defaults", "-h", replica.address, "-P", str(replica.port), "-uadmin",
+                               f"-p{PASSWORD}", "-e", "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(8);"])
+    try:
+        time.sleep(1)
+        mariadb("p", "INSERT INTO app.t VALUES (1)")
+        time.sleep(2)
+        metrics.publish_once()
+        first = metrics.SERIES[(ACCOUNT, "us-east-1", "ReplicaLag", "r")][-1][1]
+        time.sleep(2)
+        metrics.publish_once()
+        second = metrics.SERIES[(ACCOUNT, "us-east-1", "ReplicaLag", "r")][-1][1]
+        assert 1 <= first < second, (first, second)
+    finally:
+        holder.wait(timeout=30)
+    time.sleep(2)
+    metrics.publish_once()
+    assert latest(cloudwatch, "r", "ReplicaLag", "Minimum") == 0
+
+
+def test_an_alarm_starts_without_data_goes_to_alarm_past_its_threshold_and_notifies_its_topic(aws):
+    rds, cloudwatch = aws
+    sns = boto3.client("sns", region_name="us-east-1")
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    topic = sns.create_topic(Name="db-alarms")["TopicArn"]
+    queue = sqs.create_queue(QueueName="db-alarms")["QueueUrl"]
+    queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=queue_arn)
+    primary(rds, "a")
+    metrics.publish_once()
+    free = metrics.SERIES[(ACCOUNT, "us-east-1", "FreeStorageSpace", "a")][-1][1]
+    cloudwatch.put_metric_alarm(
+        AlarmName="a-storage", Namespace="AWS/RDS", MetricName="FreeStorageSpace", Statistic="Minimum",
+        Dimensions=[{"Name": "DBInstanceIdentifier", "Value": "a"}], Period=60, EvaluationPeriods=1,
+        Threshold=free - 16 * 2**20, ComparisonOperator="LessThanThreshold", AlarmActions=[topic],
+        Tags=[{"Key": "owner", "Value": "test"}])
+    state = cloudwatch.describe_alarms(AlarmNames=["a-storage"])["MetricAlarms"][0]["StateValue"]
+    assert state == "INSUFFICIENT_DATA"
+    metrics.evaluate_all()
+    assert cloudwatch.describe_alarms(AlarmNames=["a-storage"])["MetricAlarms"][0]["StateValue"] == "OK"
+    mariadb("a", "USE app; CREATE TABLE fill (b LONGBLOB); "
+                 "INSERT INTO fill SELECT REPEAT('x', 8388608) FROM seq_1_to_4;")
+    metrics.SERIES.clear()  # only the reading after the fill in the alarm's period
+    metrics.publish_once()
+    metrics.evaluate_all()
+    alarm = cloudwatch.describe_alarms(AlarmNames=["a-storage"])["MetricAlarms"][0]
+    assert alarm["StateValue"] == "ALARM", alarm["StateReason"]
+    messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
+    assert any("a-storage" in m["Body"] and "ALARM" in m["Body"] for m in messages), (messages, alarm)
+    # An update keeps the state (API_PutMetricAlarm.html).
+    cloudwatch.put_metric_alarm(
+        AlarmName="a-storage", Namespace="AWS/RDS", MetricName="FreeStorageSpace", Statistic="Minimum",
+        Dimensions=[{"Name": "DBInstanceIdentifier", "Value": "a"}], Period=60, EvaluationPeriods=1,
+        Threshold=1.0, ComparisonOperator="LessThanThreshold", AlarmActions=[topic])
+    assert cloudwatch.describe_alarms(AlarmNames=["a-storage"])["MetricAlarms"][0]["StateValue"] == "ALARM"
