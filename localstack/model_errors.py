@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-SERVICES = ["rds", "secretsmanager", "resourcegroupstaggingapi", "sts", "sqs"]
+SERVICES = ["rds", "secretsmanager", "resourcegroupstaggingapi", "sts", "sqs", "cloudwatch"]
 FILE = Path(__file__).resolve().parent.parent / "crates" / "aws" / "src" / "aws_error" / "model_errors.txt"
 
 

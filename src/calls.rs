@@ -14,6 +14,7 @@ const SOURCES: &[&str] = &[
     include_str!("../crates/aws/src/rds/roles.rs"),
     include_str!("../crates/aws/src/rds/data_api.rs"),
     include_str!("../crates/aws/src/rds/export.rs"),
+    include_str!("../crates/aws/src/rds/cloudwatch.rs"),
     include_str!("dbinstance/aws/mod.rs"),
     include_str!("dbinstance/aws/restore.rs"),
     include_str!("dbinstance/aws/replicas.rs"),
@@ -144,6 +145,8 @@ mod tests {
             "secretsmanager:TagResource",
             // DeleteMessageBatch authorizes as DeleteMessage.
             "sqs:DeleteMessage",
+            // PutMetricAlarm with tags also authorizes TagResource.
+            "cloudwatch:TagResource",
         ];
         for statement in statements.iter().filter(|s| s["Effect"] == "Allow") {
             let actions = match &statement["Action"] {
@@ -193,6 +196,10 @@ mod tests {
                 }
                 // The groups' tags, 100 a page (the shared poll of the groups).
                 "GetResources" => format!("tag:{operation}"),
+                // RDS's metrics in CloudWatch (the health poll), and the databases' alarms.
+                "GetMetricData" | "DescribeAlarms" | "PutMetricAlarm" | "DeleteAlarms" => {
+                    format!("cloudwatch:{operation}")
+                }
                 // The event feed's queue: no tags to condition on; the statement names the queue.
                 "ReceiveMessage" | "DeleteMessageBatch" => {
                     let action = operation.replace("Batch", "");

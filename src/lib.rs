@@ -37,7 +37,9 @@ pub mod optiongroup;
 
 /// The AWS plumbing, the layer above the foundations (`crates/aws`): re-exported under its old
 /// paths.
-pub use rds_operator_aws::{accounts, aws_error, error, http, metrics, rds, rds_state, secrets};
+pub use rds_operator_aws::{
+    accounts, aws_error, error, health_metrics, http, metrics, rds, rds_state, secrets,
+};
 pub(crate) use rds_operator_foundation::lock;
 /// The foundations, the layer below every other (their own crate, `crates/foundation`): re-exported
 /// under their old paths.

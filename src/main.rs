@@ -69,6 +69,11 @@ struct RunArgs {
     /// A DBInstance's spec.driftInterval overrides it.
     #[arg(long, alias = "poll-interval", env = "DRIFT_INTERVAL", default_value = "60s", value_parser = parse_duration)]
     drift_interval: Duration,
+    /// How often to read RDS's metrics and the databases' alarms from CloudWatch for
+    /// status.health (docs/health.md): one GetMetricData per 500 figures per account and region.
+    /// RDS publishes its metrics once a minute; 0s reads none.
+    #[arg(long, env = "HEALTH_INTERVAL", default_value = "60s", value_parser = parse_duration)]
+    health_interval: Duration,
     /// How often to look at an instance RDS is busy with (creating, modifying, deleting...).
     #[arg(long, env = "BUSY_POLL_INTERVAL", default_value = "5s", value_parser = parse_duration)]
     busy_poll_interval: Duration,
@@ -452,7 +457,8 @@ fn observe(
         intervals,
         rds_operator::dbinstance::aws::observed,
     )
-    .waking(wake.clone());
+    .waking(wake.clone())
+    .health_every(args.health_interval);
     if args.events_queue_url.is_some() {
         let safety_net = safety_net(args);
         observer = observer.with_event_feed(safety_net);

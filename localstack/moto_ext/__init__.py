@@ -87,7 +87,7 @@ from collections import Counter, deque
 from typing import Any
 from urllib.parse import parse_qs
 
-from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, metrics, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, s3_import, scope, shard_groups, snapshots, storage, tagging, tls, trust
+from . import access, activation, backup_replication, blue_green, catalog, clones, cloudtrail, cluster_endpoints, cluster_parameters, clusters, data_api, endpoints, engines, event_subscriptions, export_tasks, features, global_clusters, iam_auth, insights, integrations, maintenance, managed_secrets, metrics, model_check, multi_az, option_groups, outage, parameters, presigned, proxies, replicas, roles, rpc_cbor, s3_import, scope, shard_groups, snapshots, storage, tagging, tls, trust
 
 PINNED_MOTO = "5.2.5"
 
@@ -691,7 +691,10 @@ class ControlMiddleware:
         path = environ.get("PATH_INFO", "")
         if not path.startswith("/_rds_ext/"):
             failed = outage.answer(environ, start_response, self.app)
-            return failed if failed is not None else self.app(environ, start_response)
+            if failed is not None:
+                return failed
+            served = rpc_cbor.serve(self.app, environ, start_response)
+            return served if served is not None else self.app(environ, start_response)
         query = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", "")).items()}
         method = environ.get("REQUEST_METHOD", "GET")
         status, body = "404 Not Found", {"error": f"unknown path {path}"}

@@ -161,3 +161,51 @@ def test_an_alarm_starts_without_data_goes_to_alarm_past_its_threshold_and_notif
         Dimensions=[{"Name": "DBInstanceIdentifier", "Value": "a"}], Period=60, EvaluationPeriods=1,
         Threshold=1.0, ComparisonOperator="LessThanThreshold", AlarmActions=[topic])
     assert cloudwatch.describe_alarms(AlarmNames=["a-storage"])["MetricAlarms"][0]["StateValue"] == "ALARM"
+
+
+def test_cloudwatch_answers_the_smithy_rpc_v2_cbor_protocol_the_sdks_speak(aws):
+    """CloudWatch's own protocol (botocore's model lists smithy-rpc-v2-cbor first; the Rust SDK
+    speaks nothing else), through the emulator's WSGI front: a request at
+    /service/GraniteServiceVersion20100801/operation/<op> is served, its answer in CBOR, an error
+    a CBOR map of __type and message (moto_ext/rpc_cbor.py). moto 5.2.5 answered 404."""
+    import botocore.session
+    from botocore.parsers import RpcV2CBORParser
+    from botocore.serialize import RpcV2CBORSerializer
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from werkzeug.test import Client
+
+    import moto_ext
+
+    model = botocore.session.get_session().get_service_model("cloudwatch")
+    client = Client(moto_ext.ControlMiddleware(DomainDispatcherApplication(create_backend_app)))
+
+    def call(operation, params):
+        op = model.operation_model(operation)
+        request = RpcV2CBORSerializer().serialize_to_request(params, op)
+        headers = dict(request["headers"])
+        headers["Authorization"] = ("AWS4-HMAC-SHA256 Credential=test/20261206/us-east-1/monitoring/aws4_request, "
+                                    "SignedHeaders=host, Signature=0")
+        answer = client.post(request["url_path"], data=request["body"], headers=headers)
+        assert answer.headers["smithy-protocol"] == "rpc-v2-cbor"
+        parsed = RpcV2CBORParser().parse({"body": answer.data, "headers": dict(answer.headers),
+                                         "status_code": answer.status_code}, op.output_shape)
+        return answer.status_code, parsed
+
+    code, _ = call("PutMetricAlarm", {
+        "AlarmName": "rds-operator:c:CPUUtilization", "Namespace": "AWS/RDS", "MetricName": "CPUUtilization",
+        "Statistic": "Average", "Period": 60, "EvaluationPeriods": 1, "Threshold": 90.0,
+        "ComparisonOperator": "GreaterThanThreshold", "Tags": [{"Key": "owner", "Value": "x"}]})
+    assert code == 200
+    code, listed = call("DescribeAlarms", {"AlarmNamePrefix": "rds-operator:"})
+    assert [a["StateValue"] for a in listed["MetricAlarms"]] == ["INSUFFICIENT_DATA"]
+    metrics.record(ACCOUNT, "us-east-1", "c", {"CPUUtilization": 42.0})
+    now = datetime.datetime.now(datetime.timezone.utc)
+    code, data = call("GetMetricData", {
+        "MetricDataQueries": [{"Id": "m0", "MetricStat": {"Metric": {
+            "Namespace": "AWS/RDS", "MetricName": "CPUUtilization",
+            "Dimensions": [{"Name": "DBInstanceIdentifier", "Value": "c"}]}, "Period": 60, "Stat": "Average"}}],
+        "StartTime": now - datetime.timedelta(minutes=2), "EndTime": now + datetime.timedelta(minutes=1)})
+    assert data["MetricDataResults"][0]["Values"] == [42.0]
+    assert isinstance(data["MetricDataResults"][0]["Timestamps"][0], datetime.datetime), "a timestamp (tag 1)"
+    code, error = call("SetAlarmState", {"AlarmName": "nope", "StateValue": "OK", "StateReason": "x"})
+    assert code == 404 and error["Error"]["Code"] == "ResourceNotFound", error

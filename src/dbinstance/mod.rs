@@ -342,6 +342,10 @@ pub struct DBInstanceSpec {
     pub maintenance: crate::database::spec::Maintenance,
     #[serde(flatten)]
     pub upgrade: crate::database::spec::Upgrade,
+    /// CloudWatch alarms on the instance's free storage, CPU, connections and (of a replica) lag,
+    /// each with a default, notifying an SNS topic; kept by the operator and deleted with the
+    /// DBInstance (docs/health.md).
+    pub alarms: Option<crate::database::alarms::AlarmsSpec>,
     #[serde(flatten)]
     pub password: crate::database::spec::PasswordSource,
     #[serde(flatten)]

@@ -30,7 +30,7 @@ use crate::maintenance::aws::listed;
 use crate::managed;
 use crate::managed::locate::Located;
 use crate::optiongroup::OptionGroup;
-use crate::rds_state::Observation;
+use crate::rds_state::{AwsIdentity, Observation, ObservedAlarm, SnapshotInfo};
 use crate::secrets;
 
 /// Reads the RDS instance, the Secrets and the settings a decision about `db` needs.
@@ -51,14 +51,7 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
     let previous = (db.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
     let name = reads.connection_secret.as_deref();
     let (connection_secret, readers) = secret_and_readers(ctx, &namespace, name, previous).await?;
-    let identity = match reads.identity {
-        true => Some(at.identity().await?),
-        false => None,
-    };
-    let snapshots = match &reads.snapshots_of {
-        Some(identifier) => at.rds.snapshots_of(identifier).await?,
-        None => Vec::new(),
-    };
+    let (identity, snapshots) = identity_and_snapshots(at, &reads).await?;
     let [subnet_group, parameter_group, option_group] =
         references(db, ctx, &namespace, &reads).await?;
     let cluster = match reads.references && spec::is_member(db) {
@@ -111,7 +104,32 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
+        health: at.observer.health(&identifier),
+        alarms: alarms(db, at, &identifier),
     })
+}
+
+/// The account and region, and the identifier's snapshots, as far as the plan asked.
+async fn identity_and_snapshots(
+    at: &Location,
+    reads: &plan::Reads,
+) -> Result<(Option<AwsIdentity>, Vec<SnapshotInfo>), Error> {
+    let identity = match reads.identity {
+        true => Some(at.identity().await?),
+        false => None,
+    };
+    let snapshots = match &reads.snapshots_of {
+        Some(identifier) => at.rds.snapshots_of(identifier).await?,
+        None => Vec::new(),
+    };
+    Ok((identity, snapshots))
+}
+
+/// The instance's alarms at the observer's last listing, when the spec or status has some.
+fn alarms(db: &DBInstance, at: &Location, identifier: &str) -> Option<Vec<ObservedAlarm>> {
+    plan::health::has_alarms(db)
+        .then(|| at.observer.alarms_of(identifier))
+        .flatten()
 }
 
 /// The instance, from the shared poll where it may serve or read directly (from the namespace's
@@ -161,7 +179,13 @@ type Sources = (
 
 /// The instance's blue/green deployment, and (read directly) its green instance before the
 /// switchover and the old one after it.
-async fn blue_green(at: &Location, read: &BlueGreenRead) -> Result<BlueGreenFacts, Error> {
+/// Green's replica lag is what the last health poll read, which this asks to read it from now on
+/// (and to wake `db` when it moves).
+async fn blue_green(
+    at: &Location,
+    read: &BlueGreenRead,
+    db: &DBInstance,
+) -> Result<BlueGreenFacts, Error> {
     let (facts, [green, old]) = crate::database::blue_green::aws::read(&at.rds, read).await?;
     let green = match green {
         Some(g) => at.rds.describe(&g).await?,
@@ -171,7 +195,17 @@ async fn blue_green(at: &Location, read: &BlueGreenRead) -> Result<BlueGreenFact
         Some(o) => at.rds.describe(&o).await?,
         None => None,
     };
-    Ok(facts.with(green, old))
+    let mut facts = facts.with(green, old);
+    if let Some(g) = &facts.green {
+        let owner = crate::observer::Owner {
+            namespace: db.namespace(),
+            name: db.name_any(),
+        };
+        at.observer.want_lag(&g.identifier, owner);
+        facts.green_lag_seconds =
+            (at.observer.health(&g.identifier)).and_then(|h| h.replica_lag_seconds);
+    }
+    Ok(facts)
 }
 
 /// What spec.restoreFrom and spec.replicaOf name, and the instance's blue/green deployment, as
@@ -208,7 +242,7 @@ async fn sources(
         false => None,
     };
     let blue_green = match &reads.blue_green {
-        Some(read) => Some(blue_green(at, read).await?),
+        Some(read) => Some(blue_green(at, read, db).await?),
         None => None,
     };
     Ok((snapshot_ref, restore, replica, blue_green))

@@ -13,6 +13,7 @@ mod clusters;
 mod common;
 mod connection;
 mod data_api;
+mod db_health;
 mod emulation;
 mod engines;
 mod event_subscriptions;

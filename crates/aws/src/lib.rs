@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod aws_error;
 pub mod error;
+pub mod health_metrics;
 pub mod http;
 pub mod metrics;
 pub mod rds;

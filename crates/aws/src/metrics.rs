@@ -83,6 +83,8 @@ pub struct Metrics {
     last_poll: Arc<Mutex<Option<f64>>>,
     feed_up: Gauge,
     locations: LocationPolls,
+    /// The databases' health (`health_metrics.rs`).
+    pub healths: crate::health_metrics::Healths,
 }
 
 impl Default for Metrics {
@@ -155,6 +157,8 @@ impl Metrics {
         registry.register_collector(Box::new(ProcessCollector));
         let locations = LocationPolls::default();
         registry.register_collector(Box::new(locations.clone()));
+        let healths = crate::health_metrics::Healths::default();
+        registry.register_collector(Box::new(healths.clone()));
         Metrics {
             registry,
             reconciles,
@@ -167,6 +171,7 @@ impl Metrics {
             last_poll,
             feed_up,
             locations,
+            healths,
         }
     }
 

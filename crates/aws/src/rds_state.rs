@@ -261,3 +261,94 @@ pub struct ParameterInfo {
 /// RDS's catalog of a parameter group family: every parameter it knows
 /// (DescribeEngineDefaultParameters).
 pub type Catalog = BTreeMap<String, ParameterInfo>;
+
+/// An RDS metric in CloudWatch (namespace AWS/RDS, dimension DBInstanceIdentifier) the operator
+/// reads ("Amazon CloudWatch metrics for Amazon RDS", rds-metrics.html), with the statistic it
+/// reads it by over the latest minute: the one that errs on the side of caution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Metric {
+    /// Seconds a replica is behind its source (-1: replication not active); the highest.
+    ReplicaLag,
+    /// Bytes of storage free; the lowest.
+    FreeStorageSpace,
+    /// Percent of CPU in use; the average.
+    CpuUtilization,
+    /// Client connections; the highest.
+    DatabaseConnections,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 4] = [
+        Metric::ReplicaLag,
+        Metric::FreeStorageSpace,
+        Metric::CpuUtilization,
+        Metric::DatabaseConnections,
+    ];
+
+    /// CloudWatch's name of the metric.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::ReplicaLag => "ReplicaLag",
+            Metric::FreeStorageSpace => "FreeStorageSpace",
+            Metric::CpuUtilization => "CPUUtilization",
+            Metric::DatabaseConnections => "DatabaseConnections",
+        }
+    }
+
+    /// The statistic the operator reads and alarms on.
+    pub fn statistic(self) -> &'static str {
+        match self {
+            Metric::ReplicaLag | Metric::DatabaseConnections => "Maximum",
+            Metric::FreeStorageSpace => "Minimum",
+            Metric::CpuUtilization => "Average",
+        }
+    }
+}
+
+/// What CloudWatch said of an instance over the latest minute it has figures for; None where it
+/// has none (a metric RDS does not publish for this instance, as ReplicaLag of a source).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObservedHealth {
+    pub replica_lag_seconds: Option<f64>,
+    pub free_storage_bytes: Option<f64>,
+    pub cpu_percent: Option<f64>,
+    pub connections: Option<f64>,
+}
+
+impl ObservedHealth {
+    /// Takes the figure of one metric.
+    pub fn set(&mut self, metric: Metric, value: f64) {
+        let slot = match metric {
+            Metric::ReplicaLag => &mut self.replica_lag_seconds,
+            Metric::FreeStorageSpace => &mut self.free_storage_bytes,
+            Metric::CpuUtilization => &mut self.cpu_percent,
+            Metric::DatabaseConnections => &mut self.connections,
+        };
+        *slot = Some(value);
+    }
+}
+
+/// A CloudWatch alarm on one RDS metric of one instance, as the operator makes it
+/// (PutMetricAlarm) and reads it back (DescribeAlarms): the metric by its statistic over one
+/// minute, above or below a threshold, notifying a topic when it goes to ALARM and back to OK.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlarmConfig {
+    pub name: String,
+    /// The instance (dimension DBInstanceIdentifier).
+    pub identifier: String,
+    pub metric: Metric,
+    /// GreaterThanThreshold (true) or LessThanThreshold.
+    pub above: bool,
+    pub threshold: f64,
+    /// The SNS topic of its AlarmActions and OKActions.
+    pub topic: Option<String>,
+}
+
+/// An alarm as DescribeAlarms answers: its configuration, and its state (OK, ALARM,
+/// INSUFFICIENT_DATA) with CloudWatch's reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObservedAlarm {
+    pub config: AlarmConfig,
+    pub state: String,
+    pub reason: Option<String>,
+}

@@ -15,7 +15,9 @@ pub mod observer;
 pub mod snapshot;
 
 /// The plumbing and the foundations, re-exported under the paths the runtime uses.
-pub use rds_operator_aws::{accounts, aws_error, error, http, metrics, rds, rds_state, secrets};
+pub use rds_operator_aws::{
+    accounts, aws_error, error, health_metrics, http, metrics, rds, rds_state, secrets,
+};
 pub use rds_operator_foundation::{
     breaker, budget, crd, duration, leader, lock, sensitive, shards, silence, telemetry,
 };

@@ -316,6 +316,7 @@ impl Locations {
             _ => None,
         };
         let mut observer = Observer::new(rds.clone(), self.intervals, self.own.observer.read)
+            .health_every(self.own.observer.health_interval())
             .waking(self.wake.clone());
         if queue.is_some() {
             observer = observer.with_event_feed(self.feeds.1);

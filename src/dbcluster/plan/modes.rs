@@ -326,6 +326,7 @@ fn dry_run_step(step: &Step) -> DryRunStep {
             (action, disruption, note)
         }
         Step::ClearAnnotation(key) => ("ClearAnnotation", "None", (*key).to_owned()),
+        Step::Alarms { changes, .. } => crate::database::alarms::preview(changes),
         Step::Role { call, .. } => match call {
             RoleCall::Add { role_arn, .. } => ("AddRoleToDBCluster", "None", role_arn.clone()),
             RoleCall::Remove { role_arn, .. } => {

@@ -147,7 +147,8 @@ fn subject<'a>(
         current.map(|c| (&c.deployment, c.old_instance.as_deref())),
     );
     let (o, who) = (&f.db, (f.db.identifier(), INSTANCE));
-    Subject::new(who, &o.spec.upgrade, &o.metadata, recorded)
+    let lag = f.blue_green.as_ref().and_then(|b| b.green_lag_seconds);
+    Subject::new(who, &o.spec.upgrade, &o.metadata, recorded).lagging(lag)
 }
 
 /// Why RDS would refuse a deployment of this instance (SourceDatabaseNotSupportedFault): its

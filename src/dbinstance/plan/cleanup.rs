@@ -202,6 +202,9 @@ fn release(f: &Facts, why: Released) -> Plan {
         ),
     };
     plan.event(EventType::Normal, reason, "Delete", note);
+    if let Some(alarms) = super::health::leftover_alarms(f) {
+        plan.step(alarms);
+    }
     plan.step(Step::RemoveFinalizer);
     plan.ext.gauge = Gauge::Remove;
     plan

@@ -131,6 +131,10 @@ fn preview_step(f: &Facts, step: &Step) -> DryRunStep {
             preview.disruption = Disruption::Outage.as_str().into();
             outage(step)
         }
+        Step::Alarms { changes, .. } => {
+            let (action, _, names) = crate::database::alarms::preview(changes);
+            (action, names)
+        }
         kubernetes => kubernetes_step(kubernetes),
     };
     preview.action = action.into();

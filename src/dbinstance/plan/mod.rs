@@ -20,6 +20,7 @@ pub mod cleanup;
 pub mod connection_secret;
 pub mod create;
 pub mod dry_run;
+pub mod health;
 pub mod maintenance;
 pub mod observe;
 pub mod password;
@@ -62,6 +63,8 @@ pub fn plan(facts: &Facts) -> Plan {
     if let Some(status) = plan.status.as_mut() {
         status.fields.advisories = tenancy::password_advisory(&facts.db).into_iter().collect();
     }
+    health::report(facts, &mut plan);
+    health::alarms(facts, &mut plan);
     match spec::dry_run(&facts.db) {
         true => dry_run::preview(facts, plan),
         false => plan,

@@ -7,7 +7,9 @@ use k8s_openapi::api::core::v1::Secret;
 
 use crate::dbinstance::drift::Modification;
 use crate::dbinstance::{DBInstance, DBInstanceSpec, DBInstanceStatus, RestoreFrom};
-use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInfo};
+use crate::rds_state::{
+    AwsIdentity, ObservedAlarm, ObservedHealth, ObservedInstance, PollIntervals, SnapshotInfo,
+};
 
 use super::tenancy::{Grants, ReplicaSource, RestoreSource};
 
@@ -96,6 +98,11 @@ pub struct Facts {
     pub placement: crate::managed::placement::Placement,
     /// The time of this reconcile, RFC 3339.
     pub now: String,
+    /// What CloudWatch said of the instance at the last health poll (None: not known).
+    pub health: Option<ObservedHealth>,
+    /// The instance's alarms at the observer's last listing, when the spec or status has alarms
+    /// (None: not listed yet, or not asked).
+    pub alarms: Option<Vec<ObservedAlarm>>,
 }
 
 pub use crate::database::password::{PasswordFacts, PasswordRead};

@@ -28,6 +28,9 @@ impl Operator {
             .iter()
             .map(|a| a.to_string())
             .collect();
+        if !extra_args.contains(&"--health-interval") {
+            args.extend(["--health-interval".to_string(), "5s".to_string()]);
+        }
         if !extra_args.contains(&"--drift-interval") {
             args.extend(["--drift-interval".to_string(), "5s".to_string()]);
         }

@@ -361,6 +361,15 @@ const BY_OPERATION: &[(&str, &str, Meaning)] = &[
         "DBSubnetGroupDoesNotCoverEnoughAZs",
         Spec(Some("subnetIDs: at least two Availability Zones")),
     ),
+    // CloudWatch (API_GetMetricData.html, Errors): a page token it no longer takes; the health
+    // poll starts over next interval.
+    ("GetMetricData", "InvalidNextToken", Refused),
+    ("DescribeAlarms", "InvalidNextToken", Refused),
+    // API_PutMetricAlarm.html: the account's alarm quota.
+    ("PutMetricAlarm", "LimitExceeded", Refused),
+    // API_DeleteAlarms.html: an alarm already gone, or one changed meanwhile.
+    ("DeleteAlarms", "ResourceNotFound", Gone),
+    ("DeleteAlarms", "ResourceConflict", Busy),
 ];
 
 /// Refusals RDS answers with a code that otherwise means "busy, try again"

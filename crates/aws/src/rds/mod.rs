@@ -14,6 +14,7 @@ use crate::lock;
 use crate::rds_state::AwsIdentity;
 use crate::silence::Heard;
 
+pub mod cloudwatch;
 mod data_api;
 pub mod export;
 pub mod health;
@@ -175,6 +176,8 @@ pub fn rfc3339(t: &aws_smithy_types::DateTime) -> Option<String> {
 pub struct Rds {
     pub client: aws_sdk_rds::Client,
     pub secrets: aws_sdk_secretsmanager::Client,
+    /// RDS's metrics and the databases' alarms (`cloudwatch.rs`).
+    cloudwatch: aws_sdk_cloudwatch::Client,
     sts: aws_sdk_sts::Client,
     tagging: aws_sdk_resourcegroupstagging::Client,
     /// The location's credentials, which sign a PreSignedUrl (`presign`).
@@ -203,10 +206,14 @@ impl Rds {
         let secrets = (aws_sdk_secretsmanager::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
             .retry_config(once.clone());
+        let cloudwatch = (aws_sdk_cloudwatch::config::Builder::from(config))
+            .interceptor(Gate(health.clone()))
+            .retry_config(once.clone());
         let tagging = (aws_sdk_resourcegroupstagging::config::Builder::from(config))
             .interceptor(Gate(health.clone()))
             .retry_config(once);
         Rds {
+            cloudwatch: aws_sdk_cloudwatch::Client::from_conf(cloudwatch.build()),
             client: aws_sdk_rds::Client::from_conf(rds.build()),
             secrets: aws_sdk_secretsmanager::Client::from_conf(secrets.build()),
             sts: aws_sdk_sts::Client::new(config),

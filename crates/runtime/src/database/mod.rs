@@ -8,10 +8,12 @@
 //! follow over the steps ([`rules`]). Both kinds import it; it imports neither.
 
 pub mod activation;
+pub mod alarms;
 pub mod blue_green;
 pub mod choices;
 pub mod connection;
 pub mod fields;
+pub mod health;
 pub mod identifier;
 pub mod parts;
 pub mod password;

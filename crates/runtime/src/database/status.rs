@@ -17,6 +17,12 @@ use crate::managed::fights::Corrections;
 pub struct DatabaseStatus {
     /// ARN of the RDS instance or cluster.
     pub arn: Option<String>,
+    /// What CloudWatch says of the database: replica lag, free storage and its headroom, CPU and
+    /// connections, read once a drift interval.
+    pub health: Option<crate::database::health::HealthStatus>,
+    /// The CloudWatch alarms the operator keeps for the database (spec.alarms) and their states.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alarms: Vec<crate::database::alarms::AlarmStatus>,
     /// Where to connect: the instance's endpoint, or the cluster's writer endpoint.
     pub endpoint: Option<Endpoint>,
     /// The engine version RDS runs (the spec may name only its prefix, such as 8.0).

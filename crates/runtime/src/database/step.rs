@@ -91,6 +91,12 @@ pub enum Step<Spec, Modification, Own> {
     OrphanSecret { name: String },
     /// Delete an owned Secret.
     DeleteSecret { name: String },
+    /// Put these CloudWatch alarms (with the object's ownership tags) and delete those
+    /// (`database::alarms`).
+    Alarms {
+        changes: crate::database::alarms::AlarmChanges,
+        tags: BTreeMap<String, String>,
+    },
     /// Remove the cleanup finalizer.
     RemoveFinalizer,
     /// A step of the kind's own, which the kind runs.
@@ -127,6 +133,7 @@ impl<Spec, Modification, Own: OwnStep> Step<Spec, Modification, Own> {
             },
             Step::OrphanSecret { .. } => "OrphanSecret",
             Step::DeleteSecret { .. } => "DeleteSecret",
+            Step::Alarms { .. } => "Alarms",
             Step::RemoveFinalizer => "RemoveFinalizer",
             Step::Own(own) => own.name(),
         }
@@ -228,12 +235,32 @@ where
             at.rds.set_secret_rotation(secret_arn, rules).await?
         }
         Step::Role { identifier, call } => role(at, K::RESOURCE, identifier, call).await?,
+        Step::Alarms { changes, tags } => alarms(at, changes, tags).await?,
         Step::Own(_) => {}
         Step::Modify { .. } | Step::Restore { .. } | Step::RestoreToPointInTime { .. } => {
             return Ok(database_call::<K, O>(&at.rds, step).await?);
         }
     }
     Ok(None)
+}
+
+/// The alarms' puts and deletions; the observer's listing holds them at once.
+async fn alarms(
+    at: &Location,
+    changes: &crate::database::alarms::AlarmChanges,
+    tags: &BTreeMap<String, String>,
+) -> Result<(), AwsError> {
+    for alarm in &changes.put {
+        at.rds.put_alarm(alarm, tags).await?;
+        at.observer.alarms_sent(std::slice::from_ref(alarm), &[]);
+        info!(alarm = alarm.name, "put CloudWatch alarm");
+    }
+    if !changes.delete.is_empty() {
+        at.rds.delete_alarms(&changes.delete).await?;
+        at.observer.alarms_sent(&[], &changes.delete);
+        info!(alarms = ?changes.delete, "deleted CloudWatch alarms");
+    }
+    Ok(())
 }
 
 /// A role's association or removal.

@@ -14,6 +14,7 @@ use futures::Stream;
 use tokio::sync::{Notify, broadcast, watch};
 use tracing::{debug, warn};
 
+mod health;
 pub mod listing;
 
 use crate::aws_error::AwsError;
@@ -78,6 +79,10 @@ pub struct Observer {
     /// The shared listings of what is not an instance (`listing.rs`), each made once a reconcile
     /// asks.
     listings: Listings,
+    /// What the health poll found in CloudWatch (`health.rs`).
+    health: Mutex<health::HealthState>,
+    /// How often the health poll reads CloudWatch; zero: never.
+    health_every: Duration,
 }
 
 /// The event feed as the observer sees it.
@@ -118,7 +123,20 @@ impl Observer {
             wake: broadcast::channel(WAKE_CAPACITY).0,
             feed: None,
             listings: Listings::default(),
+            health: Mutex::default(),
+            health_every: health::DEFAULT_EVERY,
         }
+    }
+
+    /// With the health poll every `every` (zero: none; `health.rs`).
+    pub fn health_every(mut self, every: Duration) -> Self {
+        self.health_every = every;
+        self
+    }
+
+    /// How often the health poll reads CloudWatch (zero: never).
+    pub fn health_interval(&self) -> Duration {
+        self.health_every
     }
 
     /// Wakes through `wake`, which every location's observer shares (see `locations.rs`).
@@ -292,7 +310,16 @@ impl Observer {
     /// Polls every drift interval (the safety net while the event feed is alive) until `shutdown`
     /// turns true; each poll is bounded by [`POLL_BOUND_INTERVALS`] drift intervals (and each call
     /// by the SDK's timeouts), and `health` hears of each that succeeds.
-    pub async fn run(&self, mut shutdown: watch::Receiver<bool>, health: Arc<Health>) {
+    pub async fn run(&self, shutdown: watch::Receiver<bool>, health: Arc<Health>) {
+        tokio::join!(
+            self.run_instances(shutdown.clone(), health),
+            self.run_health(shutdown)
+        );
+    }
+
+    /// The instance poll and the listings, every drift interval (the safety net while the event
+    /// feed is alive).
+    async fn run_instances(&self, mut shutdown: watch::Receiver<bool>, health: Arc<Health>) {
         health.polling_started();
         loop {
             let started = Instant::now();

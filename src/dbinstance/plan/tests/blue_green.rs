@@ -191,6 +191,57 @@ fn a_switchover_waits_for_approval_and_for_available() {
     assert_eq!(plan(&drifted).steps, vec![]);
 }
 
+/// (maxLagSeconds, green's lag) -> whether the approved switchover goes: with maxLagSeconds set,
+/// it waits while green is further behind, its lag is not known, or its replication is not active
+/// (-1), and Synced gives the figure; the annotation that approved it stays until it goes.
+#[test]
+fn an_approved_switchover_waits_while_green_lags_over_max_lag_seconds() {
+    let rows: [(Option<i32>, Option<f64>, bool, &str); 7] = [
+        (None, None, true, ""),
+        (None, Some(900.0), true, ""),
+        (Some(30), Some(12.4), true, ""),
+        (Some(30), Some(30.0), true, ""),
+        (
+            Some(30),
+            Some(31.0),
+            false,
+            "green is 31 s behind blue, over maxLagSeconds 30",
+        ),
+        (Some(30), None, false, "not known yet"),
+        (Some(30), Some(-1.0), false, "replication is not active"),
+    ];
+    for (max, lag, goes, words) in rows {
+        let f = with(running("AVAILABLE"), |f| {
+            f.db.metadata.annotations =
+                Some([(SWITCHOVER_ANNOTATION.into(), "true".into())].into());
+            f.db.spec.upgrade.max_lag_seconds = max;
+            f.blue_green.as_mut().unwrap().green_lag_seconds = lag;
+        });
+        let p = plan(&f);
+        match goes {
+            true => assert_eq!(
+                p.steps,
+                vec![switchover(), Step::ClearAnnotation(SWITCHOVER_ANNOTATION)],
+                "{max:?} {lag:?}"
+            ),
+            false => {
+                assert_eq!(
+                    p.steps,
+                    vec![],
+                    "{max:?} {lag:?}: waits, the annotation kept"
+                );
+                assert_eq!(reason(&p), "SwitchoverWaitingForLag");
+                let message = &p.status.as_ref().unwrap().synced.message;
+                assert!(
+                    message.contains(words) && message.contains(BGD),
+                    "{message}"
+                );
+                assert!(p.events.iter().all(|e| e.reason != "SwitchingOver"));
+            }
+        }
+    }
+}
+
 #[test]
 fn a_failed_switchover_is_reported_and_deletes_nothing() {
     let failed = with(running("SWITCHOVER_FAILED"), |f| {

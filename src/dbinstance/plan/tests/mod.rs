@@ -25,6 +25,7 @@ mod activation;
 mod blue_green;
 mod cleanup;
 mod create;
+mod health;
 mod members;
 mod replicas;
 mod reporting;
@@ -120,6 +121,8 @@ pub(super) fn facts() -> Facts {
         ca_bundle: None,
         intervals: PollIntervals::default(),
         now: NOW.into(),
+        health: None,
+        alarms: None,
     }
 }
 

@@ -180,6 +180,9 @@ pub struct Facts<T> {
     pub green: Option<T>,
     /// The old instance or cluster after it, read directly.
     pub old: Option<T>,
+    /// Green's replica lag in seconds, as the last health poll read it from CloudWatch (None:
+    /// not known).
+    pub green_lag_seconds: Option<f64>,
 }
 
 impl<T> Facts<T> {
@@ -189,6 +192,7 @@ impl<T> Facts<T> {
             deployment: self.deployment,
             green,
             old,
+            green_lag_seconds: self.green_lag_seconds,
         }
     }
 }
@@ -199,6 +203,7 @@ impl<T> Default for Facts<T> {
             deployment: None,
             green: None,
             old: None,
+            green_lag_seconds: None,
         }
     }
 }

@@ -32,6 +32,8 @@ pub struct Subject<'a> {
     /// The deployment as this reconcile's status is to record it, and the old instance or cluster
     /// it records after the switchover.
     pub current: Option<(&'a DeploymentStatus, Option<&'a str>)>,
+    /// Green's replica lag in seconds as CloudWatch last said (None: not known).
+    pub green_lag: Option<f64>,
 }
 
 impl<'a> Subject<'a> {
@@ -53,8 +55,38 @@ impl<'a> Subject<'a> {
             annotations: meta.annotations.as_ref(),
             previous,
             current,
+            green_lag: None,
         }
     }
+
+    /// With green's replica lag as the health poll read it.
+    pub fn lagging(mut self, green_lag: Option<f64>) -> Self {
+        self.green_lag = green_lag;
+        self
+    }
+}
+
+/// Why an approved switchover waits for green to catch up (None: it may go): with
+/// `upgrade.maxLagSeconds` set, while green's replica lag is over it, not known, or -1 (its
+/// replication not active: RDS reports ReplicaLag -1 then, USER_MySQL.Replication.ReadReplicas.Monitor.html).
+pub fn lag_hold(max: Option<i32>, lag: Option<f64>) -> Option<String> {
+    let max = max?;
+    Some(match lag {
+        None => format!(
+            "green's replica lag is not known yet (CloudWatch ReplicaLag); the approved switchover \
+             waits until green is at most {max} s behind (maxLagSeconds)"
+        ),
+        Some(l) if l < 0.0 => format!(
+            "green's replication is not active (ReplicaLag -1); the approved switchover waits \
+             until green is at most {max} s behind (maxLagSeconds)"
+        ),
+        Some(l) if l > f64::from(max) => format!(
+            "green is {} s behind blue, over maxLagSeconds {max}; the approved switchover waits \
+             until it catches up",
+            l.round() as i64
+        ),
+        Some(_) => return None,
+    })
 }
 
 /// What the kind reports while the rules hold its plan: Synced False with `reason`, looked at again
@@ -116,6 +148,10 @@ pub fn deployment<S, M, O>(
             Held::Report(Report::new(reason, message, busy))
         }
         Stage::Available if shared::approved(who.upgrade, who.annotations, id) => {
+            if let Some(message) = lag_hold(who.upgrade.max_lag_seconds, who.green_lag) {
+                let message = format!("blue/green deployment {id}: {message}");
+                return Held::Report(Report::new("SwitchoverWaitingForLag", message, true));
+            }
             plan.push(Step::BlueGreen {
                 identifier: who.identifier.clone(),
                 call: Call::Switchover {

@@ -1,0 +1,120 @@
+//! The instance's health in status (`database::health`): CloudWatch's figures, and the warnings
+//! they and RDS's own answers give (storage headroom, the server certificate) as advisories, each
+//! an Event when it is new; and its CloudWatch alarms (`database::alarms`).
+
+use kube::runtime::events::EventType;
+
+use super::{Facts, Plan, Step, spec};
+use crate::database::alarms;
+use crate::database::health::{self, Warning};
+use crate::rds_state::ObservedAlarm;
+
+/// Health in the status the plan writes, and its warnings.
+pub fn report(facts: &Facts, plan: &mut Plan) {
+    let Some(observed) = facts.observed.as_ref() else {
+        return;
+    };
+    let Some(status) = plan.status.as_mut() else {
+        return;
+    };
+    let (allocated, max) = (observed.allocated_storage, observed.max_allocated_storage);
+    let shown = (facts.health.as_ref()).map(|h| health::status(h, allocated, max));
+    let mut warnings: Vec<Warning> = Vec::new();
+    if let Some(h) = &shown {
+        warnings.extend(health::storage_warning(h, max.is_some()));
+    }
+    warnings.extend(health::certificate_warning(
+        observed.certificate_valid_till.as_deref(),
+        observed.ca_certificate_identifier.as_deref(),
+        &facts.now,
+    ));
+    status.fields.common.health = shown;
+    let before: &[String] = (facts.db.status.as_ref()).map_or(&[], |s| &s.advisories);
+    let mut new = Vec::new();
+    for w in warnings {
+        let tag = format!("{}: ", w.reason);
+        if !before.iter().any(|a| a.starts_with(&tag)) {
+            new.push(w.clone());
+        }
+        status.fields.advisories.push(format!("{tag}{}", w.message));
+    }
+    for w in new {
+        plan.event(EventType::Warning, w.reason, "Observe", w.message);
+    }
+}
+
+/// Whether the read step lists the instance's alarms: the spec has some, or status shows some
+/// made before.
+pub fn has_alarms(db: &crate::dbinstance::DBInstance) -> bool {
+    db.spec.alarms.is_some() || (db.status.as_ref()).is_some_and(|s| !s.common.alarms.is_empty())
+}
+
+/// The alarms of an instance of ours that is not being deleted: what the spec asks put, what it
+/// no longer asks deleted, their states in status, and an Event when one fires or resolves. Waits
+/// for the observer's first listing: nothing is put on a guess of what CloudWatch holds.
+pub fn alarms(facts: &Facts, plan: &mut Plan) {
+    let uid = facts.db.metadata.uid.as_deref().unwrap_or_default();
+    let Some(observed) = (facts.observed.as_ref()).filter(|o| spec::owned_by(o, uid)) else {
+        return;
+    };
+    if facts.db.metadata.deletion_timestamp.is_some() || spec::observe_only(&facts.db) {
+        return;
+    }
+    let (Some(held), Some(status)) = (facts.alarms.as_ref(), plan.status.as_mut()) else {
+        return;
+    };
+    let identifier = facts.db.identifier();
+    let replica = observed.replica_source.is_some();
+    let wanted = (facts.db.spec.alarms.as_ref())
+        .map(|spec| alarms::desired(&identifier, spec, observed.allocated_storage, replica))
+        .unwrap_or_default();
+    let changes = alarms::changes(&wanted, held);
+    let shown: Vec<ObservedAlarm> = (held.iter())
+        .filter(|a| !changes.delete.contains(&a.config.name))
+        .cloned()
+        .chain(
+            (changes.put.iter())
+                .filter(|p| !held.iter().any(|h| h.config.name == p.name))
+                .map(|config| ObservedAlarm {
+                    config: config.clone(),
+                    state: "INSUFFICIENT_DATA".into(),
+                    reason: None,
+                }),
+        )
+        .collect();
+    let before = (facts.db.status.as_ref()).map_or(&[][..], |s| &s.common.alarms[..]);
+    let told = alarms::transitions(before, &shown);
+    status.fields.common.alarms = alarms::status(&shown);
+    if !changes.is_empty() {
+        plan.step(Step::Alarms {
+            changes,
+            tags: spec::tags_of(&facts.db),
+        });
+    }
+    for (warning, reason, message) in told {
+        let kind = if warning {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        };
+        plan.event(kind, reason, "Observe", message);
+    }
+}
+
+/// On the way out: the deletion of the alarms the operator made for the DBInstance (as the
+/// listing shows them, else as status recorded them).
+pub fn leftover_alarms(facts: &Facts) -> Option<Step> {
+    let names: Vec<String> = match facts.alarms.as_ref() {
+        Some(listed) => listed.iter().map(|a| a.config.name.clone()).collect(),
+        None => (facts.db.status.as_ref())
+            .map(|s| s.common.alarms.iter().map(|a| a.name.clone()).collect())
+            .unwrap_or_default(),
+    };
+    (!names.is_empty()).then(|| Step::Alarms {
+        changes: alarms::AlarmChanges {
+            put: Vec::new(),
+            delete: names,
+        },
+        tags: Default::default(),
+    })
+}
