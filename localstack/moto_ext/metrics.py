@@ -294,6 +294,26 @@ def start() -> None:
 
 def install() -> None:
     from moto.cloudwatch.models import CloudWatchBackend
+    from moto.cloudwatch.responses import CloudWatchResponse
+    from moto.core.responses import ActionResult
+
+    orig_describe = CloudWatchResponse.describe_alarms
+
+    def describe_alarms(self: Any) -> Any:
+        # Paged as CloudWatch pages it: "MaxRecords: The maximum number of alarm descriptions to
+        # retrieve. Valid Range: Minimum value of 1. Maximum value of 100", and NextToken
+        # (API_DescribeAlarms.html); moto 5.2.5 answers every alarm at once. Alarms in name order.
+        answer = orig_describe(self)
+        result = dict(answer.result)
+        size = max(1, min(100, int(self._get_param("MaxRecords") or 50)))
+        start = int(self._get_param("NextToken") or 0)
+        alarms = sorted(result["MetricAlarms"], key=lambda a: a.name)
+        result["MetricAlarms"] = alarms[start:start + size]
+        if start + size < len(alarms):
+            result["NextToken"] = str(start + size)
+        return ActionResult(result)
+
+    CloudWatchResponse.describe_alarms = describe_alarms
 
     orig_put = CloudWatchBackend.put_metric_alarm
 

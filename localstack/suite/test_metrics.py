@@ -209,3 +209,21 @@ def test_cloudwatch_answers_the_smithy_rpc_v2_cbor_protocol_the_sdks_speak(aws):
     assert isinstance(data["MetricDataResults"][0]["Timestamps"][0], datetime.datetime), "a timestamp (tag 1)"
     code, error = call("SetAlarmState", {"AlarmName": "nope", "StateValue": "OK", "StateReason": "x"})
     assert code == 404 and error["Error"]["Code"] == "ResourceNotFound", error
+
+
+def test_describe_alarms_pages_by_max_records_as_cloudwatch_does(aws):
+    """API_DescribeAlarms.html: MaxRecords 1 to 100 (default 50) and NextToken; moto 5.2.5 answered
+    every alarm in one page."""
+    _, cloudwatch = aws
+    for i in range(130):
+        cloudwatch.put_metric_alarm(
+            AlarmName=f"rds-operator:i{i:03}:CPUUtilization", Namespace="AWS/RDS", MetricName="CPUUtilization",
+            Statistic="Average", Period=60, EvaluationPeriods=1, Threshold=90.0,
+            ComparisonOperator="GreaterThanThreshold")
+    first = cloudwatch.describe_alarms(AlarmNamePrefix="rds-operator:", MaxRecords=100)
+    assert len(first["MetricAlarms"]) == 100 and first["NextToken"]
+    second = cloudwatch.describe_alarms(AlarmNamePrefix="rds-operator:", MaxRecords=100, NextToken=first["NextToken"])
+    assert len(second["MetricAlarms"]) == 30 and "NextToken" not in second
+    names = [a["AlarmName"] for a in first["MetricAlarms"] + second["MetricAlarms"]]
+    assert len(set(names)) == 130
+    assert len(cloudwatch.describe_alarms()["MetricAlarms"]) == 50, "50 by default"

@@ -17,7 +17,8 @@
 //! stop/start schedule of BENCH_WINDOW-minute windows, a divisor of 30; `schedules.rs`),
 //! BENCH_SUBSCRIPTIONS (N: instead of the sizes, N EventSubscriptions of ten DBInstances;
 //! `subscriptions.rs`), BENCH_INTEGRATIONS (N Integrations of ten DBClusters) and
-//! BENCH_SHARD_GROUPS (N limitless DBClusters with a DBShardGroup each; `integrations.rs`).
+//! BENCH_SHARD_GROUPS (N limitless DBClusters with a DBShardGroup each; `integrations.rs`),
+//! BENCH_HEALTH (N DBInstances with alarms, the health poll every drift interval; `health.rs`).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -31,6 +32,7 @@ use serde_json::json;
 mod clusters;
 #[path = "../integration/common/mod.rs"]
 mod common;
+mod health;
 mod integrations;
 mod replicas;
 mod schedules;
@@ -175,6 +177,16 @@ fn diff(after: &BTreeMap<String, u64>, before: &BTreeMap<String, u64>) -> BTreeM
 
 /// A row's namespace, with the password Secret its instances name, and its operator.
 async fn row(client: &kube::Client, settings: &Settings, name: &str) -> (String, Operator) {
+    row_with(client, settings, name, &[]).await
+}
+
+/// A row's namespace and operator, with these arguments too.
+async fn row_with(
+    client: &kube::Client,
+    settings: &Settings,
+    name: &str,
+    extra: &[&str],
+) -> (String, Operator) {
     let ns = common::namespace(client, name).await;
     common::secret(
         client,
@@ -184,7 +196,8 @@ async fn row(client: &kube::Client, settings: &Settings, name: &str) -> (String,
         "Bench-Passw0rd-2026",
     )
     .await;
-    let args = settings.operator_args(&ns);
+    let mut args = settings.operator_args(&ns);
+    args.extend(extra.iter().map(|a| a.to_string()));
     // BENCH_RUST_LOG: the operator's log filter (warn by default: a row measures, it does not log).
     let log = env_or("BENCH_RUST_LOG", "warn");
     let operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", log.as_str())]);
@@ -499,6 +512,14 @@ async fn main() {
     {
         ensure_no_event_feed();
         clusters::run(&client, &settings, c).await;
+        return;
+    }
+    if let Some(n) = std::env::var("BENCH_HEALTH")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        ensure_no_event_feed();
+        health::run(&client, &settings, n).await;
         return;
     }
     if let Some(s) = std::env::var("BENCH_SNAPSHOTS")

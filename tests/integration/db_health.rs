@@ -185,6 +185,8 @@ async fn a_replica_whose_replication_is_paused_shows_a_growing_lag_in_status() {
     );
     let _ = holder.kill();
     let _ = holder.wait();
+    remove(&instances, "replica").await;
+    remove(&instances, "main").await;
 }
 
 /// An approved switchover while green is behind blue (green's replication held behind a read
@@ -265,14 +267,17 @@ async fn a_blue_green_switchover_approved_while_green_is_behind_waits_then_goes_
         ok && out.trim() == "1",
         "the row written while green was behind: {out}"
     );
-    remove(&instances).await;
+    remove(&instances, "db").await;
 }
 
-/// Deletes the DBInstance "db" and its instance, without a final snapshot.
-async fn remove(instances: &Api<DBInstance>) {
+/// Deletes the DBInstance `name` and what it made in RDS (its instance, and an old one a
+/// switchover left), without a final snapshot, and waits until it is gone: a real server left
+/// running counts against the emulator's limit for the other tests.
+async fn remove(instances: &Api<DBInstance>, name: &str) {
     let delete = json!({"spec": {"deletionPolicy": "Delete"}});
-    patch(instances, "db", delete).await;
-    crate::common::delete(instances, "db").await;
+    patch(instances, name, delete).await;
+    crate::common::delete(instances, name).await;
+    crate::common::wait_gone(instances, name, TIMEOUT).await;
 }
 
 /// The operator's alarms of `identifier` as CloudWatch lists them (its JSON protocol on the
@@ -380,7 +385,7 @@ async fn filling_a_databases_disk_past_the_threshold_sets_its_alarm_to_alarm_and
             .any(|m| m.contains(&storage) && m.contains("ALARM")),
         "the topic's notification: {heard:?}"
     );
-    remove(&instances).await;
+    remove(&instances, "db").await;
 }
 
 /// Deleting a DBInstance deletes the alarms the operator made for it (and no other's), which

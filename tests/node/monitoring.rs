@@ -154,7 +154,7 @@ async fn dashboard_panels_return_series(client: &Client, monitoring: &str) {
         .await;
         println!("{what}: {} series", series.len());
     }
-    assert!(queries.len() >= 15, "{} queries", queries.len());
+    assert!(queries.len() >= 25, "{} queries", queries.len());
 }
 
 /// The dashboard drawn with the last ten minutes of every panel's series (crate::picture).
@@ -213,6 +213,7 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
         "metrics.serviceMonitor.interval=5s".into(),
         "metrics.prometheusRule.enabled=true".into(),
         "metrics.prometheusRule.notAvailableFor=5s".into(),
+        "healthInterval=10s".into(),
     ];
     crate::node::install("rds-operator-mon", &release_ns, &values);
     common::wait_available(&client, &release_ns, "rds-operator-mon", 1).await;
@@ -253,10 +254,28 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
     .await;
     assert_eq!(sample["value"][1], "1", "{sample}");
 
+    // The database health panels: the database's alarms, and a read replica of it whose lag the
+    // health poll reads.
+    let alarms = json!({"spec": {"alarms": {}}});
+    let params = kube::api::PatchParams::default();
+    (api.patch("coffee-db", &params, &kube::api::Patch::Merge(&alarms))
+        .await)
+        .unwrap();
+    let replica: DBInstance = serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1", "kind": "DBInstance",
+        "metadata": {"name": "coffee-replica"},
+        "spec": {"engine": "mysql", "dbInstanceClass": "db.t3.micro", "deletionPolicy": "Delete",
+                 "dbInstanceIdentifier": common::unique("coffee-replica"),
+                 "replicaOf": {"name": "coffee-db"},
+                 "tags": [{"key": "moto-ext:real-engine", "value": "true"}]},
+    }))
+    .unwrap();
+    (api.create(&Default::default(), &replica).await).expect("the replica");
+    wait_dbi(&api, "coffee-replica", "Ready", TIMEOUT, is_ready).await;
+
     // A change made outside the operator, put back: the drift panel has something to show.
     let rds = common::rds().await;
     let fast = serde_json::json!({"spec": {"driftInterval": "10s"}});
-    let params = kube::api::PatchParams::default();
     (api.patch("coffee-db", &params, &kube::api::Patch::Merge(&fast))
         .await)
         .unwrap();
@@ -268,6 +287,9 @@ async fn prometheus_discovers_and_scrapes_the_operator_and_its_alerts_fire() {
         .await)
         .expect("change the class outside the operator");
     dashboard_panels_return_series(&client, &monitoring).await;
+    // RDS stops no source with a read replica (below, the instance is stopped).
+    common::delete(&api, "coffee-replica").await;
+    common::wait_gone(&api, "coffee-replica", TIMEOUT).await;
     if let Ok(path) = std::env::var("RDS_OPERATOR_DASHBOARD_PICTURE") {
         // Time for the lines to have a shape.
         tokio::time::sleep(Duration::from_secs(120)).await;

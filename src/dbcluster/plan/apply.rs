@@ -254,6 +254,7 @@ fn maintenance(f: &Facts, plan: &mut Plan, fields: &mut DBClusterStatus, o: &Obs
         listed: f.maintenance.as_ref(),
         previous: Some(&fields.common.pending_maintenance_actions),
         may_act: true,
+        held: None,
     };
     let (listed, steps) = crate::maintenance::plan(&resource);
     fields.common.pending_maintenance_actions = listed;

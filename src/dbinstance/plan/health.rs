@@ -18,7 +18,9 @@ pub fn report(facts: &Facts, plan: &mut Plan) {
         return;
     };
     let (allocated, max) = (observed.allocated_storage, observed.max_allocated_storage);
-    let shown = (facts.health.as_ref()).map(|h| health::status(h, allocated, max));
+    let shown = (facts.health.as_ref())
+        .map(|h| health::status(h, allocated, max))
+        .filter(|h| *h != health::HealthStatus::default());
     let mut warnings: Vec<Warning> = Vec::new();
     if let Some(h) = &shown {
         warnings.extend(health::storage_warning(h, max.is_some()));
@@ -28,6 +30,14 @@ pub fn report(facts: &Facts, plan: &mut Plan) {
         observed.ca_certificate_identifier.as_deref(),
         &facts.now,
     ));
+    let uid = facts.db.metadata.uid.as_deref().unwrap_or_default();
+    if spec::owned_by(observed, uid) && !spec::observe_only(&facts.db) {
+        let held = super::maintenance::waiting_for_lag(facts, observed);
+        warnings.extend(held.map(|message| Warning {
+            reason: "MaintenanceWaitingForLag",
+            message,
+        }));
+    }
     status.fields.common.health = shown;
     let before: &[String] = (facts.db.status.as_ref()).map_or(&[], |s| &s.advisories);
     let mut new = Vec::new();

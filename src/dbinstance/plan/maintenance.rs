@@ -42,6 +42,28 @@ pub fn day_two(
     }
 }
 
+/// Why maintenance RDS lists is not applied at once now though the policy or an approval would:
+/// the replica's lag ([`lag_hold`]). What status advises (`health::report`).
+pub fn waiting_for_lag(f: &Facts, observed: &ObservedInstance) -> Option<String> {
+    let held = lag_hold(f, observed)?;
+    let approved = (f.db.metadata.annotations.as_ref())
+        .and_then(|a| a.get(crate::maintenance::APPROVE_ANNOTATION))
+        .map(String::as_str);
+    let policy = f.db.spec.maintenance.maintenance_policy;
+    let listed = f.maintenance.as_ref()?;
+    let unheld = crate::maintenance::decide(policy, approved, listed, false);
+    (unheld.iter().any(|a| a.opt_in == "immediate")).then_some(held)
+}
+
+/// Why `Immediate` maintenance of a replica waits: with maxLagSeconds set, while it is further
+/// behind its source than that, or its lag is not known (`health::lag_hold`).
+fn lag_hold(f: &Facts, observed: &ObservedInstance) -> Option<String> {
+    observed.replica_source.as_ref()?;
+    let lag = f.health.as_ref().and_then(|h| h.replica_lag_seconds);
+    let what = ("the replica", "its source", "immediate maintenance");
+    crate::database::health::lag_hold(f.db.spec.upgrade.max_lag_seconds, lag, what)
+}
+
 /// Status lists RDS's actions; an instance the operator may act on (`may_act`: not observe-only,
 /// not held) gets one ApplyPendingMaintenanceAction per action the policy applies.
 pub fn plan(
@@ -64,6 +86,7 @@ pub fn plan(
             .as_ref()
             .map(|s| &s.common.pending_maintenance_actions),
         may_act,
+        held: lag_hold(f, observed),
     };
     let (listed, steps) = crate::maintenance::plan(&resource);
     fields.common.pending_maintenance_actions = listed;

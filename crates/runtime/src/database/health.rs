@@ -89,6 +89,32 @@ pub fn gauges(
     }
 }
 
+/// Why an operation gated on a replica's lag waits (None: it may go): with `maxLagSeconds` (`max`)
+/// set, while the replica `who` is further behind its source `source` than that, its lag is not
+/// known, or it is -1, replication not active ("If the ReplicaLag metric returns -1, then
+/// replication is currently not active", USER_MariaDB.Replication.ReadReplicas.Monitor.html).
+/// `what` is the operation, as the message names it.
+pub fn lag_hold(
+    max: Option<i32>,
+    lag: Option<f64>,
+    (who, source, what): (&str, &str, &str),
+) -> Option<String> {
+    let max = max?;
+    let until = format!("{what} waits until {who} is at most {max} s behind (maxLagSeconds)");
+    Some(match lag {
+        None => format!("{who}'s replica lag is not known yet (CloudWatch ReplicaLag); {until}"),
+        Some(l) if l < 0.0 => {
+            format!("{who}'s replication is not active (ReplicaLag -1); {until}")
+        }
+        Some(l) if l > f64::from(max) => format!(
+            "{who} is {} s behind {source}, over maxLagSeconds {max}; {what} waits until it \
+             catches up",
+            l.round() as i64
+        ),
+        Some(_) => return None,
+    })
+}
+
 /// A warning the health gives: its Event reason and its words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {

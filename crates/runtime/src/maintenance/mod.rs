@@ -98,6 +98,9 @@ pub struct Resource<'a> {
     pub previous: Option<&'a Vec<PendingAction>>,
     /// Whether the operator may act on it (not observe-only, not held).
     pub may_act: bool,
+    /// Why nothing is applied at once now though the policy would (a replica further behind than
+    /// maxLagSeconds: `health::lag_hold`); opting in for the next window goes on.
+    pub held: Option<String>,
 }
 
 /// What a reconcile does with a resource's pending maintenance: the actions its status lists (as
@@ -112,7 +115,7 @@ pub fn plan(r: &Resource) -> (Vec<PendingAction>, Vec<(ApplyStep, String)>) {
         return (actions.clone(), Vec::new());
     };
     let approved = r.annotations.and_then(|a| a.get(APPROVE_ANNOTATION));
-    let busy = r.status != "available";
+    let busy = r.status != "available" || r.held.is_some();
     let applies = decide(r.policy, approved.map(String::as_str), actions, busy);
     let steps = (applies.into_iter())
         .map(|apply| {
@@ -304,6 +307,7 @@ mod tests {
             listed,
             previous: Some(&last),
             may_act,
+            held: None,
         };
         let (listed, steps) = plan(&resource(None, true));
         assert_eq!(
@@ -320,5 +324,38 @@ mod tests {
             (last, 0),
             "held: listed, never applied"
         );
+    }
+
+    /// (policy, held for lag) -> the opt-in sent: a hold (a replica too far behind) stops what
+    /// would be applied at once, and nothing else.
+    #[test]
+    fn a_lag_hold_stops_only_what_would_be_applied_at_once() {
+        let listed = vec![action("system-update", None)];
+        let rows = [
+            (Immediate, None, Some("immediate")),
+            (Immediate, Some("the replica is 40 s behind"), None),
+            (
+                NextWindow,
+                Some("the replica is 40 s behind"),
+                Some("next-maintenance"),
+            ),
+            (Report, Some("the replica is 40 s behind"), None),
+        ];
+        for (policy, held, sent) in rows {
+            let resource = Resource {
+                identifier: "coffee".into(),
+                arn: Some("arn:aws:rds:us-east-1:1:db:coffee"),
+                status: "available",
+                annotations: None,
+                policy,
+                listed: Some(&listed),
+                previous: None,
+                may_act: true,
+                held: held.map(str::to_owned),
+            };
+            let (_, steps) = plan(&resource);
+            let opt_in = steps.first().map(|(s, _)| s.apply.opt_in);
+            assert_eq!(opt_in, sent, "{policy:?} {held:?}");
+        }
     }
 }

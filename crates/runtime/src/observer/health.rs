@@ -6,7 +6,7 @@
 //! While any object has alarms, the poll also lists the operator's alarms (one DescribeAlarms per
 //! 100), which the reconciles read ([`Observer::alarms_of`]) instead of asking CloudWatch each.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -29,6 +29,8 @@ pub(super) struct HealthState {
     alarms: Option<HashMap<String, Vec<ObservedAlarm>>>,
     /// When a reconcile last asked for the alarms to be listed.
     alarms_wanted: Option<Instant>,
+    /// The instances whose reconciles found no listing yet: woken once one is in.
+    alarms_waiting: HashSet<String>,
 }
 
 /// How many drift intervals a request for an instance's lag stands without being made again.
@@ -57,6 +59,10 @@ impl Observer {
     pub fn alarms_of(&self, identifier: &str) -> Option<Vec<ObservedAlarm>> {
         let mut health = lock(&self.health);
         health.alarms_wanted = Some(Instant::now());
+        if health.alarms.is_none() {
+            health.alarms_waiting.insert(identifier.to_owned());
+            return None;
+        }
         let alarms = health.alarms.as_ref()?;
         Some(alarms.get(identifier).cloned().unwrap_or_default())
     }
@@ -149,8 +155,10 @@ impl Observer {
                 s.sort();
                 s
             };
+            let waiting = std::mem::take(&mut health.alarms_waiting);
             let moved = (by_instance.keys().chain(before.keys()))
                 .filter(|id| states(before.get(*id)) != states(by_instance.get(*id)))
+                .chain(waiting.iter())
                 .cloned()
                 .collect();
             health.alarms = Some(by_instance);
@@ -263,24 +271,27 @@ fn figures(wanted: &[(String, Metric)], values: &[Option<f64>]) -> HashMap<Strin
     found
 }
 
-/// The figures as status shows them: whole seconds, MiB, percent and connections.
-fn shown(h: &ObservedHealth) -> [Option<i64>; 4] {
+/// The figures a decision or a warning reads, as status shows them: whole seconds of lag, MiB of
+/// free storage. CPU and connections move all the time and decide nothing: they reach status at
+/// the object's next reconcile, and wake no one (a woken object whose status changes wakes the
+/// objects that watch it in turn).
+fn deciding(h: &ObservedHealth) -> [Option<i64>; 2] {
     let round = |v: Option<f64>, unit: f64| v.map(|v| (v / unit).round() as i64);
     [
         round(h.replica_lag_seconds, 1.0),
         round(h.free_storage_bytes, (1u64 << 20) as f64),
-        round(h.cpu_percent, 1.0),
-        round(h.connections, 1.0),
     ]
 }
 
-/// The instances whose figures, as status shows them, moved.
+/// The instances whose deciding figures moved (an instance read for the first time moved when it
+/// has one).
 fn moved(
     old: &HashMap<String, ObservedHealth>,
     new: &HashMap<String, ObservedHealth>,
 ) -> Vec<String> {
+    let none = [None, None];
     let mut moved: Vec<String> = (new.iter())
-        .filter(|(id, h)| old.get(*id).map(shown) != Some(shown(h)))
+        .filter(|(id, h)| old.get(*id).map_or(none, deciding) != deciding(h))
         .map(|(id, _)| id.clone())
         .collect();
     moved.sort_unstable();
@@ -335,10 +346,11 @@ mod tests {
         assert_eq!(asked.len(), 8);
     }
 
-    /// A figure moves when it moves as status shows it (a whole second of lag, a MiB, a percent, a
-    /// connection), and an instance read for the first time has moved.
+    /// A deciding figure moves when it moves as status shows it (a whole second of lag, a MiB of
+    /// free storage); CPU and connections wake no one; an instance read for the first time has
+    /// moved when it has a figure.
     #[test]
-    fn only_a_move_status_would_show_wakes_an_object() {
+    fn only_a_move_of_what_decides_wakes_an_object() {
         let h = |lag: f64, free: f64, cpu: f64| ObservedHealth {
             replica_lag_seconds: Some(lag),
             free_storage_bytes: Some(free),
@@ -351,12 +363,13 @@ mod tests {
             ("c".to_owned(), h(0.0, 1e9, 5.0)),
         ]);
         let new = HashMap::from([
-            ("a".to_owned(), h(0.2, 1e9 + 1000.0, 5.3)),
+            ("a".to_owned(), h(0.2, 1e9 + 1000.0, 45.3)),
             ("b".to_owned(), h(2.0, 1e9, 5.0)),
             ("c".to_owned(), h(0.0, 1e9 - 4e6, 5.0)),
             ("d".to_owned(), h(0.0, 1e9, 5.0)),
+            ("e".to_owned(), ObservedHealth::default()),
         ]);
-        assert_eq!(moved(&old, &new), ["b", "c", "d"]);
+        assert_eq!(moved(&old, &new), ["b", "c", "d"], "not e: nothing to show");
     }
 
     #[test]

@@ -249,3 +249,41 @@ mod alarms {
         );
     }
 }
+
+/// maintenancePolicy Immediate on a replica with maxLagSeconds: the pending action waits while
+/// the replica is further behind (an advisory says why, with the figure), and is applied at once
+/// when it has caught up; without maxLagSeconds nothing waits.
+#[test]
+fn immediate_maintenance_of_a_replica_waits_while_it_lags() {
+    use crate::maintenance::{MaintenancePolicy, PendingAction};
+    let rows: [(Option<i32>, Option<f64>, bool); 5] = [
+        (None, Some(900.0), true),
+        (Some(30), Some(5.0), true),
+        (Some(30), Some(45.0), false),
+        (Some(30), None, false),
+        (Some(30), Some(-1.0), false),
+    ];
+    for (max, lag, applied) in rows {
+        let mut f = super::replicas::synced_replica();
+        f.db.spec.maintenance.maintenance_policy = MaintenancePolicy::Immediate;
+        f.db.spec.upgrade.max_lag_seconds = max;
+        f.maintenance = Some(vec![PendingAction {
+            action: "system-update".into(),
+            ..Default::default()
+        }]);
+        f.health = Some(ObservedHealth {
+            replica_lag_seconds: lag,
+            ..Default::default()
+        });
+        let p = plan(&f);
+        let sent = p
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::ApplyMaintenance(_)));
+        assert_eq!(sent, applied, "{max:?} {lag:?}");
+        let waiting = advisories(&p)
+            .iter()
+            .any(|a| a.starts_with("MaintenanceWaitingForLag: "));
+        assert_eq!(waiting, !applied, "{max:?} {lag:?}: {:?}", advisories(&p));
+    }
+}

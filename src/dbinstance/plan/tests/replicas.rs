@@ -48,7 +48,7 @@ fn replica_in_rds() -> ObservedInstance {
 }
 
 /// The replica, made and last seen replicating at generation 1 (no password hash: it sends none).
-fn synced_replica() -> Facts {
+pub(super) fn synced_replica() -> Facts {
     with(replica(), |f| {
         f.observed = Some(replica_in_rds());
         f.observed_directly = true;

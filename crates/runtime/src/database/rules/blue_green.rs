@@ -67,26 +67,11 @@ impl<'a> Subject<'a> {
 }
 
 /// Why an approved switchover waits for green to catch up (None: it may go): with
-/// `upgrade.maxLagSeconds` set, while green's replica lag is over it, not known, or -1 (its
-/// replication not active: RDS reports ReplicaLag -1 then, USER_MySQL.Replication.ReadReplicas.Monitor.html).
+/// `upgrade.maxLagSeconds` set, while green's replica lag is over it, not known, or -1
+/// (`health::lag_hold`).
 pub fn lag_hold(max: Option<i32>, lag: Option<f64>) -> Option<String> {
-    let max = max?;
-    Some(match lag {
-        None => format!(
-            "green's replica lag is not known yet (CloudWatch ReplicaLag); the approved switchover \
-             waits until green is at most {max} s behind (maxLagSeconds)"
-        ),
-        Some(l) if l < 0.0 => format!(
-            "green's replication is not active (ReplicaLag -1); the approved switchover waits \
-             until green is at most {max} s behind (maxLagSeconds)"
-        ),
-        Some(l) if l > f64::from(max) => format!(
-            "green is {} s behind blue, over maxLagSeconds {max}; the approved switchover waits \
-             until it catches up",
-            l.round() as i64
-        ),
-        Some(_) => return None,
-    })
+    let what = ("green", "blue", "the approved switchover");
+    crate::database::health::lag_hold(max, lag, what)
 }
 
 /// What the kind reports while the rules hold its plan: Synced False with `reason`, looked at again
