@@ -48,7 +48,10 @@ KEEP = 900.0
 NAMESPACE = "AWS/RDS"
 DIMENSION = "DBInstanceIdentifier"
 UNITS = {"ReplicaLag": "Seconds", "FreeStorageSpace": "Bytes", "DatabaseConnections": "Count",
-         "CPUUtilization": "Percent", "AuroraReplicaLag": "Milliseconds"}
+         "CPUUtilization": "Percent", "AuroraReplicaLag": "Milliseconds",
+         "AuroraGlobalDBReplicationLag": "Milliseconds"}
+CLUSTER_DIMENSION = "DBClusterIdentifier"
+GLOBAL_LAG = "AuroraGlobalDBReplicationLag"
 COMPARE = {
     "GreaterThanOrEqualToThreshold": lambda v, t: v >= t,
     "GreaterThanThreshold": lambda v, t: v > t,
@@ -158,13 +161,14 @@ def _instance(account: str, region: str, identifier: str) -> Any:
     return rds_backends[account][region].databases.get(identifier)
 
 
-def record(account: str, region: str, identifier: str, found: dict[str, float]) -> None:
+def record(account: str, region: str, identifier: str, found: dict[str, float],
+           dimension: str = DIMENSION) -> None:
     """Takes the figures into moto's CloudWatch and into the series the alarms read."""
     from moto.cloudwatch.models import cloudwatch_backends
 
     now = time.monotonic()
     backend = cloudwatch_backends[account][region]
-    dimensions = [{"Name": DIMENSION, "Value": identifier}]
+    dimensions = [{"Name": dimension, "Value": identifier}]
     backend.put_metric_data(NAMESPACE, [
         {"MetricName": name, "Value": value, "Unit": UNITS[name], "Dimensions": dimensions}
         for name, value in found.items()])
@@ -185,21 +189,50 @@ def _prune(account: str, region: str) -> None:
                            if m.namespace != NAMESPACE or m.timestamp.timestamp() >= oldest]
 
 
+def _aurora_servers() -> dict[str, tuple[str | None, str]]:
+    """An Aurora cluster's servers (``clusters.TOPOLOGY``), by their scoped key: (the member
+    instance it serves, None for a writer no member names yet; the cluster)."""
+    from . import clusters
+
+    found: dict[str, tuple[str | None, str]] = {}
+    for key, topology in list(dict.items(clusters.TOPOLOGY)):
+        account, region, cluster = key.split(scope.SEP, 2)
+        prefix = f"{account}{scope.SEP}{region}{scope.SEP}"
+        for instance, server in list(topology["members"].items()):
+            found[prefix + server] = (instance, cluster)
+        found.setdefault(prefix + topology["primary"], (None, cluster))
+    return found
+
+
 def publish_once() -> None:
     """One reading of every server that serves."""
     with engines.LOCK:
         servers = [(k, s) for k, s in dict.items(engines.SERVERS) if s.ready and s.error is None]
     places = set()
+    regions = {id(s): k.split(scope.SEP, 2)[1] for k, s in servers}
+    aurora = _aurora_servers()
     for key, server in servers:
         account, region, identifier = key.split(scope.SEP, 2)
-        instance = _instance(account, region, identifier)
-        if instance is None:
-            continue
-        aurora = bool(getattr(instance, "db_cluster_identifier", None))
-        found = figures(server, getattr(instance, "allocated_storage", None), aurora)
-        if found:
+        if key in aurora:
+            identifier, cluster = aurora[key]
+            found = figures(server, None, True)
+        else:
+            instance = _instance(account, region, identifier)
+            if instance is None:
+                continue
+            cluster = None
+            found = figures(server, getattr(instance, "allocated_storage", None))
+        # A global database's secondary: its writer replicates the primary's, in another region.
+        # Its lag is the cluster's AuroraGlobalDBReplicationLag, in milliseconds, in its own region
+        # (rds-metrics.html, "Amazon Aurora metrics"; aurora-global-database-monitoring.html).
+        source_region = regions.get(id(server.source)) if server.source is not None else None
+        if cluster and source_region and source_region != region:
+            lag = found.pop("AuroraReplicaLag", None)
+            if lag is not None:
+                record(account, region, cluster, {GLOBAL_LAG: lag}, CLUSTER_DIMENSION)
+        if found and identifier is not None:
             record(account, region, identifier, found)
-            places.add((account, region))
+        places.add((account, region))
     for account, region in places:
         _prune(account, region)
 

@@ -227,3 +227,41 @@ def test_describe_alarms_pages_by_max_records_as_cloudwatch_does(aws):
     names = [a["AlarmName"] for a in first["MetricAlarms"] + second["MetricAlarms"]]
     assert len(set(names)) == 130
     assert len(cloudwatch.describe_alarms()["MetricAlarms"]) == 50, "50 by default"
+
+
+def test_a_global_secondary_held_behind_publishes_aurora_global_db_replication_lag_in_its_region(aws):
+    """A global database's secondary, its writer held behind a read lock while the primary is
+    written to: its lag is the cluster's AuroraGlobalDBReplicationLag (ms, dimension
+    DBClusterIdentifier) in the secondary's region, 0 once caught up (rds-metrics.html, Aurora)."""
+    from test_engines import aurora_mysql, available as all_available
+
+    rds, _ = aws
+    aurora_mysql(rds, "gp", readers=0)
+    arn = rds.describe_db_clusters(DBClusterIdentifier="gp")["DBClusters"][0]["DBClusterArn"]
+    rds.create_global_cluster(GlobalClusterIdentifier="g", SourceDBClusterIdentifier=arn)
+    west = boto3.client("rds", region_name="us-west-2")
+    west.create_db_cluster(DBClusterIdentifier="gs", Engine="aurora-mysql", GlobalClusterIdentifier="g")
+    west.create_db_instance(DBInstanceIdentifier="gs-0", DBClusterIdentifier="gs", Engine="aurora-mysql",
+                            DBInstanceClass="db.r6g.large")
+    all_available(west, ["gs-0"])
+    with scope.within(ACCOUNT, "us-east-1"):
+        primary = clusters.server_of("gp")
+    with scope.within(ACCOUNT, "us-west-2"):
+        secondary = clusters.server_of("gs")
+    primary.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
+    assert secondary.caught_up(primary.position(), 10)
+    key = (ACCOUNT, "us-west-2", metrics.GLOBAL_LAG, "gs")
+    metrics.publish_once()
+    assert metrics.SERIES[key][-1][1] == 0
+    holder = subprocess.Popen(["mariadb", "--no-defaults", "-uroot", f"--socket={secondary.socket}",
+                               "-e", "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(6);"])
+    try:
+        time.sleep(0.5)
+        primary.query("INSERT INTO app.t VALUES (1);")
+        time.sleep(2.5)
+        metrics.publish_once()
+        assert metrics.SERIES[key][-1][1] >= 1000, metrics.SERIES[key]
+    finally:
+        holder.wait(timeout=30)
+    assert not any(k[2] in ("ReplicaLag", "AuroraReplicaLag") and k[3] == "gs-0" for k in metrics.SERIES), \
+        "the secondary's writer's lag is the cluster's global lag"

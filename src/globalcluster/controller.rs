@@ -73,9 +73,11 @@ impl NamedKind for GlobalCluster {
             (Some(r), true) => primary(shared, at, &r.name, self).await?,
             _ => Primary::NotRead,
         };
+        let target_lag_ms = target_lag(shared, self, target.as_ref()).await?;
         let reads = Reads {
             primary,
             target,
+            target_lag_ms,
             primary_breaker_open,
             primary_region_silent,
         };
@@ -136,6 +138,33 @@ async fn resolve(
     let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
     let resolver = ctx.shared::<Resolver<PrimaryCluster>>();
     resolver.resolve(&ctx.client, namespace, name).await
+}
+
+/// The switchoverTo target's replication lag, read in its region (one GetMetricData), while a
+/// switchover to it is pending and maxLagSeconds gates it.
+async fn target_lag(
+    shared: &Shared,
+    g: &GlobalCluster,
+    target: Option<&Result<String, String>>,
+) -> Result<Option<i64>, Error> {
+    let (Some(Ok(identifier)), Some(_), true) = (
+        target,
+        g.spec
+            .max_lag_seconds
+            .filter(|_| g.spec.switchover_to.is_some()),
+        role::pending(g),
+    ) else {
+        return Ok(None);
+    };
+    let Some(region) = region_of(g, identifier) else {
+        return Ok(None);
+    };
+    let there = in_region(shared, g, &region).await?;
+    let metric = crate::rds::cloudwatch::GLOBAL_LAG;
+    let lag = (there.location.rds)
+        .latest_cluster_metric(identifier, metric)
+        .await?;
+    Ok(lag.map(|ms| ms.round() as i64))
 }
 
 /// The region of a member cluster, as the status last reported it.

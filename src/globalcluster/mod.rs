@@ -91,6 +91,12 @@ pub struct GlobalClusterSpec {
     /// shows it the writer. The global writer endpoint stays the same; the members' connection
     /// Secrets follow.
     pub switchover_to: Option<LocalRef>,
+    /// The most seconds the switchoverTo target may be behind the primary
+    /// (AuroraGlobalDBReplicationLag, read from CloudWatch in the target's region) for the
+    /// switchover to be sent: while it is further behind, or its lag is not known, the switchover
+    /// waits, and Synced says why with the figure (docs/health.md).
+    #[schemars(range(min = 0, max = 86400))]
+    pub max_lag_seconds: Option<i32>,
     /// Make this DBCluster of the namespace the primary at once, losing the writes it has not yet
     /// received (FailoverGlobalCluster with AllowDataLoss), for when the primary's region is down.
     /// Sent once, only with allowDataLoss: true, and only once the operator finds the primary's
@@ -233,6 +239,10 @@ pub struct Reads {
     /// throttled, or no answer): the global database is then read in the target's region. It
     /// approves nothing.
     pub primary_breaker_open: bool,
+    /// The switchoverTo target's replication lag in milliseconds (AuroraGlobalDBReplicationLag,
+    /// the highest of the last minute), read while a switchover waits on maxLagSeconds (None: not
+    /// read, or CloudWatch has no figure).
+    pub target_lag_ms: Option<i64>,
     /// How long the primary's region has answered no call at all, if it is silent
     /// (`crate::silence`): what approves a failover once it lasts failoverAfter.
     pub primary_region_silent: Option<RegionSilence>,

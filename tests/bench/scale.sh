@@ -15,7 +15,7 @@
 # stop/start schedule of BENCH_WINDOW-minute windows, instead of the sizes), BENCH_SUBSCRIPTIONS (N:
 # N EventSubscriptions of ten DBInstances, instead of the sizes), BENCH_INTEGRATIONS (N: N
 # Integrations of ten DBClusters), BENCH_SHARD_GROUPS (N: N limitless DBClusters with a DBShardGroup
-# each).
+# each), BENCH_HEALTH (N: N DBInstances with alarms, the health poll every drift interval).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rds-operator/target}

@@ -101,6 +101,9 @@ pub(super) fn plan(
     if let Some(why) = not_ready(o) {
         return Some(wait(plan, f, "RoleChangeWaiting", why));
     }
+    if let Some(why) = lag_wait(f, action, target, &identifier) {
+        return Some(wait(plan, f, "SwitchoverWaitingForLag", why));
+    }
     let mut change = record(false);
     if action == "Failover" {
         match approval(f, target) {
@@ -110,6 +113,19 @@ pub(super) fn plan(
     }
     fields.role_change = Some(change);
     Some(send(f, plan, o, (action, target), member))
+}
+
+/// Why a switchover waits for its target to catch up: with maxLagSeconds set, while the target's
+/// AuroraGlobalDBReplicationLag is over it or not known (`health::lag_hold`). A failover never
+/// waits on it: the primary's region is down.
+fn lag_wait(f: &Facts, action: &str, target: &str, identifier: &str) -> Option<String> {
+    if action != "Switchover" {
+        return None;
+    }
+    let lag = f.extra.target_lag_ms.map(|ms| ms as f64 / 1000.0);
+    let who = format!("{target} ({identifier})");
+    let what = (who.as_str(), "the primary", "the switchover");
+    crate::database::health::lag_hold(f.object.spec.max_lag_seconds, lag, what)
 }
 
 /// The target's RDS identifier and its membership; Err: (reason, message) to wait with.

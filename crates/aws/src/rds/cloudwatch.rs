@@ -25,6 +25,11 @@ const ALARMS_PER_PAGE: i32 = 100;
 pub const NAMESPACE: &str = "AWS/RDS";
 /// The dimension that names an instance.
 pub const DIMENSION: &str = "DBInstanceIdentifier";
+/// The dimension that names a cluster.
+pub const CLUSTER_DIMENSION: &str = "DBClusterIdentifier";
+/// An Aurora global database's secondary's lag behind the primary, in milliseconds, in the
+/// secondary's region (rds-metrics.html, "Amazon Aurora metrics").
+pub const GLOBAL_LAG: &str = "AuroraGlobalDBReplicationLag";
 /// At most this many queries in one GetMetricData.
 pub const QUERIES_PER_CALL: usize = 500;
 /// RDS publishes its metrics every minute: the period read.
@@ -80,22 +85,55 @@ impl Rds {
     }
 }
 
+impl Rds {
+    /// The highest value of a cluster's metric over the latest minute CloudWatch has (None: no
+    /// figure in the last two minutes): one GetMetricData.
+    pub async fn latest_cluster_metric(
+        &self,
+        identifier: &str,
+        metric: &str,
+    ) -> Result<Option<f64>, AwsError> {
+        let end = SystemTime::now();
+        let query = stat_query(0, (CLUSTER_DIMENSION, identifier), metric, "Maximum");
+        let result = (self.cloudwatch.get_metric_data())
+            .metric_data_queries(query)
+            .start_time((end - WINDOW).into())
+            .end_time(end.into())
+            .scan_by(ScanBy::TimestampDescending)
+            .send()
+            .await
+            .map_err(|e| aws_error("GetMetricData", e, None));
+        self.count("GetMetricData", &result);
+        let answer = result?;
+        let first = (answer.metric_data_results().first()).and_then(|r| r.values().first());
+        Ok(first.copied())
+    }
+}
+
 /// Query `m<index>`: the metric of the instance, by its statistic, per minute.
 fn query(index: usize, identifier: &str, metric: Metric) -> MetricDataQuery {
-    let dimension = Dimension::builder()
-        .name(DIMENSION)
-        .value(identifier)
-        .build();
+    let dimension = (DIMENSION, identifier);
+    stat_query(index, dimension, metric.name(), metric.statistic())
+}
+
+/// Query `m<index>`: a metric of RDS's namespace with one dimension, by `stat`, per minute.
+fn stat_query(
+    index: usize,
+    (name, value): (&str, &str),
+    metric: &str,
+    stat: &str,
+) -> MetricDataQuery {
+    let dimension = Dimension::builder().name(name).value(value).build();
     let stat = MetricStat::builder()
         .metric(
             CwMetric::builder()
                 .namespace(NAMESPACE)
-                .metric_name(metric.name())
+                .metric_name(metric)
                 .dimensions(dimension)
                 .build(),
         )
         .period(PERIOD)
-        .stat(metric.statistic())
+        .stat(stat)
         .build();
     MetricDataQuery::builder()
         .id(format!("m{index}"))

@@ -114,13 +114,16 @@ impl Observer {
         self.poll_alarms(bound).await;
     }
 
-    /// The alarms' listing, while a reconcile asked for it within the last intervals; the objects
-    /// whose alarms changed state are woken.
+    /// The alarms' listing, while the last one found any of the operator's alarms (their states
+    /// are watched: a settled object reconciles only when woken) or a reconcile asked for it
+    /// within the last intervals; the objects whose alarms changed state are woken.
     async fn poll_alarms(&self, bound: Duration) {
         let stale = self.intervals.settled * LAG_WANTED_FOR;
-        let wanted = lock(&self.health)
-            .alarms_wanted
-            .is_some_and(|at| at.elapsed() <= stale);
+        let wanted = {
+            let health = lock(&self.health);
+            let held = (health.alarms.as_ref()).is_some_and(|a| a.values().any(|v| !v.is_empty()));
+            held || health.alarms_wanted.is_some_and(|at| at.elapsed() <= stale)
+        };
         if !wanted {
             lock(&self.health).alarms = None;
             return;

@@ -287,3 +287,38 @@ fn a_failover_waiting_on_a_silence_says_how_long_and_looks_again_soon() {
     );
     assert_eq!(p.requeue, Requeue::After(std::time::Duration::from_secs(5)));
 }
+
+/// (maxLagSeconds, the target's AuroraGlobalDBReplicationLag in ms) -> whether the switchover is
+/// sent: with maxLagSeconds set it waits while the target is further behind or its lag is not
+/// known, and Synced gives the figure.
+#[test]
+fn a_switchover_waits_while_its_target_lags_over_max_lag_seconds() {
+    let rows: [(Option<i32>, Option<i64>, Option<&str>); 5] = [
+        (None, None, None),
+        (Some(5), Some(1_200), None),
+        (
+            Some(5),
+            Some(42_000),
+            Some("is 42 s behind the primary, over maxLagSeconds 5"),
+        ),
+        (Some(5), None, Some("not known yet")),
+        (Some(5), Some(-1), Some("not active")),
+    ];
+    for (max, lag_ms, waits) in rows {
+        let f = with(asking("Switchover"), |f| {
+            f.object.spec.max_lag_seconds = max;
+            f.extra.target_lag_ms = lag_ms;
+        });
+        let p = plan(&f);
+        let status = p.status.as_ref().expect("a status");
+        match waits {
+            None => assert_eq!(own(&p).len(), 1, "{max:?} {lag_ms:?}: sent"),
+            Some(words) => {
+                assert_eq!(own(&p).len(), 0, "{max:?} {lag_ms:?}: waits");
+                assert_eq!(synced(&p), "SwitchoverWaitingForLag");
+                let message = &status.synced.message;
+                assert!(message.contains(words), "{max:?} {lag_ms:?}: {message}");
+            }
+        }
+    }
+}
