@@ -265,3 +265,32 @@ def test_a_global_secondary_held_behind_publishes_aurora_global_db_replication_l
         holder.wait(timeout=30)
     assert not any(k[2] in ("ReplicaLag", "AuroraReplicaLag") and k[3] == "gs-0" for k in metrics.SERIES), \
         "the secondary's writer's lag is the cluster's global lag"
+
+
+def test_an_aurora_reader_held_behind_publishes_aurora_replica_lag_and_no_storage(aws):
+    """An Aurora reader, held behind a read lock while its writer is written to: its lag is
+    AuroraReplicaLag in milliseconds (published for readers only), and no Aurora instance has a
+    FreeStorageSpace of its own (rds-metrics.html, "Amazon Aurora metrics")."""
+    from test_engines import aurora_mysql
+
+    rds, _ = aws
+    writer, reader = aurora_mysql(rds, "ar", readers=1)
+    with scope.within(ACCOUNT, "us-east-1"):
+        primary = clusters.server_of("ar")
+        replica = engines.get(clusters.TOPOLOGY["ar"]["members"][reader])
+    primary.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
+    assert replica.caught_up(primary.position(), 10)
+    holder = subprocess.Popen(["mariadb", "--no-defaults", "-uroot", f"--socket={replica.socket}",
+                               "-e", "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(6);"])
+    try:
+        time.sleep(0.5)
+        primary.query("INSERT INTO app.t VALUES (1);")
+        time.sleep(2.5)
+        metrics.publish_once()
+        lag = metrics.SERIES[(ACCOUNT, "us-east-1", "AuroraReplicaLag", reader)][-1][1]
+        assert lag >= 1000, lag
+    finally:
+        holder.wait(timeout=30)
+    assert (ACCOUNT, "us-east-1", "AuroraReplicaLag", writer) not in metrics.SERIES, "a writer has none"
+    assert not any(k[2] == "FreeStorageSpace" and k[3] in (writer, reader) for k in metrics.SERIES)
+    assert (ACCOUNT, "us-east-1", "DatabaseConnections", writer) in metrics.SERIES

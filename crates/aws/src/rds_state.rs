@@ -78,6 +78,8 @@ pub struct ObservedInstance {
     /// Of a read replica: its source instance, as RDS names it (an identifier, or an ARN for a
     /// source in another region).
     pub replica_source: Option<String>,
+    /// Of an Aurora cluster's member: its cluster.
+    pub db_cluster_identifier: Option<String>,
     /// The read replicas of this instance (identifiers, or ARNs in other regions).
     pub read_replicas: Vec<String>,
     /// RDS's StatusInfos: for a read replica, the state of its replication.
@@ -275,9 +277,13 @@ pub enum Metric {
     CpuUtilization,
     /// Client connections; the highest.
     DatabaseConnections,
+    /// Milliseconds an Aurora reader is behind its writer; the highest ("Amazon Aurora metrics",
+    /// rds-metrics.html: published for readers only).
+    AuroraReplicaLag,
 }
 
 impl Metric {
+    /// The metrics an alarm watches.
     pub const ALL: [Metric; 4] = [
         Metric::ReplicaLag,
         Metric::FreeStorageSpace,
@@ -292,13 +298,16 @@ impl Metric {
             Metric::FreeStorageSpace => "FreeStorageSpace",
             Metric::CpuUtilization => "CPUUtilization",
             Metric::DatabaseConnections => "DatabaseConnections",
+            Metric::AuroraReplicaLag => "AuroraReplicaLag",
         }
     }
 
     /// The statistic the operator reads and alarms on.
     pub fn statistic(self) -> &'static str {
         match self {
-            Metric::ReplicaLag | Metric::DatabaseConnections => "Maximum",
+            Metric::ReplicaLag | Metric::DatabaseConnections | Metric::AuroraReplicaLag => {
+                "Maximum"
+            }
             Metric::FreeStorageSpace => "Minimum",
             Metric::CpuUtilization => "Average",
         }
@@ -316,15 +325,18 @@ pub struct ObservedHealth {
 }
 
 impl ObservedHealth {
-    /// Takes the figure of one metric.
+    /// Takes the figure of one metric (an Aurora reader's lag in seconds, as a replica's).
     pub fn set(&mut self, metric: Metric, value: f64) {
-        let slot = match metric {
-            Metric::ReplicaLag => &mut self.replica_lag_seconds,
-            Metric::FreeStorageSpace => &mut self.free_storage_bytes,
-            Metric::CpuUtilization => &mut self.cpu_percent,
-            Metric::DatabaseConnections => &mut self.connections,
-        };
-        *slot = Some(value);
+        match metric {
+            Metric::ReplicaLag => self.replica_lag_seconds = Some(value),
+            Metric::AuroraReplicaLag => {
+                let seconds = if value < 0.0 { value } else { value / 1000.0 };
+                self.replica_lag_seconds = Some(seconds);
+            }
+            Metric::FreeStorageSpace => self.free_storage_bytes = Some(value),
+            Metric::CpuUtilization => self.cpu_percent = Some(value),
+            Metric::DatabaseConnections => self.connections = Some(value),
+        }
     }
 }
 

@@ -106,6 +106,7 @@ pub fn observed(db: &DbInstance) -> ObservedInstance {
         master_user_secret_status: (db.master_user_secret())
             .and_then(|s| s.secret_status().map(str::to_owned)),
         replica_source: s(db.read_replica_source_db_instance_identifier()),
+        db_cluster_identifier: s(db.db_cluster_identifier()),
         read_replicas: db.read_replica_db_instance_identifiers().to_vec(),
         status_infos: db.status_infos().iter().map(status_info).collect(),
         backup_replications: (db.db_instance_automated_backups_replications().iter())

@@ -245,11 +245,7 @@ fn wanted<'a>(
         if !i.tags.contains_key(OWNER_TAG) || matches!(i.status.as_str(), "creating" | "deleting") {
             continue;
         }
-        for metric in Metric::ALL {
-            if metric != Metric::ReplicaLag || i.replica_source.is_some() {
-                wanted.push((i.identifier.clone(), metric));
-            }
-        }
+        wanted.extend(metrics_of(i).into_iter().map(|m| (i.identifier.clone(), m)));
         lagging.retain(|id| *id != i.identifier || i.replica_source.is_none());
     }
     lagging.sort_unstable();
@@ -260,6 +256,21 @@ fn wanted<'a>(
             .map(|id| (id.to_owned(), Metric::ReplicaLag)),
     );
     wanted
+}
+
+/// What CloudWatch has of an instance: an Aurora member's storage is its cluster's (no
+/// FreeStorageSpace), and its lag is AuroraReplicaLag (a reader's); a replica's is ReplicaLag.
+fn metrics_of(i: &ObservedInstance) -> Vec<Metric> {
+    let member = i.db_cluster_identifier.is_some();
+    let lag = match (member, i.replica_source.is_some()) {
+        (true, _) => Some(Metric::AuroraReplicaLag),
+        (false, true) => Some(Metric::ReplicaLag),
+        (false, false) => None,
+    };
+    let storage = (!member).then_some(Metric::FreeStorageSpace);
+    (lag.into_iter().chain(storage))
+        .chain([Metric::CpuUtilization, Metric::DatabaseConnections])
+        .collect()
 }
 
 /// The answers, by instance.
@@ -328,6 +339,10 @@ mod tests {
             instance("theirs", false, "available", None),
             instance("new", true, "creating", None),
             instance("coffee-green-abc", false, "available", None),
+            ObservedInstance {
+                db_cluster_identifier: Some("coffee-aurora".into()),
+                ..instance("coffee-aurora-1", true, "available", None)
+            },
         ];
         let green = "coffee-green-abc".to_owned();
         let asked = wanted(instances.iter(), &[&green, &green]);
@@ -346,7 +361,12 @@ mod tests {
         assert_eq!(names("theirs"), []);
         assert_eq!(names("new"), []);
         assert_eq!(names("coffee-green-abc"), [ReplicaLag]);
-        assert_eq!(asked.len(), 8);
+        assert_eq!(
+            names("coffee-aurora-1"),
+            [AuroraReplicaLag, CpuUtilization, DatabaseConnections],
+            "an Aurora member: its lag in ms, no storage of its own"
+        );
+        assert_eq!(asked.len(), 11);
     }
 
     /// A deciding figure moves when it moves as status shows it (a whole second of lag, a MiB of
@@ -386,5 +406,14 @@ mod tests {
         assert_eq!(found["a"].replica_lag_seconds, Some(12.0));
         assert_eq!(found["a"].free_storage_bytes, None);
         assert_eq!(found["b"].replica_lag_seconds, Some(-1.0));
+        let aurora = figures(
+            &[("r".to_owned(), Metric::AuroraReplicaLag)],
+            &[Some(2500.0)],
+        );
+        assert_eq!(
+            aurora["r"].replica_lag_seconds,
+            Some(2.5),
+            "milliseconds to seconds"
+        );
     }
 }
