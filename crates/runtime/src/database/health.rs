@@ -20,7 +20,7 @@ const MIB: f64 = (1u64 << 20) as f64;
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// What CloudWatch says of the database over the latest minute (RDS publishes its metrics once a
-/// minute; the operator reads them once a drift interval). A figure CloudWatch has none of is
+/// minute; the operator reads them every --health-interval). A figure CloudWatch has none of is
 /// left out.
 #[serde_with::skip_serializing_none]
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]

@@ -18,7 +18,7 @@ pub struct DatabaseStatus {
     /// ARN of the RDS instance or cluster.
     pub arn: Option<String>,
     /// What CloudWatch says of the database: replica lag, free storage and its headroom, CPU and
-    /// connections, read once a drift interval.
+    /// connections, read every health interval (the operator's --health-interval, 60 s by default).
     pub health: Option<crate::database::health::HealthStatus>,
     /// The CloudWatch alarms the operator keeps for the database (spec.alarms) and their states.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -1,6 +1,6 @@
-//! The health poll: once a drift interval, after the instance poll, RDS's metrics of every
-//! instance of ours, and the replica lag of each instance a reconcile asked for (a blue/green
-//! deployment's green), from CloudWatch: one GetMetricData per 500 figures for the whole account
+//! The health poll: every `--health-interval` (60 s by default), beside the instance poll, RDS's
+//! metrics of every instance of ours, and the replica lag of each instance a reconcile asked for
+//! (a blue/green deployment's green), from CloudWatch: one GetMetricData per 500 figures for the whole account
 //! and region, never one per object. A reconcile reads what the last poll found
 //! ([`Observer::health`]); a failed poll forgets every figure, so nothing is decided on an old one.
 //! While any object has alarms, the poll also lists the operator's alarms (one DescribeAlarms per
