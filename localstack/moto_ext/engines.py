@@ -353,7 +353,10 @@ class Server:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise EngineError(f"the {self.family} server of {self.identifier} exited; see {self.dir}/server.log")
+                # Its last words in the message: the directory goes with a failed instance.
+                with open(os.path.join(self.dir, "server.log"), "rb") as told:
+                    last = told.read()[-600:].decode(errors="replace")
+                raise EngineError(f"the {self.family} server of {self.identifier} exited: {last}")
             # Its own socket too: a TCP answer alone may come from another process still on the
             # address. Connected to, not only present: the file exists from its bind, and a
             # connection before its listen is refused (a loaded machine widened that gap until
