@@ -5,6 +5,7 @@ an alarm."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import subprocess
 import time
@@ -68,6 +69,22 @@ def mariadb(identifier, sql):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+@contextlib.contextmanager
+def held_behind(replica, source, seconds=6):
+    """`replica` held behind a global read lock its own superuser takes (its SQL thread waits, its
+    I/O thread goes on) while a row is written to `source`; yields once the replica has been
+    behind for 2.5 s."""
+    holder = subprocess.Popen(["mariadb", "--no-defaults", "-uroot", f"--socket={replica.socket}",
+                               "-e", f"FLUSH TABLES WITH READ LOCK; SELECT SLEEP({seconds});"])
+    try:
+        time.sleep(0.5)
+        source.query("INSERT INTO app.t VALUES (1);")
+        time.sleep(2.5)
+        yield
+    finally:
+        holder.wait(timeout=30)
 
 
 def primary(rds, name, storage=20):
@@ -253,16 +270,9 @@ def test_a_global_secondary_held_behind_publishes_aurora_global_db_replication_l
     key = (ACCOUNT, "us-west-2", metrics.GLOBAL_LAG, "gs")
     metrics.publish_once()
     assert metrics.SERIES[key][-1][1] == 0
-    holder = subprocess.Popen(["mariadb", "--no-defaults", "-uroot", f"--socket={secondary.socket}",
-                               "-e", "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(6);"])
-    try:
-        time.sleep(0.5)
-        primary.query("INSERT INTO app.t VALUES (1);")
-        time.sleep(2.5)
+    with held_behind(secondary, primary):
         metrics.publish_once()
         assert metrics.SERIES[key][-1][1] >= 1000, metrics.SERIES[key]
-    finally:
-        holder.wait(timeout=30)
     assert not any(k[2] in ("ReplicaLag", "AuroraReplicaLag") and k[3] == "gs-0" for k in metrics.SERIES), \
         "the secondary's writer's lag is the cluster's global lag"
 
@@ -280,17 +290,10 @@ def test_an_aurora_reader_held_behind_publishes_aurora_replica_lag_and_no_storag
         replica = engines.get(clusters.TOPOLOGY["ar"]["members"][reader])
     primary.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
     assert replica.caught_up(primary.position(), 10)
-    holder = subprocess.Popen(["mariadb", "--no-defaults", "-uroot", f"--socket={replica.socket}",
-                               "-e", "FLUSH TABLES WITH READ LOCK; SELECT SLEEP(6);"])
-    try:
-        time.sleep(0.5)
-        primary.query("INSERT INTO app.t VALUES (1);")
-        time.sleep(2.5)
+    with held_behind(replica, primary):
         metrics.publish_once()
         lag = metrics.SERIES[(ACCOUNT, "us-east-1", "AuroraReplicaLag", reader)][-1][1]
         assert lag >= 1000, lag
-    finally:
-        holder.wait(timeout=30)
     assert (ACCOUNT, "us-east-1", "AuroraReplicaLag", writer) not in metrics.SERIES, "a writer has none"
     assert not any(k[2] == "FreeStorageSpace" and k[3] in (writer, reader) for k in metrics.SERIES)
     assert (ACCOUNT, "us-east-1", "DatabaseConnections", writer) in metrics.SERIES
