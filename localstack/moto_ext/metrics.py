@@ -49,9 +49,14 @@ NAMESPACE = "AWS/RDS"
 DIMENSION = "DBInstanceIdentifier"
 UNITS = {"ReplicaLag": "Seconds", "FreeStorageSpace": "Bytes", "DatabaseConnections": "Count",
          "CPUUtilization": "Percent", "AuroraReplicaLag": "Milliseconds",
-         "AuroraGlobalDBReplicationLag": "Milliseconds"}
+         "AuroraGlobalDBReplicationLag": "Milliseconds", "AuroraReplicaLagMaximum": "Milliseconds",
+         "AuroraBinlogReplicaLag": "Seconds"}
+# An instance's metrics CloudWatch also shows of its cluster (dimension DBClusterIdentifier: "the
+# data ... for a specific Aurora DB cluster", dimensions.html), a datapoint per instance.
+CLUSTER_METRICS = ("CPUUtilization", "DatabaseConnections", "FreeStorageSpace", "ReplicaLag")
 CLUSTER_DIMENSION = "DBClusterIdentifier"
 GLOBAL_LAG = "AuroraGlobalDBReplicationLag"
+BINLOG_LAG = "AuroraBinlogReplicaLag"
 COMPARE = {
     "GreaterThanOrEqualToThreshold": lambda v, t: v >= t,
     "GreaterThanThreshold": lambda v, t: v > t,
@@ -59,8 +64,8 @@ COMPARE = {
     "LessThanOrEqualToThreshold": lambda v, t: v <= t,
 }
 
-# (account, region, metric, identifier) -> deque of (monotonic time, value): what alarms evaluate.
-SERIES: dict[tuple[str, str, str, str], deque[tuple[float, float]]] = {}
+# series_key(...) -> deque of (monotonic time, value): what alarms evaluate.
+SERIES: dict[tuple[str, ...], deque[tuple[float, float]]] = {}
 # The (account, region) pairs that have alarms.
 ALARMED: set[tuple[str, str]] = set()
 # Server directory -> (monotonic time, CPU seconds) at the last reading.
@@ -161,19 +166,37 @@ def _instance(account: str, region: str, identifier: str) -> Any:
     return rds_backends[account][region].databases.get(identifier)
 
 
+def series_key(account: str, region: str, metric: str, identifier: str,
+               dimension: str = DIMENSION) -> tuple[str, ...]:
+    """The key of a series in ``SERIES``: an instance's by its identifier, a cluster's by its
+    identifier and its dimension (an instance and a cluster may share an identifier)."""
+    if dimension == DIMENSION:
+        return (account, region, metric, identifier)
+    return (account, region, metric, identifier, dimension)
+
+
 def record(account: str, region: str, identifier: str, found: dict[str, float],
            dimension: str = DIMENSION) -> None:
     """Takes the figures into moto's CloudWatch and into the series the alarms read."""
+    record_points(account, region, identifier, list(found.items()), dimension)
+
+
+def record_points(account: str, region: str, identifier: str, points: list[tuple[str, float]],
+                  dimension: str = DIMENSION) -> None:
+    """Takes datapoints (several of one metric, for a cluster's instances) into moto's CloudWatch
+    and into the series the alarms read."""
     from moto.cloudwatch.models import cloudwatch_backends
 
+    if not points:
+        return
     now = time.monotonic()
     backend = cloudwatch_backends[account][region]
     dimensions = [{"Name": dimension, "Value": identifier}]
     backend.put_metric_data(NAMESPACE, [
         {"MetricName": name, "Value": value, "Unit": UNITS[name], "Dimensions": dimensions}
-        for name, value in found.items()])
-    for name, value in found.items():
-        series = SERIES.setdefault((account, region, name, identifier), deque())
+        for name, value in points])
+    for name, value in points:
+        series = SERIES.setdefault(series_key(account, region, name, identifier, dimension), deque())
         series.append((now, value))
         while series and series[0][0] < now - KEEP:
             series.popleft()
@@ -189,33 +212,44 @@ def _prune(account: str, region: str) -> None:
                            if m.namespace != NAMESPACE or m.timestamp.timestamp() >= oldest]
 
 
-def _aurora_servers() -> dict[str, tuple[str | None, str]]:
+def _aurora_servers() -> dict[str, tuple[str | None, str, bool]]:
     """An Aurora cluster's servers (``clusters.TOPOLOGY``), by their scoped key: (the member
-    instance it serves, None for a writer no member names yet; the cluster)."""
+    instance it serves, None for a writer no member names yet; the cluster; whether it is the
+    writer)."""
     from . import clusters
 
-    found: dict[str, tuple[str | None, str]] = {}
+    found: dict[str, tuple[str | None, str, bool]] = {}
     for key, topology in list(dict.items(clusters.TOPOLOGY)):
         account, region, cluster = key.split(scope.SEP, 2)
         prefix = f"{account}{scope.SEP}{region}{scope.SEP}"
+        primary = prefix + topology["primary"]
         for instance, server in list(topology["members"].items()):
-            found[prefix + server] = (instance, cluster)
-        found.setdefault(prefix + topology["primary"], (None, cluster))
+            found[prefix + server] = (instance, cluster, prefix + server == primary)
+        found.setdefault(primary, (None, cluster, True))
     return found
 
 
+def _cluster(account: str, region: str, identifier: str) -> Any:
+    from moto.rds.models import rds_backends
+
+    return rds_backends[account][region].clusters.get(identifier)
+
+
 def publish_once() -> None:
-    """One reading of every server that serves."""
+    """One reading of every server that serves, and of each cluster what its instances show."""
     with engines.LOCK:
         servers = [(k, s) for k, s in dict.items(engines.SERVERS) if s.ready and s.error is None]
     places = set()
     regions = {id(s): k.split(scope.SEP, 2)[1] for k, s in servers}
     aurora = _aurora_servers()
+    # (account, region, cluster) -> the datapoints of its instances, and its readers' lags (ms).
+    clusters: dict[tuple[str, str, str], tuple[list[tuple[str, float]], list[float]]] = {}
     for key, server in servers:
         account, region, identifier = key.split(scope.SEP, 2)
+        writer = False
         if key in aurora:
-            identifier, cluster = aurora[key]
-            found = figures(server, None, True)
+            identifier, cluster, writer = aurora[key]
+            found = _member_figures(server, _cluster(account, region, cluster))
         else:
             instance = _instance(account, region, identifier)
             if instance is None:
@@ -230,11 +264,38 @@ def publish_once() -> None:
             lag = found.pop("AuroraReplicaLag", None)
             if lag is not None:
                 record(account, region, cluster, {GLOBAL_LAG: lag}, CLUSTER_DIMENSION)
+        # A writer that replicates another cluster's in its own region (a blue/green deployment's
+        # green, by binlog replication): its lag is AuroraBinlogReplicaLag, in seconds, -1 when
+        # replication is not running (Aurora.AuroraMonitoring.Metrics.html; AuroraMySQL.
+        # Replication.MySQL.html, "Monitoring": "the same as the Seconds_Behind_Master field").
+        elif writer and "AuroraReplicaLag" in found:
+            lag = found.pop("AuroraReplicaLag")
+            found[BINLOG_LAG] = lag / 1000 if lag >= 0 else lag
+        if cluster:
+            points, lags = clusters.setdefault((account, region, cluster), ([], []))
+            points.extend((n, v) for n, v in found.items() if n in CLUSTER_METRICS + (BINLOG_LAG,))
+            lags.extend(v for n, v in found.items() if n == "AuroraReplicaLag")
         if found and identifier is not None:
             record(account, region, identifier, found)
         places.add((account, region))
+    for (account, region, cluster), (points, lags) in clusters.items():
+        # AuroraReplicaLagMaximum: "the maximum amount of lag between the primary instance and
+        # each Aurora DB instance in the DB cluster" (Aurora.AuroraMonitoring.Metrics.html).
+        if lags:
+            points.append(("AuroraReplicaLagMaximum", max(lags)))
+        record_points(account, region, cluster, points, CLUSTER_DIMENSION)
     for account, region in places:
         _prune(account, region)
+
+
+def _member_figures(server: Any, cluster: Any) -> dict[str, float]:
+    """A cluster's instance's figures: an Aurora one's (no storage of its own, AuroraReplicaLag),
+    or a Multi-AZ DB cluster's, whose instances have the cluster's allocated storage and a
+    standby's ReplicaLag (multi-az-db-clusters-concepts.html: their replication is the engine's)."""
+    engine = getattr(cluster, "engine", "") or ""
+    if engine in ("mysql", "postgres"):
+        return figures(server, getattr(cluster, "allocated_storage", None))
+    return figures(server, None, True)
 
 
 def _statistic(values: list[float], statistic: str) -> float:
@@ -251,10 +312,11 @@ def _statistic(values: list[float], statistic: str) -> float:
 
 def evaluate(account: str, region: str, alarm: Any, now: float) -> tuple[str, str] | None:
     """The state the alarm's data puts it in, with the reason; None when it has no data."""
-    identifier = next((d.value for d in alarm.dimensions if d.name == DIMENSION), None)
-    if alarm.namespace != NAMESPACE or identifier is None or alarm.comparison_operator not in COMPARE:
+    dimension = next((d for d in alarm.dimensions if d.name in (DIMENSION, CLUSTER_DIMENSION)), None)
+    if alarm.namespace != NAMESPACE or dimension is None or alarm.comparison_operator not in COMPARE:
         return None
-    series = SERIES.get((account, region, alarm.metric_name, identifier)) or ()
+    key = series_key(account, region, alarm.metric_name, dimension.value, dimension.name)
+    series = SERIES.get(key) or ()
     period = max(float(alarm.period or 60), EVERY)
     latest = [v for t, v in series if t >= now - period]
     if not latest:

@@ -267,7 +267,7 @@ def test_a_global_secondary_held_behind_publishes_aurora_global_db_replication_l
         secondary = clusters.server_of("gs")
     primary.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
     assert secondary.caught_up(primary.position(), 10)
-    key = (ACCOUNT, "us-west-2", metrics.GLOBAL_LAG, "gs")
+    key = metrics.series_key(ACCOUNT, "us-west-2", metrics.GLOBAL_LAG, "gs", metrics.CLUSTER_DIMENSION)
     metrics.publish_once()
     assert metrics.SERIES[key][-1][1] == 0
     with held_behind(secondary, primary):
@@ -277,19 +277,26 @@ def test_a_global_secondary_held_behind_publishes_aurora_global_db_replication_l
         "the secondary's writer's lag is the cluster's global lag"
 
 
+def aurora_with_a_reader(rds, name):
+    """An Aurora MySQL cluster of a writer and a reader on real engines, with the table app.t the
+    reader has caught up with: (writer, reader, the writer's server, the reader's)."""
+    from test_engines import aurora_mysql
+
+    writer, reader = aurora_mysql(rds, name, readers=1)
+    with scope.within(ACCOUNT, "us-east-1"):
+        primary = clusters.server_of(name)
+        replica = engines.get(clusters.TOPOLOGY[name]["members"][reader])
+    primary.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
+    assert replica.caught_up(primary.position(), 10)
+    return writer, reader, primary, replica
+
+
 def test_an_aurora_reader_held_behind_publishes_aurora_replica_lag_and_no_storage(aws):
     """An Aurora reader, held behind a read lock while its writer is written to: its lag is
     AuroraReplicaLag in milliseconds (published for readers only), and no Aurora instance has a
     FreeStorageSpace of its own (rds-metrics.html, "Amazon Aurora metrics")."""
-    from test_engines import aurora_mysql
-
     rds, _ = aws
-    writer, reader = aurora_mysql(rds, "ar", readers=1)
-    with scope.within(ACCOUNT, "us-east-1"):
-        primary = clusters.server_of("ar")
-        replica = engines.get(clusters.TOPOLOGY["ar"]["members"][reader])
-    primary.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
-    assert replica.caught_up(primary.position(), 10)
+    writer, reader, primary, replica = aurora_with_a_reader(rds, "ar")
     with held_behind(replica, primary):
         metrics.publish_once()
         lag = metrics.SERIES[(ACCOUNT, "us-east-1", "AuroraReplicaLag", reader)][-1][1]
@@ -297,3 +304,104 @@ def test_an_aurora_reader_held_behind_publishes_aurora_replica_lag_and_no_storag
     assert (ACCOUNT, "us-east-1", "AuroraReplicaLag", writer) not in metrics.SERIES, "a writer has none"
     assert not any(k[2] == "FreeStorageSpace" and k[3] in (writer, reader) for k in metrics.SERIES)
     assert (ACCOUNT, "us-east-1", "DatabaseConnections", writer) in metrics.SERIES
+
+
+def cluster_series(identifier, metric):
+    return metrics.SERIES.get(metrics.series_key(ACCOUNT, "us-east-1", metric, identifier,
+                                                 metrics.CLUSTER_DIMENSION)) or []
+
+
+def test_a_cluster_shows_its_instances_figures_and_its_furthest_readers_lag_and_alarms_on_them(aws):
+    """The cluster's dimension (DBClusterIdentifier) has a datapoint of each instance's CPU and
+    connections (dimensions.html), and AuroraReplicaLagMaximum, the furthest reader's lag
+    (Aurora.AuroraMonitoring.Metrics.html); an alarm on the cluster's dimension is evaluated on
+    them, and an instance of the cluster's name is not."""
+    rds, cloudwatch = aws
+    writer, reader, primary, replica = aurora_with_a_reader(rds, "cl")
+    alarm = dict(AlarmName="cl-lag", Namespace="AWS/RDS", MetricName="AuroraReplicaLagMaximum",
+                 Statistic="Maximum", Dimensions=[{"Name": "DBClusterIdentifier", "Value": "cl"}],
+                 Period=60, EvaluationPeriods=1, Threshold=500.0,
+                 ComparisonOperator="GreaterThanThreshold")
+    cloudwatch.put_metric_alarm(**alarm)
+    on_instance = dict(alarm, AlarmName="cl-instance", MetricName="DatabaseConnections",
+                       Dimensions=[{"Name": "DBInstanceIdentifier", "Value": "cl"}], Threshold=-1.0)
+    cloudwatch.put_metric_alarm(**on_instance)
+    with held_behind(replica, primary):
+        metrics.publish_once()
+        reader_lag = metrics.SERIES[(ACCOUNT, "us-east-1", "AuroraReplicaLag", reader)][-1][1]
+        assert cluster_series("cl", "AuroraReplicaLagMaximum")[-1][1] == reader_lag >= 1000
+        metrics.evaluate_all()
+    states = {a["AlarmName"]: a["StateValue"] for a in cloudwatch.describe_alarms()["MetricAlarms"]}
+    assert states == {"cl-lag": "ALARM", "cl-instance": "INSUFFICIENT_DATA"}, states
+    assert len(cluster_series("cl", "DatabaseConnections")) == 2, "a datapoint per instance"
+    metrics.publish_once()  # CPU is a share over the time between two readings
+    assert len(cluster_series("cl", "CPUUtilization")) == 2, "a datapoint per instance"
+    assert cluster_series("cl", "FreeStorageSpace") == [], "an Aurora volume grows by itself"
+
+
+def test_a_multi_az_db_clusters_instances_publish_their_storage_and_standby_lag(aws):
+    """A Multi-AZ DB cluster's instances are not Aurora's: each has the cluster's allocated
+    storage (FreeStorageSpace) and a standby its ReplicaLag, shown of the cluster too
+    (multi-az-db-clusters-concepts.html; rds-metrics.html)."""
+    from test_multi_az import BASE
+
+    rds, _ = aws
+    rds.create_db_cluster(DBClusterIdentifier="mz", DatabaseName="app", Tags=REAL, **BASE)
+    members = ["mz-instance-1", "mz-instance-2", "mz-instance-3"]
+    for member in members:
+        available(rds, member)
+    metrics.publish_once()
+    for member in members:
+        free = metrics.SERIES[(ACCOUNT, "us-east-1", "FreeStorageSpace", member)][-1][1]
+        assert 0 < free < 20 * 2**30, free
+        assert (ACCOUNT, "us-east-1", "AuroraReplicaLag", member) not in metrics.SERIES
+    lags = [k[3] for k in metrics.SERIES if k[2] == "ReplicaLag" and len(k) == 4]
+    assert sorted(lags) == members[1:], lags
+    assert len(cluster_series("mz", "FreeStorageSpace")) == 3
+    assert len(cluster_series("mz", "ReplicaLag")) == 2
+    assert cluster_series("mz", "AuroraReplicaLagMaximum") == []
+
+
+def test_a_green_clusters_writer_publishes_its_binlog_lag_behind_blue(aws):
+    """A blue/green deployment's green cluster replicates blue's writer by binlog: the green writer's
+    lag is AuroraBinlogReplicaLag, in seconds, of the writer and of the cluster, not a reader's
+    AuroraReplicaLag (Aurora.AuroraMonitoring.Metrics.html)."""
+    from test_rules import cluster_group
+
+    rds, _ = aws
+    cluster_group(rds, "binlog", "aurora-mysql8.0", "binlog_format", "ROW")
+    arn = rds.create_db_cluster(DBClusterIdentifier="bb", Engine="aurora-mysql", MasterUsername="admin",
+                                MasterUserPassword=PASSWORD, DatabaseName="app",
+                                DBClusterParameterGroupName="binlog", Tags=REAL)["DBCluster"]["DBClusterArn"]
+    rds.create_db_instance(DBInstanceIdentifier="bb-1", DBClusterIdentifier="bb", Engine="aurora-mysql",
+                           DBInstanceClass="db.r6g.large")
+    available(rds, "bb-1")
+    deadline = time.monotonic() + 120
+    while rds.describe_db_clusters(DBClusterIdentifier="bb")["DBClusters"][0]["Status"] != "available":
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    made = rds.create_blue_green_deployment(BlueGreenDeploymentName="bg", Source=arn)["BlueGreenDeployment"]
+    deadline = time.monotonic() + 120
+    while True:
+        bg = rds.describe_blue_green_deployments(
+            BlueGreenDeploymentIdentifier=made["BlueGreenDeploymentIdentifier"])["BlueGreenDeployments"][0]
+        if bg["Status"] == "AVAILABLE":
+            break
+        assert time.monotonic() < deadline, bg
+        time.sleep(0.5)
+    green = bg["Target"].rsplit(":", 1)[-1]
+    with scope.within(ACCOUNT, "us-east-1"):
+        blue_server, green_server = clusters.server_of("bb"), clusters.server_of(green)
+        green_writer = next(iter(clusters.TOPOLOGY[green]["members"]))
+    blue_server.query("CREATE TABLE app.t (n INT PRIMARY KEY);")
+    assert green_server.caught_up(blue_server.position(), 10)
+    with held_behind(green_server, blue_server):
+        metrics.publish_once()
+        lag = cluster_series(green, "AuroraBinlogReplicaLag")[-1][1]
+        assert lag >= 1, lag
+        assert metrics.SERIES[(ACCOUNT, "us-east-1", "AuroraBinlogReplicaLag", green_writer)][-1][1] == lag
+    assert (ACCOUNT, "us-east-1", "AuroraReplicaLag", green_writer) not in metrics.SERIES
+    assert cluster_series(green, "AuroraReplicaLagMaximum") == [], "green has no reader"
+    time.sleep(1)
+    metrics.publish_once()
+    assert cluster_series(green, "AuroraBinlogReplicaLag")[-1][1] == 0, "caught up once released"

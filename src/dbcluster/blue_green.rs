@@ -26,10 +26,32 @@ pub(super) async fn read(
             }
         }
     }
-    Ok(Some(BlueGreenFacts {
-        found: facts.with(green, old),
-        members,
-    }))
+    let mut found = facts.with(green, old);
+    found.green_lag_seconds = green_lag(at, cluster, &found).await?;
+    Ok(Some(BlueGreenFacts { found, members }))
+}
+
+/// Green's lag behind blue (its AuroraBinlogReplicaLag, the highest of the last minute), read
+/// while a switchover may wait on it: maxLagSeconds set and the deployment AVAILABLE. One
+/// GetMetricData per reconcile then; None (not known, so a switchover waits) otherwise.
+async fn green_lag(
+    at: &Location,
+    cluster: &DBCluster,
+    found: &crate::database::blue_green::Facts<ObservedCluster>,
+) -> Result<Option<f64>, Error> {
+    let available = (found.deployment.as_ref()).is_some_and(|d| d.status == "AVAILABLE");
+    let (Some(green), Some(_), true) = (
+        found.green.as_ref(),
+        cluster.spec.upgrade.max_lag_seconds,
+        available,
+    ) else {
+        return Ok(None);
+    };
+    let metric = crate::rds_state::Metric::AuroraBinlogReplicaLag;
+    Ok(at
+        .rds
+        .latest_cluster_metric(&green.identifier, metric)
+        .await?)
 }
 
 async fn cluster_of(at: &Location, id: Option<String>) -> Result<Option<ObservedCluster>, Error> {

@@ -154,6 +154,14 @@ impl Managed for DBCluster {
         self.status.as_ref()
     }
 
+    /// The cluster's health gauges follow the status written; they go with the finalizer.
+    fn reported(&self, ctx: &Context, plan: &Plan, written: Option<&DBClusterStatus>) {
+        let removed = (plan.steps.iter()).any(|s| matches!(s, Step::RemoveFinalizer));
+        let shown = written.map(|w| (&w.common, None));
+        let who = (&self.metadata, "DBCluster");
+        crate::database::health::report_gauges(&ctx.metrics.healths, who, shown, removed);
+    }
+
     fn settle(&self, facts: &Facts, plan: &Plan, _: Option<&()>) -> Option<DBClusterStatus> {
         let planned = plan.status.as_ref()?;
         let generation = self.meta().generation;

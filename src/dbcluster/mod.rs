@@ -110,7 +110,7 @@ use observed::ObservedCluster;
     validation = kube::core::Rule::new("!(self.engine in ['mysql', 'postgres']) || !has(self.dbClusterIdentifier) || size(self.dbClusterIdentifier) <= 52").message("a Multi-AZ DB cluster's identifier has at most 52 characters (API_CreateDBCluster.html, DBClusterIdentifier)").field_path(".dbClusterIdentifier"),
     validation = kube::core::Rule::new("!(self.engine in ['mysql', 'postgres']) || (!has(self.serverlessV2ScalingConfiguration) && !has(self.globalClusterRef) && !(has(self.enableHttpEndpoint) && self.enableHttpEndpoint) && !(has(self.restoreFrom) && has(self.restoreFrom.cloneOf)) && !(has(self.enableIAMDatabaseAuthentication) && self.enableIAMDatabaseAuthentication) && (!has(self.upgradePolicy) || self.upgradePolicy == 'InPlace'))").message("a Multi-AZ DB cluster (engine mysql or postgres) has no Serverless v2, global database, Data API, copy-on-write clone, IAM database authentication or blue/green deployment: those are Aurora's (multi-az-db-clusters-concepts.html, Limitations)"),
     validation = kube::core::Rule::new("has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom)").message("restoreFrom is immutable: it says how the cluster was created").field_path(".restoreFrom"),
-    validation = kube::core::Rule::new("!has(self.maxLagSeconds)").message("maxLagSeconds gates a DBInstance's blue/green switchover; a cluster's green lag is not read yet (docs/health.md)").field_path(".maxLagSeconds"),
+    validation = kube::core::Rule::new("!has(self.alarms) || !has(self.alarms.freeStorageBelow) || self.engine in ['mysql', 'postgres']").message("an Aurora cluster's volume grows by itself (Aurora.Overview.StorageReliability.html): alarms.freeStorageBelow is for a Multi-AZ DB cluster (engine mysql or postgres)").field_path(".alarms.freeStorageBelow"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBClusterSpec {
@@ -231,6 +231,13 @@ pub struct DBClusterSpec {
     /// secret an app passes to ExecuteStatement (the secret RDS manages, with
     /// manageMasterUserPassword).
     pub enable_http_endpoint: Option<bool>,
+
+    /// CloudWatch alarms on the figures of all the cluster's instances (DBClusterIdentifier):
+    /// CPU, connections, and the furthest reader's lag (Aurora's AuroraReplicaLagMaximum, a
+    /// Multi-AZ DB cluster's ReplicaLag), with a Multi-AZ DB cluster's free storage; each with a
+    /// default, notifying an SNS topic; kept by the operator and deleted with the DBCluster
+    /// (docs/health.md).
+    pub alarms: Option<crate::database::alarms::AlarmsSpec>,
 
     /// How long a clone (restoreFrom.cloneOf) lives, such as 72h, from the DBCluster's creation:
     /// then the operator deletes the DBCluster and its member DBInstances (as their

@@ -25,7 +25,7 @@ use crate::managed::placement::Placement;
 use crate::managed::references;
 use crate::managed::references::Referrers;
 use crate::managed::stores::Stores;
-use crate::rds_state::{AwsIdentity, SnapshotInfo};
+use crate::rds_state::{AwsIdentity, SnapshotInfo, database_key};
 
 pub(super) async fn read(
     cluster: &DBCluster,
@@ -55,9 +55,8 @@ pub(super) async fn read(
     let source = (&cluster.spec.password, secret_arn(observed.as_ref()));
     let (password, secret_rotation) =
         password_and_rotation(cluster, (at, &api), read, source).await?;
-    let wanted = cluster.spec.connection.connection_secret.as_ref();
     let exists = observed.is_some();
-    let name = wanted
+    let name = (cluster.spec.connection.connection_secret.as_ref())
         .map(|c| c.name.as_str())
         .filter(|_| exists && !deleting);
     let previous = (cluster.status.as_ref()).and_then(|s| s.common.secret_readers.as_ref());
@@ -69,10 +68,9 @@ pub(super) async fn read(
         true => members(ctx, cluster).await?,
         false => Vec::new(),
     };
-    let member_states = member_states(at, observed.as_ref());
+    let polled = polled(at, cluster, observed.as_ref());
     let (global_members, global_endpoint) =
         super::global::member_reads(at, cluster, observed.as_ref(), observed_directly).await?;
-    let settled = intervals.settled;
     let blue_green = super::blue_green::read(at, cluster, reads.blue_green.as_ref()).await?;
     Ok(Facts {
         cluster: cluster.clone(),
@@ -94,18 +92,62 @@ pub(super) async fn read(
         global_members,
         global_endpoint,
         shard_group_endpoint: shard_group(at, cluster, name.is_some()).await?,
-        maintenance: crate::maintenance::aws::listed(at, "cluster", &identifier, exists, settled),
+        maintenance: polled.maintenance,
         blue_green,
         grants: ctx.grants.clone(),
         owner_alive,
         observers: observers_of(ctx, cluster, &located.placement),
-        member_states,
+        member_states: polled.member_states,
+        health: polled.health,
+        alarms: polled.alarms,
         hash_key: ctx.hash_key.clone(),
         ca_bundle: ctx.ca_bundle.clone(),
         intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
     })
+}
+
+/// What the location's shared polls last found of a cluster (`plan::Facts` has each).
+struct Polled {
+    member_states: std::collections::BTreeMap<String, String>,
+    health: Option<crate::rds_state::ObservedHealth>,
+    alarms: Option<Vec<crate::rds_state::ObservedAlarm>>,
+    maintenance: Option<Vec<crate::maintenance::PendingAction>>,
+}
+
+/// What the location's shared polls last found of the cluster: its members' states, its figures
+/// (`health`), its alarms (when the spec or status has some) and its pending maintenance.
+fn polled(at: &Location, cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Polled {
+    let identifier = cluster.identifier();
+    let alarms = (plan::alarms::has_alarms(cluster))
+        .then(|| at.observer.alarms_of(&database_key(&identifier, true)))
+        .flatten();
+    let (exists, settled) = (observed.is_some(), at.observer.intervals.settled);
+    let maintenance = crate::maintenance::aws::listed(at, "cluster", &identifier, exists, settled);
+    Polled {
+        member_states: member_states(at, observed),
+        health: health(at, cluster, observed),
+        alarms,
+        maintenance,
+    }
+}
+
+/// The figures of a cluster of ours from the last health poll, which this asks to read them from
+/// now on; None for one being deleted or not ours.
+fn health(
+    at: &Location,
+    cluster: &DBCluster,
+    observed: Option<&ObservedCluster>,
+) -> Option<crate::rds_state::ObservedHealth> {
+    let uid = cluster.metadata.uid.as_deref().unwrap_or_default();
+    let o = observed.filter(|o| crate::managed::tags::owned_by(&o.tags, uid))?;
+    if cluster.metadata.deletion_timestamp.is_some() || plan::observe_only(cluster) {
+        return None;
+    }
+    at.observer
+        .want_cluster_health(&o.identifier, plan::health::metrics(cluster));
+    at.observer.health(&database_key(&o.identifier, true))
 }
 
 /// The endpoint of a limitless cluster's DB shard group, while its connection Secret is written:

@@ -181,21 +181,12 @@ impl Managed for DBInstance {
         {
             ctx.metrics.set_state(&uid, Some(self.gauge(written)));
         }
-        if let Some(written) = written {
-            let labels = crate::health_metrics::DatabaseLabels {
-                object_namespace: self.namespace().unwrap_or_default(),
-                object_name: self.name_any(),
-                kind: "DBInstance",
-            };
-            let health = crate::database::health::gauges(
-                &written.common,
-                written.certificate_valid_till.as_deref(),
-            );
-            ctx.metrics.healths.set(&uid, Some((labels, health)));
-        }
-        if plan.ext.gauge == Gauge::Remove {
+        let removed = plan.ext.gauge == Gauge::Remove;
+        let shown = written.map(|w| (&w.common, w.certificate_valid_till.as_deref()));
+        let who = (&self.metadata, "DBInstance");
+        crate::database::health::report_gauges(&ctx.metrics.healths, who, shown, removed);
+        if removed {
             ctx.metrics.set_state(&uid, None);
-            ctx.metrics.healths.set(&uid, None);
         }
         if !plan.ext.drift_corrected.is_empty() {
             ctx.metrics

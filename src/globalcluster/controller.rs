@@ -160,7 +160,7 @@ async fn target_lag(
         return Ok(None);
     };
     let there = in_region(shared, g, &region).await?;
-    let metric = crate::rds::cloudwatch::GLOBAL_LAG;
+    let metric = crate::rds_state::Metric::AuroraGlobalDbReplicationLag;
     let lag = (there.location.rds)
         .latest_cluster_metric(identifier, metric)
         .await?;

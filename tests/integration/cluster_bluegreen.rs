@@ -91,7 +91,7 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     let mut c = cluster(
         &id,
         json!({"engineVersion": FIVE_SEVEN, "upgradePolicy": "BlueGreen",
-               "deletionPolicy": "Delete",
+               "deletionPolicy": "Delete", "maxLagSeconds": 5,
                "dbClusterParameterGroupRef": {"name": "blue-params"}}),
     );
     c.spec.tags.push(rds_operator::crd::Tag {
@@ -185,13 +185,43 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 0);
     assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1, "made once");
 
+    // Green held behind a read lock while blue is written to: the approved switchover waits,
+    // with green's lag (AuroraBinlogReplicaLag) over maxLagSeconds, and goes once it catches up.
+    let mut holder = crate::db_health::hold_read_lock(&s, &green_host, &s["port"], 120);
+    // Behind by more than maxLagSeconds before the approval, in the figures the gate reads (the
+    // emulator publishes every 5 s; blue is written every 0.5 s).
+    tokio::time::sleep(Duration::from_secs(20)).await;
     let approve = json!({"metadata": {"annotations": {SWITCHOVER_ANNOTATION: "true"}}});
     patch(&clusters, approve).await;
-    let done = wait_object(&clusters, "coffee", "switched over and in sync", |c| {
-        synced_reason(c) == "Synced"
-            && blue_green(c).is_some_and(|b| b.deployment.status == "SWITCHOVER_COMPLETED")
-            && c.status.as_ref().unwrap().common.engine_version.as_deref() == Some(EIGHT)
+    let held = wait_object(&clusters, "coffee", "waiting for green's lag", |c| {
+        let message = object_condition(c, "Synced")
+            .map(|s| s.2)
+            .unwrap_or_default();
+        synced_reason(c) == "SwitchoverWaitingForLag" && message.contains("over maxLagSeconds 5")
     })
+    .await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert_eq!(
+        calls(&deployment, "SwitchoverBlueGreenDeployment"),
+        0,
+        "no switchover while green is behind: {:?}",
+        held.status.map(|s| s.reported.conditions)
+    );
+    let _ = holder.kill();
+    let _ = holder.wait();
+    // Once caught up: CloudWatch's highest lag of the last minute falls under 5 s within the
+    // minute.
+    let done = wait_for(
+        "switched over and in sync",
+        Duration::from_secs(180),
+        || async {
+            let c = clusters.get_opt("coffee").await.ok()??;
+            (synced_reason(&c) == "Synced"
+                && blue_green(&c).is_some_and(|b| b.deployment.status == "SWITCHOVER_COMPLETED")
+                && c.status.as_ref()?.common.engine_version.as_deref() == Some(EIGHT))
+            .then_some(c)
+        },
+    )
     .await;
     assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 1);
     assert_eq!(

@@ -41,7 +41,12 @@ async fn patch(api: &Api<DBInstance>, name: &str, patch: serde_json::Value) {
 /// A session on `host` that holds a global read lock for `seconds` (the master user has RELOAD,
 /// as on RDS): the replication's SQL thread waits behind it, as behind any long query on a
 /// replica, while its I/O thread goes on receiving.
-fn hold_read_lock(s: &BTreeMap<String, String>, host: &str, port: &str, seconds: u32) -> Child {
+pub(crate) fn hold_read_lock(
+    s: &BTreeMap<String, String>,
+    host: &str,
+    port: &str,
+    seconds: u32,
+) -> Child {
     let sql = format!("FLUSH TABLES WITH READ LOCK; SELECT SLEEP({seconds});");
     (Command::new("mariadb")
         .args([
@@ -283,17 +288,25 @@ async fn remove(instances: &Api<DBInstance>, name: &str) {
 /// The operator's alarms of `identifier` as CloudWatch lists them (its JSON protocol on the
 /// emulator): (name, state) sorted.
 fn alarms_in_cloudwatch(identifier: &str) -> Vec<(String, String)> {
+    let listed = alarms_named(&format!("rds-operator:{identifier}:"));
+    (listed.into_iter()).map(|(n, s, _)| (n, s)).collect()
+}
+
+/// The alarms whose names start with `prefix`, as CloudWatch lists them: (name, state, the
+/// dimension's name) sorted.
+pub(crate) fn alarms_named(prefix: &str) -> Vec<(String, String, String)> {
     let headers = "Content-Type: application/x-amz-json-1.0\r\n\
                    X-Amz-Target: GraniteServiceVersion20100801.DescribeAlarms\r\n";
-    let body = json!({"AlarmNamePrefix": format!("rds-operator:{identifier}:")}).to_string();
+    let body = json!({"AlarmNamePrefix": prefix}).to_string();
     let (code, answer) = aws_request(("POST", "/"), (&region(), "monitoring"), headers, &body);
     assert_eq!(code, 200, "DescribeAlarms: {answer}");
     let answer: serde_json::Value = serde_json::from_str(&answer).expect("JSON");
-    let mut found: Vec<(String, String)> =
+    let mut found: Vec<(String, String, String)> =
         (answer["MetricAlarms"].as_array().into_iter().flatten())
             .map(|a| {
-                let text = |k: &str| a[k].as_str().unwrap_or_default().to_owned();
-                (text("AlarmName"), text("StateValue"))
+                let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+                let dimension = text(&a["Dimensions"][0]["Name"]);
+                (text(&a["AlarmName"]), text(&a["StateValue"]), dimension)
             })
             .collect();
     found.sort();
@@ -429,7 +442,7 @@ async fn deleting_the_dbinstance_deletes_its_alarms() {
 }
 
 /// An alarm's tags, as CloudWatch lists them (JSON).
-fn alarm_tags(name: &str) -> String {
+pub(crate) fn alarm_tags(name: &str) -> String {
     let headers = "Content-Type: application/x-amz-json-1.0\r\n\
                    X-Amz-Target: GraniteServiceVersion20100801.ListTagsForResource\r\n";
     let arn = format!("arn:aws:cloudwatch:{}:123456789012:alarm:{name}", region());

@@ -8,6 +8,7 @@ mod bluegreen;
 mod clones;
 mod cluster_bluegreen;
 mod cluster_endpoints;
+mod cluster_health;
 mod cluster_snapshots;
 mod clusters;
 mod common;

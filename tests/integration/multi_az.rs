@@ -1,8 +1,9 @@
 //! A Multi-AZ DB cluster (engine mysql), on the emulator's real engine: RDS makes its writer and
 //! two readable standbys; the Secret's readerHost reaches a standby that shows the writer's row
 //! and refuses writes; nothing is sent in steady state; more storage and IOPS are one
-//! ModifyDBCluster; deleting the DBCluster deletes it with the instances RDS made for it. What RDS
-//! refuses of one is refused at apply.
+//! ModifyDBCluster; deleting the DBCluster deletes it with the instances RDS made for it. Its
+//! Performance Insights and Enhanced Monitoring are kept as Aurora's are. What RDS refuses of one
+//! is refused at apply.
 
 use std::time::Duration;
 
@@ -23,6 +24,8 @@ fn multi_az(extra: serde_json::Value) -> serde_json::Value {
     }
     spec
 }
+
+const MONITORING_ROLE: &str = "arn:aws:iam::123456789012:role/rds-monitoring";
 
 /// Waits until RDS shows every instance available.
 async fn available(rds: &aws_sdk_rds::Client, ids: &[String]) {
@@ -55,8 +58,11 @@ async fn a_multi_az_db_clusters_reader_refuses_writes_and_shows_the_writers_row(
     let id = common::unique("maz");
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
     let pp = PostParams::default();
+    // Insights and monitoring are valid for Multi-AZ DB clusters too (API_CreateDBCluster.html).
+    let insights = json!({"enablePerformanceInsights": true, "monitoringInterval": 30,
+                          "monitoringRoleARN": MONITORING_ROLE});
     (clusters
-        .create(&pp, &cluster(&id, multi_az(json!({}))))
+        .create(&pp, &cluster(&id, multi_az(insights)))
         .await)
         .expect("create");
     let c = wait_object(&clusters, "coffee", "Ready, three members", |c| {
@@ -68,6 +74,17 @@ async fn a_multi_az_db_clusters_reader_refuses_writes_and_shows_the_writers_row(
     assert_eq!(writers.len(), 1, "one writer: {members:?}");
     let names: Vec<String> = (1..=3).map(|n| format!("{id}-instance-{n}")).collect();
     available(&rds, &names).await;
+    let made = rds.describe_db_clusters().db_cluster_identifier(&id).send();
+    let made = made.await.unwrap().db_clusters()[0].clone();
+    assert_eq!(
+        (
+            made.performance_insights_enabled(),
+            made.monitoring_interval()
+        ),
+        (Some(true), Some(30)),
+        "the create carried insights and monitoring"
+    );
+    assert_eq!(made.monitoring_role_arn(), Some(MONITORING_ROLE));
 
     let s = (common::secret_data(&client, &ns, "coffee-db").await).expect("the cluster Secret");
     assert_ne!(s["host"], s["readerHost"], "writer and reader endpoints");

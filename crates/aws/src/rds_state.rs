@@ -280,6 +280,16 @@ pub enum Metric {
     /// Milliseconds an Aurora reader is behind its writer; the highest ("Amazon Aurora metrics",
     /// rds-metrics.html: published for readers only).
     AuroraReplicaLag,
+    /// Milliseconds the furthest Aurora reader is behind the writer, of a cluster; the highest
+    /// (Aurora.AuroraMonitoring.Metrics.html).
+    AuroraReplicaLagMaximum,
+    /// Milliseconds a global database's secondary cluster is behind the primary, in the
+    /// secondary's region; the highest (rds-metrics.html, "Amazon Aurora metrics").
+    AuroraGlobalDbReplicationLag,
+    /// Seconds a cluster replicating another by binlog (a blue/green deployment's green) is
+    /// behind it, -1 when replication is not running; the highest
+    /// (Aurora.AuroraMonitoring.Metrics.html).
+    AuroraBinlogReplicaLag,
 }
 
 impl Metric {
@@ -291,9 +301,24 @@ impl Metric {
         Metric::DatabaseConnections,
     ];
 
+    /// Every metric the operator reads or alarms on.
+    pub const KNOWN: [Metric; 8] = [
+        Metric::ReplicaLag,
+        Metric::FreeStorageSpace,
+        Metric::CpuUtilization,
+        Metric::DatabaseConnections,
+        Metric::AuroraReplicaLag,
+        Metric::AuroraReplicaLagMaximum,
+        Metric::AuroraGlobalDbReplicationLag,
+        Metric::AuroraBinlogReplicaLag,
+    ];
+
     /// CloudWatch's name of the metric.
     pub fn name(self) -> &'static str {
         match self {
+            Metric::AuroraReplicaLagMaximum => "AuroraReplicaLagMaximum",
+            Metric::AuroraGlobalDbReplicationLag => "AuroraGlobalDBReplicationLag",
+            Metric::AuroraBinlogReplicaLag => "AuroraBinlogReplicaLag",
             Metric::ReplicaLag => "ReplicaLag",
             Metric::FreeStorageSpace => "FreeStorageSpace",
             Metric::CpuUtilization => "CPUUtilization",
@@ -305,9 +330,12 @@ impl Metric {
     /// The statistic the operator reads and alarms on.
     pub fn statistic(self) -> &'static str {
         match self {
-            Metric::ReplicaLag | Metric::DatabaseConnections | Metric::AuroraReplicaLag => {
-                "Maximum"
-            }
+            Metric::ReplicaLag
+            | Metric::DatabaseConnections
+            | Metric::AuroraReplicaLag
+            | Metric::AuroraReplicaLagMaximum
+            | Metric::AuroraGlobalDbReplicationLag
+            | Metric::AuroraBinlogReplicaLag => "Maximum",
             Metric::FreeStorageSpace => "Minimum",
             Metric::CpuUtilization => "Average",
         }
@@ -325,11 +353,15 @@ pub struct ObservedHealth {
 }
 
 impl ObservedHealth {
-    /// Takes the figure of one metric (an Aurora reader's lag in seconds, as a replica's).
+    /// Takes the figure of one metric (Aurora's lags, in milliseconds, in seconds as a replica's).
     pub fn set(&mut self, metric: Metric, value: f64) {
         match metric {
-            Metric::ReplicaLag => self.replica_lag_seconds = Some(value),
-            Metric::AuroraReplicaLag => {
+            Metric::ReplicaLag | Metric::AuroraBinlogReplicaLag => {
+                self.replica_lag_seconds = Some(value)
+            }
+            Metric::AuroraReplicaLag
+            | Metric::AuroraReplicaLagMaximum
+            | Metric::AuroraGlobalDbReplicationLag => {
                 let seconds = if value < 0.0 { value } else { value / 1000.0 };
                 self.replica_lag_seconds = Some(seconds);
             }
@@ -346,8 +378,10 @@ impl ObservedHealth {
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlarmConfig {
     pub name: String,
-    /// The instance (dimension DBInstanceIdentifier).
+    /// The instance (dimension DBInstanceIdentifier), or the cluster.
     pub identifier: String,
+    /// Of a cluster (dimension DBClusterIdentifier: the figures of all its instances).
+    pub cluster: bool,
     pub metric: Metric,
     /// GreaterThanThreshold (true) or LessThanThreshold.
     pub above: bool,
@@ -355,6 +389,27 @@ pub struct AlarmConfig {
     /// The SNS topic of its AlarmActions and OKActions.
     pub topic: Option<String>,
 }
+
+impl AlarmConfig {
+    /// What the alarms of one database are found by ([`database_key`]).
+    pub fn owner_key(&self) -> String {
+        database_key(&self.identifier, self.cluster)
+    }
+}
+
+/// What a database's figures and alarms are found by, and which dimension of CloudWatch names
+/// it: an instance's identifier (DBInstanceIdentifier), or `cluster/<identifier>`
+/// (DBClusterIdentifier; an instance and a cluster may share an identifier, neither holds a
+/// slash).
+pub fn database_key(identifier: &str, cluster: bool) -> String {
+    match cluster {
+        true => format!("{CLUSTER_KEY}{identifier}"),
+        false => identifier.to_owned(),
+    }
+}
+
+/// The prefix of a cluster's [`database_key`].
+pub const CLUSTER_KEY: &str = "cluster/";
 
 /// An alarm as DescribeAlarms answers: its configuration, and its state (OK, ALARM,
 /// INSUFFICIENT_DATA) with CloudWatch's reason.

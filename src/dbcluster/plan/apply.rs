@@ -132,7 +132,9 @@ fn unexpired(f: &Facts) -> Plan {
             refused if refused.refusal.is_some() => refused,
             plan => {
                 let plan = super::data_api::plan(f, super::roles::plan(f, plan, o), o);
-                super::activation::plan(f, plan, o)
+                let plan = super::activation::plan(f, plan, o);
+                let plan = super::alarms::plan(f, plan, o);
+                super::health::report(f, plan, o)
             }
         },
     }

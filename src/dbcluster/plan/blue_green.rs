@@ -152,7 +152,8 @@ fn subject<'a>(
         current.map(|c| (&c.deployment, c.old_cluster.as_deref())),
     );
     let (o, who) = (&f.cluster, (f.cluster.identifier(), CLUSTER));
-    Subject::new(who, &o.spec.upgrade, &o.metadata, recorded)
+    let lag = (f.blue_green.as_ref()).and_then(|b| b.found.green_lag_seconds);
+    Subject::new(who, &o.spec.upgrade, &o.metadata, recorded).lagging(lag)
 }
 
 /// Why RDS would refuse a deployment of this cluster: a master password RDS manages, or a member

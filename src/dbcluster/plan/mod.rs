@@ -27,6 +27,7 @@ use crate::rds_state::{AwsIdentity, PollIntervals, SnapshotInfo};
 use crate::sensitive::Sensitive;
 
 pub mod activation;
+pub mod alarms;
 mod apply;
 pub mod blue_green;
 mod create;
@@ -34,6 +35,7 @@ mod data_api;
 mod deletion;
 pub mod expiry;
 mod global;
+pub mod health;
 mod modes;
 mod password;
 mod reboot;
@@ -114,6 +116,12 @@ pub struct Facts {
     /// The RDS state of each member instance, as the shared poll of instances last saw it (a
     /// member the operator just rebooted is absent until it is read again).
     pub member_states: BTreeMap<String, String>,
+    /// What CloudWatch said of the cluster's instances at the last health poll (None: not read,
+    /// or no figures).
+    pub health: Option<crate::rds_state::ObservedHealth>,
+    /// The cluster's alarms at the observer's last listing, when the spec or status has alarms
+    /// (None: not asked, or no listing yet).
+    pub alarms: Option<Vec<crate::rds_state::ObservedAlarm>>,
     /// The operator's key for password hashes.
     pub hash_key: Sensitive,
     /// The CA bundle the connection Secret carries (`--ca-bundle`), if any.
@@ -239,7 +247,7 @@ pub fn plan(f: &Facts) -> Plan {
         return modes::paused_plan(f);
     }
     let plan = match f.cluster.metadata.deletion_timestamp.is_some() {
-        true => deletion::plan(f),
+        true => alarms::leftover(f, deletion::plan(f)),
         false => apply::plan(f),
     };
     match dry_run(&f.cluster) {

@@ -68,6 +68,8 @@ fn facts() -> Facts {
         blue_green: None,
         grants: Default::default(),
         member_states: Default::default(),
+        alarms: None,
+        health: None,
         owner_alive: None,
         observers: vec![],
         hash_key: Sensitive::new("key"),
@@ -1179,6 +1181,7 @@ fn a_field_changed_back_three_times_within_the_hour_is_no_longer_corrected() {
 }
 
 mod activation;
+mod alarms;
 mod blue_green;
 mod clones;
 mod data_api;

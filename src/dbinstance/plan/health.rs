@@ -7,7 +7,6 @@ use kube::runtime::events::EventType;
 use super::{Facts, Plan, Step, spec};
 use crate::database::alarms;
 use crate::database::health::{self, Warning};
-use crate::rds_state::ObservedAlarm;
 
 /// Health in the status the plan writes, and its warnings.
 pub fn report(facts: &Facts, plan: &mut Plan) {
@@ -70,7 +69,7 @@ pub fn alarms(facts: &Facts, plan: &mut Plan) {
     if facts.db.metadata.deletion_timestamp.is_some() || spec::observe_only(&facts.db) {
         return;
     }
-    let (Some(held), Some(status)) = (facts.alarms.as_ref(), plan.status.as_mut()) else {
+    let (Some(held), true) = (facts.alarms.as_ref(), plan.status.is_some()) else {
         return;
     };
     let identifier = facts.db.identifier();
@@ -78,53 +77,21 @@ pub fn alarms(facts: &Facts, plan: &mut Plan) {
     let wanted = (facts.db.spec.alarms.as_ref())
         .map(|spec| alarms::desired(&identifier, spec, observed.allocated_storage, replica))
         .unwrap_or_default();
-    let changes = alarms::changes(&wanted, held);
-    let shown: Vec<ObservedAlarm> = (held.iter())
-        .filter(|a| !changes.delete.contains(&a.config.name))
-        .cloned()
-        .chain(
-            (changes.put.iter())
-                .filter(|p| !held.iter().any(|h| h.config.name == p.name))
-                .map(|config| ObservedAlarm {
-                    config: config.clone(),
-                    state: "INSUFFICIENT_DATA".into(),
-                    reason: None,
-                }),
-        )
-        .collect();
     let before = (facts.db.status.as_ref()).map_or(&[][..], |s| &s.common.alarms[..]);
-    let told = alarms::transitions(before, &shown);
-    status.fields.common.alarms = alarms::status(&shown);
-    if !changes.is_empty() {
-        plan.step(Step::Alarms {
-            changes,
-            tags: spec::tags_of(&facts.db),
-        });
-    }
-    for (warning, reason, message) in told {
-        let kind = if warning {
-            EventType::Warning
-        } else {
-            EventType::Normal
-        };
-        plan.event(kind, reason, "Observe", message);
+    let pass = alarms::pass(&wanted, held, before);
+    let shown = pass.plan(plan, spec::tags_of(&facts.db));
+    if let Some(status) = plan.status.as_mut() {
+        status.fields.common.alarms = shown;
     }
 }
 
 /// On the way out: the deletion of the alarms the operator made for the DBInstance (as the
 /// listing shows them, else as status recorded them).
 pub fn leftover_alarms(facts: &Facts) -> Option<Step> {
-    let names: Vec<String> = match facts.alarms.as_ref() {
-        Some(listed) => listed.iter().map(|a| a.config.name.clone()).collect(),
-        None => (facts.db.status.as_ref())
-            .map(|s| s.common.alarms.iter().map(|a| a.name.clone()).collect())
-            .unwrap_or_default(),
-    };
-    (!names.is_empty()).then(|| Step::Alarms {
-        changes: alarms::AlarmChanges {
-            put: Vec::new(),
-            delete: names,
-        },
+    let recorded = (facts.db.status.as_ref()).map_or(&[][..], |s| &s.common.alarms[..]);
+    let changes = alarms::leftover(facts.alarms.as_deref(), recorded);
+    (!changes.is_empty()).then(|| Step::Alarms {
+        changes,
         tags: Default::default(),
     })
 }

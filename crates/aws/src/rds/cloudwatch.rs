@@ -14,7 +14,7 @@ use aws_sdk_cloudwatch::types::{
 
 use super::Rds;
 use crate::aws_error::{AwsError, aws_error};
-use crate::rds_state::{AlarmConfig, Metric, ObservedAlarm};
+use crate::rds_state::{AlarmConfig, CLUSTER_KEY, Metric, ObservedAlarm, database_key};
 
 /// The prefix of every alarm the operator makes: `rds-operator:<identifier>:<metric>`.
 pub const ALARM_PREFIX: &str = "rds-operator:";
@@ -27,9 +27,6 @@ pub const NAMESPACE: &str = "AWS/RDS";
 pub const DIMENSION: &str = "DBInstanceIdentifier";
 /// The dimension that names a cluster.
 pub const CLUSTER_DIMENSION: &str = "DBClusterIdentifier";
-/// An Aurora global database's secondary's lag behind the primary, in milliseconds, in the
-/// secondary's region (rds-metrics.html, "Amazon Aurora metrics").
-pub const GLOBAL_LAG: &str = "AuroraGlobalDBReplicationLag";
 /// At most this many queries in one GetMetricData.
 pub const QUERIES_PER_CALL: usize = 500;
 /// RDS publishes its metrics every minute: the period read.
@@ -38,8 +35,9 @@ const PERIOD: i32 = 60;
 const WINDOW: Duration = Duration::from_secs(2 * PERIOD as u64);
 
 impl Rds {
-    /// The latest value CloudWatch has of each (instance, metric), in the order asked (None: no
-    /// figure in the last two minutes); one GetMetricData per 500, and per page of its answer.
+    /// The latest value CloudWatch has of each (database, metric), in the order asked (None: no
+    /// figure in the last two minutes); one GetMetricData per 500, and per page of its answer. A
+    /// database is named by its `rds_state::database_key`.
     pub async fn latest_metrics(
         &self,
         wanted: &[(String, Metric)],
@@ -86,54 +84,41 @@ impl Rds {
 }
 
 impl Rds {
-    /// The highest value of a cluster's metric over the latest minute CloudWatch has (None: no
-    /// figure in the last two minutes): one GetMetricData.
+    /// The latest value of a cluster's metric (None: no figure in the last two minutes): one
+    /// GetMetricData.
     pub async fn latest_cluster_metric(
         &self,
         identifier: &str,
-        metric: &str,
+        metric: Metric,
     ) -> Result<Option<f64>, AwsError> {
-        let end = SystemTime::now();
-        let query = stat_query(0, (CLUSTER_DIMENSION, identifier), metric, "Maximum");
-        let result = (self.cloudwatch.get_metric_data())
-            .metric_data_queries(query)
-            .start_time((end - WINDOW).into())
-            .end_time(end.into())
-            .scan_by(ScanBy::TimestampDescending)
-            .send()
-            .await
-            .map_err(|e| aws_error("GetMetricData", e, None));
-        self.count("GetMetricData", &result);
-        let answer = result?;
-        let first = (answer.metric_data_results().first()).and_then(|r| r.values().first());
-        Ok(first.copied())
+        let wanted = [(database_key(identifier, true), metric)];
+        Ok(self
+            .latest_metrics(&wanted)
+            .await?
+            .into_iter()
+            .flatten()
+            .next())
     }
 }
 
-/// Query `m<index>`: the metric of the instance, by its statistic, per minute.
-fn query(index: usize, identifier: &str, metric: Metric) -> MetricDataQuery {
-    let dimension = (DIMENSION, identifier);
-    stat_query(index, dimension, metric.name(), metric.statistic())
-}
-
-/// Query `m<index>`: a metric of RDS's namespace with one dimension, by `stat`, per minute.
-fn stat_query(
-    index: usize,
-    (name, value): (&str, &str),
-    metric: &str,
-    stat: &str,
-) -> MetricDataQuery {
+/// Query `m<index>`: the metric of the database (`rds_state::database_key`: an instance, or a
+/// cluster), by its statistic, per minute.
+fn query(index: usize, key: &str, metric: Metric) -> MetricDataQuery {
+    let (name, value) = match key.strip_prefix(CLUSTER_KEY) {
+        Some(cluster) => (CLUSTER_DIMENSION, cluster),
+        None => (DIMENSION, key),
+    };
     let dimension = Dimension::builder().name(name).value(value).build();
     let stat = MetricStat::builder()
         .metric(
             CwMetric::builder()
                 .namespace(NAMESPACE)
-                .metric_name(metric)
+                .metric_name(metric.name())
                 .dimensions(dimension)
                 .build(),
         )
         .period(PERIOD)
-        .stat(stat)
+        .stat(metric.statistic())
         .build();
     MetricDataQuery::builder()
         .id(format!("m{index}"))
@@ -158,7 +143,10 @@ impl Rds {
             Statistic::from(alarm.metric.statistic()),
         );
         let dimension = Dimension::builder()
-            .name(DIMENSION)
+            .name(match alarm.cluster {
+                true => CLUSTER_DIMENSION,
+                false => DIMENSION,
+            })
             .value(&alarm.identifier)
             .build();
         let topics: Vec<String> = alarm.topic.iter().cloned().collect();
@@ -235,10 +223,13 @@ impl Rds {
 
 /// An alarm of the operator's as CloudWatch describes it; None for one on another metric.
 fn observed_alarm(a: &MetricAlarm) -> Option<ObservedAlarm> {
-    let metric = (Metric::ALL.into_iter()).find(|m| Some(m.name()) == a.metric_name())?;
-    let identifier = (a.dimensions().iter())
-        .find(|d| d.name() == Some(DIMENSION))
-        .and_then(|d| d.value())?;
+    let metric = (Metric::KNOWN.into_iter()).find(|m| Some(m.name()) == a.metric_name())?;
+    let dimension = (a.dimensions().iter())
+        .find(|d| matches!(d.name(), Some(DIMENSION | CLUSTER_DIMENSION)))?;
+    let (identifier, cluster) = (
+        dimension.value()?,
+        dimension.name() == Some(CLUSTER_DIMENSION),
+    );
     let above = matches!(
         a.comparison_operator(),
         Some(ComparisonOperator::GreaterThanThreshold)
@@ -247,6 +238,7 @@ fn observed_alarm(a: &MetricAlarm) -> Option<ObservedAlarm> {
         config: AlarmConfig {
             name: a.alarm_name()?.to_owned(),
             identifier: identifier.to_owned(),
+            cluster,
             metric,
             above,
             threshold: a.threshold().unwrap_or_default(),

@@ -76,6 +76,12 @@ pub fn free_storage_bytes(below: &str, allocated: Option<i32>) -> Option<f64> {
     Some(number.parse::<f64>().ok()? * (1u64 << shift) as f64)
 }
 
+/// A cluster's alarm's name: `rds-operator:cluster:<identifier>:<metric>` (an instance may have
+/// the cluster's identifier; neither holds a colon).
+pub fn cluster_name(identifier: &str, metric: Metric) -> String {
+    format!("{ALARM_PREFIX}cluster:{identifier}:{}", metric.name())
+}
+
 /// The alarms the spec asks for on the instance `identifier` (`allocated` GiB of storage, a
 /// replica or not).
 pub fn desired(
@@ -84,10 +90,50 @@ pub fn desired(
     allocated: Option<i32>,
     replica: bool,
 ) -> Vec<AlarmConfig> {
+    let lag = replica.then_some(Metric::ReplicaLag);
+    wanted(identifier, false, spec, lag, allocated)
+}
+
+/// The alarms the spec asks for on the cluster `identifier`, on the figures of all its instances
+/// (dimension DBClusterIdentifier): CPU and connections; of an Aurora cluster, its furthest
+/// reader (AuroraReplicaLagMaximum, in milliseconds), and no storage alarm (its volume grows by
+/// itself); of a Multi-AZ DB cluster, its standbys' lag (ReplicaLag) and its free storage of
+/// `allocated` GiB.
+pub fn desired_cluster(
+    identifier: &str,
+    spec: &AlarmsSpec,
+    aurora: bool,
+    allocated: Option<i32>,
+) -> Vec<AlarmConfig> {
+    match aurora {
+        true => wanted(
+            identifier,
+            true,
+            spec,
+            Some(Metric::AuroraReplicaLagMaximum),
+            None,
+        ),
+        false => wanted(identifier, true, spec, Some(Metric::ReplicaLag), allocated),
+    }
+}
+
+/// The alarms of one database: its lag on `lag` (in seconds, or milliseconds for Aurora's), its
+/// free storage, CPU and connections.
+fn wanted(
+    identifier: &str,
+    cluster: bool,
+    spec: &AlarmsSpec,
+    lag: Option<Metric>,
+    allocated: Option<i32>,
+) -> Vec<AlarmConfig> {
     let topic = spec.topic_arn.clone();
     let alarm = |metric: Metric, above: bool, threshold: f64| AlarmConfig {
-        name: name(identifier, metric),
+        name: match cluster {
+            true => cluster_name(identifier, metric),
+            false => name(identifier, metric),
+        },
         identifier: identifier.to_owned(),
+        cluster,
         metric,
         above,
         threshold,
@@ -98,13 +144,22 @@ pub fn desired(
         .as_deref()
         .unwrap_or(DEFAULT_FREE_STORAGE);
     let mut wanted = Vec::new();
-    if replica {
-        let lag = spec
+    if let Some(metric) = lag {
+        let seconds = spec
             .replica_lag_above_seconds
             .unwrap_or(DEFAULT_LAG_SECONDS);
-        wanted.push(alarm(Metric::ReplicaLag, true, f64::from(lag)));
+        let unit = match metric {
+            Metric::AuroraReplicaLagMaximum | Metric::AuroraReplicaLag => 1000.0,
+            _ => 1.0,
+        };
+        wanted.push(alarm(metric, true, f64::from(seconds) * unit));
     }
-    if let Some(bytes) = free_storage_bytes(below, allocated) {
+    // A cluster without an allocation (Aurora) has no storage alarm, even of a size.
+    let storage = !cluster || allocated.is_some();
+    if let Some(bytes) = storage
+        .then(|| free_storage_bytes(below, allocated))
+        .flatten()
+    {
         wanted.push(alarm(Metric::FreeStorageSpace, false, bytes.floor()));
     }
     let cpu = spec.cpu_above_percent.unwrap_or(DEFAULT_CPU_PERCENT);
@@ -150,6 +205,77 @@ pub fn changes(wanted: &[AlarmConfig], held: &[ObservedAlarm]) -> AlarmChanges {
             .filter(|h| !wanted.iter().any(|w| w.name == h.config.name))
             .map(|h| h.config.name.clone())
             .collect(),
+    }
+}
+
+/// What one pass does of a database's alarms: the calls, status, and the Events of their states.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pass {
+    pub changes: AlarmChanges,
+    pub status: Vec<AlarmStatus>,
+    /// (warning, reason, message).
+    pub told: Vec<(bool, &'static str, String)>,
+}
+
+/// The pass from `held` (CloudWatch's listing) to `wanted`, status having shown `before`: what
+/// is put shows as INSUFFICIENT_DATA until listed (CloudWatch's state of a new alarm), what is
+/// deleted no more.
+pub fn pass(wanted: &[AlarmConfig], held: &[ObservedAlarm], before: &[AlarmStatus]) -> Pass {
+    let changes = changes(wanted, held);
+    let shown: Vec<ObservedAlarm> = (held.iter())
+        .filter(|a| !changes.delete.contains(&a.config.name))
+        .cloned()
+        .chain(
+            (changes.put.iter())
+                .filter(|p| !held.iter().any(|h| h.config.name == p.name))
+                .map(|config| ObservedAlarm {
+                    config: config.clone(),
+                    state: "INSUFFICIENT_DATA".into(),
+                    reason: None,
+                }),
+        )
+        .collect();
+    Pass {
+        told: transitions(before, &shown),
+        status: status(&shown),
+        changes,
+    }
+}
+
+impl Pass {
+    /// Into a database kind's plan: one step of the changes, with the object's `tags` (none when
+    /// nothing is to be sent), and an Event for each alarm that fired or resolved; the states for
+    /// the kind's status.
+    pub fn plan<Sp, M, O, St, X: crate::managed::plan::Extension>(
+        self,
+        plan: &mut crate::managed::plan::KindPlan<crate::database::step::Step<Sp, M, O>, St, X>,
+        tags: BTreeMap<String, String>,
+    ) -> Vec<AlarmStatus> {
+        if !self.changes.is_empty() {
+            let changes = self.changes;
+            plan.step(crate::database::step::Step::Alarms { changes, tags });
+        }
+        for (warning, reason, message) in self.told {
+            let kind = match warning {
+                true => kube::runtime::events::EventType::Warning,
+                false => kube::runtime::events::EventType::Normal,
+            };
+            plan.event(kind, reason, "Observe", message);
+        }
+        self.status
+    }
+}
+
+/// On the way out: the alarms the operator made for the database, as the listing shows them,
+/// else as status recorded them.
+pub fn leftover(listed: Option<&[ObservedAlarm]>, recorded: &[AlarmStatus]) -> AlarmChanges {
+    let delete = match listed {
+        Some(listed) => listed.iter().map(|a| a.config.name.clone()).collect(),
+        None => recorded.iter().map(|a| a.name.clone()).collect(),
+    };
+    AlarmChanges {
+        put: Vec::new(),
+        delete,
     }
 }
 
@@ -276,6 +402,78 @@ mod tests {
         assert_eq!(replica[0].threshold, 60.0);
         assert_eq!(replica[2].threshold, 75.0);
         assert!(replica.iter().all(|a| a.topic == spec.topic_arn));
+    }
+
+    /// A cluster's alarms, on the figures of all its instances: an Aurora cluster's furthest
+    /// reader in milliseconds and no storage alarm (not even of a size); a Multi-AZ DB cluster's
+    /// standbys' lag in seconds and its free storage. Names and keys never meet an instance's.
+    #[test]
+    fn a_clusters_alarms_are_its_own_by_engine() {
+        let spec = AlarmsSpec {
+            free_storage_below: Some("2Gi".into()),
+            replica_lag_above_seconds: Some(30),
+            ..Default::default()
+        };
+        // (aurora, allocated GiB) -> (metric, threshold) of each alarm.
+        type Row<'a> = (bool, Option<i32>, &'a [(&'a str, f64)]);
+        let rows: [Row; 3] = [
+            (
+                true,
+                None,
+                &[
+                    ("AuroraReplicaLagMaximum", 30_000.0),
+                    ("CPUUtilization", 90.0),
+                    ("DatabaseConnections", 100.0),
+                ],
+            ),
+            (
+                false,
+                Some(100),
+                &[
+                    ("ReplicaLag", 30.0),
+                    ("FreeStorageSpace", 2.0 * (1u64 << 30) as f64),
+                    ("CPUUtilization", 90.0),
+                    ("DatabaseConnections", 100.0),
+                ],
+            ),
+            (
+                false,
+                None,
+                &[
+                    ("ReplicaLag", 30.0),
+                    ("CPUUtilization", 90.0),
+                    ("DatabaseConnections", 100.0),
+                ],
+            ),
+        ];
+        for (aurora, allocated, expected) in rows {
+            let got = desired_cluster("coffee", &spec, aurora, allocated);
+            let named: Vec<(&str, f64)> = (got.iter())
+                .map(|a| (a.metric.name(), a.threshold))
+                .collect();
+            assert_eq!(named, expected, "aurora {aurora}, {allocated:?} GiB");
+            assert!(
+                got.iter()
+                    .all(|a| a.cluster && a.owner_key() == "cluster/coffee")
+            );
+        }
+        let aurora = desired_cluster("coffee", &AlarmsSpec::default(), true, None);
+        assert_eq!(
+            aurora[0].name,
+            "rds-operator:cluster:coffee:AuroraReplicaLagMaximum"
+        );
+        assert_eq!(aurora[0].threshold, 300_000.0, "the default 300 s, in ms");
+        let instance = desired("coffee", &AlarmsSpec::default(), Some(20), false);
+        assert!(
+            instance
+                .iter()
+                .all(|i| aurora.iter().all(|c| c.name != i.name))
+        );
+        assert!(
+            instance
+                .iter()
+                .all(|a| !a.cluster && a.owner_key() == "coffee")
+        );
     }
 
     /// Missing or configured otherwise: put (CloudWatch keeps the state); no more wanted: deleted;

@@ -89,6 +89,28 @@ pub fn gauges(
     }
 }
 
+/// After a pass: the gauges of the database `meta` (of `kind`) from the status written, or none
+/// once the object is let go (`removed`).
+pub fn report_gauges(
+    healths: &crate::health_metrics::Healths,
+    (meta, kind): (&kube::api::ObjectMeta, &'static str),
+    written: Option<(&crate::database::status::DatabaseStatus, Option<&str>)>,
+    removed: bool,
+) {
+    let uid = meta.uid.as_deref().unwrap_or_default();
+    if let Some((status, certificate_valid_till)) = written {
+        let labels = crate::health_metrics::DatabaseLabels {
+            object_namespace: meta.namespace.clone().unwrap_or_default(),
+            object_name: meta.name.clone().unwrap_or_default(),
+            kind,
+        };
+        healths.set(uid, Some((labels, gauges(status, certificate_valid_till))));
+    }
+    if removed {
+        healths.set(uid, None);
+    }
+}
+
 /// Why an operation gated on a replica's lag waits (None: it may go): with `maxLagSeconds` (`max`)
 /// set, while the replica `who` is further behind its source `source` than that, its lag is not
 /// known, or it is -1, replication not active ("If the ReplicaLag metric returns -1, then

@@ -281,8 +281,8 @@ pub struct Upgrade {
     /// Seconds RDS may take to switch over before it rolls back (30 to 3600; RDS's default 300).
     #[schemars(range(min = 30, max = 3600))]
     pub switchover_timeout: Option<i32>,
-    /// The most seconds green may be behind blue (CloudWatch's ReplicaLag of the green instance)
-    /// for an approved switchover to go: while green is further behind, or its lag is not known,
+    /// The most seconds green may be behind blue (CloudWatch's ReplicaLag of the green instance,
+    /// AuroraBinlogReplicaLag of the green cluster) for an approved switchover to go: while green is further behind, or its lag is not known,
     /// the switchover waits, and Synced says why with the figure (docs/health.md).
     #[schemars(range(min = 0, max = 86400))]
     pub max_lag_seconds: Option<i32>,

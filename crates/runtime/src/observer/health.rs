@@ -1,7 +1,8 @@
 //! The health poll: every `--health-interval` (60 s by default), beside the instance poll, RDS's
-//! metrics of every instance of ours, and the replica lag of each instance a reconcile asked for
-//! (a blue/green deployment's green), from CloudWatch: one GetMetricData per 500 figures for the whole account
-//! and region, never one per object. A reconcile reads what the last poll found
+//! metrics of every instance of ours, the replica lag of each instance a reconcile asked for (a
+//! blue/green deployment's green), and the figures of each cluster of ours that asked, from
+//! CloudWatch: one GetMetricData per 500 figures for the whole account and region, never one per
+//! object. A reconcile reads what the last poll found
 //! ([`Observer::health`]); a failed poll forgets every figure, so nothing is decided on an old one.
 //! While any object has alarms, the poll also lists the operator's alarms (one DescribeAlarms per
 //! 100), which the reconciles read ([`Observer::alarms_of`]) instead of asking CloudWatch each.
@@ -25,6 +26,9 @@ pub(super) struct HealthState {
     /// Instances whose replica lag a reconcile asked for, whom to wake when it moves, and when
     /// they last asked.
     lag_wanted: HashMap<String, (Owner, Instant)>,
+    /// Clusters whose figures a reconcile asked for (by `database_key`), which metrics, and
+    /// when they last asked.
+    clusters_wanted: HashMap<String, (Vec<Metric>, Instant)>,
     /// The operator's alarms by instance, from the last listing (None: none yet, or it failed).
     alarms: Option<HashMap<String, Vec<ObservedAlarm>>>,
     /// When a reconcile last asked for the alarms to be listed.
@@ -54,17 +58,30 @@ impl Observer {
             .insert(identifier.to_owned(), (owner, Instant::now()));
     }
 
-    /// The instance's alarms at the last listing (with what the operator sent since); None before
-    /// a listing, or after a failed one. Asks for the listings to go on.
-    pub fn alarms_of(&self, identifier: &str) -> Option<Vec<ObservedAlarm>> {
+    /// The next health polls read these metrics of the cluster `identifier` (dimension
+    /// DBClusterIdentifier, the figures of all its instances), found by [`Observer::health`] of
+    /// its `database_key`; asked again by each reconcile of the cluster. No one is woken when
+    /// they move: the cluster reads them at its next pass.
+    pub fn want_cluster_health(&self, identifier: &str, metrics: Vec<Metric>) {
+        let key = crate::rds_state::database_key(identifier, true);
+        let mut health = lock(&self.health);
+        health
+            .clusters_wanted
+            .insert(key, (metrics, Instant::now()));
+    }
+
+    /// A database's alarms at the last listing (with what the operator sent since), by its key
+    /// (`rds_state::database_key`: an instance's identifier, or `cluster/<identifier>`); None
+    /// before a listing, or after a failed one. Asks for the listings to go on.
+    pub fn alarms_of(&self, key: &str) -> Option<Vec<ObservedAlarm>> {
         let mut health = lock(&self.health);
         health.alarms_wanted = Some(Instant::now());
         if health.alarms.is_none() {
-            health.alarms_waiting.insert(identifier.to_owned());
+            health.alarms_waiting.insert(key.to_owned());
             return None;
         }
         let alarms = health.alarms.as_ref()?;
-        Some(alarms.get(identifier).cloned().unwrap_or_default())
+        Some(alarms.get(key).cloned().unwrap_or_default())
     }
 
     /// The operator put these alarms and deleted those: the listing holds them so until the next
@@ -75,7 +92,7 @@ impl Observer {
             return;
         };
         for config in put {
-            let held = alarms.entry(config.identifier.clone()).or_default();
+            let held = alarms.entry(config.owner_key()).or_default();
             match held.iter_mut().find(|a| a.config.name == config.name) {
                 Some(a) => a.config = config.clone(),
                 None => held.push(ObservedAlarm {
@@ -144,7 +161,7 @@ impl Observer {
         let mut by_instance: HashMap<String, Vec<ObservedAlarm>> = HashMap::new();
         for alarm in listed {
             by_instance
-                .entry(alarm.config.identifier.clone())
+                .entry(alarm.config.owner_key())
                 .or_default()
                 .push(alarm);
         }
@@ -182,12 +199,19 @@ impl Observer {
             let mut health = lock(&self.health);
             let stale = self.intervals.settled * LAG_WANTED_FOR;
             health.lag_wanted.retain(|_, (_, at)| at.elapsed() <= stale);
+            health
+                .clusters_wanted
+                .retain(|_, (_, at)| at.elapsed() <= stale);
             let lag: Vec<&String> = health.lag_wanted.keys().collect();
             let instances = state.snapshot.values().map(|e| &e.instance);
             let owners: HashMap<String, Owner> = (health.lag_wanted.iter())
                 .map(|(id, (o, _))| (id.clone(), o.clone()))
                 .collect();
-            (wanted(instances, &lag), owners)
+            let mut wanted = wanted(instances, &lag);
+            for (key, (metrics, _)) in &health.clusters_wanted {
+                wanted.extend(metrics.iter().map(|m| (key.clone(), *m)));
+            }
+            (wanted, owners)
         };
         if wanted.is_empty() {
             lock(&self.health).figures.clear();

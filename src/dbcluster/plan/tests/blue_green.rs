@@ -314,6 +314,77 @@ fn a_deployment_is_reported_and_switched_over_only_once_approved() {
     );
 }
 
+/// maxLagSeconds: an approved switchover waits while green's AuroraBinlogReplicaLag is over it,
+/// not known, or -1 (binlog replication stopped), with the figure; it goes once green is within.
+#[test]
+fn an_approved_switchover_waits_while_green_is_further_behind_than_max_lag_seconds() {
+    let approved = |max: Option<i32>, lag: Option<f64>| {
+        with(running("AVAILABLE"), |f| {
+            f.cluster.spec.upgrade.switchover = Some(BGD.into());
+            f.cluster.spec.upgrade.max_lag_seconds = max;
+            f.blue_green.as_mut().unwrap().found.green_lag_seconds = lag;
+        })
+    };
+    // (case, maxLagSeconds, green's lag, steps, reason, the message names)
+    let table = [
+        (
+            "no maxLagSeconds: never read, never waits",
+            None,
+            None,
+            vec!["Switchover"],
+            "SwitchingOver",
+            "",
+        ),
+        (
+            "within it",
+            Some(5),
+            Some(2.0),
+            vec!["Switchover"],
+            "SwitchingOver",
+            "",
+        ),
+        (
+            "at it",
+            Some(5),
+            Some(5.0),
+            vec!["Switchover"],
+            "SwitchingOver",
+            "",
+        ),
+        (
+            "over it",
+            Some(5),
+            Some(42.0),
+            vec![],
+            "SwitchoverWaitingForLag",
+            "42",
+        ),
+        (
+            "not known",
+            Some(5),
+            None,
+            vec![],
+            "SwitchoverWaitingForLag",
+            "not known",
+        ),
+        (
+            "replication stopped",
+            Some(5),
+            Some(-1.0),
+            vec![],
+            "SwitchoverWaitingForLag",
+            "not",
+        ),
+    ];
+    for (case, max, lag, steps, reason, names_it) in table {
+        let p = plan(&approved(max, lag));
+        assert_eq!(names(&p), steps, "{case}");
+        assert_eq!(synced_reason(&p), reason, "{case}");
+        let message = p.status.as_ref().map_or("", |s| s.synced.message.as_str());
+        assert!(message.contains(names_it), "{case}: {message}");
+    }
+}
+
 #[test]
 fn the_old_cluster_goes_after_its_retention_members_first_then_it_then_the_deployment() {
     let ours_ns = || vec![instance("writer-old1", "shop")];
