@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/rds-operator/target}
+tests/env/preflight.sh test
 
 assets=$(tests/env/build.sh)
 echo "control plane binaries: $assets ($("$assets/kube-apiserver" --version))"

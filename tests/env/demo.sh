@@ -45,6 +45,8 @@ operator_pod() {
 }
 
 start() {
+  # NODE=1 runs a kubelet and the node's network: what make test needs (root, iproute2).
+  tests/env/preflight.sh "$([ "${NODE:-0}" = 1 ] && echo test || echo run)"
   mkdir -p "$run"
   echo "==> building the operator"
   cargo build --locked --quiet

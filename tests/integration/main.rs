@@ -34,6 +34,7 @@ mod observability;
 mod optiongroups;
 mod outage;
 mod parametergroups;
+mod plugin;
 mod presigned;
 mod proxies;
 mod replicas;

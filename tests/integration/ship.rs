@@ -27,6 +27,7 @@ fn chart_lints_renders_and_refuses_bad_values() {
     let chart = chart();
     let (ok, out, err) = common::run(&helm, &["lint", "--strict", &chart]);
     assert!(ok, "helm lint --strict (defaults): {out}{err}");
+    assert!(!out.contains("icon"), "the chart has its icon: {out}");
     let custom = [
         "--set",
         "watchNamespaces={shop,billing}",
