@@ -4,6 +4,8 @@
 
 mod approve;
 mod connect;
+mod port_ack;
+mod report;
 mod snapshot;
 mod status;
 
@@ -53,6 +55,22 @@ enum Command {
         #[arg(long)]
         yes: bool,
     },
+    /// Ports ACK rds-controller manifests to this operator's (stdout); what could not be carried
+    /// is listed on stderr. A FILE of - is standard input.
+    PortAck {
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+    /// A tarball for a support request: the namespace's rds.operator.rs objects, their Events,
+    /// its Secrets' names and keys (never a value), the operator Pods' logs.
+    Report {
+        /// Where to write it (default: rds-operator-report-NAMESPACE-TIME.tar.gz).
+        #[arg(short = 'o', long)]
+        output: Option<String>,
+        /// The operator's namespace, for its logs.
+        #[arg(long, default_value = "rds-operator")]
+        operator_namespace: String,
+    },
     /// Makes a DBSnapshot of a DBInstance (a DBClusterSnapshot of a DBCluster).
     Snapshot {
         name: String,
@@ -81,6 +99,9 @@ async fn main() {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<i32> {
+    if let Command::PortAck { files } = &cli.command {
+        return port(files);
+    }
     let client = kube::Client::try_default().await?;
     let namespace =
         (cli.namespace.clone()).unwrap_or_else(|| client.default_namespace().to_owned());
@@ -114,7 +135,40 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
             snapshot::run(&client, &namespace, &name, wait).await?;
             Ok(0)
         }
+        Command::Report {
+            output,
+            operator_namespace,
+        } => {
+            let entries = report::gather(&client, &namespace, &operator_namespace).await?;
+            let stamp: String = (chrono::Utc::now().to_rfc3339().chars())
+                .filter(char::is_ascii_digit)
+                .take(14)
+                .collect();
+            let root = format!("rds-operator-report-{namespace}-{stamp}");
+            let path = output.unwrap_or_else(|| format!("{root}.tar.gz"));
+            report::tarball(&root, &entries, std::fs::File::create(&path)?)?;
+            println!("{path}: {} files", entries.len());
+            Ok(0)
+        }
+        Command::PortAck { .. } => unreachable!("ported above, without a cluster"),
     }
+}
+
+/// port-ack: the files ported to stdout, what was left out on stderr.
+fn port(files: &[String]) -> anyhow::Result<i32> {
+    let mut ported = port_ack::Ported::default();
+    for file in files {
+        let text = match file.as_str() {
+            "-" => std::io::read_to_string(std::io::stdin())?,
+            path => std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?,
+        };
+        port_ack::port(&text, &mut ported).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+    }
+    print!("{}", port_ack::to_yaml(&ported.documents)?);
+    for line in &ported.left {
+        eprintln!("left out: {line}");
+    }
+    Ok(0)
 }
 
 /// The values of the database's connection Secret.

@@ -2,12 +2,13 @@
 //! DBInstance on a real engine, as JSON and as a tree, names its Secret's keys and never a value;
 //! `connect` runs the MariaDB client through the Secret, TLS verified with its ca.crt, and one
 //! SELECT answers; `snapshot --wait` makes a DBSnapshot the operator takes until Ready; `approve`
-//! refuses what there is nothing to approve, and writes the maintenance annotation for a pending
-//! action only.
+//! refuses what there is nothing to approve; `report` holds the objects, their Events and the
+//! Secrets' keys, and no Secret value; `port-ack`'s output of ACK's manifests is accepted under
+//! strict field validation.
 
 use std::process::Command;
 
-use kube::api::Api;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use rds_operator::dbsnapshot::DBSnapshot;
 use serde_json::json;
 
@@ -94,6 +95,116 @@ async fn the_plugin_shows_connects_snapshots_and_approves_only_what_is_there() {
     assert_eq!(report.state.as_deref(), Some("available"), "{report:?}");
     let name = made[0].metadata.name.clone().unwrap();
     assert!(out.contains(&format!("{name} is Ready")), "{out}");
+
+    // report: the objects, their Events, the Secrets' names and keys; no Secret value anywhere.
+    let archive = std::env::temp_dir().join(format!("{}.tar.gz", crate::common::unique("report")));
+    let (ok, out, err) = plugin(ns, &["report", "-o", archive.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    let files = untar(&archive);
+    let _ = std::fs::remove_file(&archive);
+    let file = |end: &str| {
+        let found = files.iter().find(|(p, _)| p.ends_with(end));
+        found
+            .map(|(_, t)| t.as_str())
+            .unwrap_or_else(|| panic!("{end}: {:?}", files.keys()))
+    };
+    assert!(file("objects/dbinstances/db.yaml").contains("kind: DBInstance"));
+    assert!(file(&format!("objects/dbsnapshots/{name}.yaml")).contains("kind: DBSnapshot"));
+    assert!(
+        file("events.yaml").contains("name: db"),
+        "{}",
+        file("events.yaml")
+    );
+    let secrets = file("secrets.yaml");
+    assert!(
+        secrets.contains("db-connection") && secrets.contains("APP_DB_PASSWORD"),
+        "{secrets}"
+    );
+    assert!(file("operator/NOTE.txt").contains("no operator Pod"));
+    for (path, text) in &files {
+        assert!(!text.contains(&password), "{path} holds the password");
+    }
     (snapshots.delete(&name, &Default::default()).await).expect("delete the snapshot");
     common::delete_and_wait(&real.api, "db").await;
+}
+
+/// The files of a gzipped tarball: path -> text.
+fn untar(path: &std::path::Path) -> std::collections::BTreeMap<String, String> {
+    let file = std::fs::File::open(path).expect("the report");
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let mut files = std::collections::BTreeMap::new();
+    for entry in archive.entries().expect("a tarball") {
+        let mut entry = entry.expect("an entry");
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut entry, &mut text).expect("text");
+        files.insert(entry.path().unwrap().display().to_string(), text);
+    }
+    files
+}
+
+/// An ACK DBCluster with its references by `from`, a KMS key and security groups by reference.
+const ACK_CLUSTER: &str = r#"
+apiVersion: rds.services.k8s.aws/v1alpha1
+kind: DBCluster
+metadata:
+  name: coffee
+spec:
+  dbClusterIdentifier: coffee
+  engine: aurora-mysql
+  masterUsername: admin
+  masterUserPassword: {name: db-password, key: password}
+  dbSubnetGroupRef: {from: {name: coffee-subnets}}
+  kmsKeyRef: {from: {name: coffee-key}}
+  vpcSecurityGroupRefs: [{from: {name: coffee-sg}}]
+"#;
+
+/// port-ack's output of ACK's published DBInstance manifests and of an ACK DBCluster is accepted
+/// by the API server under strict field validation (a server-side dry run: nothing is made), and
+/// what it left out is listed.
+#[tokio::test]
+async fn ported_ack_manifests_are_accepted_under_strict_field_validation() {
+    let (client, ns, _api, _rds) = crate::common::setup("port-ack").await;
+    let dir = std::env::temp_dir().join(crate::common::unique("port-ack"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    let fixtures = [
+        "db_instance_postgres13_t3_micro.yaml",
+        "db_instance_postgres17_adopt.yaml",
+    ];
+    for (n, fixture) in fixtures.iter().enumerate() {
+        let path = dir.join(fixture);
+        let text = crate::takeover::ack_text(fixture, &format!("ack{n}"), &ns);
+        std::fs::write(&path, text).unwrap();
+        files.push(path);
+    }
+    let cluster = dir.join("cluster.yaml");
+    std::fs::write(&cluster, ACK_CLUSTER).unwrap();
+    files.push(cluster);
+    let mut args = vec!["port-ack"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let (ok, out, err) = plugin(&ns, &args);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("left out: DBCluster coffee: kmsKeyRef: use kmsKeyID"),
+        "{err}"
+    );
+    assert!(err.contains("vpcSecurityGroupRefs"), "{err}");
+    let params = PatchParams::apply("kubectl-rds")
+        .validation_strict()
+        .dry_run();
+    let mut applied = 0;
+    for document in serde_yaml::Deserializer::from_str(&out) {
+        let object: DynamicObject = serde::Deserialize::deserialize(document).expect("an object");
+        let kind = object.types.clone().expect("typed").kind;
+        let gvk = GroupVersionKind::gvk("rds.operator.rs", "v1alpha1", &kind);
+        let resource =
+            ApiResource::from_gvk_with_plural(&gvk, &format!("{}s", kind.to_lowercase()));
+        let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), &ns, &resource);
+        let name = object.metadata.name.clone().unwrap();
+        let made = api.patch(&name, &params, &Patch::Apply(&object)).await;
+        made.unwrap_or_else(|e| panic!("{kind} {name}: {e}"));
+        applied += 1;
+    }
+    assert_eq!(applied, 3, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

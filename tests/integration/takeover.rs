@@ -358,17 +358,23 @@ async fn a_point_in_time_restore_gets_the_specs_class_and_backup_retention() {
 /// An ACK manifest from tests/fixtures/ack, its variables filled in as ACK's tests do, and only
 /// its apiVersion changed.
 fn ack_manifest(file: &str, id: &str, ns: &str) -> serde_json::Value {
-    let path = format!("{}/tests/fixtures/ack/{file}", common::REPO);
-    let text = std::fs::read_to_string(&path).expect("fixture");
-    let text = (text.replace("$DB_INSTANCE_ID", id))
-        .replace("$COPY_TAGS_TO_SNAPSHOT", "false")
-        .replace("$MASTER_USER_PASS_SECRET_NAMESPACE", ns)
-        .replace("$MASTER_USER_PASS_SECRET_NAME", "db-password")
-        .replace("$MASTER_USER_PASS_SECRET_KEY", "password");
+    let text = ack_text(file, id, ns);
     let mut manifest: serde_json::Value = serde_yaml::from_str(&text).expect("YAML");
     assert_eq!(manifest["apiVersion"], "rds.services.k8s.aws/v1alpha1");
     manifest["apiVersion"] = json!("rds.operator.rs/v1alpha1");
     manifest
+}
+
+/// The text of an ACK manifest from tests/fixtures/ack, its variables filled in as ACK's tests
+/// do.
+pub(crate) fn ack_text(file: &str, id: &str, ns: &str) -> String {
+    let path = format!("{}/tests/fixtures/ack/{file}", common::REPO);
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    (text.replace("$DB_INSTANCE_ID", id))
+        .replace("$COPY_TAGS_TO_SNAPSHOT", "false")
+        .replace("$MASTER_USER_PASS_SECRET_NAMESPACE", ns)
+        .replace("$MASTER_USER_PASS_SECRET_NAME", "db-password")
+        .replace("$MASTER_USER_PASS_SECRET_KEY", "password")
 }
 
 async fn apply(
