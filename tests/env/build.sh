@@ -21,6 +21,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 K8S_VERSION=1.36.3
 HELM_VERSION=3.22.0
 KSTATUS_VERSION=0.37.2
+KREW_VERSION=0.4.3
 OLM_VERSION=0.36.0
 OPERATOR_SDK_VERSION=1.42.0
 # The SHA-256 of operator-sdk's module zip as the Go module proxy served it on 2026-12-03.
@@ -75,6 +76,14 @@ if [ "${1:-}" = shipcheck ]; then
   mkdir -p "$shipcheck_out"
   build shipcheck shipcheck . "$shipcheck_out" ""
   echo "$shipcheck_out"
+  exit 0
+fi
+if [ "${1:-}" = krew ]; then
+  # kubectl's plugin manager, for the plugin's install test (tests/integration/plugin.rs).
+  krew_out="$cache/krew-$KREW_VERSION"
+  mkdir -p "$krew_out"
+  build krew krew sigs.k8s.io/krew/cmd/krew "$krew_out" ""
+  echo "$krew_out"
   exit 0
 fi
 if [ "${1:-}" = kstatus ]; then

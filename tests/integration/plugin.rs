@@ -208,3 +208,56 @@ async fn ported_ack_manifests_are_accepted_under_strict_field_validation() {
     assert_eq!(applied, 3, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The release archive deploy/krew/release.sh makes installs with krew from its manifest (the
+/// archive given locally, its SHA-256 checked by krew), and kubectl then runs `kubectl rds`.
+#[test]
+fn krew_installs_the_plugin_from_its_manifest_and_a_locally_built_archive() {
+    let out = std::env::temp_dir().join(crate::common::unique("krew"));
+    let release = Command::new(format!("{}/deploy/krew/release.sh", common::REPO))
+        .args([env!("CARGO_BIN_EXE_kubectl-rds"), out.to_str().unwrap()])
+        .output()
+        .expect("release.sh");
+    let archive = String::from_utf8_lossy(&release.stdout).trim().to_owned();
+    assert!(
+        release.status.success(),
+        "{}",
+        String::from_utf8_lossy(&release.stderr)
+    );
+    let manifest = std::fs::read_to_string(out.join("rds.yaml")).unwrap();
+    assert!(
+        !manifest.contains("${"),
+        "every placeholder filled: {manifest}"
+    );
+    let root = out.join("krew-root");
+    let krew = common::tool("krew");
+    let installed = Command::new(&krew)
+        .env("KREW_ROOT", &root)
+        .args([
+            "install",
+            &format!("--manifest={}", out.join("rds.yaml").display()),
+        ])
+        .arg(format!("--archive={archive}"))
+        .output()
+        .expect("krew runs");
+    let said = String::from_utf8_lossy(&installed.stderr);
+    assert!(installed.status.success(), "krew install: {said}");
+    // kubectl finds it on the PATH krew manages.
+    let kubectl = common::tool("kubectl");
+    let path = format!(
+        "{}:{}",
+        root.join("bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    let version = Command::new(&kubectl)
+        .env("PATH", path)
+        .args(["rds", "--version"])
+        .output()
+        .expect("kubectl runs");
+    let text = String::from_utf8_lossy(&version.stdout);
+    assert_eq!(
+        text.trim(),
+        format!("kubectl-rds {}", env!("CARGO_PKG_VERSION"))
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -130,7 +130,7 @@ pub fn free_port() -> u16 {
 pub fn tool(name: &str) -> PathBuf {
     let mut cmd = Command::new(format!("{REPO}/tests/env/build.sh"));
     match name {
-        "helm" | "kstatus" | "shipcheck" | "olm" | "operator-sdk" => cmd.arg(name),
+        "helm" | "kstatus" | "shipcheck" | "olm" | "operator-sdk" | "krew" => cmd.arg(name),
         "promtool" => cmd.arg("prometheus"),
         _ => &mut cmd,
     };
