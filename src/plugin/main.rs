@@ -6,6 +6,7 @@ mod approve;
 mod connect;
 mod port_ack;
 mod report;
+mod screen;
 mod snapshot;
 mod status;
 
@@ -113,7 +114,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
             match output {
                 Output::Json => println!("{}", serde_json::to_string_pretty(&view)?),
                 Output::Tree => {
-                    print!("{}", status::render(&view, std::io::stdout().is_terminal()))
+                    print!("{}", screen::render(&view, std::io::stdout().is_terminal()))
                 }
             }
             Ok(0)

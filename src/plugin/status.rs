@@ -5,8 +5,6 @@
 //! done of it, its health, and the keys of its connection Secret (never their values). Read
 //! (`gather`), then made into a [`View`] (pure), then drawn as a tree (pure) or written as JSON.
 
-use std::fmt::Write;
-
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
@@ -20,6 +18,7 @@ use rds_operator::dbclustersnapshot::DBClusterSnapshot;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbproxy::DBProxy;
 use rds_operator::dbsnapshot::DBSnapshot;
+use rds_operator::dbuser::DBUser;
 use rds_operator::globalcluster::GlobalCluster;
 
 /// What the namespace holds that a database's screen names.
@@ -30,6 +29,7 @@ pub struct Namespace {
     pub cluster_snapshots: Vec<DBClusterSnapshot>,
     pub proxies: Vec<DBProxy>,
     pub globals: Vec<GlobalCluster>,
+    pub users: Vec<DBUser>,
     /// The connection Secret's name and keys, when it exists.
     pub secret: Option<SecretView>,
 }
@@ -48,6 +48,10 @@ pub struct View {
     pub endpoint: Option<String>,
     pub reader_endpoint: Option<String>,
     pub conditions: Vec<ConditionView>,
+    /// Whether it runs or is stopped, and by what (spec.activation, its schedule).
+    pub activation: Option<String>,
+    /// The DBUsers of the namespace in it: "name (username, auth)".
+    pub users: Vec<String>,
     /// A member's DBCluster.
     pub cluster: Option<String>,
     pub members: Vec<MemberView>,
@@ -137,6 +141,7 @@ pub async fn gather(client: &Client, namespace: &str, name: &str) -> anyhow::Res
         cluster_snapshots: list::<DBClusterSnapshot>(client, namespace).await?,
         proxies: list::<DBProxy>(client, namespace).await?,
         globals: list::<GlobalCluster>(client, namespace).await?,
+        users: list::<DBUser>(client, namespace).await?,
         secret: match secret_name {
             Some(s) => secret_keys(client, namespace, &s).await?,
             None => None,
@@ -215,6 +220,48 @@ fn common(view: &mut View, common: &DatabaseStatus) {
         .collect();
 }
 
+/// What runs it: spec.activation, or its schedule's windows and time zone, and since when it is
+/// stopped.
+fn activation(
+    run: &rds_operator::database::activation::ActivationSpec,
+    stopped_at: Option<&str>,
+) -> Option<String> {
+    let since = stopped_at.map_or(String::new(), |t| format!(", stopped at {t}"));
+    if let Some(schedule) = &run.activation_schedule {
+        let windows: Vec<String> = (schedule.running.iter())
+            .map(|w| format!("\"{}\" to \"{}\"", w.start, w.stop))
+            .collect();
+        let zone = schedule.time_zone.as_deref().unwrap_or("UTC");
+        return Some(format!("running {} ({zone}){since}", windows.join(", ")));
+    }
+    let activation = serde_json::to_value(run.activation.as_ref()?).ok()?;
+    Some(format!("{}{since}", activation.as_str()?))
+}
+
+/// The DBUsers of the namespace in the database `name` (a DBInstance's, or a DBCluster's).
+fn users(ns: &Namespace, name: &str, cluster: bool) -> Vec<String> {
+    (ns.users.iter())
+        .filter(|u| {
+            let of = match cluster {
+                true => u.spec.db_cluster_ref.as_ref(),
+                false => u.spec.db_instance_ref.as_ref(),
+            };
+            of.is_some_and(|r| r.name == name)
+        })
+        .map(|u| {
+            let username = (u.status.as_ref().and_then(|s| s.username.clone()))
+                .or_else(|| u.spec.username.clone())
+                .unwrap_or_else(|| u.name_any());
+            let auth = serde_json::to_value(u.spec.auth.unwrap_or_default());
+            let auth = auth
+                .ok()
+                .and_then(|a| a.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            format!("{} ({username}, {auth})", u.name_any())
+        })
+        .collect()
+}
+
 fn drift(last: Option<&rds_operator::database::parts::DriftRecord>) -> Option<String> {
     let last = last?;
     let fields: Vec<String> = (last.fields.iter())
@@ -247,6 +294,11 @@ pub fn of_instance(db: &DBInstance, ns: &Namespace) -> View {
             .collect(),
         last_drift: drift(status.and_then(|s| s.last_drift.as_ref())),
         advisories: status.map(|s| s.advisories.clone()).unwrap_or_default(),
+        activation: activation(
+            &db.spec.run,
+            status.and_then(|s| s.common.stopped_at.as_deref()),
+        ),
+        users: users(ns, &name, false),
         secret: ns.secret.clone(),
         ..Default::default()
     };
@@ -282,6 +334,11 @@ pub fn of_cluster(c: &DBCluster, ns: &Namespace) -> View {
         reader_endpoint: status.and_then(|s| s.reader_endpoint.clone()),
         conditions: conditions(status.map(|s| &s.reported)),
         last_drift: status.and_then(|s| s.last_drift.clone()),
+        activation: activation(
+            &c.spec.run,
+            status.and_then(|s| s.common.stopped_at.as_deref()),
+        ),
+        users: users(ns, &name, true),
         secret: ns.secret.clone(),
         ..Default::default()
     };
@@ -394,213 +451,6 @@ fn global(c: &DBCluster, ns: &Namespace) -> Option<GlobalView> {
     })
 }
 
-/// A line of the tree, and the lines under it.
-struct Node {
-    label: String,
-    children: Vec<Node>,
-}
-
-impl Node {
-    fn leaf(label: String) -> Node {
-        Node {
-            label,
-            children: Vec::new(),
-        }
-    }
-
-    fn branch(label: &str, children: Vec<Node>) -> Option<Node> {
-        (!children.is_empty()).then(|| Node {
-            label: label.into(),
-            children,
-        })
-    }
-}
-
-/// The screen as a tree; with `color`, states in colour (green: well, yellow: under way, red:
-/// failed or False).
-pub fn render(view: &View, color: bool) -> String {
-    let paint = |text: &str| paint(text, color);
-    let state = view.state.as_deref().unwrap_or("unknown");
-    let title = format!(
-        "{} {}/{} ({}) {}",
-        view.kind,
-        view.namespace,
-        view.name,
-        view.identifier.as_deref().unwrap_or("no identifier yet"),
-        paint(state)
-    );
-    let mut top = topology(view, &paint);
-    top.extend(operations(view, &paint));
-    let mut out = format!("{title}\n");
-    draw(&mut out, &top, "");
-    out
-}
-
-/// A state in colour, with `color` (green: well, yellow: under way, red: failed or False).
-fn paint(text: &str, color: bool) -> String {
-    let code = match text {
-        "True" | "available" | "AVAILABLE" | "OK" | "SWITCHOVER_COMPLETED" => "32",
-        "False" | "failed" | "ALARM" | "SWITCHOVER_FAILED" | "INVALID_CONFIGURATION" => "31",
-        _ => "33",
-    };
-    match color {
-        true => format!("\x1b[{code}m{text}\x1b[0m"),
-        false => text.to_owned(),
-    }
-}
-
-/// What the database is and where it stands: conditions, endpoints, its cluster or members, its
-/// source or replicas.
-fn topology(view: &View, paint: &dyn Fn(&str) -> String) -> Vec<Node> {
-    let mut top: Vec<Node> = Vec::new();
-    top.extend(Node::branch(
-        "conditions",
-        (view.conditions.iter())
-            .map(|c| {
-                let line = format!(
-                    "{} {} {}: {}",
-                    c.type_,
-                    paint(&c.status),
-                    c.reason,
-                    c.message
-                );
-                Node::leaf(line)
-            })
-            .collect(),
-    ));
-    if let Some(e) = &view.endpoint {
-        let version = view.engine_version.as_deref().unwrap_or("?");
-        top.push(Node::leaf(format!("endpoint {e} (engine {version})")));
-    }
-    if let Some(e) = &view.reader_endpoint {
-        top.push(Node::leaf(format!("reader endpoint {e}")));
-    }
-    if let Some(c) = &view.cluster {
-        top.push(Node::leaf(format!("member of DBCluster {c}")));
-    }
-    top.extend(Node::branch(
-        "members",
-        (view.members.iter())
-            .map(|m| {
-                let object = m
-                    .object
-                    .as_deref()
-                    .map_or(String::new(), |o| format!(" (DBInstance {o})"));
-                Node::leaf(format!("{} {}{object}", m.role, m.identifier))
-            })
-            .collect(),
-    ));
-    if let Some(s) = &view.source {
-        top.push(Node::leaf(format!("replica of {s}")));
-    }
-    top.extend(Node::branch(
-        "replicas",
-        view.replicas.iter().cloned().map(Node::leaf).collect(),
-    ));
-    top
-}
-
-/// What is under way or kept of it: blue/green, the global database, snapshots, proxies,
-/// maintenance, drift, health, alarms, advisories, the Secret's keys.
-fn operations(view: &View, paint: &dyn Fn(&str) -> String) -> Vec<Node> {
-    let mut top: Vec<Node> = Vec::new();
-    if let Some(b) = &view.blue_green {
-        let mut lines = vec![Node::leaf(format!("status {}", paint(&b.status)))];
-        lines.extend(b.green.as_ref().map(|g| Node::leaf(format!("green {g}"))));
-        lines.extend(b.old.as_ref().map(|o| Node::leaf(format!("old {o}"))));
-        top.extend(Node::branch(&format!("blue/green {}", b.deployment), lines));
-    }
-    if let Some(g) = &view.global {
-        let members = (g.members.iter())
-            .map(|(c, region, role)| Node::leaf(format!("{role} {c} in {region}")))
-            .collect();
-        let label = format!(
-            "global database {} (writer {})",
-            g.name,
-            g.writer.as_deref().unwrap_or("?")
-        );
-        top.extend(Node::branch(&label, members));
-    }
-    top.extend(Node::branch(
-        "snapshots",
-        (view.snapshots.iter())
-            .map(|s| {
-                let state = s.state.as_deref().unwrap_or("pending");
-                let when = s
-                    .created
-                    .as_deref()
-                    .map_or(String::new(), |c| format!(" {c}"));
-                let every = s
-                    .schedule
-                    .as_deref()
-                    .map_or(String::new(), |c| format!(" schedule \"{c}\""));
-                Node::leaf(format!("{} {}{when}{every}", s.name, paint(state)))
-            })
-            .collect(),
-    ));
-    top.extend(Node::branch(
-        "proxies",
-        view.proxies.iter().cloned().map(Node::leaf).collect(),
-    ));
-    top.extend(Node::branch(
-        "pending maintenance",
-        view.maintenance.iter().cloned().map(Node::leaf).collect(),
-    ));
-    if let Some(d) = &view.last_drift {
-        top.push(Node::leaf(format!("last drift {d}")));
-    }
-    top.extend(view.health.as_ref().map(|h| Node::leaf(health(h))));
-    top.extend(Node::branch(
-        "alarms",
-        (view.alarms.iter())
-            .map(|a| {
-                let (metric, state) = a.split_once(' ').unwrap_or((a, ""));
-                Node::leaf(format!("{metric} {}", paint(state)))
-            })
-            .collect(),
-    ));
-    top.extend(Node::branch(
-        "advisories",
-        view.advisories.iter().cloned().map(Node::leaf).collect(),
-    ));
-    if let Some(s) = &view.secret {
-        top.push(Node::leaf(format!(
-            "Secret {}: {}",
-            s.name,
-            s.keys.join(", ")
-        )));
-    }
-    top
-}
-
-/// The health figures on one line.
-fn health(h: &HealthStatus) -> String {
-    let figure = |name: &str, v: Option<i64>, unit: &str| v.map(|v| format!("{name} {v}{unit}"));
-    let figures: Vec<String> = [
-        figure("lag", h.replica_lag_seconds, " s"),
-        figure("free", h.free_storage_mib, " MiB"),
-        figure("headroom", h.storage_headroom_percent, " %"),
-        figure("cpu", h.cpu_percent, " %"),
-        figure("connections", h.connections, ""),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    format!("health {}", figures.join(", "))
-}
-
-fn draw(out: &mut String, nodes: &[Node], prefix: &str) {
-    for (i, node) in nodes.iter().enumerate() {
-        let last = i + 1 == nodes.len();
-        let (branch, next) = match last {
-            true => ("└─ ", "   "),
-            false => ("├─ ", "│  "),
-        };
-        let _ = writeln!(out, "{prefix}{branch}{}", node.label);
-        draw(out, &node.children, &format!("{prefix}{next}"));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,7 +467,8 @@ mod tests {
             "apiVersion": "rds.operator.rs/v1alpha1", "kind": "DBCluster",
             "metadata": {"name": "coffee", "namespace": "shop"},
             "spec": {"engine": "aurora-mysql", "masterUsername": "admin",
-                     "connectionSecret": {"name": "coffee-db"}},
+                     "connectionSecret": {"name": "coffee-db"},
+                     "activation": "Running"},
             "status": {
                 "dbClusterIdentifier": "coffee", "status": "available",
                 "endpoint": {"address": "coffee.cluster-x.rds.amazonaws.com", "port": 3306},
@@ -667,7 +518,13 @@ mod tests {
                      "auth": {"secretARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:db"},
                      "vpcSubnetIDs": ["subnet-1", "subnet-2"], "roleARN": "arn:aws:iam::123456789012:role/proxy"}
         }));
+        let user: DBUser = object(serde_json::json!({
+            "apiVersion": "rds.operator.rs/v1alpha1", "kind": "DBUser",
+            "metadata": {"name": "coffee-app", "namespace": "shop"},
+            "spec": {"dbClusterRef": {"name": "coffee"}, "username": "coffee_app", "auth": "IAM"}
+        }));
         let ns = Namespace {
+            users: vec![user],
             instances: vec![member],
             cluster_snapshots: vec![snapshot],
             proxies: vec![proxy],
@@ -695,7 +552,7 @@ mod tests {
     #[test]
     fn the_status_screen_of_a_cluster_is_the_golden_file() {
         let (cluster, ns) = cluster_namespace();
-        let shown = render(&of_cluster(&cluster, &ns), false);
+        let shown = crate::screen::render(&of_cluster(&cluster, &ns), false);
         let golden = include_str!("golden/status-cluster.txt");
         assert_eq!(shown, golden, "\n{shown}");
     }
@@ -725,7 +582,7 @@ mod tests {
     #[test]
     fn colour_marks_the_states() {
         let (cluster, ns) = cluster_namespace();
-        let shown = render(&of_cluster(&cluster, &ns), true);
+        let shown = crate::screen::render(&of_cluster(&cluster, &ns), true);
         assert!(shown.contains("Ready \x1b[32mTrue\x1b[0m"), "{shown}");
         assert!(shown.contains("Synced \x1b[31mFalse\x1b[0m"), "{shown}");
     }
