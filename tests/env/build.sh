@@ -18,6 +18,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The tools are built inside this repository's checkout: without VCS stamping, a machine with no
+# git (a tarball of the repository) builds them too, instead of stopping at "error obtaining VCS
+# status".
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildvcs=false"
 K8S_VERSION=1.36.3
 HELM_VERSION=3.22.0
 KSTATUS_VERSION=0.37.2
