@@ -3,7 +3,9 @@
 # checked at once: what Debian's apt can install is installed when this runs as root; for the
 # rest, it stops with the one command that installs it (README, "Two commands").
 #
-#   both: make, curl, openssl, python3 with venv, Rust through rustup (cargo, rustfmt, clippy),
+#   both: make, curl, openssl, python3 with venv, a C compiler and the C library's headers (gcc,
+#         libc6-dev: Rust's linker, and the C parts of the AWS SDK's TLS), Rust through rustup
+#         (cargo, rustfmt, clippy),
 #         Go >= 1.26 (the control plane is built from its Go modules), MariaDB's and PostgreSQL's
 #         clients and servers (moto.sh installs them)
 #   test: Node.js and npm (the Coffee Manage app and its TLS tests run on node), root and iproute2
@@ -22,6 +24,7 @@ need() { # need COMMAND PACKAGE: the Debian package that gives COMMAND, when it 
 need make make
 need curl curl
 need openssl openssl
+command -v cc >/dev/null || apt_packages+=(gcc libc6-dev)
 python3 -c 'import venv, ensurepip' 2>/dev/null || apt_packages+=(python3-venv)
 if [ "$what" = test ]; then
   need node nodejs
