@@ -638,13 +638,26 @@ class Server:
                               f"{done.stderr.decode(errors='replace')[-400:]}")
 
 
-def _address() -> str:
+def _address(port: int | None = None) -> str:
+    """A free address of the engine network; with `port`, one where nothing listens on it still
+    (a server of a deleted instance whose process outlived its registry entry, or one of another
+    test bed on this host's network: a server given its address failed at start with "could not
+    bind IPv4 address ...: Address already in use")."""
     used = {s.address for s in SERVERS.values()} | ADDRESSES
     for n in range(2, 255):
         candidate = f"{NETWORK}.{n}"
-        if candidate not in used:
+        if candidate not in used and (port is None or _bindable(candidate, port)):
             return candidate
     raise EngineError(f"no address left in {NETWORK}.0/24")
+
+
+def _bindable(address: str, port: int) -> bool:
+    """Whether a server could listen on (address, port) now."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((address, port))
+        return True
+    return False
 
 
 def callbacks(lock: Any, model: Any) -> tuple[Any, Any]:
@@ -691,7 +704,8 @@ def create(identifier: str, engine: str, port: int | None, user: str, password: 
     with LOCK:
         reserve(identifier)  # passes at once when the caller reserved it
         RESERVED.discard(identifier)
-        server = Server(identifier, engine, _address(), port or default_port(engine), user, password, dbname)
+        port = port or default_port(engine)
+        server = Server(identifier, engine, _address(port), port, user, password, dbname)
         server.tls_required = tls_required
         SERVERS[identifier] = server
 

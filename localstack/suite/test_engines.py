@@ -286,3 +286,27 @@ def test_a_secondary_with_its_primarys_identifiers_in_another_region_has_servers
     there = west.describe_db_clusters(DBClusterIdentifier="same")["DBClusters"][0]["Endpoint"]
     assert east != there
     assert rds.describe_db_instances(DBInstanceIdentifier="same-0")["DBInstances"][0]["DBInstanceStatus"] == "available"
+
+
+def test_a_server_is_not_given_an_address_something_still_listens_on(rds):
+    """A server whose process outlived its registry entry, or another test bed's on this host's
+    network, still listens on its address: a new server is given another one and serves, where it
+    failed at start with "could not bind IPv4 address ...: Address already in use" (found on a
+    fresh machine's make test; moto_ext/engines.py _address)."""
+    import socket
+
+    with at():
+        taken = [s.address for s in engines.SERVERS.values()]
+    first = next(f"{engines.NETWORK}.{n}" for n in range(2, 255) if f"{engines.NETWORK}.{n}" not in taken)
+    busy = socket.create_server((first, 5432))
+    try:
+        rds.create_db_instance(DBInstanceIdentifier="pgb", Engine="postgres", DBInstanceClass="db.t3.micro",
+                               MasterUsername="postgres", MasterUserPassword=PASSWORD, DBName="app",
+                               AllocatedStorage=20, Tags=REAL)
+        available(rds, ["pgb"])
+        with at():
+            server = engines.get("pgb")
+        assert server.address != first
+        assert psql(server, "postgres", PASSWORD, "SELECT 1") == (0, "1")
+    finally:
+        busy.close()
