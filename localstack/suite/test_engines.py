@@ -178,13 +178,18 @@ def psql(server, user, password, sql, dbname="postgres"):
 # The master user of RDS for PostgreSQL is "LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE" and granted
 # rds_superuser (Appendix.PostgreSQL.CommonDBATasks.Roles.rds_superuser.html): it makes databases
 # and roles, and ends other sessions, but what only a superuser may do is refused.
-def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
-    rds.create_db_instance(DBInstanceIdentifier="pg", Engine="postgres", DBInstanceClass="db.t3.micro",
+def postgres(rds, name):
+    """An RDS for PostgreSQL instance on a real server, available: its server."""
+    rds.create_db_instance(DBInstanceIdentifier=name, Engine="postgres", DBInstanceClass="db.t3.micro",
                            MasterUsername="postgres", MasterUserPassword=PASSWORD, DBName="app",
                            AllocatedStorage=20, Tags=REAL)
-    available(rds, ["pg"])
+    available(rds, [name])
     with at():
-        server = engines.get("pg")
+        return engines.get(name)
+
+
+def test_the_postgresql_master_user_is_rds_superuser_and_no_superuser(rds):
+    server = postgres(rds, "pg")
 
     def run(sql, dbname="postgres"):
         return psql(server, "postgres", PASSWORD, sql, dbname)
@@ -300,12 +305,7 @@ def test_a_server_is_not_given_an_address_something_still_listens_on(rds):
     first = next(f"{engines.NETWORK}.{n}" for n in range(2, 255) if f"{engines.NETWORK}.{n}" not in taken)
     busy = socket.create_server((first, 5432))
     try:
-        rds.create_db_instance(DBInstanceIdentifier="pgb", Engine="postgres", DBInstanceClass="db.t3.micro",
-                               MasterUsername="postgres", MasterUserPassword=PASSWORD, DBName="app",
-                               AllocatedStorage=20, Tags=REAL)
-        available(rds, ["pgb"])
-        with at():
-            server = engines.get("pgb")
+        server = postgres(rds, "pgb")
         assert server.address != first
         assert psql(server, "postgres", PASSWORD, "SELECT 1") == (0, "1")
     finally:

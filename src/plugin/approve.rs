@@ -9,7 +9,7 @@ use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 
-use rds_operator::database::blue_green::SWITCHOVER_ANNOTATION;
+use rds_operator::database::blue_green::{DeploymentStatus, SWITCHOVER_ANNOTATION};
 use rds_operator::dbcluster::DBCluster;
 use rds_operator::dbinstance::DBInstance;
 use rds_operator::globalcluster::{FAILOVER_ANNOTATION, GlobalCluster};
@@ -217,44 +217,39 @@ async fn read(
     let instances: Api<DBInstance> = Api::namespaced(client.clone(), namespace);
     if let Some(db) = instances.get_opt(name).await? {
         let status = db.status.as_ref();
-        let shown = Shown {
-            deployment: status.and_then(|s| s.blue_green.as_ref()).map(|b| {
-                let d = &b.deployment;
-                (
-                    d.deployment_identifier.clone(),
-                    d.status.clone(),
-                    b.green_instance.clone(),
-                )
-            }),
-            maintenance: pending(status.map(|s| &s.common)),
-            ..Default::default()
-        };
-        return Ok(("DBInstance", shown));
+        let deployment = (status.and_then(|s| s.blue_green.as_ref()))
+            .map(|b| (&b.deployment, &b.green_instance));
+        return Ok(("DBInstance", shown(deployment, status.map(|s| &s.common))));
     }
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), namespace);
     let Some(c) = clusters.get_opt(name).await? else {
         anyhow::bail!("no DBInstance or DBCluster {name} in namespace {namespace}");
     };
     let status = c.status.as_ref();
-    let shown = Shown {
-        deployment: status.and_then(|s| s.blue_green.as_ref()).map(|b| {
-            let d = &b.deployment;
+    let deployment =
+        (status.and_then(|s| s.blue_green.as_ref())).map(|b| (&b.deployment, &b.green_cluster));
+    Ok(("DBCluster", shown(deployment, status.map(|s| &s.common))))
+}
+
+/// What a DBInstance or DBCluster shows an approval: its deployment with its green, its pending
+/// maintenance.
+fn shown(
+    deployment: Option<(&DeploymentStatus, &Option<String>)>,
+    common: Option<&rds_operator::database::status::DatabaseStatus>,
+) -> Shown {
+    Shown {
+        deployment: deployment.map(|(d, green)| {
             (
                 d.deployment_identifier.clone(),
                 d.status.clone(),
-                b.green_cluster.clone(),
+                green.clone(),
             )
         }),
-        maintenance: pending(status.map(|s| &s.common)),
+        maintenance: common
+            .map(|c| c.pending_maintenance_actions.clone())
+            .unwrap_or_default(),
         ..Default::default()
-    };
-    Ok(("DBCluster", shown))
-}
-
-fn pending(common: Option<&rds_operator::database::status::DatabaseStatus>) -> Vec<PendingAction> {
-    common
-        .map(|c| c.pending_maintenance_actions.clone())
-        .unwrap_or_default()
+    }
 }
 
 /// Asks on the terminal; only "yes" goes on.

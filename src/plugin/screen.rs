@@ -21,6 +21,11 @@ impl Node {
         }
     }
 
+    /// A branch of one leaf per line (None: no lines).
+    fn list(label: &str, lines: &[String]) -> Option<Node> {
+        Node::branch(label, lines.iter().cloned().map(Node::leaf).collect())
+    }
+
     fn branch(label: &str, children: Vec<Node>) -> Option<Node> {
         (!children.is_empty()).then(|| Node {
             label: label.into(),
@@ -109,10 +114,7 @@ fn topology(view: &View, paint: &dyn Fn(&str) -> String) -> Vec<Node> {
     if let Some(s) = &view.source {
         top.push(Node::leaf(format!("replica of {s}")));
     }
-    top.extend(Node::branch(
-        "replicas",
-        view.replicas.iter().cloned().map(Node::leaf).collect(),
-    ));
+    top.extend(Node::list("replicas", &view.replicas));
     top
 }
 
@@ -154,14 +156,8 @@ fn operations(view: &View, paint: &dyn Fn(&str) -> String) -> Vec<Node> {
             })
             .collect(),
     ));
-    top.extend(Node::branch(
-        "proxies",
-        view.proxies.iter().cloned().map(Node::leaf).collect(),
-    ));
-    top.extend(Node::branch(
-        "pending maintenance",
-        view.maintenance.iter().cloned().map(Node::leaf).collect(),
-    ));
+    top.extend(Node::list("proxies", &view.proxies));
+    top.extend(Node::list("pending maintenance", &view.maintenance));
     if let Some(d) = &view.last_drift {
         top.push(Node::leaf(format!("last drift {d}")));
     }
@@ -175,14 +171,8 @@ fn operations(view: &View, paint: &dyn Fn(&str) -> String) -> Vec<Node> {
             })
             .collect(),
     ));
-    top.extend(Node::branch(
-        "advisories",
-        view.advisories.iter().cloned().map(Node::leaf).collect(),
-    ));
-    top.extend(Node::branch(
-        "users",
-        view.users.iter().cloned().map(Node::leaf).collect(),
-    ));
+    top.extend(Node::list("advisories", &view.advisories));
+    top.extend(Node::list("users", &view.users));
     if let Some(s) = &view.secret {
         top.push(Node::leaf(format!(
             "Secret {}: {}",

@@ -202,6 +202,32 @@ fn conditions(reported: Option<&Reported>) -> Vec<ConditionView> {
         .collect()
 }
 
+/// What both kinds' screens show alike: the object's names and conditions, how it runs, its
+/// DBUsers and Secret, and its shared status (`common`).
+fn base<K: kube::Resource>(
+    (kind, object): (&str, &K),
+    run: &rds_operator::database::activation::ActivationSpec,
+    status: Option<(&Reported, &DatabaseStatus)>,
+    ns: &Namespace,
+) -> View {
+    let name = object.meta().name.clone().unwrap_or_default();
+    let stopped_at = status.and_then(|(_, c)| c.stopped_at.as_deref());
+    let mut view = View {
+        kind: kind.into(),
+        namespace: object.meta().namespace.clone().unwrap_or_default(),
+        conditions: conditions(status.map(|(r, _)| r)),
+        activation: activation(run, stopped_at),
+        users: users(ns, &name, kind == "DBCluster"),
+        secret: ns.secret.clone(),
+        name,
+        ..Default::default()
+    };
+    if let Some((_, shared)) = status {
+        common(&mut view, shared);
+    }
+    view
+}
+
 /// What a database's shared status gives: endpoint, version, maintenance, health, alarms.
 fn common(view: &mut View, common: &DatabaseStatus) {
     view.endpoint = (common.endpoint.as_ref()).map(|e| format!("{}:{}", e.address, e.port));
@@ -279,13 +305,10 @@ fn drift(last: Option<&rds_operator::database::parts::DriftRecord>) -> Option<St
 pub fn of_instance(db: &DBInstance, ns: &Namespace) -> View {
     let name = db.name_any();
     let status = db.status.as_ref();
+    let shared = status.map(|s| (&s.reported, &s.common));
     let mut view = View {
-        kind: "DBInstance".into(),
-        namespace: db.namespace().unwrap_or_default(),
-        name: name.clone(),
         identifier: status.and_then(|s| s.db_instance_identifier.clone()),
         state: status.and_then(|s| s.db_instance_status.clone()),
-        conditions: conditions(status.map(|s| &s.reported)),
         cluster: db.spec.db_cluster_ref.as_ref().map(|r| r.name.clone()),
         source: (db.spec.replica_of.as_ref()).and_then(|r| r.name.clone()),
         replicas: (ns.instances.iter())
@@ -294,16 +317,9 @@ pub fn of_instance(db: &DBInstance, ns: &Namespace) -> View {
             .collect(),
         last_drift: drift(status.and_then(|s| s.last_drift.as_ref())),
         advisories: status.map(|s| s.advisories.clone()).unwrap_or_default(),
-        activation: activation(
-            &db.spec.run,
-            status.and_then(|s| s.common.stopped_at.as_deref()),
-        ),
-        users: users(ns, &name, false),
-        secret: ns.secret.clone(),
-        ..Default::default()
+        ..base(("DBInstance", db), &db.spec.run, shared, ns)
     };
     if let Some(s) = status {
-        common(&mut view, &s.common);
         view.blue_green = (s.blue_green.as_ref())
             .map(|b| blue_green(&b.deployment, &b.green_instance, &b.old_instance));
     }
@@ -325,25 +341,15 @@ pub fn of_instance(db: &DBInstance, ns: &Namespace) -> View {
 pub fn of_cluster(c: &DBCluster, ns: &Namespace) -> View {
     let name = c.name_any();
     let status = c.status.as_ref();
+    let shared = status.map(|s| (&s.reported, &s.common));
     let mut view = View {
-        kind: "DBCluster".into(),
-        namespace: c.namespace().unwrap_or_default(),
-        name: name.clone(),
         identifier: status.and_then(|s| s.db_cluster_identifier.clone()),
         state: status.and_then(|s| s.status.clone()),
         reader_endpoint: status.and_then(|s| s.reader_endpoint.clone()),
-        conditions: conditions(status.map(|s| &s.reported)),
         last_drift: status.and_then(|s| s.last_drift.clone()),
-        activation: activation(
-            &c.spec.run,
-            status.and_then(|s| s.common.stopped_at.as_deref()),
-        ),
-        users: users(ns, &name, true),
-        secret: ns.secret.clone(),
-        ..Default::default()
+        ..base(("DBCluster", c), &c.spec.run, shared, ns)
     };
     if let Some(s) = status {
-        common(&mut view, &s.common);
         view.members = (s.members.iter())
             .map(|m| MemberView {
                 identifier: m.db_instance_identifier.clone(),
