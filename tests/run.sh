@@ -15,10 +15,17 @@ echo "control plane binaries: $assets ($("$assets/kube-apiserver" --version))"
 
 # What this script started, stopped when it ends however it ends: moto, and moto's suite while it
 # runs beside the integration tests.
+# The tests' own files (each operator's log, CA bundles, rendered manifests, archives, moto's suite
+# log) go in one folder of this run's, removed when the run passes and kept, with its name printed,
+# when it fails: a run leaves nothing behind in /tmp (a day's runs had left 2,500 files there).
+work=$(mktemp -d "${TMPDIR:-/tmp}/rds-operator-tests.XXXXXX")
+export TMPDIR=$work
 stop_moto=0 suite=
 cleanup() {
+  status=$?
   if [ -n "$suite" ]; then kill -- -"$suite" 2>/dev/null || true; fi
   if [ "$stop_moto" = 1 ]; then localstack/moto.sh stop; fi
+  if [ "$status" = 0 ]; then rm -rf "$work"; else echo "the tests' files (the operators' logs among them) are kept in $work" >&2; fi
 }
 trap cleanup EXIT
 
