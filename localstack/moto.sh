@@ -97,18 +97,24 @@ stop() {
     for _ in $(seq 100); do kill -0 "$(cat "$pidfile")" 2>/dev/null || break; sleep 0.1; done
     rm -f "$pidfile"
   fi
-  # Real database servers a killed moto could not stop (moto_ext/engines.py).
-  engines="${MOTO_RDS_ENGINES_DIR:-/tmp/moto-rds-engines-$port}"
-  pkill -f -- "$engines/" 2>/dev/null || true
-  # The PAM services of their PostgreSQL servers' IAM logins (engines.py, _write_hba).
-  for dir in "$engines"/*/; do
-    [ -d "$dir" ] && rm -f "/etc/pam.d/rds-iam-$(basename "$dir")"
-  done
-  rm -rf "$engines"
+  stop_engines "${MOTO_RDS_ENGINES_DIR:-/tmp/moto-rds-engines-$port}"
   if [ -f "$run/moto-$port.network" ]; then
     ip route del local "$(cat "$run/moto-$port.network").0/24" dev lo 2>/dev/null || true
     rm -f "$run/moto-$port.network"
   fi
+}
+
+# Real database servers under the folder $1 that their moto could not stop (killed, or moto's suite,
+# whose in-process backends are dropped, not deleted: moto_ext/engines.py), their folder, and the
+# PAM services of their PostgreSQL servers' IAM logins (engines.py, _write_hba).
+stop_engines() {
+  local engines=$1 dir
+  pkill -f -- "$engines/" 2>/dev/null || true
+  for _ in $(seq 50); do pgrep -f -- "$engines/" >/dev/null || break; sleep 0.1; done
+  for dir in "$engines"/*/; do
+    [ -d "$dir" ] && rm -f "/etc/pam.d/rds-iam-$(basename "$dir")"
+  done
+  rm -rf "$engines"
 }
 
 # moto's source distribution at the pinned version, as PyPI served it on 2026-12-04.
@@ -138,11 +144,16 @@ suite() {
   cp "$here/suite/conftest.py" "$dir/conftest.py"
   # Beside it, the emulator's own tests of what holds it to RDS (suite/test_*.py).
   rm -rf "$dir/ext" && mkdir -p "$dir/ext" && cp "$here"/suite/test_*.py "$dir/ext/"
-  # In-process: an AWS_ENDPOINT_URL (the test bed's server) would send moto's tests to it.
+  # In-process: an AWS_ENDPOINT_URL (the test bed's server) would send moto's tests to it. The real
+  # servers its tests started are stopped when it ends, however it ends (a run left them running).
+  local engines=/tmp/moto-rds-engines-suite status=0
+  trap "stop_engines $engines" EXIT
+  trap 'exit 143' TERM
   (cd "$dir" && unset AWS_ENDPOINT_URL AWS_ENDPOINT_URL_RDS AWS_PROFILE &&
     MOTO_EXT_DIR="$here" MOTO_SUITE_LIST="$here/suite/known_failures.txt" \
-    MOTO_RDS_ENGINES_DIR=/tmp/moto-rds-engines-suite MOTO_RDS_ENGINE_NETWORK=127.0.3 \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rds ext "$@")
+    MOTO_RDS_ENGINES_DIR="$engines" MOTO_RDS_ENGINE_NETWORK=127.0.3 \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rds ext "$@") || status=$?
+  return "$status"
 }
 
 case "${1:-}" in

@@ -116,19 +116,21 @@ start() {
   fi
   echo "==> the connection Secret the Coffee Manage Deployment reads (keys only):"
   "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath='{.data}' | python3 -c 'import json,sys; print("  " + ", ".join(sorted(json.load(sys.stdin))))'
-  secret() { "$kubectl" -n "$ns" get secret coffee-db-connection -o jsonpath="{.data.$1}" | base64 -d; }
-  echo "==> SELECT 1 on COFFEE, with the connection Secret's values:"
-  mariadb --no-defaults -h "$(secret APP_DB_HOST)" -u "$(secret APP_DB_USER)" -p"$(secret APP_DB_PASSWORD)" \
-    "$(secret APP_DB_NAME)" -e 'SELECT 1' || echo "  (could not connect: is moto running with MOTO_RDS_ENGINES=real?)"
+  # kubectl-rds (cargo build built it beside the operator): kubectl finds it on PATH.
+  export PATH="$CARGO_TARGET_DIR/debug:$PATH"
+  echo "==> kubectl rds status coffee-db:"
+  "$kubectl" rds -n "$ns" status coffee-db
+  echo "==> SELECT 1 on COFFEE through kubectl rds connect (the Secret's values, TLS verified with its ca.crt):"
+  "$kubectl" rds -n "$ns" connect coffee-db -- -e 'SELECT 1' ||
+    echo "  (could not connect: is moto running with MOTO_RDS_ENGINES=real?)"
   cat <<MSG
 
 The operator keeps running. Try:
-  export KUBECONFIG=$kubeconfig
+  export KUBECONFIG=$kubeconfig PATH=$CARGO_TARGET_DIR/debug:\$PATH
   $kubectl -n $ns get dbi,events
+  $kubectl rds -n $ns status coffee-db
+  $kubectl rds -n $ns connect coffee-db     # the mariadb client, as the Coffee Manage app connects
   $kubectl -n $ns delete dbi coffee-db     # deletes the RDS instance after a final snapshot, then the CR
-Connect to the database with the connection Secret's values, as the Coffee Manage app does:
-  s() { $kubectl -n $ns get secret coffee-db-connection -o jsonpath="{.data.\$1}" | base64 -d; }
-  mariadb -h "\$(s APP_DB_HOST)" -u "\$(s APP_DB_USER)" -p"\$(s APP_DB_PASSWORD)" "\$(s APP_DB_NAME)" -e 'SELECT 1'
 Stop everything with: make stop
 MSG
 }
