@@ -18,7 +18,11 @@ Here:
   engine is not offered on (an Aurora member: the Aurora classes, "Supported DB engines for DB
   instance classes", Concepts.DBInstanceClass.SupportAurora.html), and an EngineVersion RDS does
   not have; CreateDBCluster and ModifyDBCluster refuse an EngineVersion likewise. A major version
-  alone ("8.0", "16") is taken, as RDS takes it, for the newest of that major version here;
+  alone ("8.0", "16") is taken, as RDS takes it, for the newest of that major version here, and
+  the instance or cluster reports that full version, as RDS's does ("If a major version is
+  specified but a minor version is not, Amazon RDS defaults to a recent release of the major
+  version that you have specified", MySQL.Concepts.VersionMgmt.html): moto kept "8.0" as given,
+  so an operator never met a version other than the one it asked for;
 * DescribeDBEngineVersions and DescribeOrderableDBInstanceOptions answer from the same catalog, in
   pages (MaxRecords 20 to 100, Marker).
 
@@ -231,7 +235,20 @@ def install(lock: Any) -> None:
             version = getattr(found, "engine_version", None)
         else:
             refuse(version_refused(engine, version))
+            resolved(params, engine)
         refuse(class_refused(engine, resolve(engine, version), params.get("DBInstanceClass")))
+
+    def resolved(params: dict[str, Any], engine: str, current: str | None = None) -> None:
+        """The full version RDS takes for a major version alone, in place of what was asked. On a
+        modification, the major version the resource already runs names its own version (the
+        reference does not say; an upgrade is never read into it)."""
+        version = params.get("EngineVersion")
+        if not version:
+            return
+        if current and current.startswith(f"{version}."):
+            params["EngineVersion"] = current
+        else:
+            params["EngineVersion"] = resolve(engine, str(version)) or version
 
     def instance_of(backend: Any, identifier: Any) -> Any:
         name = str(identifier or "").split(":db:")[-1]
@@ -249,6 +266,7 @@ def install(lock: Any) -> None:
         version = params.get("EngineVersion")
         if not getattr(db, "db_cluster_identifier", None):
             refuse(version_refused(db.engine, version))
+            resolved(params, db.engine, db.engine_version)
         refuse(class_refused(db.engine, resolve(db.engine, version) or db.engine_version,
                              params.get("DBInstanceClass")))
 
@@ -259,12 +277,14 @@ def install(lock: Any) -> None:
 
     def new_cluster(backend: Any, params: dict[str, Any]) -> None:
         refuse(version_refused(str(params.get("Engine") or ""), params.get("EngineVersion")))
+        resolved(params, str(params.get("Engine") or ""))
 
     def modified_cluster(backend: Any, params: dict[str, Any]) -> None:
         name = str(params.get("DBClusterIdentifier") or "")
         cluster = backend.clusters.get(name) or backend.clusters.get(name.lower())
         if cluster is not None:
             refuse(version_refused(cluster.engine, params.get("EngineVersion")))
+            resolved(params, cluster.engine, cluster.engine_version)
 
     for action, check in (("create_db_instance", new_instance), ("create_db_instance_read_replica", replica),
                           ("modify_db_instance", modified_instance),

@@ -204,9 +204,16 @@ def test_a_class_or_version_rds_does_not_offer_is_refused_and_the_catalog_answer
     error = refused(rds.create_db_instance, DBInstanceIdentifier="aur-1", DBClusterIdentifier="aur",
                     Engine="aurora-mysql", DBInstanceClass="db.t3.micro")
     assert error["Code"] == "InvalidParameterCombination"
-    # A major version alone is the newest of it; a class change is held too.
+    # A major version alone is the newest of it, and the instance reports that full version, as RDS's
+    # does (MySQL.Concepts.VersionMgmt.html); naming the major version it runs changes nothing; a
+    # class change is held too.
     instance_arn(rds, "major", Engine="mysql", EngineVersion="8.0")
-    assert rds.describe_db_instances(DBInstanceIdentifier="major")["DBInstances"][0]["EngineVersion"] == "8.0"
+    assert rds.describe_db_instances(DBInstanceIdentifier="major")["DBInstances"][0]["EngineVersion"] == "8.0.43"
+    rds.modify_db_instance(DBInstanceIdentifier="major", EngineVersion="8.0", ApplyImmediately=True)
+    assert rds.describe_db_instances(DBInstanceIdentifier="major")["DBInstances"][0]["EngineVersion"] == "8.0.43"
+    made = rds.create_db_cluster(DBClusterIdentifier="majorc", Engine="aurora-postgresql", EngineVersion="16",
+                                 MasterUsername="admin", MasterUserPassword="hunter2hunter2")["DBCluster"]
+    assert made["EngineVersion"].startswith("16.") and made["EngineVersion"] != "16"
     error = refused(rds.modify_db_instance, DBInstanceIdentifier="major", DBInstanceClass="db.t3.huge",
                     ApplyImmediately=True)
     assert error["Code"] == "InvalidParameterCombination"

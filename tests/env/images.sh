@@ -42,6 +42,18 @@ libs_of() {
   done
 }
 
+# The JavaScript a Node.js binary loads from /usr/share/nodejs at start, as image.py entries:
+# Debian's nodejs externalizes builtins (cjs-module-lexer, undici, acorn) there, and without them
+# node aborts with 'Cannot load externalized builtin'; a node that embeds them has none.
+node_builtins() {
+  local file
+  for file in "$@"; do
+    grep -aohE '/usr/share/nodejs/[A-Za-z0-9_./@-]+[.]js' "$file" || true
+  done | sort -u | while read -r js; do
+    [ -f "$js" ] && echo "${js#/}=$js"
+  done
+}
+
 build_pause() {
   local assets
   assets=$("$here/build.sh" node)
@@ -81,13 +93,14 @@ build_operator() {
 
 build_app() {
   "$here/clients.sh" >/dev/null
-  local node_bin
+  local node_bin libs
   node_bin=$(readlink -f "$(command -v node)")
+  libs=$(libs_of "$node_bin")
   etc_files
-  # shellcheck disable=SC2046
+  # shellcheck disable=SC2046,SC2086
   python3 "$here/image.py" "$out/app.tar" rds-operator.test/coffee-manage:dev --user 65532:65532 \
     --entrypoint '["/usr/bin/node", "/app/app.js"]' --workdir /app \
-    "usr/bin/node=$node_bin" $(libs_of "$node_bin") \
+    "usr/bin/node=$node_bin" $libs $(node_builtins "$node_bin" $(echo "$libs" | sed 's/.*=//')) \
     "app/app.js=$here/app/app.js" "app/node_modules=$here/node/node_modules" \
     "etc/passwd=$out/passwd" "etc/group=$out/group" tmp/
 }

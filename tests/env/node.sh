@@ -109,7 +109,10 @@ stop() {
     ip netns del "$ns" 2>/dev/null || true
   done
   net_down
-  rm -rf "$dir/containerd/state" "$dir/kubelet/pods"
+  # The Pods' logs are the node's (podLogsDir); the kubelet's links to them in /var/log/containers,
+  # a path it does not let be moved, go with them.
+  find /var/log/containers -maxdepth 1 -lname "$dir/pods/*" -delete 2>/dev/null || true
+  rm -rf "$dir/containerd/state" "$dir/kubelet/pods" "$dir/pods"
 }
 
 start() {
@@ -120,6 +123,15 @@ start() {
   api_port=$(sed -n 's|.*server: https://127.0.0.1:\([0-9]*\).*|\1|p' "$kubeconfig")
   stop
   mkdir -p "$dir/cni" "$dir/containerd" "$dir/kubelet" "$dir/plugins"
+  # The kubelet rejects and evicts Pods under DiskPressure (evictionHard below: under 1 % of the
+  # disk free), which the tests would only see as Pods that never start; the node's images and
+  # containers take about 2 GiB more. Stop here instead, saying so.
+  local free size
+  read -r free size < <(df -k --output=avail,size "$dir" | tail -n 1)
+  if [ "$free" -lt $((size / 100 + 3 * 1024 * 1024)) ]; then
+    echo "node.sh: $((free / 1024 / 1024)) GiB free on the disk of $dir: the node needs 1 % of the disk and 3 GiB more, or the kubelet rejects its Pods (DiskPressure). Free some (\$CARGO_TARGET_DIR/debug/incremental can go)." >&2
+    exit 1
+  fi
   net_up "$api_port"
 
   cat >"$dir/cni/10-rdsop.conflist" <<CNI
@@ -181,6 +193,8 @@ volumePluginDir: $dir/plugins
 resolvConf: /etc/resolv.conf
 containerRuntimeEndpoint: unix://$dir/containerd.sock
 imageServiceEndpoint: unix://$dir/containerd.sock
+# The Pods' logs stay in the node's folder (the default, /var/log/pods, outlived every node).
+podLogsDir: $dir/pods
 evictionHard: {memory.available: "1Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
@@ -237,6 +251,7 @@ host_state() {
   pgrep -af 'containerd-shim.*/node/containerd.sock' | sed 's/^/the shim /'
   pgrep -af '/node/containerd.toml|k8s-[0-9.]*/kubelet ' | sed 's/^/the process /'
   ip netns list 2>/dev/null | awk '/^cni-/{print "the network namespace " $1}'
+  find /var/log/containers -maxdepth 1 -lname '*/node/pods/*' 2>/dev/null | sed 's/^/the log link /'
   return 0
 }
 
