@@ -146,14 +146,13 @@ suite() {
   rm -rf "$dir/ext" && mkdir -p "$dir/ext" && cp "$here"/suite/test_*.py "$dir/ext/"
   # In-process: an AWS_ENDPOINT_URL (the test bed's server) would send moto's tests to it. The real
   # servers its tests started are stopped when it ends, however it ends (a run left them running).
-  local engines=/tmp/moto-rds-engines-suite status=0
+  local engines=/tmp/moto-rds-engines-suite
   trap "stop_engines $engines" EXIT
   trap 'exit 143' TERM
   (cd "$dir" && unset AWS_ENDPOINT_URL AWS_ENDPOINT_URL_RDS AWS_PROFILE &&
     MOTO_EXT_DIR="$here" MOTO_SUITE_LIST="$here/suite/known_failures.txt" \
     MOTO_RDS_ENGINES_DIR="$engines" MOTO_RDS_ENGINE_NETWORK=127.0.3 \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rds ext "$@") || status=$?
-  return "$status"
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rds ext "$@")
 }
 
 case "${1:-}" in

@@ -13,13 +13,13 @@ tests/env/preflight.sh test
 assets=$(tests/env/build.sh)
 echo "control plane binaries: $assets ($("$assets/kube-apiserver" --version))"
 
-# What this script started, stopped when it ends however it ends: moto, and moto's suite while it
-# runs beside the integration tests.
 # The tests' own files (each operator's log, CA bundles, rendered manifests, archives, moto's suite
 # log) go in one folder of this run's, removed when the run passes and kept, with its name printed,
 # when it fails: a run leaves nothing behind in /tmp (a day's runs had left 2,500 files there).
 work=$(mktemp -d "${TMPDIR:-/tmp}/rds-operator-tests.XXXXXX")
 export TMPDIR=$work
+# What this script started, stopped when it ends however it ends: moto, and moto's suite while it
+# runs beside the integration tests.
 stop_moto=0 suite=
 cleanup() {
   status=$?

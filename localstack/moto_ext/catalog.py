@@ -276,8 +276,9 @@ def install(lock: Any) -> None:
             refuse(class_refused(str(engine), None, params.get("DBInstanceClass")))
 
     def new_cluster(backend: Any, params: dict[str, Any]) -> None:
-        refuse(version_refused(str(params.get("Engine") or ""), params.get("EngineVersion")))
-        resolved(params, str(params.get("Engine") or ""))
+        engine = str(params.get("Engine") or "")
+        refuse(version_refused(engine, params.get("EngineVersion")))
+        resolved(params, engine)
 
     def modified_cluster(backend: Any, params: dict[str, Any]) -> None:
         name = str(params.get("DBClusterIdentifier") or "")

@@ -18,13 +18,13 @@ what=${1:-test}
 
 apt_packages=()
 fail=()
-need() { # need COMMAND PACKAGE: the Debian package that gives COMMAND, when it is missing
-  command -v "$1" >/dev/null || apt_packages+=("$2")
+need() { # need COMMAND PACKAGE...: the Debian packages that give COMMAND, when it is missing
+  command -v "$1" >/dev/null || apt_packages+=("${@:2}")
 }
 need make make
 need curl curl
 need openssl openssl
-command -v cc >/dev/null || apt_packages+=(gcc libc6-dev)
+need cc gcc libc6-dev
 python3 -c 'import venv, ensurepip' 2>/dev/null || apt_packages+=(python3-venv)
 if [ "$what" = test ]; then
   need node nodejs
