@@ -86,9 +86,23 @@ def _iso(t: datetime.datetime | None) -> str | None:
 
 def install(lock: Any, config: dict[str, float], start_phase: Any) -> None:
     from moto.core.responses import ActionResult
+    from moto.rds import utils
     from moto.rds.exceptions import RDSClientError
     from moto.rds.models import RDSBackend as Backend
     from moto.rds.responses import RDSResponse as Response
+
+    # A weekly window may end in the next week: RDS's own example is "Sun:23:45-Mon:00:15" (its
+    # InvalidParameterValue message for a malformed PreferredMaintenanceWindow, which moto repeats;
+    # API_CreateDBInstance.html, PreferredMaintenanceWindow: "Must be at least 30 minutes"). moto
+    # counted such a window's end a week early and refused it as "Maintenance window must be less
+    # than 24 hours" (a DBInstance whose window was moved to now failed every Sunday at 23:00 UTC).
+    weekly = utils.get_start_date_end_date
+
+    def get_start_date_end_date(base_date: str, spec: str) -> tuple[datetime.datetime, datetime.datetime]:
+        start, end = weekly(base_date, spec)
+        return start, end if end >= start else end + datetime.timedelta(days=7)
+
+    utils.get_start_date_end_date = get_start_date_end_date
 
     def apply(backend: Any, arn: str, action: dict[str, Any], opt_in: str) -> None:
         store(backend)[arn].remove(action)

@@ -229,6 +229,22 @@ def test_a_class_or_version_rds_does_not_offer_is_refused_and_the_catalog_answer
         Engine="aurora-mysql", DBInstanceClass="db.t3.micro")["OrderableDBInstanceOptions"]
 
 
+# API_CreateDBInstance.html, PreferredMaintenanceWindow: ddd:hh24:mi-ddd:hh24:mi, at least 30 minutes;
+# a window may run into the next week, as RDS's own example "Sun:23:45-Mon:00:15" does.
+def test_a_maintenance_window_may_run_into_the_next_week_and_is_still_held_to_30_minutes(rds):
+    instance_arn(rds, "weekly", Engine="mysql", PreferredMaintenanceWindow="sun:23:45-mon:00:15")
+    found = rds.describe_db_instances(DBInstanceIdentifier="weekly")["DBInstances"][0]
+    assert found["PreferredMaintenanceWindow"] == "sun:23:45-mon:00:15"
+    rds.modify_db_instance(DBInstanceIdentifier="weekly", PreferredMaintenanceWindow="sun:23:08-mon:00:08",
+                           ApplyImmediately=True)
+    error = refused(rds.modify_db_instance, DBInstanceIdentifier="weekly",
+                    PreferredMaintenanceWindow="sun:23:50-mon:00:10", ApplyImmediately=True)
+    assert error["Message"] == "The maintenance window must be at least 30 minutes."
+    error = refused(rds.modify_db_instance, DBInstanceIdentifier="weekly",
+                    PreferredMaintenanceWindow="sun:23:00-tue:00:00", ApplyImmediately=True)
+    assert error["Message"] == "Maintenance window must be less than 24 hours."
+
+
 def gov_snapshot(name):
     east = boto3.client("rds", region_name="us-gov-east-1")
     east.create_db_instance(DBInstanceIdentifier=name, Engine="mysql", DBInstanceClass="db.t3.micro",
