@@ -3,7 +3,7 @@
 //! (`aws_error::table`), and the shipped IAM policy allows each and no more.
 //!
 //! Each call's error is classed under its operation's name (`aws_error("…"`), and each call is
-//! counted under it (`Rds::count`, the feed's and the credentials' `record`, and the names
+//! counted under it (`Rds::count` and `Rds::counted`, the feed's and the credentials' `record`, and the names
 //! `parameter_group_calls!` and `snapshot_calls!` are given).
 
 /// The sources that make calls.
@@ -42,6 +42,7 @@ const SOURCES: &[&str] = &[
 pub fn operations() -> Vec<&'static str> {
     let counted = (SOURCES.iter()).flat_map(|s| {
         (s.split("self.count(\"").skip(1))
+            .chain(s.split("self.counted(\"").skip(1))
             .chain(s.split("aws_error(\"").skip(1))
             .chain(s.split(".record(&self.place, \"").skip(1))
     });

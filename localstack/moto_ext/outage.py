@@ -10,10 +10,25 @@ and IAM still answer, as they are other services.
 region when absent; ``faults``: answered in turn, default ``throttle``;
 ``rate``: the share of the calls that fail, 1 by default, the others being served as usual;
 ``actions``: only these RDS actions fail, every one when absent);
-``GET /_rds_ext/outage`` says whether one is on and how many calls each account had refused.
+``GET /_rds_ext/outage`` says whether one is on (``outages``: ``account|region``, ``*`` for every),
+and how many calls each account had refused. An outage of one account and region replaces only
+the one before it of the same account and region.
 
 The fault ``lost`` is a lost reply: moto serves the call (it takes effect), and the caller gets
 InternalFailure (500) instead of its answer, as when a reply is lost on its way back.
+
+Faults of the network, where no HTTP answer comes at all (the SDK reports a dispatch failure or
+a timeout, never an AWS error code):
+- ``reset``: the connection is reset (a TCP RST) before an answer; the call is not served.
+- ``closed``: the call is served (it takes effect) and the connection closed without an answer,
+  as when a reply is lost with its connection: the caller sees "connection closed before message
+  completed", and cannot know that RDS took its call.
+- ``hang``: the connection is held open with no answer for ``hold`` seconds (25 by default, past
+  the operator's 20 s attempt timeout), then closed; the call is not served.
+
+A connection refused (no listener: the request never leaves) cannot be chosen per account or
+region here, since the account is known only once the request is read: the test bed's relay
+(``tests/integration/common/proxy.rs``, ``Relay``) refuses every connection of one operator.
 
 The answers are AWS's, by protocol:
 - RDS (Query protocol): an ``ErrorResponse`` document with ``Code`` Throttling (HTTP 400),
@@ -26,9 +41,12 @@ The answers are AWS's, by protocol:
 
 from __future__ import annotations
 
+import _socket
 import io
 import random
 import re
+import socket
+import struct
 import threading
 import time
 from collections import Counter
@@ -36,8 +54,9 @@ from typing import Any
 from urllib.parse import parse_qs
 
 LOCK = threading.Lock()
-# One outage per account ("" for every account), so that tests of different accounts run at once.
-OUTAGES: dict[str, dict[str, Any]] = {}
+# One outage per account and region ("" for every account or every region), so that tests of
+# different accounts or regions run at once.
+OUTAGES: dict[tuple[str, str], dict[str, Any]] = {}
 REFUSED: Counter[str] = Counter()
 
 SERVICES = {"rds", "tagging", "secretsmanager"}
@@ -53,6 +72,7 @@ JSON = {
     "internal": ("500 Internal Server Error", "InternalServiceError"),
     "lost": ("500 Internal Server Error", "InternalServiceError"),
 }
+NETWORK = {"reset", "closed", "hang"}
 CREDENTIAL = re.compile(r"Credential=([^/]+)/[0-9]+/([^/]+)/([a-z0-9-]+)/")
 
 
@@ -60,17 +80,20 @@ def control(method: str, query: dict[str, str]) -> dict[str, Any]:
     """``/_rds_ext/outage``: start one (POST), or say how they stand."""
     with LOCK:
         if method == "POST":
-            faults = [f for f in query.get("faults", "throttle").split(",") if f in QUERY]
-            OUTAGES[query.get("account", "")] = {
+            faults = [f for f in query.get("faults", "throttle").split(",") if f in QUERY or f in NETWORK]
+            OUTAGES[(query.get("account", ""), query.get("region", ""))] = {
                 "until": time.time() + float(query.get("seconds", "30")),
                 "faults": faults or ["throttle"],
                 "turn": 0,
                 "rate": min(1.0, max(0.0, float(query.get("rate", "1")))),
                 "actions": set(query["actions"].split(",")) if query.get("actions") else None,
                 "region": query.get("region") or None,
+                "hold": float(query.get("hold", "25")),
             }
-        on = sorted(a or "*" for a, o in OUTAGES.items() if time.time() < o["until"])
-        return {"on": bool(on), "accounts": on, "refused": dict(REFUSED)}
+        live = [k for k, o in OUTAGES.items() if time.time() < o["until"]]
+        accounts = sorted({a or "*" for a, _ in live})
+        keys = sorted(f"{a or '*'}|{r or '*'}" for a, r in live)
+        return {"on": bool(live), "accounts": accounts, "outages": keys, "refused": dict(REFUSED)}
 
 
 def _action(environ: dict[str, Any]) -> str:
@@ -95,11 +118,11 @@ def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> lis
 
     account = get_account_id_from(found.group(1))
     now = time.time()
+    region = found.group(2)
     with LOCK:
-        outage = next((o for o in (OUTAGES.get(account), OUTAGES.get("")) if o and now < o["until"]), None)
+        keys = ((account, region), (account, ""), ("", region), ("", ""))
+        outage = next((o for o in map(OUTAGES.get, keys) if o and now < o["until"]), None)
     if outage is None or (outage["actions"] is not None and _action(environ) not in outage["actions"]):
-        return None
-    if outage["region"] is not None and found.group(2) != outage["region"]:
         return None
     with LOCK:
         if random.random() >= outage["rate"]:
@@ -107,10 +130,12 @@ def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> lis
         fault = outage["faults"][outage["turn"] % len(outage["faults"])]
         outage["turn"] += 1
         REFUSED[account] += 1
-    if fault == "lost" and app is not None:
+    if fault in ("lost", "closed") and app is not None:
         # Served, and its answer dropped.
         for _ in app(environ, lambda *_args, **_kwargs: None):
             pass
+    if fault in NETWORK:
+        _break(environ, fault, outage["hold"])
     if found.group(3) == "rds":
         status, kind, code, message = QUERY[fault]
         body = (
@@ -125,3 +150,27 @@ def answer(environ: dict[str, Any], start_response: Any, app: Any = None) -> lis
         headers = [("Content-Type", "application/x-amz-json-1.1"), ("x-amzn-ErrorType", code)]
     start_response(status, headers + [("Content-Length", str(len(body)))])
     return [body]
+
+
+def _break(environ: dict[str, Any], fault: str, hold: float) -> None:
+    """Ends the connection with no answer, as the network would, and raises ConnectionError, which
+    werkzeug takes as a dropped connection (it writes nothing more and closes it)."""
+    sock = environ.get("werkzeug.socket")
+    if fault == "hang":
+        time.sleep(hold)
+    if sock is None:
+        pass
+    elif fault == "reset":
+        # Closed at once with SO_LINGER 0: the kernel sends a RST. The base class's close closes
+        # the descriptor whatever werkzeug's buffered files hold, and marks the socket closed, so
+        # werkzeug's own close later is a no-op rather than a second close of the number.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        _socket.socket.close(sock)
+    else:
+        # Both ways shut (a FIN to the caller, and EOF to werkzeug, which so reads no next request
+        # on this connection): the caller sees its connection closed before an answer.
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    raise ConnectionResetError(f"outage: {fault}")

@@ -169,7 +169,7 @@ impl ClusterCalls for Rds {
         let mut all = Vec::new();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBClusters", e, None));
-            self.count("DescribeDBClusters", &page);
+            let page = self.counted("DescribeDBClusters", page);
             all.extend(page?.db_clusters().iter().map(ObservedCluster::from));
         }
         Ok(all)
@@ -202,7 +202,7 @@ impl ClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("CreateDBCluster", e, req.password));
-        self.count("CreateDBCluster", &result);
+        let result = self.counted("CreateDBCluster", result);
         let out = result?;
         Ok(
             (out.db_cluster().map(ObservedCluster::from)).unwrap_or_else(|| ObservedCluster {
@@ -227,7 +227,7 @@ impl ClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("ModifyDBCluster", e, password));
-        self.count("ModifyDBCluster", &result);
+        let result = self.counted("ModifyDBCluster", result);
         Ok((result?.db_cluster().map(ObservedCluster::from)).unwrap_or_default())
     }
 
@@ -238,7 +238,7 @@ impl ClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("RemoveFromGlobalCluster", e, None));
-        self.count("RemoveFromGlobalCluster", &result);
+        let result = self.counted("RemoveFromGlobalCluster", result);
         match result {
             Ok(_) => Ok(()),
             Err(e) if e.class == ErrorClass::NotFound => Ok(()),
@@ -278,7 +278,7 @@ impl ClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("RestoreDBClusterFromS3", e, req.password));
-        self.count("RestoreDBClusterFromS3", &result);
+        let result = self.counted("RestoreDBClusterFromS3", result);
         result.map(|_| ())
     }
 
@@ -292,7 +292,7 @@ impl ClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBShardGroups", e, None));
-        self.count("DescribeDBShardGroups", &result);
+        let result = self.counted("DescribeDBShardGroups", result);
         let groups: Vec<_> = (result?.db_shard_groups().iter())
             .map(crate::database::shard_group::observed)
             .collect();
@@ -313,7 +313,7 @@ impl ClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBCluster", e, None));
-        self.count("DeleteDBCluster", &result);
+        let result = self.counted("DeleteDBCluster", result);
         match result {
             Ok(_) => Ok(()),
             Err(e) if e.class == ErrorClass::NotFound => Ok(()),

@@ -107,7 +107,7 @@ impl ClusterRestoreCalls for Rds {
                     .send();
                 let result =
                     (sent.await).map_err(|e| aws_error("RestoreDBClusterFromSnapshot", e, None));
-                self.count("RestoreDBClusterFromSnapshot", &result);
+                let result = self.counted("RestoreDBClusterFromSnapshot", result);
                 result.map(|_| ())
             }
             RestorePoint::PointInTime { source, time } => {
@@ -123,7 +123,7 @@ impl ClusterRestoreCalls for Rds {
                     .send();
                 let result =
                     (sent.await).map_err(|e| aws_error("RestoreDBClusterToPointInTime", e, None));
-                self.count("RestoreDBClusterToPointInTime", &result);
+                let result = self.counted("RestoreDBClusterToPointInTime", result);
                 result.map(|_| ())
             }
         }
@@ -139,7 +139,7 @@ async fn cluster_snapshot_pages(
     let mut pages = request.into_paginator().page_size(100).send();
     while let Some(page) = pages.next().await {
         let page = page.map_err(|e| aws_error("DescribeDBClusterSnapshots", e, None));
-        rds.count("DescribeDBClusterSnapshots", &page);
+        let page = rds.counted("DescribeDBClusterSnapshots", page);
         all.extend((page?.db_cluster_snapshots().iter()).map(|s| {
             let cluster = s.db_cluster_identifier().unwrap_or_default().to_owned();
             (info(s), cluster)

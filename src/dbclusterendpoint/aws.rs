@@ -82,7 +82,7 @@ impl ClusterEndpointCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
-            self.count("DescribeDBClusterEndpoints", &page);
+            let page = self.counted("DescribeDBClusterEndpoints", page);
             all.extend(page?.db_cluster_endpoints().iter().map(observed));
         }
         Ok(all)
@@ -108,7 +108,7 @@ impl ClusterEndpointCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("CreateDBClusterEndpoint", e, None));
-                self.count("CreateDBClusterEndpoint", &result);
+                let result = self.counted("CreateDBClusterEndpoint", result);
                 result.map(|_| ())
             }
             Own::Modify {
@@ -126,7 +126,7 @@ impl ClusterEndpointCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyDBClusterEndpoint", e, None));
-                self.count("ModifyDBClusterEndpoint", &result);
+                let result = self.counted("ModifyDBClusterEndpoint", result);
                 result.map(|_| ())
             }
             Own::Secret(_) => Ok(()),
@@ -139,7 +139,7 @@ impl ClusterEndpointCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBClusterEndpoint", e, None));
-        self.count("DeleteDBClusterEndpoint", &result);
+        let result = self.counted("DeleteDBClusterEndpoint", result);
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -156,7 +156,7 @@ async fn describe_cluster_endpoint(
         .send()
         .await
         .map_err(|e| aws_error("DescribeDBClusterEndpoints", e, None));
-    rds.count("DescribeDBClusterEndpoints", &result);
+    let result = rds.counted("DescribeDBClusterEndpoints", result);
     match result {
         Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
         Err(e) if e.code == NOT_FOUND => Ok(None),

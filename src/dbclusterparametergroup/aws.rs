@@ -27,7 +27,7 @@ impl ClusterParameterGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBClusterParameterGroups", e, None));
-        self.count("DescribeDBClusterParameterGroups", &result);
+        let result = self.counted("DescribeDBClusterParameterGroups", result);
         let found = match result {
             Ok(out) => out
                 .db_cluster_parameter_groups()
@@ -57,7 +57,7 @@ impl ClusterParameterGroupCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBClusterParameters", e, None));
-            self.count("DescribeDBClusterParameters", &page);
+            let page = self.counted("DescribeDBClusterParameters", page);
             for p in page?.parameters() {
                 if let (Some(n), Some(v)) = (p.parameter_name(), p.parameter_value()) {
                     group.parameters.insert(n.to_owned(), v.to_owned());

@@ -64,6 +64,16 @@ impl NamedKind for DBClusterParameterGroup {
         Ok(at.rds.delete_cluster_parameter_group(name).await?)
     }
 
+    fn kept_after_failure(
+        previous: &mut DBClusterParameterGroupStatus,
+        planned: &DBClusterParameterGroupStatus,
+    ) {
+        crate::managed::named::keep_applied(
+            &mut previous.applied_parameters,
+            &planned.applied_parameters,
+        );
+    }
+
     crate::named_fields!(
         DBClusterParameterGroupStatus,
         db_cluster_parameter_group_name,

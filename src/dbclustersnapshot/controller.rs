@@ -50,6 +50,16 @@ impl NamedKind for DBClusterSnapshot {
         crate::snapshot::retained(&self.spec.options, adopted)
     }
 
+    /// The accounts a share may have reached stay recorded until their removal is seen: they
+    /// decide whether the shares are read at all.
+    fn kept_after_failure(
+        previous: &mut DBClusterSnapshotStatus,
+        planned: &DBClusterSnapshotStatus,
+    ) {
+        let shared = &mut previous.report.shared_with;
+        crate::managed::named::keep_applied(shared, &planned.report.shared_with);
+    }
+
     crate::named_fields!(
         DBClusterSnapshotStatus,
         db_cluster_snapshot_identifier,

@@ -63,7 +63,7 @@ impl ParameterGroupCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("DescribeDBParameterGroups", e, None));
-                self.count("DescribeDBParameterGroups", &result);
+                let result = self.counted("DescribeDBParameterGroups", result);
                 let group = match result {
                     Ok(out) => out.db_parameter_groups().first().map(summary),
                     Err(e) if e.code == GROUP_NOT_FOUND => None,
@@ -85,7 +85,7 @@ impl ParameterGroupCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBParameters", e, None));
-            self.count("DescribeDBParameters", &page);
+            let page = self.counted("DescribeDBParameters", page);
             for p in page?.parameters() {
                 if let (Some(n), Some(v)) = (p.parameter_name(), p.parameter_value()) {
                     group.parameters.insert(n.to_owned(), v.to_owned());
@@ -103,7 +103,7 @@ impl ParameterGroupCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBParameterGroups", e, None));
-            self.count("DescribeDBParameterGroups", &page);
+            let page = self.counted("DescribeDBParameterGroups", page);
             groups.extend(page?.db_parameter_groups().iter().map(summary));
         }
         Ok(groups)
@@ -162,7 +162,7 @@ macro_rules! parameter_group_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($create_label, e, None));
-                self.count($create_label, &result);
+                let result = self.counted($create_label, result);
                 result.map(|_| ())
             }
 
@@ -178,7 +178,7 @@ macro_rules! parameter_group_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($modify_label, e, None));
-                self.count($modify_label, &result);
+                let result = self.counted($modify_label, result);
                 result.map(|_| ())
             }
 
@@ -194,7 +194,7 @@ macro_rules! parameter_group_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($reset_label, e, None));
-                self.count($reset_label, &result);
+                let result = self.counted($reset_label, result);
                 result.map(|_| ())
             }
 
@@ -204,7 +204,7 @@ macro_rules! parameter_group_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($delete_label, e, None));
-                self.count($delete_label, &result);
+                let result = self.counted($delete_label, result);
                 match result {
                     Err(e) if e.code == $crate::dbparametergroup::aws::GROUP_NOT_FOUND => Ok(()),
                     other => other.map(|_| ()),
@@ -249,8 +249,7 @@ pub(crate) async fn catalog(rds: &Rds, family: &str, cluster: bool) -> Result<Ca
                 ("DescribeEngineDefaultParameters", result)
             }
         };
-        rds.count(label, &result);
-        result
+        rds.counted(label, result)
     })
     .await
 }

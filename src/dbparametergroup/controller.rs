@@ -70,5 +70,12 @@ impl NamedKind for DBParameterGroup {
         Ok(at.rds.delete_parameter_group(name).await?)
     }
 
+    fn kept_after_failure(previous: &mut DBParameterGroupStatus, planned: &DBParameterGroupStatus) {
+        crate::managed::named::keep_applied(
+            &mut previous.applied_parameters,
+            &planned.applied_parameters,
+        );
+    }
+
     crate::named_fields!(DBParameterGroupStatus, db_parameter_group_name);
 }

@@ -64,7 +64,7 @@ impl ProxyCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBProxies", e, None));
-            self.count("DescribeDBProxies", &page);
+            let page = self.counted("DescribeDBProxies", page);
             all.extend(page?.db_proxies().iter().map(summary));
         }
         Ok(all)
@@ -76,7 +76,7 @@ impl ProxyCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBProxies", e, None));
-        self.count("DescribeDBProxies", &result);
+        let result = self.counted("DescribeDBProxies", result);
         let proxy = match result {
             Ok(out) => out.db_proxies().first().cloned(),
             Err(e) if e.code == NOT_FOUND => None,
@@ -104,7 +104,7 @@ impl ProxyCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("GetSecretValue", e, None));
-        self.count("GetSecretValue", &result);
+        let result = self.counted("GetSecretValue", result);
         let out = match result {
             Ok(out) => out,
             Err(e) if e.code == SECRET_NOT_FOUND => return Ok(None),
@@ -136,7 +136,7 @@ impl ProxyCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("PutSecretValue", e, None));
-                self.count("PutSecretValue", &result);
+                let result = self.counted("PutSecretValue", result);
                 result.map(|_| ())
             }
             Own::Create {
@@ -159,7 +159,7 @@ impl ProxyCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("CreateDBProxy", e, None));
-                self.count("CreateDBProxy", &result);
+                let result = self.counted("CreateDBProxy", result);
                 result.map(|_| ())
             }
             Own::Modify { name, settings } => {
@@ -173,7 +173,7 @@ impl ProxyCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyDBProxy", e, None));
-                self.count("ModifyDBProxy", &result);
+                let result = self.counted("ModifyDBProxy", result);
                 result.map(|_| ())
             }
             Own::ModifyPool { name, pool } => modify_proxy_pool(self, name, pool).await,
@@ -195,7 +195,7 @@ impl ProxyCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBProxy", e, None));
-        self.count("DeleteDBProxy", &result);
+        let result = self.counted("DeleteDBProxy", result);
         match result {
             Err(e) if e.code == NOT_FOUND => {}
             other => other.map(|_| ())?,
@@ -207,7 +207,7 @@ impl ProxyCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteSecret", e, None));
-        self.count("DeleteSecret", &result);
+        let result = self.counted("DeleteSecret", result);
         match result {
             Err(e) if e.code == SECRET_NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -223,7 +223,7 @@ async fn proxy_endpoints(rds: &Rds, name: &str) -> Result<Vec<ProxyEndpoint>, Aw
         .send();
     while let Some(page) = pages.next().await {
         let page = page.map_err(|e| aws_error("DescribeDBProxyEndpoints", e, None));
-        rds.count("DescribeDBProxyEndpoints", &page);
+        let page = rds.counted("DescribeDBProxyEndpoints", page);
         let found = (page?.db_proxy_endpoints().iter())
             .filter(|e| e.is_default() != Some(true))
             .map(|e| ProxyEndpoint {
@@ -244,7 +244,7 @@ async fn proxy_targets(rds: &Rds, name: &str) -> Result<Vec<TargetHealth>, AwsEr
         .send()
         .await
         .map_err(|e| aws_error("DescribeDBProxyTargets", e, None));
-    rds.count("DescribeDBProxyTargets", &result);
+    let result = rds.counted("DescribeDBProxyTargets", result);
     // A cluster's member instances are listed with it (TrackedClusterId): the cluster is the
     // target.
     let targets = (result?.targets().iter())
@@ -272,7 +272,7 @@ async fn proxy_pool(rds: &Rds, name: &str) -> Result<ConnectionPool, AwsError> {
         .send()
         .await
         .map_err(|e| aws_error("DescribeDBProxyTargetGroups", e, None));
-    rds.count("DescribeDBProxyTargetGroups", &result);
+    let result = rds.counted("DescribeDBProxyTargetGroups", result);
     let out = result?;
     let info = (out.target_groups().first()).and_then(|g| g.connection_pool_config());
     Ok(ConnectionPool {
@@ -300,7 +300,7 @@ async fn proxy_endpoint_call(rds: &Rds, step: &Own) -> Result<(), AwsError> {
                 .send()
                 .await
                 .map_err(|e| aws_error("CreateDBProxyEndpoint", e, None));
-            rds.count("CreateDBProxyEndpoint", &result);
+            let result = rds.counted("CreateDBProxyEndpoint", result);
             result.map(|_| ())
         }
         Own::DeleteEndpoint { name } => {
@@ -309,7 +309,7 @@ async fn proxy_endpoint_call(rds: &Rds, step: &Own) -> Result<(), AwsError> {
                 .send()
                 .await
                 .map_err(|e| aws_error("DeleteDBProxyEndpoint", e, None));
-            rds.count("DeleteDBProxyEndpoint", &result);
+            let result = rds.counted("DeleteDBProxyEndpoint", result);
             match result {
                 Err(e) if e.code == "DBProxyEndpointNotFoundFault" => Ok(()),
                 other => other.map(|_| ()),
@@ -340,7 +340,7 @@ async fn create_proxy_secret(
         .send()
         .await
         .map_err(|e| aws_error("CreateSecret", e, None));
-    rds.count("CreateSecret", &result);
+    let result = rds.counted("CreateSecret", result);
     result.map(|_| ())
 }
 
@@ -357,7 +357,7 @@ async fn modify_proxy_pool(rds: &Rds, name: &str, pool: &ConnectionPool) -> Resu
         .send()
         .await
         .map_err(|e| aws_error("ModifyDBProxyTargetGroup", e, None));
-    rds.count("ModifyDBProxyTargetGroup", &result);
+    let result = rds.counted("ModifyDBProxyTargetGroup", result);
     result.map(|_| ())
 }
 
@@ -401,8 +401,7 @@ async fn proxy_targets_call(
             )
         }
     };
-    rds.count(operation, &result);
-    result
+    rds.counted(operation, result)
 }
 
 /// What the proxy's secret holds: the username and password, as RDS Proxy reads them.

@@ -84,6 +84,13 @@ impl NamedKind for DBProxy {
         )
     }
 
+    fn kept_after_failure(previous: &mut DBProxyStatus, planned: &DBProxyStatus) {
+        crate::managed::named::keep_applied(
+            &mut previous.applied_endpoints,
+            &planned.applied_endpoints,
+        );
+    }
+
     crate::named_fields!(DBProxyStatus, db_proxy_name);
 }
 

@@ -37,7 +37,7 @@ impl ShardGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBShardGroups", e, None));
-        self.count("DescribeDBShardGroups", &result);
+        let result = self.counted("DescribeDBShardGroups", result);
         match result {
             Ok(out) => Ok(out.db_shard_groups().first().map(observed)),
             Err(e) if e.code == NOT_FOUND => Ok(None),
@@ -62,7 +62,7 @@ impl ShardGroupCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyDBShardGroup", e, None));
-                self.count("ModifyDBShardGroup", &result);
+                let result = self.counted("ModifyDBShardGroup", result);
                 result.map(|_| ())
             }
         }
@@ -74,7 +74,7 @@ impl ShardGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBShardGroup", e, None));
-        self.count("DeleteDBShardGroup", &result);
+        let result = self.counted("DeleteDBShardGroup", result);
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -95,6 +95,6 @@ async fn create(rds: &Rds, c: &Create) -> Result<(), AwsError> {
         .send()
         .await
         .map_err(|e| aws_error("CreateDBShardGroup", e, None));
-    rds.count("CreateDBShardGroup", &result);
+    let result = rds.counted("CreateDBShardGroup", result);
     result.map(|_| ())
 }

@@ -50,6 +50,13 @@ impl NamedKind for DBSnapshot {
         crate::snapshot::retained(&self.spec.options, adopted)
     }
 
+    /// The accounts a share may have reached stay recorded until their removal is seen: they
+    /// decide whether the shares are read at all.
+    fn kept_after_failure(previous: &mut DBSnapshotStatus, planned: &DBSnapshotStatus) {
+        let shared = &mut previous.report.shared_with;
+        crate::managed::named::keep_applied(shared, &planned.report.shared_with);
+    }
+
     crate::named_fields!(
         DBSnapshotStatus,
         db_snapshot_identifier,

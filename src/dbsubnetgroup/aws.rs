@@ -74,7 +74,7 @@ impl SubnetGroupCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
-            self.count("DescribeDBSubnetGroups", &page);
+            let page = self.counted("DescribeDBSubnetGroups", page);
             groups.extend(page?.db_subnet_groups().iter().map(observed));
         }
         Ok(groups)
@@ -95,7 +95,7 @@ impl SubnetGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("CreateDBSubnetGroup", e, None));
-        self.count("CreateDBSubnetGroup", &result);
+        let result = self.counted("CreateDBSubnetGroup", result);
         result.map(|_| ())
     }
 
@@ -112,7 +112,7 @@ impl SubnetGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("ModifyDBSubnetGroup", e, None));
-        self.count("ModifyDBSubnetGroup", &result);
+        let result = self.counted("ModifyDBSubnetGroup", result);
         result.map(|_| ())
     }
 
@@ -122,7 +122,7 @@ impl SubnetGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBSubnetGroup", e, None));
-        self.count("DeleteDBSubnetGroup", &result);
+        let result = self.counted("DeleteDBSubnetGroup", result);
         match result {
             Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -139,7 +139,7 @@ async fn describe_subnet_group(
         .send()
         .await
         .map_err(|e| aws_error("DescribeDBSubnetGroups", e, None));
-    rds.count("DescribeDBSubnetGroups", &result);
+    let result = rds.counted("DescribeDBSubnetGroups", result);
     match result {
         Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
         Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),

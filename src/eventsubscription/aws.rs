@@ -61,7 +61,7 @@ impl SubscriptionCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeEventSubscriptions", e, None));
-            self.count("DescribeEventSubscriptions", &page);
+            let page = self.counted("DescribeEventSubscriptions", page);
             all.extend(page?.event_subscriptions_list().iter().map(observed));
         }
         Ok(all)
@@ -84,7 +84,7 @@ impl SubscriptionCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyEventSubscription", e, None));
-                self.count("ModifyEventSubscription", &result);
+                let result = self.counted("ModifyEventSubscription", result);
                 result.map(|_| ())
             }
             Own::AddSource { name, id } => {
@@ -94,7 +94,7 @@ impl SubscriptionCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("AddSourceIdentifierToSubscription", e, None));
-                self.count("AddSourceIdentifierToSubscription", &result);
+                let result = self.counted("AddSourceIdentifierToSubscription", result);
                 result.map(|_| ())
             }
             Own::RemoveSource { name, id } => {
@@ -104,7 +104,7 @@ impl SubscriptionCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("RemoveSourceIdentifierFromSubscription", e, None));
-                self.count("RemoveSourceIdentifierFromSubscription", &result);
+                let result = self.counted("RemoveSourceIdentifierFromSubscription", result);
                 result.map(|_| ())
             }
         }
@@ -116,7 +116,7 @@ impl SubscriptionCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteEventSubscription", e, None));
-        self.count("DeleteEventSubscription", &result);
+        let result = self.counted("DeleteEventSubscription", result);
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -137,7 +137,7 @@ async fn create(rds: &Rds, c: &super::plan::Create) -> Result<(), AwsError> {
         .send()
         .await
         .map_err(|e| aws_error("CreateEventSubscription", e, None));
-    rds.count("CreateEventSubscription", &result);
+    let result = rds.counted("CreateEventSubscription", result);
     result.map(|_| ())
 }
 
@@ -150,7 +150,7 @@ async fn describe_subscription(
         .send()
         .await
         .map_err(|e| aws_error("DescribeEventSubscriptions", e, None));
-    rds.count("DescribeEventSubscriptions", &result);
+    let result = rds.counted("DescribeEventSubscriptions", result);
     match result {
         Ok(out) => Ok(out.event_subscriptions_list().first().map(observed)),
         Err(e) if e.code == NOT_FOUND => Ok(None),

@@ -80,7 +80,7 @@ impl GlobalClusterCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("CreateGlobalCluster", e, None));
-                self.count("CreateGlobalCluster", &result);
+                let result = self.counted("CreateGlobalCluster", result);
                 result.map(|_| ())
             }
             Own::Modify {
@@ -97,7 +97,7 @@ impl GlobalClusterCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyGlobalCluster", e, None));
-                self.count("ModifyGlobalCluster", &result);
+                let result = self.counted("ModifyGlobalCluster", result);
                 result.map(|_| ())
             }
             Own::Switchover { name, target_arn } => {
@@ -107,7 +107,7 @@ impl GlobalClusterCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("SwitchoverGlobalCluster", e, None));
-                self.count("SwitchoverGlobalCluster", &result);
+                let result = self.counted("SwitchoverGlobalCluster", result);
                 result.map(|_| ())
             }
             Own::Failover {
@@ -120,7 +120,7 @@ impl GlobalClusterCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("FailoverGlobalCluster", e, None));
-                self.count("FailoverGlobalCluster", &result);
+                let result = self.counted("FailoverGlobalCluster", result);
                 result.map(|_| ())
             }
         }
@@ -132,7 +132,7 @@ impl GlobalClusterCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteGlobalCluster", e, None));
-        self.count("DeleteGlobalCluster", &result);
+        let result = self.counted("DeleteGlobalCluster", result);
         match result {
             Err(e) if e.code.starts_with("GlobalClusterNotFound") => Ok(()),
             other => other.map(|_| ()),
@@ -148,7 +148,7 @@ async fn global_cluster_pages(
     let mut pages = request.max_records(100).into_paginator().send();
     while let Some(page) = pages.next().await {
         let page = page.map_err(|e| aws_error("DescribeGlobalClusters", e, None));
-        rds.count("DescribeGlobalClusters", &page);
+        let page = rds.counted("DescribeGlobalClusters", page);
         all.extend(page?.global_clusters().iter().map(observed));
     }
     Ok(all)

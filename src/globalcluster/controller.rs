@@ -2,6 +2,8 @@
 //! be made of a primary, that DBCluster and its cluster) and how it acts; the shell around them,
 //! the deletion and the tag steps are the group kinds' (`managed::named`).
 
+use std::collections::BTreeMap;
+
 use crate::error::Error;
 use crate::locations::Location;
 use crate::managed::locate::Located;
@@ -9,8 +11,10 @@ use crate::managed::named::{NamedKind, Shared};
 use crate::managed::references::Resolver;
 
 use super::plan::{Own, role};
+
 use super::{
-    GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary, Reads, RegionSilence,
+    GlobalCluster, GlobalClusterStatus, ObservedGlobalCluster, Primary, Reads, RegionHeard,
+    RegionSilence,
 };
 use crate::globalcluster::aws::GlobalClusterCalls;
 
@@ -40,17 +44,12 @@ impl NamedKind for GlobalCluster {
             (Some((_, target)), false) => Some(resolve(shared, self, target).await?),
             _ => None,
         };
-        // A failover while the primary's region is held back is read (and sent) in its target's.
-        let primary_breaker_open = at.rds.health().state() == "open";
-        let primary_region_silent = (at.rds.health().unanswered()).map(|u| RegionSilence {
-            region: at.rds.health().place().region().to_owned(),
-            since: crate::duration::rfc3339(u.since),
-            silent_for: u.silent_for,
-            calls: u.calls,
-            last: u.last,
-        });
-        let elsewhere = match (&self.spec.failover_to, &target, primary_breaker_open) {
-            (Some(_), Some(Ok(identifier)), true) => match region_of(self, identifier) {
+        let home = at.rds.health().place().region().to_owned();
+        // A failover is decided on the global database read in its target's region (which so
+        // shows that it answers), whoever RDS reports as writer and wherever that is.
+        let failing_over = self.spec.failover_to.is_some() && !deleting && role::pending(self);
+        let elsewhere = match (&target, failing_over) {
+            (Some(Ok(identifier)), true) => match region_of(self, identifier) {
                 Some(region) => Some(in_region(shared, self, &region).await?),
                 None => None,
             },
@@ -68,6 +67,12 @@ impl NamedKind for GlobalCluster {
             Some(found) => Some(found),
             None => at.rds.global_cluster(&name).await?,
         };
+        // The evidence, unless the annotation approves already (then no region need answer).
+        let annotated = role::annotated(self);
+        let regions = match failing_over && !annotated {
+            true => heard(shared, self, observed.as_ref(), &home).await,
+            false => Default::default(),
+        };
         let asked = observed.is_none() && !deleting;
         let primary = match (&self.spec.source_db_cluster_ref, asked) {
             (Some(r), true) => primary(shared, at, &r.name, self).await?,
@@ -78,8 +83,7 @@ impl NamedKind for GlobalCluster {
             primary,
             target,
             target_lag_ms,
-            primary_breaker_open,
-            primary_region_silent,
+            regions,
         };
         Ok((observed, reads))
     }
@@ -99,6 +103,15 @@ impl NamedKind for GlobalCluster {
 
     fn retained(&self, _adopted: bool) -> bool {
         self.spec.deletion_policy == Some(super::GlobalDeletionPolicy::Retain)
+    }
+
+    /// A role change RDS showed done is a fact of this pass, not a record of a step: kept when
+    /// another step of the pass fails (it ends `pending`, and a writer that moves away later is
+    /// reported, not moved back).
+    fn kept_after_failure(previous: &mut GlobalClusterStatus, planned: &GlobalClusterStatus) {
+        if (planned.role_change.as_ref()).is_some_and(|r| r.completed) {
+            previous.role_change = planned.role_change.clone();
+        }
     }
 
     crate::named_fields!(GlobalClusterStatus, global_cluster_identifier);
@@ -167,6 +180,59 @@ async fn target_lag(
     Ok(lag.map(|ms| ms.round() as i64))
 }
 
+/// What the operator has heard from each region of the global database (its members' as RDS
+/// reports them now, else as the status last did, and its own): each region's location's
+/// health, as of now. The writer's region is asked once (a DescribeGlobalClusters there, its
+/// answer unused), so that its silence is measured even when nothing else of the operator calls
+/// it. A region that cannot be located (its credentials not to be had, or another replica's
+/// shard) is not heard: its silence approves nothing.
+async fn heard(
+    shared: &Shared,
+    g: &GlobalCluster,
+    observed: Option<&ObservedGlobalCluster>,
+    home: &str,
+) -> BTreeMap<String, RegionHeard> {
+    let reported = g.status.as_ref().map_or(&[][..], |s| &s.members[..]);
+    let members = observed.map_or(reported, |o| &o.members[..]);
+    let writer = (members.iter()).find(|m| m.role == "writer");
+    let mut regions: Vec<String> = members.iter().map(|m| m.region.clone()).collect();
+    regions.push(home.to_owned());
+    regions.sort();
+    regions.dedup();
+    let mut heard = BTreeMap::new();
+    for region in regions {
+        let Ok(there) = in_region(shared, g, &region).await else {
+            continue;
+        };
+        let rds = &there.location.rds;
+        if writer.is_some_and(|w| w.region == region) {
+            // Its outcome is what counts: recorded in the location's health.
+            let _ = rds.global_cluster(&g.name_in_rds()).await;
+        }
+        heard.insert(region, region_heard(rds.health()));
+    }
+    heard
+}
+
+/// One location's health as a failover's evidence, as of now.
+fn region_heard(health: &crate::rds::health::Health) -> RegionHeard {
+    let now = std::time::SystemTime::now();
+    let silence = health.unanswered().map(|u| RegionSilence {
+        since: crate::duration::rfc3339(u.since),
+        silent_for: u.silent_for,
+        calls: u.calls,
+        last: u.last,
+    });
+    let answered_ago = health.answered().map(|(how, when)| {
+        let ago = now.duration_since(when).unwrap_or_default();
+        (ago, how == crate::silence::Heard::Throttled)
+    });
+    RegionHeard {
+        silence,
+        answered_ago,
+    }
+}
+
 /// The region of a member cluster, as the status last reported it.
 fn region_of(g: &GlobalCluster, identifier: &str) -> Option<String> {
     let members = g.status.as_ref().map_or(&[][..], |s| &s.members[..]);
@@ -175,8 +241,8 @@ fn region_of(g: &GlobalCluster, identifier: &str) -> Option<String> {
         .map(|m| m.region.clone())
 }
 
-/// The GlobalCluster's account in another region: where a failover is read and sent when the
-/// primary's region is down.
+/// The GlobalCluster's account in another region: where a failover is read and sent, and whose
+/// health is its evidence.
 async fn in_region(shared: &Shared, g: &GlobalCluster, region: &str) -> Result<Located, Error> {
     let mut probe = g.clone();
     probe.spec.placement.region = Some(region.to_owned());

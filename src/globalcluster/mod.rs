@@ -117,18 +117,24 @@ pub struct GlobalClusterSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(validation = kube::core::Rule::new("self.allowDataLoss").message("failoverTo loses the writes the target has not received yet: set allowDataLoss: true to say so (switchoverTo moves the primary with none lost)"))]
+#[x_kube(validation = kube::core::Rule::new("!has(self.failoverAfter) || duration(self.failoverAfter) >= duration('60s')").message("failoverAfter must be at least 60s: a shorter silence is a network blip, not a regional outage, and a failover loses data").field_path(".failoverAfter"))]
 pub struct FailoverTo {
     /// The DBCluster of this namespace to make the primary.
     pub name: String,
     /// Must be true: the writes the target has not received are lost.
     pub allow_data_loss: bool,
-    /// How long the primary's region must have answered no call at all (no answer or a 5xx,
-    /// every probe failing; a throttle is an answer) before that approves the failover without
-    /// the annotation. Default 5m.
+    /// How long the region RDS reports the writer in must have answered no call at all (no answer,
+    /// a connection refused, reset or timed out, or a 5xx, every probe failing; a throttle is an
+    /// answer), while the target's region answers, before that approves the failover without the
+    /// annotation. At least 60s; default 5m.
     pub failover_after: Option<kube::core::Duration>,
 }
 
-/// How long the primary's region must be silent to approve a failover, when the spec names none.
+/// The shortest failoverAfter (CEL refuses a shorter one at apply; the plan holds an object
+/// stored before that to it too).
+pub const MIN_FAILOVER_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How long the writer's region must be silent to approve a failover, when the spec names none.
 pub const DEFAULT_FAILOVER_AFTER: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The annotation that approves spec.failoverTo while the primary's region still answers: its
@@ -235,23 +241,30 @@ pub struct Reads {
     /// The DBCluster spec.switchoverTo or failoverTo names (None: not asked): its RDS identifier
     /// once Ready, or why it cannot be used.
     pub target: Option<Result<String, String>>,
-    /// Whether the operator's calls to the primary's region are held back (its breaker is open:
-    /// throttled, or no answer): the global database is then read in the target's region. It
-    /// approves nothing.
-    pub primary_breaker_open: bool,
     /// The switchoverTo target's replication lag in milliseconds (AuroraGlobalDBReplicationLag,
     /// the highest of the last minute), read while a switchover waits on maxLagSeconds (None: not
     /// read, or CloudWatch has no figure).
     pub target_lag_ms: Option<i64>,
-    /// How long the primary's region has answered no call at all, if it is silent
-    /// (`crate::silence`): what approves a failover once it lasts failoverAfter.
-    pub primary_region_silent: Option<RegionSilence>,
+    /// What the operator has heard lately from each region of the global database (its members'
+    /// as last reported, and spec.region), read while a failover is asked: the evidence that
+    /// approves it is the silence of the region RDS reports the writer in, with the target's
+    /// region answering in the same window (`plan::role::approval`).
+    pub regions: BTreeMap<String, RegionHeard>,
 }
 
-/// The primary's region's silence, as read.
+/// What the operator has heard from one region (its account's location there), as read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegionHeard {
+    /// How long it has answered no call at all, if it is silent now (`crate::silence`).
+    pub silence: Option<RegionSilence>,
+    /// How long ago it last answered a call, and whether that answer was a throttle (None: no
+    /// call there was ever answered).
+    pub answered_ago: Option<(std::time::Duration, bool)>,
+}
+
+/// A region's silence, as read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegionSilence {
-    pub region: String,
     /// Since when (RFC 3339).
     pub since: String,
     pub silent_for: std::time::Duration,

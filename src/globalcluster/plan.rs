@@ -131,16 +131,15 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         return plan;
     }
     let mut fields = observed_fields(g, o);
-    let (mut changed, applied) =
-        named::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
-    fields.applied_tag_keys = applied;
     let modify = (o.status == "available")
         .then(|| modification(g, o))
         .flatten();
     if o.status != "available" {
         plan.requeue = Requeue::After(f.busy_interval);
     }
-    // A role change waits for a modification to be done, and is kept as recorded meanwhile.
+    // A role change waits for a modification to be done, and is kept as recorded meanwhile. It
+    // goes before the tags: they are sent in the GlobalCluster's own region, which may be the
+    // silent one a failover leaves, and their failure must not hold the failover back.
     let role = match modify.is_some() {
         true => {
             fields.role_change = g.status.as_ref().and_then(|s| s.role_change.clone());
@@ -148,6 +147,9 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         }
         false => role::plan(f, &mut plan, o, &mut fields),
     };
+    let (mut changed, applied) =
+        named::retag(&mut plan, g, (&o.tags, o.arn.as_deref()), &desired_tags);
+    fields.applied_tag_keys = applied;
     if let Some(modify) = modify {
         if let Own::Modify {
             deletion_protection,

@@ -60,7 +60,7 @@ impl IntegrationCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeIntegrations", e, None));
-        self.count("DescribeIntegrations", &result);
+        let result = self.counted("DescribeIntegrations", result);
         match result {
             Ok(out) => Ok(out.integrations().first().map(observed)),
             Err(e) if e.code == NOT_FOUND => Ok(None),
@@ -76,7 +76,7 @@ impl IntegrationCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeIntegrations", e, None));
-            self.count("DescribeIntegrations", &page);
+            let page = self.counted("DescribeIntegrations", page);
             all.extend(page?.integrations().iter().map(observed));
         }
         Ok(all)
@@ -97,7 +97,7 @@ impl IntegrationCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyIntegration", e, None));
-                self.count("ModifyIntegration", &result);
+                let result = self.counted("ModifyIntegration", result);
                 result.map(|_| ())
             }
         }
@@ -115,7 +115,7 @@ impl IntegrationCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteIntegration", e, None));
-        self.count("DeleteIntegration", &result);
+        let result = self.counted("DeleteIntegration", result);
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -142,7 +142,7 @@ async fn create(rds: &Rds, c: &Create) -> Result<(), AwsError> {
         .send()
         .await
         .map_err(|e| aws_error("CreateIntegration", e, None));
-    rds.count("CreateIntegration", &result);
+    let result = rds.counted("CreateIntegration", result);
     result.map(|_| ())
 }
 

@@ -65,7 +65,7 @@ impl OptionGroupCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeOptionGroups", e, None));
-            self.count("DescribeOptionGroups", &page);
+            let page = self.counted("DescribeOptionGroups", page);
             all.extend(page?.option_groups_list().iter().map(observed));
         }
         Ok(all)
@@ -89,7 +89,7 @@ impl OptionGroupCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("CreateOptionGroup", e, None));
-                self.count("CreateOptionGroup", &result);
+                let result = self.counted("CreateOptionGroup", result);
                 result.map(|_| ())
             }
             Own::Modify {
@@ -107,7 +107,7 @@ impl OptionGroupCalls for Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("ModifyOptionGroup", e, None));
-                self.count("ModifyOptionGroup", &result);
+                let result = self.counted("ModifyOptionGroup", result);
                 result.map(|_| ())
             }
         }
@@ -119,7 +119,7 @@ impl OptionGroupCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteOptionGroup", e, None));
-        self.count("DeleteOptionGroup", &result);
+        let result = self.counted("DeleteOptionGroup", result);
         match result {
             Err(e) if e.code == NOT_FOUND => Ok(()),
             other => other.map(|_| ()),
@@ -136,7 +136,7 @@ async fn describe_option_group(
         .send()
         .await
         .map_err(|e| aws_error("DescribeOptionGroups", e, None));
-    rds.count("DescribeOptionGroups", &result);
+    let result = rds.counted("DescribeOptionGroups", result);
     match result {
         Ok(out) => Ok(out.option_groups_list().first().map(observed)),
         Err(e) if e.code == NOT_FOUND => Ok(None),

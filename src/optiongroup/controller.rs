@@ -45,5 +45,12 @@ impl NamedKind for OptionGroup {
         Ok(at.rds.delete_option_group(name).await?)
     }
 
+    fn kept_after_failure(previous: &mut OptionGroupStatus, planned: &OptionGroupStatus) {
+        crate::managed::named::keep_applied(
+            &mut previous.applied_options,
+            &planned.applied_options,
+        );
+    }
+
     crate::named_fields!(OptionGroupStatus, option_group_name);
 }

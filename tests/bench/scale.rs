@@ -7,7 +7,8 @@
 //! BENCH_FEED (on | off: the event feed, over the queue localstack/moto.sh creates),
 //! BENCH_SAFETY_NET (the feed's safety-net interval; the operator's default when unset),
 //! BENCH_PHASES ("steady drift spec restart outage": which phases follow "all Ready"; outage:
-//! every RDS call fails for BENCH_OUTAGE seconds, 60 by default), BENCH_ACCOUNTS
+//! every RDS call fails for BENCH_OUTAGE seconds, 60 by default, as BENCH_FAULTS says: mixed,
+//! http, reset or refused), BENCH_ACCOUNTS
 //! ("AxR": the N spread over A AWSAccounts, each in another moto account, and R regions; the
 //! steady state then reports the DescribeDBInstances of each (account, region)), BENCH_CLUSTERS
 //! (C: instead of the sizes, C Aurora DBClusters with two members each; `clusters.rs`),
@@ -374,16 +375,56 @@ async fn tagged(rds: &aws_sdk_rds::Client, key: &str) -> usize {
     found
 }
 
+/// The calls the operator sent to AWS so far (every RDS, tagging and Secrets Manager call it
+/// counted, whatever came of it), less those its breaker did not send.
+fn sent_calls(operator: &Operator) -> f64 {
+    let Some((_, page)) = operator.get("/metrics") else {
+        return 0.0;
+    };
+    (page.lines())
+        .filter(|l| l.starts_with("rds_operator_rds_api_calls_total{"))
+        .filter(|l| !l.contains("outcome=\"refused\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+/// BENCH_FAULTS: the outage's kind. `mixed` (every fault moto_ext knows, in turn: throttling, a
+/// 503, a 500, a lost reply, a connection reset, a connection closed after the call was served, a
+/// connection held open past the attempt timeout), `http` (throttling, 503 and 500, the faults of
+/// the first benches), `reset` (every connection reset before an answer), `refused` (no listener:
+/// the operator's relay refuses every connection).
+fn faults() -> String {
+    env_or("BENCH_FAULTS", "mixed")
+}
+
 /// The outage phase: see main's step 6.
-async fn outage(api: &Api<DBInstance>, rds: &aws_sdk_rds::Client, n: usize) {
+async fn outage(
+    api: &Api<DBInstance>,
+    rds: &aws_sdk_rds::Client,
+    n: usize,
+    (operator, relay): (&Operator, Option<&common::Relay>),
+) {
     let outage = Duration::from_secs(env_or("BENCH_OUTAGE", "60").parse().expect("seconds"));
     let key = common::unique("outage");
     tokio::time::sleep(Duration::from_secs(3)).await;
     let before = outage_answered();
-    assert!(common::moto_ext_post(&format!(
-        "/_rds_ext/outage?seconds={}&faults=throttle,unavailable,internal",
-        outage.as_secs()
-    )));
+    let sent_before = sent_calls(operator);
+    let kind = faults();
+    let list = match kind.as_str() {
+        "mixed" => Some("throttle,unavailable,internal,lost,reset,closed,hang"),
+        "http" => Some("throttle,unavailable,internal"),
+        "reset" => Some("reset"),
+        "refused" => None,
+        other => panic!("BENCH_FAULTS {other}: mixed, http, reset or refused"),
+    };
+    match (list, relay) {
+        (Some(faults), _) => assert!(common::moto_ext_post(&format!(
+            "/_rds_ext/outage?seconds={}&faults={faults}",
+            outage.as_secs()
+        ))),
+        (None, Some(relay)) => relay.refuse(),
+        (None, None) => panic!("a refused outage needs the relay"),
+    }
     let (started, since) = (Instant::now(), epoch());
     let tags = json!({"spec": {"tags": [
         {"key": "app", "value": "coffee-manage"},
@@ -406,7 +447,11 @@ async fn outage(api: &Api<DBInstance>, rds: &aws_sdk_rds::Client, n: usize) {
         .collect::<Vec<_>>()
         .await;
     tokio::time::sleep(outage.saturating_sub(started.elapsed())).await;
+    if let Some(relay) = relay {
+        relay.forward();
+    }
     let calls = outage_answered() - before;
+    let sent = sent_calls(operator) - sent_before;
     let (ended, end) = (Instant::now(), epoch());
     while tagged(rds, &key).await < n {
         assert!(
@@ -424,9 +469,9 @@ async fn outage(api: &Api<DBInstance>, rds: &aws_sdk_rds::Client, n: usize) {
     let last = applied.iter().copied().fold(f64::MIN, f64::max);
     let during = applied.iter().filter(|t| **t < 0.0).count();
     println!(
-        "  outage of {} s: {calls} RDS calls reached AWS during it ({:.3} per object); {} AddTagsToResource after it ended ({during} during it), the last {last:.1} s after it ended",
+        "  outage of {} s ({kind}): the operator sent {sent} calls during it ({:.3} per object), {calls} of them answered by the emulator's outage; {} AddTagsToResource after it ended ({during} during it), the last {last:.1} s after it ended",
         outage.as_secs(),
-        calls as f64 / n as f64,
+        sent / n as f64,
         applied.len() - during,
     );
 }
@@ -587,7 +632,19 @@ async fn main() {
         let api: Api<DBInstance> = Api::namespaced(client.clone(), &ns);
         let spread = std::sync::Arc::new(Spread::make(&client, &ns).await);
         let args = settings.operator_args(&ns);
-        let mut operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
+        // A refused outage: the operator's calls go through a relay that can stop listening.
+        let relay = (settings.runs("outage") && faults() == "refused").then(|| {
+            let target = common::aws_endpoint();
+            common::Relay::start(target.trim_start_matches("http://").to_owned())
+        });
+        let endpoint = relay
+            .as_ref()
+            .map_or_else(common::aws_endpoint, common::Relay::url);
+        let env = [
+            ("RUST_LOG", "warn"),
+            ("AWS_ENDPOINT_URL", endpoint.as_str()),
+        ];
+        let mut operator = Operator::spawn(&args, common::kubeconfig(), &env);
         let pid = operator.pid();
         let moto_cpu_0 = moto_pid.map(cpu_seconds).unwrap_or(0.0);
         let plane_cpu_0 = control_plane_cpu();
@@ -774,7 +831,7 @@ async fn main() {
             operator.kill();
             let before = all_calls();
             let restarted = Instant::now();
-            operator = Operator::spawn(&args, common::kubeconfig(), &[("RUST_LOG", "warn")]);
+            operator = Operator::spawn(&args, common::kubeconfig(), &env);
             let success = "rds_operator_reconciles_total{result=\"success\"}";
             loop {
                 if operator_metric(&operator, success) >= n as f64 {
@@ -797,11 +854,11 @@ async fn main() {
                 2 * n.div_ceil(100)
             );
         }
-        // 6. Outage: every RDS call fails for BENCH_OUTAGE (60 s; throttling, 503 and 500 in turn)
-        // while each of the N has a tag to add: the calls that reached AWS during the outage, and
-        // the time from its end to the last of the N tags applied.
+        // 6. Outage: every RDS call fails for BENCH_OUTAGE (60 s; of the kind BENCH_FAULTS says)
+        // while each of the N has a tag to add: the calls the operator sent during the outage,
+        // and the time from its end to the last of the N tags applied.
         if settings.runs("outage") {
-            outage(&api, &rds, n).await;
+            outage(&api, &rds, n, (&operator, relay.as_ref())).await;
         }
         drop(operator);
         // Leave nothing behind in moto for the next size.

@@ -19,12 +19,6 @@ use crate::common::{
 const ACCOUNT: &str = "333333333333";
 const OUTAGE: Duration = Duration::from_secs(30);
 
-fn refused_by_the_emulator() -> u64 {
-    let body = moto_ext_get("/_rds_ext/outage").expect("moto_ext's outage state");
-    let state: serde_json::Value = serde_json::from_str(&body).expect("JSON");
-    state["refused"][ACCOUNT].as_u64().unwrap_or(0)
-}
-
 async fn has_tag(rds: &aws_sdk_rds::Client, id: &str, key: &str) -> bool {
     describe(rds, id)
         .await
@@ -88,13 +82,40 @@ async fn bed(prefix: &str, account: &str) -> Bed {
 
 #[tokio::test]
 async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as_it_ends() {
+    holds_only_its_objects("outage", ACCOUNT, "throttle,unavailable,internal").await;
+}
+
+/// The same outage at the network: every connection of the account reset before an answer (no
+/// HTTP answer at all). Before, the SDK's "connection closed before message completed" was read
+/// as a request never sent: no breaker opened, and each object retried on its own backoff.
+#[tokio::test]
+async fn a_network_outage_resetting_every_connection_holds_its_objects_as_an_http_one_does() {
+    holds_only_its_objects("outreset", "333333333334", "reset").await;
+}
+
+/// The same with connections closed after the call was served (the answer lost with its
+/// connection) and connections held open past the attempt timeout.
+#[tokio::test]
+async fn a_network_outage_of_lost_and_hung_connections_holds_its_objects_as_an_http_one_does() {
+    holds_only_its_objects("outhang", "333333333335", "closed,hang").await;
+}
+
+/// One instance in the operator's own account, three in `account`; an outage of `faults` in
+/// `account` while each gets a tag: the own account's goes through, the others wait on their
+/// location (a few calls in all, not per object) and are applied within seconds of its end.
+async fn holds_only_its_objects(prefix: &str, account: &str, faults: &str) {
     let Bed {
         api,
         own_rds,
         role,
         account_name,
         operator,
-    } = bed("outage", ACCOUNT).await;
+    } = bed(prefix, account).await;
+    let refused_by_the_emulator = || {
+        let body = moto_ext_get("/_rds_ext/outage").expect("moto_ext's outage state");
+        let state: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        state["refused"][account].as_u64().unwrap_or(0)
+    };
     let tag_key = unique("applied");
     // One instance in the operator's own account, three in the failing one.
     let own = unique("own");
@@ -118,7 +139,7 @@ async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as
     // The outage starts, and every instance gets a change to make.
     let before = refused_by_the_emulator();
     assert!(moto_ext_post(&format!(
-        "/_rds_ext/outage?seconds={}&account={ACCOUNT}&faults=throttle,unavailable,internal",
+        "/_rds_ext/outage?seconds={}&account={account}&faults={faults}&hold=25",
         OUTAGE.as_secs()
     )));
     let started = Instant::now();
@@ -148,7 +169,7 @@ async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as
         .await;
         let (_, _, message) = condition(&db, "Synced").unwrap();
         assert!(
-            message.contains(ACCOUNT) && message.contains("next at"),
+            message.contains(account) && message.contains("next at"),
             "{message}"
         );
     }
@@ -171,7 +192,7 @@ async fn an_outage_in_one_account_holds_only_its_objects_and_they_are_applied_as
         .await;
     }
     eprintln!(
-        "outage of {OUTAGE:?}: {calls_in_outage} calls reached the failing account; its 3 changes applied {recovered:?} after it ended"
+        "outage of {OUTAGE:?} ({faults}): {calls_in_outage} calls reached the failing account; its 3 changes applied {recovered:?} after it ended"
     );
     // Per location, not per object: the prober's calls (2 s after the breaker opened, then every
     // 4 to 6.25 s: 7 at most in 30 s) and the few on their way when it opened (one per object).

@@ -27,6 +27,8 @@ pub struct Silence {
     since: Option<SystemTime>,
     calls: u32,
     last: String,
+    /// The last answer (a throttle is one), and when: kept through a silence, for the evidence.
+    answered: Option<(Heard, SystemTime)>,
 }
 
 /// A silence as evidence: since when, for how long, how many calls it swallowed and the last one's
@@ -43,13 +45,24 @@ impl Silence {
     /// A call's outcome (`code`: its error code, for the evidence).
     pub fn heard(&mut self, heard: Heard, code: &str, now: SystemTime) {
         match heard {
-            Heard::Answer | Heard::Throttled => *self = Silence::default(),
+            Heard::Answer | Heard::Throttled => {
+                *self = Silence {
+                    answered: Some((heard, now)),
+                    ..Silence::default()
+                }
+            }
             Heard::Nothing => {
                 self.since.get_or_insert(now);
                 self.calls += 1;
                 code.clone_into(&mut self.last);
             }
         }
+    }
+
+    /// The last answer heard here (a success, a refusal or a throttle) and when; None if no call
+    /// here was ever answered.
+    pub fn answered(&self) -> Option<(Heard, SystemTime)> {
+        self.answered
     }
 
     /// The silence as of `now`, if the location is silent.
@@ -84,6 +97,7 @@ mod tests {
     #[test]
     fn a_silence_lasts_while_every_call_goes_unanswered_and_any_answer_ends_it() {
         let mut s = Silence::default();
+        s.heard(Heard::Answer, "", at(0));
         s.heard(Heard::Nothing, "NoResponse", at(0));
         s.heard(Heard::Nothing, "InternalFailure", at(5));
         let found = s.unanswered(at(30)).expect("silent");
@@ -96,10 +110,17 @@ mod tests {
             ),
             (at(0), Duration::from_secs(30), 2, "InternalFailure")
         );
+        // The last answer before the silence is kept through it.
+        assert_eq!(s.answered(), Some((Heard::Answer, at(0))));
         for ending in [Heard::Answer, Heard::Throttled] {
             let mut ended = s.clone();
             ended.heard(ending, "", at(31));
             assert_eq!(ended.unanswered(at(31)), None, "{ending:?} ends it");
+            assert_eq!(
+                ended.answered(),
+                Some((ending, at(31))),
+                "and is remembered"
+            );
             // A new silence starts afresh.
             ended.heard(Heard::Nothing, "NoResponse", at(40));
             assert_eq!(ended.unanswered(at(40)).map(|u| u.since), Some(at(40)));

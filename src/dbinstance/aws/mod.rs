@@ -215,7 +215,7 @@ impl InstanceCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("CreateDBInstance", e, req.password));
-        self.count("CreateDBInstance", &result);
+        let result = self.counted("CreateDBInstance", result);
         let out = result?;
         Ok(creating(out.db_instance(), req.identifier))
     }
@@ -237,7 +237,7 @@ impl InstanceCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("ModifyDBInstance", e, password));
-        self.count("ModifyDBInstance", &result);
+        let result = self.counted("ModifyDBInstance", result);
         Ok(result?.db_instance().map(observed).unwrap_or_default())
     }
 }

@@ -91,7 +91,7 @@ impl ReplicaCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("CreateDBInstanceReadReplica", e, None));
-        self.count("CreateDBInstanceReadReplica", &result);
+        let result = self.counted("CreateDBInstanceReadReplica", result);
         Ok(creating(result?.db_instance(), identifier))
     }
 
@@ -109,8 +109,7 @@ impl ReplicaCalls for Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("PromoteReadReplica", e, None));
-        self.count("PromoteReadReplica", &result);
-        result
+        self.counted("PromoteReadReplica", result)
     }
 }
 
@@ -146,7 +145,7 @@ impl BackupReplicationCalls for Rds {
         .send()
         .await
         .map_err(|e| aws_error("StartDBInstanceAutomatedBackupsReplication", e, None));
-        self.count("StartDBInstanceAutomatedBackupsReplication", &result);
+        let result = self.counted("StartDBInstanceAutomatedBackupsReplication", result);
         result.map(|_| ())
     }
 
@@ -156,7 +155,7 @@ impl BackupReplicationCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("StopDBInstanceAutomatedBackupsReplication", e, None));
-        self.count("StopDBInstanceAutomatedBackupsReplication", &result);
+        let result = self.counted("StopDBInstanceAutomatedBackupsReplication", result);
         match result {
             Err(e) if e.code == "DBInstanceAutomatedBackupNotFound" => Ok(()),
             other => other.map(|_| ()),

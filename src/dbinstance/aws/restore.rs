@@ -101,7 +101,7 @@ impl RestoreCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
+        let result = self.counted("DescribeDBInstances", result);
         Ok(result?.db_instances().first().map(super::observed))
     }
 
@@ -123,7 +123,7 @@ impl RestoreCalls for Rds {
                 let sent = restore_settings!(request, spec).set_tags(tags).send();
                 let result =
                     (sent.await).map_err(|e| aws_error("RestoreDBInstanceFromDBSnapshot", e, None));
-                self.count("RestoreDBInstanceFromDBSnapshot", &result);
+                let result = self.counted("RestoreDBInstanceFromDBSnapshot", result);
                 result?.db_instance
             }
             RestorePoint::PointInTime { source, time } => {
@@ -136,7 +136,7 @@ impl RestoreCalls for Rds {
                 let sent = restore_settings!(request, spec).set_tags(tags).send();
                 let result =
                     (sent.await).map_err(|e| aws_error("RestoreDBInstanceToPointInTime", e, None));
-                self.count("RestoreDBInstanceToPointInTime", &result);
+                let result = self.counted("RestoreDBInstanceToPointInTime", result);
                 result?.db_instance
             }
         };
@@ -175,7 +175,7 @@ async fn restore_from_s3(
         .set_tags(Some(rds_tags(&req.tags)))
         .send();
     let result = (sent.await).map_err(|e| aws_error("RestoreDBInstanceFromS3", e, req.password));
-    rds.count("RestoreDBInstanceFromS3", &result);
+    let result = rds.counted("RestoreDBInstanceFromS3", result);
     Ok(creating(result?.db_instance(), req.identifier))
 }
 
@@ -188,7 +188,7 @@ async fn snapshot_pages(
     let mut pages = request.into_paginator().page_size(100).send();
     while let Some(page) = pages.next().await {
         let page = page.map_err(|e| aws_error("DescribeDBSnapshots", e, None));
-        rds.count("DescribeDBSnapshots", &page);
+        let page = rds.counted("DescribeDBSnapshots", page);
         all.extend(page?.db_snapshots().iter().map(|s| {
             let created = s.snapshot_create_time();
             SnapshotInfo {

@@ -215,3 +215,26 @@ fn the_export_is_sent_with_the_snapshots_arn_and_a_task_identifier_of_the_object
     );
     assert!(recorded.started_at.is_some(), "recorded as sent");
 }
+
+/// A StartExportTask that failed to send (a 503, a reset) leaves no record: the status the
+/// skeleton writes keeps the previous export (none), so the next pass sends it again instead of
+/// reporting it lost for ever.
+#[test]
+fn an_export_whose_start_failed_is_not_recorded_and_is_sent_again() {
+    let f = exporting("available", Some(None), None);
+    let first = plan(&f);
+    assert_eq!((starts(&first), export(&first).is_some()), (1, true));
+    let (status, _) = crate::managed::named::failed::<crate::dbsnapshot::DBSnapshot>(
+        f.object.status.as_ref(),
+        first.status.as_ref(),
+        Some(1),
+        "ServiceUnavailable",
+        "StartExportTask: ServiceUnavailable: Service unavailable",
+        "2026-01-01T00:00:00Z",
+    );
+    assert_eq!(status.report.export, None, "not recorded as started");
+    let again = with(f, |f| f.object.status = Some(status));
+    let second = plan(&again);
+    assert_eq!(starts(&second), 1, "sent again");
+    assert_eq!(reason(&second).3, "Synced");
+}

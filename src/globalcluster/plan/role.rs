@@ -11,7 +11,7 @@ use kube::runtime::events::EventType;
 use super::{Facts, Own, Plan, Step};
 use crate::globalcluster::{
     DEFAULT_FAILOVER_AFTER, FAILOVER_ANNOTATION, GlobalCluster, GlobalClusterStatus, GlobalMember,
-    ObservedGlobalCluster, RoleChange,
+    MIN_FAILOVER_AFTER, ObservedGlobalCluster, RoleChange,
 };
 use crate::managed::plan::{ConditionPlan, Requeue};
 
@@ -22,6 +22,12 @@ pub fn asked(g: &GlobalCluster) -> Option<(&'static str, &str)> {
         (None, Some(f)) => Some(("Failover", f.name.as_str())),
         (None, None) => None,
     }
+}
+
+/// Whether the annotation approves the failover the spec asks for.
+pub fn annotated(g: &GlobalCluster) -> bool {
+    let target = g.spec.failover_to.as_ref().map(|f| f.name.as_str());
+    target.is_some_and(|t| g.annotations().get(FAILOVER_ANNOTATION).map(String::as_str) == Some(t))
 }
 
 /// Whether a role change is asked and not yet seen done: the global database is then read
@@ -106,7 +112,7 @@ pub(super) fn plan(
     }
     let mut change = record(false);
     if action == "Failover" {
-        match approval(f, target) {
+        match approval(f, o, (target, &member.region)) {
             Ok(evidence) => change.approved_by = Some(evidence),
             Err(why) => return Some(awaiting_approval(f, plan, target, &why)),
         }
@@ -117,7 +123,7 @@ pub(super) fn plan(
 
 /// Why a switchover waits for its target to catch up: with maxLagSeconds set, while the target's
 /// AuroraGlobalDBReplicationLag is over it or not known (`health::lag_hold`). A failover never
-/// waits on it: the primary's region is down.
+/// waits on it: the writer's region is down.
 fn lag_wait(f: &Facts, action: &str, target: &str, identifier: &str) -> Option<String> {
     if action != "Switchover" {
         return None;
@@ -210,7 +216,7 @@ fn not_ready(o: &ObservedGlobalCluster) -> Option<String> {
     })
 }
 
-/// A failover not yet approved, and why: looked at again soon while the region is silent, to
+/// A failover not yet approved, and why: looked at again soon while a region is silent, to
 /// approve on time.
 fn awaiting_approval(f: &Facts, plan: &mut Plan, target: &str, why: &str) -> ConditionPlan {
     let message = format!(
@@ -218,40 +224,87 @@ fn awaiting_approval(f: &Facts, plan: &mut Plan, target: &str, why: &str) -> Con
          {FAILOVER_ANNOTATION}: {target} to fail over anyway (writes {target} has not received \
          are lost)"
     );
-    plan.requeue = Requeue::After(match f.extra.primary_region_silent {
-        Some(_) => f.busy_interval,
-        None => f.drift_interval,
+    let silent = (f.extra.regions.values()).any(|r| r.silence.is_some());
+    plan.requeue = Requeue::After(match silent {
+        true => f.busy_interval,
+        false => f.drift_interval,
     });
     ConditionPlan::new(false, "FailoverAwaitingApproval", message)
 }
 
-/// What approves a failover, with its evidence, or why it waits: the annotation naming the target,
-/// or the primary's region silent (no answer or a 5xx to every call, never a throttle:
-/// `crate::silence`) for failoverAfter. An open breaker alone approves nothing: one throttle opens
-/// it, and a throttling region is up, holding writes the target lacks.
-fn approval(f: &Facts, target: &str) -> Result<String, String> {
+/// What approves a failover, with its evidence, or why it waits: the annotation naming the
+/// target; or the region RDS reports the writer in (read fresh, in the target's region), not the
+/// GlobalCluster's own, silent (no answer, a broken connection or a 5xx to every call, never a
+/// throttle: `crate::silence`) for failoverAfter, while the target's region answered in that same
+/// window (else the operator's own network may be what failed, and nothing is sent into a region
+/// that does not answer). An open breaker alone approves nothing: one throttle opens it, and a
+/// throttling region is up, holding writes the target lacks.
+fn approval(
+    f: &Facts,
+    o: &ObservedGlobalCluster,
+    (target, target_region): (&str, &str),
+) -> Result<String, String> {
     if (f.object.annotations().get(FAILOVER_ANNOTATION)).is_some_and(|a| a == target) {
         return Ok(format!("the annotation {FAILOVER_ANNOTATION}"));
     }
+    // The floor holds for an object stored before CEL held it there too.
     let after = (f.object.spec.failover_to.as_ref())
         .and_then(|t| t.failover_after.map(std::time::Duration::from))
-        .unwrap_or(DEFAULT_FAILOVER_AFTER);
-    let Some(s) = &f.extra.primary_region_silent else {
-        return Err("the primary's region answers (a throttle is an answer)".into());
+        .unwrap_or(DEFAULT_FAILOVER_AFTER)
+        .max(MIN_FAILOVER_AFTER);
+    let Some(writer) = o.members.iter().find(|m| m.role == "writer") else {
+        return Err("RDS reports no writer in the global database".into());
+    };
+    let heard = |region: &str| f.extra.regions.get(region).cloned().unwrap_or_default();
+    let (w, t) = (heard(&writer.region), heard(target_region));
+    let region = &writer.region;
+    let Some(s) = &w.silence else {
+        return Err(format!("the writer's region {region} {}", answers(&w)));
     };
     let (silent, needed) = (s.silent_for.as_secs(), after.as_secs());
     if s.silent_for < after {
         return Err(format!(
-            "the primary's region {} has answered no call for {silent} s of the {needed} s \
-             failoverAfter asks",
-            s.region
+            "the writer's region {region} has answered no call for {silent} s of the {needed} s \
+             failoverAfter asks"
         ));
     }
+    if let Some(ts) = &t.silence {
+        return Err(format!(
+            "the writer's region {region} answered no call for {silent} s, but the target's \
+             region {target_region} has answered none for {} s either: the operator's own \
+             network may be what fails, and nothing is sent into a region that does not answer",
+            ts.silent_for.as_secs()
+        ));
+    }
+    let ago = match t.answered_ago {
+        Some((ago, _)) if ago <= s.silent_for => ago.as_secs(),
+        _ => {
+            return Err(format!(
+                "the writer's region {region} answered no call for {silent} s, but the target's \
+                 region {target_region} has not answered since: nothing is sent before it does"
+            ));
+        }
+    };
     Ok(format!(
-        "the primary's region {} answered no call for {silent} s (failoverAfter {needed} s): \
-         {} calls since {} went unanswered, the last with {}",
-        s.region, s.calls, s.since, s.last
+        "the writer's region {region} answered no call for {silent} s (failoverAfter {needed} \
+         s): {} calls since {} went unanswered, the last with {}; the target's region \
+         {target_region} answered {ago} s ago",
+        s.calls, s.since, s.last
     ))
+}
+
+/// What a region that is not silent said last (no age: a message that changed every pass would
+/// rewrite the status, and wake another pass, each time).
+fn answers(heard: &crate::globalcluster::RegionHeard) -> String {
+    match heard.answered_ago {
+        Some((_, true)) => {
+            "answers: it throttled its last call (a throttle is an answer from a region that is \
+             up)"
+            .into()
+        }
+        Some((_, false)) => "answers: its last call was answered".into(),
+        None => "has not been heard from yet: no call there has gone unanswered".into(),
+    }
 }
 
 /// Waits for the role change: Synced False with `reason`, looked at again soon.

@@ -106,6 +106,7 @@ impl Hop {
             code: "NoCredentials".into(),
             message: "STS answered without credentials".into(),
             wait: None,
+            location: None,
         })?;
         let expiry = std::time::SystemTime::try_from(issued.expiration).ok();
         Ok(Credentials::new(

@@ -48,6 +48,11 @@ pub struct AwsError {
     /// Set when no call was sent: the location's breaker is open (`crate::breaker`), and the
     /// object waits for its probe.
     pub wait: Option<Box<Refused>>,
+    /// Set when the call was sent and its location did not answer it (or throttled it): the id
+    /// of the location, whose breaker that opened (`rds::Rds::counted`). The object then waits
+    /// for the location's recovery, as the objects the breaker refused do, not on a backoff of
+    /// its own: an outage ends for every object at once.
+    pub location: Option<u64>,
 }
 
 impl AwsError {
@@ -122,6 +127,7 @@ where
             code: "LocationUnavailable".to_owned(),
             message: refused.to_string(),
             wait: Some(Box::new(refused)),
+            location: None,
         };
     }
     let http_status = err.raw_response().map(|r| r.status().as_u16());
@@ -149,18 +155,40 @@ where
         code: code.unwrap_or_else(|| no_answer(&err).to_owned()),
         message,
         wait: None,
+        location: None,
     }
 }
 
-/// The code of an error that carries none: `NoResponse` when the request went out and no answer
-/// came (a timeout, a broken connection), `RequestNotSent` when it never left (its credentials
-/// could not be loaded, say): only the first says that AWS is unavailable.
-fn no_answer<E, R>(err: &SdkError<E, R>) -> &'static str {
+/// The code of an error that carries none. `NoResponse` whenever the request may have left: a
+/// timeout, a connection refused, reset or closed before the answer (hyper's "connection closed
+/// before message completed" is a dispatch failure of kind "other", transient), or any failure of
+/// the connection the SDK cannot name. A location that answers so is unavailable, and a mutating
+/// call so answered may have been taken: it is decided again from a fresh read, never re-sent
+/// blindly. `RequestNotSent` only when the request provably never left: it could not be built,
+/// the SDK refused it as a user error, or its credentials could not be had (the identity is
+/// resolved before the request is sent); that says nothing of AWS.
+fn no_answer<E: std::error::Error + 'static, R: std::fmt::Debug>(
+    err: &SdkError<E, R>,
+) -> &'static str {
     match err {
-        SdkError::DispatchFailure(d) if !d.is_io() && !d.is_timeout() => "RequestNotSent",
         SdkError::ConstructionFailure(_) => "RequestNotSent",
+        SdkError::DispatchFailure(d) if d.is_user() || credentials_failed(err) => "RequestNotSent",
         _ => "NoResponse",
     }
+}
+
+/// Whether the call failed because its credentials could not be loaded (before it was sent).
+fn credentials_failed<E: std::error::Error + 'static, R: std::fmt::Debug>(
+    err: &SdkError<E, R>,
+) -> bool {
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        if s.is::<aws_credential_types::provider::error::CredentialsError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// The breaker's refusal, when the call was not sent for it.
@@ -211,6 +239,7 @@ mod tests {
             code: code.into(),
             message: String::new(),
             wait: None,
+            location: None,
         };
         for (code, status, opens) in [
             ("Throttling", Some(400), true),
@@ -226,6 +255,105 @@ mod tests {
             ("RequestNotSent", None, false),
         ] {
             assert_eq!(error(code, status).unavailable(), opens, "{code}");
+        }
+    }
+
+    /// Every way a call can go without an answer, as the SDK reports it -> the code it gets and
+    /// what it says of its location: anything that may have left is silence (it opens the
+    /// breaker and counts toward a failover's evidence); only a request that provably never left
+    /// says nothing. Before, a connection closed before the answer (hyper's IncompleteMessage, a
+    /// dispatch failure of kind "other") was `RequestNotSent`: no breaker, no silence.
+    #[test]
+    fn every_kind_of_network_failure_is_silence_and_only_a_request_never_built_is_not() {
+        use crate::silence::Heard;
+        use aws_sdk_rds::operation::describe_db_instances::DescribeDBInstancesError;
+        use aws_smithy_runtime_api::client::result::ConnectorError;
+        use aws_smithy_types::retry::ErrorKind;
+        type Sdk = SdkError<DescribeDBInstancesError, HttpResponse>;
+        let io = |kind: std::io::ErrorKind| -> aws_smithy_runtime_api::box_error::BoxError {
+            Box::new(std::io::Error::new(kind, format!("{kind:?}")))
+        };
+        let credentials = || -> aws_smithy_runtime_api::box_error::BoxError {
+            Box::new(
+                aws_credential_types::provider::error::CredentialsError::not_loaded(
+                    "no credentials in the chain",
+                ),
+            )
+        };
+        let rows: Vec<(&str, Sdk, &str, Option<Heard>)> = vec![
+            (
+                "connection reset",
+                SdkError::dispatch_failure(ConnectorError::io(io(
+                    std::io::ErrorKind::ConnectionReset,
+                ))),
+                "NoResponse",
+                Some(Heard::Nothing),
+            ),
+            (
+                "connection refused",
+                SdkError::dispatch_failure(ConnectorError::io(io(
+                    std::io::ErrorKind::ConnectionRefused,
+                ))),
+                "NoResponse",
+                Some(Heard::Nothing),
+            ),
+            (
+                "connection closed before the answer (hyper IncompleteMessage)",
+                SdkError::dispatch_failure(ConnectorError::other(
+                    "connection closed before message completed".into(),
+                    Some(ErrorKind::TransientError),
+                )),
+                "NoResponse",
+                Some(Heard::Nothing),
+            ),
+            (
+                "a connector failure the SDK cannot name",
+                SdkError::dispatch_failure(ConnectorError::other("unknown".into(), None)),
+                "NoResponse",
+                Some(Heard::Nothing),
+            ),
+            (
+                "connect timeout",
+                SdkError::dispatch_failure(ConnectorError::timeout(io(
+                    std::io::ErrorKind::TimedOut,
+                ))),
+                "NoResponse",
+                Some(Heard::Nothing),
+            ),
+            (
+                "held open past the attempt timeout",
+                SdkError::timeout_error(io(std::io::ErrorKind::TimedOut)),
+                "NoResponse",
+                Some(Heard::Nothing),
+            ),
+            (
+                "credentials that could not be loaded: never sent",
+                SdkError::dispatch_failure(ConnectorError::other(credentials(), None)),
+                "RequestNotSent",
+                None,
+            ),
+            (
+                "the SDK refused the request as built: never sent",
+                SdkError::dispatch_failure(ConnectorError::user("bad header".into())),
+                "RequestNotSent",
+                None,
+            ),
+            (
+                "a request that could not be built: never sent",
+                SdkError::construction_failure("no region"),
+                "RequestNotSent",
+                None,
+            ),
+        ];
+        for (case, err, code, heard) in rows {
+            let e = aws_error("DescribeDBInstances", err, None);
+            assert_eq!((e.code.as_str(), e.heard()), (code, heard), "{case}");
+            assert_eq!(
+                e.unavailable(),
+                heard.is_some(),
+                "{case}: opens the breaker"
+            );
+            assert_eq!(e.class, ErrorClass::Retryable, "{case}");
         }
     }
 

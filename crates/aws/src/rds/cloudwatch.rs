@@ -61,7 +61,7 @@ impl Rds {
                     .send()
                     .await
                     .map_err(|e| aws_error("GetMetricData", e, None));
-                self.count("GetMetricData", &result);
+                let result = self.counted("GetMetricData", result);
                 let answer = result?;
                 for r in answer.metric_data_results() {
                     let index = (r.id().and_then(|id| id.strip_prefix('m')))
@@ -176,7 +176,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("PutMetricAlarm", e, None));
-        self.count("PutMetricAlarm", &result);
+        let result = self.counted("PutMetricAlarm", result);
         result.map(|_| ())
     }
 
@@ -188,7 +188,7 @@ impl Rds {
                 .send()
                 .await
                 .map_err(|e| aws_error("DeleteAlarms", e, None));
-            self.count("DeleteAlarms", &result);
+            let result = self.counted("DeleteAlarms", result);
             match result {
                 Err(e) if e.class == crate::aws_error::ErrorClass::NotFound => {}
                 other => other.map(|_| ())?,
@@ -210,7 +210,7 @@ impl Rds {
                 .send()
                 .await
                 .map_err(|e| aws_error("DescribeAlarms", e, None));
-            self.count("DescribeAlarms", &result);
+            let result = self.counted("DescribeAlarms", result);
             let page = result?;
             found.extend(page.metric_alarms().iter().filter_map(observed_alarm));
             match page.next_token() {

@@ -14,7 +14,7 @@ impl Rds {
                 .await
                 .map(|_| ())
                 .map_err(|e| aws_error("EnableHttpEndpoint", e, None));
-            self.count("EnableHttpEndpoint", &result);
+            let result = self.counted("EnableHttpEndpoint", result);
             return result;
         }
         let result = (self.client.disable_http_endpoint())
@@ -23,7 +23,6 @@ impl Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("DisableHttpEndpoint", e, None));
-        self.count("DisableHttpEndpoint", &result);
-        result
+        self.counted("DisableHttpEndpoint", result)
     }
 }

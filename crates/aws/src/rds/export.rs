@@ -47,7 +47,7 @@ impl Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("StartExportTask", e, None));
-        self.count("StartExportTask", &result);
+        let result = self.counted("StartExportTask", result);
         match result {
             Err(e) if e.code == "ExportTaskAlreadyExists" => Ok(()),
             other => other,
@@ -61,7 +61,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeExportTasks", e, None));
-        self.count("DescribeExportTasks", &result);
+        let result = self.counted("DescribeExportTasks", result);
         let out = match result {
             Err(e) if e.code == "ExportTaskNotFound" => return Ok(None),
             other => other?,

@@ -83,6 +83,11 @@ impl Healths {
         lock(&self.all).iter().filter_map(Weak::upgrade).collect()
     }
 
+    /// Whether the location of this id holds its calls back now (its breaker open or probing).
+    pub fn held(&self, id: u64) -> bool {
+        (self.all().iter()).any(|h| h.id == id && h.state() != "closed")
+    }
+
     /// The ids of the locations that recover, as they do.
     pub fn recoveries(&self) -> broadcast::Receiver<u64> {
         self.recovered.subscribe()
@@ -145,6 +150,11 @@ impl Health {
         lock(&self.silence).unanswered(SystemTime::now())
     }
 
+    /// The last answer heard here (a throttle is one) and when; None if none ever came.
+    pub fn answered(&self) -> Option<(Heard, SystemTime)> {
+        lock(&self.silence).answered()
+    }
+
     /// What a call's outcome says of the location (`code`: its error code), for its silence.
     pub(crate) fn hear(&self, heard: Heard, code: &str) {
         lock(&self.silence).heard(heard, code, SystemTime::now());
@@ -160,14 +170,23 @@ impl Health {
         let now = Instant::now();
         match lock(&self.breaker).admit(now) {
             Admit::Call | Admit::Probe => Ok(()),
-            Admit::Refuse { probe_at } => {
-                let next = SystemTime::now() + probe_at.saturating_duration_since(now);
-                Err(Refused {
-                    location: self.id,
-                    place: format!("account {} region {}", self.account(), self.place.region()),
-                    next_probe: crate::duration::rfc3339(next),
-                })
-            }
+            Admit::Refuse { probe_at } => Err(self.refusal(probe_at)),
+        }
+    }
+
+    /// While the breaker holds the location's calls back: what a refused call is told (where,
+    /// and when the next probe goes).
+    pub fn holding(&self) -> Option<Refused> {
+        let probe_at = lock(&self.breaker).probe_at()?;
+        Some(self.refusal(probe_at))
+    }
+
+    fn refusal(&self, probe_at: Instant) -> Refused {
+        let next = SystemTime::now() + probe_at.saturating_duration_since(Instant::now());
+        Refused {
+            location: self.id,
+            place: format!("account {} region {}", self.account(), self.place.region()),
+            next_probe: crate::duration::rfc3339(next),
         }
     }
 

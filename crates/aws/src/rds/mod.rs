@@ -42,6 +42,7 @@ pub fn restore_time(
             code: "InvalidRestoreTime".into(),
             message: format!("restoreTime {t:?} is not an RFC 3339 time: {e}"),
             wait: None,
+            location: None,
         })
 }
 
@@ -185,7 +186,16 @@ pub struct Rds {
     place: Place,
     calls: Arc<CallCounter>,
     health: Arc<Health>,
+    /// An adapter of another region made from this location's (`in_region`): its calls pass
+    /// this location's gate (they are held back with it) but say nothing of its health, which is
+    /// this region's only: another region's silence must never read as this one's (it approves a
+    /// failover), nor start this location's prober.
+    foreign: bool,
 }
+
+/// How long a probe may wait for its answer: a small DescribeDBInstances answers in well under a
+/// second when the location is up.
+pub const PROBE_ATTEMPT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Rds {
     /// The adapter for the account and region of `config`, its calls counted in `calls`.
@@ -222,6 +232,7 @@ impl Rds {
             place,
             calls,
             health,
+            foreign: false,
         }
     }
 
@@ -238,7 +249,7 @@ impl Rds {
         if let Ok(answer) = &result {
             self.place.learned(answer.account().unwrap_or_default());
         }
-        self.count("GetCallerIdentity", &result);
+        let result = self.counted("GetCallerIdentity", result);
         let answer = result?;
         Ok(AwsIdentity {
             account: answer.account().unwrap_or_default().to_owned(),
@@ -261,6 +272,7 @@ impl Rds {
         Rds {
             client: aws_sdk_rds::Client::from_conf(config),
             place: Place::new(self.place.account(), region),
+            foreign: true,
             ..self.clone()
         }
     }
@@ -282,7 +294,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("RebootDBInstance", e, None));
-        self.count("RebootDBInstance", &result);
+        let result = self.counted("RebootDBInstance", result);
         result.map(|_| ())
     }
 
@@ -294,7 +306,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("StopDBInstance", e, None));
-        self.count("StopDBInstance", &result);
+        let result = self.counted("StopDBInstance", result);
         result.map(|_| ())
     }
 
@@ -305,7 +317,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("StartDBInstance", e, None));
-        self.count("StartDBInstance", &result);
+        let result = self.counted("StartDBInstance", result);
         result.map(|_| ())
     }
 
@@ -317,7 +329,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("StopDBCluster", e, None));
-        self.count("StopDBCluster", &result);
+        let result = self.counted("StopDBCluster", result);
         result.map(|_| ())
     }
 
@@ -328,7 +340,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("StartDBCluster", e, None));
-        self.count("StartDBCluster", &result);
+        let result = self.counted("StartDBCluster", result);
         result.map(|_| ())
     }
 
@@ -348,7 +360,7 @@ impl Rds {
                 .send()
                 .await
                 .map_err(|e| aws_error("ModifyDBCluster", e, None));
-            self.count("ModifyDBCluster", &result);
+            let result = self.counted("ModifyDBCluster", result);
             return result.map(|_| ());
         }
         let result = (self.client.modify_db_instance())
@@ -358,7 +370,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("ModifyDBInstance", e, None));
-        self.count("ModifyDBInstance", &result);
+        let result = self.counted("ModifyDBInstance", result);
         result.map(|_| ())
     }
 
@@ -373,7 +385,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeSecret", e, None));
-        self.count("DescribeSecret", &result);
+        let result = self.counted("DescribeSecret", result);
         let out = result?;
         let Some(rules) = out
             .rotation_rules()
@@ -408,7 +420,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("RotateSecret", e, None));
-        self.count("RotateSecret", &result);
+        let result = self.counted("RotateSecret", result);
         result.map(|_| ())
     }
 
@@ -422,7 +434,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("GetSecretValue", e, None));
-        self.count("GetSecretValue", &result);
+        let result = self.counted("GetSecretValue", result);
         let text = result?.secret_string().unwrap_or_default().to_owned();
         let parsed: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         let password = parsed["password"].as_str().ok_or_else(|| AwsError {
@@ -431,6 +443,7 @@ impl Rds {
             code: "UnexpectedSecretFormat".into(),
             message: format!("secret {secret_arn} has no \"password\" field"),
             wait: None,
+            location: None,
         })?;
         Ok(SecretString::from(password.to_owned()))
     }
@@ -439,12 +452,34 @@ impl Rds {
         &self.calls
     }
 
+    /// [`Rds::count`], and a call its location did not answer (or throttled) names the location,
+    /// whose breaker is open now: its object waits for the location's recovery.
+    pub fn counted<T>(
+        &self,
+        operation: &'static str,
+        mut result: Result<T, AwsError>,
+    ) -> Result<T, AwsError> {
+        self.count(operation, &result);
+        if let Err(e) = &mut result
+            && e.wait.is_none()
+            && e.unavailable()
+            && !self.foreign
+        {
+            e.location = Some(self.health.id());
+            // What was heard, then what follows from it: the location held back until it answers.
+            if let Some(held) = self.health.holding() {
+                e.message = format!("{}; {held}", e.message);
+            }
+        }
+        result
+    }
+
     /// Counts a call, and tells the location's health whether AWS answered it (a call the gate
     /// refused tells it nothing).
     pub fn count<T>(&self, operation: &'static str, result: &Result<T, AwsError>) {
         let outcome = outcome(result);
         self.calls.record(&self.place, operation, outcome);
-        if outcome != "refused" {
+        if outcome != "refused" && !self.foreign {
             // Classified once: a throttle or no answer opens the breaker (`AwsError::unavailable`),
             // and only no answer makes a silence; a request never sent says nothing of AWS.
             let error = result.as_ref().err();
@@ -469,8 +504,17 @@ impl Rds {
             if self.health.next_probe().is_none() {
                 break; // an object's call closed it meanwhile
             }
+            // A probe held open by a location that does not answer fails after PROBE_ATTEMPT,
+            // not the calls' attempt timeout: the next probe, which may find AWS back, is not
+            // put off by the last one's wait.
+            let timeouts = aws_sdk_rds::config::timeout::TimeoutConfig::builder()
+                .operation_attempt_timeout(PROBE_ATTEMPT)
+                .operation_timeout(PROBE_ATTEMPT)
+                .build();
             let result = (self.client.describe_db_instances())
                 .max_records(20)
+                .customize()
+                .config_override(aws_sdk_rds::config::Builder::default().timeout_config(timeouts))
                 .send()
                 .await
                 .map_err(|e| aws_error("DescribeDBInstances", e, None));
@@ -485,7 +529,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("ListTagsForResource", e, None));
-        self.count("ListTagsForResource", &result);
+        let result = self.counted("ListTagsForResource", result);
         Ok(tag_map(result?.tag_list()))
     }
 
@@ -530,8 +574,7 @@ impl Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("AddTagsToResource", e, None));
-        self.count("AddTagsToResource", &result);
-        result
+        self.counted("AddTagsToResource", result)
     }
 
     /// RemoveTagsFromResource.
@@ -545,8 +588,7 @@ impl Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("RemoveTagsFromResource", e, None));
-        self.count("RemoveTagsFromResource", &result);
-        result
+        self.counted("RemoveTagsFromResource", result)
     }
 }
 
@@ -644,5 +686,68 @@ mod tests {
         for source in [here, "rds:coffee-2026-12-01-03-00", "coffee"] {
             assert_eq!(rds.for_region_of(source).place().region(), "us-east-1");
         }
+    }
+
+    /// An unanswered call names its location, whose breaker it opened, and says when the location
+    /// is probed next; an answer, a refusal or a never-sent request names none; and a call made
+    /// from this location's adapter in another region says nothing of this location's health
+    /// (another region's silence must never read as this one's: it approves a failover).
+    #[tokio::test]
+    async fn an_unanswered_call_names_its_location_and_another_regions_says_nothing_of_it() {
+        use crate::aws_error::{AwsError, ErrorClass};
+        let config = aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .region(aws_config::Region::new("us-east-1"))
+            .build();
+        let rds = Rds::new(&config, std::sync::Arc::new(CallCounter::default()));
+        let error = |code: &str, class| AwsError {
+            operation: "ModifyDBInstance",
+            class,
+            code: code.into(),
+            message: "connection closed before message completed".into(),
+            wait: None,
+            location: None,
+        };
+        // Another region's: counted, but this location's breaker and silence are untouched.
+        let elsewhere = rds.in_region("eu-west-1");
+        let failed = elsewhere.counted::<()>(
+            "ModifyDBInstance",
+            Err(error("NoResponse", ErrorClass::Retryable)),
+        );
+        assert_eq!(failed.unwrap_err().location, None);
+        assert_eq!(rds.health().state(), "closed");
+        assert!(rds.health().unanswered().is_none());
+        // Not news of AWS: an answer, a refusal, a request never sent.
+        for (code, class) in [
+            ("InvalidParameterValue", ErrorClass::InvalidInput),
+            ("InvalidDBInstanceState", ErrorClass::Retryable),
+            ("RequestNotSent", ErrorClass::Retryable),
+        ] {
+            let e = rds.counted::<()>("ModifyDBInstance", Err(error(code, class)));
+            assert_eq!(e.unwrap_err().location, None, "{code}");
+        }
+        assert_eq!(rds.health().state(), "closed");
+        // No answer here: the location's breaker opens, and the error names it and its probe.
+        let e = rds
+            .counted::<()>(
+                "ModifyDBInstance",
+                Err(error("NoResponse", ErrorClass::Retryable)),
+            )
+            .unwrap_err();
+        assert_eq!(e.location, Some(rds.health().id()));
+        assert_eq!(rds.health().state(), "open");
+        assert!(
+            e.message
+                .starts_with("connection closed before message completed; "),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message
+                .contains("no call is made there until it answers again"),
+            "{}",
+            e.message
+        );
+        assert!(rds.health().unanswered().is_some(), "a silence began");
     }
 }

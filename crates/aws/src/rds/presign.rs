@@ -110,6 +110,7 @@ impl Rds {
             code: "PreSignedUrl".into(),
             message,
             wait: None,
+            location: None,
         };
         let provider = (self.credentials.as_ref())
             .ok_or_else(|| failed("no credentials to sign the PreSignedUrl with".into()))?;
@@ -139,6 +140,7 @@ impl Rds {
             code: "AuthToken".into(),
             message,
             wait: None,
+            location: None,
         };
         let provider = (self.credentials.clone())
             .ok_or_else(|| failed("no credentials to sign the token with".into()))?;

@@ -23,7 +23,7 @@ impl Rds {
                 .await
                 .map(|_| ())
                 .map_err(|e| aws_error("AddRoleToDBCluster", e, None));
-            self.count("AddRoleToDBCluster", &result);
+            let result = self.counted("AddRoleToDBCluster", result);
             return result;
         }
         let result = (self.client.add_role_to_db_instance())
@@ -34,8 +34,7 @@ impl Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("AddRoleToDBInstance", e, None));
-        self.count("AddRoleToDBInstance", &result);
-        result
+        self.counted("AddRoleToDBInstance", result)
     }
 
     /// Removes the association of `role_arn` (for `feature`); one already gone is success.
@@ -56,8 +55,7 @@ impl Rds {
                 .await
                 .map(|_| ())
                 .map_err(|e| aws_error("RemoveRoleFromDBCluster", e, None));
-            self.count("RemoveRoleFromDBCluster", &result);
-            result
+            self.counted("RemoveRoleFromDBCluster", result)
         } else {
             let result = (self.client.remove_role_from_db_instance())
                 .db_instance_identifier(identifier)
@@ -67,8 +65,7 @@ impl Rds {
                 .await
                 .map(|_| ())
                 .map_err(|e| aws_error("RemoveRoleFromDBInstance", e, None));
-            self.count("RemoveRoleFromDBInstance", &result);
-            result
+            self.counted("RemoveRoleFromDBInstance", result)
         };
         match result {
             Err(e) if e.code == "DBInstanceRoleNotFound" || e.code == "DBClusterRoleNotFound" => {

@@ -18,7 +18,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
+        let result = self.counted("DescribeDBInstances", result);
         match result {
             Ok(out) => Ok(out.db_instances().first().cloned()),
             Err(e) if e.class == ErrorClass::NotFound => Ok(None),
@@ -39,7 +39,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBInstances", e, None));
-        self.count("DescribeDBInstances", &result);
+        let result = self.counted("DescribeDBInstances", result);
         Ok(result?.db_instances.unwrap_or_default())
     }
 
@@ -55,7 +55,7 @@ impl Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribeDBInstances", e, None));
-            self.count("DescribeDBInstances", &page);
+            let page = self.counted("DescribeDBInstances", page);
             each(page?.db_instances());
         }
         Ok(())
@@ -68,7 +68,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBClusters", e, None));
-        self.count("DescribeDBClusters", &result);
+        let result = self.counted("DescribeDBClusters", result);
         match result {
             Ok(out) => Ok(out.db_clusters().first().cloned()),
             Err(e) if e.class == ErrorClass::NotFound => Ok(None),
@@ -95,7 +95,7 @@ impl Rds {
             .send()
             .await
             .map_err(|e| aws_error("DeleteDBInstance", e, None));
-        self.count("DeleteDBInstance", &result);
+        let result = self.counted("DeleteDBInstance", result);
         match result {
             Ok(_) => Ok(()),
             Err(e) if e.class == ErrorClass::NotFound => Ok(()),

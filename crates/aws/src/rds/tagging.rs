@@ -22,7 +22,7 @@ impl Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("GetResources", e, None));
-            self.count("GetResources", &page);
+            let page = self.counted("GetResources", page);
             for mapping in page?.resource_tag_mapping_list() {
                 let Some(arn) = mapping.resource_arn() else {
                     continue;

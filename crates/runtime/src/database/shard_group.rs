@@ -48,7 +48,7 @@ pub async fn pages(rds: &Rds) -> Result<Vec<ObservedShardGroup>, AwsError> {
             .send()
             .await
             .map_err(|e| aws_error("DescribeDBShardGroups", e, None));
-        rds.count("DescribeDBShardGroups", &result);
+        let result = rds.counted("DescribeDBShardGroups", result);
         let page = result?;
         all.extend(page.db_shard_groups().iter().map(observed));
         marker = page.marker().map(str::to_owned);

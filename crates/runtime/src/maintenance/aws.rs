@@ -102,7 +102,7 @@ impl MaintenanceCalls for Rds {
             .send();
         while let Some(page) = pages.next().await {
             let page = page.map_err(|e| aws_error("DescribePendingMaintenanceActions", e, None));
-            self.count("DescribePendingMaintenanceActions", &page);
+            let page = self.counted("DescribePendingMaintenanceActions", page);
             for r in page?.pending_maintenance_actions() {
                 let arn = r.resource_identifier().unwrap_or_default().to_owned();
                 let actions = (r.pending_maintenance_action_details().iter())
@@ -146,7 +146,7 @@ impl MaintenanceCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("ApplyPendingMaintenanceAction", e, None));
-        self.count("ApplyPendingMaintenanceAction", &result);
+        let result = self.counted("ApplyPendingMaintenanceAction", result);
         result.map(|_| ())
     }
 }

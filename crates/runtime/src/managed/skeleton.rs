@@ -134,14 +134,12 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
             }
             Err(Failed { error, planned }) => {
                 warn!(error = %error, "reconcile failed");
-                if let Error::Aws(AwsError {
-                    wait: Some(refused),
-                    ..
-                }) = &error
-                {
+                // Refused by its location's breaker, or unanswered there (which opened it): the
+                // object waits for the location's recovery, which wakes every waiter at once.
+                if let Some(location) = waits_on(ctx, &error) {
                     let mutation = planned.as_ref().is_some_and(|p| !p.steps().is_empty());
                     let waiting = ctx.shared::<Waiting<K>>();
-                    waiting.add(refused.location, ObjectRef::from_obj(&*obj), mutation);
+                    waiting.add(location, ObjectRef::from_obj(&*obj), mutation);
                 }
                 report_failure(&*obj, &shared, &error, planned.as_ref()).await;
                 Err(error)
@@ -152,18 +150,43 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
     .await
 }
 
+/// The location whose recovery the object waits for after `error`: the one whose breaker refused
+/// the call, or the one that did not answer it while its breaker is still open (a probe may have
+/// closed it since: then the object backs off on its own, as after any failure).
+fn waits_on(ctx: &Context, error: &Error) -> Option<u64> {
+    match error {
+        Error::Aws(AwsError {
+            wait: Some(refused),
+            ..
+        }) => Some(refused.location),
+        Error::Aws(AwsError {
+            location: Some(location),
+            ..
+        }) => (ctx.locations.calls().healths().held(*location)).then_some(*location),
+        _ => None,
+    }
+}
+
 /// The error policy of every kind: none after a terminal error (the next spec change wakes the
-/// object); after a spent read budget, its refill time; else the per-object backoff (2 s, 4 s,
-/// 8 s... up to 5 min), each with jitter.
+/// object); while its location's breaker holds its calls back, the location's recovery (which
+/// wakes it; [`breaker::REFUSED_WAIT`] is the safety net), never a backoff of its own, so an
+/// outage ends for every object at once; after a spent read budget, its refill time; else the
+/// per-object backoff (2 s, 4 s, 8 s... up to 5 min), each with jitter.
+///
+/// [`breaker::REFUSED_WAIT`]: crate::breaker::REFUSED_WAIT
 pub fn error_policy<K: Managed>(obj: Arc<K>, error: &Error, shared: Arc<K::Ctx>) -> Action {
     if error.terminal() {
         return Action::await_change();
     }
-    if let Some(wait) = error.retry_after() {
+    let ctx = shared.context();
+    let wait = match waits_on(ctx, error) {
+        Some(_) => Some(crate::breaker::REFUSED_WAIT),
+        None => error.retry_after(),
+    };
+    if let Some(wait) = wait {
         let wait = wait.max(std::time::Duration::from_secs(1));
         return Action::requeue(crate::duration::jitter(wait, 0.25));
     }
-    let ctx = shared.context();
     Action::requeue(ctx.backoff(&obj.uid().unwrap_or_default(), obj.meta().generation))
 }
 

@@ -90,7 +90,7 @@ macro_rules! snapshot_calls {
                     while let Some(page) = pages.next().await {
                         let page = page
                             .map_err(|e| $crate::aws_error::aws_error($describe_label, e, None));
-                        $rds.count($describe_label, &page);
+                        let page = $rds.counted($describe_label, page);
                         all.extend(page?.$list().iter().map(|s| {
                             let text = |v: Option<&str>| v.map(str::to_owned);
                             $crate::snapshot::ObservedSnapshot {
@@ -161,7 +161,7 @@ macro_rules! snapshot_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($create_label, e, None));
-                rds.count($create_label, &result);
+                let result = rds.counted($create_label, result);
                 result.map(|_| ())
             }
 
@@ -186,7 +186,7 @@ macro_rules! snapshot_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($copy_label, e, None));
-                rds.count($copy_label, &result);
+                let result = rds.counted($copy_label, result);
                 result.map(|_| ())
             }
 
@@ -199,7 +199,7 @@ macro_rules! snapshot_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($attributes_label, e, None));
-                rds.count($attributes_label, &result);
+                let result = rds.counted($attributes_label, result);
                 let result = result?;
                 let attributes = (result.$result().map(|r| r.$values())).unwrap_or_default();
                 Ok((attributes.iter())
@@ -222,7 +222,7 @@ macro_rules! snapshot_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($modify_label, e, None));
-                rds.count($modify_label, &result);
+                let result = rds.counted($modify_label, result);
                 result.map(|_| ())
             }
 
@@ -235,7 +235,7 @@ macro_rules! snapshot_calls {
                     .send()
                     .await
                     .map_err(|e| $crate::aws_error::aws_error($delete_label, e, None));
-                rds.count($delete_label, &result);
+                let result = rds.counted($delete_label, result);
                 match result {
                     Err(e) if e.code.starts_with($not_found) => Ok(()),
                     other => other.map(|_| ()),

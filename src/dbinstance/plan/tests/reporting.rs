@@ -18,6 +18,7 @@ fn aws_errors_are_reported_by_class() {
             code: "Code".into(),
             message: "AWS says no".into(),
             wait: None,
+            location: None,
         });
         let (got_reason, message) = error.user_facing().expect("user-facing");
         assert_eq!(got_reason, reason);

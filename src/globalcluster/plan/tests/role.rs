@@ -1,7 +1,9 @@
 //! Switchover and failover: sent once per target, decided on what RDS shows, a row each.
 
 use super::*;
-use crate::globalcluster::{FAILOVER_ANNOTATION, FailoverTo, RegionSilence, RoleChange};
+use crate::globalcluster::{
+    FAILOVER_ANNOTATION, FailoverTo, RegionHeard, RegionSilence, RoleChange,
+};
 
 fn members() -> Vec<GlobalMember> {
     let mut eu = member("coffee-eu", "eu-west-1", "reader");
@@ -136,17 +138,39 @@ fn a_switchover_is_sent_once_and_reported_until_rds_shows_the_new_writer() {
     }
 }
 
-/// The primary's region silent for `secs` (no answer or a 5xx to every call since).
-fn silent(secs: u64) -> impl FnOnce(&mut Facts) {
-    move |f: &mut Facts| {
-        f.extra.primary_breaker_open = true;
-        f.extra.primary_region_silent = Some(RegionSilence {
-            region: "us-east-1".into(),
+/// A region silent for `secs` (no answer, a broken connection or a 5xx to every call since).
+fn silence(secs: u64) -> RegionHeard {
+    RegionHeard {
+        silence: Some(RegionSilence {
             since: "2026-12-05T10:00:00Z".into(),
             silent_for: std::time::Duration::from_secs(secs),
             calls: 40,
             last: "NoResponse".into(),
-        });
+        }),
+        answered_ago: Some((std::time::Duration::from_secs(secs + 1), false)),
+    }
+}
+
+/// A region that answered `secs` ago (`throttled`: that answer was a throttle).
+fn answering(secs: u64, throttled: bool) -> RegionHeard {
+    RegionHeard {
+        silence: None,
+        answered_ago: Some((std::time::Duration::from_secs(secs), throttled)),
+    }
+}
+
+/// What was heard from `region`.
+fn hearing(region: &str, heard: RegionHeard) -> impl FnOnce(&mut Facts) {
+    move |f: &mut Facts| {
+        f.extra.regions.insert(region.into(), heard);
+    }
+}
+
+/// The writer's region (us-east-1) silent for `secs`, the target's (eu-west-1) answering.
+fn silent(secs: u64) -> impl FnOnce(&mut Facts) {
+    move |f: &mut Facts| {
+        hearing("us-east-1", silence(secs))(f);
+        hearing("eu-west-1", answering(0, false))(f);
     }
 }
 
@@ -158,8 +182,9 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
     };
     let by_annotation = Some(format!("the annotation {FAILOVER_ANNOTATION}"));
     let by_silence = Some(
-        "the primary's region us-east-1 answered no call for 300 s (failoverAfter 300 s): 40 \
-         calls since 2026-12-05T10:00:00Z went unanswered, the last with NoResponse"
+        "the writer's region us-east-1 answered no call for 300 s (failoverAfter 300 s): 40 \
+         calls since 2026-12-05T10:00:00Z went unanswered, the last with NoResponse; the \
+         target's region eu-west-1 answered 0 s ago"
             .to_owned(),
     );
     let cases: [(&str, Facts, usize, &str, Option<String>); 9] = [
@@ -188,21 +213,24 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
             by_annotation.clone(),
         ),
         (
-            "the primary's region throttles (its breaker open, no silence): never approved",
-            with(asking("Failover"), |f| f.extra.primary_breaker_open = true),
+            "the writer's region throttles (its breaker open, no silence): never approved",
+            with(
+                with(asking("Failover"), hearing("us-east-1", answering(1, true))),
+                hearing("eu-west-1", answering(0, false)),
+            ),
             0,
             "FailoverAwaitingApproval",
             None,
         ),
         (
-            "the primary's region silent for less than failoverAfter: waits",
+            "the writer's region silent for less than failoverAfter: waits",
             with(asking("Failover"), silent(299)),
             0,
             "FailoverAwaitingApproval",
             None,
         ),
         (
-            "the primary's region silent for failoverAfter: approved, with its evidence",
+            "the writer's region silent for failoverAfter: approved, with its evidence",
             with(asking("Failover"), silent(300)),
             1,
             "SwitchingOver",
@@ -217,16 +245,18 @@ fn a_failover_is_sent_once_approved_in_its_targets_region() {
             1,
             "SwitchingOver",
             Some(
-                "the primary's region us-east-1 answered no call for 60 s (failoverAfter 60 s): \
-                 40 calls since 2026-12-05T10:00:00Z went unanswered, the last with NoResponse"
+                "the writer's region us-east-1 answered no call for 60 s (failoverAfter 60 s): \
+                 40 calls since 2026-12-05T10:00:00Z went unanswered, the last with NoResponse; \
+                 the target's region eu-west-1 answered 0 s ago"
                     .to_owned(),
             ),
         ),
         (
             "the region answers again before failoverAfter: the silence is gone, nothing sent",
-            with(with(asking("Failover"), silent(200)), |f| {
-                f.extra.primary_region_silent = None
-            }),
+            with(
+                with(asking("Failover"), silent(200)),
+                hearing("us-east-1", answering(0, false)),
+            ),
             0,
             "FailoverAwaitingApproval",
             None,
@@ -280,7 +310,7 @@ fn a_failover_waiting_on_a_silence_says_how_long_and_looks_again_soon() {
     let synced = &p.status.as_ref().unwrap().synced;
     assert_eq!(
         synced.message,
-        "failoverTo coffee-eu waits for approval: the primary's region us-east-1 has answered no \
+        "failoverTo coffee-eu waits for approval: the writer's region us-east-1 has answered no \
          call for 40 s of the 300 s failoverAfter asks; set the annotation \
          rds.operator.rs/failover: coffee-eu to fail over anyway (writes coffee-eu has not \
          received are lost)"
@@ -320,5 +350,190 @@ fn a_switchover_waits_while_its_target_lags_over_max_lag_seconds() {
                 assert!(message.contains(words), "{max:?} {lag_ms:?}: {message}");
             }
         }
+    }
+}
+
+/// The writer moved to us-west-2 by an earlier switchover; the GlobalCluster's own region is still
+/// us-east-1.
+fn moved_west(f: &mut Facts) {
+    let o = f.observed.as_mut().unwrap();
+    o.members[0].role = "reader".into();
+    let mut west = member("coffee-west", "us-west-2", "writer");
+    west.synchronization_status = Some("connected".into());
+    o.members.push(west);
+}
+
+/// The silence that approves a failover is the writer's region's, as RDS reports it now, never
+/// the GlobalCluster's own region's; the target's region must answer in the same window; each
+/// kind of silence approves alike, and the evidence names the last.
+#[test]
+fn a_failover_is_approved_on_the_writers_region_with_the_target_answering() {
+    let moved = || with(asking("Failover"), moved_west);
+    let rows: Vec<(&str, Facts, usize, &str)> = vec![
+        (
+            "the home region silent past failoverAfter, the writer elsewhere answering",
+            with(
+                with(
+                    with(moved(), hearing("us-east-1", silence(900))),
+                    hearing("us-west-2", answering(0, false)),
+                ),
+                hearing("eu-west-1", answering(0, false)),
+            ),
+            0,
+            "the writer's region us-west-2 answers: its last call was answered",
+        ),
+        (
+            "the writer's region silent past failoverAfter, the target answering: approved",
+            with(
+                with(
+                    with(moved(), hearing("us-east-1", answering(0, false))),
+                    hearing("us-west-2", silence(300)),
+                ),
+                hearing("eu-west-1", answering(2, false)),
+            ),
+            1,
+            "the writer's region us-west-2 answered no call for 300 s",
+        ),
+        (
+            "the writer's region and the target's both silent: waits",
+            with(
+                with(moved(), hearing("us-west-2", silence(300))),
+                hearing("eu-west-1", silence(300)),
+            ),
+            0,
+            "the target's region eu-west-1 has answered none for 300 s either",
+        ),
+        (
+            "the target's region not heard since the writer's went silent: waits",
+            with(
+                with(moved(), hearing("us-west-2", silence(300))),
+                hearing("eu-west-1", answering(301, false)),
+            ),
+            0,
+            "the target's region eu-west-1 has not answered since",
+        ),
+        (
+            "the target's region never heard from: waits",
+            with(moved(), hearing("us-west-2", silence(300))),
+            0,
+            "the target's region eu-west-1 has not answered since",
+        ),
+        (
+            "the writer's region answered a call 2 s ago (a brownout): waits",
+            with(
+                with(moved(), hearing("us-west-2", answering(2, false))),
+                hearing("eu-west-1", answering(0, false)),
+            ),
+            0,
+            "the writer's region us-west-2 answers: its last call was answered",
+        ),
+        (
+            "the writer's region throttles: waits, and says a throttle is an answer",
+            with(
+                with(moved(), hearing("us-west-2", answering(1, true))),
+                hearing("eu-west-1", answering(0, false)),
+            ),
+            0,
+            "it throttled its last call (a throttle is an answer",
+        ),
+        (
+            "a failoverAfter under the floor, stored before CEL held it: 60 s still",
+            with(
+                with(
+                    with(moved(), hearing("us-west-2", silence(30))),
+                    hearing("eu-west-1", answering(0, false)),
+                ),
+                |f| {
+                    let to = f.object.spec.failover_to.as_mut().unwrap();
+                    to.failover_after = Some("8s".parse().unwrap());
+                },
+            ),
+            0,
+            "has answered no call for 30 s of the 60 s failoverAfter asks",
+        ),
+        (
+            "nothing heard from the writer's region yet: waits",
+            with(moved(), hearing("eu-west-1", answering(0, false))),
+            0,
+            "the writer's region us-west-2 has not been heard from yet",
+        ),
+    ];
+    for (case, f, sent, says) in rows {
+        let p = plan(&f);
+        let failovers = (own(&p).iter())
+            .filter(|s| matches!(s, Own::Failover { .. }))
+            .count();
+        assert_eq!(failovers, sent, "{case}");
+        let status = p.status.as_ref().unwrap();
+        let evidence = (status.fields.role_change.as_ref()).and_then(|r| r.approved_by.clone());
+        let text = evidence.unwrap_or_else(|| status.synced.message.clone());
+        assert!(text.contains(says), "{case}: {text}");
+    }
+    // Each kind of silence (a reset, refused, closed or timed-out connection is NoResponse; a
+    // 503, a 500) approves alike, and the evidence names the last one heard.
+    for last in ["NoResponse", "ServiceUnavailable", "InternalFailure"] {
+        let mut heard = silence(300);
+        heard.silence.as_mut().unwrap().last = last.into();
+        let f = with(
+            with(asking("Failover"), hearing("us-east-1", heard)),
+            hearing("eu-west-1", answering(0, false)),
+        );
+        let p = plan(&f);
+        let failovers = (own(&p).iter())
+            .filter(|s| matches!(s, Own::Failover { .. }))
+            .count();
+        assert_eq!(failovers, 1, "{last}");
+        let change = p.status.as_ref().unwrap().fields.role_change.clone();
+        let evidence = change.and_then(|r| r.approved_by).unwrap_or_default();
+        assert!(
+            evidence.contains(&format!("the last with {last}")),
+            "{evidence}"
+        );
+    }
+}
+
+/// A step is recorded as done only once RDS took it: when the Switchover or Failover the plan
+/// recorded fails to send (a 503 in the target's region, a connection reset), the status written
+/// keeps the previous record (none), so the next pass decides again from a fresh read and sends
+/// again; a send whose answer was lost but which RDS took is found busy or done, never re-sent.
+#[test]
+fn a_role_change_whose_send_failed_is_not_recorded_and_is_sent_again() {
+    use crate::managed::named::failed;
+    let approved = |f: &mut Facts| {
+        let annotations = f.object.metadata.annotations.get_or_insert_default();
+        annotations.insert(FAILOVER_ANNOTATION.into(), "coffee-eu".into());
+    };
+    for (action, f) in [
+        ("Switchover", asking("Switchover")),
+        ("Failover", with(asking("Failover"), approved)),
+    ] {
+        let first = plan(&f);
+        assert_eq!(own(&first).len(), 1, "{action}: sent");
+        let recorded = first.status.as_ref().unwrap().fields.role_change.clone();
+        assert!(recorded.is_some(), "{action}: the plan records it");
+        // The send fails: what the skeleton writes keeps no record of it.
+        let (status, _) = failed::<GlobalCluster>(
+            f.object.status.as_ref(),
+            first.status.as_ref(),
+            Some(1),
+            "ServiceUnavailable",
+            "FailoverGlobalCluster: ServiceUnavailable: Service unavailable",
+            "2026-12-05T10:00:00Z",
+        );
+        assert_eq!(status.role_change, None, "{action}: not recorded as sent");
+        // The next pass, RDS unchanged (it never took it): sent again.
+        let again = with(f.clone(), |f| f.object.status = Some(status.clone()));
+        let second = plan(&again);
+        assert_eq!(own(&second).len(), 1, "{action}: sent again");
+        // Had RDS taken it (the answer lost), the next pass finds it busy: nothing sent.
+        let busy = with(again, |f| {
+            f.observed.as_mut().unwrap().status = "failing-over".into()
+        });
+        let third = plan(&busy);
+        assert!(own(&third).is_empty(), "{action}: RDS busy, not re-sent");
+        assert_eq!(
+            third.status.as_ref().unwrap().synced.reason,
+            "RoleChangeWaiting"
+        );
     }
 }

@@ -150,7 +150,7 @@ impl BlueGreenCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("CreateBlueGreenDeployment", e, None));
-        self.count("CreateBlueGreenDeployment", &result);
+        let result = self.counted("CreateBlueGreenDeployment", result);
         Ok(result?
             .blue_green_deployment()
             .map(observed)
@@ -169,7 +169,7 @@ impl BlueGreenCalls for Rds {
             .send()
             .await
             .map_err(|e| aws_error("DescribeBlueGreenDeployments", e, None));
-        self.count("DescribeBlueGreenDeployments", &result);
+        let result = self.counted("DescribeBlueGreenDeployments", result);
         match result {
             Ok(out) => Ok((out.blue_green_deployments().first()).map(observed)),
             Err(e) if e.class == ErrorClass::NotFound => Ok(None),
@@ -189,8 +189,7 @@ impl BlueGreenCalls for Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("SwitchoverBlueGreenDeployment", e, None));
-        self.count("SwitchoverBlueGreenDeployment", &result);
-        result
+        self.counted("SwitchoverBlueGreenDeployment", result)
     }
 
     async fn delete_blue_green(&self, identifier: &str) -> Result<(), AwsError> {
@@ -201,7 +200,7 @@ impl BlueGreenCalls for Rds {
             .await
             .map(|_| ())
             .map_err(|e| aws_error("DeleteBlueGreenDeployment", e, None));
-        self.count("DeleteBlueGreenDeployment", &result);
+        let result = self.counted("DeleteBlueGreenDeployment", result);
         match result {
             Err(e) if e.class == ErrorClass::NotFound => Ok(()),
             other => other,

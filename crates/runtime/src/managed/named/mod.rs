@@ -98,10 +98,28 @@ pub trait NamedKind:
     fn spec_tags(&self) -> &[Tag];
     /// The tag keys the operator applied from the spec, as the status keeps them.
     fn applied_tag_keys(status: &Self::Status) -> &[String];
+    fn applied_tag_keys_mut(status: &mut Self::Status) -> &mut Vec<String>;
+    /// After a failed step, the status keeps the previous pass's fields (`skeleton::failed`): no
+    /// record of a step survives a step that failed. What the kind keeps of the plan's fields
+    /// besides the tag keys it applied: the names it applied (parameters, options, endpoints),
+    /// which must never be forgotten while they may be in RDS ([`keep_applied`]).
+    fn kept_after_failure(_previous: &mut Self::Status, _planned: &Self::Status) {}
     fn conditions(status: &Self::Status) -> &[Condition];
     fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
     fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
     fn placement_mut(status: &mut Self::Status) -> &mut Option<Placement>;
+}
+
+/// A record of names the operator applied, after a failed step: the previous pass's, with the
+/// plan's added (a name the plan adds may be in RDS already if its step went through: kept, so it
+/// is removed when it leaves the spec; a name the plan drops stays until its removal is seen).
+pub fn keep_applied(previous: &mut Vec<String>, planned: &[String]) {
+    for name in planned {
+        if !previous.contains(name) {
+            previous.push(name.clone());
+        }
+    }
+    previous.sort();
 }
 
 /// The fields every named kind has, reached the same way in each: inside
@@ -139,6 +157,9 @@ macro_rules! named_fields {
         }
         fn applied_tag_keys(status: &$status) -> &[String] {
             &status.applied_tag_keys
+        }
+        fn applied_tag_keys_mut(status: &mut $status) -> &mut Vec<String> {
+            &mut status.applied_tag_keys
         }
         fn conditions(
             status: &$status,
