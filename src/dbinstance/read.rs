@@ -145,9 +145,10 @@ async fn observe(
     let observer = &*at.observer;
     let mut observation = match plan::look(db) {
         Look::None => Observation::default(),
-        Look::Shared => {
+        look @ (Look::Shared | Look::SharedNow) => {
             let max_age = spec::drift_interval(&db.spec, &observer.intervals);
-            match observer.cached(&identifier, max_age).await {
+            let wait = look == Look::Shared;
+            match observer.cached(&identifier, max_age, wait).await {
                 Some(cached) => cached,
                 None => {
                     ctx.direct_read(observer, namespace, &identifier, true)

@@ -26,6 +26,7 @@ mod health;
 mod iam;
 mod insights;
 mod integrations;
+mod leader;
 mod lifecycle;
 mod maintenance;
 mod migration;

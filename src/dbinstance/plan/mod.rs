@@ -78,6 +78,10 @@ pub enum Look {
     None,
     /// Through the shared poll's snapshot where it is fresh enough.
     Shared,
+    /// Through the shared poll's snapshot if it has the instance now, without waiting for a first
+    /// poll (a new leader's may take a drift interval): an edit not yet reported (or an object
+    /// never reported), which a new leader acts on in its first pass.
+    SharedNow,
     /// A DescribeDBInstances of its own: a destructive step may follow (deletion).
     Direct,
 }
@@ -92,9 +96,20 @@ pub fn look(db: &DBInstance) -> Look {
         Look::Direct
     } else if deleting || spec::validate(db).is_err() {
         Look::None
+    } else if edited(db) {
+        Look::SharedNow
     } else {
         Look::Shared
     }
+}
+
+/// Whether the spec has a generation no pass has reported yet.
+fn edited(db: &DBInstance) -> bool {
+    let reported = db
+        .status
+        .as_ref()
+        .and_then(|s| s.reported.observed_generation);
+    reported != db.metadata.generation
 }
 
 /// What the read step fetches, given the observed instance.

@@ -70,10 +70,30 @@ pub fn lean_controller<K: Kind + Send + Sync + 'static>(
     use kube::runtime::{WatchStreamExt, reflector, watcher};
     let (reader, writer) = reflector::store();
     let stream = watcher(api, watcher::Config::default().any_semantic())
+        .default_backoff()
         .modify(lean)
         .reflect(writer)
         .applied_objects();
-    kube::runtime::Controller::for_stream(stream, reader)
+    kube::runtime::Controller::for_stream(stream, reader).trigger_backoff(trigger_backoff())
+}
+
+/// The backoff a controller applies to all its trigger watches at once, after an error of any
+/// of them. kube-runtime's default (0.8 s doubling to 30 s, reset only after 120 s without an
+/// error) holds back every event of every watch while one watch fails: an edit waited 30 s behind
+/// an unrelated watch's error after a leader takeover. The kind's own watch backs off on its own
+/// (`default_backoff`), and the shared backoff stays short: 0.5 s doubling to 4 s, with jitter,
+/// reset after 30 s without an error.
+pub fn trigger_backoff() -> impl kube::runtime::utils::Backoff {
+    let short = backon::ExponentialBuilder::default()
+        .with_min_delay(std::time::Duration::from_millis(500))
+        .with_max_delay(std::time::Duration::from_secs(4))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times();
+    kube::runtime::utils::ResetTimerBackoff::new(
+        kube::runtime::watcher::ExponentialBackoff::from(short),
+        std::time::Duration::from_secs(30),
+    )
 }
 
 /// Drops what [`lean_controller`]'s cache does without.
@@ -120,6 +140,27 @@ pub async fn publish<K: Kind>(recorder: &Recorder, obj: &K, planned: &PlannedEve
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_shared_trigger_backoff_never_holds_events_back_more_than_a_few_seconds() {
+        use kube::runtime::utils::Backoff;
+        let mut backoff = super::trigger_backoff();
+        let waits: Vec<_> = (0..20)
+            .map(|_| backoff.next().expect("never gives up"))
+            .collect();
+        assert!(
+            waits
+                .iter()
+                .all(|w| *w <= std::time::Duration::from_secs(8)),
+            "{waits:?}"
+        );
+        assert!(
+            waits[0] >= std::time::Duration::from_millis(500),
+            "{waits:?}"
+        );
+        backoff.reset();
+        assert!(backoff.next().unwrap() < std::time::Duration::from_secs(2));
+    }
+
     #[test]
     fn the_cache_keeps_what_reconciles_read_and_drops_managed_fields_and_last_applied() {
         use kube::api::ObjectMeta;

@@ -193,7 +193,7 @@ impl Observer {
         identifier: &str,
         max_age: Duration,
     ) -> Result<Observation, AwsError> {
-        match self.cached(identifier, max_age).await {
+        match self.cached(identifier, max_age, true).await {
             Some(observation) => Ok(observation),
             None => self.observe_directly(identifier).await,
         }
@@ -201,8 +201,15 @@ impl Observer {
 
     /// The shared poll's entry for the identifier when it may serve (fresh enough, not mutated by
     /// the operator since, not busy); None when a direct read is needed.
-    pub async fn cached(&self, identifier: &str, max_age: Duration) -> Option<Observation> {
-        self.wait_loaded().await;
+    pub async fn cached(
+        &self,
+        identifier: &str,
+        max_age: Duration,
+        wait: bool,
+    ) -> Option<Observation> {
+        if wait {
+            self.wait_loaded().await;
+        }
         {
             let state = lock(&self.state);
             // The shared poll keeps entries as fresh as the drift interval; a DBInstance asking for

@@ -57,7 +57,19 @@ fn refusals_before_any_call() {
         Look::None,
         look(&with(facts(), |f| f.db.spec.allocated_storage = None).db)
     );
-    assert_eq!(look(&facts().db), Look::Shared);
+    // Never reported, or edited since the last report: the shared snapshot if it has the
+    // instance now, without waiting for a new leader's first poll; reported at this generation:
+    // the shared snapshot, once loaded.
+    assert_eq!(look(&facts().db), Look::SharedNow);
+    let reported = |generation: i64| {
+        with(facts(), move |f| {
+            let status = f.db.status.get_or_insert_default();
+            status.reported.observed_generation = Some(generation);
+        })
+        .db
+    };
+    assert_eq!(look(&reported(1)), Look::Shared);
+    assert_eq!(look(&with_generation(reported(1), 2)), Look::SharedNow);
     assert_eq!(
         look(&deleting(DeletionPolicy::Delete, None).db),
         Look::Direct
@@ -250,4 +262,9 @@ fn allocated_storage_may_be_left_to_a_replicas_source_or_a_restores_snapshot() {
         })
     });
     assert_eq!(restoring, Ok(()), "a restore takes its snapshot's");
+}
+
+fn with_generation(mut db: DBInstance, generation: i64) -> DBInstance {
+    db.metadata.generation = Some(generation);
+    db
 }
