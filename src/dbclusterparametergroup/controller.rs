@@ -64,13 +64,13 @@ impl NamedKind for DBClusterParameterGroup {
         Ok(at.rds.delete_cluster_parameter_group(name).await?)
     }
 
-    fn kept_after_failure(
-        previous: &mut DBClusterParameterGroupStatus,
-        planned: &DBClusterParameterGroupStatus,
+    fn records_after_failure(
+        fields: &mut DBClusterParameterGroupStatus,
+        previous: &DBClusterParameterGroupStatus,
     ) {
         crate::managed::named::keep_applied(
-            &mut previous.applied_parameters,
-            &planned.applied_parameters,
+            &mut fields.applied_parameters,
+            &previous.applied_parameters,
         );
     }
 

@@ -70,10 +70,13 @@ impl NamedKind for DBParameterGroup {
         Ok(at.rds.delete_parameter_group(name).await?)
     }
 
-    fn kept_after_failure(previous: &mut DBParameterGroupStatus, planned: &DBParameterGroupStatus) {
+    fn records_after_failure(
+        fields: &mut DBParameterGroupStatus,
+        previous: &DBParameterGroupStatus,
+    ) {
         crate::managed::named::keep_applied(
-            &mut previous.applied_parameters,
-            &planned.applied_parameters,
+            &mut fields.applied_parameters,
+            &previous.applied_parameters,
         );
     }
 

@@ -84,10 +84,10 @@ impl NamedKind for DBProxy {
         )
     }
 
-    fn kept_after_failure(previous: &mut DBProxyStatus, planned: &DBProxyStatus) {
+    fn records_after_failure(fields: &mut DBProxyStatus, previous: &DBProxyStatus) {
         crate::managed::named::keep_applied(
-            &mut previous.applied_endpoints,
-            &planned.applied_endpoints,
+            &mut fields.applied_endpoints,
+            &previous.applied_endpoints,
         );
     }
 

@@ -50,11 +50,13 @@ impl NamedKind for DBSnapshot {
         crate::snapshot::retained(&self.spec.options, adopted)
     }
 
-    /// The accounts a share may have reached stay recorded until their removal is seen: they
-    /// decide whether the shares are read at all.
-    fn kept_after_failure(previous: &mut DBSnapshotStatus, planned: &DBSnapshotStatus) {
-        let shared = &mut previous.report.shared_with;
-        crate::managed::named::keep_applied(shared, &planned.report.shared_with);
+    /// An export the plan recorded as started is put back as the previous pass had it (the
+    /// next pass finds RDS's task, or sends it again); the accounts a share may have reached stay
+    /// recorded until their removal is seen: they decide whether the shares are read at all.
+    fn records_after_failure(fields: &mut DBSnapshotStatus, previous: &DBSnapshotStatus) {
+        fields.report.export = previous.report.export.clone();
+        let shared = &mut fields.report.shared_with;
+        crate::managed::named::keep_applied(shared, &previous.report.shared_with);
     }
 
     crate::named_fields!(

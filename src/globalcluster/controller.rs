@@ -105,12 +105,12 @@ impl NamedKind for GlobalCluster {
         self.spec.deletion_policy == Some(super::GlobalDeletionPolicy::Retain)
     }
 
-    /// A role change RDS showed done is a fact of this pass, not a record of a step: kept when
-    /// another step of the pass fails (it ends `pending`, and a writer that moves away later is
-    /// reported, not moved back).
-    fn kept_after_failure(previous: &mut GlobalClusterStatus, planned: &GlobalClusterStatus) {
-        if (planned.role_change.as_ref()).is_some_and(|r| r.completed) {
-            previous.role_change = planned.role_change.clone();
+    /// A role change the plan recorded as sent is put back as the previous pass had it (the next
+    /// pass decides again from a fresh read); one RDS showed done is a fact of the pass, kept (it
+    /// ends `pending`, and a writer that moves away later is reported, not moved back).
+    fn records_after_failure(fields: &mut GlobalClusterStatus, previous: &GlobalClusterStatus) {
+        if !(fields.role_change.as_ref()).is_some_and(|r| r.completed) {
+            fields.role_change = previous.role_change.clone();
         }
     }
 

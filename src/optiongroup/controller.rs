@@ -45,11 +45,8 @@ impl NamedKind for OptionGroup {
         Ok(at.rds.delete_option_group(name).await?)
     }
 
-    fn kept_after_failure(previous: &mut OptionGroupStatus, planned: &OptionGroupStatus) {
-        crate::managed::named::keep_applied(
-            &mut previous.applied_options,
-            &planned.applied_options,
-        );
+    fn records_after_failure(fields: &mut OptionGroupStatus, previous: &OptionGroupStatus) {
+        crate::managed::named::keep_applied(&mut fields.applied_options, &previous.applied_options);
     }
 
     crate::named_fields!(OptionGroupStatus, option_group_name);

@@ -537,3 +537,45 @@ fn a_role_change_whose_send_failed_is_not_recorded_and_is_sent_again() {
         );
     }
 }
+
+/// After a failed step the status keeps the previous pass's fields, with what may be in RDS
+/// kept from the plan: tag keys it applied (so a tag is removed when it leaves the spec, even if
+/// the pass that added it failed later), and a role change RDS showed done (a fact of the pass).
+#[test]
+fn a_failed_pass_keeps_what_may_be_in_rds_and_drops_what_was_only_planned() {
+    use crate::managed::named::failed;
+    let mut previous = GlobalClusterStatus {
+        applied_tag_keys: vec!["app".into()],
+        ..Default::default()
+    };
+    let mut planned = plan(&with(asking("Switchover"), swapped))
+        .status
+        .expect("a status");
+    planned.fields.applied_tag_keys = vec!["app".into(), "team".into()];
+    let (status, _) = failed::<GlobalCluster>(
+        Some(&previous),
+        Some(&planned),
+        Some(1),
+        "AWSUnavailable",
+        "AddTagsToResource failed: NoResponse",
+        "2026-12-05T10:00:00Z",
+    );
+    assert_eq!(status.applied_tag_keys, vec!["app", "team"]);
+    assert_eq!(
+        status.role_change,
+        sent("Switchover", true),
+        "done, seen in RDS"
+    );
+    // A role change only planned (sent in this pass, whose later step failed) is not kept.
+    planned.fields.role_change = sent("Switchover", false);
+    previous.role_change = None;
+    let (status, _) = failed::<GlobalCluster>(
+        Some(&previous),
+        Some(&planned),
+        Some(1),
+        "AWSUnavailable",
+        "FailoverGlobalCluster failed: NoResponse",
+        "2026-12-05T10:00:00Z",
+    );
+    assert_eq!(status.role_change, None);
+}

@@ -99,27 +99,27 @@ pub trait NamedKind:
     /// The tag keys the operator applied from the spec, as the status keeps them.
     fn applied_tag_keys(status: &Self::Status) -> &[String];
     fn applied_tag_keys_mut(status: &mut Self::Status) -> &mut Vec<String>;
-    /// After a failed step, the status keeps the previous pass's fields (`skeleton::failed`): no
-    /// record of a step survives a step that failed. What the kind keeps of the plan's fields
-    /// besides the tag keys it applied: the names it applied (parameters, options, endpoints),
-    /// which must never be forgotten while they may be in RDS ([`keep_applied`]).
-    fn kept_after_failure(_previous: &mut Self::Status, _planned: &Self::Status) {}
+    /// After a failed step, the status has what the plan found of RDS, but no record the plan
+    /// made of a step (`skeleton::failed`): the kind puts its records back as the previous pass
+    /// had them (a role change sent, an export started), and keeps the names it may have applied
+    /// (parameters, options, endpoints, accounts shared with) from both ([`keep_applied`]).
+    fn records_after_failure(_fields: &mut Self::Status, _previous: &Self::Status) {}
     fn conditions(status: &Self::Status) -> &[Condition];
     fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
     fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;
     fn placement_mut(status: &mut Self::Status) -> &mut Option<Placement>;
 }
 
-/// A record of names the operator applied, after a failed step: the previous pass's, with the
-/// plan's added (a name the plan adds may be in RDS already if its step went through: kept, so it
-/// is removed when it leaves the spec; a name the plan drops stays until its removal is seen).
-pub fn keep_applied(previous: &mut Vec<String>, planned: &[String]) {
-    for name in planned {
-        if !previous.contains(name) {
-            previous.push(name.clone());
+/// A record of names the operator applied, after a failed step: the plan's and the previous
+/// pass's (a name the plan adds may be in RDS already if its step went through: kept, so it is
+/// removed when it leaves the spec; a name the plan drops stays until its removal is seen).
+pub fn keep_applied(names: &mut Vec<String>, other: &[String]) {
+    for name in other {
+        if !names.contains(name) {
+            names.push(name.clone());
         }
     }
-    previous.sort();
+    names.sort();
 }
 
 /// The fields every named kind has, reached the same way in each: inside

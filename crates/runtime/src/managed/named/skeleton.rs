@@ -205,7 +205,7 @@ pub fn settled<K: NamedKind>(
     status
 }
 
-/// A resource's status after a failure, and its Event: the previous fields (no step's record
+/// A resource's status after a failure, and its Event: what the plan found (no step's record
 /// outlives a failed step), Synced False with the reason; Ready as the plan found it (or as last
 /// written, when the pass failed before planning), unless the failure says the resource cannot be
 /// reached ([`conditions::failed`], [`conditions::ready_after_failure`]).
@@ -220,18 +220,24 @@ pub fn failed<K: NamedKind>(
     let before = previous.map(K::conditions).unwrap_or_default();
     let (ready, synced, event) = conditions::failed(before, reason, message);
     let ready = conditions::ready_after_failure(planned.map(|p| &p.ready), ready, reason);
-    // The previous pass's fields: a record the plan made of a step (a role change sent, an
-    // export started, an account unshared) must not outlive the step's failure, or the next pass
-    // would take it as done and never send it again. Only the names the operator may have applied
-    // are kept from the plan (`NamedKind::kept_after_failure`).
-    let mut fields = previous.cloned().unwrap_or_default();
-    if let Some(p) = planned {
-        super::keep_applied(
-            K::applied_tag_keys_mut(&mut fields),
-            K::applied_tag_keys(&p.fields),
-        );
-        K::kept_after_failure(&mut fields, &p.fields);
-    }
+    // What the plan found of RDS in this pass, but no record the plan made of a step (a role
+    // change sent, an export started, an account unshared): that must not outlive the step's
+    // failure, or the next pass would take it as done and never send it again. The kind puts its
+    // records back as the previous pass had them (`NamedKind::records_after_failure`), and the
+    // names the operator may have applied are kept from both.
+    let fields = match planned {
+        Some(p) => {
+            let mut fields = p.fields.clone();
+            let before = previous.cloned().unwrap_or_default();
+            super::keep_applied(
+                K::applied_tag_keys_mut(&mut fields),
+                K::applied_tag_keys(&before),
+            );
+            K::records_after_failure(&mut fields, &before);
+            fields
+        }
+        None => previous.cloned().unwrap_or_default(),
+    };
     let status = KindStatus {
         fields,
         ready,
