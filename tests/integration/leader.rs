@@ -2,7 +2,6 @@
 //! a pending edit in its first pass, whatever else it has to do (deletions of other instances),
 //! and without waiting for its first poll of RDS (a drift interval of 60 s, the default).
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::coordination::v1::Lease;
@@ -14,14 +13,6 @@ use crate::common::{
 };
 
 const LEASE: Duration = Duration::from_secs(4);
-
-fn signal(operator: &Operator, signal: &str) {
-    let status = Command::new("kill")
-        .args([signal, &operator.pid().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-}
 
 async fn holder(leases: &Api<Lease>) -> Option<String> {
     let lease = leases.get_opt("rds-operator-leader").await.ok()??;
@@ -68,7 +59,7 @@ async fn a_new_leader_applies_a_pending_edit_within_a_lease_and_a_pass_while_del
     }
 
     // The leader freezes; meanwhile three instances are deleted and one edited.
-    signal(&first, "-STOP");
+    first.signal("-STOP");
     let frozen = Instant::now();
     for i in 1..4 {
         (api.delete(&format!("db-{i}"), &DeleteParams::default())
@@ -97,7 +88,7 @@ async fn a_new_leader_applies_a_pending_edit_within_a_lease_and_a_pass_while_del
     for i in 1..4 {
         common::wait_gone(&api, &format!("db-{i}"), TIMEOUT).await;
     }
-    signal(&first, "-CONT");
+    first.signal("-CONT");
     drop(first);
     (api.delete("db-0", &DeleteParams::default()).await).expect("delete");
     common::wait_gone(&api, "db-0", TIMEOUT).await;

@@ -3,7 +3,6 @@
 //! a lease duration, and once thawed it acts on nothing it no longer leads.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
@@ -53,14 +52,6 @@ async fn two_each(leases: &Api<Lease>, names: &BTreeSet<String>, what: &str) {
         (held.len() == SHARDS && per == [2, 2]).then_some(())
     })
     .await;
-}
-
-fn signal(operator: &Operator, signal: &str) {
-    let status = Command::new("kill")
-        .args([signal, &operator.pid().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
 }
 
 #[tokio::test]
@@ -135,7 +126,7 @@ async fn replicas_share_the_pairs_and_a_frozen_replica_acts_on_nothing_it_lost()
         .iter()
         .map(|r| calls_in(&first, "ModifyDBInstance", r))
         .sum();
-    signal(&first, "-STOP");
+    first.signal("-STOP");
     let frozen_at = std::time::Instant::now();
     wait_for(
         "the second to lead every shard",
@@ -174,7 +165,7 @@ async fn replicas_share_the_pairs_and_a_frozen_replica_acts_on_nothing_it_lost()
 
     // Thawed, the first replica acts on nothing it no longer leads: its own clock says its
     // renewals are past the deadline. Each instance was modified once, by the second.
-    signal(&first, "-CONT");
+    first.signal("-CONT");
     tokio::time::sleep(Duration::from_secs(6)).await;
     let modifies_after: f64 = REGIONS
         .iter()

@@ -84,6 +84,16 @@ impl Operator {
         let _ = self.child.wait();
     }
 
+    /// Sends the operator's process a signal (`-STOP` freezes it, as a frozen node would,
+    /// `-CONT` thaws it).
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .args([signal, &self.pid().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
     /// GET one of the operator's HTTP endpoints: (status code, body), None while it does not answer.
     pub fn get(&self, path: &str) -> Option<(u16, String)> {
         http(&self.http, "GET", path)
