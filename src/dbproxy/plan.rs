@@ -113,19 +113,41 @@ fn observed_fields(g: &DBProxy, o: &ObservedProxy) -> DBProxyStatus {
 /// How soon a proxy whose targets are not all available yet is looked at again.
 const TARGETS_POLL: Duration = Duration::from_secs(5);
 
-/// The status to write: Ready once RDS reports it available (`named::by_state`) and every
-/// target available (a connection through it reaches a database then).
-fn status(plan: &mut Plan, fields: DBProxyStatus, synced: ConditionPlan) {
-    status_with(plan, fields, synced, None)
+/// The status to write: Ready once RDS reports it available (`named::by_state`), every target
+/// the spec names registered, and every registered target available (a connection through it
+/// reaches a database then). No target registered is not "all available": a proxy RDS reports
+/// available before RegisterDBProxyTargets went out refuses every connection.
+fn status(plan: &mut Plan, g: &DBProxy, fields: DBProxyStatus, synced: ConditionPlan) {
+    status_with(plan, (g, None), fields, synced, None)
 }
 
-/// [`status`], with why a connection Secret the spec asks for is not written (`pending`).
+/// The targets the spec names that RDS has not registered: by their RDS identifier once they
+/// are resolved (`resolved`), else, while RDS lists none, by the names the spec gives them.
+fn unregistered(g: &DBProxy, fields: &DBProxyStatus, resolved: Option<&[Resolved]>) -> Vec<String> {
+    let listed = |id: &str| (fields.targets.iter()).any(|t| t.identifier == id);
+    match resolved {
+        Some(resolved) => (resolved.iter())
+            .filter(|r| !listed(&r.identifier))
+            .map(|r| r.identifier.clone())
+            .collect(),
+        None if fields.targets.is_empty() => (g.spec.targets.iter())
+            .filter_map(|t| t.db_instance_ref.as_ref().or(t.db_cluster_ref.as_ref()))
+            .map(|r| r.name.clone())
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// [`status`], with why a connection Secret the spec asks for is not written (`pending`), and the
+/// targets as resolved in this pass, if they were.
 fn status_with(
     plan: &mut Plan,
+    (g, resolved): (&DBProxy, Option<&[Resolved]>),
     fields: DBProxyStatus,
     synced: ConditionPlan,
     pending: Option<String>,
 ) {
+    let missing = unregistered(g, &fields, resolved);
     let state = fields.state.clone();
     let not_available: Vec<String> = (fields.targets.iter())
         .filter(|t| t.state.as_deref() != Some("AVAILABLE"))
@@ -139,6 +161,16 @@ fn status_with(
         .collect();
     let unavailable = (fields.targets.iter()).any(|t| t.state.as_deref() == Some("UNAVAILABLE"));
     let mut report = named::by_state(fields, state.as_deref(), synced);
+    if report.ready.ok && !missing.is_empty() {
+        let message = format!(
+            "RDS has not registered the targets yet: {}",
+            missing.join(", ")
+        );
+        report.ready = ConditionPlan::new(false, "TargetRegistering", message);
+        if matches!(plan.requeue, Requeue::After(d) if d > TARGETS_POLL) {
+            plan.requeue = Requeue::After(TARGETS_POLL);
+        }
+    }
     if report.ready.ok && !not_available.is_empty() {
         let reason = match unavailable {
             true => "TargetUnavailable",
@@ -168,7 +200,7 @@ fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
     let synced = plan.waiting(f.busy_interval, reason, message);
     let fields = (f.observed.as_ref()).map(|o| observed_fields(&f.object, o));
     let fields = fields.unwrap_or_else(|| f.object.status.clone().unwrap_or_default());
-    status_with(&mut plan, fields, synced, pending);
+    status_with(&mut plan, (&f.object, None), fields, synced, pending);
     plan
 }
 
@@ -197,6 +229,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             let message = "its Secrets Manager secret is being made";
             status(
                 &mut plan,
+                g,
                 fields,
                 ConditionPlan::new(false, "Creating", message),
             );
@@ -206,7 +239,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     };
     if !named::owned(g, &o.tags) {
         let refused = named::refuse_name_in_use(g, &mut plan);
-        status(&mut plan, Default::default(), refused);
+        status(&mut plan, g, Default::default(), refused);
         return plan;
     }
     let mut fields = observed_fields(g, o);
@@ -226,7 +259,7 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
             Err(message) => {
                 plan.requeue = Requeue::AwaitChange;
                 let refused = ConditionPlan::new(false, "UnsupportedChange", message);
-                status(&mut plan, fields, refused);
+                status(&mut plan, g, fields, refused);
                 return plan;
             }
         }
@@ -236,12 +269,18 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         Ok(pending) => pending,
         Err(message) => {
             let refused = plan.secret_conflict(message.clone());
-            status_with(&mut plan, fields, refused, Some(message));
+            status_with(
+                &mut plan,
+                (g, Some(&targets)),
+                fields,
+                refused,
+                Some(message),
+            );
             return plan;
         }
     };
     let synced = plan.synced_after(&changed, f.busy_interval, "the proxy");
-    status_with(&mut plan, fields, synced, pending);
+    status_with(&mut plan, (g, Some(&targets)), fields, synced, pending);
     plan
 }
 
@@ -298,6 +337,7 @@ fn create(f: &Facts, mut plan: Plan, auth: &str, tags: BTreeMap<String, String>)
         let fields = g.status.clone().unwrap_or_default();
         status(
             &mut plan,
+            g,
             fields,
             ConditionPlan::new(false, "NotFound", message),
         );
@@ -321,7 +361,7 @@ fn create(f: &Facts, mut plan: Plan, auth: &str, tags: BTreeMap<String, String>)
         ..Default::default()
     };
     let creating = ConditionPlan::new(true, "Creating", "the proxy is being made");
-    status(&mut plan, fields, creating);
+    status(&mut plan, g, fields, creating);
     plan
 }
 

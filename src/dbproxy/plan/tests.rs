@@ -163,11 +163,13 @@ fn rules() {
             true,
         ),
         (
+            // Not Ready until RDS lists it: a proxy with no target registered refuses every
+            // connection (issue 76; this row said Ready before).
             "a new target is registered",
             with(facts(), |f| f.observed = Some(ours(&[]))),
             vec!["Register coffee-db"],
             "Updating",
-            true,
+            false,
         ),
         (
             "a target gone from the spec is deregistered; the database stays",
@@ -413,4 +415,27 @@ fn the_connection_secret_names_the_proxy_with_the_targets_credentials() {
     );
     assert_eq!(value("username"), "admin");
     assert_eq!(value("port"), "3306");
+}
+
+/// Ready needs every target the spec names registered (an empty list is not "all available"),
+/// and every registered target AVAILABLE; it says which are missing.
+#[test]
+fn a_proxy_is_ready_only_once_every_target_it_names_is_registered_and_available() {
+    let ready = |f: &Facts| {
+        let p = plan(f);
+        let status = p.status.expect("a status");
+        (status.ready.ok, status.ready.reason, status.ready.message)
+    };
+    let (ok, reason, message) = ready(&with(facts(), |f| f.observed = Some(ours(&[]))));
+    assert_eq!((ok, reason.as_str()), (false, "TargetRegistering"));
+    assert!(message.contains("coffee-db"), "{message}");
+    // The references not resolved in this pass: no target listed is still not Ready.
+    let (ok, reason, _) = ready(&with(facts(), |f| {
+        f.observed = Some(ours(&[]));
+        f.extra.targets = Some(Err("DBInstance coffee-db is not Ready yet".into()));
+    }));
+    assert_eq!((ok, reason.as_str()), (false, "TargetRegistering"));
+    // Registered and available: Ready.
+    let (ok, _, _) = ready(&with(facts(), |f| f.observed = Some(ours(&["coffee-db"]))));
+    assert!(ok);
 }
