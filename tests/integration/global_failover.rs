@@ -118,6 +118,30 @@ impl Bed {
             .expect("patch the GlobalCluster");
     }
 
+    /// Watches the GlobalCluster once a second for `seconds`: no FailoverGlobalCluster reaches
+    /// RDS, and `check` holds of Synced's reason and message each time. Returns the GlobalCluster
+    /// at the end and how many times the operator read the global database meanwhile (each of
+    /// its passes reads it directly while a failover waits), which proves it was deciding.
+    async fn no_failover_for(
+        &self,
+        seconds: u64,
+        check: impl Fn(&str, &str),
+    ) -> (GlobalCluster, u64) {
+        let reads = || common::calls(&self.gid, "DescribeGlobalClusters");
+        let before = reads();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
+        while tokio::time::Instant::now() < deadline {
+            let g = (self.globals.get("coffee-global").await).expect("the GlobalCluster");
+            let (reason, message) = synced(&g);
+            check(&reason, &message);
+            let sent = common::calls(&self.gid, "FailoverGlobalCluster");
+            assert_eq!(sent, 0, "{reason}: {message}");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        let g = (self.globals.get("coffee-global").await).expect("the GlobalCluster");
+        (g, reads() - before)
+    }
+
     /// Deletes the secondaries, the primary and the GlobalCluster, and waits until they are gone.
     async fn delete_all(&self, secondaries: &[&str]) {
         let dp = DeleteParams::default();
@@ -191,16 +215,12 @@ async fn a_throttled_primary_region_never_approves_a_failover_and_one_resetting_
     // 65 s of throttling in the primary's region (its breaker open throughout, longer than
     // failoverAfter): never approved, nothing sent.
     outage(PRIMARY, "throttle", 65, "");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(65);
-    while tokio::time::Instant::now() < deadline {
-        let g = (b.globals.get("coffee-global").await).expect("the GlobalCluster");
-        let (reason, message) = synced(&g);
-        assert_ne!(reason, "SwitchingOver", "{message}");
-        let sent = common::calls(&gid, "FailoverGlobalCluster");
-        assert_eq!(sent, 0, "{reason}: {message}");
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
-    let g = (b.globals.get("coffee-global").await).expect("the GlobalCluster");
+    let (g, passes) = b
+        .no_failover_for(65, |reason, message| {
+            assert_ne!(reason, "SwitchingOver", "{message}")
+        })
+        .await;
+    assert!(passes >= 6, "the operator decided again ({passes} reads)");
     assert!(
         synced(&g).1.contains("it throttled its last call"),
         "it says what it heard: {}",
@@ -245,7 +265,7 @@ async fn after_a_switchover_the_old_home_regions_silence_approves_no_failover() 
     const HOME: &str = "us-west-1";
     const WRITER: &str = "sa-east-1";
     let b = bed("gdbhome", &[HOME, WRITER, "ca-central-1"]).await;
-    let (gid, moved) = (b.gid.clone(), b.secondaries[0].clone());
+    let moved = b.secondaries[0].clone();
     b.patch(json!({"spec": {"switchoverTo": {"name": "coffee-aurora-eu"}}}))
         .await;
     wait_object(
@@ -268,20 +288,13 @@ async fn after_a_switchover_the_old_home_regions_silence_approves_no_failover() 
     // The old home region resets every connection for 75 s (past failoverAfter): the operator
     // keeps deciding (it reads the global database in the target's region each pass) and sends
     // nothing.
-    let reads = || common::calls(&gid, "DescribeGlobalClusters");
-    let before = reads();
     outage(HOME, "reset", 75, "");
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(75);
-    while tokio::time::Instant::now() < deadline {
-        let g = (b.globals.get("coffee-global").await).expect("the GlobalCluster");
-        let (reason, message) = synced(&g);
-        assert_eq!(reason, "FailoverAwaitingApproval", "{message}");
-        assert_eq!(common::calls(&gid, "FailoverGlobalCluster"), 0, "{message}");
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
-    let passes = reads() - before;
+    let (g, passes) = b
+        .no_failover_for(75, |reason, message| {
+            assert_eq!(reason, "FailoverAwaitingApproval", "{message}")
+        })
+        .await;
     assert!(passes >= 10, "the operator decided again ({passes} reads)");
-    let g = (b.globals.get("coffee-global").await).expect("the GlobalCluster");
     let message = synced(&g).1;
     assert!(
         message.contains(&format!("the writer's region {WRITER} answers")),

@@ -24,7 +24,7 @@ pub fn asked(g: &GlobalCluster) -> Option<(&'static str, &str)> {
     }
 }
 
-/// Whether the annotation approves the failover the spec asks for.
+/// Whether the annotation approves the failover the spec asks for (its value names the target).
 pub fn annotated(g: &GlobalCluster) -> bool {
     let target = g.spec.failover_to.as_ref().map(|f| f.name.as_str());
     target.is_some_and(|t| g.annotations().get(FAILOVER_ANNOTATION).map(String::as_str) == Some(t))
@@ -112,7 +112,7 @@ pub(super) fn plan(
     }
     let mut change = record(false);
     if action == "Failover" {
-        match approval(f, o, (target, &member.region)) {
+        match approval(f, o, &member.region) {
             Ok(evidence) => change.approved_by = Some(evidence),
             Err(why) => return Some(awaiting_approval(f, plan, target, &why)),
         }
@@ -239,12 +239,8 @@ fn awaiting_approval(f: &Facts, plan: &mut Plan, target: &str, why: &str) -> Con
 /// window (else the operator's own network may be what failed, and nothing is sent into a region
 /// that does not answer). An open breaker alone approves nothing: one throttle opens it, and a
 /// throttling region is up, holding writes the target lacks.
-fn approval(
-    f: &Facts,
-    o: &ObservedGlobalCluster,
-    (target, target_region): (&str, &str),
-) -> Result<String, String> {
-    if (f.object.annotations().get(FAILOVER_ANNOTATION)).is_some_and(|a| a == target) {
+fn approval(f: &Facts, o: &ObservedGlobalCluster, target_region: &str) -> Result<String, String> {
+    if annotated(&f.object) {
         return Ok(format!("the annotation {FAILOVER_ANNOTATION}"));
     }
     // The floor holds for an object stored before CEL held it there too.

@@ -475,8 +475,9 @@ impl Rds {
     }
 
     /// Counts a call, and tells the location's health whether AWS answered it (a call the gate
-    /// refused tells it nothing).
-    pub fn count<T>(&self, operation: &'static str, result: &Result<T, AwsError>) {
+    /// refused tells it nothing). Every call site goes through [`Rds::counted`]; the prober,
+    /// whose result nobody waits on, counts directly.
+    fn count<T>(&self, operation: &'static str, result: &Result<T, AwsError>) {
         let outcome = outcome(result);
         self.calls.record(&self.place, operation, outcome);
         if outcome != "refused" && !self.foreign {
@@ -623,15 +624,20 @@ mod tests {
         }
     }
 
+    /// An SDK configuration in us-east-1, no credentials, no endpoint: nothing here is sent.
+    fn config() -> aws_config::SdkConfig {
+        aws_config::SdkConfig::builder()
+            .behavior_version(aws_config::BehaviorVersion::latest())
+            .region(aws_config::Region::new("us-east-1"))
+            .build()
+    }
+
     /// A location's clients make one attempt a call, and every call of the three is made in the
     /// location's retry partition (one adaptive rate limiter); another location has its own, and
     /// a recovery starts the location's afresh (`health`).
     #[tokio::test]
     async fn a_locations_clients_share_one_rate_limiter_and_make_one_attempt() {
-        let config = aws_config::SdkConfig::builder()
-            .behavior_version(aws_config::BehaviorVersion::latest())
-            .region(aws_config::Region::new("us-east-1"))
-            .build();
+        let config = config();
         let calls = std::sync::Arc::new(CallCounter::default());
         let (here, there) = (Rds::new(&config, calls.clone()), Rds::new(&config, calls));
         for retry in [
@@ -676,10 +682,7 @@ mod tests {
         assert_eq!(super::arn_part(arn, 3), Some("eu-west-1"));
         assert_eq!(super::arn_part(arn, 4), Some("111111111111"));
         assert_eq!(super::arn_part("rds:coffee-2026-12-01-03-00", 3), None);
-        let config = aws_config::SdkConfig::builder()
-            .behavior_version(aws_config::BehaviorVersion::latest())
-            .region(aws_config::Region::new("us-east-1"))
-            .build();
+        let config = config();
         let rds = Rds::new(&config, std::sync::Arc::new(CallCounter::default()));
         assert_eq!(rds.for_region_of(arn).place().region(), "eu-west-1");
         let here = "arn:aws:rds:us-east-1:111111111111:snapshot:coffee";
@@ -695,10 +698,7 @@ mod tests {
     #[tokio::test]
     async fn an_unanswered_call_names_its_location_and_another_regions_says_nothing_of_it() {
         use crate::aws_error::{AwsError, ErrorClass};
-        let config = aws_config::SdkConfig::builder()
-            .behavior_version(aws_config::BehaviorVersion::latest())
-            .region(aws_config::Region::new("us-east-1"))
-            .build();
+        let config = config();
         let rds = Rds::new(&config, std::sync::Arc::new(CallCounter::default()));
         let error = |code: &str, class| AwsError {
             operation: "ModifyDBInstance",
