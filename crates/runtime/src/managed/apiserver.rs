@@ -9,6 +9,7 @@ use serde_json::json;
 use tracing::warn;
 
 use super::plan::PlannedEvent;
+use super::triggers::cached_triggers;
 use super::writes::Writes;
 use super::{Kind, scoped};
 use crate::context::Context;
@@ -63,18 +64,17 @@ pub async fn remove_annotation<K: Kind>(ctx: &Context, obj: &K, key: &str) -> Re
 
 /// A controller of `K` whose cache keeps each object without its managedFields and kubectl's
 /// last-applied annotation, which no reconcile reads: together about as large as the object again,
-/// for every object the watch holds (kube-rs's `WatchStreamExt::modify`, as its docs advise).
+/// for every object the watch holds (kube-rs's `WatchStreamExt::modify`, as its docs advise). A
+/// list's objects wake their reconciles once the cache holds them ([`cached_triggers`]).
 pub fn lean_controller<K: Kind + Send + Sync + 'static>(
     api: Api<K>,
 ) -> kube::runtime::Controller<K> {
-    use kube::runtime::{WatchStreamExt, reflector, watcher};
-    let (reader, writer) = reflector::store();
-    let stream = watcher(api, watcher::Config::default().any_semantic())
+    use kube::runtime::{WatchStreamExt, watcher};
+    let events = watcher(api, watcher::Config::default().any_semantic())
         .default_backoff()
-        .modify(lean)
-        .reflect(writer)
-        .applied_objects();
-    kube::runtime::Controller::for_stream(stream, reader).trigger_backoff(trigger_backoff())
+        .modify(lean);
+    let (cache, triggers) = cached_triggers(events);
+    kube::runtime::Controller::for_stream(triggers, cache).trigger_backoff(trigger_backoff())
 }
 
 /// The backoff a controller applies to all its trigger watches at once, after an error of any

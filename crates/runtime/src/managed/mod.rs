@@ -35,6 +35,7 @@ pub mod roles;
 pub mod skeleton;
 pub mod stores;
 pub mod tags;
+pub mod triggers;
 pub mod writes;
 
 use plan::{PlannedEvent, Requeue};

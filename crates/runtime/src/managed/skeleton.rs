@@ -83,7 +83,12 @@ pub fn controller<K: Managed>(
         .for_each(|result| async move {
             match result {
                 Ok((obj, _)) => debug!(kind = K::KIND, object = %obj, "reconciled"),
-                Err(e) => debug!(error = %e, kind = K::KIND, "reconcile failed"),
+                // Logged where it failed (`reconcile`).
+                Err(e @ kube::runtime::controller::Error::ReconcilerFailed(..)) => {
+                    debug!(error = %e, kind = K::KIND, "reconcile failed")
+                }
+                // A wake the controller dropped (an object not in its cache, a watch's error).
+                Err(e) => warn!(error = %e, kind = K::KIND, "controller error"),
             }
         });
     let synced = async move { store.wait_until_ready().await.is_ok() };
