@@ -30,6 +30,13 @@ impl NamedKind for DBClusterEndpoint {
     const WHAT: &'static str = "cluster endpoint";
     const NAME_FIELD: &'static str = "dbClusterEndpointIdentifier";
 
+    fn connection_write(step: &Own) -> Option<&str> {
+        match step {
+            Own::Secret(secret) => secret.connection(),
+            _ => None,
+        }
+    }
+
     async fn observe(
         &self,
         shared: &Shared,

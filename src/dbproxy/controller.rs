@@ -29,6 +29,13 @@ impl NamedKind for DBProxy {
     const WHAT: &'static str = "DB proxy";
     const NAME_FIELD: &'static str = "dbProxyName";
 
+    fn connection_write(step: &Own) -> Option<&str> {
+        match step {
+            Own::Secret(secret) => secret.connection(),
+            _ => None,
+        }
+    }
+
     async fn observe(
         &self,
         shared: &Shared,

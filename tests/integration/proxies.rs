@@ -4,6 +4,8 @@
 //! connection through the proxy logs in with the new password; a target removed from the spec is
 //! deregistered once; deleting the proxy deletes its secret and leaves the databases.
 
+use std::collections::BTreeMap;
+
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rds_operator::dbproxy::DBProxy;
 use serde_json::json;
@@ -333,4 +335,294 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
         .expect("delete the proxy");
     wait_object_gone(&proxies, "coffee-proxy").await;
     common::delete_and_wait(&api, "db").await;
+}
+
+/// A DBProxy `meta` (RDS name `name`) over the DBInstance `db` alone, its connection Secret `secret`.
+fn one_target_proxy(meta: &str, name: &str, secret: &str, subnets: &[String]) -> DBProxy {
+    let mut p = proxy(name, subnets);
+    p.metadata.name = Some(meta.to_owned());
+    p.spec.targets.truncate(1);
+    (p.spec
+        .connection_secret
+        .as_mut()
+        .expect("a connection Secret"))
+    .name = secret.to_owned();
+    p
+}
+
+/// Ready means a connection goes through: ten proxies in front of one database, each connected to
+/// through its Secret once, the moment it turns Ready (read every 100 ms), with no retry. A proxy
+/// RDS reports available before its target registered refused that connection.
+#[tokio::test]
+async fn ten_proxies_each_take_a_connection_the_moment_they_turn_ready() {
+    let (client, ns, api, rds) = setup("proxy-ready").await;
+    let _operator = Operator::start(&ns);
+    let id = unique("pxr-db");
+    (api.create(
+        &PostParams::default(),
+        &dbinstance("db", &id, real(json!({}))),
+    ))
+    .await
+    .expect("create db");
+    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    let subnets = common::coffee_subnets(&rds).await;
+    let names: Vec<String> = (0..10).map(|i| format!("proxy-{i}")).collect();
+    for meta in &names {
+        let p = one_target_proxy(
+            meta,
+            &unique("pxr"),
+            &format!("{meta}-connection"),
+            &subnets,
+        );
+        (proxies.create(&PostParams::default(), &p).await).expect("create a DBProxy");
+    }
+    let mut connected: BTreeMap<String, (bool, String)> = BTreeMap::new();
+    let start = std::time::Instant::now();
+    while connected.len() < names.len() && start.elapsed() < TIMEOUT {
+        for p in (proxies.list(&Default::default()).await)
+            .expect("list")
+            .items
+        {
+            let meta = p.metadata.name.clone().unwrap_or_default();
+            let ready = object_condition(&p, "Ready").is_some_and(|c| c.0 == "True");
+            if !ready || connected.contains_key(&meta) {
+                continue;
+            }
+            let secret = secret_data(&client, &ns, &format!("{meta}-connection"))
+                .await
+                .expect("a Ready proxy's connection Secret");
+            let (ok, out) = common::mariadb_keys(&secret, &secret["password"], "SELECT 1");
+            connected.insert(meta, (ok, out));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let refused: Vec<_> = (connected.iter()).filter(|(_, (ok, _))| !ok).collect();
+    assert_eq!(
+        connected.len(),
+        10,
+        "ten proxies turned Ready: {connected:?}"
+    );
+    assert!(refused.is_empty(), "refused at Ready: {refused:?}");
+    for meta in &names {
+        (proxies.delete(meta, &DeleteParams::default()).await).expect("delete a proxy");
+    }
+    for meta in &names {
+        wait_object_gone(&proxies, meta).await;
+    }
+    common::delete_and_wait(&api, "db").await;
+}
+
+/// The operator's Kubernetes permissions as shipped (deploy/role.yaml's ClusterRoles), with
+/// `secrets` verbs as given, bound to the ServiceAccount `sa` of `own` (which also may read and
+/// make the hash key Secret there); the ClusterRole names, to change or remove.
+async fn shipped_rbac(client: &kube::Client, own: &str, sa: &str, secrets: &[&str]) -> Vec<String> {
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+    use serde::Deserialize;
+    let pp = PostParams::default();
+    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), own);
+    let account = serde_json::from_value(json!({"metadata": {"name": sa}})).unwrap();
+    accounts
+        .create(&pp, &account)
+        .await
+        .expect("a ServiceAccount");
+    let subject = json!([{"kind": "ServiceAccount", "name": sa, "namespace": own}]);
+    let text = std::fs::read_to_string("deploy/role.yaml").expect("deploy/role.yaml");
+    let (roles, bindings) = (
+        Api::<ClusterRole>::all(client.clone()),
+        Api::<ClusterRoleBinding>::all(client.clone()),
+    );
+    let mut names = Vec::new();
+    for doc in serde_yaml::Deserializer::from_str(&text) {
+        let doc = serde_yaml::Value::deserialize(doc).expect("YAML");
+        if doc["kind"].as_str() != Some("ClusterRole") {
+            continue;
+        }
+        let mut role: ClusterRole = serde_yaml::from_value(doc).expect("a ClusterRole");
+        let name = unique("rds-operator-rbac");
+        role.metadata = serde_json::from_value(json!({"name": name})).unwrap();
+        for rule in role.rules.iter_mut().flatten() {
+            if rule.resources.as_ref().is_some_and(|r| r == &["secrets"]) {
+                rule.verbs = secrets.iter().map(|v| v.to_string()).collect();
+            }
+        }
+        roles.create(&pp, &role).await.expect("a ClusterRole");
+        let binding = json!({"metadata": {"name": name}, "subjects": subject,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name}});
+        let binding = serde_json::from_value(binding).unwrap();
+        bindings
+            .create(&pp, &binding)
+            .await
+            .expect("a ClusterRoleBinding");
+        names.push(name);
+    }
+    let role = json!({"metadata": {"name": "hash-key"},
+        "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "create"]}]});
+    let role: Role = serde_json::from_value(role).unwrap();
+    (Api::<Role>::namespaced(client.clone(), own)
+        .create(&pp, &role)
+        .await)
+        .expect("a Role");
+    let binding = json!({"metadata": {"name": "hash-key"}, "subjects": subject,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "hash-key"}});
+    let binding: RoleBinding = serde_json::from_value(binding).unwrap();
+    (Api::<RoleBinding>::namespaced(client.clone(), own)
+        .create(&pp, &binding)
+        .await)
+        .expect("a RoleBinding");
+    names
+}
+
+/// The proxy's connection Secret cannot be made (the operator's RBAC grants no `create` on
+/// Secrets): the proxy is never Ready, says why (ConnectionSecretNotWritten, naming the Secret),
+/// and stays so while the operator goes on reading it; once `create` is granted, the Secret is
+/// written and the proxy is Ready.
+#[tokio::test]
+async fn a_proxy_whose_connection_secret_rbac_refuses_is_not_ready() {
+    let (client, ns, api, rds) = setup("proxy-rbac").await;
+    let id = unique("pxb-db");
+    // The database first, with the operator's usual rights (its own Secret is made then).
+    let admin = Operator::start(&ns);
+    (api.create(&PostParams::default(), &dbinstance("db", &id, json!({}))))
+        .await
+        .expect("create db");
+    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    drop(admin);
+    let own = common::namespace(&client, "proxy-rbac-own").await;
+    let roles = shipped_rbac(
+        &client,
+        &own,
+        "rds-operator",
+        &["get", "list", "watch", "patch", "delete"],
+    )
+    .await;
+    let dir = tempfile::tempdir().expect("a directory");
+    let (_, kubeconfig) =
+        common::service_account_kubeconfig(&own, "rds-operator", dir.path()).await;
+    let args: Vec<String> = [
+        "--namespace",
+        &ns,
+        "--busy-poll-interval",
+        "1s",
+        "--drift-interval",
+        "5s",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    let operator = Operator::spawn(&args, &kubeconfig, &[("POD_NAMESPACE", own.as_str())]);
+
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    let p = one_target_proxy(
+        "coffee-proxy",
+        &unique("pxb"),
+        "proxy-connection",
+        &common::coffee_subnets(&rds).await,
+    );
+    (proxies.create(&PostParams::default(), &p).await).expect("create the proxy");
+    // Every status the proxy shows on its way is read: none is Ready.
+    let seen = std::cell::RefCell::new(Vec::new());
+    let refused = wait_for("Ready=False ConnectionSecretNotWritten", TIMEOUT, || {
+        let (proxies, seen) = (proxies.clone(), &seen);
+        async move {
+            let p = proxies.get("coffee-proxy").await.ok()?;
+            let ready = object_condition(&p, "Ready")?;
+            seen.borrow_mut().push(ready.clone());
+            (ready.1 == "ConnectionSecretNotWritten").then_some(ready)
+        }
+    })
+    .await;
+    assert!(
+        refused.2.contains("proxy-connection") && refused.2.contains("forbidden"),
+        "{refused:?}"
+    );
+    let failed = proxies.get("coffee-proxy").await.expect("the proxy");
+    let synced_reason = object_condition(&failed, "Synced").map(|c| c.1);
+    assert_eq!(synced_reason.as_deref(), Some("KubernetesForbidden"));
+    // Two more passes of the proxy's, each woken by an edit and each failing again (the
+    // operator's count of reconciles the API server refused moves), and still not Ready, no Secret.
+    let refusals = || {
+        common::operator_metric(
+            &operator,
+            "rds_operator_reconciles_total{result=\"Kubernetes\"",
+        )
+    };
+    for pass in 0..2 {
+        let before = refusals();
+        let wake = json!({"metadata": {"annotations": {"test/pass": pass.to_string()}}});
+        (proxies
+            .patch(
+                "coffee-proxy",
+                &PatchParams::default(),
+                &Patch::Merge(&wake),
+            )
+            .await)
+            .expect("annotate the proxy");
+        wait_for("one more pass", TIMEOUT, || {
+            let (proxies, seen) = (proxies.clone(), &seen);
+            let done = refusals() > before;
+            async move {
+                let p = proxies.get("coffee-proxy").await.ok()?;
+                seen.borrow_mut().push(object_condition(&p, "Ready")?);
+                done.then_some(())
+            }
+        })
+        .await;
+    }
+    let seen = seen.into_inner();
+    assert!(seen.iter().all(|c| c.0 == "False"), "never Ready: {seen:?}");
+    assert!(
+        secret_data(&client, &ns, "proxy-connection")
+            .await
+            .is_none()
+    );
+
+    // Granted: the Secret is written, and the proxy is Ready.
+    use k8s_openapi::api::rbac::v1::ClusterRole;
+    let cluster_roles = Api::<ClusterRole>::all(client.clone());
+    for name in &roles {
+        let mut role = cluster_roles.get(name).await.expect("the ClusterRole");
+        for rule in role.rules.iter_mut().flatten() {
+            if rule.resources.as_ref().is_some_and(|r| r == &["secrets"]) {
+                rule.verbs.push("create".into());
+            }
+        }
+        (cluster_roles
+            .replace(name, &PostParams::default(), &role)
+            .await)
+            .expect("grant create");
+    }
+    // Woken at once (a failed pass is otherwise tried again after a backoff of up to 5 minutes).
+    let wake = json!({"metadata": {"annotations": {"test/granted": "create"}}});
+    (proxies
+        .patch(
+            "coffee-proxy",
+            &PatchParams::default(),
+            &Patch::Merge(&wake),
+        )
+        .await)
+        .expect("annotate the proxy");
+    let ready = wait_object(&proxies, "coffee-proxy", "Ready", synced).await;
+    let secret =
+        (secret_data(&client, &ns, "proxy-connection").await).expect("the Secret, at Ready");
+    assert_eq!(
+        Some(&secret["host"]),
+        ready.status.as_ref().unwrap().endpoint.as_ref()
+    );
+
+    drop(operator);
+    let _operator = Operator::start(&ns);
+    (proxies
+        .delete("coffee-proxy", &DeleteParams::default())
+        .await)
+        .expect("delete the proxy");
+    wait_object_gone(&proxies, "coffee-proxy").await;
+    common::delete_and_wait(&api, "db").await;
+    for name in roles {
+        let _ = cluster_roles.delete(&name, &DeleteParams::default()).await;
+        let _ = Api::<k8s_openapi::api::rbac::v1::ClusterRoleBinding>::all(client.clone())
+            .delete(&name, &DeleteParams::default())
+            .await;
+    }
 }

@@ -8,8 +8,6 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Secret, Service, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube::api::{Api, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
 use rds_operator::dbinstance::DBInstance;
 use serde_json::json;
 
@@ -344,36 +342,6 @@ fn chart_lints_renders_and_refuses_bad_values() {
     }
 }
 
-/// A client and kubeconfig acting as the chart's ServiceAccount.
-async fn service_account_kubeconfig(
-    namespace: &str,
-    sa: &str,
-    dir: &std::path::Path,
-) -> (Client, std::path::PathBuf) {
-    let admin = common::kubeconfig().to_str().unwrap().to_owned();
-    let token = common::kubectl(&["-n", namespace, "create", "token", sa, "--duration", "1h"]);
-    let admin_config: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(&admin).unwrap()).unwrap();
-    // The admin's cluster (its server and CA): the operator verifies the API server's certificate.
-    let cluster = admin_config["clusters"][0]["cluster"].clone();
-    let kubeconfig = json!({
-        "apiVersion": "v1", "kind": "Config",
-        "clusters": [{"name": "test", "cluster": cluster}],
-        "users": [{"name": sa, "user": {"token": token.trim()}}],
-        "contexts": [{"name": "sa", "context": {"cluster": "test", "user": sa}}],
-        "current-context": "sa",
-    });
-    let path = dir.join("sa.kubeconfig");
-    std::fs::write(&path, serde_yaml::to_string(&kubeconfig).unwrap()).unwrap();
-    let config = Config::from_custom_kubeconfig(
-        Kubeconfig::read_from(&path).unwrap(),
-        &KubeConfigOptions::default(),
-    )
-    .await
-    .unwrap();
-    (Client::try_from(config).unwrap(), path)
-}
-
 #[tokio::test]
 async fn helm_install_then_the_operator_runs_as_its_service_account() {
     let client = common::client_with_crd().await;
@@ -439,7 +407,7 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
     // The operator as a local process, with the Deployment's arguments and the ServiceAccount's token.
     let dir = tempfile::tempdir().unwrap();
     let (sa_client, sa_kubeconfig) =
-        service_account_kubeconfig(&release_ns, "rds-operator", dir.path()).await;
+        common::service_account_kubeconfig(&release_ns, "rds-operator", dir.path()).await;
     let container = &deployment.spec.unwrap().template.spec.unwrap().containers[0];
     let args: Vec<String> = container
         .args

@@ -120,6 +120,15 @@ impl Error {
                     source.operation, source.code, source.message
                 ),
             )),
+            // The operator's own permissions refused a write: what a platform admin can grant.
+            // The API server's message names the verb, the resource and the namespace, no value.
+            Error::Kube {
+                action,
+                source: kube::Error::Api(status),
+            } if status.is_forbidden() => Some((
+                "KubernetesForbidden".into(),
+                format!("{action}: {}", status.message),
+            )),
             _ => None,
         }
     }
@@ -138,4 +147,35 @@ impl Error {
 /// Wraps a Kubernetes API error with what was being done.
 pub fn kube_err(action: &'static str) -> impl FnOnce(kube::Error) -> Error {
     move |source| Error::Kube { action, source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kube(code: u16, reason: &str) -> Error {
+        let status = kube::core::Status::failure(
+            "secrets is forbidden: User \"op\" cannot create resource \"secrets\"",
+            reason,
+        )
+        .with_code(code);
+        Error::Kube {
+            action: "create Secret",
+            source: kube::Error::Api(Box::new(status)),
+        }
+    }
+
+    /// The operator's own permissions refusing a write are shown (a platform admin can grant
+    /// them); other API server answers (a conflict, an outage) are only retried.
+    #[test]
+    fn a_forbidden_write_is_shown_and_other_api_errors_are_not() {
+        let (reason, message) = kube(403, "Forbidden").user_facing().expect("shown");
+        assert_eq!(reason, "KubernetesForbidden");
+        assert!(
+            message.starts_with("create Secret: secrets is forbidden"),
+            "{message}"
+        );
+        assert_eq!(kube(409, "Conflict").user_facing(), None);
+        assert_eq!(kube(503, "ServiceUnavailable").user_facing(), None);
+    }
 }

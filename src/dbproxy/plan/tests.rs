@@ -439,3 +439,74 @@ fn a_proxy_is_ready_only_once_every_target_it_names_is_registered_and_available(
     let (ok, _, _) = ready(&with(facts(), |f| f.observed = Some(ours(&["coffee-db"]))));
     assert!(ok);
 }
+
+/// A pass that fails with the connection Secret's write planned is not Ready (the write may not
+/// have been made): Ready False, ConnectionSecretNotWritten, naming the Secret and the failure.
+/// A failure with no write planned keeps the plan's Ready; one that says RDS cannot be reached
+/// says so.
+#[test]
+fn a_failed_pass_that_planned_the_connection_secret_is_not_ready() {
+    use crate::managed::{Failure, Managed};
+    let with_secret = with(facts(), |f| {
+        f.object.spec.connection_secret = Some(wanted_secret());
+        f.observed = Some(ours(&["coffee-db"]));
+    });
+    let written = with(facts(), |f| f.observed = Some(ours(&["coffee-db"])));
+    let table = [
+        // (row, facts, failure reason, Ready, its reason)
+        (
+            "the Secret write planned, the pass failed",
+            &with_secret,
+            "KubeError",
+            false,
+            "ConnectionSecretNotWritten",
+        ),
+        (
+            "no write planned, the pass failed",
+            &written,
+            "KubeError",
+            true,
+            "Synced",
+        ),
+        (
+            "the write planned, the proxy gone from RDS",
+            &with_secret,
+            "NotFound",
+            false,
+            "NotFound",
+        ),
+    ];
+    for (row, facts, reason, ok, why) in table {
+        let planned = plan(facts);
+        assert!(
+            planned.status.as_ref().unwrap().ready.ok,
+            "{row}: the plan is Ready"
+        );
+        let message = "secrets \"coffee-proxy\" is forbidden";
+        let failure = Failure {
+            reason,
+            message,
+            planned: Some(&planned),
+            now: "2026-12-07T00:00:00Z",
+        };
+        let (status, _) = facts.object.failed(&failure);
+        let ready = status
+            .reported
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready")
+            .expect("Ready");
+        assert_eq!(
+            (ready.status == "True", ready.reason.as_str()),
+            (ok, why),
+            "{row}"
+        );
+        if why == "ConnectionSecretNotWritten" {
+            assert!(
+                ready.message.contains("coffee-proxy") && ready.message.contains("forbidden"),
+                "{row}: {}",
+                ready.message
+            );
+        }
+    }
+}

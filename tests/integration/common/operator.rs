@@ -192,3 +192,33 @@ pub fn epoch() -> f64 {
         .unwrap()
         .as_secs_f64()
 }
+
+/// A client and kubeconfig acting as the ServiceAccount `sa` of `namespace` (a token of an hour).
+pub async fn service_account_kubeconfig(
+    namespace: &str,
+    sa: &str,
+    dir: &std::path::Path,
+) -> (Client, std::path::PathBuf) {
+    let admin = kubeconfig().to_str().unwrap().to_owned();
+    let token = kubectl(&["-n", namespace, "create", "token", sa, "--duration", "1h"]);
+    let admin_config: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(&admin).unwrap()).unwrap();
+    // The admin's cluster (its server and CA): the operator verifies the API server's certificate.
+    let cluster = admin_config["clusters"][0]["cluster"].clone();
+    let kubeconfig = serde_json::json!({
+        "apiVersion": "v1", "kind": "Config",
+        "clusters": [{"name": "test", "cluster": cluster}],
+        "users": [{"name": sa, "user": {"token": token.trim()}}],
+        "contexts": [{"name": "sa", "context": {"cluster": "test", "user": sa}}],
+        "current-context": "sa",
+    });
+    let path = dir.join("sa.kubeconfig");
+    std::fs::write(&path, serde_yaml::to_string(&kubeconfig).unwrap()).unwrap();
+    let config = Config::from_custom_kubeconfig(
+        Kubeconfig::read_from(&path).unwrap(),
+        &KubeConfigOptions::default(),
+    )
+    .await
+    .unwrap();
+    (Client::try_from(config).unwrap(), path)
+}

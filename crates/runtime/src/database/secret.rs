@@ -46,6 +46,14 @@ pub enum SecretStep {
 }
 
 impl SecretStep {
+    /// The connection Secret this step writes, if it writes one.
+    pub fn connection(&self) -> Option<&str> {
+        match self {
+            SecretStep::WriteConnection { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     /// The step in logs, metrics and the dry run.
     pub fn label(&self) -> &'static str {
         match self {

@@ -157,6 +157,29 @@ pub fn ready_after_failure(
     }
 }
 
+/// The plan's Ready for a pass that failed with these connection Secret writes planned: the writes
+/// may not have been made (a step before them failed, or they did), so a Ready the plan set is
+/// False, `ConnectionSecretNotWritten`, naming the Secrets and the failure. The next pass plans
+/// no write for a Secret that was written, and is Ready again.
+pub fn ready_unless_unwritten(
+    ready: &ConditionPlan,
+    unwritten: &[&str],
+    failure: &str,
+) -> ConditionPlan {
+    match unwritten {
+        [] => ready.clone(),
+        _ if !ready.ok => ready.clone(),
+        names => ConditionPlan::new(
+            false,
+            "ConnectionSecretNotWritten",
+            format!(
+                "the connection Secret {} may not be written: {failure}",
+                names.join(", ")
+            ),
+        ),
+    }
+}
+
 /// Builds a condition (its transition time is set by [`merge_conditions`]).
 pub fn condition(type_: &str, plan: &ConditionPlan, generation: Option<i64>) -> Condition {
     Condition {

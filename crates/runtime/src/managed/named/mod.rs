@@ -104,6 +104,12 @@ pub trait NamedKind:
     /// had them (a role change sent, an export started), and keeps the names it may have applied
     /// (parameters, options, endpoints, accounts shared with) from both ([`keep_applied`]).
     fn records_after_failure(_fields: &mut Self::Status, _previous: &Self::Status) {}
+    /// The connection Secret this step of the kind's writes (its name), if it writes one: a pass
+    /// that fails with such a step planned leaves the resource not Ready, for the Secret may be
+    /// unwritten ([`crate::managed::conditions::ready_unless_unwritten`]).
+    fn connection_write(_step: &Self::Own) -> Option<&str> {
+        None
+    }
     fn conditions(status: &Self::Status) -> &[Condition];
     fn conditions_mut(status: &mut Self::Status) -> &mut Vec<Condition>;
     fn observed_generation(status: &mut Self::Status) -> &mut Option<i64>;

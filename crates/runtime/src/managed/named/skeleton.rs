@@ -137,10 +137,20 @@ impl<K: NamedKind> Managed for K {
             planned,
             now,
         } = *failure;
-        let planned = planned.and_then(|p| p.status.as_ref());
+        // A Secret the plan writes may be unwritten: Ready is not kept from the plan then.
+        let unwritten: Vec<&str> = (planned.iter().flat_map(|p| &p.steps))
+            .filter_map(|step| match step {
+                Step::Own(own) => K::connection_write(own),
+                _ => None,
+            })
+            .collect();
+        let mut planned = planned.and_then(|p| p.status.clone());
+        if let Some(p) = planned.as_mut() {
+            p.ready = conditions::ready_unless_unwritten(&p.ready, &unwritten, message);
+        }
         let (mut status, event) = failed::<K>(
             K::status(self),
-            planned,
+            planned.as_ref(),
             self.meta().generation,
             reason,
             message,
