@@ -115,8 +115,9 @@ impl Managed for DBUser {
                     .await?
             }
         };
-        let token = match (&database, at) {
-            (Database::Found(db), Some((_, at))) if self.spec.auth == Some(UserAuth::Iam) => {
+        // Signed whatever the master login found, and while the database is not Ready.
+        let token = match (database.known(), at) {
+            (Some(db), Some((_, at))) if self.spec.auth == Some(UserAuth::Iam) => {
                 let made = at.rds.auth_token(&db.host, db.port, &self.username()).await;
                 Some(made.map_err(|e| e.message))
             }
@@ -192,6 +193,15 @@ impl Managed for DBUser {
         self.status.as_ref()
     }
 
+    fn connection_writes(plan: &Plan) -> Vec<&str> {
+        (plan.steps.iter())
+            .filter_map(|step| match step {
+                Step::Secret(secret) => secret.connection(),
+                _ => None,
+            })
+            .collect()
+    }
+
     // A failure keeps whose the user is: the claim written before CREATE USER, or a user taken
     // over, stays this DBUser's (never the password's hash: a password not set is set again).
     crate::reported_status!(
@@ -241,14 +251,14 @@ async fn database(
     if let Named::Cluster(c) = named {
         match crate::dbcluster::global::secondary(ctx, c).await? {
             None => {}
-            Some((Err(why), _)) => return Ok(Database::Unresolved(why)),
+            Some((Err(why), _)) => return Ok(Database::Unresolved(why, None)),
             Some((Ok(global), primary)) => {
                 let Some(writer) = global.endpoint else {
                     let why = format!(
                         "GlobalCluster {} has no writer endpoint yet",
                         global.identifier
                     );
-                    return Ok(Database::Unresolved(why));
+                    return Ok(Database::Unresolved(why, None));
                 };
                 let status = c.status.as_ref();
                 facts.reader_host = status.and_then(|s| s.reader_endpoint.clone());
@@ -264,13 +274,26 @@ async fn database(
     }
     let engine = &facts.engine;
     if Engine::of(engine).is_none() {
-        return Ok(Database::Unresolved(format!(
-            "{what} runs {engine}: a DBUser makes users in MySQL, MariaDB, PostgreSQL and \
-             Aurora MySQL and PostgreSQL databases"
-        )));
+        return Ok(Database::Unresolved(
+            format!(
+                "{what} runs {engine}: a DBUser makes users in MySQL, MariaDB, PostgreSQL and \
+                 Aurora MySQL and PostgreSQL databases"
+            ),
+            None,
+        ));
     }
-    let (Some(endpoint), true) = (endpoint, ready) else {
-        return Ok(Database::Unresolved(format!("{what} is not Ready yet")));
+    let why = format!("{what} is not Ready yet");
+    let (Some(endpoint), true) = (endpoint.clone(), ready) else {
+        // Its endpoint, when known: an IAM user's token is renewed for it meanwhile.
+        let known = endpoint.map(|e| {
+            Box::new(DatabaseFacts {
+                host: e.address,
+                port: e.port,
+                master_password: Err(why.clone()),
+                ..facts
+            })
+        });
+        return Ok(Database::Unresolved(why, known));
     };
     facts.host = endpoint.address;
     facts.port = endpoint.port;

@@ -44,6 +44,15 @@ pub fn plan(f: &Facts) -> Plan {
         Ok(synced) => (synced, true),
         Err(refused) => (refused, false),
     };
+    // An IAM user's token is renewed whatever stopped the pass before it (the master login, the
+    // database not Ready); Err: the Secret's token is due and no new one can be written.
+    // (Not when it was the token or the Secret that failed: that is the pass's own answer.)
+    let stopped_at_secret =
+        ["AuthToken", "ConnectionSecretConflict"].contains(&synced.reason.as_str());
+    let renewed = match (applied || stopped_at_secret, f.iam()) {
+        (false, true) => iam::renew(f, &mut plan, &mut status),
+        _ => Ok(()),
+    };
     // The user this DBUser made stays Ready while its database is away for a moment, and while a
     // rotation waits or fails (the connection Secret's login still logs in).
     let away = [
@@ -53,9 +62,13 @@ pub fn plan(f: &Facts) -> Plan {
         "RotationWaiting",
     ]
     .contains(&synced.reason.as_str());
-    let ready = match status.owner.as_deref() == Some(f.uid().as_str()) && (applied || away) {
-        true => ConditionPlan::new(true, "Available", "the user can log in"),
-        false => ConditionPlan::new(false, synced.reason.as_str(), synced.message.clone()),
+    let usable = status.owner.as_deref() == Some(f.uid().as_str()) && (applied || away);
+    let ready = match (renewed, usable) {
+        (Err(due), _) => due,
+        (Ok(()), true) => ConditionPlan::new(true, "Available", "the user can log in"),
+        (Ok(()), false) => {
+            ConditionPlan::new(false, synced.reason.as_str(), synced.message.clone())
+        }
     };
     plan.status = Some(KindStatus {
         fields: status,
@@ -75,7 +88,7 @@ fn apply(
     let username = f.username();
     let db = match &f.database {
         Database::Found(db) => db,
-        Database::Unresolved(why) => {
+        Database::Unresolved(why, _) => {
             return Err(plan.waiting(f.busy, "DatabaseNotReady", why.clone()));
         }
         Database::Gone => {
@@ -468,7 +481,7 @@ fn wanted(f: &Facts, db: &DatabaseFacts) -> BTreeMap<String, BTreeSet<Privilege>
 }
 
 /// The connection Secret's write, once the user is there.
-fn secret(
+pub(super) fn secret(
     f: &Facts,
     plan: &mut Plan,
     status: &mut DBUserStatus,

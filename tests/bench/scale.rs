@@ -832,7 +832,7 @@ async fn main() {
             let before = all_calls();
             let restarted = Instant::now();
             operator = Operator::spawn(&args, common::kubeconfig(), &env);
-            let success = "rds_operator_reconciles_total{result=\"success\"}";
+            let success = "rds_operator_reconciles_total{result=\"success\",kind=\"DBInstance\"}";
             loop {
                 if operator_metric(&operator, success) >= n as f64 {
                     break;

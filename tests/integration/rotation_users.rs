@@ -166,3 +166,102 @@ async fn an_alternating_rotation_keeps_both_logins_until_retire_after_then_only_
     assert_eq!(users_left.trim(), "", "both logins dropped");
     common::delete_and_wait(&api, "db").await;
 }
+
+/// Scales the reader `coffee-app` to `replicas` (with no node here, one replica never becomes
+/// available: its rollout never ends).
+async fn scale(deployments: &Api<Deployment>, replicas: i32) {
+    let patch = json!({"spec": {"replicas": replicas}});
+    (deployments
+        .patch("coffee-app", &PatchParams::default(), &Patch::Merge(&patch))
+        .await)
+        .expect("scale the reader");
+}
+
+/// retireAfter 0s, readers rolled: the login a rotation leaves is never locked in the pass that
+/// switches the Secret, nor while a reader of the Secret is still rolling, however long that
+/// takes; only once it has rolled out. A first rotation leaves the reader rolled out on the
+/// Secret's version; the reader is then scaled to one replica (no node: it never becomes
+/// available), and a second rotation is asked for. The login the app read at start keeps logging
+/// in over passes of the operator's while the reader rolls; scaled to none, it is locked.
+#[tokio::test]
+async fn retire_after_zero_never_locks_a_login_before_the_secret_switched_and_a_slow_reader_rolled()
+{
+    let (client, ns, api, _rds) = setup("rotzero").await;
+    let id = common::unique("rotzero");
+    let operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
+    (api.create(&PostParams::default(), &dbinstance("db", &id, real()))
+        .await)
+        .expect("create DBInstance");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let users: Api<DBUser> = Api::namespaced(client.clone(), &ns);
+    let rotated =
+        json!({"passwordRotation": {"strategy": "AlternatingUsers", "retireAfter": "0s"}});
+    (users
+        .create(
+            &PostParams::default(),
+            &user_of("app", "ReadWrite", rotated),
+        )
+        .await)
+        .expect("create DBUser");
+    ready_user(&users, "app").await;
+    let app: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "coffee-app"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "coffee"}}, "template": {
+            "metadata": {"labels": {"app": "coffee"}},
+            "spec": {"containers": [{"name": "app", "image": "coffee-app:local",
+                "envFrom": [{"secretRef": {"name": "app-db"}}]}]}}},
+    }))
+    .unwrap();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    (deployments.create(&PostParams::default(), &app).await).expect("the reader");
+
+    // A first rotation: to app_clone, the reader rolled out on it, app retired.
+    rotate_now(&users, "1").await;
+    wait_object(&users, "app", "app_clone active, app retired", |u| {
+        rotation(u).is_some_and(|r| r.active == "app_clone" && r.retiring.is_none())
+    })
+    .await;
+    let clone = secret_data(&client, &ns, "app-db").await.unwrap();
+    assert_eq!(clone["username"], "app_clone");
+
+    // The reader now rolls slowly; a second rotation, back to app.
+    scale(&deployments, 1).await;
+    rotate_now(&users, "2").await;
+    wait_object(&users, "app", "app active", |u| {
+        rotation(u).is_some_and(|r| r.active == "app")
+    })
+    .await;
+    assert_eq!(
+        secret_data(&client, &ns, "app-db").await.unwrap()["username"],
+        "app"
+    );
+    holds_over_passes(
+        &operator,
+        "DBUser",
+        "the app's login logs in while its reader rolls",
+        || {
+            let clone = clone.clone();
+            async move { as_user(&clone, "SELECT 1").0 }
+        },
+    )
+    .await;
+    let u = users.get("app").await.expect("the DBUser");
+    assert_eq!(
+        rotation(&u).and_then(|r| r.retiring).as_deref(),
+        Some("app_clone")
+    );
+
+    // Rolled out (scaled to none): app_clone is locked, app logs in.
+    scale(&deployments, 0).await;
+    wait_object(&users, "app", "app_clone retired", |u| {
+        rotation(u).is_some_and(|r| r.retiring.is_none())
+    })
+    .await;
+    let (old, out) = as_user(&clone, "SELECT 1");
+    assert!(!old, "the retired login is refused: {out}");
+    let now = secret_data(&client, &ns, "app-db").await.unwrap();
+    assert!(as_user(&now, "SELECT 1").0, "the Secret's login logs in");
+    drop(db);
+    delete_user(&users, "app").await;
+    common::delete_and_wait(&api, "db").await;
+}

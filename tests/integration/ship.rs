@@ -474,7 +474,7 @@ async fn helm_install_then_the_operator_runs_as_its_service_account() {
         "rds_operator_rds_api_calls_total{operation=\"CreateDBInstance\",outcome=\"ok\",account=\"123456789012\",region=\"us-east-1\"} 1",
         "rds_operator_rds_api_calls_total{operation=\"DeleteDBInstance\",outcome=\"ok\",account=\"123456789012\",region=\"us-east-1\"} 1",
         "rds_operator_rds_api_calls_total{operation=\"DescribeDBInstances\",outcome=\"ok\",account=\"123456789012\",region=\"us-east-1\"}",
-        "rds_operator_reconciles_total{result=\"success\"}",
+        "rds_operator_reconciles_total{result=\"success\",kind=\"DBInstance\"}",
         "rds_operator_reconcile_duration_seconds_count",
         "rds_operator_is_leader 1",
         "rds_operator_build_info{version=",

@@ -329,3 +329,177 @@ async fn an_iam_dbusers_secret_token_logs_in_and_is_replaced_before_it_expires()
     assert_eq!(app_users().trim(), "0", "dropped with the DBUser");
     drop(rds);
 }
+
+/// When `token` (an IAM token) was signed, in seconds since the epoch.
+fn signed_at(token: &str) -> i64 {
+    let date = (token.split(['?', '&']))
+        .find_map(|p| p.strip_prefix("X-Amz-Date="))
+        .expect("a signed token");
+    chrono::NaiveDateTime::parse_from_str(date, "%Y%m%dT%H%M%SZ")
+        .expect("its date")
+        .and_utc()
+        .timestamp()
+}
+
+/// An admission policy that refuses every change to the Secret `name` of `ns` (403, as RBAC
+/// would); dropped with the returned guard's names.
+async fn refuse_secret_writes(client: &kube::Client, ns: &str, name: &str) -> String {
+    use k8s_openapi::api::admissionregistration::v1::{
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    };
+    let policy_name = common::unique("hold-secret");
+    let policy: ValidatingAdmissionPolicy = serde_json::from_value(json!({
+        "metadata": {"name": policy_name},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                "operations": ["UPDATE"], "resources": ["secrets"]}]},
+            "validations": [{"expression": format!("object.metadata.name != '{name}'"),
+                "reason": "Forbidden", "message": format!("the test holds Secret {name}")}],
+        },
+    }))
+    .unwrap();
+    let binding: ValidatingAdmissionPolicyBinding = serde_json::from_value(json!({
+        "metadata": {"name": policy_name},
+        "spec": {"policyName": policy_name, "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": {"matchLabels":
+                {"kubernetes.io/metadata.name": ns}}}},
+    }))
+    .unwrap();
+    let pp = PostParams::default();
+    (Api::<ValidatingAdmissionPolicy>::all(client.clone())
+        .create(&pp, &policy)
+        .await)
+        .expect("the policy");
+    (Api::<ValidatingAdmissionPolicyBinding>::all(client.clone())
+        .create(&pp, &binding)
+        .await)
+        .expect("its binding");
+    policy_name
+}
+
+/// The master login fails (the master password changed in the database behind the operator's
+/// back): the Secret's token is still renewed every 10 s, logs in, and the user stays Ready. Then
+/// the Secret cannot be written (an admission policy refuses it): the user is not Ready before the
+/// token the Secret holds expires; once it can be written, Ready again with a token that logs in.
+#[tokio::test]
+async fn an_iam_users_token_is_renewed_while_the_master_login_fails_and_not_ready_before_it_expires()
+ {
+    token_life();
+    let (client, ns, api, _rds) = setup("user-tokens-away").await;
+    let id = common::unique("user-tokens-away");
+    let _operator = Operator::start_with(&ns, &["--iam-token-refresh", "10s"]);
+    let spec = json!({"enableIAMDatabaseAuthentication": true,
+        "tags": [{"key": "moto-ext:real-engine", "value": "true"}]});
+    (api.create(&PostParams::default(), &dbinstance("db", &id, spec))
+        .await)
+        .expect("create DBInstance");
+    let db = wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let users: Api<DBUser> = Api::namespaced(client.clone(), &ns);
+    let user: DBUser = serde_json::from_value(json!({
+        "apiVersion": "rds.operator.rs/v1alpha1", "kind": "DBUser",
+        "metadata": {"name": "app"},
+        "spec": {"dbInstanceRef": {"name": "db"}, "auth": "IAM",
+            "grants": [{"database": "COFFEE", "preset": "ReadWrite"}],
+            "connectionSecret": {"name": "app-db"}},
+    }))
+    .expect("a DBUser");
+    (users.create(&PostParams::default(), &user).await).expect("create DBUser");
+    let ready = |u: &DBUser| object_condition(u, "Ready").is_some_and(|(s, _, _)| s == "True");
+    wait_object(&users, "app", "DBUser app Ready", ready).await;
+    let endpoint = (db.status.as_ref())
+        .and_then(|s| s.common.endpoint.clone())
+        .expect("the endpoint");
+    let port = endpoint.port.to_string();
+    let as_master = |password: &str, sql: &str| {
+        mariadb(
+            &endpoint.address,
+            Some(&port),
+            "admin",
+            password,
+            "COFFEE",
+            sql,
+        )
+    };
+    let (made, out) = as_master(MASTER_PASSWORD, "CREATE TABLE beans (id INT)");
+    assert!(made, "{out}");
+    const CHANGED: &str = "Changed-Behind-Its-Back-1";
+    // Every account of the master user's (one per host it may come from).
+    let alter_all = |from: &str, to: &str| {
+        let (ok, hosts) = as_master(from, "SELECT Host FROM mysql.user WHERE User = 'admin'");
+        assert!(ok, "{hosts}");
+        let accounts: Vec<String> = (hosts.lines().map(str::trim).filter(|h| !h.is_empty()))
+            .map(|h| format!("'admin'@'{h}' IDENTIFIED BY '{to}'"))
+            .collect();
+        as_master(from, &format!("ALTER USER {}", accounts.join(", ")))
+    };
+    let (changed, out) = alter_all(MASTER_PASSWORD, CHANGED);
+    assert!(changed, "{out}");
+    let (old, out) = as_master(MASTER_PASSWORD, "SELECT 1");
+    assert!(!old, "the old master password is refused: {out}");
+    let failing = wait_object(&users, "app", "Synced=False", |u| {
+        object_condition(u, "Synced").is_some_and(|(status, _, _)| status == "False")
+    })
+    .await;
+    let synced = object_condition(&failing, "Synced").unwrap();
+    assert_eq!(synced.1, "DatabaseUnreachable", "{synced:?}");
+
+    // Over two token lives: Ready, and the Secret's token logs in whenever read.
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    while start.elapsed() < Duration::from_secs(2 * TOKEN_LIFE + 5) {
+        let now = secret_data(&client, &ns, "app-db").await.expect("app-db");
+        let (ok, out) = mariadb_keys(&now, &now["password"], "INSERT INTO beans VALUES (1)");
+        assert!(ok, "the Secret's token at {:?}: {out}", start.elapsed());
+        let u = users.get("app").await.expect("the DBUser");
+        assert!(
+            ready(&u),
+            "Ready while its token logs in: {:?}",
+            object_condition(&u, "Ready")
+        );
+        if seen.last() != Some(&now["password"]) {
+            seen.push(now["password"].clone());
+        }
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
+    assert!(seen.len() >= 4, "renewed every 10 s: {} tokens", seen.len());
+
+    // The Secret cannot be written: not Ready, before the token it holds expires.
+    let policy = refuse_secret_writes(&client, &ns, "app-db").await;
+    let refused = wait_object(&users, "app", "Ready=False", |u| !ready(u)).await;
+    let at = common::epoch() as i64;
+    let held = secret_data(&client, &ns, "app-db").await.expect("app-db");
+    let expires = signed_at(&held["password"]) + TOKEN_LIFE as i64;
+    assert!(
+        at < expires,
+        "not Ready at {at}, the token expires at {expires}"
+    );
+    let (_, reason, message) = object_condition(&refused, "Ready").unwrap();
+    assert_eq!(reason, "ConnectionSecretNotWritten", "{message}");
+    assert!(message.contains("app-db"), "{message}");
+
+    // Written again: Ready, with a token that logs in.
+    use k8s_openapi::api::admissionregistration::v1::{
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    };
+    let dp = Default::default();
+    (Api::<ValidatingAdmissionPolicyBinding>::all(client.clone())
+        .delete(&policy, &dp)
+        .await)
+        .expect("drop the binding");
+    (Api::<ValidatingAdmissionPolicy>::all(client.clone())
+        .delete(&policy, &dp)
+        .await)
+        .expect("drop the policy");
+    wait_object(&users, "app", "Ready again", ready).await;
+    let now = secret_data(&client, &ns, "app-db").await.expect("app-db");
+    let (ok, out) = mariadb_keys(&now, &now["password"], "SELECT 1");
+    assert!(ok, "the renewed token logs in: {out}");
+
+    // The master password back, so the user can be dropped.
+    let (restored, out) = alter_all(CHANGED, MASTER_PASSWORD);
+    assert!(restored, "{out}");
+    (users.delete("app", &Default::default()).await).expect("delete DBUser");
+    wait_object_gone(&users, "app").await;
+    common::delete_and_wait(&api, "db").await;
+}

@@ -74,6 +74,51 @@ pub(super) fn token(
     Ok(token)
 }
 
+/// For an IAM user whose pass stopped before its connection Secret (the master login failed, the
+/// database is not Ready): the Secret's token renewed when due, as a pass that went through would
+/// ([`token`], `secret`), if the user is this DBUser's and the Secret was written before. Err, as
+/// Ready: the token is due and no new one can be made or written; the user is not Ready from the
+/// moment its token is due (`token_refresh`, 10 of its 15 minutes), before it expires.
+pub(super) fn renew(
+    f: &Facts,
+    plan: &mut Plan,
+    status: &mut DBUserStatus,
+) -> Result<(), ConditionPlan> {
+    let ours = status.owner.as_deref() == Some(f.uid().as_str());
+    let (Some(wanted), Some(_), true) = (&f.user.spec.connection_secret, &f.secret, ours) else {
+        return Ok(());
+    };
+    let due = |why: String| {
+        let message = format!(
+            "the IAM token in connection Secret {} is due for renewal and cannot be renewed: {why}",
+            wanted.name
+        );
+        ConditionPlan::new(false, "AuthTokenNotRenewed", message)
+    };
+    let Some(db) = f.database.known() else {
+        // Where to sign for is not known: Ready while the token it holds is fresh.
+        let refresh = i64::try_from(f.token_refresh.as_secs()).unwrap_or(i64::MAX);
+        let fresh = (f.secret.as_ref())
+            .and_then(|s| crate::secrets::value_of(s, "password"))
+            .and_then(|t| any_signed_at(t.expose()))
+            .is_some_and(|at| f.epoch - at < refresh);
+        return match fresh {
+            true => Ok(()),
+            false => Err(due("the database is not known".into())),
+        };
+    };
+    let username = f.username();
+    let token = token(f, plan, status, db, &username).map_err(|why| due(why.message))?;
+    super::secret(f, plan, status, db, &username, token).map_err(|why| due(why.message))
+}
+
+/// When a token was signed, whatever endpoint and user it names.
+fn any_signed_at(token: &str) -> Option<i64> {
+    let date = (token.split(['?', '&'])).find_map(|p| p.strip_prefix("X-Amz-Date="))?;
+    let at = NaiveDateTime::parse_from_str(date, "%Y%m%dT%H%M%SZ").ok()?;
+    Some(at.and_utc().timestamp())
+}
+
 /// When a token for `prefix` (its endpoint and user) was signed, in seconds since the epoch;
 /// None for any other text.
 pub fn signed_at(token: &str, prefix: &str) -> Option<i64> {

@@ -97,10 +97,7 @@ pub(super) fn plan(
                 }
             }
             (_, Some(retiring)) => {
-                let why = format!(
-                    "a rotation is due; it waits until {retiring}, which the last one left, is \
-                     retired (retireAfter, and every reader on the new Secret)"
-                );
+                let why = waiting(retiring, state.retire_at.is_some());
                 plan.look_again_within(f.busy);
                 status.rotation = Some(state);
                 return Err(ConditionPlan::new(false, "RotationWaiting", why));
@@ -119,6 +116,23 @@ pub(super) fn plan(
         plan.waiting(f.busy, "PasswordSecret", why)
     })?;
     Ok((active, password))
+}
+
+/// Why a rotation due waits for the login the last one left (`retiring`), which is retired at a
+/// time (`when`) or never.
+fn waiting(retiring: &str, when: bool) -> String {
+    match when {
+        true => format!(
+            "a rotation is due; it waits until {retiring}, which the last one left, is retired \
+             (retireAfter, and every reader on the new Secret)"
+        ),
+        false => format!(
+            "a rotation is due; it waits until {retiring}, which the last one left, is retired, \
+             which is never while readers are not rolled and retireAfter is not set: set \
+             passwordRotation.retireAfter to when every app has the new Secret, or turn rolling \
+             on (docs/rotation.md)"
+        ),
+    }
 }
 
 fn secret_name(f: &Facts) -> String {
@@ -338,21 +352,27 @@ fn check(
     match &f.pending_login {
         Some(Ok(())) => {
             let old = std::mem::replace(&mut state.active, pending.to_owned());
-            let retire_after = (f.user.spec.password_rotation.as_ref())
-                .and_then(|r| r.retire_after.map(Duration::from))
-                .unwrap_or(RETIRE_AFTER);
-            let at = DateTime::from_timestamp(f.epoch, 0).unwrap_or_default()
-                + chrono::Duration::from_std(retire_after).unwrap_or_default();
+            let at = retire_after(f).map(|after| {
+                DateTime::from_timestamp(f.epoch, 0).unwrap_or_default()
+                    + chrono::Duration::from_std(after).unwrap_or_default()
+            });
             state.pending = None;
             state.pending_hash = None;
             state.last_rotated = Some(f.now.clone());
             state.retiring = Some(old.clone());
-            state.retire_at = Some(rfc3339(&at));
-            let note = format!(
-                "switched the connection Secret from {old} to {pending}; {old} logs in until \
-                 {} at least",
-                rfc3339(&at)
-            );
+            state.retire_at = at.as_ref().map(rfc3339);
+            let note = match &at {
+                Some(at) => format!(
+                    "switched the connection Secret from {old} to {pending}; {old} logs in until \
+                     {} at least",
+                    rfc3339(at)
+                ),
+                None => format!(
+                    "switched the connection Secret from {old} to {pending}; {old} keeps logging \
+                     in (readers are not rolled and retireAfter is not set: nothing says when \
+                     every app has the new Secret)"
+                ),
+            };
             plan.event(EventType::Normal, "PasswordRotated", "Update", note);
             Ok(None)
         }
@@ -381,14 +401,31 @@ fn check(
     }
 }
 
-/// The login the last rotation left locked, once retireAfter has passed and every reader the
-/// operator rolls has the Secret's current version (with rolling off: retireAfter alone).
+/// How long the login a rotation leaves keeps logging in: retireAfter; unset, an hour when the
+/// operator rolls the Secret's readers, and for ever when it does not (nothing then says when
+/// every app has the new Secret: a platform that turns rolling off sets retireAfter).
+pub fn retire_after(f: &Facts) -> Option<Duration> {
+    let set = (f.user.spec.password_rotation.as_ref()).and_then(|r| r.retire_after);
+    match (set, f.roll_readers) {
+        (Some(after), _) => Some(Duration::from(after)),
+        (None, true) => Some(RETIRE_AFTER),
+        (None, false) => None,
+    }
+}
+
+/// The login the last rotation left locked, once the connection Secret (as read, not as this
+/// pass writes it) holds the new login, retireAfter has passed, and every reader the operator
+/// rolls has the Secret's current version (with rolling off: retireAfter alone). Never in the
+/// pass that switches the Secret, whatever retireAfter says: the Secret is not written yet then.
 fn retire(f: &Facts, plan: &mut Plan, state: &mut RotationStatus, master: &Master) {
     let (Some(retiring), Some(at)) = (state.retiring.clone(), state.retire_at.as_deref()) else {
         return;
     };
     let now = DateTime::from_timestamp(f.epoch, 0).unwrap_or_default();
     let due = DateTime::parse_from_rfc3339(at).is_ok_and(|t| t.to_utc() <= now);
+    let switched = (f.secret.as_ref())
+        .and_then(|s| crate::secrets::value_of(s, "username"))
+        .is_some_and(|u| u.expose() == state.active);
     let readers = f.status().secret_readers;
     let version = f
         .secret
@@ -396,7 +433,7 @@ fn retire(f: &Facts, plan: &mut Plan, state: &mut RotationStatus, master: &Maste
         .and_then(crate::database::readers::version);
     let rolled = !f.roll_readers
         || (readers.as_ref()).is_some_and(|r| Some(r.version) == version && r.rolled_out());
-    if !due || !rolled || retiring == state.active {
+    if !due || !switched || !rolled || retiring == state.active {
         return;
     }
     plan.step(Step::Sql(

@@ -376,7 +376,7 @@ fn nothing_is_run_on_doubt_or_for_a_name_that_is_not_a_dbusers_to_make() {
     let mut unreachable = facts();
     unreachable.found = Some(Found::Unreachable("Access denied".into()));
     let mut unresolved = facts();
-    unresolved.database = Database::Unresolved("DBInstance coffee is not Ready yet".into());
+    unresolved.database = Database::Unresolved("DBInstance coffee is not Ready yet".into(), None);
     let mut no_master = facts();
     no_master.database = Database::Found(Box::new(DatabaseFacts {
         master_password: Err("not there yet".into()),
@@ -954,3 +954,4 @@ fn the_readers_of_a_password_users_secret_are_rolled_and_an_iam_users_are_not() 
 }
 
 mod rotation;
+mod tokens;

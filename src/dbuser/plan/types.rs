@@ -90,11 +90,22 @@ pub type Plan = KindPlan<Step, KindStatus<DBUserStatus>>;
 /// The database the user is in, as the read step found it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Database {
-    /// Not there, not Ready, or not one a user can be made in: why, in words.
-    Unresolved(String),
+    /// Not there, not Ready, or not one a user can be made in: why, in words; and what is known
+    /// of it while it is not Ready (its endpoint: an IAM user's token is still renewed for it).
+    Unresolved(String, Option<Box<DatabaseFacts>>),
     /// The DBInstance or DBCluster is gone (at deletion: so is the user).
     Gone,
     Found(Box<DatabaseFacts>),
+}
+
+impl Database {
+    /// What is known of the database: all of it when found, its endpoint while it is not Ready.
+    pub fn known(&self) -> Option<&DatabaseFacts> {
+        match self {
+            Database::Found(db) | Database::Unresolved(_, Some(db)) => Some(db),
+            Database::Unresolved(_, None) | Database::Gone => None,
+        }
+    }
 }
 
 /// A database the user can be made in.

@@ -199,3 +199,43 @@ pub async fn wait_object_gone<K: rds_operator::managed::references::Referable>(
     )
     .await
 }
+
+/// The passes the operator made of objects of `kind`, whatever their result (its
+/// `rds_operator_reconciles_total` by kind); 0 until it serves /metrics.
+pub fn passes(operator: &Operator, kind: &str) -> u64 {
+    let Some((_, text)) = operator.get("/metrics") else {
+        return 0;
+    };
+    let label = format!("kind=\"{kind}\"");
+    (text.lines())
+        .filter(|l| l.starts_with("rds_operator_reconciles_total{") && l.contains(&label))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
+}
+
+/// Asserts that `holds` stays true while the operator makes at least two more passes of `kind`
+/// (a negative check that proves the operator was alive meanwhile): read every half second,
+/// once more after the second pass; fails if it does not hold, or if the operator makes fewer
+/// than two passes within TIMEOUT.
+pub async fn holds_over_passes<F, Fut>(operator: &Operator, kind: &str, what: &str, mut holds: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let (before, start) = (passes(operator, kind), Instant::now());
+    loop {
+        let made = passes(operator, kind) - before;
+        assert!(
+            holds().await,
+            "{what}: not so after {made} passes of {kind}"
+        );
+        if made >= 2 {
+            return;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "{what}: the operator made {made} passes of {kind} in {TIMEOUT:?}, which proves nothing"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}

@@ -237,13 +237,17 @@ pub fn reported(
 }
 
 /// What such a kind reports after a failure (`reason`, `message`), and the Event, if any.
+/// With connection Secret writes planned (`unwritten`), a Ready the previous pass wrote is False
+/// ([`ready_unless_unwritten`]).
 pub fn reported_failure(
     previous: &Reported,
     (reason, message): (&str, &str),
+    unwritten: &[&str],
     generation: Option<i64>,
     now: &str,
 ) -> (Reported, Option<PlannedEvent>) {
     let (ready, synced, event) = failed(&previous.conditions, reason, message);
+    let ready = ready_unless_unwritten(&ready, unwritten, message);
     let conditions = conditions(
         &previous.conditions,
         &ready,
@@ -296,9 +300,13 @@ macro_rules! reported_status {
             if let Some(planned) = failure.planned.and_then(|p| p.status.as_ref()) {
                 ($keep)(&mut previous, &planned.fields);
             }
+            let unwritten = (failure.planned)
+                .map(<Self as $crate::managed::Managed>::connection_writes)
+                .unwrap_or_default();
             let (reported, event) = $crate::managed::conditions::reported_failure(
                 &previous.reported,
                 (failure.reason, failure.message),
+                &unwritten,
                 self.metadata.generation,
                 failure.now,
             );

@@ -162,6 +162,11 @@ pub trait Managed: Kind + Send + Sync + 'static {
     ) -> Option<Self::Status>;
     /// Report a failure, pure: the status and the Event.
     fn failed(&self, failure: &Failure<'_, Self::Plan>) -> (Self::Status, Option<PlannedEvent>);
+    /// The connection Secrets the plan writes (their names): a pass that fails with one planned
+    /// is not Ready, for the Secret may not hold what status says (`reported_status!`).
+    fn connection_writes(_plan: &Self::Plan) -> Vec<&str> {
+        Vec::new()
+    }
     /// After a pass's status is written: the kind's gauges.
     fn reported(&self, _ctx: &Self::Ctx, _plan: &Self::Plan, _status: Option<&Self::Status>) {}
 }

@@ -121,7 +121,7 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
             Ok(outcome) => outcome.refusal.unwrap_or("success"),
             Err(failed) => failed.error.metric_label(),
         };
-        ctx.metrics.reconciled(label, started.elapsed());
+        ctx.metrics.reconciled(K::KIND, label, started.elapsed());
         match result {
             Ok(Outcome { requeue, refusal }) => {
                 if refusal.is_none() {

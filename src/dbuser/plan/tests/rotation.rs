@@ -193,7 +193,9 @@ fn pending(login: Result<(), String>) -> Facts {
 
 #[test]
 fn a_new_password_that_logs_in_switches_the_secret_and_the_old_login_retires_later() {
-    let plan = plan(&pending(Ok(())));
+    let mut f = pending(Ok(()));
+    f.roll_readers = true;
+    let plan = plan(&f);
     assert_eq!(written_user(&plan).as_deref(), Some(CLONE));
     assert_eq!(written(&plan).unwrap()["password"], "new-pw");
     let r = rotation(&plan);
@@ -211,6 +213,76 @@ fn a_new_password_that_logs_in_switches_the_secret_and_the_old_login_retires_lat
         "not retired yet"
     );
     assert!(plan.events.iter().any(|e| e.reason == "PasswordRotated"));
+    // Readers not rolled and retireAfter not set: the old login is never retired (it was an
+    // hour, whatever the readers: an app that read the password once at start failed after it).
+    let never = super::plan(&pending(Ok(())));
+    assert_eq!(rotation(&never).retiring.as_deref(), Some("reader"));
+    assert_eq!(
+        rotation(&never).retire_at,
+        None,
+        "rolling off, retireAfter unset"
+    );
+}
+
+/// retireAfter 0s (or any, due): the old login is never locked in the pass that switches the
+/// Secret (the Secret is not written yet, no reader has rolled), only in a later pass that reads
+/// the Secret holding the new login, and, with rolling on, every reader on its version.
+#[test]
+fn no_login_is_locked_before_the_secret_switched_and_its_readers_rolled_whatever_retire_after_says()
+{
+    let zero = |mut f: Facts, roll: bool| {
+        f.roll_readers = roll;
+        let r = f.user.spec.password_rotation.as_mut().unwrap();
+        r.retire_after = Some(Duration::from_secs(0).into());
+        f
+    };
+    let past = "2026-12-04T23:59:59Z";
+    let mut base_in_secret = retiring(past, Some((3, true)), false);
+    let mut old = secret_holding(&base_in_secret, "pw");
+    let user = k8s_openapi::ByteString(b"reader".to_vec());
+    old.data
+        .get_or_insert_default()
+        .insert("username".into(), user);
+    base_in_secret.secret = Some(old);
+    let rows = [
+        (
+            "the switching pass, rolling off",
+            zero(pending(Ok(())), false),
+            false,
+        ),
+        (
+            "the switching pass, rolling on",
+            zero(pending(Ok(())), true),
+            false,
+        ),
+        (
+            "the Secret as read still holds the old login",
+            zero(base_in_secret, false),
+            false,
+        ),
+        (
+            "a later pass, the Secret switched, rolling off",
+            zero(retiring(past, None, false), false),
+            true,
+        ),
+        (
+            "a later pass, readers still rolling",
+            zero(retiring(past, Some((3, false)), true), true),
+            false,
+        ),
+        (
+            "a later pass, readers rolled out",
+            zero(retiring(past, Some((3, true)), true), true),
+            true,
+        ),
+    ];
+    for (row, f, locked) in rows {
+        let p = plan(&f);
+        let locks = (sql(&p).into_iter())
+            .filter(|s| matches!(s, SqlStep::Lock { .. }))
+            .count();
+        assert_eq!(locks == 1, locked, "{row}: {:?}", names(&p));
+    }
 }
 
 #[test]
@@ -368,6 +440,30 @@ fn a_rotation_asked_while_the_last_ones_login_is_not_retired_waits() {
         (false, "RotationWaiting")
     );
     assert!(s.ready.ok);
+}
+
+/// Rolling off and retireAfter unset: the login the last rotation left is never retired, and a
+/// rotation asked for waits for it, saying how to let it go on.
+#[test]
+fn with_rolling_off_and_no_retire_after_the_old_login_is_kept_and_the_next_rotation_waits() {
+    let mut f = asked(retiring("2026-12-04T23:00:00Z", None, false), "2");
+    state(&mut f, |r| r.retire_at = None);
+    let plan = plan(&f);
+    assert_eq!(
+        names(&plan),
+        Vec::<String>::new(),
+        "no lock, no new password"
+    );
+    let s = plan.status.as_ref().unwrap();
+    assert_eq!(
+        (s.synced.reason.as_str(), s.ready.ok),
+        ("RotationWaiting", true)
+    );
+    assert!(
+        s.synced.message.contains("retireAfter is not set"),
+        "{}",
+        s.synced.message
+    );
 }
 
 #[test]
