@@ -55,12 +55,12 @@ pub fn operations() -> Vec<&'static str> {
         .filter_map(|rest| rest.split(");").next())
         .flat_map(|call| call.split('"').skip(1).step_by(2));
     // `snapshot_calls!`: each quoted label is an operation, but the request's field names
-    // (…Identifier) and the not-found code.
+    // (…Identifier).
     let snapshot_calls = (SOURCES.iter())
         .flat_map(|s| s.split("snapshot_calls! {\n").skip(1))
         .filter_map(|rest| rest.split("\n}").next())
         .flat_map(|call| call.split('"').skip(1).step_by(2))
-        .filter(|q| !q.ends_with("Identifier") && !q.ends_with("NotFound"));
+        .filter(|q| !q.ends_with("Identifier"));
     let mut operations: Vec<&str> = (counted.chain(feed))
         .filter_map(|rest| rest.split('"').next())
         .chain(invoked)
@@ -279,5 +279,115 @@ mod tests {
             null[format!("aws:ResourceTag/{}", crate::crd::ADOPTABLE_BY_TAG)],
             "true"
         );
+    }
+}
+
+#[cfg(test)]
+mod codes {
+    use std::path::{Path, PathBuf};
+
+    /// Where a line compares an AWS error's code as text (`.code == "…"`, `.code == SOME_CODE`,
+    /// `.code.starts_with(…)`, `match ….code.as_str()`): what only `aws_error`'s table may do. A
+    /// Kubernetes status code (`e.code == 404`) is a number, and is not one.
+    fn compares_a_code(line: &str) -> bool {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            return false;
+        }
+        let text = |rest: &str| {
+            let rest = rest.trim_start();
+            !rest.starts_with(|c: char| c.is_ascii_digit())
+        };
+        let by_operator = ["code ==", "code !=", "code.as_str() ==", "code.as_str() !="]
+            .iter()
+            .any(|op| code.split(op).skip(1).any(text));
+        let by_method = [
+            ".code.starts_with(",
+            ".code.ends_with(",
+            ".code.contains(",
+            ".code.eq(",
+        ]
+        .iter()
+        .any(|m| code.contains(m));
+        let by_match = code.starts_with("match ") && code.contains(".code.as_str()");
+        by_operator || by_method || by_match
+    }
+
+    fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a source folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                sources(&path, found);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// What an AWS error code means is decided in one place, the error table
+    /// (`crates/aws/src/aws_error/`): a call site asks `gone()`, `exists()`, `busy()`, … and never
+    /// compares the code as text, which missed a code's other spelling (…NotFound and
+    /// …NotFoundFault) and matched codes it did not mean (`contains("NotFound")`).
+    #[test]
+    fn no_aws_error_code_is_compared_outside_the_error_table() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        sources(&root.join("src"), &mut files);
+        for krate in std::fs::read_dir(root.join("crates"))
+            .expect("crates")
+            .flatten()
+        {
+            sources(&krate.path().join("src"), &mut files);
+        }
+        // The table, and this file (the detector and its examples).
+        let (table, here) = (
+            root.join("crates/aws/src/aws_error"),
+            root.join("src/calls.rs"),
+        );
+        let found: Vec<String> = (files.iter())
+            .filter(|f| !f.starts_with(&table) && **f != here)
+            .flat_map(|f| {
+                let text = std::fs::read_to_string(f).expect("a source");
+                (text.lines().enumerate())
+                    .filter(|(_, l)| compares_a_code(l))
+                    .map(|(n, l)| format!("{}:{}: {}", f.display(), n + 1, l.trim()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(files.len() > 200, "the sources were found: {}", files.len());
+        assert!(
+            found.is_empty(),
+            "AWS codes compared outside the error table:\n{}",
+            found.join("\n")
+        );
+    }
+
+    /// The detector finds each way a code was compared before, and no Kubernetes status code.
+    #[test]
+    fn the_detector_finds_each_way_a_code_was_compared() {
+        for (line, compares) in [
+            (
+                r#"Err(e) if e.code == "DBSnapshotNotFound" => Ok(None),"#,
+                true,
+            ),
+            ("Err(e) if e.code == NOT_FOUND => Ok(None),", true),
+            (
+                r#"Err(e) if e.code.starts_with("GlobalClusterNotFound") => Ok(None),"#,
+                true,
+            ),
+            (
+                r#"Err(e) if e.code.contains("NotFound") => Ok(None),"#,
+                true,
+            ),
+            ("match e.code.as_str() {", true),
+            (
+                "Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),",
+                false,
+            ),
+            ("Err(e) if e.gone() => Ok(None),", false),
+            (r#"// e.code == "X" in a comment"#, false),
+        ] {
+            assert_eq!(compares_a_code(line), compares, "{line}");
+        }
     }
 }

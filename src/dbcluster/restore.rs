@@ -88,7 +88,7 @@ impl ClusterRestoreCalls for Rds {
             .include_shared(identifier.starts_with("arn:"));
         match cluster_snapshot_pages(self, request).await {
             Ok(found) => Ok(found.into_iter().next()),
-            Err(e) if e.code.starts_with("DBClusterSnapshotNotFound") => Ok(None),
+            Err(e) if e.gone() => Ok(None),
             Err(e) => Err(e),
         }
     }

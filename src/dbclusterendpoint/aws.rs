@@ -12,9 +12,6 @@ use crate::rds::{Rds, rds_tags};
 use super::ObservedClusterEndpoint;
 use super::plan::Own;
 
-/// RDS's code for an endpoint that does not exist.
-const NOT_FOUND: &str = "DBClusterEndpointNotFoundFault";
-
 // The custom endpoints as the observer lists them (`observer::listing`), their tags from
 // GetResources.
 crate::listed_by_name!(
@@ -141,7 +138,7 @@ impl ClusterEndpointCalls for Rds {
             .map_err(|e| aws_error("DeleteDBClusterEndpoint", e, None));
         let result = self.counted("DeleteDBClusterEndpoint", result);
         match result {
-            Err(e) if e.code == NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }
@@ -159,7 +156,7 @@ async fn describe_cluster_endpoint(
     let result = rds.counted("DescribeDBClusterEndpoints", result);
     match result {
         Ok(out) => Ok(out.db_cluster_endpoints().first().map(observed)),
-        Err(e) if e.code == NOT_FOUND => Ok(None),
+        Err(e) if e.gone() => Ok(None),
         Err(e) => Err(e),
     }
 }

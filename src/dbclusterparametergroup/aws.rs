@@ -4,7 +4,6 @@
 
 use crate::aws_error::{AwsError, aws_error};
 use crate::dbparametergroup::ObservedParameterGroup;
-use crate::dbparametergroup::aws::GROUP_NOT_FOUND;
 use crate::rds::Rds;
 
 /// The RDS calls of the DBClusterParameterGroup kind.
@@ -41,7 +40,7 @@ impl ClusterParameterGroupCalls for Rds {
                     family: g.db_parameter_group_family().unwrap_or_default().to_owned(),
                     ..Default::default()
                 }),
-            Err(e) if e.code == GROUP_NOT_FOUND => None,
+            Err(e) if e.gone() => None,
             Err(e) => return Err(e),
         };
         let Some(mut group) = found else {

@@ -18,7 +18,6 @@ crate::snapshot_calls! {
         => db_cluster_snapshot_attributes_result . db_cluster_snapshot_attributes,
     modify: modify_db_cluster_snapshot_attribute "ModifyDBClusterSnapshotAttribute",
     delete: delete_db_cluster_snapshot "DeleteDBClusterSnapshot",
-    not_found: "DBClusterSnapshotNotFound",
     observed: {
         arn: db_cluster_snapshot_arn,
         resource: db_cluster_resource_id,

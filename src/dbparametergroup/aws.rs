@@ -7,9 +7,6 @@ use crate::rds::Rds;
 
 use super::{Catalog, ObservedParameterGroup, ParameterInfo};
 
-/// RDS's code for a group that does not exist (a cluster parameter group's too).
-pub(crate) const GROUP_NOT_FOUND: &str = "DBParameterGroupNotFound";
-
 /// One parameter to set or reset: name, value (None: reset), apply method.
 pub type Change = (String, Option<String>, String);
 
@@ -66,7 +63,7 @@ impl ParameterGroupCalls for Rds {
                 let result = self.counted("DescribeDBParameterGroups", result);
                 let group = match result {
                     Ok(out) => out.db_parameter_groups().first().map(summary),
-                    Err(e) if e.code == GROUP_NOT_FOUND => None,
+                    Err(e) if e.gone() => None,
                     Err(e) => return Err(e),
                 };
                 let Some(mut group) = group else {
@@ -206,7 +203,7 @@ macro_rules! parameter_group_calls {
                     .map_err(|e| $crate::aws_error::aws_error($delete_label, e, None));
                 let result = self.counted($delete_label, result);
                 match result {
-                    Err(e) if e.code == $crate::dbparametergroup::aws::GROUP_NOT_FOUND => Ok(()),
+                    Err(e) if e.gone() => Ok(()),
                     other => other.map(|_| ()),
                 }
             }

@@ -15,10 +15,6 @@ use crate::sensitive::Sensitive;
 use super::plan::{Own, Settings};
 use super::{ConnectionPool, ObservedProxy, ProxyEndpoint, Resolved, TargetHealth};
 
-/// RDS's code for a proxy that does not exist; Secrets Manager's for a secret.
-const NOT_FOUND: &str = "DBProxyNotFoundFault";
-const SECRET_NOT_FOUND: &str = "ResourceNotFoundException";
-
 // The proxies as a listing would have them (`observer::listing`); a reconcile reads its proxy
 // directly (its targets and pool are not in the pages), so the listing is only told of changes.
 crate::listed_by_name!(ObservedProxy, "the DB proxies", "rds:db-proxy", proxy_pages);
@@ -79,7 +75,7 @@ impl ProxyCalls for Rds {
         let result = self.counted("DescribeDBProxies", result);
         let proxy = match result {
             Ok(out) => out.db_proxies().first().cloned(),
-            Err(e) if e.code == NOT_FOUND => None,
+            Err(e) if e.gone() => None,
             Err(e) => return Err(e),
         };
         let Some(p) = proxy else { return Ok(None) };
@@ -107,7 +103,7 @@ impl ProxyCalls for Rds {
         let result = self.counted("GetSecretValue", result);
         let out = match result {
             Ok(out) => out,
-            Err(e) if e.code == SECRET_NOT_FOUND => return Ok(None),
+            Err(e) if e.gone() => return Ok(None),
             Err(e) => return Err(e),
         };
         let parsed: serde_json::Value =
@@ -197,7 +193,7 @@ impl ProxyCalls for Rds {
             .map_err(|e| aws_error("DeleteDBProxy", e, None));
         let result = self.counted("DeleteDBProxy", result);
         match result {
-            Err(e) if e.code == NOT_FOUND => {}
+            Err(e) if e.gone() => {}
             other => other.map(|_| ())?,
         }
         let Some(secret) = secret else { return Ok(()) };
@@ -209,7 +205,7 @@ impl ProxyCalls for Rds {
             .map_err(|e| aws_error("DeleteSecret", e, None));
         let result = self.counted("DeleteSecret", result);
         match result {
-            Err(e) if e.code == SECRET_NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }
@@ -311,7 +307,7 @@ async fn proxy_endpoint_call(rds: &Rds, step: &Own) -> Result<(), AwsError> {
                 .map_err(|e| aws_error("DeleteDBProxyEndpoint", e, None));
             let result = rds.counted("DeleteDBProxyEndpoint", result);
             match result {
-                Err(e) if e.code == "DBProxyEndpointNotFoundFault" => Ok(()),
+                Err(e) if e.gone() => Ok(()),
                 other => other.map(|_| ()),
             }
         }

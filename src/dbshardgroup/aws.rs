@@ -9,9 +9,6 @@ use crate::rds::{Rds, rds_tags};
 use super::ObservedShardGroup;
 use super::plan::{Create, Own};
 
-/// RDS's code for a shard group that does not exist.
-const NOT_FOUND: &str = "DBShardGroupNotFound";
-
 /// The RDS calls of the DBShardGroup kind.
 pub(super) trait ShardGroupCalls {
     /// DescribeDBShardGroups of one shard group, with its tags; None when RDS has none.
@@ -40,7 +37,7 @@ impl ShardGroupCalls for Rds {
         let result = self.counted("DescribeDBShardGroups", result);
         match result {
             Ok(out) => Ok(out.db_shard_groups().first().map(observed)),
-            Err(e) if e.code == NOT_FOUND => Ok(None),
+            Err(e) if e.gone() => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -76,7 +73,7 @@ impl ShardGroupCalls for Rds {
             .map_err(|e| aws_error("DeleteDBShardGroup", e, None));
         let result = self.counted("DeleteDBShardGroup", result);
         match result {
-            Err(e) if e.code == NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }

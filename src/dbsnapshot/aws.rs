@@ -18,6 +18,5 @@ crate::snapshot_calls! {
         => db_snapshot_attributes_result . db_snapshot_attributes,
     modify: modify_db_snapshot_attribute "ModifyDBSnapshotAttribute",
     delete: delete_db_snapshot "DeleteDBSnapshot",
-    not_found: "DBSnapshotNotFound",
     observed: {arn: db_snapshot_arn, resource: dbi_resource_id, encrypted: encrypted},
 }

@@ -7,10 +7,6 @@ use crate::rds::{Rds, rds_tags};
 
 use super::{ObservedSubnetGroup, SubnetStatus};
 
-/// RDS's code for a group that does not exist (a CreateDBInstance naming it gets the same code,
-/// which is the user's error there, so the shared classification leaves it InvalidInput).
-const GROUP_NOT_FOUND: &str = "DBSubnetGroupNotFoundFault";
-
 // The subnet groups as the observer lists them (`observer::listing`), their tags from GetResources.
 crate::listed_by_name!(
     ObservedSubnetGroup,
@@ -124,7 +120,7 @@ impl SubnetGroupCalls for Rds {
             .map_err(|e| aws_error("DeleteDBSubnetGroup", e, None));
         let result = self.counted("DeleteDBSubnetGroup", result);
         match result {
-            Err(e) if e.code == GROUP_NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }
@@ -142,7 +138,7 @@ async fn describe_subnet_group(
     let result = rds.counted("DescribeDBSubnetGroups", result);
     match result {
         Ok(out) => Ok(out.db_subnet_groups().first().map(observed)),
-        Err(e) if e.code == GROUP_NOT_FOUND => Ok(None),
+        Err(e) if e.gone() => Ok(None),
         Err(e) => Err(e),
     }
 }

@@ -11,9 +11,6 @@ use crate::rds::{Rds, rds_tags};
 use super::ObservedSubscription;
 use super::plan::Own;
 
-/// RDS's code for a subscription that does not exist.
-const NOT_FOUND: &str = "SubscriptionNotFound";
-
 // The subscriptions as the observer lists them (`observer::listing`), their tags from
 // GetResources.
 crate::listed_by_name!(
@@ -118,7 +115,7 @@ impl SubscriptionCalls for Rds {
             .map_err(|e| aws_error("DeleteEventSubscription", e, None));
         let result = self.counted("DeleteEventSubscription", result);
         match result {
-            Err(e) if e.code == NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }
@@ -153,7 +150,7 @@ async fn describe_subscription(
     let result = rds.counted("DescribeEventSubscriptions", result);
     match result {
         Ok(out) => Ok(out.event_subscriptions_list().first().map(observed)),
-        Err(e) if e.code == NOT_FOUND => Ok(None),
+        Err(e) if e.gone() => Ok(None),
         Err(e) => Err(e),
     }
 }

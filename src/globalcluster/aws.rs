@@ -52,7 +52,7 @@ impl GlobalClusterCalls for Rds {
             (self.client.describe_global_clusters()).global_cluster_identifier(identifier);
         match global_cluster_pages(self, request).await {
             Ok(found) => Ok(found.into_iter().next()),
-            Err(e) if e.code.starts_with("GlobalClusterNotFound") => Ok(None),
+            Err(e) if e.gone() => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -134,7 +134,7 @@ impl GlobalClusterCalls for Rds {
             .map_err(|e| aws_error("DeleteGlobalCluster", e, None));
         let result = self.counted("DeleteGlobalCluster", result);
         match result {
-            Err(e) if e.code.starts_with("GlobalClusterNotFound") => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }

@@ -9,9 +9,6 @@ use crate::rds::{Rds, rds_tags, tag_map};
 use super::ObservedIntegration;
 use super::plan::{Create, Own};
 
-/// RDS's code for an integration that does not exist.
-const NOT_FOUND: &str = "IntegrationNotFoundFault";
-
 // The integrations as the observer lists them (`observer::listing`), with the tags their pages
 // carry.
 crate::listed_by_name!(
@@ -63,7 +60,7 @@ impl IntegrationCalls for Rds {
         let result = self.counted("DescribeIntegrations", result);
         match result {
             Ok(out) => Ok(out.integrations().first().map(observed)),
-            Err(e) if e.code == NOT_FOUND => Ok(None),
+            Err(e) if e.gone() => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -117,7 +114,7 @@ impl IntegrationCalls for Rds {
             .map_err(|e| aws_error("DeleteIntegration", e, None));
         let result = self.counted("DeleteIntegration", result);
         match result {
-            Err(e) if e.code == NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }

@@ -12,9 +12,6 @@ use crate::rds::{Rds, rds_tags};
 use super::plan::Own;
 use super::{ObservedOption, ObservedOptionGroup, OptionSpec};
 
-/// RDS's code for a group that does not exist.
-const NOT_FOUND: &str = "OptionGroupNotFoundFault";
-
 // The option groups as the observer lists them (`observer::listing`, with their options), their
 // tags from GetResources.
 crate::listed_by_name!(
@@ -121,7 +118,7 @@ impl OptionGroupCalls for Rds {
             .map_err(|e| aws_error("DeleteOptionGroup", e, None));
         let result = self.counted("DeleteOptionGroup", result);
         match result {
-            Err(e) if e.code == NOT_FOUND => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }
@@ -139,7 +136,7 @@ async fn describe_option_group(
     let result = rds.counted("DescribeOptionGroups", result);
     match result {
         Ok(out) => Ok(out.option_groups_list().first().map(observed)),
-        Err(e) if e.code == NOT_FOUND => Ok(None),
+        Err(e) if e.gone() => Ok(None),
         Err(e) => Err(e),
     }
 }

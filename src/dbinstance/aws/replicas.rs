@@ -157,7 +157,7 @@ impl BackupReplicationCalls for Rds {
             .map_err(|e| aws_error("StopDBInstanceAutomatedBackupsReplication", e, None));
         let result = self.counted("StopDBInstanceAutomatedBackupsReplication", result);
         match result {
-            Err(e) if e.code == "DBInstanceAutomatedBackupNotFound" => Ok(()),
+            Err(e) if e.gone() => Ok(()),
             other => other.map(|_| ()),
         }
     }

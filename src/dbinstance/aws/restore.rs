@@ -67,9 +67,7 @@ impl RestoreCalls for Rds {
             .include_shared(identifier.starts_with("arn:"));
         match snapshot_pages(self, request).await {
             Ok(found) => Ok(found.into_iter().next()),
-            Err(e) if e.code == "DBSnapshotNotFound" || e.code == "DBSnapshotNotFoundFault" => {
-                Ok(None)
-            }
+            Err(e) if e.gone() => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -108,7 +106,7 @@ impl RestoreCalls for Rds {
     async fn tags_if_any(&self, arn: &str) -> Result<Option<BTreeMap<String, String>>, AwsError> {
         match self.tags_of(arn).await {
             Ok(tags) => Ok(Some(tags)),
-            Err(e) if e.code.contains("NotFound") => Ok(None),
+            Err(e) if e.gone() => Ok(None),
             Err(e) => Err(e),
         }
     }

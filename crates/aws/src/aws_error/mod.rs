@@ -62,6 +62,17 @@ impl AwsError {
         table::meaning(self.operation, &self.code, &self.message)
     }
 
+    /// Whether the resource the call is about is not there (the table's Gone): a read finds
+    /// nothing, a deletion is done. The one way to ask; no code is compared outside the table.
+    pub fn gone(&self) -> bool {
+        self.meaning() == Some(Meaning::Gone)
+    }
+
+    /// Whether the resource the call would make is there already (the table's Exists).
+    pub fn exists(&self) -> bool {
+        self.meaning() == Some(Meaning::Exists)
+    }
+
     /// Whether only a change of the spec can help: Stalled, not sent again until it changes.
     pub fn needs_spec_change(&self) -> bool {
         self.class == ErrorClass::InvalidInput && matches!(self.meaning(), Some(Meaning::Spec(_)))
@@ -229,6 +240,75 @@ pub fn scrub(message: &str, secret: Option<&SecretString>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What each call site that finds its resource absent (a read: None; a deletion: done), or
+    /// already made, asks: `gone()` and `exists()`, from the table, for every code it was written
+    /// against (both spellings where RDS has two). A code of another resource is not gone.
+    #[test]
+    fn what_the_call_sites_take_as_gone_and_as_there() {
+        let error = |operation: &'static str, code: &str| AwsError {
+            operation,
+            class: classify(operation, Some(code), Some(404)),
+            code: code.into(),
+            message: String::new(),
+            wait: None,
+            location: None,
+        };
+        for (operation, code) in [
+            ("DeleteDBSubnetGroup", "DBSubnetGroupNotFoundFault"),
+            ("DescribeDBSubnetGroups", "DBSubnetGroupNotFoundFault"),
+            ("DeleteOptionGroup", "OptionGroupNotFoundFault"),
+            ("DescribeOptionGroups", "OptionGroupNotFoundFault"),
+            ("DeleteDBClusterEndpoint", "DBClusterEndpointNotFoundFault"),
+            (
+                "DescribeDBClusterEndpoints",
+                "DBClusterEndpointNotFoundFault",
+            ),
+            (
+                "DescribeDBClusterSnapshots",
+                "DBClusterSnapshotNotFoundFault",
+            ),
+            ("DeleteDBClusterSnapshot", "DBClusterSnapshotNotFoundFault"),
+            ("DescribeDBSnapshots", "DBSnapshotNotFound"),
+            ("DescribeDBSnapshots", "DBSnapshotNotFoundFault"),
+            ("DeleteDBSnapshot", "DBSnapshotNotFound"),
+            ("DescribeIntegrations", "IntegrationNotFoundFault"),
+            ("DeleteIntegration", "IntegrationNotFoundFault"),
+            ("DescribeDBShardGroups", "DBShardGroupNotFound"),
+            ("DeleteDBShardGroup", "DBShardGroupNotFound"),
+            ("DescribeGlobalClusters", "GlobalClusterNotFoundFault"),
+            ("DeleteGlobalCluster", "GlobalClusterNotFoundFault"),
+            ("DescribeDBParameterGroups", "DBParameterGroupNotFound"),
+            ("DeleteDBParameterGroup", "DBParameterGroupNotFound"),
+            (
+                "DescribeDBClusterParameterGroups",
+                "DBParameterGroupNotFound",
+            ),
+            ("DeleteDBClusterParameterGroup", "DBParameterGroupNotFound"),
+            ("DescribeDBProxies", "DBProxyNotFoundFault"),
+            ("DeleteDBProxy", "DBProxyNotFoundFault"),
+            ("DeleteDBProxyEndpoint", "DBProxyEndpointNotFoundFault"),
+            ("GetSecretValue", "ResourceNotFoundException"),
+            ("DeleteSecret", "ResourceNotFoundException"),
+            (
+                "StopDBInstanceAutomatedBackupsReplication",
+                "DBInstanceAutomatedBackupNotFound",
+            ),
+            ("DescribeDBInstances", "DBInstanceNotFound"),
+            ("DescribeDBInstances", "DBInstanceNotFoundFault"),
+            ("DeleteEventSubscription", "SubscriptionNotFound"),
+            ("DescribeEventSubscriptions", "SubscriptionNotFound"),
+            ("DescribeExportTasks", "ExportTaskNotFound"),
+            ("RemoveRoleFromDBInstance", "DBInstanceRoleNotFound"),
+            ("RemoveRoleFromDBCluster", "DBClusterRoleNotFound"),
+        ] {
+            assert!(error(operation, code).gone(), "{operation}: {code}");
+        }
+        assert!(error("StartExportTask", "ExportTaskAlreadyExists").exists());
+        // Another resource the call names is not the call's own, and not gone.
+        assert!(!error("CreateDBInstance", "DBSubnetGroupNotFoundFault").gone());
+        assert!(!error("DescribeDBInstances", "DBSnapshotNotFound").gone());
+    }
 
     #[test]
     fn what_opens_a_locations_breaker() {

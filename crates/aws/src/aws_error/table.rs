@@ -173,6 +173,8 @@ const CODES: &[(&str, Entry)] = &[
     ),
     ("DBProxyTargetNotFoundFault", Missing("DBProxyTarget")),
     ("DBSnapshotNotFound", Missing("DBSnapshot")),
+    // The error's shape name, which some emulators (LocalStack) answer with in place of its code.
+    ("DBSnapshotNotFoundFault", Missing("DBSnapshot")),
     ("DBSubnetGroupNotFoundFault", Missing("DBSubnetGroup")),
     ("GlobalClusterNotFoundFault", Missing("GlobalCluster")),
     ("OptionGroupNotFoundFault", Missing("OptionGroup")),
@@ -369,6 +371,32 @@ const BY_OPERATION: &[(&str, &str, Meaning)] = &[
     ("PutMetricAlarm", "LimitExceeded", Refused),
     // API_DeleteAlarms.html: an alarm already gone, or one changed meanwhile.
     ("DeleteAlarms", "ResourceNotFound", Gone),
+    // A cluster parameter group RDS does not have is DBParameterGroupNotFound
+    // (API_DescribeDBClusterParameterGroups.html, API_DeleteDBClusterParameterGroup.html,
+    // API_ModifyDBClusterParameterGroup.html, API_DescribeDBClusterParameters.html): the call's
+    // own subject.
+    (
+        "DescribeDBClusterParameterGroups",
+        "DBParameterGroupNotFound",
+        Gone,
+    ),
+    (
+        "DeleteDBClusterParameterGroup",
+        "DBParameterGroupNotFound",
+        Gone,
+    ),
+    (
+        "ModifyDBClusterParameterGroup",
+        "DBParameterGroupNotFound",
+        Gone,
+    ),
+    (
+        "DescribeDBClusterParameters",
+        "DBParameterGroupNotFound",
+        Gone,
+    ),
+    // "DBProxies" is the plural the verb rule does not see as a DBProxy (API_DescribeDBProxies.html).
+    ("DescribeDBProxies", "DBProxyNotFoundFault", Gone),
     ("DeleteAlarms", "ResourceConflict", Busy),
 ];
 

@@ -49,7 +49,7 @@ impl Rds {
             .map_err(|e| aws_error("StartExportTask", e, None));
         let result = self.counted("StartExportTask", result);
         match result {
-            Err(e) if e.code == "ExportTaskAlreadyExists" => Ok(()),
+            Err(e) if e.exists() => Ok(()),
             other => other,
         }
     }
@@ -63,7 +63,7 @@ impl Rds {
             .map_err(|e| aws_error("DescribeExportTasks", e, None));
         let result = self.counted("DescribeExportTasks", result);
         let out = match result {
-            Err(e) if e.code == "ExportTaskNotFound" => return Ok(None),
+            Err(e) if e.gone() => return Ok(None),
             other => other?,
         };
         let text = |v: Option<&str>| v.map(str::to_owned);

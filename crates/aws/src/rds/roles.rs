@@ -68,9 +68,7 @@ impl Rds {
             self.counted("RemoveRoleFromDBInstance", result)
         };
         match result {
-            Err(e) if e.code == "DBInstanceRoleNotFound" || e.code == "DBClusterRoleNotFound" => {
-                Ok(())
-            }
+            Err(e) if e.gone() => Ok(()),
             other => other,
         }
     }

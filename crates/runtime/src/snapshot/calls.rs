@@ -77,7 +77,6 @@ macro_rules! snapshot_calls {
         attributes: $attributes:ident $attributes_label:literal => $result:ident . $values:ident,
         modify: $modify:ident $modify_label:literal,
         delete: $delete:ident $delete_label:literal,
-        not_found: $not_found:literal,
         observed: {arn: $arn:ident, resource: $resource:ident, encrypted: $encrypted:ident} $(,)?
     ) => {
         /// Every snapshot the request lists, 100 a page, each page counted (an error is the
@@ -127,7 +126,7 @@ macro_rules! snapshot_calls {
                     .include_shared(name.starts_with("arn:"));
                 match pages!(rds, request) {
                     Ok(found) => Ok(found.into_iter().next()),
-                    Err(e) if e.code.starts_with($not_found) => Ok(None),
+                    Err(e) if e.gone() => Ok(None),
                     Err(e) => Err(e),
                 }
             }
@@ -237,7 +236,7 @@ macro_rules! snapshot_calls {
                     .map_err(|e| $crate::aws_error::aws_error($delete_label, e, None));
                 let result = rds.counted($delete_label, result);
                 match result {
-                    Err(e) if e.code.starts_with($not_found) => Ok(()),
+                    Err(e) if e.gone() => Ok(()),
                     other => other.map(|_| ()),
                 }
             }
