@@ -18,6 +18,7 @@ const SOURCES: &[&str] = &[
     include_str!("dbinstance/aws/mod.rs"),
     include_str!("dbinstance/aws/restore.rs"),
     include_str!("dbinstance/aws/replicas.rs"),
+    include_str!("dbinstance/aws/classes.rs"),
     include_str!("../crates/runtime/src/database/blue_green/aws.rs"),
     include_str!("dbsubnetgroup/aws.rs"),
     include_str!("dbparametergroup/aws.rs"),

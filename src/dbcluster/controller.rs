@@ -177,6 +177,15 @@ impl Managed for DBCluster {
         let planned = failure.planned.and_then(|p| p.status.as_ref());
         let ready =
             conditions::ready_after_failure(planned.map(|p| &p.ready), ready, failure.reason);
+        // Not Ready while the connection Secret it planned to write may not be written.
+        let unwritten: Vec<&str> = (failure.planned.iter())
+            .flat_map(|p| p.steps.iter().skip(failure.completed))
+            .filter_map(|step| match step {
+                Step::Secret(secret) => secret.connection(),
+                _ => None,
+            })
+            .collect();
+        let ready = conditions::ready_unless_unwritten(&ready, &unwritten, failure.message);
         // What the plan meant to report (a restore under way, say) is not true yet: the fields
         // stay as last written.
         let fields = previous.cloned().unwrap_or_default();

@@ -106,7 +106,26 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         now: crate::duration::now(),
         health: at.observer.health(&identifier),
         alarms: alarms(db, at, &identifier),
+        offered_classes: offered_classes(ctx, at, &reads).await,
     })
+}
+
+/// The classes RDS offers for the spec's engine and version, when the plan asked; a failed read
+/// is logged and leaves the check to RDS (the create is not held back on it).
+async fn offered_classes(
+    ctx: &Context,
+    at: &Location,
+    reads: &plan::Reads,
+) -> Option<std::collections::BTreeSet<String>> {
+    let (engine, version) = reads.classes.as_ref()?;
+    let offered = ctx.shared::<crate::dbinstance::aws::OfferedClasses>();
+    match offered.of(&at.rds, engine, version).await {
+        Ok(classes) => Some(classes),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the classes RDS offers; RDS will answer for the class");
+            None
+        }
+    }
 }
 
 /// The account and region, and the identifier's snapshots, as far as the plan asked.

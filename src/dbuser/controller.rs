@@ -193,10 +193,10 @@ impl Managed for DBUser {
         self.status.as_ref()
     }
 
-    fn connection_writes(plan: &Plan) -> Vec<&str> {
-        (plan.steps.iter())
-            .filter_map(|step| match step {
-                Step::Secret(secret) => secret.connection(),
+    fn connection_writes(plan: &Plan) -> Vec<(usize, &str)> {
+        (plan.steps.iter().enumerate())
+            .filter_map(|(n, step)| match step {
+                Step::Secret(secret) => secret.connection().map(|name| (n, name)),
                 _ => None,
             })
             .collect()

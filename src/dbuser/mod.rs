@@ -128,9 +128,10 @@ pub struct PasswordRotation {
     pub schedule: Option<String>,
     /// How long the login the Secret left keeps logging in after a rotation, at least: it is
     /// locked then, once the Secret holds the new login and every reader has rolled out the new
-    /// Secret, never in the pass that switches it (so 0s is safe). Default: 1h when the operator
-    /// rolls the Secret's readers (--roll-secret-readers); never retired when it does not, since
-    /// nothing then says when every app has the new Secret (a rotation then waits for it).
+    /// Secret, never in the pass that switches it. With rolling off nothing tells when an app
+    /// that read the Secret at start has the new one: retireAfter is then all there is, so give
+    /// it the time your apps take. Default: 1h when the operator rolls the Secret's readers
+    /// (--roll-secret-readers); never retired when it does not (a rotation then waits for it).
     #[x_kube(validation = kube::core::Rule::new("duration(self) >= duration('0s')").message("retireAfter must be a duration, such as 30m or 1h"))]
     pub retire_after: Option<kube::core::Duration>,
 }

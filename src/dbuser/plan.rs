@@ -44,15 +44,9 @@ pub fn plan(f: &Facts) -> Plan {
         Ok(synced) => (synced, true),
         Err(refused) => (refused, false),
     };
-    // An IAM user's token is renewed whatever stopped the pass before it (the master login, the
-    // database not Ready); Err: the Secret's token is due and no new one can be written.
-    // (Not when it was the token or the Secret that failed: that is the pass's own answer.)
-    let stopped_at_secret =
-        ["AuthToken", "ConnectionSecretConflict"].contains(&synced.reason.as_str());
-    let renewed = match (applied || stopped_at_secret, f.iam()) {
-        (false, true) => iam::renew(f, &mut plan, &mut status),
-        _ => Ok(()),
-    };
+    // Err: an IAM user's token is due and no new one can be written.
+    let stopped = (!applied).then_some(synced.reason.as_str());
+    let renewed = iam::renew(f, &mut plan, &mut status, stopped);
     // The user this DBUser made stays Ready while its database is away for a moment, and while a
     // rotation waits or fails (the connection Secret's login still logs in).
     let away = [
@@ -146,11 +140,15 @@ fn apply(
         status.token_signed_at = None;
     }
     status.iam_policy = (f.iam()).then(|| iam::policy(db, &username)).flatten();
-    let (login, password) = match &f.user.spec.password_rotation {
+    let (login, password, waiting) = match &f.user.spec.password_rotation {
         Some(r) if !f.iam() => rotation::plan(f, plan, status, (db, &master), (r, &password))?,
-        _ => (username.clone(), password),
+        _ => (username.clone(), password, None),
     };
     secret(f, plan, status, db, &login, password)?;
+    // A rotation that waits: the Secret holds the active login all the same.
+    if let Some(waiting) = waiting {
+        return Err(waiting);
+    }
     Ok(synced(f, plan, drift))
 }
 

@@ -5,6 +5,7 @@
 mod accounts;
 mod activation;
 mod bluegreen;
+mod classes;
 mod clones;
 mod cluster_bluegreen;
 mod cluster_endpoints;

@@ -127,7 +127,11 @@ impl Error {
                 source: kube::Error::Api(status),
             } if status.is_forbidden() => Some((
                 "KubernetesForbidden".into(),
-                format!("{action}: {}", status.message),
+                // An admission webhook's message is its own free text: kept short.
+                format!(
+                    "{action}: {}",
+                    status.message.chars().take(300).collect::<String>()
+                ),
             )),
             _ => None,
         }

@@ -56,9 +56,11 @@ macro_rules! new_instance_settings {
     };
 }
 
+mod classes;
 mod replicas;
 mod restore;
 
+pub use classes::OfferedClasses;
 pub(crate) use replicas::{BackupReplicationCalls, ReplicaCalls};
 pub(crate) use restore::RestoreCalls;
 

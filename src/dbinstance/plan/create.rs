@@ -52,6 +52,37 @@ pub(super) fn create_replica(f: &Facts, plan: Plan) -> Plan {
     }
 }
 
+/// Why the spec's class cannot be made: RDS listed the classes it offers for the engine and
+/// version in the location, and the spec's is not among them (a list RDS left empty, an engine or
+/// version it does not have, is for CreateDBInstance to answer).
+pub(super) fn class_not_offered(f: &Facts) -> Option<String> {
+    let offered = f.offered_classes.as_ref().filter(|c| !c.is_empty())?;
+    let spec = &f.db.spec;
+    if offered.contains(&spec.db_instance_class) {
+        return None;
+    }
+    // Those of the same family first (db.t3.* for db.t3.nonexistent), else the first few.
+    let family = (spec.db_instance_class.rsplit_once('.')).map_or("", |(f, _)| f);
+    let near: Vec<&str> = (offered.iter())
+        .filter(|c| c.rsplit_once('.').is_some_and(|(f, _)| f == family))
+        .map(String::as_str)
+        .collect();
+    let some: Vec<&str> = match near.is_empty() {
+        true => offered.iter().take(6).map(String::as_str).collect(),
+        false => near.into_iter().take(6).collect(),
+    };
+    Some(format!(
+        "dbInstanceClass {} is not offered for {} {} in {} (DescribeOrderableDBInstanceOptions); \
+         it offers {} of them, such as {}",
+        spec.db_instance_class,
+        spec.engine,
+        spec.engine_version.as_deref().unwrap_or_default(),
+        f.placement.region,
+        offered.len(),
+        some.join(", ")
+    ))
+}
+
 /// The source of spec.restoreFrom, in words.
 pub fn restore_source(r: &RestoreFrom) -> String {
     if let Some(s3) = &r.s3 {
@@ -112,6 +143,10 @@ fn deleted_record(f: &Facts, action: &str, desired: String) -> DriftRecord {
 /// Creates (or restores) the instance.
 pub(super) fn create(f: &Facts, mut plan: Plan, why: Creation) -> Plan {
     let db = &f.db;
+    if let Some(message) = class_not_offered(f) {
+        plan.requeue = super::types::Requeue::AwaitChange;
+        return super::status::refuse(plan, f, "InvalidSpec", &message, Some("InvalidSpec"));
+    }
     let password = match password(f, &mut plan) {
         Ok(p) => p,
         Err(problem) => return password_refused(plan, f, problem),

@@ -171,7 +171,19 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         blue_green: blue_green::reads(db, observed).filter(|_| !spec::observe_only(db)),
         groups: group_reads(db, observed),
         observers: false,
+        classes: class_read(db, observed),
     }
+}
+
+/// The engine and version whose offered classes a create is checked against: when RDS has no
+/// instance of the identifier and the spec names a class and a full version (x.y.z, or a
+/// PostgreSQL x.y; a major version alone is RDS's to resolve).
+fn class_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> Option<(String, String)> {
+    let version = db.spec.engine_version.as_deref()?;
+    let full = version.split('.').count() >= 2 && !matches!(version, "5.7" | "8.0" | "8.4");
+    let wanted = observed.is_none() && !spec::observe_only(db) && !spec::is_member(db);
+    (full && wanted && !db.spec.db_instance_class.is_empty())
+        .then(|| (db.spec.engine.clone(), version.to_owned()))
 }
 
 /// Whether a sync of our instance would add or remove tags: it is then decided on a direct read,

@@ -103,6 +103,10 @@ pub struct Facts {
     /// The instance's alarms at the observer's last listing, when the spec or status has alarms
     /// (None: not listed yet, or not asked).
     pub alarms: Option<Vec<ObservedAlarm>>,
+    /// The DB instance classes RDS offers for the spec's engine and version in the location
+    /// (DescribeOrderableDBInstanceOptions), when a create may be planned; None when not read
+    /// (no create, no full engine version, or the read failed: RDS then answers for the class).
+    pub offered_classes: Option<std::collections::BTreeSet<String>>,
 }
 
 pub use crate::database::password::{PasswordFacts, PasswordRead};
@@ -253,6 +257,8 @@ pub struct Reads {
     pub groups: Vec<GroupRead>,
     /// The other DBInstances that observe this identifier.
     pub observers: bool,
+    /// The classes RDS offers for this engine and version (a create may be planned).
+    pub classes: Option<(String, String)>,
 }
 
 /// A group's spec field and its tags (None: RDS has no such group).

@@ -487,6 +487,7 @@ fn a_failed_pass_that_planned_the_connection_secret_is_not_ready() {
             reason,
             message,
             planned: Some(&planned),
+            completed: 0,
             now: "2026-12-07T00:00:00Z",
         };
         let (status, _) = facts.object.failed(&failure);

@@ -74,20 +74,37 @@ pub(super) fn token(
     Ok(token)
 }
 
-/// For an IAM user whose pass stopped before its connection Secret (the master login failed, the
-/// database is not Ready): the Secret's token renewed when due, as a pass that went through would
-/// ([`token`], `secret`), if the user is this DBUser's and the Secret was written before. Err, as
-/// Ready: the token is due and no new one can be made or written; the user is not Ready from the
-/// moment its token is due (`token_refresh`, 10 of its 15 minutes), before it expires.
+/// For an IAM user whose pass `stopped` before the user (its Synced reason: the master login
+/// failed, the database is not Ready): the Secret's token renewed when due, as a pass that went
+/// through would ([`token`], `secret`), if the user is this DBUser's and its Secret already holds
+/// a token. Err, as Ready: the token is due and no new one can be made or written; the user is not
+/// Ready from the moment its token is due (`token_refresh`, 10 of its 15 minutes), before it
+/// expires.
 pub(super) fn renew(
     f: &Facts,
     plan: &mut Plan,
     status: &mut DBUserStatus,
+    stopped: Option<&str>,
 ) -> Result<(), ConditionPlan> {
+    // Only for a pass that stopped before the user (the master login, its password, the database
+    // not Ready): a pass that went through wrote the Secret itself.
+    let before_the_user = ["DatabaseUnreachable", "DatabaseNotReady", "MasterPassword"];
+    if !f.iam() || !stopped.is_some_and(|reason| before_the_user.contains(&reason)) {
+        return Ok(());
+    }
     let ours = status.owner.as_deref() == Some(f.uid().as_str());
-    let (Some(wanted), Some(_), true) = (&f.user.spec.connection_secret, &f.secret, ours) else {
+    let (Some(wanted), Some(secret), true) = (&f.user.spec.connection_secret, &f.secret, ours)
+    else {
         return Ok(());
     };
+    // Only a token this user's Secret already holds: a user still logging in with a password
+    // (auth changed to IAM while the database was away) keeps its Secret until the user is.
+    let user = format!("Action=connect&DBUser={}&", f.username());
+    let holds_a_token = crate::secrets::value_of(secret, "password")
+        .is_some_and(|t| t.expose().contains(&user) && any_signed_at(t.expose()).is_some());
+    if !holds_a_token {
+        return Ok(());
+    }
     let due = |why: String| {
         let message = format!(
             "the IAM token in connection Secret {} is due for renewal and cannot be renewed: {why}",
@@ -109,7 +126,10 @@ pub(super) fn renew(
     };
     let username = f.username();
     let token = token(f, plan, status, db, &username).map_err(|why| due(why.message))?;
-    super::secret(f, plan, status, db, &username, token).map_err(|why| due(why.message))
+    // A Secret that is not this DBUser's is refused as such, and does not stop the retries the
+    // pass's own failure asked for.
+    let requeue = plan.requeue;
+    super::secret(f, plan, status, db, &username, token).inspect_err(|_| plan.requeue = requeue)
 }
 
 /// When a token was signed, whatever endpoint and user it names.

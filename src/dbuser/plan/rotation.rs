@@ -47,7 +47,7 @@ pub(super) fn plan(
     status: &mut DBUserStatus,
     (db, master): (&DatabaseFacts, &Master),
     (rotation, base): (&PasswordRotation, &Sensitive),
-) -> Result<(String, Sensitive), ConditionPlan> {
+) -> Result<(String, Sensitive, Option<ConditionPlan>), ConditionPlan> {
     let (username, clone) = (f.username(), format!("{}_clone", f.username()));
     let mut state = (status.rotation.clone()).unwrap_or_else(|| RotationStatus {
         active: username.clone(),
@@ -77,6 +77,7 @@ pub(super) fn plan(
         true => clone.clone(),
         false => username.clone(),
     };
+    let mut waits = None;
     if let Some(request) = again.map_or_else(|| due(f, rotation, &state), |r| Ok(Some(r)))? {
         match (&state.pending, &state.retiring) {
             (None, None) => {
@@ -96,11 +97,10 @@ pub(super) fn plan(
                     privileges(f, plan, (&clone, master, db), held);
                 }
             }
+            // Waits; the Secret still holds the active login (the switch may be this pass's).
             (_, Some(retiring)) => {
                 let why = waiting(retiring, state.retire_at.is_some());
-                plan.look_again_within(f.busy);
-                status.rotation = Some(state);
-                return Err(ConditionPlan::new(false, "RotationWaiting", why));
+                waits = Some(ConditionPlan::new(false, "RotationWaiting", why));
             }
             (Some(_), None) => {}
         }
@@ -115,7 +115,7 @@ pub(super) fn plan(
         );
         plan.waiting(f.busy, "PasswordSecret", why)
     })?;
-    Ok((active, password))
+    Ok((active, password, waits))
 }
 
 /// Why a rotation due waits for the login the last one left (`retiring`), which is retired at a
@@ -235,7 +235,8 @@ fn next_look(f: &Facts, rotation: &PasswordRotation, state: &RotationStatus) -> 
         .and_then(|s| crate::snapshot::schedule::parse(s).ok())
         .and_then(|c| c.find_next_occurrence(&now, false).ok())
         .map(until);
-    let retiring = state.retiring.is_some().then_some(f.busy);
+    // A login kept for ever is not looked at again (a change of retireAfter wakes it).
+    let retiring = (state.retiring.is_some() && state.retire_at.is_some()).then_some(f.busy);
     [retire.map(|r| r.max(f.busy)), tick, retiring]
         .into_iter()
         .flatten()
@@ -418,14 +419,27 @@ pub fn retire_after(f: &Facts) -> Option<Duration> {
 /// rolls has the Secret's current version (with rolling off: retireAfter alone). Never in the
 /// pass that switches the Secret, whatever retireAfter says: the Secret is not written yet then.
 fn retire(f: &Facts, plan: &mut Plan, state: &mut RotationStatus, master: &Master) {
+    // A rotation that left its login to be kept for ever (rolling off, retireAfter unset) is
+    // given a time once either changes: retireAfter after the rotation.
+    if let (Some(_), None, Some(after)) = (&state.retiring, &state.retire_at, retire_after(f)) {
+        let rotated = (state.last_rotated.as_deref())
+            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.to_utc())
+            .unwrap_or_else(|| DateTime::from_timestamp(f.epoch, 0).unwrap_or_default());
+        state.retire_at = Some(rfc3339(
+            &(rotated + chrono::Duration::from_std(after).unwrap_or_default()),
+        ));
+    }
     let (Some(retiring), Some(at)) = (state.retiring.clone(), state.retire_at.as_deref()) else {
         return;
     };
     let now = DateTime::from_timestamp(f.epoch, 0).unwrap_or_default();
     let due = DateTime::parse_from_rfc3339(at).is_ok_and(|t| t.to_utc() <= now);
-    let switched = (f.secret.as_ref())
-        .and_then(|s| crate::secrets::value_of(s, "username"))
-        .is_some_and(|u| u.expose() == state.active);
+    // (A user with no connection Secret has nothing to switch.)
+    let switched = f.user.spec.connection_secret.is_none()
+        || (f.secret.as_ref())
+            .and_then(|s| crate::secrets::value_of(s, "username"))
+            .is_some_and(|u| u.expose() == state.active);
     let readers = f.status().secret_readers;
     let version = f
         .secret

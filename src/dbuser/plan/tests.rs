@@ -813,6 +813,7 @@ fn a_failure_after_the_claim_keeps_the_user_this_dbusers() {
         reason: "SqlRefused",
         message: "GRANT refused",
         planned: Some(&planned),
+        completed: 0,
         now: "2026-12-05T00:00:00Z",
     };
     let (status, _) = f.user.failed(&failure);

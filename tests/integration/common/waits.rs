@@ -213,10 +213,10 @@ pub fn passes(operator: &Operator, kind: &str) -> u64 {
         .sum::<f64>() as u64
 }
 
-/// Asserts that `holds` stays true while the operator makes at least two more passes of `kind`
-/// (a negative check that proves the operator was alive meanwhile): read every half second,
-/// once more after the second pass; fails if it does not hold, or if the operator makes fewer
-/// than two passes within TIMEOUT.
+/// Asserts that `holds` stays true while the operator makes at least two whole passes of `kind`
+/// (a negative check that proves the operator was alive meanwhile; three counted, since one may
+/// have been under way at the start): read every half second, once more after the last; fails if
+/// it does not hold, or if the operator makes fewer passes within TIMEOUT.
 pub async fn holds_over_passes<F, Fut>(operator: &Operator, kind: &str, what: &str, mut holds: F)
 where
     F: FnMut() -> Fut,
@@ -224,12 +224,12 @@ where
 {
     let (before, start) = (passes(operator, kind), Instant::now());
     loop {
-        let made = passes(operator, kind) - before;
+        let made = passes(operator, kind).saturating_sub(before);
         assert!(
             holds().await,
             "{what}: not so after {made} passes of {kind}"
         );
-        if made >= 2 {
+        if made >= 3 {
             return;
         }
         assert!(

@@ -162,9 +162,10 @@ pub trait Managed: Kind + Send + Sync + 'static {
     ) -> Option<Self::Status>;
     /// Report a failure, pure: the status and the Event.
     fn failed(&self, failure: &Failure<'_, Self::Plan>) -> (Self::Status, Option<PlannedEvent>);
-    /// The connection Secrets the plan writes (their names): a pass that fails with one planned
-    /// is not Ready, for the Secret may not hold what status says (`reported_status!`).
-    fn connection_writes(_plan: &Self::Plan) -> Vec<&str> {
+    /// The connection Secrets the plan writes (each step's index, and the Secret's name): a pass
+    /// that fails before one was made is not Ready, for the Secret may not hold what status says
+    /// (`reported_status!`).
+    fn connection_writes(_plan: &Self::Plan) -> Vec<(usize, &str)> {
         Vec::new()
     }
     /// After a pass's status is written: the kind's gauges.
@@ -177,6 +178,8 @@ pub struct Failure<'a, P> {
     pub reason: &'a str,
     pub message: &'a str,
     pub planned: Option<&'a P>,
+    /// How many of the planned steps were made before the one that failed.
+    pub completed: usize,
     pub now: &'a str,
 }
 

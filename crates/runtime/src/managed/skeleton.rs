@@ -36,6 +36,8 @@ struct Outcome {
 struct Failed<P> {
     error: Error,
     planned: Option<P>,
+    /// How many of the plan's steps were made before the failure.
+    completed: usize,
 }
 
 impl<P> From<Error> for Failed<P> {
@@ -43,6 +45,7 @@ impl<P> From<Error> for Failed<P> {
         Failed {
             error,
             planned: None,
+            completed: 0,
         }
     }
 }
@@ -83,11 +86,13 @@ pub fn controller<K: Managed>(
         .for_each(|result| async move {
             match result {
                 Ok((obj, _)) => debug!(kind = K::KIND, object = %obj, "reconciled"),
-                // Logged where it failed (`reconcile`).
-                Err(e @ kube::runtime::controller::Error::ReconcilerFailed(..)) => {
-                    debug!(error = %e, kind = K::KIND, "reconcile failed")
-                }
-                // A wake the controller dropped (an object not in its cache, a watch's error).
+                // Logged where it failed (`reconcile`); an object not in the cache is most often
+                // one deleted while a look again was due.
+                Err(
+                    e @ (kube::runtime::controller::Error::ReconcilerFailed(..)
+                    | kube::runtime::controller::Error::ObjectNotFound(..)),
+                ) => debug!(error = %e, kind = K::KIND, "reconcile failed"),
+                // A watch's error, the queue's.
                 Err(e) => warn!(error = %e, kind = K::KIND, "controller error"),
             }
         });
@@ -137,7 +142,11 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
                 debug!(error = %error, "another replica leads this object's shard");
                 Err(error)
             }
-            Err(Failed { error, planned }) => {
+            Err(Failed {
+                error,
+                planned,
+                completed,
+            }) => {
                 warn!(error = %error, "reconcile failed");
                 // Refused by its location's breaker, or unanswered there (which opened it): the
                 // object waits for the location's recovery, which wakes every waiter at once.
@@ -146,7 +155,7 @@ pub async fn reconcile<K: Managed>(obj: Arc<K>, shared: Arc<K::Ctx>) -> Result<A
                     let waiting = ctx.shared::<Waiting<K>>();
                     waiting.add(location, ObjectRef::from_obj(&*obj), mutation);
                 }
-                report_failure(&*obj, &shared, &error, planned.as_ref()).await;
+                report_failure(&*obj, &shared, &error, (planned.as_ref(), completed)).await;
                 Err(error)
             }
         }
@@ -230,6 +239,7 @@ async fn once<K: Managed>(obj: &K, shared: &K::Ctx) -> Result<Outcome, Failed<K:
         return Err(Failed {
             error,
             planned: Some(plan),
+            completed,
         });
     }
     let status = obj.settle(&facts, &plan, answer.as_ref());
@@ -261,7 +271,7 @@ async fn report_failure<K: Managed>(
     obj: &K,
     shared: &K::Ctx,
     error: &Error,
-    planned: Option<&K::Plan>,
+    (planned, completed): (Option<&K::Plan>, usize),
 ) {
     let Some((reason, message)) = error.user_facing() else {
         return;
@@ -273,6 +283,7 @@ async fn report_failure<K: Managed>(
         reason,
         message,
         planned,
+        completed,
         now: &now,
     };
     let (status, event) = obj.failed(&failure);

@@ -23,6 +23,7 @@ use crate::rds_state::{AwsIdentity, ObservedInstance, PollIntervals, SnapshotInf
 
 mod activation;
 mod blue_green;
+mod classes;
 mod cleanup;
 mod create;
 mod health;
@@ -123,6 +124,7 @@ pub(super) fn facts() -> Facts {
         now: NOW.into(),
         health: None,
         alarms: None,
+        offered_classes: None,
     }
 }
 

@@ -244,7 +244,29 @@ fn no_login_is_locked_before_the_secret_switched_and_its_readers_rolled_whatever
         .get_or_insert_default()
         .insert("username".into(), user);
     base_in_secret.secret = Some(old);
+    // The switching pass with every reader rolled out on the Secret's version as read (the old
+    // login's): the old rule locked the old login in this very pass.
+    let mut rolled_at_old = zero(pending(Ok(())), true);
+    let old_secret = retiring(past, Some((3, true)), true);
+    let mut base = old_secret.secret.clone().unwrap();
+    let user = k8s_openapi::ByteString(b"reader".to_vec());
+    base.data
+        .get_or_insert_default()
+        .insert("username".into(), user);
+    rolled_at_old.secret = Some(base);
+    rolled_at_old.user.status.as_mut().unwrap().secret_readers = old_secret
+        .user
+        .status
+        .as_ref()
+        .unwrap()
+        .secret_readers
+        .clone();
     let rows = [
+        (
+            "the switching pass, readers rolled out on the old version",
+            rolled_at_old,
+            false,
+        ),
         (
             "the switching pass, rolling off",
             zero(pending(Ok(())), false),
@@ -529,4 +551,38 @@ fn deletion_drops_the_clone_this_dbuser_made_and_no_other() {
     };
     assert_eq!(dropped(&deleting(true)), ["reader", CLONE]);
     assert_eq!(dropped(&deleting(false)), ["reader"]);
+}
+
+/// The review's rows: a rotation that kept its login for ever is given a time once retireAfter
+/// is set; a user with no connection Secret retires; a new rotate-now in the switching pass
+/// waits, and the Secret still switches.
+#[test]
+fn a_kept_login_retires_once_retire_after_is_set_and_a_request_in_the_switching_pass_waits() {
+    let past = "2026-12-04T23:00:00Z";
+    // Kept for ever (rolling off, retireAfter unset), then retireAfter 10m is set.
+    let mut kept = retiring(past, None, false);
+    state(&mut kept, |r| {
+        r.retire_at = None;
+        r.last_rotated = Some("2026-12-04T22:00:00Z".into());
+    });
+    let p = plan(&kept);
+    assert_eq!(names(&p), Vec::<String>::new(), "kept: nothing locked");
+    let r = kept.user.spec.password_rotation.as_mut().unwrap();
+    r.retire_after = Some(Duration::from_secs(600).into());
+    let p = plan(&kept);
+    assert!(names(&p).contains(&"Lock".to_owned()), "{:?}", names(&p));
+    // No connection Secret: nothing to switch, the old login retires when due.
+    let mut bare = retiring(past, None, false);
+    bare.user.spec.connection_secret = None;
+    bare.secret = None;
+    assert!(names(&plan(&bare)).contains(&"Lock".to_owned()));
+    // A new rotate-now while the switch happens: the Secret switches, the rotation waits.
+    let p = plan(&asked(pending(Ok(())), "2"));
+    assert_eq!(
+        written_user(&p).as_deref(),
+        Some(CLONE),
+        "the Secret switches"
+    );
+    assert_eq!(synced(&p), (false, "RotationWaiting".into()));
+    assert!(p.status.as_ref().unwrap().ready.ok);
 }

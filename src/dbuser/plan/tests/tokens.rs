@@ -127,6 +127,13 @@ fn an_iam_users_token_is_renewed_whatever_stopped_the_pass_and_not_ready_when_it
             "Updating",
         ),
     ];
+    // A password in the Secret (auth changed to IAM while the database was away) is not
+    // replaced by a token before the user logs in with tokens.
+    let mut switching = iam(true);
+    switching.settled = Duration::from_secs(3600);
+    switching.secret = Some(secret_holding(&switching, "user-pw"));
+    switching.found = Some(Found::Unreachable("Access denied".into()));
+    assert_eq!(written(&plan(&switching)), None, "a password Secret kept");
     for (row, current, change, also, renewed, ok, reason, synced_reason) in rows {
         let mut f = iam(true);
         f.settled = Duration::from_secs(3600);
@@ -194,6 +201,7 @@ fn a_failed_pass_that_planned_the_secret_is_not_ready() {
             reason: "KubernetesForbidden",
             message,
             planned: Some(&planned),
+            completed: 0,
             now: "2026-12-05T00:00:00Z",
         };
         let (status, _) = was_ready.failed(&failure);

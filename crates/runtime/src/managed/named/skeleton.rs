@@ -135,10 +135,12 @@ impl<K: NamedKind> Managed for K {
             reason,
             message,
             planned,
+            completed,
             now,
         } = *failure;
-        // A Secret the plan writes may be unwritten: Ready is not kept from the plan then.
-        let unwritten: Vec<&str> = (planned.iter().flat_map(|p| &p.steps))
+        // A Secret the plan writes that was not written before the failure: Ready is not kept
+        // from the plan then.
+        let unwritten: Vec<&str> = (planned.iter().flat_map(|p| p.steps.iter().skip(completed)))
             .filter_map(|step| match step {
                 Step::Own(own) => K::connection_write(own),
                 _ => None,
