@@ -108,7 +108,7 @@ mod tests {
                 panic!("{operation} is not in model_errors.txt: `make model-errors`");
             };
             for code in codes {
-                if crate::aws_error::table::meaning(operation, code, "").is_none() {
+                if crate::aws_error::table::meaning(operation, code).is_none() {
                     unclassed.push(format!("{operation}: {code}"));
                 }
             }
@@ -287,31 +287,49 @@ mod tests {
 mod codes {
     use std::path::{Path, PathBuf};
 
-    /// Where a line compares an AWS error's code as text (`.code == "…"`, `.code == SOME_CODE`,
-    /// `.code.starts_with(…)`, `match ….code.as_str()`): what only `aws_error`'s table may do. A
-    /// Kubernetes status code (`e.code == 404`) is a number, and is not one.
+    /// Where a line compares an AWS error's code as text: `.code == "…"`, `.code == SOME_CODE`,
+    /// `"…" == e.code`, `.code.starts_with(…)` and the other string methods, `.code.as_str()` in a
+    /// `match` or `matches!`, `[…].contains(&e.code…)`, the SDK's `.code() == Some(…)`: what only
+    /// `aws_error`'s table may do. A Kubernetes status code (`e.code == 404`) is a number.
     fn compares_a_code(line: &str) -> bool {
         let code = line.trim_start();
-        if code.starts_with("//") {
+        if code.starts_with("//") || !code.contains("code") {
             return false;
         }
         let text = |rest: &str| {
             let rest = rest.trim_start();
             !rest.starts_with(|c: char| c.is_ascii_digit())
         };
-        let by_operator = ["code ==", "code !=", "code.as_str() ==", "code.as_str() !="]
-            .iter()
-            .any(|op| code.split(op).skip(1).any(text));
-        let by_method = [
+        let operators = [
+            "code ==",
+            "code !=",
+            "code.as_str() ==",
+            "code.as_str() !=",
+            "code() ==",
+            "code() !=",
+        ];
+        let by_operator = (operators.iter()).any(|op| code.split(op).skip(1).any(text));
+        let reversed = code.contains(".code") && (code.contains("\" ==") || code.contains("\" !="));
+        let methods = [
             ".code.starts_with(",
             ".code.ends_with(",
             ".code.contains(",
             ".code.eq(",
-        ]
-        .iter()
-        .any(|m| code.contains(m));
-        let by_match = code.starts_with("match ") && code.contains(".code.as_str()");
-        by_operator || by_method || by_match
+            ".code.eq_ignore_ascii_case(",
+            ".code.as_str().starts_with(",
+            ".code.as_str().ends_with(",
+            ".code.as_str().contains(",
+            ".code.as_str().eq",
+            ".code().is_some_and(",
+            ".code().map(",
+        ];
+        let by_method = methods.iter().any(|m| code.contains(m));
+        let by_match = (code.contains("match ") || code.contains("matches!("))
+            && (code.contains(".code.as_str()")
+                || code.contains(".code()")
+                || code.ends_with(".code {"));
+        let in_a_list = code.contains("contains(&") && code.contains(".code");
+        by_operator || reversed || by_method || by_match || in_a_list
     }
 
     fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -340,15 +358,18 @@ mod codes {
         {
             sources(&krate.path().join("src"), &mut files);
         }
-        // The table, and this file (the detector and its examples).
+        // The table, and this module of this file (the detector and its examples).
         let (table, here) = (
             root.join("crates/aws/src/aws_error"),
             root.join("src/calls.rs"),
         );
         let found: Vec<String> = (files.iter())
-            .filter(|f| !f.starts_with(&table) && **f != here)
+            .filter(|f| !f.starts_with(&table))
             .flat_map(|f| {
-                let text = std::fs::read_to_string(f).expect("a source");
+                let mut text = std::fs::read_to_string(f).expect("a source");
+                if *f == here {
+                    text.truncate(text.find("mod codes {").expect("this module"));
+                }
                 (text.lines().enumerate())
                     .filter(|(_, l)| compares_a_code(l))
                     .map(|(n, l)| format!("{}:{}: {}", f.display(), n + 1, l.trim()))
@@ -381,6 +402,31 @@ mod codes {
                 true,
             ),
             ("match e.code.as_str() {", true),
+            ("Err(e) => match e.code.as_str() {", true),
+            (
+                r#"Err(e) if matches!(e.code.as_str(), "A" | "B") => Ok(None),"#,
+                true,
+            ),
+            (
+                r#"Err(e) if e.code.eq_ignore_ascii_case("DBSnapshotNotFound") => Ok(None),"#,
+                true,
+            ),
+            (
+                r#"Err(e) if "DBSnapshotNotFound" == e.code => Ok(None),"#,
+                true,
+            ),
+            (
+                r#"Err(e) if ["A", "B"].contains(&e.code.as_str()) => Ok(None),"#,
+                true,
+            ),
+            (
+                r#"Err(e) if e.code.as_str().starts_with("Global") => Ok(None),"#,
+                true,
+            ),
+            (
+                r#"Err(err) if err.code() == Some("DBProxyNotFoundFault") => Ok(None),"#,
+                true,
+            ),
             (
                 "Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),",
                 false,

@@ -154,6 +154,7 @@ pub use crate::crd::{
     validation = kube::core::Rule::new("!has(self.replicaOf) || !has(self.manageMasterUserPassword) || !self.manageMasterUserPassword").message("a read replica has its source's master password: manageMasterUserPassword is the source's").field_path(".manageMasterUserPassword"),
     validation = kube::core::Rule::new("!has(self.replicaOf) || has(self.replicaOf.name) || has(self.masterUserPassword)").message("a replica of an instance no DBInstance of this namespace manages needs masterUserPassword: the Secret with the source's password, for the connection Secret").field_path(".masterUserPassword"),
     validation = kube::core::Rule::new("!(has(self.dbClusterRef) || has(self.dbClusterIdentifier)) || !has(self.connectionSecret)").message("connectionSecret is the DBCluster's (connection Secret: the DBCluster's has the writer and reader endpoints): set it on the DBCluster, not on a member").field_path(".connectionSecret"),
+    validation = kube::core::Rule::new("!has(self.automatedBackupReplication) || !has(self.backupRetentionPeriod) || self.backupRetentionPeriod > 0").message("automatedBackupReplication replicates automated backups: backupRetentionPeriod must be above 0 (RDS refuses StartDBInstanceAutomatedBackupsReplication otherwise)").field_path(".backupRetentionPeriod"),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct DBInstanceSpec {

@@ -106,26 +106,15 @@ pub async fn gather(db: &DBInstance, ctx: &Context, located: &Located) -> Result
         now: crate::duration::now(),
         health: at.observer.health(&identifier),
         alarms: alarms(db, at, &identifier),
-        offered_classes: offered_classes(ctx, at, &reads).await,
+        class_offered: class_offered(ctx, at, &reads).await,
     })
 }
 
-/// The classes RDS offers for the spec's engine and version, when the plan asked; a failed read
-/// is logged and leaves the check to RDS (the create is not held back on it).
-async fn offered_classes(
-    ctx: &Context,
-    at: &Location,
-    reads: &plan::Reads,
-) -> Option<std::collections::BTreeSet<String>> {
-    let (engine, version) = reads.classes.as_ref()?;
+/// Whether RDS offers the spec's class, when the plan asked (None: not known).
+async fn class_offered(ctx: &Context, at: &Location, reads: &plan::Reads) -> Option<bool> {
+    let c = reads.class.as_ref()?;
     let offered = ctx.shared::<crate::dbinstance::aws::OfferedClasses>();
-    match offered.of(&at.rds, engine, version).await {
-        Ok(classes) => Some(classes),
-        Err(e) => {
-            tracing::warn!(error = %e, "could not read the classes RDS offers; RDS will answer for the class");
-            None
-        }
-    }
+    (offered.offered(&at.rds, &c.engine, c.version.as_deref(), &c.class)).await
 }
 
 /// The account and region, and the identifier's snapshots, as far as the plan asked.
@@ -320,14 +309,20 @@ async fn replica_source(
         (None, None, Some(arn)) => arn.clone(),
         (None, None, None) => return Ok(Err("replicaOf names no source".into())),
     };
-    let found = match at.rds.describe_source(&source).await? {
+    let described = at.rds.describe_source(&source).await?;
+    let backup_retention = described.as_ref().and_then(|o| o.backup_retention_period);
+    let found = match described {
         Some(o) => RestoreSource::Found {
             tags: o.tags,
             instance_tags: None,
         },
         None => RestoreSource::NotFound,
     };
-    Ok(Ok(ReplicaSource { source, found }))
+    Ok(Ok(ReplicaSource {
+        source,
+        found,
+        backup_retention,
+    }))
 }
 
 /// The metadata of the Secrets a release may let go of (those that exist).

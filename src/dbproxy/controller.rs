@@ -124,14 +124,20 @@ async fn reads(shared: &Shared, at: &Location, p: &DBProxy) -> Result<Reads, Err
             (None, Some(r)) => (&r.name, true),
             (None, None) => continue,
         };
+        // With its engine: one of another family is refused before RegisterDBProxyTargets.
         let resolved = match cluster {
-            true => references::resolve::<DBCluster>(client, &namespace, name).await?,
-            false => references::resolve::<DBInstance>(client, &namespace, name).await?,
+            true => references::resolve_object::<DBCluster>(client, &namespace, name, false)
+                .await?
+                .map(|(id, c)| (id, c.spec.engine.as_str().to_owned())),
+            false => references::resolve_object::<DBInstance>(client, &namespace, name, false)
+                .await?
+                .map(|(id, db)| (id, db.spec.engine.clone())),
         };
         match resolved {
-            Ok(identifier) => targets.push(Resolved {
+            Ok((identifier, engine)) => targets.push(Resolved {
                 identifier,
                 cluster,
+                engine,
             }),
             Err(why) => {
                 return Ok(Reads {

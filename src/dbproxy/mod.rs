@@ -125,6 +125,16 @@ pub enum EngineFamily {
 }
 
 impl EngineFamily {
+    /// The family of an engine (None: one no proxy takes); API_CreateDBProxy.html, EngineFamily.
+    pub fn of(engine: &str) -> Option<EngineFamily> {
+        match engine {
+            "mysql" | "mariadb" | "aurora-mysql" => Some(EngineFamily::Mysql),
+            "postgres" | "aurora-postgresql" => Some(EngineFamily::Postgresql),
+            e if e.starts_with("sqlserver") => Some(EngineFamily::Sqlserver),
+            _ => None,
+        }
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             EngineFamily::Mysql => "MYSQL",
@@ -323,6 +333,8 @@ pub struct ObservedProxy {
 pub struct Resolved {
     pub identifier: String,
     pub cluster: bool,
+    /// Its engine, as its DBInstance or DBCluster says (empty: not known, a target RDS lists).
+    pub engine: String,
 }
 
 /// The credentials the proxy passes on: those of its first target.

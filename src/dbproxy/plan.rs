@@ -19,7 +19,8 @@ use crate::managed::tags;
 use crate::sensitive::Sensitive;
 
 use super::{
-    ConnectionPool, Credentials, DBProxy, DBProxyStatus, IamAuth, ObservedProxy, Resolved,
+    ConnectionPool, Credentials, DBProxy, DBProxyStatus, EngineFamily, IamAuth, ObservedProxy,
+    Resolved,
 };
 use crate::database::parts::ConnectionSecretSpec;
 use k8s_openapi::api::core::v1::Secret;
@@ -204,6 +205,23 @@ fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
     plan
 }
 
+/// A target whose engine is not of the proxy's engineFamily, in words: RDS refuses it
+/// (RegisterDBProxyTargets, InvalidDBInstanceState "is not of engine family", a code that
+/// otherwise means busy), so it is refused here, from the target's own spec, with no call.
+fn of_another_family(g: &DBProxy, targets: &[Resolved]) -> Option<String> {
+    let family = g.spec.engine_family;
+    let (n, t) = (targets.iter().enumerate())
+        .find(|(_, t)| EngineFamily::of(&t.engine).is_some_and(|e| e != family))?;
+    let kind = if t.cluster { "DBCluster" } else { "DBInstance" };
+    Some(format!(
+        "targets[{n}]: {kind} {} runs {}, which is not of engineFamily {}: a proxy's targets \
+         must be of its engineFamily",
+        t.identifier,
+        t.engine,
+        family.as_str()
+    ))
+}
+
 /// Whether the spec asks for a connection Secret, of the proxy or of one of its endpoints.
 fn secret_asked(g: &DBProxy) -> bool {
     g.spec.connection_secret.is_some()
@@ -217,6 +235,11 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
         None => return wait(plan, f, "ReferencesUnresolved", "not read".into()),
     };
+    if let Some(why) = of_another_family(g, &targets) {
+        let mut plan = wait(plan, f, "InvalidSpec", why);
+        (plan.requeue, plan.refusal) = (Requeue::AwaitChange, Some("InvalidSpec"));
+        return plan;
+    }
     let mut changed = Vec::new();
     let auth_arn = match auth_secret(f, &mut plan, &desired_tags, &mut changed) {
         Ok(arn) => arn,
@@ -428,6 +451,7 @@ fn keep(
         .map(|t| Resolved {
             identifier: t.identifier.clone(),
             cluster: t.r#type.as_deref() == Some("TRACKED_CLUSTER"),
+            engine: String::new(),
         })
         .collect();
     for (register, list) in [(true, add), (false, gone)] {

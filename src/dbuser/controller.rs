@@ -249,7 +249,10 @@ async fn database(
 ) -> Result<Database, Error> {
     let (what, ready, mut endpoint, mut read, mut facts) = described(named);
     if let Named::Cluster(c) = named {
-        match crate::dbcluster::global::secondary(ctx, c).await? {
+        // A global database's primary that cannot be read (its region away) is a fact the plan
+        // decides on (an IAM user's token is still renewed), not a failed pass.
+        let secondary = crate::dbcluster::global::secondary(ctx, c).await;
+        match secondary.unwrap_or_else(|e| Some((Err(e.to_string()), PasswordRead::None))) {
             None => {}
             Some((Err(why), _)) => return Ok(Database::Unresolved(why, None)),
             Some((Ok(global), primary)) => {
@@ -297,7 +300,10 @@ async fn database(
     };
     facts.host = endpoint.address;
     facts.port = endpoint.port;
-    facts.master_password = master_password(named, at, api, read).await?;
+    // One that cannot be read (Secrets Manager away, say) is the plan's to wait on, as a missing
+    // one is: a pass that fails here would renew no IAM user's token.
+    facts.master_password =
+        (master_password(named, at, api, read).await).unwrap_or_else(|e| Err(e.to_string()));
     Ok(Database::Found(Box::new(facts)))
 }
 

@@ -47,6 +47,7 @@ pub fn plan(f: &Facts) -> Plan {
     // Err: an IAM user's token is due and no new one can be written.
     let stopped = (!applied).then_some(synced.reason.as_str());
     let renewed = iam::renew(f, &mut plan, &mut status, stopped);
+    iam::renewal_first(f, &mut plan);
     // The user this DBUser made stays Ready while its database is away for a moment, and while a
     // rotation waits or fails (the connection Secret's login still logs in).
     let away = [

@@ -9,7 +9,7 @@ use crate::common::{self, *};
 /// `db.t3.nonexistent` matches the CRD's pattern, so the API server takes it; RDS does not offer
 /// it. The DBInstance is Stalled, InvalidSpec naming dbInstanceClass, and no CreateDBInstance
 /// reaches the emulator over three passes of the operator's (each woken by an edit); the offered
-/// classes are read once (every page), then kept. Changed to a class RDS offers, it is made.
+/// answer is read once (two calls: the class, then the engine), then kept. Changed to a class RDS offers, it is made.
 #[tokio::test]
 async fn a_class_rds_does_not_offer_is_refused_naming_the_field_and_never_sent() {
     let (_client, ns, api, _rds) = setup("badclass").await;
@@ -26,7 +26,7 @@ async fn a_class_rds_does_not_offer_is_refused_naming_the_field_and_never_sent()
     let message = condition(&db, "Synced").unwrap().2;
     assert!(
         message.contains("dbInstanceClass db.t3.nonexistent is not offered for mysql 8.0.42")
-            && message.contains("db.t3.micro"),
+            && message.contains("describe-orderable-db-instance-options"),
         "{message}"
     );
     assert_eq!(

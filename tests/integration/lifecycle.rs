@@ -424,6 +424,11 @@ async fn invalid_manifests_are_rejected_by_the_api_server() {
             json!({"masterUserPassword": {"name": "pw", "key": "password", "namespace": "kube-system"}}),
             "cross-namespace references are refused",
         ),
+        (
+            "backups-off",
+            json!({"backupRetentionPeriod": 0, "automatedBackupReplication": {"region": "us-west-2"}}),
+            "backupRetentionPeriod must be above 0",
+        ),
     ];
     for (name, change, expected) in cases {
         let mut spec = base.clone();
@@ -627,7 +632,7 @@ async fn deletion_protection_holds_the_deletion_without_a_hot_loop() {
 #[tokio::test]
 async fn bad_input_is_refused_at_apply_or_before_a_call_and_aws_refusals_are_reported() {
     let (_client, ns, api, _rds) = setup("badid").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     for (identifier, extra) in [
         ("bad--identifier", json!({})),
         ("1bad-ident", json!({})),
@@ -723,7 +728,7 @@ async fn bad_input_is_refused_at_apply_or_before_a_call_and_aws_refusals_are_rep
         condition(&db, "Stalled").map(|c| c.0).as_deref(),
         Some("True")
     );
-    common::not_retried(&id, "CreateDBInstance").await;
+    common::not_retried(&operator, &id, "CreateDBInstance").await;
     // Deleting it is immediate: there is nothing in RDS.
     common::delete_and_wait(&api, "badid").await;
 }

@@ -290,14 +290,16 @@ async fn an_aurora_proxy_has_a_read_only_endpoint_of_its_own_that_reaches_a_read
     wait_object_gone(&clusters, "coffee").await;
 }
 
-/// A DBProxy of engineFamily POSTGRESQL over a MySQL DBInstance: RDS refuses the target with a
-/// code that otherwise means "busy" (InvalidDBInstanceStateFault, "is not of engine family"). It
-/// is reported as the spec error it is, naming the field (InvalidParameter, Stalled), not as AWS
-/// unavailable, and is not tried again until a spec changes.
+/// A DBProxy of engineFamily POSTGRESQL over a MySQL DBInstance: RDS would refuse the target
+/// with a code that otherwise means "busy" (InvalidDBInstanceStateFault, "is not of engine
+/// family"), which the operator once told apart by those words. Now it reads the target's engine
+/// from its DBInstance and asks for nothing: InvalidSpec naming the target and engineFamily,
+/// Stalled, and no RegisterDBProxyTargets reaches the emulator while the operator polls on.
+/// Changed: it was InvalidParameter after one refused RegisterDBProxyTargets.
 #[tokio::test]
 async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field() {
     let (client, ns, api, rds) = setup("proxy-family").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let (id, name) = (unique("pxf-db"), unique("pxf"));
     (api.create(&PostParams::default(), &dbinstance("db", &id, json!({}))))
         .await
@@ -310,16 +312,13 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
     (proxies.create(&PostParams::default(), &p))
         .await
         .expect("create the proxy");
-    let refused = wait_object(
-        &proxies,
-        "coffee-proxy",
-        "Synced=False InvalidParameter",
-        |p| object_condition(p, "Synced").is_some_and(|c| c.1 == "InvalidParameter"),
-    )
+    let refused = wait_object(&proxies, "coffee-proxy", "Synced=False InvalidSpec", |p| {
+        object_condition(p, "Synced").is_some_and(|c| c.1 == "InvalidSpec")
+    })
     .await;
     let message = object_condition(&refused, "Synced").unwrap().2;
     assert!(
-        message.contains("is not of engine family") && message.contains("engineFamily"),
+        message.contains("targets[0]") && message.contains("is not of engineFamily POSTGRESQL"),
         "{message}"
     );
     assert_eq!(
@@ -328,7 +327,8 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
             .as_deref(),
         Some("True")
     );
-    common::not_retried(&name, "RegisterDBProxyTargets").await;
+    let tried = common::not_retried(&operator, &name, "RegisterDBProxyTargets").await;
+    assert_eq!(tried, 0, "no RegisterDBProxyTargets");
 
     (proxies.delete("coffee-proxy", &DeleteParams::default()))
         .await

@@ -54,7 +54,11 @@ pub(super) fn plan(
         region: w.region.clone(),
         automated_backups_arn: listed(observed, &w.region).cloned(),
     });
-    if let Some(w) = wanted.filter(|w| listed(observed, &w.region).is_none()) {
+    // RDS replicates automated backups only of an instance that keeps them (it refuses with
+    // InvalidDBInstanceState, a code that otherwise means busy): while RDS shows retention 0
+    // (the spec's drift being put back), nothing is started.
+    let backups = observed.backup_retention_period != Some(0);
+    if let Some(w) = wanted.filter(|w| backups && listed(observed, &w.region).is_none()) {
         plan.step(Step::Own(InstanceStep::StartBackupReplication {
             identifier,
             source,

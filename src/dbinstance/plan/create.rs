@@ -44,6 +44,21 @@ impl Creation {
 /// A read replica is made only of a source this namespace may copy, once it is Ready.
 pub(super) fn create_replica(f: &Facts, plan: Plan) -> Plan {
     match replica::source(f) {
+        // RDS makes a replica only of a source with automated backups on; it says so with
+        // InvalidDBInstanceState, a code that otherwise means busy: decided here, from the
+        // source as RDS reports it, with no call, and looked at again (the source may change).
+        Ok(s) if s.backup_retention == Some(0) => {
+            let why = format!(
+                "the replica's source {} has automated backups off (backupRetentionPeriod 0): \
+                 RDS makes a read replica only of an instance with backups on; set its \
+                 backupRetentionPeriod above 0",
+                s.source
+            );
+            let mut plan = plan;
+            plan.requeue =
+                super::types::Requeue::After(spec::drift_interval(&f.db.spec, &f.intervals));
+            super::status::refuse(plan, f, "SourceBackupsOff", &why, None)
+        }
         Ok(s) => {
             let source = s.source.clone();
             create(f, plan, Creation::Replica { source })
@@ -52,34 +67,21 @@ pub(super) fn create_replica(f: &Facts, plan: Plan) -> Plan {
     }
 }
 
-/// Why the spec's class cannot be made: RDS listed the classes it offers for the engine and
-/// version in the location, and the spec's is not among them (a list RDS left empty, an engine or
-/// version it does not have, is for CreateDBInstance to answer).
+/// Why the spec's class cannot be made: RDS lists options for the engine (and version) in the
+/// location, and none of the spec's class (DescribeOrderableDBInstanceOptions); when that is not
+/// known, CreateDBInstance answers for the class.
 pub(super) fn class_not_offered(f: &Facts) -> Option<String> {
-    let offered = f.offered_classes.as_ref().filter(|c| !c.is_empty())?;
-    let spec = &f.db.spec;
-    if offered.contains(&spec.db_instance_class) {
+    if f.class_offered != Some(false) {
         return None;
     }
-    // Those of the same family first (db.t3.* for db.t3.nonexistent), else the first few.
-    let family = (spec.db_instance_class.rsplit_once('.')).map_or("", |(f, _)| f);
-    let near: Vec<&str> = (offered.iter())
-        .filter(|c| c.rsplit_once('.').is_some_and(|(f, _)| f == family))
-        .map(String::as_str)
-        .collect();
-    let some: Vec<&str> = match near.is_empty() {
-        true => offered.iter().take(6).map(String::as_str).collect(),
-        false => near.into_iter().take(6).collect(),
-    };
+    let spec = &f.db.spec;
+    let version = (super::class_read(&f.db, None).and_then(|c| c.version))
+        .map_or(String::new(), |v| format!(" {v}"));
     Some(format!(
-        "dbInstanceClass {} is not offered for {} {} in {} (DescribeOrderableDBInstanceOptions); \
-         it offers {} of them, such as {}",
-        spec.db_instance_class,
-        spec.engine,
-        spec.engine_version.as_deref().unwrap_or_default(),
-        f.placement.region,
-        offered.len(),
-        some.join(", ")
+        "dbInstanceClass {} is not offered for {}{version} in {} (DescribeOrderableDBInstanceOptions \
+         lists no option of it): choose one it lists, `aws rds describe-orderable-db-instance-options \
+         --engine {} --query 'OrderableDBInstanceOptions[].DBInstanceClass'`",
+        spec.db_instance_class, spec.engine, f.placement.region, spec.engine
     ))
 }
 

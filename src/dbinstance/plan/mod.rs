@@ -171,19 +171,31 @@ pub fn reads(db: &DBInstance, observed: Option<&ObservedInstance>) -> Reads {
         blue_green: blue_green::reads(db, observed).filter(|_| !spec::observe_only(db)),
         groups: group_reads(db, observed),
         observers: false,
-        classes: class_read(db, observed),
+        class: class_read(db, observed),
     }
 }
 
-/// The engine and version whose offered classes a create is checked against: when RDS has no
-/// instance of the identifier and the spec names a class and a full version (x.y.z, or a
-/// PostgreSQL x.y; a major version alone is RDS's to resolve).
-fn class_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> Option<(String, String)> {
-    let version = db.spec.engine_version.as_deref()?;
-    let full = version.split('.').count() >= 2 && !matches!(version, "5.7" | "8.0" | "8.4");
-    let wanted = observed.is_none() && !spec::observe_only(db) && !spec::is_member(db);
-    (full && wanted && !db.spec.db_instance_class.is_empty())
-        .then(|| (db.spec.engine.clone(), version.to_owned()))
+/// The class a create is checked against, when RDS has no instance of the identifier: with the
+/// spec's version only for a plain create (a restore and a replica take their source's) and only
+/// a full one (a major version alone, "8.0" or "16", is RDS's to resolve: the engine alone then).
+pub fn class_read(db: &DBInstance, observed: Option<&ObservedInstance>) -> Option<ClassRead> {
+    let wanted = observed.is_none() && !spec::observe_only(db);
+    if !wanted || db.spec.db_instance_class.is_empty() {
+        return None;
+    }
+    let plain = db.spec.restore_from.is_none() && !replica::wanted(db) && !spec::was_owned(db);
+    let full = |v: &&str| match db.spec.engine.as_str() {
+        "postgres" | "aurora-postgresql" => v.split('.').count() >= 2,
+        _ => v.split('.').count() >= 3,
+    };
+    let version = (db.spec.engine_version.as_deref())
+        .filter(full)
+        .filter(|_| plain);
+    Some(ClassRead {
+        engine: db.spec.engine.clone(),
+        version: version.map(str::to_owned),
+        class: db.spec.db_instance_class.clone(),
+    })
 }
 
 /// Whether a sync of our instance would add or remove tags: it is then decided on a direct read,

@@ -24,6 +24,8 @@ pub struct ReplicaSource {
     pub source: String,
     /// Its tags, to learn whose it is.
     pub found: RestoreSource,
+    /// Its backup retention period, as RDS reports it (None: not found, or not reported).
+    pub backup_retention: Option<i32>,
 }
 
 /// Whether this namespace may claim (observe or adopt) an instance no DBInstance owns.

@@ -103,10 +103,10 @@ pub struct Facts {
     /// The instance's alarms at the observer's last listing, when the spec or status has alarms
     /// (None: not listed yet, or not asked).
     pub alarms: Option<Vec<ObservedAlarm>>,
-    /// The DB instance classes RDS offers for the spec's engine and version in the location
-    /// (DescribeOrderableDBInstanceOptions), when a create may be planned; None when not read
-    /// (no create, no full engine version, or the read failed: RDS then answers for the class).
-    pub offered_classes: Option<std::collections::BTreeSet<String>>,
+    /// Whether RDS offers the spec's class for its engine (and version) in the location
+    /// (DescribeOrderableDBInstanceOptions), when a create may be planned; None when not read or
+    /// not known (RDS's CreateDBInstance then answers for the class).
+    pub class_offered: Option<bool>,
 }
 
 pub use crate::database::password::{PasswordFacts, PasswordRead};
@@ -257,8 +257,17 @@ pub struct Reads {
     pub groups: Vec<GroupRead>,
     /// The other DBInstances that observe this identifier.
     pub observers: bool,
-    /// The classes RDS offers for this engine and version (a create may be planned).
-    pub classes: Option<(String, String)>,
+    /// Whether RDS offers this class for this engine (and version): a create may be planned.
+    pub class: Option<ClassRead>,
+}
+
+/// A class to ask RDS about: the engine, the version (only a full one, for a plain create: a
+/// restore or a replica takes its source's) and the class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassRead {
+    pub engine: String,
+    pub version: Option<String>,
+    pub class: String,
 }
 
 /// A group's spec field and its tags (None: RDS has no such group).

@@ -21,6 +21,7 @@ fn resolved(identifier: &str) -> Resolved {
     Resolved {
         identifier: identifier.into(),
         cluster: false,
+        engine: "mysql".into(),
     }
 }
 
@@ -476,6 +477,22 @@ fn a_failed_pass_that_planned_the_connection_secret_is_not_ready() {
             "NotFound",
         ),
     ];
+    // The write made, a later step failed: the Secret holds it, Ready as planned.
+    let planned = plan(&with_secret);
+    let written = Failure {
+        reason: "KubeError",
+        message: "a later step failed",
+        planned: Some(&planned),
+        completed: planned.steps.len(),
+        now: "2026-12-07T00:00:00Z",
+    };
+    let (status, _) = with_secret.object.failed(&written);
+    let ready = (status.reported.conditions.iter()).find(|c| c.type_ == "Ready");
+    assert_eq!(
+        ready.map(|c| c.status.as_str()),
+        Some("True"),
+        "the Secret was written"
+    );
     for (row, facts, reason, ok, why) in table {
         let planned = plan(facts);
         assert!(
@@ -508,6 +525,51 @@ fn a_failed_pass_that_planned_the_connection_secret_is_not_ready() {
                 "{row}: {}",
                 ready.message
             );
+        }
+    }
+}
+
+/// A target of another engine family is refused from its own spec, before any call: RDS answers
+/// RegisterDBProxyTargets with InvalidDBInstanceState (otherwise "busy") and words that were
+/// once the only way to tell. InvalidSpec naming the target and the field, no step, not tried
+/// again until a spec changes; a target whose engine is not known (none given) is left to RDS.
+#[test]
+fn a_target_of_another_engine_family_is_refused_with_no_call() {
+    let of = |engine: &str| {
+        with(facts(), |f| {
+            f.observed = Some(ours(&[]));
+            let mut target = resolved("coffee-db");
+            target.engine = engine.into();
+            f.extra.targets = Some(Ok(vec![target]));
+        })
+    };
+    for (engine, refused) in [
+        ("postgres", true),
+        ("aurora-postgresql", true),
+        ("mysql", false),
+        ("mariadb", false),
+        ("aurora-mysql", false),
+        ("", false),
+    ] {
+        let p = plan(&of(engine));
+        let synced = &p.status.as_ref().unwrap().synced;
+        let registers =
+            (p.steps.iter()).any(|s| matches!(s, Step::Own(Own::Targets { register: true, .. })));
+        assert_eq!(
+            synced.reason == "InvalidSpec",
+            refused,
+            "{engine}: {}",
+            synced.message
+        );
+        assert_eq!(registers, !refused, "{engine}: {:?}", p.steps);
+        if refused {
+            assert!(
+                synced.message.contains("targets[0]")
+                    && synced.message.contains("engineFamily MYSQL"),
+                "{}",
+                synced.message
+            );
+            assert_eq!(p.requeue, Requeue::AwaitChange);
         }
     }
 }

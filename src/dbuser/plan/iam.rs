@@ -86,10 +86,11 @@ pub(super) fn renew(
     status: &mut DBUserStatus,
     stopped: Option<&str>,
 ) -> Result<(), ConditionPlan> {
-    // Only for a pass that stopped before the user (the master login, its password, the database
-    // not Ready): a pass that went through wrote the Secret itself.
-    let before_the_user = ["DatabaseUnreachable", "DatabaseNotReady", "MasterPassword"];
-    if !f.iam() || !stopped.is_some_and(|reason| before_the_user.contains(&reason)) {
+    // Whatever stopped the pass (the master login, its password, the database not Ready, IAM
+    // authentication not reported, a refused spec), but the token or the Secret itself: that is
+    // the pass's own answer. A pass that went through wrote the Secret itself.
+    let own = ["AuthToken", "ConnectionSecretConflict"];
+    if !f.iam() || stopped.is_none_or(|reason| own.contains(&reason)) {
         return Ok(());
     }
     let ours = status.owner.as_deref() == Some(f.uid().as_str());
@@ -99,10 +100,7 @@ pub(super) fn renew(
     };
     // Only a token this user's Secret already holds: a user still logging in with a password
     // (auth changed to IAM while the database was away) keeps its Secret until the user is.
-    let user = format!("Action=connect&DBUser={}&", f.username());
-    let holds_a_token = crate::secrets::value_of(secret, "password")
-        .is_some_and(|t| t.expose().contains(&user) && any_signed_at(t.expose()).is_some());
-    if !holds_a_token {
+    if !holds_a_token(f, secret) {
         return Ok(());
     }
     let due = |why: String| {
@@ -130,6 +128,26 @@ pub(super) fn renew(
     // pass's own failure asked for.
     let requeue = plan.requeue;
     super::secret(f, plan, status, db, &username, token).inspect_err(|_| plan.requeue = requeue)
+}
+
+/// Whether `secret` holds an IAM token of this DBUser's user (any endpoint).
+pub(super) fn holds_a_token(f: &Facts, secret: &k8s_openapi::api::core::v1::Secret) -> bool {
+    let user = format!("Action=connect&DBUser={}&", f.username());
+    crate::secrets::value_of(secret, "password")
+        .is_some_and(|t| t.expose().contains(&user) && any_signed_at(t.expose()).is_some())
+}
+
+/// A renewal goes first: an IAM user whose Secret holds a token has its connection Secret
+/// written before any SQL step, so a GRANT the database refuses does not keep the token from
+/// being renewed (steps run in order, up to the first that fails).
+pub(super) fn renewal_first(f: &Facts, plan: &mut Plan) {
+    let renewal = f.iam() && f.secret.as_ref().is_some_and(|s| holds_a_token(f, s));
+    if renewal {
+        use crate::database::secret::SecretStep;
+        let writes =
+            |s: &super::Step| matches!(s, super::Step::Secret(SecretStep::WriteConnection { .. }));
+        plan.steps.sort_by_key(|s| !writes(s));
+    }
 }
 
 /// When a token was signed, whatever endpoint and user it names.

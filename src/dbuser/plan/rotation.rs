@@ -420,14 +420,12 @@ pub fn retire_after(f: &Facts) -> Option<Duration> {
 /// pass that switches the Secret, whatever retireAfter says: the Secret is not written yet then.
 fn retire(f: &Facts, plan: &mut Plan, state: &mut RotationStatus, master: &Master) {
     // A rotation that left its login to be kept for ever (rolling off, retireAfter unset) is
-    // given a time once either changes: retireAfter after the rotation.
+    // given a time once either changes: retireAfter from the pass that learns it (the pods
+    // started before the rotation may still use the old login then).
     if let (Some(_), None, Some(after)) = (&state.retiring, &state.retire_at, retire_after(f)) {
-        let rotated = (state.last_rotated.as_deref())
-            .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-            .map(|t| t.to_utc())
-            .unwrap_or_else(|| DateTime::from_timestamp(f.epoch, 0).unwrap_or_default());
+        let now = DateTime::from_timestamp(f.epoch, 0).unwrap_or_default();
         state.retire_at = Some(rfc3339(
-            &(rotated + chrono::Duration::from_std(after).unwrap_or_default()),
+            &(now + chrono::Duration::from_std(after).unwrap_or_default()),
         ));
     }
     let (Some(retiring), Some(at)) = (state.retiring.clone(), state.retire_at.as_deref()) else {
@@ -446,6 +444,7 @@ fn retire(f: &Facts, plan: &mut Plan, state: &mut RotationStatus, master: &Maste
         .as_ref()
         .and_then(crate::database::readers::version);
     let rolled = !f.roll_readers
+        || f.user.spec.connection_secret.is_none()
         || (readers.as_ref()).is_some_and(|r| Some(r.version) == version && r.rolled_out());
     if !due || !switched || !rolled || retiring == state.active {
         return;

@@ -207,18 +207,32 @@ pub fn calls(identifier: &str, action: &str) -> u64 {
 }
 
 /// Asserts that a terminal error (one only a spec change can help) is not retried: the failure's
-/// own status write wakes one more attempt, after that `action` is not sent for `identifier` for
-/// 8 s. Returns how many were sent.
-pub async fn not_retried(identifier: &str, action: &str) -> u64 {
+/// own status write wakes one more attempt; after that `action` is not sent for `identifier` while
+/// the operator polls its location three more times (its DescribeDBInstances listing moves: it
+/// was alive, and chose not to send) and for at least 8 s. Returns how many were sent.
+pub async fn not_retried(operator: &Operator, identifier: &str, action: &str) -> u64 {
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let tried = calls(identifier, action);
-    tokio::time::sleep(std::time::Duration::from_secs(8)).await;
-    assert_eq!(
-        calls(identifier, action),
-        tried,
-        "{action} of {identifier} retried without a spec change"
+    let (polls, start) = (
+        operator_calls(operator, "DescribeDBInstances"),
+        Instant::now(),
     );
-    tried
+    loop {
+        assert_eq!(
+            calls(identifier, action),
+            tried,
+            "{action} of {identifier} retried without a spec change"
+        );
+        let polled = operator_calls(operator, "DescribeDBInstances").saturating_sub(polls);
+        if polled >= 3 && start.elapsed() >= std::time::Duration::from_secs(8) {
+            return tried;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "the operator polled {polled} times in {TIMEOUT:?}: the check proves nothing"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
 }
 
 /// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).

@@ -59,7 +59,7 @@ impl AwsError {
     /// What its code means as the answer to its operation (`table`); None for a code the table
     /// does not know.
     pub fn meaning(&self) -> Option<Meaning> {
-        table::meaning(self.operation, &self.code, &self.message)
+        table::meaning(self.operation, &self.code)
     }
 
     /// Whether the resource the call is about is not there (the table's Gone): a read finds
@@ -115,7 +115,7 @@ pub fn classify(operation: &str, code: Option<&str>, http_status: Option<u16>) -
     let Some(code) = code else {
         return ErrorClass::Retryable;
     };
-    match table::meaning(operation, code, "") {
+    match table::meaning(operation, code) {
         Some(meaning) => meaning.class(),
         // A code the table does not know: a 5xx is AWS's failure, anything else its refusal.
         None if http_status.is_some_and(|s| s >= 500) => ErrorClass::Retryable,
@@ -151,7 +151,7 @@ where
     let message = scrub(&raw, secret);
     let (class, message) = match &code {
         None => (ErrorClass::Retryable, message),
-        Some(c) => match table::meaning(operation, c, &message) {
+        Some(c) => match table::meaning(operation, c) {
             // What to change, where AWS's message may not say it.
             Some(Meaning::Spec(Some(field))) if !message.contains(field) => {
                 (ErrorClass::InvalidInput, format!("{message} ({field})"))
@@ -307,6 +307,11 @@ mod tests {
         assert!(error("StartExportTask", "ExportTaskAlreadyExists").exists());
         // Another resource the call names is not the call's own, and not gone.
         assert!(!error("CreateDBInstance", "DBSubnetGroupNotFoundFault").gone());
+        let stop = "StopDBInstanceAutomatedBackupsReplication";
+        assert!(
+            !error(stop, "DBInstanceNotFound").gone(),
+            "the instance, not its replication"
+        );
         assert!(!error("DescribeDBInstances", "DBSnapshotNotFound").gone());
     }
 

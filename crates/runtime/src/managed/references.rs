@@ -64,6 +64,17 @@ async fn resolve_if<K: Referable>(
     name: &str,
     stopped: bool,
 ) -> Result<Result<String, String>, Error> {
+    let resolved = resolve_object::<K>(client, namespace, name, stopped).await?;
+    Ok(resolved.map(|(rds_name, _)| rds_name))
+}
+
+/// [`resolve`], with the object itself (what else of it a decision needs: its engine, say).
+pub async fn resolve_object<K: Referable>(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    stopped: bool,
+) -> Result<Result<(String, K), String>, Error> {
     let api: Api<K> = Api::namespaced(client.clone(), namespace);
     let what = K::LABEL;
     let Some(obj) = api
@@ -76,7 +87,7 @@ async fn resolve_if<K: Referable>(
     let status = Referable::status(&obj).cloned().unwrap_or_default();
     let usable = usable(&obj, &status) || (stopped && stopped_as_wanted(&obj, &status));
     Ok(match (usable, K::rds_name(&status)) {
-        (true, Some(rds_name)) => Ok(rds_name),
+        (true, Some(rds_name)) => Ok((rds_name, obj)),
         _ => Err(format!("{what} {name} is not Ready yet")),
     })
 }

@@ -124,7 +124,7 @@ pub(super) fn facts() -> Facts {
         now: NOW.into(),
         health: None,
         alarms: None,
-        offered_classes: None,
+        class_offered: None,
     }
 }
 

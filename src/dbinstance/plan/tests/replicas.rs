@@ -20,6 +20,7 @@ fn replica() -> Facts {
         f.db.spec.password.master_user_password = None;
         f.password = PasswordFacts::Referenced(Ok(pw(SOURCE_PASSWORD)));
         f.replica_source = Some(Ok(ReplicaSource {
+            backup_retention: Some(7),
             source: "coffee-main".into(),
             found: RestoreSource::Found {
                 tags: [
@@ -100,6 +101,7 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
     });
     let other_namespace = with(replica(), |f| {
         f.replica_source = Some(Ok(ReplicaSource {
+            backup_retention: Some(7),
             source: "their-db".into(),
             found: RestoreSource::Found {
                 tags: [
@@ -120,6 +122,7 @@ fn a_replica_is_made_once_of_a_source_this_namespace_may_copy() {
     });
     let absent = with(replica(), |f| {
         f.replica_source = Some(Ok(ReplicaSource {
+            backup_retention: Some(7),
             source: "nowhere".into(),
             found: RestoreSource::NotFound,
         }))
@@ -346,4 +349,41 @@ fn a_replica_the_spec_never_named_is_not_promoted_on_a_guess() {
         "{:?}",
         steps(&asked)
     );
+}
+
+/// A source with automated backups off: RDS refuses the replica with InvalidDBInstanceState, a
+/// code that otherwise means busy, and words that were once the only way to tell. Decided from
+/// the source as RDS reports it: no CreateDBInstanceReadReplica, SourceBackupsOff, looked at
+/// again at the drift interval (the source may turn backups on); backups on or not reported: made.
+#[test]
+fn a_replica_of_a_source_with_backups_off_is_not_asked_for() {
+    for (backups, made) in [(Some(0), false), (Some(1), true), (None, true)] {
+        let f = with(replica(), |f| {
+            if let Some(Ok(s)) = f.replica_source.as_mut() {
+                s.backup_retention = backups;
+            }
+        });
+        let p = plan(&f);
+        let creates = (p.steps.iter()).any(|s| s.name() == "CreateReplica");
+        assert_eq!(
+            creates,
+            made,
+            "{backups:?}: {:?}",
+            p.steps.iter().map(Step::name).collect::<Vec<_>>()
+        );
+        let synced = &p.status.as_ref().unwrap().synced;
+        if !made {
+            assert_eq!(synced.reason, "SourceBackupsOff");
+            assert!(
+                synced.message.contains("backupRetentionPeriod"),
+                "{}",
+                synced.message
+            );
+            assert!(
+                matches!(p.requeue, Requeue::After(_)),
+                "looked at again: {:?}",
+                p.requeue
+            );
+        }
+    }
 }

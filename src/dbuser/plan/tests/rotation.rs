@@ -570,12 +570,23 @@ fn a_kept_login_retires_once_retire_after_is_set_and_a_request_in_the_switching_
     let r = kept.user.spec.password_rotation.as_mut().unwrap();
     r.retire_after = Some(Duration::from_secs(600).into());
     let p = plan(&kept);
-    assert!(names(&p).contains(&"Lock".to_owned()), "{:?}", names(&p));
-    // No connection Secret: nothing to switch, the old login retires when due.
-    let mut bare = retiring(past, None, false);
-    bare.user.spec.connection_secret = None;
-    bare.secret = None;
-    assert!(names(&plan(&bare)).contains(&"Lock".to_owned()));
+    // Timed from this pass, not from the rotation a while ago: not locked yet.
+    assert_eq!(names(&p), Vec::<String>::new(), "{:?}", names(&p));
+    let at = rotation(&p).retire_at.expect("a time now");
+    assert_eq!(at, "2026-12-05T00:10:00Z");
+    // Once that time has come, locked.
+    state(&mut kept, |r| r.retire_at = Some(past.into()));
+    assert!(names(&plan(&kept)).contains(&"Lock".to_owned()));
+    // No connection Secret: nothing to switch nor roll, the old login retires when due.
+    for roll in [false, true] {
+        let mut bare = retiring(past, None, roll);
+        bare.user.spec.connection_secret = None;
+        bare.secret = None;
+        assert!(
+            names(&plan(&bare)).contains(&"Lock".to_owned()),
+            "rolling {roll}"
+        );
+    }
     // A new rotate-now while the switch happens: the Secret switches, the rotation waits.
     let p = plan(&asked(pending(Ok(())), "2"));
     assert_eq!(

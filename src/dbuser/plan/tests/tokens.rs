@@ -215,3 +215,38 @@ fn a_failed_pass_that_planned_the_secret_is_not_ready() {
         );
     }
 }
+
+/// The review's rows: IAM authentication not reported (or off) stops the pass, and the due token
+/// is still renewed; a GRANT the pass plans comes after the renewal, so a GRANT the database
+/// refuses does not keep the token from being written (steps run up to the first that fails).
+#[test]
+fn a_due_token_is_renewed_before_any_grant_and_while_iam_is_not_reported() {
+    let due = token("coffee.example", EPOCH - 600);
+    let mut off = iam(true);
+    off.settled = Duration::from_secs(3600);
+    off.secret = Some(secret_holding(&off, &due));
+    if let Database::Found(db) = &mut off.database {
+        db.iam_enabled = None;
+    }
+    let p = plan(&off);
+    assert_eq!(synced(&p).1, "IAMAuthenticationOff");
+    let made = token("coffee.example", EPOCH);
+    assert_eq!(written(&p).map(|d| d["password"].clone()), Some(made));
+
+    let mut grant = iam(true);
+    grant.settled = Duration::from_secs(3600);
+    grant.secret = Some(secret_holding(&grant, &due));
+    grant.found = Some(Found::User {
+        user: Some(ObservedUser {
+            iam: true,
+            ..held(&[Select])
+        }),
+        password_logs_in: None,
+    });
+    let p = plan(&grant);
+    let at = |want: fn(&Step) -> bool| p.steps.iter().position(want);
+    let write = at(|s| matches!(s, Step::Secret(SecretStep::WriteConnection { .. })));
+    let sql = at(|s| matches!(s, Step::Sql(..)));
+    assert!(sql.is_some(), "a GRANT planned: {:?}", p.steps);
+    assert!(write < sql, "the renewal first: {write:?} before {sql:?}");
+}
