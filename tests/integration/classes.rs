@@ -1,7 +1,7 @@
 //! The DB instance class a DBInstance asks for, checked against what RDS offers for its engine
 //! and version in its region (DescribeOrderableDBInstanceOptions) before any CreateDBInstance.
 
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::PostParams;
 use serde_json::json;
 
 use crate::common::{self, *};
@@ -40,10 +40,7 @@ async fn a_class_rds_does_not_offer_is_refused_naming_the_field_and_never_sent()
         edits += 1;
         let (api, id) = (api.clone(), id.clone());
         async move {
-            let poke = json!({"metadata": {"annotations": {"test/poke": edits.to_string()}}});
-            (api.patch("db", &PatchParams::default(), &Patch::Merge(&poke))
-                .await)
-                .expect("annotate");
+            common::annotate(&api, "db", "test/poke", &edits.to_string()).await;
             common::calls(&id, "CreateDBInstance") == 0
         }
     })

@@ -508,17 +508,7 @@ async fn a_proxy_whose_connection_secret_rbac_refuses_is_not_ready() {
     let dir = tempfile::tempdir().expect("a directory");
     let (_, kubeconfig) =
         common::service_account_kubeconfig(&own, "rds-operator", dir.path()).await;
-    let args: Vec<String> = [
-        "--namespace",
-        &ns,
-        "--busy-poll-interval",
-        "1s",
-        "--drift-interval",
-        "5s",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect();
+    let args = Operator::args(&ns, &[]);
     let operator = Operator::spawn(&args, &kubeconfig, &[("POD_NAMESPACE", own.as_str())]);
 
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
@@ -558,15 +548,7 @@ async fn a_proxy_whose_connection_secret_rbac_refuses_is_not_ready() {
     };
     for pass in 0..2 {
         let before = refusals();
-        let wake = json!({"metadata": {"annotations": {"test/pass": pass.to_string()}}});
-        (proxies
-            .patch(
-                "coffee-proxy",
-                &PatchParams::default(),
-                &Patch::Merge(&wake),
-            )
-            .await)
-            .expect("annotate the proxy");
+        common::annotate(&proxies, "coffee-proxy", "test/pass", &pass.to_string()).await;
         wait_for("one more pass", TIMEOUT, || {
             let (proxies, seen) = (proxies.clone(), &seen);
             let done = refusals() > before;
@@ -602,15 +584,7 @@ async fn a_proxy_whose_connection_secret_rbac_refuses_is_not_ready() {
             .expect("grant create");
     }
     // Woken at once (a failed pass is otherwise tried again after a backoff of up to 5 minutes).
-    let wake = json!({"metadata": {"annotations": {"test/granted": "create"}}});
-    (proxies
-        .patch(
-            "coffee-proxy",
-            &PatchParams::default(),
-            &Patch::Merge(&wake),
-        )
-        .await)
-        .expect("annotate the proxy");
+    common::annotate(&proxies, "coffee-proxy", "test/granted", "create").await;
     let ready = wait_object(&proxies, "coffee-proxy", "Ready", synced).await;
     let secret =
         (secret_data(&client, &ns, "proxy-connection").await).expect("the Secret, at Ready");

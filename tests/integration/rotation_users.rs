@@ -26,6 +26,19 @@ async fn rotate_now(users: &Api<DBUser>, value: &str) {
         .expect("annotate rotate-now");
 }
 
+/// An app that reads the connection Secret app-db from its environment (no replicas: no node
+/// here).
+fn reader() -> Deployment {
+    serde_json::from_value(json!({
+        "metadata": {"name": "coffee-app"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "coffee"}}, "template": {
+            "metadata": {"labels": {"app": "coffee"}},
+            "spec": {"containers": [{"name": "app", "image": "coffee-app:local",
+                "envFrom": [{"secretRef": {"name": "app-db"}}]}]}}},
+    }))
+    .unwrap()
+}
+
 /// The connection Secret as stored: its data byte for byte and its version.
 async fn stored(client: &kube::Client, ns: &str) -> (BTreeMap<String, Vec<u8>>, Option<String>) {
     let api: Api<Secret> = Api::namespaced(client.clone(), ns);
@@ -58,14 +71,7 @@ async fn an_alternating_rotation_keeps_both_logins_until_retire_after_then_only_
     (users.create(&PostParams::default(), &user).await).expect("create DBUser");
     ready_user(&users, "app").await;
     // An app that reads the Secret (no replicas: no node here).
-    let app: Deployment = serde_json::from_value(json!({
-        "metadata": {"name": "coffee-app"},
-        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "coffee"}}, "template": {
-            "metadata": {"labels": {"app": "coffee"}},
-            "spec": {"containers": [{"name": "app", "image": "coffee-app:local",
-                "envFrom": [{"secretRef": {"name": "app-db"}}]}]}}},
-    }))
-    .unwrap();
+    let app = reader();
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
     deployments
         .create(&PostParams::default(), &app)
@@ -204,14 +210,7 @@ async fn retire_after_zero_never_locks_a_login_before_the_secret_switched_and_a_
         .await)
         .expect("create DBUser");
     ready_user(&users, "app").await;
-    let app: Deployment = serde_json::from_value(json!({
-        "metadata": {"name": "coffee-app"},
-        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "coffee"}}, "template": {
-            "metadata": {"labels": {"app": "coffee"}},
-            "spec": {"containers": [{"name": "app", "image": "coffee-app:local",
-                "envFrom": [{"secretRef": {"name": "app-db"}}]}]}}},
-    }))
-    .unwrap();
+    let app = reader();
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
     (deployments.create(&PostParams::default(), &app).await).expect("the reader");
 

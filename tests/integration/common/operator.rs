@@ -24,6 +24,12 @@ impl Operator {
 
     /// [`Operator::start_with`], with these environment variables too (its own AWS keys, say).
     pub fn start_with_env(namespace: &str, extra_args: &[&str], env: &[(&str, &str)]) -> Operator {
+        Self::spawn(&Self::args(namespace, extra_args), kubeconfig(), env)
+    }
+
+    /// The arguments the tests start the operator with: `namespace` watched, a 1 s busy poll, a
+    /// 5 s health and drift interval unless `extra_args` give theirs.
+    pub fn args(namespace: &str, extra_args: &[&str]) -> Vec<String> {
         let mut args: Vec<String> = ["--namespace", namespace, "--busy-poll-interval", "1s"]
             .iter()
             .map(|a| a.to_string())
@@ -35,7 +41,7 @@ impl Operator {
             args.extend(["--drift-interval".to_string(), "5s".to_string()]);
         }
         args.extend(extra_args.iter().map(|a| a.to_string()));
-        Self::spawn(&args, kubeconfig(), env)
+        args
     }
 
     /// The operator binary with exactly these arguments (plus --metrics-addr on a free port), this

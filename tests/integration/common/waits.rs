@@ -239,3 +239,15 @@ where
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
+
+/// Sets annotation `key` to `value` on the object `name` (a merge patch): an edit that wakes the
+/// operator's pass of it without changing its spec.
+pub async fn annotate<K>(api: &Api<K>, name: &str, key: &str, value: &str)
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let patch = serde_json::json!({"metadata": {"annotations": {key: value}}});
+    (api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await)
+        .unwrap_or_else(|e| panic!("annotate {name}: {e}"));
+}
