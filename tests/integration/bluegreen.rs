@@ -83,7 +83,7 @@ async fn upgrade_awaiting_approval(api: &Api<DBInstance>) -> BlueGreenStatus {
 #[tokio::test]
 async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_instance() {
     let (client, ns, instances, rds) = setup("bluegreen").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let id = unique("bg");
     let mut db = dbinstance(
         "db",
@@ -134,10 +134,18 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
     let deployment = bg.deployment.deployment_identifier.clone();
     assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1);
     assert_eq!(calls(&id, "ModifyDBInstance"), 0, "no in-place upgrade");
-    // No switchover without approval, over several intervals.
-    tokio::time::sleep(Duration::from_secs(12)).await;
-    assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 0);
-    assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1, "made once");
+    // No switchover without approval, over three passes of the operator's.
+    let unapproved = || async {
+        calls(&deployment, "SwitchoverBlueGreenDeployment") == 0
+            && calls(&id, "CreateBlueGreenDeployment") == 1
+    };
+    crate::common::holds_over_passes(
+        &operator,
+        "DBInstance",
+        "no switchover, made once",
+        unapproved,
+    )
+    .await;
 
     patch(
         &instances,

@@ -83,7 +83,7 @@ async fn cluster_in_rds(
 #[tokio::test]
 async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_approved() {
     let (client, ns, instances, rds) = setup("aurora-bg").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let (id, writer) = (unique("aurbg"), unique("aurbg-w"));
     let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), &ns);
     let blue_group = binlog_group(&groups, "blue-params", "aurora-mysql5.7").await;
@@ -180,10 +180,18 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
         !ok && out.contains("read-only"),
         "green refuses writes: {out}"
     );
-    // No switchover without approval, over several intervals.
-    tokio::time::sleep(Duration::from_secs(12)).await;
-    assert_eq!(calls(&deployment, "SwitchoverBlueGreenDeployment"), 0);
-    assert_eq!(calls(&id, "CreateBlueGreenDeployment"), 1, "made once");
+    // No switchover without approval, over three passes of the operator's.
+    let unapproved = || async {
+        calls(&deployment, "SwitchoverBlueGreenDeployment") == 0
+            && calls(&id, "CreateBlueGreenDeployment") == 1
+    };
+    crate::common::holds_over_passes(
+        &operator,
+        "DBCluster",
+        "no switchover, made once",
+        unapproved,
+    )
+    .await;
 
     // Green held behind a read lock while blue is written to: the approved switchover waits,
     // with green's lag (AuroraBinlogReplicaLag) over maxLagSeconds, and goes once it catches up.

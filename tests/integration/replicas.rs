@@ -260,7 +260,7 @@ async fn a_replica_reads_its_sources_rows_and_is_promoted_by_removing_replica_of
 #[tokio::test]
 async fn deleting_a_source_with_a_replica_waits_for_the_replica() {
     let (_client, ns, instances, rds) = setup("replica-del").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let (main_id, replica_id) = (unique("main"), unique("replica"));
     let main = dbinstance("main", &main_id, json!({"backupRetentionPeriod": 1}));
     source_ready(&instances, &main).await;
@@ -268,12 +268,9 @@ async fn deleting_a_source_with_a_replica_waits_for_the_replica() {
     made(&instances, &copy, &main_id).await;
 
     source_deletion_waits(&instances).await;
-    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
-    assert_eq!(
-        calls(&main_id, "DeleteDBInstance"),
-        0,
-        "the source is not deleted"
-    );
+    let kept = || async { calls(&main_id, "DeleteDBInstance") == 0 };
+    crate::common::holds_over_passes(&operator, "DBInstance", "the source is not deleted", kept)
+        .await;
     assert!(describe(&rds, &main_id).await.is_some());
 
     crate::common::delete(&instances, "replica").await;
@@ -334,7 +331,7 @@ async fn a_replica_without_allocated_storage_is_accepted_and_gets_its_sources() 
 async fn a_replica_of_another_namespaces_instance_is_refused() {
     let (_client, theirs, their_instances, _rds) = setup("replica-theirs").await;
     let (_client, ours, our_instances, _rds) = setup("replica-ours").await;
-    let _operator = Operator::start_with(&format!("{theirs},{ours}"), &[]);
+    let operator = Operator::start_with(&format!("{theirs},{ours}"), &[]);
     let (their_id, replica_id) = (unique("ledger"), unique("copy"));
     let ledger = dbinstance("ledger", &their_id, json!({"backupRetentionPeriod": 1}));
     (their_instances
@@ -367,8 +364,8 @@ async fn a_replica_of_another_namespaces_instance_is_refused() {
         |db| synced_reason(db) == "ReplicaSourceNotOwned",
     )
     .await;
-    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
-    assert_eq!(calls(&replica_id, "CreateDBInstanceReadReplica"), 0);
+    let none = || async { calls(&replica_id, "CreateDBInstanceReadReplica") == 0 };
+    crate::common::holds_over_passes(&operator, "DBInstance", "no replica made", none).await;
     crate::common::delete(&our_instances, "replica").await;
     wait_gone(&our_instances, "replica", TIMEOUT).await;
     let policy = json!({"spec": {"deletionPolicy": "Delete"}});

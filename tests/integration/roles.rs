@@ -1,8 +1,6 @@
 //! spec.associatedRoles on both database kinds: a listed role is associated once; one associated
 //! outside the operator is reported and kept; one the spec drops is removed.
 
-use std::time::Duration;
-
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::dbcluster::DBCluster;
 use serde_json::json;
@@ -24,7 +22,7 @@ async fn instance_roles(rds: &aws_sdk_rds::Client, id: &str) -> Vec<String> {
 async fn a_listed_role_is_associated_one_added_by_hand_kept_and_a_dropped_one_removed() {
     let (_client, ns, api, rds) = setup("roles").await;
     let id = common::unique("roles");
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let spec = json!({"engine": "postgres", "engineVersion": "16.4",
                       "associatedRoles": [{"roleARN": IMPORT, "featureName": "s3Import"}]});
     (api.create(&PostParams::default(), &dbinstance("db", &id, spec))
@@ -64,12 +62,14 @@ async fn a_listed_role_is_associated_one_added_by_hand_kept_and_a_dropped_one_re
         (instance_roles(&rds, &id).await == [EXPORT]).then_some(())
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(
-        instance_roles(&rds, &id).await,
-        [EXPORT],
-        "the one added by hand is kept"
-    );
+    let kept = || async { instance_roles(&rds, &id).await == [EXPORT] };
+    crate::common::holds_over_passes(
+        &operator,
+        "DBInstance",
+        "the one added by hand is kept",
+        kept,
+    )
+    .await;
     assert_eq!(
         common::calls(&id, "AddRoleToDBInstance"),
         2,

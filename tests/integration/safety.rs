@@ -314,8 +314,9 @@ async fn protection_raised_in_aws_is_kept_and_reported() {
         fields,
         ["backupRetentionPeriod", "multiAZ", "deletionProtection"]
     );
-    // Three drift intervals and more: nothing is weakened.
-    tokio::time::sleep(Duration::from_secs(7)).await;
+    // Three passes of the operator's: nothing is weakened.
+    let unmodified = || async { operator_calls(&operator, "ModifyDBInstance") == 0 };
+    common::holds_over_passes(&operator, "DBInstance", "nothing weakened", unmodified).await;
     let i = common::describe(&rds, &id).await.unwrap();
     assert_eq!(i.deletion_protection(), Some(true));
     assert_eq!(i.backup_retention_period(), Some(7));

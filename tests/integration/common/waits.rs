@@ -251,3 +251,27 @@ where
         .await)
         .unwrap_or_else(|e| panic!("annotate {name}: {e}"));
 }
+
+/// [`holds_over_passes`] for an object the operator does not pass over while nothing changes (a
+/// DBInstance in sync is looked at through its location's shared listing): `holds` stays true
+/// while the operator lists its location's instances three more times (DescribeDBInstances).
+pub async fn holds_over_polls<F, Fut>(operator: &Operator, what: &str, mut holds: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let polls = || operator_calls(operator, "DescribeDBInstances");
+    let (before, start) = (polls(), Instant::now());
+    loop {
+        let made = polls().saturating_sub(before);
+        assert!(holds().await, "{what}: not so after {made} polls");
+        if made >= 3 {
+            return;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "{what}: the operator polled {made} times in {TIMEOUT:?}, which proves nothing"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
