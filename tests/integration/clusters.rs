@@ -77,19 +77,6 @@ pub(crate) fn ready(c: &DBCluster) -> bool {
         && c.status.as_ref().unwrap().reported.observed_generation == c.metadata.generation
 }
 
-/// Every call that is not a read the emulator served for these identifiers.
-fn mutating(identifiers: &[&str]) -> BTreeMap<String, u64> {
-    let mut out = BTreeMap::new();
-    for id in identifiers {
-        for (action, n) in common::server_calls(id) {
-            if !action.starts_with("Describe") && !action.starts_with("List") {
-                *out.entry(format!("{action} {id}")).or_default() += n;
-            }
-        }
-    }
-    out
-}
-
 /// The Aurora Coffee Manage example (deploy/examples/coffee-manage-aurora/), with the emulator's
 /// subnets and a real engine: a cluster with a writer and a reader whose Secret's `host` and
 /// `readerHost` are endpoints of their own, as the members' are; a row written through `host`
@@ -239,15 +226,8 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
     );
     // In sync: three passes of the operator's with no call that changes anything.
     let ids = [id.as_str(), writer.as_str(), reader.as_str()];
-    let before = mutating(&ids);
-    let steady = || async { mutating(&ids) == before };
-    common::holds_over_passes(
-        &operator,
-        "DBCluster",
-        "no mutating call in steady state",
-        steady,
-    )
-    .await;
+    let before = common::mutations(&ids);
+    common::steady_state(&operator, "DBCluster", &ids).await;
 
     let patch = json!({"spec": {"engineVersion": NEWER}});
     (clusters
@@ -262,7 +242,7 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
         ready(c) && c.status.as_ref().unwrap().common.engine_version.as_deref() == Some(NEWER)
     })
     .await;
-    let after = mutating(&ids);
+    let after = common::mutations(&ids);
     let modify = |m: &BTreeMap<String, u64>, key: &str| m.get(key).copied().unwrap_or(0);
     let key = format!("ModifyDBCluster {id}");
     assert_eq!(modify(&after, &key), modify(&before, &key) + 1, "{after:?}");

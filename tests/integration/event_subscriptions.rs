@@ -104,15 +104,7 @@ async fn a_subscriptions_event_arrives_on_sqs_and_the_subscription_is_kept_and_d
     assert_eq!(got, vec![(id.clone(), "DB instance restarted".to_owned())]);
 
     // In sync: no call that changes anything over three passes of the operator's.
-    let before = common::server_calls(&name);
-    let changed = |calls: &std::collections::BTreeMap<String, u64>| {
-        (calls.iter())
-            .filter(|(a, _)| !a.starts_with("Describe") && !a.starts_with("List"))
-            .map(|(a, n)| (a.clone(), *n))
-            .collect::<Vec<_>>()
-    };
-    let steady = || async { changed(&common::server_calls(&name)) == changed(&before) };
-    common::holds_over_passes(&operator, "EventSubscription", "steady state", steady).await;
+    common::steady_state(&operator, "EventSubscription", &[&name]).await;
 
     // Disabled, with another category: one ModifyEventSubscription; then nothing is sent.
     let patch = json!({"spec": {"enabled": false, "eventCategories": ["backup"]}});

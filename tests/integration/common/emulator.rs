@@ -102,6 +102,20 @@ pub fn has_moto_ext() -> bool {
     moto_ext_get("/_rds_ext/config").is_some()
 }
 
+/// Every call that is not a read (Describe…, List…) the emulator served for these identifiers,
+/// by action and identifier.
+pub fn mutations(identifiers: &[&str]) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for id in identifiers {
+        for (action, n) in server_calls(id) {
+            if !action.starts_with("Describe") && !action.starts_with("List") {
+                *out.entry(format!("{action} {id}")).or_default() += n;
+            }
+        }
+    }
+    out
+}
+
 /// RDS API calls the emulator served for one identifier, by action (moto_ext's count).
 pub fn server_calls(identifier: &str) -> BTreeMap<String, u64> {
     let body = moto_ext_get(&format!("/_rds_ext/calls?identifier={identifier}"))

@@ -275,3 +275,11 @@ where
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
+
+/// In sync: no call that changes anything (every call but a read) names `identifiers` at the
+/// emulator while the operator makes three passes of `kind`.
+pub async fn steady_state(operator: &Operator, kind: &str, identifiers: &[&str]) {
+    let before = mutations(identifiers);
+    let steady = || async { mutations(identifiers) == before };
+    holds_over_passes(operator, kind, "no mutating call in steady state", steady).await;
+}
