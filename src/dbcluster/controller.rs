@@ -170,6 +170,13 @@ impl Managed for DBCluster {
         Some(status)
     }
 
+    fn connection_write(step: &Step) -> Option<&str> {
+        match step {
+            Step::Secret(secret) => secret.connection(),
+            _ => None,
+        }
+    }
+
     fn failed(&self, failure: &Failure<'_, Plan>) -> (DBClusterStatus, Option<PlannedEvent>) {
         let previous = self.status.as_ref();
         let before = previous.map_or(&[][..], |s| &s.reported.conditions[..]);
@@ -178,13 +185,7 @@ impl Managed for DBCluster {
         let ready =
             conditions::ready_after_failure(planned.map(|p| &p.ready), ready, failure.reason);
         // Not Ready while the connection Secret it planned to write may not be written.
-        let unwritten: Vec<&str> = (failure.planned.iter())
-            .flat_map(|p| p.steps.iter().skip(failure.completed))
-            .filter_map(|step| match step {
-                Step::Secret(secret) => secret.connection(),
-                _ => None,
-            })
-            .collect();
+        let unwritten = failure.unwritten(Self::connection_write);
         let ready = conditions::ready_unless_unwritten(&ready, &unwritten, failure.message);
         // What the plan meant to report (a restore under way, say) is not true yet: the fields
         // stay as last written.

@@ -193,13 +193,11 @@ impl Managed for DBUser {
         self.status.as_ref()
     }
 
-    fn connection_writes(plan: &Plan) -> Vec<(usize, &str)> {
-        (plan.steps.iter().enumerate())
-            .filter_map(|(n, step)| match step {
-                Step::Secret(secret) => secret.connection().map(|name| (n, name)),
-                _ => None,
-            })
-            .collect()
+    fn connection_write(step: &Step) -> Option<&str> {
+        match step {
+            Step::Secret(secret) => secret.connection(),
+            _ => None,
+        }
     }
 
     // A failure keeps whose the user is: the claim written before CREATE USER, or a user taken

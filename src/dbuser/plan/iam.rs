@@ -164,9 +164,7 @@ pub fn signed_at(token: &str, prefix: &str) -> Option<i64> {
     if !head.eq_ignore_ascii_case(prefix) {
         return None;
     }
-    let date = (token[prefix.len()..].split('&')).find_map(|p| p.strip_prefix("X-Amz-Date="))?;
-    let at = NaiveDateTime::parse_from_str(date, "%Y%m%dT%H%M%SZ").ok()?;
-    Some(at.and_utc().timestamp())
+    any_signed_at(&token[prefix.len()..])
 }
 
 /// The pass after this one no later than `due`.

@@ -227,26 +227,12 @@ pub fn calls(identifier: &str, action: &str) -> u64 {
 pub async fn not_retried(operator: &Operator, identifier: &str, action: &str) -> u64 {
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let tried = calls(identifier, action);
-    let (polls, start) = (
-        operator_calls(operator, "DescribeDBInstances"),
-        Instant::now(),
-    );
-    loop {
-        assert_eq!(
-            calls(identifier, action),
-            tried,
-            "{action} of {identifier} retried without a spec change"
-        );
-        let polled = operator_calls(operator, "DescribeDBInstances").saturating_sub(polls);
-        if polled >= 3 && start.elapsed() >= std::time::Duration::from_secs(8) {
-            return tried;
-        }
-        assert!(
-            start.elapsed() < TIMEOUT,
-            "the operator polled {polled} times in {TIMEOUT:?}: the check proves nothing"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    }
+    let polls = || operator_calls(operator, "DescribeDBInstances");
+    let what = format!("{action} of {identifier} not retried without a spec change");
+    let none = || async { calls(identifier, action) == tried };
+    let at_least = std::time::Duration::from_secs(8);
+    holds_while((polls, "listings of the location"), at_least, &what, none).await;
+    tried
 }
 
 /// The subnets of the network the emulator's init made (localstack/init/coffee_network.py).

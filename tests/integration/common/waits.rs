@@ -217,24 +217,39 @@ pub fn passes(operator: &Operator, kind: &str) -> u64 {
 /// (a negative check that proves the operator was alive meanwhile; three counted, since one may
 /// have been under way at the start): read every half second, once more after the last; fails if
 /// it does not hold, or if the operator makes fewer passes within TIMEOUT.
-pub async fn holds_over_passes<F, Fut>(operator: &Operator, kind: &str, what: &str, mut holds: F)
+pub async fn holds_over_passes<F, Fut>(operator: &Operator, kind: &str, what: &str, holds: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let (before, start) = (passes(operator, kind), Instant::now());
+    let counter = || passes(operator, kind);
+    let counted = format!("passes of {kind}");
+    holds_while((counter, &counted), Duration::ZERO, what, holds).await;
+}
+
+/// The one loop of the negative checks: `holds` is read every half second until `moved` (a
+/// counter of the operator's: its passes, its listings) has moved three times and `at_least` has
+/// passed, and once more then; it fails if `holds` does not hold, or if the counter moves fewer
+/// times within TIMEOUT (the check would prove nothing).
+pub async fn holds_while<F, Fut>(
+    (moved, counted): (impl Fn() -> u64, &str),
+    at_least: Duration,
+    what: &str,
+    mut holds: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let (before, start) = (moved(), Instant::now());
     loop {
-        let made = passes(operator, kind).saturating_sub(before);
-        assert!(
-            holds().await,
-            "{what}: not so after {made} passes of {kind}"
-        );
-        if made >= 3 {
+        let made = moved().saturating_sub(before);
+        assert!(holds().await, "{what}: not so after {made} {counted}");
+        if made >= 3 && start.elapsed() >= at_least {
             return;
         }
         assert!(
             start.elapsed() < TIMEOUT,
-            "{what}: the operator made {made} passes of {kind} in {TIMEOUT:?}, which proves nothing"
+            "{what}: {made} {counted} in {TIMEOUT:?}, which proves nothing"
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -255,25 +270,19 @@ where
 /// [`holds_over_passes`] for an object the operator does not pass over while nothing changes (a
 /// DBInstance in sync is looked at through its location's shared listing): `holds` stays true
 /// while the operator lists its location's instances three more times (DescribeDBInstances).
-pub async fn holds_over_polls<F, Fut>(operator: &Operator, what: &str, mut holds: F)
+pub async fn holds_over_polls<F, Fut>(operator: &Operator, what: &str, holds: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let polls = || operator_calls(operator, "DescribeDBInstances");
-    let (before, start) = (polls(), Instant::now());
-    loop {
-        let made = polls().saturating_sub(before);
-        assert!(holds().await, "{what}: not so after {made} polls");
-        if made >= 3 {
-            return;
-        }
-        assert!(
-            start.elapsed() < TIMEOUT,
-            "{what}: the operator polled {made} times in {TIMEOUT:?}, which proves nothing"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    holds_while(
+        (polls, "listings of the location"),
+        Duration::ZERO,
+        what,
+        holds,
+    )
+    .await;
 }
 
 /// In sync: no call that changes anything (every call but a read) names `identifiers` at the

@@ -300,13 +300,7 @@ macro_rules! reported_status {
             if let Some(planned) = failure.planned.and_then(|p| p.status.as_ref()) {
                 ($keep)(&mut previous, &planned.fields);
             }
-            let unwritten: Vec<&str> = (failure.planned)
-                .map(<Self as $crate::managed::Managed>::connection_writes)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|(step, _)| *step >= failure.completed)
-                .map(|(_, name)| name)
-                .collect();
+            let unwritten = failure.unwritten(<Self as $crate::managed::Managed>::connection_write);
             let (reported, event) = $crate::managed::conditions::reported_failure(
                 &previous.reported,
                 (failure.reason, failure.message),

@@ -162,11 +162,11 @@ pub trait Managed: Kind + Send + Sync + 'static {
     ) -> Option<Self::Status>;
     /// Report a failure, pure: the status and the Event.
     fn failed(&self, failure: &Failure<'_, Self::Plan>) -> (Self::Status, Option<PlannedEvent>);
-    /// The connection Secrets the plan writes (each step's index, and the Secret's name): a pass
-    /// that fails before one was made is not Ready, for the Secret may not hold what status says
-    /// (`reported_status!`).
-    fn connection_writes(_plan: &Self::Plan) -> Vec<(usize, &str)> {
-        Vec::new()
+    /// The connection Secret this step writes (its name), if it writes one: a pass that fails
+    /// before such a step was made is not Ready, for the Secret may not hold what status says
+    /// ([`Failure::unwritten`]).
+    fn connection_write(_step: &Self::Step) -> Option<&str> {
+        None
     }
     /// After a pass's status is written: the kind's gauges.
     fn reported(&self, _ctx: &Self::Ctx, _plan: &Self::Plan, _status: Option<&Self::Status>) {}
@@ -181,6 +181,20 @@ pub struct Failure<'a, P> {
     /// How many of the planned steps were made before the one that failed.
     pub completed: usize,
     pub now: &'a str,
+}
+
+impl<'a, P> Failure<'a, P> {
+    /// The connection Secrets the plan writes at or after the step that failed (`write`: the one a
+    /// step writes, `Managed::connection_write`): they may not hold what status would say.
+    pub fn unwritten<S: 'a>(&self, write: impl Fn(&'a S) -> Option<&'a str>) -> Vec<&'a str>
+    where
+        P: Planned<S>,
+    {
+        (self.planned.iter())
+            .flat_map(|p| p.steps().iter().skip(self.completed))
+            .filter_map(write)
+            .collect()
+    }
 }
 
 /// What the skeleton reads of a kind's plan.

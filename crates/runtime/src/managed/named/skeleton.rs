@@ -122,6 +122,13 @@ impl<K: NamedKind> Managed for K {
         K::status(self)
     }
 
+    fn connection_write(step: &Step<K::Own>) -> Option<&str> {
+        match step {
+            Step::Own(own) => K::connection_write(own),
+            _ => None,
+        }
+    }
+
     fn settle(&self, facts: &Facts<K>, plan: &Self::Plan, _: Option<&()>) -> Option<K::Status> {
         let generation = self.meta().generation;
         let planned = plan.status.as_ref()?;
@@ -135,17 +142,12 @@ impl<K: NamedKind> Managed for K {
             reason,
             message,
             planned,
-            completed,
             now,
+            ..
         } = *failure;
         // A Secret the plan writes that was not written before the failure: Ready is not kept
         // from the plan then.
-        let unwritten: Vec<&str> = (planned.iter().flat_map(|p| p.steps.iter().skip(completed)))
-            .filter_map(|step| match step {
-                Step::Own(own) => K::connection_write(own),
-                _ => None,
-            })
-            .collect();
+        let unwritten = failure.unwritten(<K as Managed>::connection_write);
         let mut planned = planned.and_then(|p| p.status.clone());
         if let Some(p) = planned.as_mut() {
             p.ready = conditions::ready_unless_unwritten(&p.ready, &unwritten, message);
