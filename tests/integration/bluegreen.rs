@@ -197,7 +197,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
 #[tokio::test]
 async fn a_failed_switchover_is_reported_and_deletes_nothing() {
     let (_client, ns, instances, rds) = setup("bluegreen-fail").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let id = unique("bgf");
     let db = dbinstance(
         "db",
@@ -218,7 +218,17 @@ async fn a_failed_switchover_is_reported_and_deletes_nothing() {
         !annotations.contains_key("rds.operator.rs/switchover"),
         "the approval is used up"
     );
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    let kept = || async {
+        let mut kept = calls(
+            &bg.deployment.deployment_identifier,
+            "DeleteBlueGreenDeployment",
+        ) == 0;
+        for instance in [&id, &green] {
+            kept &= calls(instance, "DeleteDBInstance") == 0;
+        }
+        kept
+    };
+    crate::common::holds_over_polls(&operator, "nothing deleted", kept).await;
     for instance in [&id, &green] {
         assert_eq!(
             calls(instance, "DeleteDBInstance"),

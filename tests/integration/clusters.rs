@@ -312,7 +312,7 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
 #[tokio::test]
 async fn a_cluster_deleted_with_members_waits_then_leaves_a_final_snapshot() {
     let (client, ns, instances, rds) = setup("aurora-del").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let (id, one) = (unique("aurd"), unique("aurd-1"));
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
     (clusters
@@ -336,12 +336,9 @@ async fn a_cluster_deleted_with_members_waits_then_leaves_a_final_snapshot() {
     .await;
     let message = object_condition(&c, "Synced").unwrap().2;
     assert!(message.contains("DBInstance one"), "{message}");
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(
-        common::calls(&id, "DeleteDBCluster"),
-        0,
-        "no delete while a member exists"
-    );
+    let kept = || async { common::calls(&id, "DeleteDBCluster") == 0 };
+    let what = "no delete while a member exists";
+    common::holds_over_passes(&operator, "DBCluster", what, kept).await;
     assert!(common::calls(&id, "DescribeDBClusters") > 0);
 
     instances
@@ -565,7 +562,7 @@ async fn a_cluster_is_restored_to_a_point_in_time_of_this_namespaces_cluster() {
 #[tokio::test]
 async fn a_static_cluster_parameter_change_waits_for_a_reboot_that_the_policy_makes() {
     let (client, ns, instances, rds) = setup("aurora-cpg").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let (id, group) = (unique("aurc"), unique("aurc-params"));
     let (writer, reader) = (unique("aurc-w"), unique("aurc-r"));
     let groups: Api<DBClusterParameterGroup> = Api::namespaced(client.clone(), &ns);
@@ -631,14 +628,10 @@ async fn a_static_cluster_parameter_change_waits_for_a_reboot_that_the_policy_ma
         object_condition(&c, "Ready").is_some_and(|r| r.0 == "True"),
         "still Ready"
     );
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    for m in [&writer, &reader] {
-        assert_eq!(
-            common::calls(m, "RebootDBInstance"),
-            0,
-            "Report reboots nothing"
-        );
-    }
+    let reboots =
+        || common::calls(&writer, "RebootDBInstance") + common::calls(&reader, "RebootDBInstance");
+    let none = || async { reboots() == 0 };
+    common::holds_over_passes(&operator, "DBCluster", "Report reboots nothing", none).await;
 
     let since = common::epoch();
     let policy = json!({"spec": {"pendingRebootPolicy": "Reboot"}});

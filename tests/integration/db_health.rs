@@ -201,7 +201,7 @@ async fn a_replica_whose_replication_is_paused_shows_a_growing_lag_in_status() {
 #[tokio::test]
 async fn a_blue_green_switchover_approved_while_green_is_behind_waits_then_goes_once_caught_up() {
     let (client, ns, instances, _rds) = setup("health-bg").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let id = unique("bg");
     let extra =
         json!({"upgradePolicy": "BlueGreen", "backupRetentionPeriod": 1, "maxLagSeconds": 5});
@@ -243,12 +243,8 @@ async fn a_blue_green_switchover_approved_while_green_is_behind_waits_then_goes_
     let message = condition(&held, "Synced").unwrap().2;
     eprintln!("{message}");
     assert!(message.contains("over maxLagSeconds 5"), "{message}");
-    tokio::time::sleep(Duration::from_secs(10)).await;
-    assert_eq!(
-        calls(&deployment, "SwitchoverBlueGreenDeployment"),
-        0,
-        "held while behind"
-    );
+    let held = || async { calls(&deployment, "SwitchoverBlueGreenDeployment") == 0 };
+    crate::common::holds_over_passes(&operator, "DBInstance", "held while behind", held).await;
 
     let _ = holder.kill();
     let _ = holder.wait();
@@ -327,7 +323,7 @@ fn alarm_state(db: &DBInstance, metric: &str) -> Option<String> {
 #[tokio::test]
 async fn filling_a_databases_disk_past_the_threshold_sets_its_alarm_to_alarm_and_raises_an_event() {
     let (client, ns, instances, _rds) = setup("health-alarm").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let id = unique("full");
     let (topic, queue) = topic_with_queue(&id).await;
     let extra = json!({"alarms": {"topicArn": topic}});
@@ -368,13 +364,10 @@ async fn filling_a_databases_disk_past_the_threshold_sets_its_alarm_to_alarm_and
         json!({"spec": {"alarms": {"topicArn": topic, "freeStorageBelow": below}}}),
     )
     .await;
-    tokio::time::sleep(Duration::from_secs(12)).await;
-    let still = instances.get("db").await.expect("the DBInstance");
-    assert_eq!(
-        alarm_state(&still, "FreeStorageSpace").as_deref(),
-        Some("OK"),
-        "not full yet"
-    );
+    let ok = |db: &DBInstance| alarm_state(db, "FreeStorageSpace").as_deref() == Some("OK");
+    wait_dbi(&instances, "db", "the storage alarm OK", TIMEOUT, ok).await;
+    let not_full = || async { ok(&instances.get("db").await.expect("the DBInstance")) };
+    crate::common::holds_over_polls(&operator, "not full yet", not_full).await;
 
     let fill = "CREATE TABLE fill (b LONGBLOB); \
                 INSERT INTO fill SELECT REPEAT('x', 8388608) FROM seq_1_to_8;";

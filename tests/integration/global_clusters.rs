@@ -46,7 +46,7 @@ fn ready(g: &GlobalCluster) -> bool {
 #[tokio::test]
 async fn a_global_database_is_made_once_of_its_primary_and_waits_for_its_members_to_go() {
     let (client, ns, _instances, rds) = setup("gdb").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
     let (id, gid) = (unique("gdb-primary"), unique("gdb"));
     (clusters.create(
@@ -112,8 +112,9 @@ async fn a_global_database_is_made_once_of_its_primary_and_waits_for_its_members
         synced_reason(g) == "InUse"
     })
     .await;
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    assert_eq!(common::calls(&gid, "DeleteGlobalCluster"), 0);
+    let kept = || async { common::calls(&gid, "DeleteGlobalCluster") == 0 };
+    let what = "no DeleteGlobalCluster while the primary is a member";
+    common::holds_over_passes(&operator, "GlobalCluster", what, kept).await;
     // Once the primary is detached (by hand here: RDS refuses to delete a member cluster), the
     // global database goes.
     let primary = (status.members[0].db_cluster_arn.clone()).expect("the primary's ARN");
@@ -619,8 +620,8 @@ async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_fa
         |o| ready(o) && writer(o).as_deref() == Some(id.as_str()),
     )
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(common::calls(&gid, "FailoverGlobalCluster"), 1, "sent once");
+    let once = || async { common::calls(&gid, "FailoverGlobalCluster") == 1 };
+    common::holds_over_passes(&g.operator, "GlobalCluster", "sent once", once).await;
     let (ok, out) = mariadb_keys(&s, &s["password"], "INSERT INTO suppliers VALUES ('back')");
     assert!(
         ok,

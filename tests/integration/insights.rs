@@ -141,7 +141,7 @@ async fn a_clusters_insights_and_monitoring_are_created_and_changed_with_one_mod
 async fn the_second_switch_to_io_optimized_within_30_days_is_refused() {
     let (client, ns, _api, rds) = setup("iopt").await;
     let id = common::unique("iopt");
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let clusters: Api<DBCluster> = Api::namespaced(client.clone(), &ns);
     (clusters
         .create(&PostParams::default(), &cluster(&id, json!({})))
@@ -177,12 +177,9 @@ async fn the_second_switch_to_io_optimized_within_30_days_is_refused() {
     .await;
     let message = object_condition(&refused, "Synced").unwrap().2;
     assert!(message.contains("once every 30 days"), "{message}");
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(
-        common::calls(&id, "ModifyDBCluster"),
-        2,
-        "no call for the second switch"
-    );
+    let two = || async { common::calls(&id, "ModifyDBCluster") == 2 };
+    let what = "no call for the second switch";
+    common::holds_over_passes(&operator, "DBCluster", what, two).await;
     assert_eq!(cluster_of(&rds, &id).await.storage_type(), Some("aurora"));
     let reasons = common::event_reasons(&client, &ns, "coffee").await;
     assert!(

@@ -64,23 +64,10 @@ async fn parameters(rds: &aws_sdk_rds::Client, name: &str) -> BTreeMap<String, (
         .collect()
 }
 
-const MUTATIONS: [&str; 6] = [
-    "CreateDBParameterGroup",
-    "ModifyDBParameterGroup",
-    "ResetDBParameterGroup",
-    "AddTagsToResource",
-    "RemoveTagsFromResource",
-    "DeleteDBParameterGroup",
-];
-
-fn mutations(name: &str) -> u64 {
-    common::calls_of(name, &MUTATIONS)
-}
-
 #[tokio::test]
 async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
     let (client, ns, _api, rds) = setup("params").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let groups: Api<DBParameterGroup> = Api::namespaced(client.clone(), &ns);
     let name = unique("params");
     let spec = json!({"max_connections": "200", "performance_schema": "1"});
@@ -105,9 +92,7 @@ async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
     assert!(
         calls(&name, "CreateDBParameterGroup") == 1 && calls(&name, "ModifyDBParameterGroup") >= 1
     );
-    let before = mutations(&name);
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(mutations(&name), before, "no mutating call in steady state");
+    common::steady_state(&operator, "DBParameterGroup", &[&name]).await;
 
     // Changed outside the operator: put back.
     (rds.modify_db_parameter_group())
@@ -167,7 +152,7 @@ async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
 #[tokio::test]
 async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
     let (client, ns, api, rds) = setup("reboot").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let groups: Api<DBParameterGroup> = Api::namespaced(client.clone(), &ns);
     let name = unique("reboot");
     let id = unique("reboot");
@@ -203,12 +188,9 @@ async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
         db.status.unwrap().parameter_apply_status.as_deref(),
         Some("pending-reboot")
     );
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(
-        calls(&id, "RebootDBInstance"),
-        0,
-        "Report (the default) never reboots"
-    );
+    let none = || async { calls(&id, "RebootDBInstance") == 0 };
+    let what = "Report (the default) never reboots";
+    common::holds_over_polls(&operator, what, none).await;
 
     // The policy says reboot: exactly one RebootDBInstance, then in sync.
     patch_spec(&api, "db", json!({"pendingRebootPolicy": "Reboot"})).await;
@@ -223,8 +205,8 @@ async fn a_static_change_shows_pending_reboot_and_the_policy_reboots_once() {
                 == Some("in-sync")
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(calls(&id, "RebootDBInstance"), 1, "exactly one reboot");
+    let once = || async { calls(&id, "RebootDBInstance") == 1 };
+    common::holds_over_polls(&operator, "exactly one reboot", once).await;
     let reasons = common::event_reasons(&client, &ns, "db").await;
     assert!(reasons.contains(&"Rebooting".into()), "{reasons:?}");
 

@@ -106,7 +106,7 @@ async fn a_rotated_password_rolls_the_workloads_of_the_namespace_that_read_the_s
     let (client, ns, api, _rds) = setup("readers").await;
     let elsewhere = common::namespace(&client, "readers-other").await;
     let id = common::unique("readers");
-    let _operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
+    let operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
     let key = "secret.rds.operator.rs/db-connection";
     let rolled = [
         (
@@ -223,10 +223,10 @@ async fn a_rotated_password_rolls_the_workloads_of_the_namespace_that_read_the_s
     assert!(notes.contains("rolled Deployment by-env"), "{notes}");
 
     // Nothing changes: no reader is rolled again (its template is as it was).
-    let before = template_annotations(&client, &ns, (WorkloadKind::Deployment, "by-env")).await;
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    let after = template_annotations(&client, &ns, (WorkloadKind::Deployment, "by-env")).await;
-    assert_eq!(before, after);
+    let by_env = (WorkloadKind::Deployment, "by-env");
+    let before = template_annotations(&client, &ns, by_env).await;
+    let unrolled = || async { template_annotations(&client, &ns, by_env).await == before };
+    common::holds_over_polls(&operator, "no reader is rolled again", unrolled).await;
     common::delete_and_wait(&api, "db").await;
 }
 
@@ -239,7 +239,7 @@ async fn a_managed_password_has_its_kms_key_and_rotation_rules_rotates_now_and_t
 {
     let (client, ns, api, rds) = setup("managed-rotation").await;
     let id = common::unique("managed-rotation");
-    let _operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
+    let operator = Operator::start_with(&ns, &["--roll-secret-readers"]);
     let (key_id, key_arn) = common::create_kms_key("coffee master secret");
     let t = template("envFrom", "db-connection");
     workload(
@@ -341,11 +341,7 @@ async fn a_managed_password_has_its_kms_key_and_rotation_rules_rotates_now_and_t
     assert_eq!(status.common.last_rotate_request.as_deref(), Some("1"));
     let rotations = common::calls_of(&id, &["ModifyDBInstance"]);
     // Looked at again and again: the value acted on is not acted on twice.
-    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
-    assert_eq!(
-        common::calls_of(&id, &["ModifyDBInstance"]),
-        rotations,
-        "one rotation per value"
-    );
+    let once = || async { common::calls_of(&id, &["ModifyDBInstance"]) == rotations };
+    common::holds_over_polls(&operator, "one rotation per value", once).await;
     common::delete_and_wait(&api, "db").await;
 }

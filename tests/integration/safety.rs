@@ -184,7 +184,7 @@ async fn with_no_snapshot_nothing_is_created_until_the_spec_opts_in() {
         api,
         rds,
         id,
-        operator: _operator,
+        operator,
         ..
     } = ready("nosnap", &["--drift-interval", "2s"], json!({})).await;
     // No final snapshot, and (AWS's default) the automated backups go too. This used to bring an
@@ -201,8 +201,8 @@ async fn with_no_snapshot_nothing_is_created_until_the_spec_opts_in() {
     .await;
     let (_, _, message) = condition(&db, "Synced").unwrap();
     assert!(message.contains("no snapshot"), "{message}");
-    tokio::time::sleep(Duration::from_secs(7)).await;
-    assert_eq!(calls(&id, "CreateDBInstance"), 1, "nothing created");
+    let none = || async { calls(&id, "CreateDBInstance") == 1 };
+    common::holds_over_passes(&operator, "DBInstance", "nothing created", none).await;
     assert!(common::describe(&rds, &id).await.is_none());
     assert!(
         common::event_reasons(&client, &ns, "db")
@@ -262,12 +262,9 @@ async fn an_operator_pointed_at_another_region_creates_nothing() {
     .await;
     let (_, _, message) = condition(&db, "Synced").unwrap();
     assert!(message.contains("eu-west-1"), "{message}");
-    tokio::time::sleep(Duration::from_secs(7)).await;
-    assert_eq!(
-        calls(&id, "CreateDBInstance"),
-        1,
-        "nothing created in either region"
-    );
+    let none = || async { calls(&id, "CreateDBInstance") == 1 };
+    let what = "nothing created in either region";
+    common::holds_over_passes(&away, "DBInstance", what, none).await;
     assert_eq!(calls(&id, "RestoreDBInstanceFromDBSnapshot"), 0);
     assert!(
         common::describe(&rds, &id).await.is_some(),
@@ -389,12 +386,8 @@ async fn a_field_changed_back_every_interval_ends_in_fighting() {
         3,
         "three corrections"
     );
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(
-        operator_calls(&operator, "ModifyDBInstance"),
-        3,
-        "and no fourth"
-    );
+    let three = || async { operator_calls(&operator, "ModifyDBInstance") == 3 };
+    common::holds_over_polls(&operator, "and no fourth", three).await;
     let i = common::describe(&rds, &id).await.unwrap();
     assert_eq!(i.db_instance_class(), Some("db.t3.large"));
     let flips = flips.load(Ordering::SeqCst);

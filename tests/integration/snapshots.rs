@@ -347,7 +347,7 @@ async fn snapshots_of(
 async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
     let (client, ns, api, rds) = setup("snapsched").await;
     let id = unique("snapsched");
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     ready_db(&api, &id).await;
     // A snapshot made by hand, named like the schedule's.
     let base = unique("every6s");
@@ -427,14 +427,19 @@ async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
         .expect("delete the scheduled DBSnapshot");
     common::wait_object_gone(&snapshots, "every6s").await;
     let gone = snapshots_of(&rds, &id, &uid).await;
-    tokio::time::sleep(std::time::Duration::from_secs(7)).await;
-    let after = snapshots_of(&rds, &id, &uid).await;
     let names = |v: &[(String, String, bool)]| {
         v.iter()
             .filter(|s| s.2)
             .map(|s| s.0.clone())
             .collect::<Vec<_>>()
     };
+    // Longer than the schedule's six seconds, and three listings of the instance's location.
+    let polls = || common::operator_calls(&operator, "DescribeDBInstances");
+    let no_tick = || async { names(&snapshots_of(&rds, &id, &uid).await) == names(&gone) };
+    let at_least = std::time::Duration::from_secs(7);
+    let counted = (polls, "listings of the location");
+    common::holds_while(counted, at_least, "no tick after the delete", no_tick).await;
+    let after = snapshots_of(&rds, &id, &uid).await;
     assert_eq!(
         names(&after),
         names(&gone),

@@ -32,18 +32,6 @@ fn group_ready(g: &DBSubnetGroup) -> bool {
         && common::object_condition(g, "Synced").is_some_and(|c| c.1 == "Synced")
 }
 
-const MUTATIONS: [&str; 5] = [
-    "CreateDBSubnetGroup",
-    "ModifyDBSubnetGroup",
-    "AddTagsToResource",
-    "RemoveTagsFromResource",
-    "DeleteDBSubnetGroup",
-];
-
-fn mutations(name: &str) -> u64 {
-    common::calls_of(name, &MUTATIONS)
-}
-
 async fn describe_group(
     rds: &aws_sdk_rds::Client,
     name: &str,
@@ -59,7 +47,7 @@ async fn describe_group(
 #[tokio::test]
 async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
     let (client, ns, _api, rds) = setup("subnets").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
     let subnets = coffee_subnets(&rds).await;
     let name = unique("subnets");
@@ -101,9 +89,7 @@ async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
 
     // Steady state: no call changes anything (the emulator counted the one that made the group).
     assert_eq!(calls(&name, "CreateDBSubnetGroup"), 1);
-    let before = mutations(&name);
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(mutations(&name), before, "no mutating call in steady state");
+    common::steady_state(&operator, "DBSubnetGroup", &[&name]).await;
 
     // Changed outside the operator: put back.
     (rds.modify_db_subnet_group())
@@ -139,7 +125,7 @@ async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
 #[tokio::test]
 async fn a_dbinstance_waits_for_its_subnet_group_which_waits_for_it_on_deletion() {
     let (client, ns, api, rds) = setup("subnetref").await;
-    let _operator = Operator::start(&ns);
+    let operator = Operator::start(&ns);
     let groups: Api<DBSubnetGroup> = Api::namespaced(client.clone(), &ns);
     let name = unique("subnetref");
     let id = unique("subnetref");
@@ -182,8 +168,8 @@ async fn a_dbinstance_waits_for_its_subnet_group_which_waits_for_it_on_deletion(
             .2
             .contains("db")
     );
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(calls(&name, "DeleteDBSubnetGroup"), 0, "not even tried");
+    let untried = || async { calls(&name, "DeleteDBSubnetGroup") == 0 };
+    common::holds_over_passes(&operator, "DBSubnetGroup", "not even tried", untried).await;
     assert!(describe_group(&rds, &name).await.is_some());
 
     // Once the DBInstance is gone, so is the group.

@@ -1,8 +1,6 @@
 //! Taking over what exists: adoption, re-adoption after Retain, observe-only, pause, dry run,
 //! restore from a point in time, and manifests written for ACK.
 
-use std::time::Duration;
-
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use rds_operator::dbinstance::{
     ACK_DELETION_POLICY, ADOPTABLE_BY_TAG, DBInstance, DRY_RUN_ANNOTATION, OWNER_TAG,
@@ -30,7 +28,7 @@ async fn annotate_with(api: &Api<DBInstance>, key: &str, value: Option<&str>) {
 #[tokio::test]
 async fn a_paused_dbinstance_makes_no_rds_call_until_it_resumes() {
     let (client, ns, api, rds) = setup("paused").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let id = unique("paused");
     api.create(&PostParams::default(), &dbinstance("db", &id, json!({})))
         .await
@@ -53,10 +51,13 @@ async fn a_paused_dbinstance_makes_no_rds_call_until_it_resumes() {
     // Someone changes the instance during the incident.
     common::console_modify(&rds, &id, |m| m.db_instance_class("db.t3.large")).await;
     let before = common::server_calls(&id);
-    // Three drift intervals and more.
-    tokio::time::sleep(Duration::from_secs(7)).await;
-    let after = common::server_calls(&id);
-    assert_eq!(after, before, "no RDS call named the instance while paused");
+    let silent = || async { common::server_calls(&id) == before };
+    common::holds_over_polls(
+        &operator,
+        "no RDS call named the instance while paused",
+        silent,
+    )
+    .await;
     let db = api.get("db").await.expect("get");
     assert!(is_ready(&db), "Ready stays what was last observed");
 
@@ -111,7 +112,7 @@ fn mutations(id: &str) -> u64 {
 #[tokio::test]
 async fn adoption_tags_only_and_puts_differences_right_once_the_spec_changes() {
     let (client, ns, api, rds) = setup("adopt").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let id = unique("adopt");
     stack_instance(&rds, &id, "db.t3.small", &ns).await;
     let spec = json!({"adoptionPolicy": "Adopt", "backupRetentionPeriod": 0});
@@ -132,13 +133,10 @@ async fn adoption_tags_only_and_puts_differences_right_once_the_spec_changes() {
     let reasons = common::event_reasons(&client, &ns, "db").await;
     assert!(reasons.contains(&"Adopted".into()), "{reasons:?}");
     assert!(reasons.contains(&"DriftDetected".into()), "{reasons:?}");
-    // Several drift intervals: the ownership tags were added and nothing else was sent.
-    tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(
-        calls(&id, "ModifyDBInstance"),
-        0,
-        "no ModifyDBInstance before the spec changes"
-    );
+    // The ownership tags were added and nothing else was sent.
+    let unmodified = || async { calls(&id, "ModifyDBInstance") == 0 };
+    let what = "no ModifyDBInstance before the spec changes";
+    common::holds_over_polls(&operator, what, unmodified).await;
     let i = common::describe(&rds, &id).await.expect("instance");
     assert_eq!(i.db_instance_class(), Some("db.t3.small"));
     let tags = common::tags_of(&i);
@@ -203,7 +201,7 @@ async fn an_instance_retained_is_adopted_again_by_the_same_name() {
 #[tokio::test]
 async fn observe_only_reports_and_writes_the_secret_and_never_changes_the_instance() {
     let (client, ns, api, rds) = setup("observe").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let id = unique("observe");
     stack_instance(&rds, &id, "db.t3.small", &ns).await;
     let spec = json!({
@@ -231,8 +229,8 @@ async fn observe_only_reports_and_writes_the_secret_and_never_changes_the_instan
     .await;
     assert_eq!(secret["password"], "Sup3r-Secret-Passw0rd");
     assert_eq!(secret["username"], "admin");
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(mutations(&id), 0, "no call changed the instance");
+    let unchanged = || async { mutations(&id) == 0 };
+    common::holds_over_polls(&operator, "no call changed the instance", unchanged).await;
 
     // Deleting it (deletionPolicy Delete, even) leaves the instance as it was.
     common::delete_and_wait(&api, "db").await;
@@ -245,7 +243,7 @@ async fn observe_only_reports_and_writes_the_secret_and_never_changes_the_instan
 #[tokio::test]
 async fn a_dry_run_shows_a_class_change_as_an_outage_and_makes_no_call() {
     let (client, ns, api, rds) = setup("dryrun").await;
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "2s"]);
     let id = unique("dryrun");
     api.create(&PostParams::default(), &dbinstance("db", &id, json!({})))
         .await
@@ -275,8 +273,8 @@ async fn a_dry_run_shows_a_class_change_as_an_outage_and_makes_no_call() {
     assert_eq!(steps[0].fields[0].desired, "db.t3.large");
     let reasons = common::event_reasons(&client, &ns, "db").await;
     assert!(reasons.contains(&"DryRun".into()), "{reasons:?}");
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(mutations(&id), before, "no mutating call in dry run");
+    let unchanged = || async { mutations(&id) == before };
+    common::holds_over_polls(&operator, "no mutating call in dry run", unchanged).await;
     let i = common::describe(&rds, &id).await.expect("instance");
     assert_eq!(i.db_instance_class(), Some("db.t3.micro"));
 

@@ -124,7 +124,7 @@ async fn team_b_untouched(t: &Tenants, id: &str, before: &aws_sdk_rds::types::Db
 
 #[tokio::test]
 async fn another_namespaces_snapshot_or_instance_is_not_restored_until_granted() {
-    let (t, _operator) = tenants("restore").await;
+    let (t, operator) = tenants("restore").await;
     let b_id = unique("teamb");
     let before = team_b_database(&t, &b_id, "Delete").await;
     // A manual snapshot of B's database: it carries B's ownership tags (copyTagsToSnapshot).
@@ -178,12 +178,14 @@ async fn another_namespaces_snapshot_or_instance_is_not_restored_until_granted()
             "the message does not say whose: {message}"
         );
     }
-    // Several drift intervals: no restore call, no instance, no Secret with B's data.
-    tokio::time::sleep(Duration::from_secs(12)).await;
-    assert_eq!(calls(&from_snapshot, "RestoreDBInstanceFromDBSnapshot"), 0);
-    assert_eq!(calls(&from_instance, "RestoreDBInstanceToPointInTime"), 0);
-    assert!(common::describe(&t.rds, &from_snapshot).await.is_none());
-    assert!(common::describe(&t.rds, &from_instance).await.is_none());
+    // No restore call, no instance, no Secret with B's data.
+    let none = || async {
+        calls(&from_snapshot, "RestoreDBInstanceFromDBSnapshot") == 0
+            && calls(&from_instance, "RestoreDBInstanceToPointInTime") == 0
+            && common::describe(&t.rds, &from_snapshot).await.is_none()
+            && common::describe(&t.rds, &from_instance).await.is_none()
+    };
+    common::holds_over_polls(&operator, "nothing restored from B's", none).await;
     team_b_untouched(&t, &b_id, &before).await;
 
     // Whoever controls the account grants A the snapshot: A restores it, under its own ownership.
@@ -211,7 +213,7 @@ async fn another_namespaces_snapshot_or_instance_is_not_restored_until_granted()
 
 #[tokio::test]
 async fn an_unowned_instance_is_observed_or_adopted_only_where_granted_and_never_from_two() {
-    let (t, _operator) = tenants("claim").await;
+    let (t, operator) = tenants("claim").await;
     let id = unique("stack");
     // A CloudFormation-made instance; the platform admin grants it to B.
     stack_instance(&t.rds, &id, "db.t3.small", &t.b).await;
@@ -260,9 +262,11 @@ async fn an_unowned_instance_is_observed_or_adopted_only_where_granted_and_never
         synced_reason(db) == "Observed"
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(12)).await;
-    let db = t.api_a.get("adopt").await.expect("get");
-    assert_eq!(synced_reason(&db), "IdentifierInUse", "{:?}", db.status);
+    let refused = || async {
+        let db = t.api_a.get("adopt").await.expect("get");
+        synced_reason(&db) == "IdentifierInUse"
+    };
+    common::holds_over_polls(&operator, "the adoption still refused", refused).await;
     let i = common::describe(&t.rds, &id).await.expect("instance");
     assert!(
         !common::tags_of(&i).contains_key(OWNER_TAG),
@@ -300,7 +304,7 @@ async fn an_unowned_instance_is_observed_or_adopted_only_where_granted_and_never
 
 #[tokio::test]
 async fn an_instance_only_observed_or_used_before_by_another_team_is_never_restored() {
-    let (t, _operator) = tenants("lost").await;
+    let (t, operator) = tenants("lost").await;
     // 1. A observes a stack's instance, then is switched to Full; the real owner deletes the
     //    instance with a final snapshot. A creates and restores nothing.
     let stack = unique("stack");
@@ -376,11 +380,15 @@ async fn an_instance_only_observed_or_used_before_by_another_team_is_never_resto
         synced_reason(db) == "DeletedOutOfBand"
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(12)).await;
-    for id in [&stack, &reused] {
-        assert_eq!(calls(id, "RestoreDBInstanceFromDBSnapshot"), 0, "{id}");
-        assert!(common::describe(&t.rds, id).await.is_none(), "{id}");
-    }
+    let none = || async {
+        let mut none = true;
+        for id in [&stack, &reused] {
+            none &= calls(id, "RestoreDBInstanceFromDBSnapshot") == 0
+                && common::describe(&t.rds, id).await.is_none();
+        }
+        none
+    };
+    common::holds_over_polls(&operator, "nothing restored", none).await;
     assert_eq!(calls(&stack, "CreateDBInstance"), 1, "the stack's own");
     // B's snapshots are where B left them, and no other was taken.
     assert_eq!(snapshots_of(reused.clone()).await, team_b_snapshots);
@@ -508,7 +516,7 @@ async fn retain_keeps_the_password_through_foreground_and_background_deletion() 
 
 #[tokio::test]
 async fn a_tag_that_was_there_before_stays_when_the_spec_drops_it() {
-    let (t, _operator) = tenants("tags").await;
+    let (t, operator) = tenants("tags").await;
     let id = unique("tags");
     t.api_a
         .create(
@@ -555,7 +563,11 @@ async fn a_tag_that_was_there_before_stays_when_the_spec_drops_it() {
         (!common::tags_of(&i).contains_key("team")).then_some(())
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(6)).await;
+    let kept = || async {
+        let tags = common::tags_of(&common::describe(&t.rds, &id).await.expect("instance"));
+        tags.get("backup-plan").map(String::as_str) == Some("daily")
+    };
+    common::holds_over_polls(&operator, "the tag from before stays", kept).await;
     let tags = common::tags_of(&common::describe(&t.rds, &id).await.expect("instance"));
     assert_eq!(
         tags.get("backup-plan").map(String::as_str),

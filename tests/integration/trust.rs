@@ -73,8 +73,10 @@ async fn a_dbinstance_cannot_take_over_another_ones_password_secret() {
         message.contains("master password Secret of DBInstance victim"),
         "{message}"
     );
-    // Several drift intervals for anything to go wrong.
-    tokio::time::sleep(Duration::from_secs(12)).await;
+    // Passes of the operator's for anything to go wrong.
+    let untouched = || async { raw_secret(&client, &ns, "db-password").await.data == before.data };
+    let what = "the victim's Secret is unchanged byte for byte";
+    common::holds_over_polls(&operator, what, untouched).await;
     let after = raw_secret(&client, &ns, "db-password").await;
     assert_eq!(
         after.data, before.data,

@@ -179,7 +179,7 @@ async fn every_updatable_field_reaches_rds_in_one_modification() {
 async fn a_change_without_apply_immediately_waits_in_pending_and_is_not_resent() {
     let (_client, ns, api, rds) = setup("pending").await;
     let id = common::unique("pending");
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "1s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "1s"]);
     api.create(
         &PostParams::default(),
         &dbinstance("pending", &id, json!({})),
@@ -210,12 +210,9 @@ async fn a_change_without_apply_immediately_waits_in_pending_and_is_not_resent()
         Some("db.t3.micro"),
         "not applied before the window"
     );
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(
-        calls(&id, "ModifyDBInstance"),
-        1,
-        "a pending change is not sent again every poll"
-    );
+    let once = || async { calls(&id, "ModifyDBInstance") == 1 };
+    let what = "a pending change is not sent again every poll";
+    common::holds_over_polls(&operator, what, once).await;
 
     // The maintenance window comes.
     assert!(common::moto_ext_post(&format!(
@@ -367,7 +364,7 @@ async fn changes_made_behind_the_operators_back_are_put_back() {
 async fn drift_policy_report_only_reports() {
     let (client, ns, api, rds) = setup("report").await;
     let id = common::unique("report");
-    let _operator = Operator::start_with(&ns, &["--drift-interval", "1s"]);
+    let operator = Operator::start_with(&ns, &["--drift-interval", "1s"]);
     api.create(
         &PostParams::default(),
         &dbinstance("report", &id, json!({"driftPolicy": "Report"})),
@@ -394,12 +391,9 @@ async fn drift_policy_report_only_reports() {
             .await
             .contains(&"DriftDetected".into())
     );
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(
-        calls(&id, "ModifyDBInstance"),
-        1,
-        "only the out-of-band change itself"
-    );
+    let once = || async { calls(&id, "ModifyDBInstance") == 1 };
+    let what = "only the out-of-band change itself";
+    common::holds_over_polls(&operator, what, once).await;
     assert_eq!(
         common::describe(&rds, &id)
             .await
@@ -423,8 +417,8 @@ async fn drift_policy_report_only_reports() {
         |db| condition(db, "Ready").is_some_and(|c| c.1 == "DeletedOutOfBand"),
     )
     .await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(calls(&id, "CreateDBInstance"), 1);
+    let once = || async { calls(&id, "CreateDBInstance") == 1 };
+    common::holds_over_passes(&operator, "DBInstance", "not made again", once).await;
     common::delete_and_wait(&api, "report").await;
 }
 
@@ -537,8 +531,8 @@ async fn changing_the_password_in_the_secret_rotates_it() {
     let status = serde_json::to_string(&db.status).unwrap();
     assert!(!status.contains("Rotated-Passw0rd-2026") && !status.contains("Sup3r-Secret-Passw0rd"));
     wait_dbi(&api, "rotate", "in sync after rotation", TIMEOUT, synced).await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(calls(&id, "ModifyDBInstance"), 1, "rotated once");
+    let once = || async { calls(&id, "ModifyDBInstance") == 1 };
+    common::holds_over_polls(&operator, "rotated once", once).await;
     // A create and a rotation, each some seconds of RDS being busy at a 1 s busy poll: a few dozen
     // reconciles at most. (A status field RDS moves on every read once woke ~12 a second.)
     let reconciles = common::operator_metric(&operator, "rds_operator_reconciles_total{");
