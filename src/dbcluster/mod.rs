@@ -19,7 +19,7 @@ pub mod drift;
 pub(crate) mod global;
 pub mod observed;
 pub mod plan;
-mod read;
+pub mod read;
 pub mod restore;
 
 use crate::crd::{LocalRef, Tag};

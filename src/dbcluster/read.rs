@@ -34,7 +34,6 @@ pub(super) async fn read(
 ) -> Result<Facts, Error> {
     let namespace = (cluster.namespace()).ok_or(Error::MissingObjectKey("namespace"))?;
     let at = &*located.location;
-    let intervals = at.observer.intervals;
     let identifier = cluster.identifier();
     let deleting = cluster.metadata.deletion_timestamp.is_some();
     let (observed, observed_directly) = match plan::paused(cluster) {
@@ -68,7 +67,7 @@ pub(super) async fn read(
         true => members(ctx, cluster).await?,
         false => Vec::new(),
     };
-    let polled = polled(at, cluster, observed.as_ref());
+    let polled = polled(ctx, at, cluster, observed.as_ref());
     let (global_members, global_endpoint) =
         super::global::member_reads(at, cluster, observed.as_ref(), observed_directly).await?;
     let blue_green = super::blue_green::read(at, cluster, reads.blue_green.as_ref()).await?;
@@ -83,6 +82,7 @@ pub(super) async fn read(
         subnet_group,
         parameter_group,
         referrers,
+        declared_members: polled.declared_members,
         absent_for,
         identity,
         snapshots,
@@ -102,31 +102,44 @@ pub(super) async fn read(
         alarms: polled.alarms,
         hash_key: ctx.hash_key.clone(),
         ca_bundle: ctx.ca_bundle.clone(),
-        intervals,
+        intervals: at.observer.intervals,
         placement: located.placement.clone(),
         now: crate::duration::now(),
     })
 }
 
-/// What the location's shared polls last found of a cluster (`plan::Facts` has each).
+/// What the location's shared polls, and the watches of DBInstances, last found of a cluster
+/// (`plan::Facts` has each).
 struct Polled {
     member_states: std::collections::BTreeMap<String, String>,
+    declared_members: Vec<String>,
     health: Option<crate::rds_state::ObservedHealth>,
     alarms: Option<Vec<crate::rds_state::ObservedAlarm>>,
     maintenance: Option<Vec<crate::maintenance::PendingAction>>,
 }
 
 /// What the location's shared polls last found of the cluster: its members' states, its figures
-/// (`health`), its alarms (when the spec or status has some) and its pending maintenance.
-fn polled(at: &Location, cluster: &DBCluster, observed: Option<&ObservedCluster>) -> Polled {
+/// (`health`), its alarms (when the spec or status has some), its pending maintenance, and but at
+/// deletion the DBInstances that name it theirs ([`DeclaredMembers`]).
+fn polled(
+    ctx: &Context,
+    at: &Location,
+    cluster: &DBCluster,
+    observed: Option<&ObservedCluster>,
+) -> Polled {
     let identifier = cluster.identifier();
     let alarms = (plan::alarms::has_alarms(cluster))
         .then(|| at.observer.alarms_of(&database_key(&identifier, true)))
         .flatten();
     let (exists, settled) = (observed.is_some(), at.observer.intervals.settled);
     let maintenance = crate::maintenance::aws::listed(at, "cluster", &identifier, exists, settled);
+    let deleting = cluster.metadata.deletion_timestamp.is_some();
     Polled {
         member_states: member_states(at, observed),
+        declared_members: match deleting {
+            true => Vec::new(),
+            false => ctx.shared::<DeclaredMembers>().of(ctx, cluster),
+        },
         health: health(at, cluster, observed),
         alarms,
         maintenance,
@@ -276,6 +289,22 @@ fn member_states(
             Some((m.identifier.clone(), found.status))
         })
         .collect()
+}
+
+/// The RDS identifiers of the DBInstances that name a cluster theirs, as the watches know them.
+/// DBInstance names DBCluster, not the other way: it registers at start (`Managed::declare`) how
+/// they are found, as a kind referred to registers a [`references::Resolver`].
+#[derive(Default)]
+pub struct DeclaredMembers(std::sync::OnceLock<fn(&Context, &DBCluster) -> Vec<String>>);
+
+impl DeclaredMembers {
+    pub fn register(&self, of: fn(&Context, &DBCluster) -> Vec<String>) {
+        let _ = self.0.set(of);
+    }
+
+    fn of(&self, ctx: &Context, cluster: &DBCluster) -> Vec<String> {
+        (self.0.get()).map_or_else(Vec::new, |of| of(ctx, cluster))
+    }
 }
 
 /// Whether the DBCluster (name, uid) of this namespace a cluster's ownership tags name exists.

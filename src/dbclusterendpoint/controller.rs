@@ -124,6 +124,7 @@ async fn reads(shared: &Shared, at: &Location, e: &DBClusterEndpoint) -> Result<
                 username: c.spec.master_username.clone().unwrap_or_default(),
                 dbname: c.spec.database_name.clone().unwrap_or_default(),
                 engine: c.spec.engine.as_str().to_owned(),
+                members: s.members.clone(),
             };
             (Ok(facts), password)
         }

@@ -152,6 +152,8 @@ pub struct Cluster {
     pub username: String,
     pub dbname: String,
     pub engine: String,
+    /// The cluster's instances, as its DBCluster's status last listed them.
+    pub members: Vec<crate::dbcluster::ClusterMember>,
 }
 
 /// The RDS identifiers of the static and the excluded members.

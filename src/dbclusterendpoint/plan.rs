@@ -164,7 +164,39 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     }
     let synced = plan.synced_after(&changed, f.busy_interval, "the endpoint");
     status_with(&mut plan, fields, synced, pending);
+    if let Some(why) = reaches_none(o, &cluster)
+        && let Some(status) = plan.status.as_mut()
+        && status.ready.ok
+    {
+        status.ready = ConditionPlan::new(false, "NoMembers", why);
+    }
     plan
+}
+
+/// Why the endpoint, as RDS has it, reaches no instance (None: it reaches one). Its static
+/// members are DBInstances that were Ready; with none, it reaches the cluster's instances of
+/// its type (readers, for READER; any, for ANY) but those excluded, and there may be none: RDS
+/// reports such an endpoint available all the same, and it takes no connection.
+fn reaches_none(o: &ObservedClusterEndpoint, cluster: &Cluster) -> Option<String> {
+    if !o.static_members.is_empty() {
+        return None;
+    }
+    let reader_only = o.endpoint_type.as_deref() != Some("ANY");
+    let reached = (cluster.members.iter())
+        .filter(|m| !(reader_only && m.is_cluster_writer))
+        .any(|m| !o.excluded_members.contains(&m.db_instance_identifier));
+    let kind = if reader_only { "reader" } else { "instance" };
+    (!reached).then(|| {
+        format!(
+            "the endpoint reaches no {kind} of cluster {}: it has none but those excluded \
+             ({}), so it takes no connection until one joins",
+            cluster.identifier,
+            match o.excluded_members.is_empty() {
+                true => "none".into(),
+                false => o.excluded_members.join(", "),
+            }
+        )
+    })
 }
 
 fn sorted(v: &[String]) -> Vec<String> {

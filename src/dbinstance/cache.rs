@@ -17,6 +17,10 @@ pub trait InstanceStores {
     /// identifier (managementPolicy ObserveOnly) in the same account and region (or whose place
     /// is not recorded yet, which may be the same), as the watches know them.
     fn observers_of(&self, identifier: &str, uid: Option<&str>, here: &Placement) -> Vec<String>;
+
+    /// The RDS identifiers of the DBInstances (not being deleted) that name `cluster` theirs, as
+    /// the watches know them.
+    fn members_of(&self, cluster: &crate::dbcluster::DBCluster) -> Vec<String>;
 }
 
 impl InstanceStores for Stores<DBInstance> {
@@ -42,6 +46,14 @@ impl InstanceStores for Stores<DBInstance> {
             .filter(|db| same_place(db))
             .filter(|db| crate::dbinstance::plan::spec::observe_only(db))
             .filter_map(|db| db.metadata.namespace.clone())
+            .collect()
+    }
+
+    fn members_of(&self, cluster: &crate::dbcluster::DBCluster) -> Vec<String> {
+        use crate::managed::references::RefersTo;
+        (self.all().into_iter())
+            .filter(|db| db.metadata.deletion_timestamp.is_none() && db.refers_to(cluster))
+            .map(|db| db.identifier())
             .collect()
     }
 }

@@ -43,6 +43,12 @@ impl Managed for DBInstance {
         ctx.shared::<Referrers<OptionGroup>>()
             .declare::<DBInstance>();
         ctx.shared::<Referrers<DBCluster>>().declare::<DBInstance>();
+        // A DBCluster with members waits for one to serve (dbcluster::plan::serving).
+        ctx.shared::<crate::dbcluster::read::DeclaredMembers>()
+            .register(|ctx, cluster| {
+                use super::cache::{InstanceStores, Instances};
+                ctx.shared::<Instances>().members_of(cluster)
+            });
         // A DBSnapshot's source names a DBInstance.
         (ctx.shared::<references::Resolver<crate::dbsnapshot::controller::SourceInstance>>())
             .register::<DBInstance>();

@@ -126,10 +126,10 @@ async fn reads(shared: &Shared, at: &Location, p: &DBProxy) -> Result<Reads, Err
         };
         // With its engine: one of another family is refused before RegisterDBProxyTargets.
         let resolved = match cluster {
-            true => references::resolve_object::<DBCluster>(client, &namespace, name, false)
+            true => references::resolve_object::<DBCluster>(client, &namespace, name, &[])
                 .await?
                 .map(|(id, c)| (id, c.spec.engine.as_str().to_owned())),
-            false => references::resolve_object::<DBInstance>(client, &namespace, name, false)
+            false => references::resolve_object::<DBInstance>(client, &namespace, name, &[])
                 .await?
                 .map(|(id, db)| (id, db.spec.engine.clone())),
         };

@@ -139,6 +139,25 @@ async fn a_reader_endpoint_over_one_static_member_reaches_that_member_and_follow
         );
     }
 
+    // Over every reader but both: RDS reports it available, and it reaches no instance, so it is
+    // not Ready (issue 76: no vacuous truth over a list).
+    let patch = json!({"spec": {"staticMembers": null,
+        "excludedMembers": [{"name": "reader-1"}, {"name": "reader-2"}]}});
+    (endpoints.patch("reports", &PatchParams::default(), &Patch::Merge(&patch)))
+        .await
+        .expect("excludedMembers");
+    let none = wait_object(&endpoints, "reports", "NoMembers", |e| {
+        let status = e.status.as_ref().unwrap();
+        let ready = common::object_condition(e, "Ready");
+        status.excluded_members.len() == 2
+            && status.state.as_deref() == Some("available")
+            && ready.is_some_and(|r| r.0 == "False" && r.1 == "NoMembers")
+    })
+    .await;
+    let message = common::object_condition(&none, "Ready").unwrap().2;
+    assert!(message.contains("reaches no reader"), "{message}");
+    assert_eq!(common::calls(&endpoint_id, "ModifyDBClusterEndpoint"), 2);
+
     // Deleted with the object.
     (endpoints.delete("reports", &DeleteParams::default()).await).expect("delete it");
     wait_object_gone(&endpoints, "reports").await;

@@ -133,7 +133,24 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
         .await)
         .expect("the example Deployment is accepted");
     let cluster_name = c.metadata.name.clone().unwrap();
-    wait_object(&clusters, &cluster_name, "the cluster Ready", ready).await;
+    let secret_name = (c.spec.connection.connection_secret.as_ref()).map(|s| s.name.clone());
+    let first = wait_object(&clusters, &cluster_name, "the cluster Ready", ready).await;
+    // Ready means usable (issue 76): the moment the cluster turns Ready its writer is available
+    // in RDS and a login through its Secret works. (RDS reports the cluster available before any
+    // instance exists: that alone made it Ready, and its Secret written, before its writer was
+    // even created.)
+    let status = |i: Option<aws_sdk_rds::types::DbInstance>| i?.db_instance_status;
+    assert_eq!(
+        status(common::describe(&rds, &writer).await).as_deref(),
+        Some("available"),
+        "the writer when the cluster turned Ready: {:?}",
+        first.status.map(|s| s.reported.conditions)
+    );
+    let at_once = secret_data(&client, &ns, &secret_name.expect("the example's Secret"))
+        .await
+        .expect("the cluster Secret at Ready");
+    let (ok, out) = mariadb_keys(&at_once, &at_once["password"], "SELECT 1");
+    assert!(ok, "a login the moment the cluster turned Ready: {out}");
     for m in &members {
         let name = m.metadata.name.clone().unwrap();
         wait_dbi(&instances, &name, "the member Ready", TIMEOUT, is_ready).await;

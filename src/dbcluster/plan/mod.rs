@@ -41,6 +41,7 @@ mod password;
 mod reboot;
 mod roles;
 mod secret;
+pub mod serving;
 pub mod storage;
 
 pub use modes::{Claim, claim, dry_run, observe_only, paused, tagged_owner};
@@ -75,6 +76,9 @@ pub struct Facts {
     pub parameter_group: Option<Result<String, String>>,
     /// At deletion: the DBInstances of the namespace that are members of this DBCluster.
     pub referrers: Vec<String>,
+    /// But at deletion: the RDS identifiers of the DBInstances of the namespace that name this
+    /// DBCluster theirs (`serving`: a cluster they are declared members of waits for one).
+    pub declared_members: Vec<String>,
     /// How long direct reads have found no cluster with the identifier (None: found, or not
     /// read directly).
     pub absent_for: Option<Duration>,
@@ -248,7 +252,7 @@ pub fn plan(f: &Facts) -> Plan {
     }
     let plan = match f.cluster.metadata.deletion_timestamp.is_some() {
         true => alarms::leftover(f, deletion::plan(f)),
-        false => apply::plan(f),
+        false => serving::hold(f, apply::plan(f)),
     };
     match dry_run(&f.cluster) {
         true => modes::preview(f, plan),

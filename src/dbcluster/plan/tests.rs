@@ -55,6 +55,7 @@ fn facts() -> Facts {
         subnet_group: None,
         parameter_group: None,
         referrers: vec![],
+        declared_members: vec![],
         absent_for: None,
         identity: None,
         snapshots: vec![],
@@ -1188,6 +1189,7 @@ mod data_api;
 mod global;
 mod multi_az;
 mod s3;
+mod serving;
 mod storage;
 
 /// rds.operator.rs/rotate-now on a cluster whose password RDS manages: RDS rotates it once per

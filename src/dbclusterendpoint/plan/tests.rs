@@ -13,6 +13,12 @@ fn cluster() -> Cluster {
         username: "admin".into(),
         dbname: "COFFEE".into(),
         engine: "aurora-mysql".into(),
+        members: ["coffee-w", "coffee-r1"]
+            .map(|m| crate::dbcluster::ClusterMember {
+                db_instance_identifier: m.into(),
+                is_cluster_writer: m == "coffee-w",
+            })
+            .into(),
     }
 }
 
@@ -259,4 +265,82 @@ fn ready_only_once_the_secret_it_asks_for_can_hold_the_endpoint() {
         let got = ready(&plan(&f));
         assert_eq!(got, Some((expected.0, expected.1.to_owned())), "{name}");
     }
+}
+
+/// Ready over a list (issue 76): an endpoint RDS reports available that reaches no instance
+/// takes no connection, so it is not Ready.
+#[test]
+fn ready_only_while_the_endpoint_reaches_an_instance() {
+    let over_all = |endpoint_type: &str, excluded: &[&str]| {
+        with(facts(), |f| {
+            let mut o = observed("available");
+            o.endpoint_type = Some(endpoint_type.into());
+            o.static_members = vec![];
+            o.excluded_members = excluded.iter().map(|e| e.to_string()).collect();
+            f.observed = Some(o);
+            f.extra.members = Some(Ok((vec![], o_excluded(excluded))));
+            f.object.spec.endpoint_type = match endpoint_type {
+                "ANY" => EndpointType::Any,
+                _ => EndpointType::Reader,
+            };
+            f.object.spec.static_members = vec![];
+        })
+    };
+    let no_readers = |f: &mut Facts| {
+        if let Some(Ok(c)) = f.extra.cluster.as_mut() {
+            c.members.retain(|m| m.is_cluster_writer);
+        }
+    };
+    let rows: Vec<(&str, Facts, (bool, &str))> = vec![
+        (
+            "static members (DBInstances that were Ready)",
+            with(facts(), |f| f.observed = Some(observed("available"))),
+            (true, "Available"),
+        ),
+        (
+            "READER over all members, the cluster has a reader",
+            over_all("READER", &[]),
+            (true, "Available"),
+        ),
+        (
+            "READER over all members, the cluster has only its writer",
+            with(over_all("READER", &[]), no_readers),
+            (false, "NoMembers"),
+        ),
+        (
+            "READER over all but the only reader",
+            over_all("READER", &["coffee-r1"]),
+            (false, "NoMembers"),
+        ),
+        (
+            "ANY over all but the reader: the writer is reached",
+            over_all("ANY", &["coffee-r1"]),
+            (true, "Available"),
+        ),
+        (
+            "ANY over all but both",
+            over_all("ANY", &["coffee-r1", "coffee-w"]),
+            (false, "NoMembers"),
+        ),
+        (
+            "creating: RDS's state stays the reason",
+            with(over_all("READER", &["coffee-r1"]), |f| {
+                f.observed.as_mut().unwrap().status = "creating".into()
+            }),
+            (false, "Busy"),
+        ),
+    ];
+    for (name, f, (ok, reason)) in rows {
+        let p = plan(&f);
+        let ready = &p.status.as_ref().expect("a status").ready;
+        assert_eq!((ready.ok, ready.reason.as_str()), (ok, reason), "{name}");
+        assert!(
+            own(&p).iter().all(|s| !matches!(s, Own::Modify { .. })),
+            "{name}"
+        );
+    }
+}
+
+fn o_excluded(excluded: &[&str]) -> Vec<String> {
+    excluded.iter().map(|e| e.to_string()).collect()
 }

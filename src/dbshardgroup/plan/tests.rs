@@ -151,3 +151,40 @@ fn the_create_carries_the_cluster_capacity_and_ownership_tags_and_status_reports
         "not Ready while RDS creates it"
     );
 }
+
+/// Ready by RDS's word on this shard group, never by the absence of one (issue 76): not made
+/// yet, made and still creating, its cluster not resolved, or RDS reporting it anything but
+/// available is not Ready.
+#[test]
+fn ready_only_when_rds_reports_the_shard_group_available() {
+    let rows: Vec<(&str, Facts, bool)> = vec![
+        (
+            "none in RDS yet: the create goes, not Ready",
+            facts(),
+            false,
+        ),
+        (
+            "its DBCluster not resolved, none in RDS",
+            with(facts(), |f| {
+                f.extra.identifier = None;
+                f.extra.unresolved = Some("DBCluster limitless is not Ready yet".into())
+            }),
+            false,
+        ),
+        (
+            "creating",
+            with(facts(), |f| f.observed = Some(in_rds("creating"))),
+            false,
+        ),
+        (
+            "modifying",
+            with(facts(), |f| f.observed = Some(in_rds("modifying"))),
+            false,
+        ),
+        ("available", existing(facts()), true),
+    ];
+    for (name, f, ready) in rows {
+        let p = plan(&f);
+        assert_eq!(p.status.expect("a status").ready.ok, ready, "{name}");
+    }
+}

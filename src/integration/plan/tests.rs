@@ -199,3 +199,23 @@ fn ready_while_it_replicates_and_not_while_it_is_made_or_failed() {
         assert_eq!(p.status.expect("status").ready.ok, ready, "{status}");
     }
 }
+
+/// Ready by RDS's word on this integration, never by the absence of one (issue 76): none in
+/// RDS yet (the create goes), or its DBCluster not resolved, is not Ready.
+#[test]
+fn not_ready_before_rds_lists_the_integration() {
+    let p = plan(&facts());
+    assert_eq!(steps::<Integration>(&p), vec!["Create".to_string()]);
+    assert!(!p.status.expect("a status").ready.ok, "just created");
+    let unresolved = with(facts(), |f| {
+        f.extra.arn = None;
+        f.extra.unresolved = Some("DBCluster coffee is not Ready yet".into());
+    });
+    let p = plan(&unresolved);
+    assert!(
+        steps::<Integration>(&p).is_empty(),
+        "{:?}",
+        steps::<Integration>(&p)
+    );
+    assert!(!p.status.expect("a status").ready.ok, "unresolved");
+}

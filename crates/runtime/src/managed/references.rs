@@ -45,35 +45,28 @@ pub async fn resolve<K: Referable>(
     namespace: &str,
     name: &str,
 ) -> Result<Result<String, String>, Error> {
-    resolve_if::<K>(client, namespace, name, false).await
+    resolve_also::<K>(client, namespace, name, &[]).await
 }
 
-/// [`resolve`], taking also an object stopped as its spec says (Ready False, reason Stopped, at
-/// its current generation): a cluster member's cluster, which stops with its members.
-pub async fn resolve_running_or_stopped<K: Referable>(
+/// [`resolve`], taking also an object whose Ready is False, at its current generation, for one
+/// of `reasons`: a cluster member's cluster, which stops with its members (Stopped) and waits
+/// for them to serve (NoWriter).
+pub async fn resolve_also<K: Referable>(
     client: &Client,
     namespace: &str,
     name: &str,
+    reasons: &[&str],
 ) -> Result<Result<String, String>, Error> {
-    resolve_if::<K>(client, namespace, name, true).await
-}
-
-async fn resolve_if<K: Referable>(
-    client: &Client,
-    namespace: &str,
-    name: &str,
-    stopped: bool,
-) -> Result<Result<String, String>, Error> {
-    let resolved = resolve_object::<K>(client, namespace, name, stopped).await?;
+    let resolved = resolve_object::<K>(client, namespace, name, reasons).await?;
     Ok(resolved.map(|(rds_name, _)| rds_name))
 }
 
-/// [`resolve`], with the object itself (what else of it a decision needs: its engine, say).
+/// [`resolve_also`], with the object itself (what else of it a decision needs: its engine, say).
 pub async fn resolve_object<K: Referable>(
     client: &Client,
     namespace: &str,
     name: &str,
-    stopped: bool,
+    reasons: &[&str],
 ) -> Result<Result<(String, K), String>, Error> {
     let api: Api<K> = Api::namespaced(client.clone(), namespace);
     let what = K::LABEL;
@@ -85,7 +78,7 @@ pub async fn resolve_object<K: Referable>(
         return Ok(Err(format!("{what} {name} does not exist")));
     };
     let status = Referable::status(&obj).cloned().unwrap_or_default();
-    let usable = usable(&obj, &status) || (stopped && stopped_as_wanted(&obj, &status));
+    let usable = usable(&obj, &status) || not_ready_for(&obj, &status, reasons);
     Ok(match (usable, K::rds_name(&status)) {
         (true, Some(rds_name)) => Ok((rds_name, obj)),
         _ => Err(format!("{what} {name} is not Ready yet")),
@@ -100,17 +93,17 @@ pub fn usable<K: Referable>(obj: &K, status: &K::Status) -> bool {
     ready && obj.meta().deletion_timestamp.is_none()
 }
 
-/// Whether an object is stopped as its spec says: Ready False, reason Stopped, at its current
-/// generation, and not being deleted.
-fn stopped_as_wanted<K: Referable>(obj: &K, status: &K::Status) -> bool {
+/// Whether an object is not Ready for one of `reasons` (Ready False with that reason, at its
+/// current generation), and not being deleted.
+fn not_ready_for<K: Referable>(obj: &K, status: &K::Status, reasons: &[&str]) -> bool {
     let generation = obj.meta().generation;
-    let stopped = (K::conditions(status).iter()).any(|c| {
+    let waiting = (K::conditions(status).iter()).any(|c| {
         c.type_ == "Ready"
             && c.status == "False"
-            && c.reason == "Stopped"
+            && reasons.contains(&c.reason.as_str())
             && c.observed_generation == generation
     });
-    stopped && obj.meta().deletion_timestamp.is_none()
+    waiting && obj.meta().deletion_timestamp.is_none()
 }
 
 /// The controller of kind `R`, woken by a change of an object of kind `K` (it turning Ready): the
