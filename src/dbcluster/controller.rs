@@ -35,6 +35,9 @@ impl Referable for DBCluster {
     fn rds_name(status: &DBClusterStatus) -> Option<String> {
         status.db_cluster_identifier.clone()
     }
+    /// Available in RDS, waiting for a member to serve: its members join it, and what needs only
+    /// the cluster goes on (`plan::serving`).
+    const USABLE_WHEN: &'static [&'static str] = &[crate::dbcluster::plan::serving::NO_WRITER];
 }
 
 /// The status after a pass: the plan's fields, with its conditions merged into the previous ones.

@@ -396,6 +396,9 @@ pub struct ClusterMember {
     pub db_instance_identifier: String,
     /// The writer (true) or a reader.
     pub is_cluster_writer: bool,
+    /// The instance's state as the operator's shared poll of instances last saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 impl DBCluster {

@@ -173,29 +173,54 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
     plan
 }
 
-/// Why the endpoint, as RDS has it, reaches no instance (None: it reaches one). Its static
-/// members are DBInstances that were Ready; with none, it reaches the cluster's instances of
-/// its type (readers, for READER; any, for ANY) but those excluded, and there may be none: RDS
-/// reports such an endpoint available all the same, and it takes no connection.
+/// Why the endpoint, as RDS has it, reaches no instance that takes connections (None: it
+/// reaches one). It reaches its static members or, with none, the cluster's instances of its
+/// type (readers for READER, any for ANY) but those excluded; RDS reports it available all the
+/// same when none of them serves. A member whose state the DBCluster's status does not give is
+/// taken to serve.
 fn reaches_none(o: &ObservedClusterEndpoint, cluster: &Cluster) -> Option<String> {
-    if !o.static_members.is_empty() {
+    let reader_only = o.endpoint_type.as_deref() != Some("ANY");
+    let reached: Vec<&crate::dbcluster::ClusterMember> = match o.static_members.is_empty() {
+        false => (cluster.members.iter())
+            .filter(|m| o.static_members.contains(&m.db_instance_identifier))
+            .collect(),
+        true => (cluster.members.iter())
+            .filter(|m| !(reader_only && m.is_cluster_writer))
+            .filter(|m| !o.excluded_members.contains(&m.db_instance_identifier))
+            .collect(),
+    };
+    let serves = |m: &&crate::dbcluster::ClusterMember| {
+        (m.state.as_deref()).is_none_or(crate::dbcluster::plan::serving::serves)
+    };
+    if reached.iter().any(serves) || (!o.static_members.is_empty() && reached.is_empty()) {
+        // A static member the cluster's status does not list yet: RDS's word stands.
         return None;
     }
-    let reader_only = o.endpoint_type.as_deref() != Some("ANY");
-    let reached = (cluster.members.iter())
-        .filter(|m| !(reader_only && m.is_cluster_writer))
-        .any(|m| !o.excluded_members.contains(&m.db_instance_identifier));
+    let states: Vec<String> = (reached.iter())
+        .map(|m| {
+            format!(
+                "{} ({})",
+                m.db_instance_identifier,
+                m.state.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
     let kind = if reader_only { "reader" } else { "instance" };
-    (!reached).then(|| {
-        format!(
-            "the endpoint reaches no {kind} of cluster {}: it has none but those excluded \
-             ({}), so it takes no connection until one joins",
+    Some(match states.is_empty() {
+        true => format!(
+            "the endpoint reaches no {kind} of cluster {}: it has none but those excluded ({}), \
+             so it takes no connection until one joins",
             cluster.identifier,
             match o.excluded_members.is_empty() {
                 true => "none".into(),
                 false => o.excluded_members.join(", "),
             }
-        )
+        ),
+        false => format!(
+            "none of the instances the endpoint reaches takes connections ({}): it takes none \
+             until one does",
+            states.join(", ")
+        ),
     })
 }
 

@@ -394,10 +394,10 @@ async fn cluster(
         }
         (None, None) => return Ok(Err("the DBInstance is not a cluster member".into())),
     };
-    // A stopped cluster's members are stopped with it: they report it. A cluster available in
-    // RDS that waits for its members to serve (dbcluster::plan::serving) is theirs to join.
-    let reasons = ["Stopped", crate::dbcluster::plan::serving::NO_WRITER];
-    managed::references::resolve_also::<DBCluster>(&ctx.client, namespace, &name, &reasons).await
+    // A stopped cluster's members are stopped with it: they report it. (One that waits for its
+    // members to serve is usable: `Referable::USABLE_WHEN`.)
+    managed::references::resolve_also::<DBCluster>(&ctx.client, namespace, &name, &["Stopped"])
+        .await
 }
 
 /// Whether the DBInstance (namespace, name, uid) an instance's tags name still exists.

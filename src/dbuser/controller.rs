@@ -314,7 +314,7 @@ fn described(named: &Named) -> (String, bool, Option<Endpoint>, PasswordRead, Da
             let spec = (&db.spec.engine, &db.spec.master_username, &db.spec.db_name);
             (
                 format!("DBInstance {}", db.name_any()),
-                (db.status.as_ref()).is_some_and(|s| references::usable(&**db, s)),
+                (db.status.as_ref()).is_some_and(|s| references::ready(&**db, s)),
                 status.common,
                 status.db_instance_identifier,
                 status.dbi_resource_id,
@@ -331,7 +331,7 @@ fn described(named: &Named) -> (String, bool, Option<Endpoint>, PasswordRead, Da
             );
             (
                 format!("DBCluster {}", c.name_any()),
-                (c.status.as_ref()).is_some_and(|s| references::usable(&**c, s)),
+                (c.status.as_ref()).is_some_and(|s| references::ready(&**c, s)),
                 status.common,
                 status.db_cluster_identifier,
                 status.db_cluster_resource_id,

@@ -277,7 +277,8 @@ async fn a_namespace_the_account_does_not_select_is_refused_with_no_call_made() 
     );
     // No call was made for it, in any account.
     let none = || async { server_calls(&id).is_empty() };
-    common::holds_over_passes(&operator, "DBInstance", "no call made for it", none).await;
+    let object = ("DBInstance", "db");
+    common::holds_over_pokes(&operator, &api, object, "no call made for it", none).await;
     assert_eq!(describes(&operator, ACCOUNT_A, "us-east-1"), 0.0);
     assert!(
         db.status.and_then(|s| s.common.placement).is_none(),
@@ -436,7 +437,7 @@ async fn a_region_change_on_an_existing_instance_is_refused_and_nothing_is_made_
     let refused =
         || async { synced_reason(&api.get("db").await.unwrap()) == "AccountOrRegionMismatch" };
     let what = "still refused once spec.region says the same";
-    common::holds_over_passes(&operator, "DBInstance", what, refused).await;
+    common::holds_over_pokes(&operator, &api, ("DBInstance", "db"), what, refused).await;
     let eu = rds_of_region("eu-west-1").await;
     assert!(
         describe(&eu, &id).await.is_none(),

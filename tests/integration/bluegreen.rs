@@ -141,7 +141,7 @@ async fn a_major_upgrade_switches_over_only_once_approved_and_keeps_the_old_inst
     };
     crate::common::holds_over_passes(
         &operator,
-        "DBInstance",
+        ("DBInstance", "db"),
         "no switchover, made once",
         unapproved,
     )

@@ -35,16 +35,9 @@ async fn a_class_rds_does_not_offer_is_refused_naming_the_field_and_never_sent()
     );
     let read = common::operator_calls(&operator, "DescribeOrderableDBInstanceOptions");
     assert!(read >= 1, "the offered classes were read");
-    let mut edits = 0;
-    holds_over_passes(&operator, "DBInstance", "no CreateDBInstance sent", || {
-        edits += 1;
-        let (api, id) = (api.clone(), id.clone());
-        async move {
-            common::annotate(&api, "db", "test/poke", &edits.to_string()).await;
-            common::calls(&id, "CreateDBInstance") == 0
-        }
-    })
-    .await;
+    let unsent = || async { common::calls(&id, "CreateDBInstance") == 0 };
+    let db = ("DBInstance", "db");
+    common::holds_over_pokes(&operator, &api, db, "no CreateDBInstance sent", unsent).await;
     assert_eq!(
         common::operator_calls(&operator, "DescribeOrderableDBInstanceOptions"),
         read,

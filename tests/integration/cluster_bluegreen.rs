@@ -187,7 +187,7 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
     };
     crate::common::holds_over_passes(
         &operator,
-        "DBCluster",
+        ("DBCluster", "coffee"),
         "no switchover, made once",
         unapproved,
     )
@@ -213,7 +213,7 @@ async fn an_aurora_major_upgrade_goes_blue_green_and_switches_over_only_once_app
         "no switchover while green is behind: {:?}",
         held.status.map(|s| s.reported.conditions)
     );
-    crate::common::holds_over_passes(&operator, "DBCluster", &what, none).await;
+    crate::common::holds_over_passes(&operator, ("DBCluster", "coffee"), &what, none).await;
     let _ = holder.kill();
     let _ = holder.wait();
     // Once caught up: CloudWatch's highest lag of the last minute falls under 5 s within the

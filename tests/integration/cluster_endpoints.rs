@@ -157,6 +157,15 @@ async fn a_reader_endpoint_over_one_static_member_reaches_that_member_and_follow
     let message = common::object_condition(&none, "Ready").unwrap().2;
     assert!(message.contains("reaches no reader"), "{message}");
     assert_eq!(common::calls(&endpoint_id, "ModifyDBClusterEndpoint"), 2);
+    // One reader let back in: Ready again.
+    let patch = json!({"spec": {"excludedMembers": [{"name": "reader-1"}]}});
+    (endpoints.patch("reports", &PatchParams::default(), &Patch::Merge(&patch)))
+        .await
+        .expect("excludedMembers");
+    wait_object(&endpoints, "reports", "Ready over reader-2", |e| {
+        ready(e) && e.status.as_ref().unwrap().excluded_members == [names[1].1.clone()]
+    })
+    .await;
 
     // Deleted with the object.
     (endpoints.delete("reports", &DeleteParams::default()).await).expect("delete it");

@@ -244,7 +244,7 @@ async fn the_aurora_example_serves_sql_through_its_writer_and_reader() {
     // In sync: three passes of the operator's with no call that changes anything.
     let ids = [id.as_str(), writer.as_str(), reader.as_str()];
     let before = common::mutations(&ids);
-    common::steady_state(&operator, "DBCluster", &ids).await;
+    common::steady_state(&operator, ("DBCluster", &cluster_name), &ids).await;
 
     let patch = json!({"spec": {"engineVersion": NEWER}});
     (clusters
@@ -355,7 +355,7 @@ async fn a_cluster_deleted_with_members_waits_then_leaves_a_final_snapshot() {
     assert!(message.contains("DBInstance one"), "{message}");
     let kept = || async { common::calls(&id, "DeleteDBCluster") == 0 };
     let what = "no delete while a member exists";
-    common::holds_over_passes(&operator, "DBCluster", what, kept).await;
+    common::holds_over_passes(&operator, ("DBCluster", "coffee"), what, kept).await;
     assert!(common::calls(&id, "DescribeDBClusters") > 0);
 
     instances
@@ -648,7 +648,13 @@ async fn a_static_cluster_parameter_change_waits_for_a_reboot_that_the_policy_ma
     let reboots =
         || common::calls(&writer, "RebootDBInstance") + common::calls(&reader, "RebootDBInstance");
     let none = || async { reboots() == 0 };
-    common::holds_over_passes(&operator, "DBCluster", "Report reboots nothing", none).await;
+    common::holds_over_passes(
+        &operator,
+        ("DBCluster", "coffee"),
+        "Report reboots nothing",
+        none,
+    )
+    .await;
 
     let since = common::epoch();
     let policy = json!({"spec": {"pendingRebootPolicy": "Reboot"}});

@@ -244,7 +244,8 @@ async fn a_blue_green_switchover_approved_while_green_is_behind_waits_then_goes_
     eprintln!("{message}");
     assert!(message.contains("over maxLagSeconds 5"), "{message}");
     let held = || async { calls(&deployment, "SwitchoverBlueGreenDeployment") == 0 };
-    crate::common::holds_over_passes(&operator, "DBInstance", "held while behind", held).await;
+    crate::common::holds_over_passes(&operator, ("DBInstance", "db"), "held while behind", held)
+        .await;
 
     let _ = holder.kill();
     let _ = holder.wait();

@@ -104,7 +104,7 @@ async fn a_subscriptions_event_arrives_on_sqs_and_the_subscription_is_kept_and_d
     assert_eq!(got, vec![(id.clone(), "DB instance restarted".to_owned())]);
 
     // In sync: no call that changes anything over three passes of the operator's.
-    common::steady_state(&operator, "EventSubscription", &[&name]).await;
+    common::steady_state(&operator, ("EventSubscription", "restarts"), &[&name]).await;
 
     // Disabled, with another category: one ModifyEventSubscription; then nothing is sent.
     let patch = json!({"spec": {"enabled": false, "eventCategories": ["backup"]}});

@@ -110,7 +110,7 @@ async fn an_export_task_is_sent_once_across_an_operator_kill_and_its_failure_is_
     let reasons = common::event_reasons(&client, &ns, "lost").await;
     assert!(reasons.contains(&"ExportFailed".to_owned()), "{reasons:?}");
     let once = || async { common::calls(&lost, "StartExportTask") == 1 };
-    common::holds_over_passes(&restarted, "DBSnapshot", "not sent again", once).await;
+    common::holds_over_passes(&restarted, ("DBSnapshot", "lost"), "not sent again", once).await;
 
     for name in ["kept", "lost"] {
         (snapshots.delete(name, &Default::default()).await).expect("delete");

@@ -114,7 +114,7 @@ async fn a_global_database_is_made_once_of_its_primary_and_waits_for_its_members
     .await;
     let kept = || async { common::calls(&gid, "DeleteGlobalCluster") == 0 };
     let what = "no DeleteGlobalCluster while the primary is a member";
-    common::holds_over_passes(&operator, "GlobalCluster", what, kept).await;
+    common::holds_over_passes(&operator, ("GlobalCluster", "coffee-global"), what, kept).await;
     // Once the primary is detached (by hand here: RDS refuses to delete a member cluster), the
     // global database goes.
     let primary = (status.members[0].db_cluster_arn.clone()).expect("the primary's ARN");
@@ -621,7 +621,13 @@ async fn a_switchover_makes_eu_west_1_the_writer_once_through_a_sigkill_and_a_fa
     )
     .await;
     let once = || async { common::calls(&gid, "FailoverGlobalCluster") == 1 };
-    common::holds_over_passes(&g.operator, "GlobalCluster", "sent once", once).await;
+    common::holds_over_passes(
+        &g.operator,
+        ("GlobalCluster", "coffee-global"),
+        "sent once",
+        once,
+    )
+    .await;
     let (ok, out) = mariadb_keys(&s, &s["password"], "INSERT INTO suppliers VALUES ('back')");
     assert!(
         ok,

@@ -250,7 +250,13 @@ async fn a_throttled_primary_region_never_approves_a_failover_and_one_resetting_
     })
     .await;
     let once = || async { common::calls(&gid, "FailoverGlobalCluster") == 1 };
-    common::holds_over_passes(&b.operator, "GlobalCluster", "sent once", once).await;
+    common::holds_over_passes(
+        &b.operator,
+        ("GlobalCluster", "coffee-global"),
+        "sent once",
+        once,
+    )
+    .await;
 
     outage_over(PRIMARY).await;
     b.delete_all(&["coffee-aurora-eu"]).await;
@@ -340,7 +346,13 @@ async fn a_failover_whose_send_fails_is_sent_again_until_rds_takes_it_once() {
         "{notes}"
     );
     let once = || async { common::calls(&gid, "FailoverGlobalCluster") == 1 };
-    common::holds_over_passes(&b.operator, "GlobalCluster", "taken once", once).await;
+    common::holds_over_passes(
+        &b.operator,
+        ("GlobalCluster", "coffee-global"),
+        "taken once",
+        once,
+    )
+    .await;
 
     outage_over(TARGET).await;
     b.delete_all(&["coffee-aurora-eu"]).await;

@@ -179,7 +179,7 @@ async fn the_second_switch_to_io_optimized_within_30_days_is_refused() {
     assert!(message.contains("once every 30 days"), "{message}");
     let two = || async { common::calls(&id, "ModifyDBCluster") == 2 };
     let what = "no call for the second switch";
-    common::holds_over_passes(&operator, "DBCluster", what, two).await;
+    common::holds_over_passes(&operator, ("DBCluster", "coffee"), what, two).await;
     assert_eq!(cluster_of(&rds, &id).await.storage_type(), Some("aurora"));
     let reasons = common::event_reasons(&client, &ns, "coffee").await;
     assert!(

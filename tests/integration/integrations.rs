@@ -91,7 +91,7 @@ async fn an_integration_of_a_namespaces_cluster_is_created_changed_kept_and_dele
     assert_eq!(common::calls(&refused, "CreateIntegration"), 0);
 
     // In sync: no call that changes anything over three passes of the operator's.
-    common::steady_state(&operator, "Integration", &[&name]).await;
+    common::steady_state(&operator, ("Integration", "etl"), &[&name]).await;
     assert_eq!(common::calls(&name, "CreateIntegration"), 1);
 
     // A new data filter: one ModifyIntegration, reported once RDS has it.

@@ -178,7 +178,7 @@ async fn a_clusters_pending_maintenance_is_applied_at_once_under_immediate_and_o
     .await;
     // Sent once, over three passes of the operator's.
     let once = || async { calls(&id, "ApplyPendingMaintenanceAction") == 1 };
-    crate::common::holds_over_passes(&operator, "DBCluster", "sent once", once).await;
+    crate::common::holds_over_passes(&operator, ("DBCluster", "coffee"), "sent once", once).await;
     assert_eq!(applied(&id).len(), 1);
     (clusters.delete("coffee", &Default::default()).await).expect("delete");
     common::wait_object_gone(&clusters, "coffee").await;

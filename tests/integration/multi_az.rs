@@ -111,7 +111,7 @@ async fn a_multi_az_db_clusters_reader_refuses_writes_and_shows_the_writers_row(
     let ids: Vec<&str> = std::iter::once(id.as_str())
         .chain(names.iter().map(String::as_str))
         .collect();
-    common::steady_state(&operator, "DBCluster", &ids).await;
+    common::steady_state(&operator, ("DBCluster", "coffee"), &ids).await;
 
     let patch = json!({"spec": {"allocatedStorage": 200, "iops": 2000}});
     let params = PatchParams::default();

@@ -92,7 +92,7 @@ async fn parameters_are_set_as_the_catalog_says_kept_and_reset() {
     assert!(
         calls(&name, "CreateDBParameterGroup") == 1 && calls(&name, "ModifyDBParameterGroup") >= 1
     );
-    common::steady_state(&operator, "DBParameterGroup", &[&name]).await;
+    common::steady_state(&operator, ("DBParameterGroup", "coffee"), &[&name]).await;
 
     // Changed outside the operator: put back.
     (rds.modify_db_parameter_group())

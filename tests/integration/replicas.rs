@@ -269,8 +269,13 @@ async fn deleting_a_source_with_a_replica_waits_for_the_replica() {
 
     source_deletion_waits(&instances).await;
     let kept = || async { calls(&main_id, "DeleteDBInstance") == 0 };
-    crate::common::holds_over_passes(&operator, "DBInstance", "the source is not deleted", kept)
-        .await;
+    crate::common::holds_over_passes(
+        &operator,
+        ("DBInstance", "main"),
+        "the source is not deleted",
+        kept,
+    )
+    .await;
     assert!(describe(&rds, &main_id).await.is_some());
 
     crate::common::delete(&instances, "replica").await;
@@ -365,7 +370,13 @@ async fn a_replica_of_another_namespaces_instance_is_refused() {
     )
     .await;
     let none = || async { calls(&replica_id, "CreateDBInstanceReadReplica") == 0 };
-    crate::common::holds_over_passes(&operator, "DBInstance", "no replica made", none).await;
+    crate::common::holds_over_passes(
+        &operator,
+        ("DBInstance", "replica"),
+        "no replica made",
+        none,
+    )
+    .await;
     crate::common::delete(&our_instances, "replica").await;
     wait_gone(&our_instances, "replica", TIMEOUT).await;
     let policy = json!({"spec": {"deletionPolicy": "Delete"}});

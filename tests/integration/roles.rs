@@ -65,7 +65,7 @@ async fn a_listed_role_is_associated_one_added_by_hand_kept_and_a_dropped_one_re
     let kept = || async { instance_roles(&rds, &id).await == [EXPORT] };
     crate::common::holds_over_passes(
         &operator,
-        "DBInstance",
+        ("DBInstance", "db"),
         "the one added by hand is kept",
         kept,
     )

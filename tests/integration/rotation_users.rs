@@ -236,7 +236,7 @@ async fn retire_after_zero_never_locks_a_login_before_the_secret_switched_and_a_
     );
     holds_over_passes(
         &operator,
-        "DBUser",
+        ("DBUser", "app"),
         "the app's login logs in while its reader rolls",
         || {
             let clone = clone.clone();

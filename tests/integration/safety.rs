@@ -202,7 +202,7 @@ async fn with_no_snapshot_nothing_is_created_until_the_spec_opts_in() {
     let (_, _, message) = condition(&db, "Synced").unwrap();
     assert!(message.contains("no snapshot"), "{message}");
     let none = || async { calls(&id, "CreateDBInstance") == 1 };
-    common::holds_over_passes(&operator, "DBInstance", "nothing created", none).await;
+    common::holds_over_passes(&operator, ("DBInstance", "db"), "nothing created", none).await;
     assert!(common::describe(&rds, &id).await.is_none());
     assert!(
         common::event_reasons(&client, &ns, "db")
@@ -264,7 +264,7 @@ async fn an_operator_pointed_at_another_region_creates_nothing() {
     assert!(message.contains("eu-west-1"), "{message}");
     let none = || async { calls(&id, "CreateDBInstance") == 1 };
     let what = "nothing created in either region";
-    common::holds_over_passes(&away, "DBInstance", what, none).await;
+    common::holds_over_pokes(&away, &api, ("DBInstance", "db"), what, none).await;
     assert_eq!(calls(&id, "RestoreDBInstanceFromDBSnapshot"), 0);
     assert!(
         common::describe(&rds, &id).await.is_some(),
@@ -313,7 +313,13 @@ async fn protection_raised_in_aws_is_kept_and_reported() {
     );
     // Three passes of the operator's: nothing is weakened.
     let unmodified = || async { operator_calls(&operator, "ModifyDBInstance") == 0 };
-    common::holds_over_passes(&operator, "DBInstance", "nothing weakened", unmodified).await;
+    common::holds_over_passes(
+        &operator,
+        ("DBInstance", "db"),
+        "nothing weakened",
+        unmodified,
+    )
+    .await;
     let i = common::describe(&rds, &id).await.unwrap();
     assert_eq!(i.deletion_protection(), Some(true));
     assert_eq!(i.backup_retention_period(), Some(7));

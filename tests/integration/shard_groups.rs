@@ -90,7 +90,7 @@ async fn a_shard_group_of_a_limitless_cluster_is_created_in_its_secret_changed_k
     assert_eq!(common::calls(&id, "CreateDBShardGroup"), 1);
 
     // In sync: no call that changes anything over three passes of the operator's.
-    common::steady_state(&operator, "DBShardGroup", &[&id]).await;
+    common::steady_state(&operator, ("DBShardGroup", "shards"), &[&id]).await;
 
     // More capacity and a standby: one ModifyDBShardGroup, reported once RDS has it.
     let patch = json!({"spec": {"maxACU": 1024, "computeRedundancy": 1}});

@@ -168,7 +168,7 @@ async fn replicas_share_the_pairs_and_a_frozen_replica_acts_on_nothing_it_lost()
     // Over three of its own listings after the thaw: it was alive, and sent nothing.
     first.signal("-CONT");
     let all = |op: &str| -> f64 { REGIONS.iter().map(|r| calls_in(&first, op, r)).sum() };
-    let listings = || all("DescribeDBInstances") as u64;
+    let listings = common::listings(&first);
     let unsent = || async { all("ModifyDBInstance") == modifies_before };
     let what = "the thawed replica sent no ModifyDBInstance";
     let counted = (listings, "listings of the thawed replica");

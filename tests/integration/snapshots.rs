@@ -434,7 +434,7 @@ async fn a_schedule_keeps_exactly_keep_snapshots_and_deletes_only_its_own() {
             .collect::<Vec<_>>()
     };
     // Longer than the schedule's six seconds, and three listings of the instance's location.
-    let polls = || common::operator_calls(&operator, "DescribeDBInstances");
+    let polls = common::listings(&operator);
     let no_tick = || async { names(&snapshots_of(&rds, &id, &uid).await) == names(&gone) };
     let at_least = std::time::Duration::from_secs(7);
     let counted = (polls, "listings of the location");

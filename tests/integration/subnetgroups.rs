@@ -89,7 +89,7 @@ async fn a_subnet_group_is_created_kept_as_the_spec_says_and_deleted() {
 
     // Steady state: no call changes anything (the emulator counted the one that made the group).
     assert_eq!(calls(&name, "CreateDBSubnetGroup"), 1);
-    common::steady_state(&operator, "DBSubnetGroup", &[&name]).await;
+    common::steady_state(&operator, ("DBSubnetGroup", "coffee"), &[&name]).await;
 
     // Changed outside the operator: put back.
     (rds.modify_db_subnet_group())
@@ -169,7 +169,13 @@ async fn a_dbinstance_waits_for_its_subnet_group_which_waits_for_it_on_deletion(
             .contains("db")
     );
     let untried = || async { calls(&name, "DeleteDBSubnetGroup") == 0 };
-    common::holds_over_passes(&operator, "DBSubnetGroup", "not even tried", untried).await;
+    common::holds_over_passes(
+        &operator,
+        ("DBSubnetGroup", "coffee-subnets"),
+        "not even tried",
+        untried,
+    )
+    .await;
     assert!(describe_group(&rds, &name).await.is_some());
 
     // Once the DBInstance is gone, so is the group.

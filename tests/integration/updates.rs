@@ -418,7 +418,7 @@ async fn drift_policy_report_only_reports() {
     )
     .await;
     let once = || async { calls(&id, "CreateDBInstance") == 1 };
-    common::holds_over_passes(&operator, "DBInstance", "not made again", once).await;
+    common::holds_over_passes(&operator, ("DBInstance", "report"), "not made again", once).await;
     common::delete_and_wait(&api, "report").await;
 }
 

@@ -427,6 +427,13 @@ pub(super) fn observed_fields(f: &Facts, o: &ObservedCluster) -> DBClusterStatus
             .map(|m| ClusterMember {
                 db_instance_identifier: m.identifier.clone(),
                 is_cluster_writer: m.writer,
+                // Missing from the last listing (just changed, read again directly first): as
+                // it was.
+                state: (f.member_states.get(&m.identifier).cloned()).or_else(|| {
+                    (previous.members.iter())
+                        .find(|p| p.db_instance_identifier == m.identifier)
+                        .and_then(|p| p.state.clone())
+                }),
             })
             .collect(),
         global_cluster_identifier: o.global_cluster.clone(),

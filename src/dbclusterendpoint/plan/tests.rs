@@ -17,6 +17,7 @@ fn cluster() -> Cluster {
             .map(|m| crate::dbcluster::ClusterMember {
                 db_instance_identifier: m.into(),
                 is_cluster_writer: m == "coffee-w",
+                state: Some("available".into()),
             })
             .into(),
     }
@@ -323,6 +324,26 @@ fn ready_only_while_the_endpoint_reaches_an_instance() {
             (false, "NoMembers"),
         ),
         (
+            "READER over all members, the only reader creating",
+            with(over_all("READER", &[]), |f| {
+                state(f, "coffee-r1", Some("creating"))
+            }),
+            (false, "NoMembers"),
+        ),
+        (
+            "READER over all members, the reader's state not known: taken to serve",
+            with(over_all("READER", &[]), |f| state(f, "coffee-r1", None)),
+            (true, "Available"),
+        ),
+        (
+            "its static member rebooting",
+            with(facts(), |f| {
+                f.observed = Some(observed("available"));
+                state(f, "coffee-r1", Some("rebooting"));
+            }),
+            (false, "NoMembers"),
+        ),
+        (
             "creating: RDS's state stays the reason",
             with(over_all("READER", &["coffee-r1"]), |f| {
                 f.observed.as_mut().unwrap().status = "creating".into()
@@ -338,6 +359,19 @@ fn ready_only_while_the_endpoint_reaches_an_instance() {
             own(&p).iter().all(|s| !matches!(s, Own::Modify { .. })),
             "{name}"
         );
+    }
+}
+
+/// The cluster's status gives member `id` this state.
+fn state(f: &mut Facts, id: &str, state: Option<&str>) {
+    if let Some(Ok(c)) = f.extra.cluster.as_mut() {
+        for m in c
+            .members
+            .iter_mut()
+            .filter(|m| m.db_instance_identifier == id)
+        {
+            m.state = state.map(str::to_owned);
+        }
     }
 }
 

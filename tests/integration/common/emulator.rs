@@ -227,7 +227,7 @@ pub fn calls(identifier: &str, action: &str) -> u64 {
 pub async fn not_retried(operator: &Operator, identifier: &str, action: &str) -> u64 {
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let tried = calls(identifier, action);
-    let polls = || operator_calls(operator, "DescribeDBInstances");
+    let polls = listings(operator);
     let what = format!("{action} of {identifier} not retried without a spec change");
     let none = || async { calls(identifier, action) == tried };
     let at_least = std::time::Duration::from_secs(8);

@@ -213,18 +213,61 @@ pub fn passes(operator: &Operator, kind: &str) -> u64 {
         .sum::<f64>() as u64
 }
 
-/// Asserts that `holds` stays true while the operator makes at least two whole passes of `kind`
-/// (a negative check that proves the operator was alive meanwhile; three counted, since one may
-/// have been under way at the start): read every half second, once more after the last; fails if
-/// it does not hold, or if the operator makes fewer passes within TIMEOUT.
-pub async fn holds_over_passes<F, Fut>(operator: &Operator, kind: &str, what: &str, holds: F)
-where
+/// The passes the operator finished of the one object `name` of `kind`, whatever their result
+/// (its debug log's "reconciled" and "reconcile failed" lines, which name the object:
+/// Kind.version.group/name.namespace).
+pub fn passes_of(operator: &Operator, (kind, name): (&str, &str)) -> u64 {
+    let (kind, object) = (format!("{kind}.v"), format!(".rds.operator.rs/{name}."));
+    let finished = |l: &str| l.contains(" reconciled ") || l.contains(" reconcile failed ");
+    (operator.logs().lines())
+        .filter(|l| finished(l) && l.contains(&kind) && l.contains(&object))
+        .count() as u64
+}
+
+/// Asserts that `holds` stays true while the operator makes at least two whole passes of the
+/// object `name` of `kind` (a negative check that proves the operator was alive and looked at
+/// that object meanwhile; three counted, since one may have been under way at the start): read
+/// every half second, once more after the last; fails if it does not hold, or if the operator
+/// makes fewer passes of it within TIMEOUT.
+pub async fn holds_over_passes<F, Fut>(
+    operator: &Operator,
+    object: (&str, &str),
+    what: &str,
+    holds: F,
+) where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let counter = || passes(operator, kind);
-    let counted = format!("passes of {kind}");
+    let counter = || passes_of(operator, object);
+    let counted = format!("passes of {} {}", object.0, object.1);
     holds_while((counter, &counted), Duration::ZERO, what, holds).await;
+}
+
+/// [`holds_over_passes`] for an object that waits for its spec to change (refused, with no
+/// look again due): each look first annotates it ([`annotate`]), an edit that wakes a pass and
+/// changes nothing it acts on.
+pub async fn holds_over_pokes<K, F, Fut>(
+    operator: &Operator,
+    api: &Api<K>,
+    object: (&str, &str),
+    what: &str,
+    mut holds: F,
+) where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let mut pokes = 0u32;
+    let poked = || {
+        pokes += 1;
+        let check = holds();
+        let (api, name, n) = (api.clone(), object.1.to_owned(), pokes.to_string());
+        async move {
+            annotate(&api, &name, "test.rds.operator.rs/poke", &n).await;
+            check.await
+        }
+    };
+    holds_over_passes(operator, object, what, poked).await;
 }
 
 /// The one loop of the negative checks: `holds` is read every half second until `moved` (a
@@ -267,17 +310,41 @@ where
         .unwrap_or_else(|e| panic!("annotate {name}: {e}"));
 }
 
+/// The listings of its locations' instances the operator has made, counted by the changes it
+/// is seen to make to the time of the last one (`rds_operator_location_last_poll_timestamp_seconds`,
+/// the newest of its locations); a direct read of one instance is no listing. Read often enough
+/// (every half second) to see each at the test bed's intervals.
+pub fn listings(operator: &Operator) -> impl Fn() -> u64 + '_ {
+    let last = || {
+        let Some((_, text)) = operator.get("/metrics") else {
+            return 0.0;
+        };
+        (text.lines())
+            .filter(|l| l.starts_with("rds_operator_location_last_poll_timestamp_seconds{"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .fold(0.0, f64::max)
+    };
+    let seen = std::cell::Cell::new((last(), 0u64));
+    move || {
+        let (before, n) = seen.get();
+        let now = last();
+        let n = if now > before { n + 1 } else { n };
+        seen.set((now.max(before), n));
+        n
+    }
+}
+
 /// [`holds_over_passes`] for an object the operator does not pass over while nothing changes (a
 /// DBInstance in sync is looked at through its location's shared listing): `holds` stays true
-/// while the operator lists its location's instances three more times (DescribeDBInstances).
+/// while the operator lists its location's instances three more times.
 pub async fn holds_over_polls<F, Fut>(operator: &Operator, what: &str, holds: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let polls = || operator_calls(operator, "DescribeDBInstances");
+    let listed = listings(operator);
     holds_while(
-        (polls, "listings of the location"),
+        (listed, "listings of the location"),
         Duration::ZERO,
         what,
         holds,
@@ -286,9 +353,9 @@ where
 }
 
 /// In sync: no call that changes anything (every call but a read) names `identifiers` at the
-/// emulator while the operator makes three passes of `kind`.
-pub async fn steady_state(operator: &Operator, kind: &str, identifiers: &[&str]) {
+/// emulator while the operator makes three passes of the object `name` of `kind`.
+pub async fn steady_state(operator: &Operator, object: (&str, &str), identifiers: &[&str]) {
     let before = mutations(identifiers);
     let steady = || async { mutations(identifiers) == before };
-    holds_over_passes(operator, kind, "no mutating call in steady state", steady).await;
+    holds_over_passes(operator, object, "no mutating call in steady state", steady).await;
 }

@@ -36,6 +36,10 @@ pub trait Referable:
     fn conditions(status: &Self::Status) -> &[Condition];
     /// The name in RDS the status reports.
     fn rds_name(status: &Self::Status) -> Option<String>;
+    /// The reasons of a Ready False at which an object may still be referred to: it exists and
+    /// RDS has it available, what it waits for is not the referrer's (a DBCluster waiting for a
+    /// member to serve). A referrer that needs it Ready itself asks [`ready`].
+    const USABLE_WHEN: &'static [&'static str] = &[];
 }
 
 /// What a reference to an object of kind `K` resolves to: its RDS name once it is
@@ -49,8 +53,7 @@ pub async fn resolve<K: Referable>(
 }
 
 /// [`resolve`], taking also an object whose Ready is False, at its current generation, for one
-/// of `reasons`: a cluster member's cluster, which stops with its members (Stopped) and waits
-/// for them to serve (NoWriter).
+/// of `reasons`: a cluster member's cluster, which stops with its members (Stopped).
 pub async fn resolve_also<K: Referable>(
     client: &Client,
     namespace: &str,
@@ -85,8 +88,14 @@ pub async fn resolve_object<K: Referable>(
     })
 }
 
-/// Whether an object may be referred to: Ready at its current generation, and not being deleted.
+/// Whether an object may be referred to: Ready at its current generation, or not Ready for one
+/// of the kind's [`Referable::USABLE_WHEN`] reasons, and not being deleted.
 pub fn usable<K: Referable>(obj: &K, status: &K::Status) -> bool {
+    ready(obj, status) || not_ready_for(obj, status, K::USABLE_WHEN)
+}
+
+/// Whether an object is Ready at its current generation, and not being deleted.
+pub fn ready<K: Referable>(obj: &K, status: &K::Status) -> bool {
     let generation = obj.meta().generation;
     let ready = (K::conditions(status).iter())
         .any(|c| c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation);

@@ -3,6 +3,20 @@
 
 use super::*;
 use crate::dbcluster::plan::serving::NO_WRITER;
+use crate::managed::plan::Requeue;
+
+/// The cluster Ready at the last pass.
+fn was_ready(f: &mut Facts) {
+    let status = f.cluster.status.as_mut().expect("a status");
+    status.reported.conditions = vec![crate::database::parts::Condition {
+        type_: "Ready".into(),
+        status: "True".into(),
+        reason: "Available".into(),
+        message: "the cluster is available".into(),
+        observed_generation: Some(1),
+        last_transition_time: Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH),
+    }];
+}
 
 fn ready(p: &Plan) -> (bool, &str) {
     let ready = &p.status.as_ref().expect("a status").ready;
@@ -63,9 +77,49 @@ fn a_cluster_with_members_is_ready_only_once_one_serves() {
             (false, NO_WRITER),
         ),
         (
-            "a writer the namespace does not manage (made in the console): as RDS lists it",
-            members(vec![writer()], &[], &[]),
+            "a writer the namespace does not manage (made in the console), listed available",
+            members(vec![writer()], &[("coffee-1", "available")], &[]),
             (true, "Available"),
+        ),
+        (
+            "the writer modifying or backing up still serves",
+            members(vec![writer()], &[("coffee-1", "backing-up")], &["coffee-1"]),
+            (true, "Available"),
+        ),
+        (
+            "the writer configuring its log exports still serves",
+            members(
+                vec![writer()],
+                &[("coffee-1", "configuring-log-exports")],
+                &["coffee-1"],
+            ),
+            (true, "Available"),
+        ),
+        (
+            "the writer missing from the last listing (just changed), the cluster Ready: as it was",
+            with(members(vec![writer()], &[], &["coffee-1"]), was_ready),
+            (true, "Available"),
+        ),
+        (
+            "the writer rebooting, the cluster Ready: no longer",
+            with(
+                members(vec![writer()], &[("coffee-1", "rebooting")], &["coffee-1"]),
+                was_ready,
+            ),
+            (false, NO_WRITER),
+        ),
+        (
+            "a global database's primary, its writer rebooting, a reader available: the writer \
+             is what its endpoint needs",
+            with(
+                members(
+                    vec![writer(), reader()],
+                    &[("coffee-1", "rebooting"), ("coffee-2", "available")],
+                    &["coffee-1", "coffee-2"],
+                ),
+                |f| f.observed.as_mut().unwrap().global_cluster = Some("coffee-global".into()),
+            ),
+            (false, NO_WRITER),
         ),
         (
             "a secondary of a global database (readers only), one reader available",
@@ -103,6 +157,26 @@ fn a_cluster_with_members_is_ready_only_once_one_serves() {
         let p = plan(&f);
         assert_eq!(ready(&p), want, "{name}");
     }
+}
+
+#[test]
+fn a_cluster_without_a_serving_member_is_looked_at_again_at_the_busy_interval() {
+    let f = members(
+        vec![member("coffee-1", true, "in-sync")],
+        &[("coffee-1", "creating")],
+        &[],
+    );
+    let p = plan(&f);
+    assert_eq!(p.requeue, Requeue::After(f.intervals.busy));
+    let serving = members(
+        vec![member("coffee-1", true, "in-sync")],
+        &[("coffee-1", "available")],
+        &[],
+    );
+    assert_ne!(
+        plan(&serving).requeue,
+        Requeue::After(serving.intervals.busy)
+    );
 }
 
 #[test]
