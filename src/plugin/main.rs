@@ -5,6 +5,7 @@
 mod approve;
 mod connect;
 mod port_ack;
+mod redact;
 mod report;
 mod screen;
 mod snapshot;

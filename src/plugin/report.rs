@@ -1,12 +1,13 @@
 //! `kubectl rds report [-o FILE] [--operator-namespace NS]`: a tarball for a support request. It
-//! holds every rds.operator.rs object of the namespace (and the cluster-scoped AWSAccounts), the
-//! Events about them, the names and keys of the namespace's Secrets (never a value), the
-//! operator Pods' logs, and the versions. Secret values are never read into it: the objects only
-//! name Secrets, and the Secrets are listed by their metadata and keys.
+//! holds every rds.operator.rs object of the namespace, the AWSAccounts granted to that namespace
+//! (their external IDs masked), the Events about them, the names and owners of the namespace's
+//! Secrets, the operator Pods' logs passed through the redactor (`redact`), and the versions.
+//! Secret values are never read: the Secrets are listed by their metadata alone
+//! (PartialObjectMeta), and the objects only name Secrets.
 
 use std::io::Write;
 
-use k8s_openapi::api::core::v1::{Event, Pod, Secret};
+use k8s_openapi::api::core::v1::{Event, Namespace, Pod, Secret};
 use kube::api::{Api, DynamicObject, ListParams, LogParams};
 use kube::discovery::{Discovery, Scope};
 use kube::{Client, ResourceExt};
@@ -27,13 +28,25 @@ pub async fn gather(
         .filter(&[GROUP])
         .run()
         .await?;
+    let labels = namespace_labels(client, namespace).await;
     for group in discovery.groups() {
         for (resource, capabilities) in group.recommended_resources() {
             let api: Api<DynamicObject> = match capabilities.scope {
                 Scope::Namespaced => Api::namespaced_with(client.clone(), namespace, &resource),
                 Scope::Cluster => Api::all_with(client.clone(), &resource),
             };
-            for object in api.list(&ListParams::default()).await?.items {
+            for mut object in api.list(&ListParams::default()).await?.items {
+                // A cluster-scoped object (an AWSAccount) goes in only if granted to this
+                // namespace, and with what lets someone use its roles masked.
+                if capabilities.scope == Scope::Cluster {
+                    let Some(labels) = labels.as_ref() else {
+                        continue;
+                    };
+                    if !granted(&object, namespace, labels) {
+                        continue;
+                    }
+                    mask_external_ids(&mut object.data);
+                }
                 let path = format!("objects/{}/{}.yaml", resource.plural, object.name_any());
                 entries.push((path, serde_yaml::to_string(&object)?));
             }
@@ -46,7 +59,10 @@ pub async fn gather(
         })
         .collect();
     entries.push(("events.yaml".into(), serde_yaml::to_string(&ours)?));
-    entries.push(("secrets.yaml".into(), secret_keys(client, namespace).await?));
+    entries.push((
+        "secrets.yaml".into(),
+        secret_names(client, namespace).await?,
+    ));
     entries.extend(logs(client, operator_namespace).await);
     let version = client.apiserver_version().await?;
     let versions = format!(
@@ -58,19 +74,60 @@ pub async fn gather(
     Ok(entries)
 }
 
-/// The namespace's Secrets: name, type, owners and keys; never a value.
-async fn secret_keys(client: &Client, namespace: &str) -> anyhow::Result<String> {
+/// The namespace's Secrets: name and owners, from their metadata alone (the API server sends no
+/// data: PartialObjectMeta).
+async fn secret_names(client: &Client, namespace: &str) -> anyhow::Result<String> {
     let api: Api<Secret> = Api::namespaced(client.clone(), namespace);
-    let listed: Vec<serde_json::Value> = (api.list(&ListParams::default()).await?.items.iter())
+    let listed = api.list_metadata(&ListParams::default()).await?;
+    let listed: Vec<serde_json::Value> = (listed.items.iter())
         .map(|s| {
             let owners: Vec<String> = (s.owner_references().iter())
                 .map(|o| format!("{}/{}", o.kind, o.name))
                 .collect();
-            let keys: Vec<&String> = s.data.iter().flat_map(|d| d.keys()).collect();
-            serde_json::json!({"name": s.name_any(), "type": s.type_, "owners": owners, "keys": keys})
+            serde_json::json!({"name": s.name_any(), "owners": owners})
         })
         .collect();
     Ok(serde_yaml::to_string(&listed)?)
+}
+
+/// The namespace's labels (an AWSAccount's namespaceSelector matches them); None when they
+/// cannot be read, and then no AWSAccount goes in.
+async fn namespace_labels(
+    client: &Client,
+    namespace: &str,
+) -> Option<std::collections::BTreeMap<String, String>> {
+    let api: Api<Namespace> = Api::all(client.clone());
+    let ns = api.get_opt(namespace).await.ok()??;
+    Some(ns.metadata.labels.unwrap_or_default())
+}
+
+/// Whether an AWSAccount's namespaceSelector selects `namespace`, as the operator decides it.
+fn granted(
+    account: &DynamicObject,
+    namespace: &str,
+    labels: &std::collections::BTreeMap<String, String>,
+) -> bool {
+    let selector = account.data.pointer("/spec/namespaceSelector").cloned();
+    let selector: Option<rds_operator::awsaccount::NamespaceSelector> =
+        selector.and_then(|s| serde_json::from_value(s).ok());
+    selector.is_some_and(|s| s.selects(namespace, labels))
+}
+
+/// Every `externalID` under `value`, masked: the secret a role's trust policy asks of whoever
+/// assumes it.
+fn mask_external_ids(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match key.eq_ignore_ascii_case("externalID") && v.is_string() {
+                    true => *v = serde_json::Value::String("(masked)".into()),
+                    false => mask_external_ids(v),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(mask_external_ids),
+        _ => {}
+    }
 }
 
 /// The operator Pods' logs (their last 5,000 lines each), or a note of why there are none.
@@ -96,7 +153,7 @@ async fn logs(client: &Client, operator_namespace: &str) -> Vec<Entry> {
         };
         let name = pod.name_any();
         let text = match pods.logs(&name, &params).await {
-            Ok(t) => t,
+            Ok(t) => super::redact::redact(&t),
             Err(e) => format!("no logs: {e}\n"),
         };
         entries.push((format!("operator/{name}.log"), text));

@@ -96,7 +96,21 @@ async fn the_plugin_shows_connects_snapshots_and_approves_only_what_is_there() {
     let name = made[0].metadata.name.clone().unwrap();
     assert!(out.contains(&format!("{name} is Ready")), "{out}");
 
-    // report: the objects, their Events, the Secrets' names and keys; no Secret value anywhere.
+    // report: the objects, their Events, the Secrets' names (never read whole: their keys no
+    // longer go in, changed openly in issue 77), the AWSAccounts granted to the namespace alone
+    // with their external IDs masked; no Secret value anywhere.
+    let (granted, elsewhere) = (common::unique("acct-ours"), common::unique("acct-theirs"));
+    let chain = |external: &str| {
+        let role = "arn:aws:iam::123456789012:role/coffee";
+        json!({"assumeRoleChain": [{"roleARN": role, "externalID": external}],
+            "regions": ["us-east-1"]})
+    };
+    let mut ours = chain("ext-ours-Qz81");
+    ours["namespaceSelector"] = json!({"names": [ns]});
+    let mut theirs = chain("ext-theirs-Wk27");
+    theirs["namespaceSelector"] = json!({"names": ["someone-else"]});
+    let accounts = common::create_account(&real.client, &granted, ours).await;
+    common::create_account(&real.client, &elsewhere, theirs).await;
     let archive = std::env::temp_dir().join(format!("{}.tar.gz", crate::common::unique("report")));
     let (ok, out, err) = plugin(ns, &["report", "-o", archive.to_str().unwrap()]);
     assert!(ok, "{out}{err}");
@@ -117,9 +131,22 @@ async fn the_plugin_shows_connects_snapshots_and_approves_only_what_is_there() {
     );
     let secrets = file("secrets.yaml");
     assert!(
-        secrets.contains("db-connection") && secrets.contains("APP_DB_PASSWORD"),
+        secrets.contains("db-connection") && !secrets.contains("APP_DB_PASSWORD"),
         "{secrets}"
     );
+    let account = file(&format!("objects/awsaccounts/{granted}.yaml"));
+    assert!(
+        account.contains("(masked)") && !account.contains("ext-ours-Qz81"),
+        "{account}"
+    );
+    assert!(
+        !files.keys().any(|p| p.contains(&elsewhere)),
+        "another namespace's account: {:?}",
+        files.keys()
+    );
+    for name in [&granted, &elsewhere] {
+        (accounts.delete(name, &Default::default()).await).expect("delete the AWSAccount");
+    }
     assert!(file("operator/NOTE.txt").contains("no operator Pod"));
     for (path, text) in &files {
         assert!(!text.contains(&password), "{path} holds the password");

@@ -10,6 +10,7 @@ mod node;
 mod olm;
 mod options;
 mod picture;
+mod report;
 mod rotation;
 mod tokens;
 
