@@ -151,6 +151,11 @@ struct RunArgs {
     /// rollSecretReaders). Default: off.
     #[arg(long, env = "ROLL_SECRET_READERS", default_value_t = false)]
     roll_secret_readers: bool,
+    /// With --roll-secret-readers: the namespaces whose readers are rolled (comma-separated), the
+    /// ones the chart grants list and patch on workloads in (rollSecretReadersNamespaces).
+    /// Default: every namespace watched (the chart's namespaced Roles grant them there).
+    #[arg(long, env = "ROLL_SECRET_READERS_NAMESPACES", value_delimiter = ',')]
+    roll_secret_readers_namespaces: Vec<String>,
     /// Namespaces whose DBInstances may observe or adopt any RDS instance no DBInstance owns,
     /// without its rds.operator.rs/adoptable-by tag (comma-separated; `*`: every namespace, for a
     /// cluster of one team). Default: none.
@@ -424,6 +429,9 @@ async fn context(
     );
     ctx.iam_token_refresh = args.iam_token_refresh;
     ctx.roll_secret_readers = args.roll_secret_readers;
+    let rolled_in = &args.roll_secret_readers_namespaces;
+    ctx.roll_secret_readers_in =
+        (!rolled_in.is_empty()).then(|| rolled_in.iter().cloned().collect());
     ctx.grants = Grants {
         adoption: args.grant_adoption.clone(),
         restore: args.grant_restore.clone(),

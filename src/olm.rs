@@ -187,15 +187,20 @@ fn watch_target_namespaces(spec: &mut Value) {
     }));
 }
 
-/// The chart's RBAC as OLM takes it: its ClusterRoles' rules as clusterPermissions, its Roles'
-/// (in the operator's namespace) as permissions, for the operator's ServiceAccount.
+/// The chart's RBAC as OLM takes it, for the operator's ServiceAccount: as clusterPermissions
+/// only the accounts' ClusterRole (cluster-scoped AWSAccounts, namespaces' metadata, the users of
+/// an account listed read-only: no Secret, no write to a namespaced object); everything else,
+/// Secrets and the kinds' objects included, as permissions, which OLM grants in the
+/// OperatorGroup's target namespaces alone (Roles copied there), cluster-wide only for
+/// AllNamespaces (operatorgroups.md, "RBAC").
 fn rbac(role_yaml: &Path) -> anyhow::Result<(Vec<Value>, Vec<Value>)> {
     let (mut cluster, mut namespaced) = (Vec::new(), Vec::new());
     for doc in documents(role_yaml)? {
         let rules = doc["rules"].as_array().cloned().unwrap_or_default();
+        let name = doc["metadata"]["name"].as_str().unwrap_or_default();
         match doc["kind"].as_str() {
-            Some("ClusterRole") => cluster.extend(rules),
-            Some("Role") => namespaced.extend(rules),
+            Some("ClusterRole") if name.ends_with("-accounts") => cluster.extend(rules),
+            Some("ClusterRole" | "Role") => namespaced.extend(rules),
             _ => {}
         }
     }
@@ -312,6 +317,46 @@ mod tests {
         assert_eq!(
             env[1]["valueFrom"]["fieldRef"]["fieldPath"],
             "metadata.annotations['olm.targetNamespaces']"
+        );
+    }
+
+    /// Issue 77: an OwnNamespace, SingleNamespace or MultiNamespace install gets Secrets and the
+    /// kinds' objects in its target namespaces alone: no cluster-wide permission names them.
+    #[test]
+    fn secrets_and_the_kinds_objects_are_namespaced_permissions_only() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (cluster, namespaced) = rbac(&root.join("deploy").join("role.yaml")).unwrap();
+        let text = |v: &Vec<Value>| serde_json::to_string(v).unwrap();
+        assert!(
+            !text(&cluster).contains("\"secrets\""),
+            "{}",
+            text(&cluster)
+        );
+        // What it writes cluster-wide is the cluster-scoped AWSAccounts alone.
+        for rule in cluster
+            .iter()
+            .flat_map(|a| a["rules"].as_array().unwrap().iter())
+        {
+            let verbs = rule["verbs"].as_array().unwrap();
+            let writes = verbs
+                .iter()
+                .any(|v| v != "get" && v != "list" && v != "watch");
+            let resources = rule["resources"].as_array().unwrap();
+            let accounts = resources
+                .iter()
+                .all(|r| r.as_str().unwrap().starts_with("awsaccounts"));
+            assert!(!writes || accounts, "{rule}");
+        }
+        assert!(!text(&cluster).contains("\"apps\""), "{}", text(&cluster));
+        assert!(
+            text(&namespaced).contains("\"secrets\""),
+            "{}",
+            text(&namespaced)
+        );
+        assert!(
+            text(&namespaced).contains("\"dbinstances\""),
+            "{}",
+            text(&namespaced)
         );
     }
 }

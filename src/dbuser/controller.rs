@@ -134,7 +134,7 @@ impl Managed for DBUser {
             clone,
             clone_password,
             pending_login,
-            roll_readers: ctx.roll_secret_readers,
+            roll_readers: ctx.rolls_readers_in(&namespace),
             hash_key: ctx.hash_key.clone(),
             ca_bundle: ctx.ca_bundle.as_deref().map(str::to_owned),
             token,

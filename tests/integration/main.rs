@@ -39,6 +39,7 @@ mod parametergroups;
 mod plugin;
 mod presigned;
 mod proxies;
+mod rbac;
 mod replicas;
 mod roles;
 mod rotation;

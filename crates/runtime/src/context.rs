@@ -46,8 +46,11 @@ pub struct Context {
     /// How old a DBUser's IAM token grows before another replaces it (`--iam-token-refresh`).
     pub iam_token_refresh: std::time::Duration,
     /// Whether the readers of connection Secrets are rolled when their data changes
-    /// (`--roll-secret-readers`).
+    /// (`--roll-secret-readers`): ask [`Context::rolls_readers_in`].
     pub roll_secret_readers: bool,
+    /// The namespaces they are rolled in (`--roll-secret-readers-namespaces`: the chart grants
+    /// list and patch on workloads there alone); None: every namespace watched.
+    pub roll_secret_readers_in: Option<std::collections::BTreeSet<String>>,
     /// What the operator's settings grant to namespaces (`--grant-adoption`, `--grant-restore`).
     pub grants: Grants,
     /// Direct RDS reads per namespace (`--namespace-read-budget`).
@@ -71,6 +74,16 @@ pub struct Parts {
 }
 
 impl Context {
+    /// Whether the readers of connection Secrets of `namespace` are rolled when their data
+    /// changes: rolling on, and that namespace among those it is granted in.
+    pub fn rolls_readers_in(&self, namespace: &str) -> bool {
+        rolls_in(
+            self.roll_secret_readers,
+            self.roll_secret_readers_in.as_ref(),
+            namespace,
+        )
+    }
+
     pub fn new(parts: Parts) -> Self {
         let Parts {
             client,
@@ -101,6 +114,7 @@ impl Context {
             ca_bundle: None,
             iam_token_refresh: std::time::Duration::from_secs(600),
             roll_secret_readers: false,
+            roll_secret_readers_in: None,
             grants: Grants::default(),
             read_budget: ReadBudget::new(0),
             shared: Mutex::default(),
@@ -204,4 +218,37 @@ pub struct Grants {
     /// `--grant-roles`: may name any IAM role for RDS to act as, not only those under the IAM
     /// path `/rds-operator/<namespace>/` (`managed::roles`).
     pub roles: Vec<String>,
+}
+
+/// Rolling on, and `namespace` among those granted (None: every namespace watched, whose Roles
+/// the chart grants it in).
+fn rolls_in(
+    on: bool,
+    granted: Option<&std::collections::BTreeSet<String>>,
+    namespace: &str,
+) -> bool {
+    on && granted.is_none_or(|n| n.contains(namespace))
+}
+
+#[cfg(test)]
+mod rolling_tests {
+    use super::rolls_in;
+
+    #[test]
+    fn readers_are_rolled_only_where_granted() {
+        let shop = Some(std::collections::BTreeSet::from(["shop".to_owned()]));
+        for (on, granted, namespace, rolls) in [
+            (false, None, "shop", false),
+            (true, None, "shop", true),
+            (true, shop.clone(), "shop", true),
+            (true, shop.clone(), "billing", false),
+            (false, shop, "shop", false),
+        ] {
+            assert_eq!(
+                rolls_in(on, granted.as_ref(), namespace),
+                rolls,
+                "{on} {granted:?} {namespace}"
+            );
+        }
+    }
 }

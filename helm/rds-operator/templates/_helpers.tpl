@@ -69,11 +69,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
-{{- if .Values.rollSecretReaders }}
+{{- if and .Values.rollSecretReaders .Values.watchNamespaces }}
 # The readers of a connection Secret (rollSecretReaders): listed when its data changes, and their
-# pod template annotated with its version.
+# pod template annotated with its version. Here in the namespaced Roles only; for every namespace
+# watched, rolling-readers.yaml grants it in rollSecretReadersNamespaces alone.
+{{ include "rds-operator.rolling-rule" . }}
+{{- end }}
+{{- end -}}
+
+{{- define "rds-operator.rolling-rule" -}}
 - apiGroups: ["apps"]
   resources: ["deployments", "statefulsets", "daemonsets"]
   verbs: ["list", "patch"]
-{{- end }}
 {{- end -}}

@@ -21,7 +21,7 @@ pub async fn read(
     secret: Option<&Secret>,
     previous: Option<&SecretReaders>,
 ) -> Result<Option<Vec<Workload>>, Error> {
-    if !ctx.roll_secret_readers || !to_list(secret, previous) {
+    if !ctx.rolls_readers_in(namespace) || !to_list(secret, previous) {
         return Ok(None);
     }
     let client = &ctx.client;
