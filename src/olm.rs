@@ -198,9 +198,21 @@ fn rbac(role_yaml: &Path) -> anyhow::Result<(Vec<Value>, Vec<Value>)> {
     for doc in documents(role_yaml)? {
         let rules = doc["rules"].as_array().cloned().unwrap_or_default();
         let name = doc["metadata"]["name"].as_str().unwrap_or_default();
+        // Events too: one about an AWSAccount (cluster-scoped) goes to `default`, which a
+        // target namespace seldom is.
+        let events = |r: &Value| {
+            r["apiGroups"]
+                .as_array()
+                .is_some_and(|g| g.contains(&json!("events.k8s.io")))
+        };
         match doc["kind"].as_str() {
             Some("ClusterRole") if name.ends_with("-accounts") => cluster.extend(rules),
-            Some("ClusterRole" | "Role") => namespaced.extend(rules),
+            Some("ClusterRole" | "Role") => {
+                let (to_cluster, rest): (Vec<Value>, Vec<Value>) =
+                    rules.into_iter().partition(events);
+                cluster.extend(to_cluster);
+                namespaced.extend(rest);
+            }
             _ => {}
         }
     }
@@ -345,7 +357,8 @@ mod tests {
             let accounts = resources
                 .iter()
                 .all(|r| r.as_str().unwrap().starts_with("awsaccounts"));
-            assert!(!writes || accounts, "{rule}");
+            let events = rule["apiGroups"] == json!(["events.k8s.io"]);
+            assert!(!writes || accounts || events, "{rule}");
         }
         assert!(!text(&cluster).contains("\"apps\""), "{}", text(&cluster));
         assert!(

@@ -36,6 +36,9 @@ pub async fn gather(
                 Scope::Cluster => Api::all_with(client.clone(), &resource),
             };
             for mut object in api.list(&ListParams::default()).await?.items {
+                // kubectl's last-applied copy of the spec (an AWSAccount's external ID, a
+                // password a spec held inline) and the field managers go with nothing.
+                rds_operator::managed::apiserver::lean(&mut object);
                 // A cluster-scoped object (an AWSAccount) goes in only if granted to this
                 // namespace, and with what lets someone use its roles masked.
                 if capabilities.scope == Scope::Cluster {
@@ -56,6 +59,10 @@ pub async fn gather(
     let ours: Vec<Event> = (events.list(&ListParams::default()).await?.items.into_iter())
         .filter(|e| {
             (e.involved_object.api_version.as_deref()).is_some_and(|a| a.starts_with(GROUP))
+        })
+        .map(|mut e| {
+            rds_operator::managed::apiserver::lean(&mut e);
+            e
         })
         .collect();
     entries.push(("events.yaml".into(), serde_yaml::to_string(&ours)?));

@@ -109,7 +109,18 @@ async fn the_plugin_shows_connects_snapshots_and_approves_only_what_is_there() {
     ours["namespaceSelector"] = json!({"names": [ns]});
     let mut theirs = chain("ext-theirs-Wk27");
     theirs["namespaceSelector"] = json!({"names": ["someone-else"]});
-    let accounts = common::create_account(&real.client, &granted, ours).await;
+    // Applied as kubectl apply does: its last-applied copy of the spec holds the external ID too.
+    let mut account = common::account(&granted, ours.clone());
+    let applied = serde_json::to_string(&json!({"spec": ours})).unwrap();
+    account.metadata.annotations = Some(
+        [(
+            "kubectl.kubernetes.io/last-applied-configuration".to_owned(),
+            applied,
+        )]
+        .into(),
+    );
+    let accounts: Api<rds_operator::awsaccount::AWSAccount> = Api::all(real.client.clone());
+    (accounts.create(&Default::default(), &account).await).expect("the AWSAccount");
     common::create_account(&real.client, &elsewhere, theirs).await;
     let archive = std::env::temp_dir().join(format!("{}.tar.gz", crate::common::unique("report")));
     let (ok, out, err) = plugin(ns, &["report", "-o", archive.to_str().unwrap()]);

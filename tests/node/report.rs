@@ -15,6 +15,7 @@ const PASSWORD: &str = "Sup3r-Secret-Passw0rd-77";
 const SECRET_KEY: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 const KEY_ID: &str = "AKIAIOSFODNN7EXAMPLE";
 const SIGNATURE: &str = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7";
+const SESSION: &str = "FwoGZXIvYXdzEJr8SESSIONtokenQz";
 const BEARER: &str = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJvcGVyYXRvciJ9.c2lnbmF0dXJl";
 
 /// The log lines the stand-in operator Pod writes: each secret in a shape a log line could hold.
@@ -24,10 +25,16 @@ fn seeded() -> Vec<String> {
         "seeded: the lines that follow each hold a secret".into(),
         format!("login failed for admin password={PASSWORD}"),
         format!(r#"{{"level":"debug","masterUserPassword":"{PASSWORD}"}}"#),
+        // The chart's JSON log format: a message holding JSON, its quotes escaped.
+        format!(
+            r#"{{"level":"DEBUG","fields":{{"message":"sent {{\"password\":\"{PASSWORD}\"}}"}}}}"#
+        ),
         format!("read Secret data {{password: {b64}}}"),
+        format!("read {} from the volume", base64(SECRET_KEY)),
+        format!("mysql://admin:{PASSWORD}@db.example:3306/coffee"),
         format!("aws_secret_access_key {SECRET_KEY} access key {KEY_ID}"),
         format!(
-            "token db.example:3306/?Action=connect&DBUser=app&X-Amz-Credential={KEY_ID}%2F20261207%2Fus-east-1%2Frds-db%2Faws4_request&X-Amz-Signature={SIGNATURE}"
+            "token db.example:3306/?Action=connect&DBUser=app&X-Amz-Credential={KEY_ID}%2F20261207%2Fus-east-1%2Frds-db%2Faws4_request&X-Amz-Security-Token={SESSION}&X-Amz-Signature={SIGNATURE}"
         ),
         format!("Authorization: Bearer {BEARER}"),
         "seeded: done".into(),
@@ -105,6 +112,7 @@ async fn the_report_holds_no_secret_an_operator_pod_logged() {
         &base64(SECRET_KEY),
         KEY_ID,
         SIGNATURE,
+        SESSION,
         BEARER,
         "Sup3r-Secret",
     ] {
