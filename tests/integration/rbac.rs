@@ -190,6 +190,10 @@ async fn the_operators_service_account_is_refused_what_its_work_does_not_need() 
     assert!(allowed(&client, (&ops, &sa), "patch", deployments, &opted).await);
     assert!(!allowed(&client, (&ops, &sa), "patch", deployments, &other).await);
     assert!(!allowed(&client, (&ops, &sa), "patch", deployments, "kube-system").await);
+    // No delete on Secrets anywhere: owned ones go by the garbage collector with their owner.
+    let secrets = ("", "secrets");
+    assert!(allowed(&client, (&ops, &sa), "patch", secrets, &opted).await);
+    assert!(!allowed(&client, (&ops, &sa), "delete", secrets, &opted).await);
     delete_cluster_scoped(&client, &made).await;
 
     // Watching one namespace: its Secrets, and not kube-system's.

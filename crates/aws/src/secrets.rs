@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use serde_json::json;
 
@@ -165,15 +165,6 @@ pub async fn orphan(api: &Api<Secret>, name: &str) -> Result<(), Error> {
         .await
         .map_err(kube_err("orphan owned Secret"))?;
     Ok(())
-}
-
-/// Deletes the Secret; an absent one is success.
-pub async fn delete(api: &Api<Secret>, name: &str) -> Result<(), Error> {
-    match api.delete(name, &DeleteParams::default()).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
-        Err(e) => Err(kube_err("delete owned Secret")(e)),
-    }
 }
 
 /// Key of the hash key in its Secret.

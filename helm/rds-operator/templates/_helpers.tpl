@@ -62,10 +62,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - apiGroups: ["rds.operator.rs"]
   resources: ["dbinstances/finalizers", "dbsubnetgroups/finalizers", "dbparametergroups/finalizers", "dbclusters/finalizers", "dbclusterparametergroups/finalizers", "dbsnapshots/finalizers", "dbclustersnapshots/finalizers", "globalclusters/finalizers", "dbclusterendpoints/finalizers", "optiongroups/finalizers", "dbproxies/finalizers", "dbusers/finalizers", "eventsubscriptions/finalizers", "integrations/finalizers", "dbshardgroups/finalizers"]
   verbs: ["update"]
-# Password Secrets (read), generated password and connection Secrets (written, owned).
+# Password Secrets (read), generated password and connection Secrets (written, owned). No
+# delete: an owned Secret carries its owner's ownerReference, and the garbage collector deletes
+# it with its owner.
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  verbs: ["get", "list", "watch", "create", "patch"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]

@@ -344,7 +344,6 @@ fn dry_run_step(step: &Step) -> DryRunStep {
         Step::RemoveTags { keys, .. } => ("RemoveTagsFromResource", "None", keys.join(", ")),
         Step::Secret(secret) => dry_run_secret(secret),
         Step::OrphanSecret { name } => ("OrphanSecret", "None", name.clone()),
-        Step::DeleteSecret { name } => ("DeleteSecret", "None", name.clone()),
         Step::AddFinalizer | Step::RemoveFinalizer => ("Finalizer", "None", String::new()),
     };
     DryRunStep {

@@ -3,6 +3,7 @@
 
 use kube::runtime::events::EventType;
 
+use crate::database::secret::SecretStep;
 use crate::dbinstance::{DBInstance, DeletionPolicy, RETAINED_TAG};
 use crate::rds_state::ObservedInstance;
 
@@ -151,8 +152,9 @@ pub fn plan(f: &Facts) -> Plan {
     }
 }
 
-/// Lets the DBInstance go: its Secrets are deleted, or kept without owner when the database is
-/// retained (so it stays reachable), then the finalizer is removed.
+/// Lets the DBInstance go: its Secrets left to the garbage collector (they carry its
+/// ownerReference), or kept without owner when the database is retained (so it stays
+/// reachable), then the finalizer is removed.
 fn release(f: &Facts, why: Released) -> Plan {
     let identifier = f.db.identifier();
     let mut plan = Plan::new(Requeue::AwaitChange);
@@ -176,13 +178,24 @@ fn release(f: &Facts, why: Released) -> Plan {
         spec::controlled_by(&s.metadata, &f.db)
             || (s.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid)
     });
+    // Not retained, they go with the DBInstance: the garbage collector deletes what carries its
+    // ownerReference once it is gone; one marked ours by annotation alone is given it first. The
+    // operator holds no delete on Secrets (issue 77).
     for secret in owned {
         let name = secret.metadata.name.clone().unwrap_or_default();
-        plan.step(if why == Released::Retained {
-            Step::OrphanSecret { name }
-        } else {
-            Step::DeleteSecret { name }
-        });
+        let referenced =
+            (secret.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid);
+        let step = match (why == Released::Retained, referenced) {
+            (true, _) => Some(Step::OrphanSecret { name }),
+            (false, true) => None,
+            (false, false) => Some(Step::Secret(SecretStep::SetOwner {
+                name,
+                owner_reference: true,
+            })),
+        };
+        if let Some(step) = step {
+            plan.step(step);
+        }
     }
     let (reason, note) = match why {
         Released::Gone => ("Deleted", format!("RDS instance {identifier} is gone")),

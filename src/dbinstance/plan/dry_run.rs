@@ -289,7 +289,6 @@ fn kubernetes_step(step: &Step) -> (&'static str, String) {
             "OrphanSecret",
             format!("keep Secret {name} without its owner"),
         ),
-        Step::DeleteSecret { name } => ("DeleteSecret", format!("Secret {name}")),
         Step::Secret(SecretStep::SetOwner {
             name,
             owner_reference: true,

@@ -89,8 +89,6 @@ pub enum Step<Spec, Modification, Own> {
     },
     /// Keep an owned Secret, without its owner reference (the database is retained).
     OrphanSecret { name: String },
-    /// Delete an owned Secret.
-    DeleteSecret { name: String },
     /// Put these CloudWatch alarms (with the object's ownership tags) and delete those
     /// (`database::alarms`).
     Alarms {
@@ -132,7 +130,6 @@ impl<Spec, Modification, Own: OwnStep> Step<Spec, Modification, Own> {
                 crate::database::rules::roles::RoleCall::Remove { .. } => "RemoveRole",
             },
             Step::OrphanSecret { .. } => "OrphanSecret",
-            Step::DeleteSecret { .. } => "DeleteSecret",
             Step::Alarms { .. } => "Alarms",
             Step::RemoveFinalizer => "RemoveFinalizer",
             Step::Own(own) => own.name(),
@@ -210,7 +207,6 @@ where
         Step::RemoveFinalizer => apiserver::set_finalizer(ctx, object, false).await?,
         Step::Secret(secret) => crate::database::secret::act(&secrets()?, object, secret).await?,
         Step::OrphanSecret { name } => crate::secrets::orphan(&secrets()?, name).await?,
-        Step::DeleteSecret { name } => crate::secrets::delete(&secrets()?, name).await?,
         Step::ClearAnnotation(key) => apiserver::remove_annotation(ctx, object, key).await?,
         Step::AddTags { arn, tags, .. } => at.rds.add_tags(arn, tags).await?,
         Step::RemoveTags { arn, keys, .. } => at.rds.remove_tags(arn, keys).await?,

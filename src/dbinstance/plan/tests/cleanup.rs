@@ -37,20 +37,19 @@ fn deletion_policies() {
     let mut waiting_fields = observed_status("coffee", &in_progress);
     waiting_fields.common.master_user_password_hash =
         Some(spec::password_hash(&key(), UID, "Sup3r-Secret"));
-    let released = |reason: &str, note: &str, secret_step: Step| Plan {
+    // Changed openly in issue 77: the Secret that carries the DBInstance's ownerReference is left
+    // to the garbage collector (was a DeleteSecret step): no step but the finalizer's.
+    let released = |reason: &str, note: &str| Plan {
         ext: InstanceReport {
             gauge: Gauge::Remove,
             ..Default::default()
         },
         ..plan_of(
             Requeue::AwaitChange,
-            vec![secret_step, Step::RemoveFinalizer],
+            vec![Step::RemoveFinalizer],
             None,
-            vec![event(Normal, reason, "Delete", note, 1)],
+            vec![event(Normal, reason, "Delete", note, 0)],
         )
-    };
-    let delete_secret = Step::DeleteSecret {
-        name: "coffee-db".into(),
     };
     let let_go = with(deleting(DeletionPolicy::Delete, None), |f| {
         f.db.metadata.finalizers = None
@@ -106,11 +105,7 @@ fn deletion_policies() {
         (
             "a gone instance lets the DBInstance go, with our Secrets",
             deleting(DeletionPolicy::Delete, None),
-            released(
-                "Deleted",
-                "RDS instance coffee is gone",
-                delete_secret.clone(),
-            ),
+            released("Deleted", "RDS instance coffee is gone"),
         ),
         (
             "a foreign instance is left alone",
@@ -118,7 +113,6 @@ fn deletion_policies() {
             released(
                 "Released",
                 "RDS instance coffee is not managed by this DBInstance and was left alone",
-                delete_secret,
             ),
         ),
         (
@@ -191,4 +185,35 @@ fn deletion_defaults_keep_a_snapshot_and_the_backups() {
         Plan::new(BUSY),
         "never delete on the shared poll's knowledge"
     );
+}
+
+/// The operator deletes no Secret (issue 77: it holds no delete on Secrets). Released, one that
+/// carries the DBInstance's ownerReference is left to the garbage collector; one marked ours by
+/// annotation alone is given the ownerReference first; retained, each loses it.
+#[test]
+fn released_secrets_go_by_the_garbage_collector_never_by_a_delete() {
+    let annotated = |f: &mut Facts| {
+        f.release_candidates[0].metadata.owner_references = None;
+        f.release_candidates[0].metadata.annotations = Some(
+            [(
+                crate::crd::SECRET_OWNER_ANNOTATION.to_owned(),
+                UID.to_owned(),
+            )]
+            .into(),
+        );
+    };
+    let steps = |f: &Facts| -> Vec<&'static str> { plan(f).steps.iter().map(Step::name).collect() };
+    let gone = deleting(DeletionPolicy::Delete, None);
+    assert_eq!(steps(&gone), ["RemoveFinalizer"]);
+    let p = plan(&with(gone, annotated));
+    assert_eq!(
+        p.steps[0],
+        Step::Secret(SecretStep::SetOwner {
+            name: "coffee-db".into(),
+            owner_reference: true,
+        })
+    );
+    assert_eq!(p.steps.len(), 2);
+    let kept = with(deleting(DeletionPolicy::Retain, Some(ours())), annotated);
+    assert_eq!(steps(&kept), ["AddTags", "OrphanSecret", "RemoveFinalizer"]);
 }

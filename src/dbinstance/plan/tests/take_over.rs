@@ -309,7 +309,7 @@ fn observe_only_rules() {
             with(deleting(DeletionPolicy::Delete, Some(ours())), |f| {
                 f.db.spec.policies.management_policy = ObserveOnly
             }),
-            vec!["DeleteSecret", "RemoveFinalizer"],
+            vec!["RemoveFinalizer"],
             "",
         ),
     ]);
