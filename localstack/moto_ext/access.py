@@ -14,7 +14,8 @@ snapshot, cluster-snapshot, og, global-cluster; the tagging calls' ResourceName)
 condition keys ``aws:RequestTag/*``, ``aws:TagKeys`` (the request's tags, or RemoveTagsFromResource's
 keys) and ``aws:ResourceTag/*`` (the named resource's tags), and the operators ``Null``,
 ``StringEquals``, ``StringNotEquals``, ``StringLike`` and their ``ForAnyValue:`` and
-``ForAllValues:`` forms. A statement with another operator or key is not evaluated: an Allow of it
+``ForAllValues:`` forms; a statement's ``NotAction`` and ``NotResource`` name every action or
+resource but those listed. A statement with another operator or key is not evaluated: an Allow of it
 grants nothing and a Deny of it refuses (the stricter reading); ``denied()`` lists what was refused.
 Other callers (moto's default ``test`` key) are not evaluated.
 """
@@ -47,6 +48,7 @@ RESOURCE_PARAMETERS = {
     "TargetDBClusterSnapshotIdentifier": "cluster-snapshot",
     "OptionGroupName": "og",
     "GlobalClusterIdentifier": "global-cluster",
+    "DBClusterEndpointIdentifier": "cluster-endpoint",
     # StartExportTask's snapshot or cluster snapshot, always an ARN.
     "SourceArn": "snapshot",
 }
@@ -173,18 +175,28 @@ def condition_holds(condition: dict[str, Any], request_tags: dict[str, str], tag
     return True
 
 
+def applies(statement: dict[str, Any], action: str, arn: str) -> bool:
+    """Whether a statement names the action and the resource: through Action and Resource, or
+    through NotAction and NotResource, which name every one but those listed ("IAM JSON policy
+    elements: NotAction", "NotResource"; reference_policies_elements_notaction.html,
+    reference_policies_elements_notresource.html)."""
+    def resource_matches(patterns: Any) -> bool:
+        return any(fnmatch.fnmatchcase(arn, str(r)) or str(r) == "*" for r in trust._list(patterns))
+
+    acts = (not trust._action_matches(statement["NotAction"], action) if "NotAction" in statement
+            else trust._action_matches(statement.get("Action", []), action))
+    on = (not resource_matches(statement["NotResource"]) if "NotResource" in statement
+          else resource_matches(statement.get("Resource", [])))
+    return acts and on
+
+
 def decide(documents: list[dict[str, Any]], action: str, arn: str, request_tags: dict[str, str],
            tag_keys: list[str], resource_tags: dict[str, str]) -> str:
     """"Allow", "Deny" (explicit) or "" (no Allow: implicitly denied) for one resource."""
     allowed = False
     for document in documents:
         for statement in trust._list(document.get("Statement", [])):
-            if "NotAction" in statement or "NotResource" in statement:
-                continue
-            if not trust._action_matches(statement.get("Action", []), action):
-                continue
-            if not any(fnmatch.fnmatchcase(arn, str(r)) or str(r) == "*"
-                       for r in trust._list(statement.get("Resource", []))):
+            if not applies(statement, action, arn):
                 continue
             holds = condition_holds(statement.get("Condition", {}), request_tags, tag_keys,
                                     resource_tags)

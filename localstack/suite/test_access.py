@@ -99,3 +99,26 @@ def test_the_condition_operators_read_as_aws_does():
                          {}, ["rds.operator.rs/owner-uid"], tags) == "Deny"
     assert access.decide([shipped], "rds:RemoveTagsFromResource", "arn:aws:rds:us-east-1:1:db:x",
                          {}, ["team"], tags) == "Allow"
+
+
+def test_not_action_and_not_resource_name_every_one_but_those_listed():
+    """reference_policies_elements_notaction.html, reference_policies_elements_notresource.html:
+    a Deny with NotAction denies every action but those listed; an Allow with NotResource allows
+    on every resource but those listed; an explicit Deny still wins."""
+    from moto_ext import access
+
+    db = "arn:aws:rds:us-east-1:1:db:coffee"
+    other = "arn:aws:rds:us-east-1:1:db:payroll"
+    allow_all_but_payroll = {"Statement": [{"Effect": "Allow", "Action": "rds:*",
+                                            "NotResource": [other]}]}
+    deny_all_but_describe = {"Statement": [{"Effect": "Deny", "NotAction": ["rds:Describe*"],
+                                            "Resource": "*"}]}
+    for documents, action, arn, expected in [
+        ([allow_all_but_payroll], "rds:DeleteDBInstance", db, "Allow"),
+        ([allow_all_but_payroll], "rds:DeleteDBInstance", other, ""),
+        ([allow_all_but_payroll, deny_all_but_describe], "rds:DeleteDBInstance", db, "Deny"),
+        ([allow_all_but_payroll, deny_all_but_describe], "rds:DescribeDBInstances", db, "Allow"),
+        ([deny_all_but_describe], "rds:DescribeDBInstances", db, ""),
+    ]:
+        got = access.decide(documents, action, arn, {}, [], {})
+        assert got == expected, (action, arn, got)
