@@ -176,6 +176,7 @@ async fn reads(shared: &Shared, at: &Location, p: &DBProxy) -> Result<Reads, Err
         auth_secret,
         secret,
         endpoint_secrets,
+        role_grants: shared.ctx.grants.roles.clone(),
     })
 }
 

@@ -362,6 +362,9 @@ pub struct Reads {
     pub secret: Option<Secret>,
     /// The endpoints' connection Secrets as they are now, by endpoint name.
     pub endpoint_secrets: BTreeMap<String, Secret>,
+    /// The namespaces the operator's --grant-roles lists (`managed::roles`): roleARN is held to
+    /// the namespace's roles as exportTo.iamRole and restoreFrom.s3's are.
+    pub role_grants: Vec<String>,
 }
 
 impl DBProxy {

@@ -240,6 +240,17 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         (plan.requeue, plan.refusal) = (Requeue::AwaitChange, Some("InvalidSpec"));
         return plan;
     }
+    // RDS Proxy reads Secrets Manager as roleARN: a role is a reach into whatever its policy
+    // allows, so a namespace names only its own (issue 77), as exportTo.iamRole.
+    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
+    let granted = &f.extra.role_grants;
+    if let Some(why) =
+        crate::managed::roles::refused_role(granted, namespace, "roleARN", &g.spec.role_arn)
+    {
+        let mut plan = wait(plan, f, "RoleNotGranted", why);
+        (plan.requeue, plan.refusal) = (Requeue::AwaitChange, Some("RoleNotGranted"));
+        return plan;
+    }
     let mut changed = Vec::new();
     let auth_arn = match auth_secret(f, &mut plan, &desired_tags, &mut changed) {
         Ok(arn) => arn,

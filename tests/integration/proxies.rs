@@ -20,8 +20,8 @@ const ROTATED: &str = "Rotated-Proxy-Passw0rd-2026";
 
 /// The DBProxy `name` over the DBInstances db and other, with an IAM role of its own that may
 /// read its secret (the emulator holds a proxy to it, as RDS does).
-fn proxy(name: &str, subnets: &[String]) -> DBProxy {
-    let role = common::create_proxy_role(&unique("px-role"));
+fn proxy(ns: &str, name: &str, subnets: &[String]) -> DBProxy {
+    let role = common::create_proxy_role(&unique("px-role"), ns);
     serde_json::from_value(json!({
         "apiVersion": "rds.operator.rs/v1alpha1",
         "kind": "DBProxy",
@@ -83,7 +83,7 @@ async fn the_coffee_manage_database_behind_a_proxy_follows_rotation_and_its_targ
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
     let subnets = common::coffee_subnets(&rds).await;
     (proxies
-        .create(&PostParams::default(), &proxy(&name, &subnets))
+        .create(&PostParams::default(), &proxy(&ns, &name, &subnets))
         .await)
         .expect("create DBProxy");
     wait_dbi(&api, "db", "ready", TIMEOUT, is_ready).await;
@@ -225,7 +225,7 @@ async fn an_aurora_proxy_has_a_read_only_endpoint_of_its_own_that_reaches_a_read
         wait_dbi(&instances, member_name, "Ready", TIMEOUT, is_ready).await;
     }
     let subnets = common::coffee_subnets(&rds).await;
-    let mut p = proxy(&name, &subnets);
+    let mut p = proxy(&ns, &name, &subnets);
     p.spec.targets = serde_json::from_value(json!([{"dbClusterRef": {"name": "coffee"}}])).unwrap();
     p.spec.endpoints = serde_json::from_value(json!([{
         "name": format!("{name}-reports"),
@@ -306,7 +306,7 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
         .expect("create db");
     wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
-    let mut p = proxy(&name, &common::coffee_subnets(&rds).await);
+    let mut p = proxy(&ns, &name, &common::coffee_subnets(&rds).await);
     p.spec.engine_family = rds_operator::dbproxy::EngineFamily::Postgresql;
     p.spec.targets.truncate(1);
     (proxies.create(&PostParams::default(), &p))
@@ -337,9 +337,56 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
     common::delete_and_wait(&api, "db").await;
 }
 
+/// A roleARN that is not the namespace's (no /rds-operator/<namespace>/ path, no --grant-roles)
+/// is refused before any call, as exportTo.iamRole is (issue 77): RoleNotGranted naming roleARN,
+/// Stalled, and no CreateDBProxy reaches the emulator while the operator looks at it again.
+#[tokio::test]
+async fn a_role_that_is_not_the_namespaces_is_refused_with_no_call() {
+    let (client, ns, api, rds) = setup("proxy-role").await;
+    let operator = Operator::start(&ns);
+    let (id, name) = (unique("pxo-db"), unique("pxo"));
+    (api.create(&PostParams::default(), &dbinstance("db", &id, json!({}))))
+        .await
+        .expect("create db");
+    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
+    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    let mut p = proxy(&ns, &name, &common::coffee_subnets(&rds).await);
+    p.spec.targets.truncate(1);
+    // Another team's role: it trusts RDS and reads secrets, but it is not under this namespace.
+    p.spec.role_arn = common::create_proxy_role(&unique("px-role"), "payroll");
+    (proxies.create(&PostParams::default(), &p))
+        .await
+        .expect("create the proxy");
+    let refused = wait_object(&proxies, "coffee-proxy", "RoleNotGranted", |p| {
+        object_condition(p, "Synced").is_some_and(|c| c.1 == "RoleNotGranted")
+    })
+    .await;
+    let message = object_condition(&refused, "Synced").unwrap().2;
+    assert!(
+        message.contains("roleARN") && message.contains("payroll"),
+        "{message}"
+    );
+    let stalled = object_condition(&refused, "Stalled").map(|c| c.0);
+    assert_eq!(stalled.as_deref(), Some("True"));
+    let none = || async { common::calls(&name, "CreateDBProxy") == 0 };
+    let object = ("DBProxy", "coffee-proxy");
+    common::holds_over_pokes(&operator, &proxies, object, "no CreateDBProxy", none).await;
+
+    (proxies.delete("coffee-proxy", &DeleteParams::default()))
+        .await
+        .expect("delete the proxy");
+    wait_object_gone(&proxies, "coffee-proxy").await;
+    common::delete_and_wait(&api, "db").await;
+}
+
 /// A DBProxy `meta` (RDS name `name`) over the DBInstance `db` alone, its connection Secret `secret`.
-fn one_target_proxy(meta: &str, name: &str, secret: &str, subnets: &[String]) -> DBProxy {
-    let mut p = proxy(name, subnets);
+fn one_target_proxy(
+    ns: &str,
+    (meta, name): (&str, &str),
+    secret: &str,
+    subnets: &[String],
+) -> DBProxy {
+    let mut p = proxy(ns, name, subnets);
     p.metadata.name = Some(meta.to_owned());
     p.spec.targets.truncate(1);
     (p.spec
@@ -369,12 +416,8 @@ async fn ten_proxies_each_take_a_connection_the_moment_they_turn_ready() {
     let subnets = common::coffee_subnets(&rds).await;
     let names: Vec<String> = (0..10).map(|i| format!("proxy-{i}")).collect();
     for meta in &names {
-        let p = one_target_proxy(
-            meta,
-            &unique("pxr"),
-            &format!("{meta}-connection"),
-            &subnets,
-        );
+        let secret = format!("{meta}-connection");
+        let p = one_target_proxy(&ns, (meta, &unique("pxr")), &secret, &subnets);
         (proxies.create(&PostParams::default(), &p).await).expect("create a DBProxy");
     }
     let mut connected = BTreeMap::new();
@@ -512,11 +555,12 @@ async fn a_proxy_whose_connection_secret_rbac_refuses_is_not_ready() {
     let operator = Operator::spawn(&args, &kubeconfig, &[("POD_NAMESPACE", own.as_str())]);
 
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
+    let subnets = common::coffee_subnets(&rds).await;
     let p = one_target_proxy(
-        "coffee-proxy",
-        &unique("pxb"),
+        &ns,
+        ("coffee-proxy", &unique("pxb")),
         "proxy-connection",
-        &common::coffee_subnets(&rds).await,
+        &subnets,
     );
     (proxies.create(&PostParams::default(), &p).await).expect("create the proxy");
     // Every status the proxy shows on its way is read: none is Ready.

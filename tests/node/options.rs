@@ -58,7 +58,7 @@ async fn proxy_lifecycle(client: &Client, ns: &str) {
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), ns);
     let subnets = common::coffee_subnets(&common::rds().await).await;
     // The role RDS Proxy reads its secret with (the emulator holds a proxy to it, as RDS does).
-    let role = common::create_proxy_role(&unique("node-px-role"));
+    let role = common::create_proxy_role(&unique("node-px-role"), ns);
     let proxy: DBProxy = serde_json::from_value(json!({
         "metadata": {"name": "coffee-proxy"},
         "spec": {

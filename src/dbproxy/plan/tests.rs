@@ -29,7 +29,8 @@ fn facts() -> Facts {
     let spec = DBProxySpec {
         targets: vec![instance("coffee-db")],
         vpc_subnet_ids: vec!["subnet-a".into(), "subnet-b".into()],
-        role_arn: "arn:aws:iam::1:role/proxy".into(),
+        // The namespace's own role (`managed::roles`): the fixture's namespace is shop.
+        role_arn: "arn:aws:iam::1:role/rds-operator/shop/proxy".into(),
         ..Default::default()
     };
     let extra = Reads {
@@ -44,6 +45,7 @@ fn facts() -> Facts {
         auth_secret: Some((SECRET.into(), true)),
         secret: None,
         endpoint_secrets: Default::default(),
+        role_grants: vec![],
     };
     fixtures::facts(DBProxy::new("coffee", spec), extra)
 }
@@ -57,7 +59,7 @@ fn ours(targets: &[&str]) -> ObservedProxy {
         endpoint: Some("coffee.proxy-1.us-east-1.rds.amazonaws.com".into()),
         require_tls: false,
         idle_client_timeout: Some(1800),
-        role_arn: Some("arn:aws:iam::1:role/proxy".into()),
+        role_arn: Some("arn:aws:iam::1:role/rds-operator/shop/proxy".into()),
         auth: vec![(SECRET.into(), "DISABLED".into())],
         tags: owner_tags(),
         targets: (targets.iter())
@@ -570,6 +572,60 @@ fn a_target_of_another_engine_family_is_refused_with_no_call() {
                 synced.message
             );
             assert_eq!(p.requeue, Requeue::AwaitChange);
+        }
+    }
+}
+
+/// Issue 77: roleARN is held to the namespace's roles, as exportTo.iamRole is: RDS Proxy reads
+/// Secrets Manager as it, so another team's role is a reach into another team's secrets.
+#[test]
+fn a_role_not_the_namespaces_is_refused_with_no_call() {
+    let with_role = |arn: &str, grants: &[&str]| {
+        with(facts(), |f| {
+            f.object.spec.role_arn = arn.into();
+            f.extra.role_grants = grants.iter().map(|g| g.to_string()).collect();
+        })
+    };
+    for (name, f, refused) in [
+        (
+            "its own path",
+            with_role("arn:aws:iam::1:role/rds-operator/shop/proxy", &[]),
+            false,
+        ),
+        ("no path", with_role("arn:aws:iam::1:role/proxy", &[]), true),
+        (
+            "another namespace's path",
+            with_role("arn:aws:iam::1:role/rds-operator/payroll/proxy", &[]),
+            true,
+        ),
+        (
+            "no path, the namespace granted",
+            with_role("arn:aws:iam::1:role/proxy", &["shop"]),
+            false,
+        ),
+        (
+            "no path, every namespace granted",
+            with_role("arn:aws:iam::1:role/proxy", &["*"]),
+            false,
+        ),
+    ] {
+        for observed in [None, Some(ours(&["coffee-db"]))] {
+            let existing = observed.is_some();
+            let p = plan(&with(f.clone(), |f| f.observed = observed));
+            let synced = &p.status.as_ref().unwrap().synced;
+            let sent = (p.steps.iter())
+                .any(|s| matches!(s, Step::Own(Own::Create { .. } | Own::Modify { .. })));
+            assert_eq!(
+                synced.reason == "RoleNotGranted",
+                refused,
+                "{name}, existing {existing}: {}",
+                synced.message
+            );
+            if refused {
+                assert!(!sent, "{name}: {:?}", p.steps);
+                assert!(synced.message.contains("roleARN"), "{}", synced.message);
+                assert_eq!(p.requeue, Requeue::AwaitChange);
+            }
         }
     }
 }

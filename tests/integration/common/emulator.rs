@@ -280,8 +280,9 @@ pub fn create_role_at(account: &str, path: &str, name: &str, external_id: Option
 
 /// The IAM role an RDS Proxy reads its Secrets Manager secrets with, in moto's default account:
 /// trusting rds.amazonaws.com, allowed secretsmanager:GetSecretValue (rds-proxy-setup.html); its
-/// ARN. The emulator refuses a proxy's targets without it (moto_ext/trust.py).
-pub fn create_proxy_role(name: &str) -> String {
+/// ARN, under the namespace's IAM path (/rds-operator/<namespace>/: `managed::roles`). The
+/// emulator refuses a proxy's targets without it (moto_ext/trust.py).
+pub fn create_proxy_role(name: &str, namespace: &str) -> String {
     let account = "123456789012";
     let trust = serde_json::json!({"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
         "Principal": {"Service": "rds.amazonaws.com"}, "Action": "sts:AssumeRole"}]});
@@ -292,7 +293,8 @@ pub fn create_proxy_role(name: &str) -> String {
     iam_call(
         account,
         &format!(
-            "Action=CreateRole&Version=2010-05-08&RoleName={name}&AssumeRolePolicyDocument={}",
+            "Action=CreateRole&Version=2010-05-08&RoleName={name}&Path={}&AssumeRolePolicyDocument={}",
+            rds_operator::dbinstance::connection::encode(&format!("/rds-operator/{namespace}/")),
             encode(&trust)
         ),
     );
@@ -303,7 +305,7 @@ pub fn create_proxy_role(name: &str) -> String {
             encode(&read)
         ),
     );
-    format!("arn:aws:iam::{account}:role/{name}")
+    format!("arn:aws:iam::{account}:role/rds-operator/{namespace}/{name}")
 }
 
 /// An IAM user of moto's default account whose only policy is `policy`, and an access key of
