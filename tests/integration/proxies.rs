@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rds_operator::dbinstance::DBInstance;
 use rds_operator::dbproxy::DBProxy;
 use serde_json::json;
 
@@ -298,17 +299,14 @@ async fn an_aurora_proxy_has_a_read_only_endpoint_of_its_own_that_reaches_a_read
 /// Changed: it was InvalidParameter after one refused RegisterDBProxyTargets.
 #[tokio::test]
 async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field() {
-    let (client, ns, api, rds) = setup("proxy-family").await;
-    let operator = Operator::start(&ns);
-    let (id, name) = (unique("pxf-db"), unique("pxf"));
-    (api.create(&PostParams::default(), &dbinstance("db", &id, json!({}))))
-        .await
-        .expect("create db");
-    wait_dbi(&api, "db", "Ready", TIMEOUT, is_ready).await;
-    let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
-    let mut p = proxy(&ns, &name, &common::coffee_subnets(&rds).await);
+    let OneTarget {
+        api,
+        proxies,
+        operator,
+        name,
+        mut p,
+    } = over_one_ready_db("pxf").await;
     p.spec.engine_family = rds_operator::dbproxy::EngineFamily::Postgresql;
-    p.spec.targets.truncate(1);
     (proxies.create(&PostParams::default(), &p))
         .await
         .expect("create the proxy");
@@ -337,14 +335,20 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
     common::delete_and_wait(&api, "db").await;
 }
 
-/// A roleARN that is not the namespace's (no /rds-operator/<namespace>/ path, no --grant-roles)
-/// is refused before any call, as exportTo.iamRole is (issue 77): RoleNotGranted naming roleARN,
-/// Stalled, and no CreateDBProxy reaches the emulator while the operator looks at it again.
-#[tokio::test]
-async fn a_role_that_is_not_the_namespaces_is_refused_with_no_call() {
-    let (client, ns, api, rds) = setup("proxy-role").await;
+/// A namespace with the DBInstance db Ready under its operator, and a DBProxy (not made yet)
+/// over it alone, of RDS name `name`.
+struct OneTarget {
+    api: Api<DBInstance>,
+    proxies: Api<DBProxy>,
+    operator: Operator,
+    name: String,
+    p: DBProxy,
+}
+
+async fn over_one_ready_db(prefix: &str) -> OneTarget {
+    let (client, ns, api, rds) = setup(&format!("proxy-{prefix}")).await;
     let operator = Operator::start(&ns);
-    let (id, name) = (unique("pxo-db"), unique("pxo"));
+    let (id, name) = (unique(&format!("{prefix}-db")), unique(prefix));
     (api.create(&PostParams::default(), &dbinstance("db", &id, json!({}))))
         .await
         .expect("create db");
@@ -352,6 +356,27 @@ async fn a_role_that_is_not_the_namespaces_is_refused_with_no_call() {
     let proxies: Api<DBProxy> = Api::namespaced(client.clone(), &ns);
     let mut p = proxy(&ns, &name, &common::coffee_subnets(&rds).await);
     p.spec.targets.truncate(1);
+    OneTarget {
+        api,
+        proxies,
+        operator,
+        name,
+        p,
+    }
+}
+
+/// A roleARN that is not the namespace's (no /rds-operator/<namespace>/ path, no --grant-roles)
+/// is refused before any call, as exportTo.iamRole is (issue 77): RoleNotGranted naming roleARN,
+/// Stalled, and no CreateDBProxy reaches the emulator while the operator looks at it again.
+#[tokio::test]
+async fn a_role_that_is_not_the_namespaces_is_refused_with_no_call() {
+    let OneTarget {
+        api,
+        proxies,
+        operator,
+        name,
+        mut p,
+    } = over_one_ready_db("pxo").await;
     // Another team's role: it trusts RDS and reads secrets, but it is not under this namespace.
     p.spec.role_arn = common::create_proxy_role(&unique("px-role"), "payroll");
     (proxies.create(&PostParams::default(), &p))
