@@ -19,8 +19,7 @@ use crate::managed::tags;
 use crate::sensitive::Sensitive;
 
 use super::{
-    ConnectionPool, Credentials, DBProxy, DBProxyStatus, EngineFamily, IamAuth, ObservedProxy,
-    Resolved,
+    ConnectionPool, Credentials, DBProxy, DBProxyStatus, IamAuth, ObservedProxy, Resolved,
 };
 use crate::database::parts::ConnectionSecretSpec;
 use k8s_openapi::api::core::v1::Secret;
@@ -205,23 +204,6 @@ fn wait(mut plan: Plan, f: &Facts, reason: &str, message: String) -> Plan {
     plan
 }
 
-/// A target whose engine is not of the proxy's engineFamily, in words: RDS refuses it
-/// (RegisterDBProxyTargets, InvalidDBInstanceState "is not of engine family", a code that
-/// otherwise means busy), so it is refused here, from the target's own spec, with no call.
-fn of_another_family(g: &DBProxy, targets: &[Resolved]) -> Option<String> {
-    let family = g.spec.engine_family;
-    let (n, t) = (targets.iter().enumerate())
-        .find(|(_, t)| EngineFamily::of(&t.engine).is_some_and(|e| e != family))?;
-    let kind = if t.cluster { "DBCluster" } else { "DBInstance" };
-    Some(format!(
-        "targets[{n}]: {kind} {} runs {}, which is not of engineFamily {}: a proxy's targets \
-         must be of its engineFamily",
-        t.identifier,
-        t.engine,
-        family.as_str()
-    ))
-}
-
 /// Whether the spec asks for a connection Secret, of the proxy or of one of its endpoints.
 fn secret_asked(g: &DBProxy) -> bool {
     g.spec.connection_secret.is_some()
@@ -235,20 +217,9 @@ fn apply(f: &Facts, mut plan: Plan, desired_tags: BTreeMap<String, String>) -> P
         Some(Err(why)) => return wait(plan, f, "ReferencesUnresolved", why.clone()),
         None => return wait(plan, f, "ReferencesUnresolved", "not read".into()),
     };
-    if let Some(why) = of_another_family(g, &targets) {
-        let mut plan = wait(plan, f, "InvalidSpec", why);
-        (plan.requeue, plan.refusal) = (Requeue::AwaitChange, Some("InvalidSpec"));
-        return plan;
-    }
-    // RDS Proxy reads Secrets Manager as roleARN: a role is a reach into whatever its policy
-    // allows, so a namespace names only its own (issue 77), as exportTo.iamRole.
-    let namespace = g.metadata.namespace.as_deref().unwrap_or_default();
-    let granted = &f.extra.role_grants;
-    if let Some(why) =
-        crate::managed::roles::refused_role(granted, namespace, "roleARN", &g.spec.role_arn)
-    {
-        let mut plan = wait(plan, f, "RoleNotGranted", why);
-        (plan.requeue, plan.refusal) = (Requeue::AwaitChange, Some("RoleNotGranted"));
+    if let Some((reason, why)) = refusals::refused(f, &targets) {
+        let mut plan = wait(plan, f, reason, why);
+        (plan.requeue, plan.refusal) = (Requeue::AwaitChange, Some(reason));
         return plan;
     }
     let mut changed = Vec::new();
@@ -649,6 +620,8 @@ fn write_secret(
     plan_write(plan, written, |step| Step::Own(Own::Secret(step)));
     Ok(())
 }
+
+mod refusals;
 
 #[cfg(test)]
 mod tests;

@@ -307,23 +307,10 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
         mut p,
     } = over_one_ready_db("pxf").await;
     p.spec.engine_family = rds_operator::dbproxy::EngineFamily::Postgresql;
-    (proxies.create(&PostParams::default(), &p))
-        .await
-        .expect("create the proxy");
-    let refused = wait_object(&proxies, "coffee-proxy", "Synced=False InvalidSpec", |p| {
-        object_condition(p, "Synced").is_some_and(|c| c.1 == "InvalidSpec")
-    })
-    .await;
-    let message = object_condition(&refused, "Synced").unwrap().2;
+    let message = refused_as(&proxies, &p, "InvalidSpec").await;
     assert!(
         message.contains("targets[0]") && message.contains("is not of engineFamily POSTGRESQL"),
         "{message}"
-    );
-    assert_eq!(
-        object_condition(&refused, "Stalled")
-            .map(|c| c.0)
-            .as_deref(),
-        Some("True")
     );
     let tried = common::not_retried(&operator, &name, "RegisterDBProxyTargets").await;
     assert_eq!(tried, 0, "no RegisterDBProxyTargets");
@@ -333,6 +320,21 @@ async fn a_target_of_another_engine_family_is_a_spec_error_that_names_the_field(
         .expect("delete the proxy");
     wait_object_gone(&proxies, "coffee-proxy").await;
     common::delete_and_wait(&api, "db").await;
+}
+
+/// Creates the DBProxy `p` (coffee-proxy) and waits for it to be refused for `reason`, Stalled;
+/// Synced's message.
+async fn refused_as(proxies: &Api<DBProxy>, p: &DBProxy, reason: &str) -> String {
+    (proxies.create(&PostParams::default(), p))
+        .await
+        .expect("create the proxy");
+    let refused = wait_object(proxies, "coffee-proxy", reason, |p| {
+        object_condition(p, "Synced").is_some_and(|c| c.1 == reason)
+    })
+    .await;
+    let stalled = object_condition(&refused, "Stalled").map(|c| c.0);
+    assert_eq!(stalled.as_deref(), Some("True"), "{reason}: Stalled");
+    object_condition(&refused, "Synced").unwrap().2
 }
 
 /// A namespace with the DBInstance db Ready under its operator, and a DBProxy (not made yet)
@@ -379,20 +381,11 @@ async fn a_role_that_is_not_the_namespaces_is_refused_with_no_call() {
     } = over_one_ready_db("pxo").await;
     // Another team's role: it trusts RDS and reads secrets, but it is not under this namespace.
     p.spec.role_arn = common::create_proxy_role(&unique("px-role"), "payroll");
-    (proxies.create(&PostParams::default(), &p))
-        .await
-        .expect("create the proxy");
-    let refused = wait_object(&proxies, "coffee-proxy", "RoleNotGranted", |p| {
-        object_condition(p, "Synced").is_some_and(|c| c.1 == "RoleNotGranted")
-    })
-    .await;
-    let message = object_condition(&refused, "Synced").unwrap().2;
+    let message = refused_as(&proxies, &p, "RoleNotGranted").await;
     assert!(
         message.contains("roleARN") && message.contains("payroll"),
         "{message}"
     );
-    let stalled = object_condition(&refused, "Stalled").map(|c| c.0);
-    assert_eq!(stalled.as_deref(), Some("True"));
     let none = || async { common::calls(&name, "CreateDBProxy") == 0 };
     let object = ("DBProxy", "coffee-proxy");
     common::holds_over_pokes(&operator, &proxies, object, "no CreateDBProxy", none).await;
