@@ -6,7 +6,7 @@ Each test failed on plain moto 5.2.5, whose task is `complete` at once, anywhere
 from __future__ import annotations
 
 import json
-import time
+import types
 
 import boto3
 import pytest
@@ -21,7 +21,18 @@ TRUST = json.dumps({"Version": "2012-10-17", "Statement": [
 
 
 @pytest.fixture
-def aws(monkeypatch):
+def clock(monkeypatch):
+    """The export's clock, moved by the test: its progress is read from time.monotonic(), and a
+    wall-clock sleep made the IN_PROGRESS check fail under load (the task was COMPLETE)."""
+    from moto_ext import export_tasks
+
+    now = [1000.0]
+    monkeypatch.setattr(export_tasks, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    return now
+
+
+@pytest.fixture
+def aws(monkeypatch, clock):
     monkeypatch.setitem(CONFIG, "export_delay", 1.0)
     with mock_aws():
         rds = boto3.client("rds", region_name="us-east-1")
@@ -43,16 +54,16 @@ def task(rds, name="task"):
     return rds.describe_export_tasks(ExportTaskIdentifier=name)["ExportTasks"][0]
 
 
-def test_an_export_starts_runs_and_completes_with_its_summary_in_the_bucket_once(aws):
+def test_an_export_starts_runs_and_completes_with_its_summary_in_the_bucket_once(aws, clock):
     rds, s3, role, arn = aws
     assert start(rds, role, arn)["Status"] == "STARTING"
     with pytest.raises(ClientError) as e:
         start(rds, role, arn)
     assert e.value.response["Error"]["Code"] == "ExportTaskAlreadyExists"
-    time.sleep(0.5)
+    clock[0] += 0.5
     found = task(rds)
     assert found["Status"] == "IN_PROGRESS" and 0 < found["PercentProgress"] < 100, found
-    time.sleep(0.6)
+    clock[0] += 0.6
     found = task(rds)
     assert (found["Status"], found["PercentProgress"]) == ("COMPLETE", 100)
     body = s3.get_object(Bucket="exports", Key="out/task/export_info_task.json")["Body"].read()
@@ -62,7 +73,7 @@ def test_an_export_starts_runs_and_completes_with_its_summary_in_the_bucket_once
     assert e.value.response["Error"]["Code"] == "InvalidExportTaskStateFault"
 
 
-def test_a_missing_bucket_or_role_is_refused_and_a_bucket_gone_fails_the_task(aws):
+def test_a_missing_bucket_or_role_is_refused_and_a_bucket_gone_fails_the_task(aws, clock):
     rds, s3, role, arn = aws
     for bucket, role_arn, code in (("nowhere", role, "InvalidS3BucketFault"),
                                    ("exports", role.replace("export", "nobody"), "IamRoleNotFound")):
@@ -72,6 +83,6 @@ def test_a_missing_bucket_or_role_is_refused_and_a_bucket_gone_fails_the_task(aw
     s3.create_bucket(Bucket="brief")
     start(rds, role, arn, bucket="brief", name="lost")
     s3.delete_bucket(Bucket="brief")
-    time.sleep(1.1)
+    clock[0] += 1.1
     found = task(rds, "lost")
     assert found["Status"] == "FAILED" and "brief" in found["FailureCause"], found
