@@ -53,20 +53,7 @@ async fn create_rbac(
             _ => continue,
         };
         let object: DynamicObject = serde_json::from_value(value).expect("an object");
-        let (group, version) = match kind.as_str() {
-            "ServiceAccount" => ("", "v1"),
-            _ => ("rbac.authorization.k8s.io", "v1"),
-        };
-        let resource = ApiResource {
-            group: group.into(),
-            version: version.into(),
-            api_version: match group {
-                "" => version.into(),
-                g => format!("{g}/{version}"),
-            },
-            kind: kind.clone(),
-            plural: plural.into(),
-        };
+        let resource = resource(&kind, plural);
         let api: Api<DynamicObject> = match namespaced {
             true => {
                 let ns = object.metadata.namespace.clone();
@@ -94,16 +81,42 @@ async fn delete_cluster_scoped(client: &kube::Client, objects: &[(String, String
             "clusterroles" => "ClusterRole",
             _ => "ClusterRoleBinding",
         };
-        let resource = ApiResource {
-            group: "rbac.authorization.k8s.io".into(),
-            version: "v1".into(),
-            api_version: "rbac.authorization.k8s.io/v1".into(),
-            kind: kind.into(),
-            plural: plural.clone(),
-        };
-        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource(kind, plural));
         let _ = api.delete(name, &Default::default()).await;
     }
+}
+
+/// The API resource of an RBAC kind, or of ServiceAccount (the core group).
+fn resource(kind: &str, plural: &str) -> ApiResource {
+    let (group, version) = match kind {
+        "ServiceAccount" => ("", "v1"),
+        _ => ("rbac.authorization.k8s.io", "v1"),
+    };
+    ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: match group {
+            "" => version.into(),
+            g => format!("{g}/{version}"),
+        },
+        kind: kind.into(),
+        plural: plural.into(),
+    }
+}
+
+/// The chart rendered for a release `release` (its fullname too) in `namespace` with `sets`,
+/// its RBAC created on the API server: what is cluster-scoped (to delete), and its
+/// ServiceAccount's name.
+async fn installed(
+    client: &kube::Client,
+    (release, namespace): (&str, &str),
+    sets: &[String],
+) -> (Vec<(String, String)>, String) {
+    let sets = [&[format!("fullnameOverride={release}")], sets].concat();
+    let (ok, rendered, err) = render(release, namespace, &sets);
+    assert!(ok, "{err}");
+    let made = create_rbac(client, namespace, &rendered).await;
+    (made, service_account(client, namespace, release).await)
 }
 
 /// Whether the API server's authorizer lets ServiceAccount `sa` of `namespace` do `verb` on
@@ -178,14 +191,10 @@ async fn the_operators_service_account_is_refused_what_its_work_does_not_need() 
     );
     let release = common::unique("rbac");
     let sets = [
-        format!("fullnameOverride={release}"),
         "rollSecretReaders=true".into(),
         format!("rollSecretReadersNamespaces={{{opted}}}"),
     ];
-    let (ok, rendered, err) = render(&release, &ops, &sets);
-    assert!(ok, "{err}");
-    let made = create_rbac(&client, &ops, &rendered).await;
-    let sa = service_account(&client, &ops, &release).await;
+    let (made, sa) = installed(&client, (&release, &ops), &sets).await;
     let deployments = ("apps", "deployments");
     assert!(allowed(&client, (&ops, &sa), "patch", deployments, &opted).await);
     assert!(!allowed(&client, (&ops, &sa), "patch", deployments, &other).await);
@@ -202,14 +211,8 @@ async fn the_operators_service_account_is_refused_what_its_work_does_not_need() 
         common::namespace(&client, "rbac-team").await,
     );
     let release = common::unique("rbac-team");
-    let sets = [
-        format!("fullnameOverride={release}"),
-        format!("watchNamespaces={{{team}}}"),
-    ];
-    let (ok, rendered, err) = render(&release, &team_ops, &sets);
-    assert!(ok, "{err}");
-    let made = create_rbac(&client, &team_ops, &rendered).await;
-    let sa = service_account(&client, &team_ops, &release).await;
+    let sets = [format!("watchNamespaces={{{team}}}")];
+    let (made, sa) = installed(&client, (&release, &team_ops), &sets).await;
     let secrets = ("", "secrets");
     assert!(allowed(&client, (&team_ops, &sa), "get", secrets, &team).await);
     assert!(!allowed(&client, (&team_ops, &sa), "get", secrets, "kube-system").await);

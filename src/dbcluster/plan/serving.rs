@@ -69,9 +69,9 @@ fn not_serving(f: &Facts) -> Option<String> {
     }
     // A secondary of a global database: RDS lists no writer in it, its readers serve it.
     let secondary = o.global_cluster.is_some() && !o.members.iter().any(|m| m.writer);
-    let was_ready = (f.cluster.status.as_ref()).is_some_and(|s| {
-        (s.reported.conditions.iter()).any(|c| c.type_ == "Ready" && c.status == "True")
-    });
+    let was_ready = (f.cluster.status.as_ref())
+        .and_then(|s| crate::managed::conditions::last(&s.reported.conditions, "Ready"))
+        .is_some_and(|ready| ready.ok);
     let serving = (o.members.iter())
         .filter(|m| m.writer || secondary)
         .any(|m| match f.member_states.get(&m.identifier) {

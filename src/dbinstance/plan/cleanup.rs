@@ -174,18 +174,17 @@ fn release(f: &Facts, why: Released) -> Plan {
     }
     // Ours: marked with this DBInstance's uid, or carrying an ownerReference to it.
     let uid = f.db.metadata.uid.as_ref();
-    let owned = (f.release_candidates.iter()).filter(|s| {
-        spec::controlled_by(&s.metadata, &f.db)
-            || (s.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid)
-    });
+    let referenced = |s: &k8s_openapi::api::core::v1::Secret| {
+        (s.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid)
+    };
+    let owned = (f.release_candidates.iter())
+        .filter(|s| spec::controlled_by(&s.metadata, &f.db) || referenced(s));
     // Not retained, they go with the DBInstance: the garbage collector deletes what carries its
     // ownerReference once it is gone; one marked ours by annotation alone is given it first. The
     // operator holds no delete on Secrets (issue 77).
     for secret in owned {
         let name = secret.metadata.name.clone().unwrap_or_default();
-        let referenced =
-            (secret.metadata.owner_references.iter().flatten()).any(|o| Some(&o.uid) == uid);
-        let step = match (why == Released::Retained, referenced) {
+        let step = match (why == Released::Retained, referenced(secret)) {
             (true, _) => Some(Step::OrphanSecret { name }),
             (false, true) => None,
             (false, false) => Some(Step::Secret(SecretStep::SetOwner {

@@ -200,19 +200,6 @@ pub async fn wait_object_gone<K: rds_operator::managed::references::Referable>(
     .await
 }
 
-/// The passes the operator made of objects of `kind`, whatever their result (its
-/// `rds_operator_reconciles_total` by kind); 0 until it serves /metrics.
-pub fn passes(operator: &Operator, kind: &str) -> u64 {
-    let Some((_, text)) = operator.get("/metrics") else {
-        return 0;
-    };
-    let label = format!("kind=\"{kind}\"");
-    (text.lines())
-        .filter(|l| l.starts_with("rds_operator_reconciles_total{") && l.contains(&label))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum::<f64>() as u64
-}
-
 /// The passes the operator finished of the one object `name` of `kind`, whatever their result
 /// (its debug log's "reconciled" and "reconcile failed" lines, which name the object:
 /// Kind.version.group/name.namespace).
